@@ -1,0 +1,34 @@
+# hubd — README's two commands are `make run` and `make test`; both find or start PostgreSQL
+# (.ci/ensure-db: DATABASE_URL, else 127.0.0.1:5432, else a private cluster in .pgdata/).
+GO        ?= go
+BIN       := bin/hubd
+ENSURE_DB := .ci/ensure-db
+# Generators run at the versions go.mod pins (see tools.go), never whatever is installed.
+OAPI_CODEGEN := $(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
+SQLC         := $(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc
+TEST_FLAGS   ?= -count=1 -timeout 20m
+
+.PHONY: run test build generate check-generated lint fuzz bench
+
+build:
+	$(GO) build -o $(BIN) ./cmd/hubd
+
+run: build
+	DATABASE_URL="$$($(ENSURE_DB))" ./$(BIN) serve
+
+test:
+	DATABASE_URL="$$($(ENSURE_DB))" $(GO) test $(TEST_FLAGS) ./...
+
+generate:
+	$(GO) run ./internal/build/oasbundle openapi gen/oas
+	$(OAPI_CODEGEN) -config openapi/config/oapi-codegen.yaml gen/oas/openapi.json
+	$(SQLC) generate -f sql/sqlc.yaml
+
+# Regenerates and fails when gen/ differs from what is committed (gen/ is never edited by hand).
+check-generated: generate
+	@git diff --exit-code -- gen/ || { echo "gen/ is stale: run 'make generate' and commit the result" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/ >&2; echo "gen/ has untracked generated files: run 'make generate' and commit them" >&2; exit 1; }
+
+lint:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go') >&2; echo "gofmt: the files above need formatting" >&2; exit 1; }

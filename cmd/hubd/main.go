@@ -1,0 +1,268 @@
+// Command hubd is the one binary of the service:
+//
+//	hubd serve                     serve the API (migrating first)
+//	hubd migrate up|down [N]|version
+//	hubd token --org SLUG --user USERNAME [--role ROLE]
+//	hubd keys rotate               make a new signing key; older ones verify until their tokens expire
+//
+// Every flag has an environment fallback; see README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hubd/hubd/internal/app"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/migrate"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch os.Args[1] {
+	case "serve":
+		err = serve(ctx, os.Args[2:])
+	case "migrate":
+		err = migrateCmd(os.Args[2:])
+	case "token":
+		err = token(ctx, os.Args[2:])
+	case "keys":
+		err = keys(ctx, os.Args[2:])
+	case "version":
+		fmt.Println(app.Version)
+	case "-h", "--help", "help":
+		usage()
+	default:
+		usage()
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hubd:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, `usage: hubd <command> [flags]
+  serve      serve the API on --addr (migrates the database first)
+  migrate    up | down [N] | version
+  token      --org SLUG --user USERNAME [--role admin|manager|member|viewer]: print a service token
+  keys       rotate: make a new token-signing key
+  version    print the version
+Run 'hubd <command> -h' for a command's flags.`)
+}
+
+// common holds the flags every command that touches the database shares.
+type common struct {
+	addr, databaseURL, baseURL string
+	tokenTTL                   time.Duration
+	logLevel                   string
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.addr, "addr", env("HUBD_ADDR", "127.0.0.1:8080"), "listen address (HUBD_ADDR)")
+	fs.StringVar(&c.databaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL (DATABASE_URL)")
+	fs.StringVar(&c.baseURL, "base-url", env("HUBD_BASE_URL", ""), "external base address, the tokens' issuer (HUBD_BASE_URL; default http://<addr>)")
+	fs.DurationVar(&c.tokenTTL, "token-ttl", envDuration("HUBD_TOKEN_TTL", time.Hour), "service token lifetime (HUBD_TOKEN_TTL)")
+	fs.StringVar(&c.logLevel, "log-level", env("HUBD_LOG_LEVEL", "info"), "debug, info, warn or error (HUBD_LOG_LEVEL)")
+}
+
+func (c *common) config(migrate bool) (app.Config, error) {
+	if c.databaseURL == "" {
+		return app.Config{}, errors.New("no database configured: set --database-url or DATABASE_URL (make run finds or starts one)")
+	}
+	base := c.baseURL
+	if base == "" {
+		base = "http://" + c.addr
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return app.Config{}, fmt.Errorf("--log-level: %w", err)
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return app.Config{DatabaseURL: c.databaseURL, BaseURL: strings.TrimSuffix(base, "/"), TokenTTL: c.tokenTTL, Migrate: migrate, Logger: logger}, nil
+}
+
+func serve(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	var c common
+	c.register(fs)
+	bodyLimit := fs.Int64("body-limit", envInt("HUBD_BODY_LIMIT", 4<<20), "largest request body in bytes (HUBD_BODY_LIMIT)")
+	timeout := fs.Duration("request-timeout", envDuration("HUBD_REQUEST_TIMEOUT", 30*time.Second), "longest time a request may work (HUBD_REQUEST_TIMEOUT)")
+	inFlight := fs.Int("max-in-flight", int(envInt("HUBD_MAX_IN_FLIGHT", 64)), "concurrent requests per caller per replica (HUBD_MAX_IN_FLIGHT)")
+	_ = fs.Parse(args)
+	cfg, err := c.config(true)
+	if err != nil {
+		return err
+	}
+	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight}
+
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	srv, err := a.Server(cfg, httpapi.Deps{})
+	if err != nil {
+		return err
+	}
+	go a.Keys.Refresh(ctx, time.Minute)
+
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	httpServer := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		// No WriteTimeout: long polls set their own deadlines; other requests are bounded by --request-timeout.
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- httpServer.Serve(ln) }()
+	cfg.Logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "version", app.Version)
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Stop taking new work, let load balancers notice, then finish in-flight requests.
+	srv.Drain()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg.Logger.Info("shutting down")
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
+}
+
+func migrateCmd(args []string) error {
+	fs := flag.NewFlagSet("migrate", flag.ExitOnError)
+	var c common
+	c.register(fs)
+	_ = fs.Parse(args)
+	cfg, err := c.config(false)
+	if err != nil {
+		return err
+	}
+	switch fs.Arg(0) {
+	case "up", "":
+		return migrate.Up(cfg.DatabaseURL)
+	case "down":
+		n := 0
+		if fs.Arg(1) != "" {
+			if n, err = strconv.Atoi(fs.Arg(1)); err != nil {
+				return fmt.Errorf("migrate down: N must be a number")
+			}
+		}
+		return migrate.Down(cfg.DatabaseURL, n)
+	case "version":
+		v, dirty, err := migrate.Version(cfg.DatabaseURL)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%d dirty=%t\n", v, dirty)
+		return nil
+	}
+	return fmt.Errorf("migrate: unknown action %q (up, down [N], version)", fs.Arg(0))
+}
+
+func token(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("token", flag.ExitOnError)
+	var c common
+	c.register(fs)
+	orgSlug := fs.String("org", "", "organization Slug (created if missing)")
+	user := fs.String("user", "", "Username (created if missing)")
+	role := fs.String("role", "", "admin, manager, member or viewer (default: the membership's role, admin when new)")
+	_ = fs.Parse(args)
+	if *orgSlug == "" || *user == "" {
+		return errors.New("token: --org and --user are required")
+	}
+	cfg, err := c.config(true)
+	if err != nil {
+		return err
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	p, err := a.Orgs.EnsureMembership(ctx, *orgSlug, *user, auth.Role(*role))
+	if err != nil {
+		return err
+	}
+	tok, _, err := a.Issuer.Mint(p)
+	if err != nil {
+		return err
+	}
+	fmt.Println(tok)
+	return nil
+}
+
+func keys(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("keys", flag.ExitOnError)
+	var c common
+	c.register(fs)
+	_ = fs.Parse(args)
+	if fs.Arg(0) != "rotate" {
+		return errors.New("keys: the only action is rotate")
+	}
+	cfg, err := c.config(true)
+	if err != nil {
+		return err
+	}
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	kid, err := a.Keys.Rotate(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Println(kid)
+	return nil
+}
+
+func env(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func envDuration(name string, fallback time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return d
+	}
+	return fallback
+}
+
+func envInt(name string, fallback int64) int64 {
+	if n, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
+		return n
+	}
+	return fallback
+}

@@ -1,0 +1,200 @@
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/hubd/hubd/internal/httpapi"
+)
+
+var (
+	docOnce sync.Once
+	doc     *openapi3.T
+	docErr  error
+
+	coverageMu sync.Mutex
+	covered    = map[string]bool{}
+)
+
+// Document is the served OpenAPI document, loaded once.
+func Document() (*openapi3.T, error) {
+	docOnce.Do(func() { doc, docErr = httpapi.LoadDocument() })
+	return doc, docErr
+}
+
+// validate checks a response against the document: the status must be declared for the operation
+// (not only covered by `default`), headers and body must match, and every response carries
+// X-Request-Id and Hubd-Version. Paths and methods the document lacks must answer its error body with
+// 404 or 405. It returns the operationId.
+func validate(req *http.Request, reqBody []byte, resp *http.Response, body []byte) (string, error) {
+	for _, h := range []string{"X-Request-Id", "Hubd-Version"} {
+		if resp.Header.Get(h) == "" {
+			return "", fmt.Errorf("header %s is missing", h)
+		}
+	}
+	if !strings.HasPrefix(req.URL.Path, httpapi.BasePath+"/") {
+		return "", nil
+	}
+	d, err := Document()
+	if err != nil {
+		return "", err
+	}
+	path, item, params := matchPath(d, strings.TrimPrefix(req.URL.Path, httpapi.BasePath))
+	var op *openapi3.Operation
+	if item != nil {
+		op = item.GetOperation(req.Method)
+	}
+	if op == nil {
+		return "", validateUnroutable(d, item != nil, resp, body)
+	}
+	record(op.OperationID)
+	if op.Responses.Status(resp.StatusCode) == nil {
+		return op.OperationID, fmt.Errorf("status %d is not declared for %s", resp.StatusCode, op.OperationID)
+	}
+	req = req.Clone(context.Background())
+	req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req, PathParams: params,
+			Route: &routers.Route{Spec: d, Path: path, PathItem: item, Method: req.Method, Operation: op},
+		},
+		Status: resp.StatusCode,
+		Header: resp.Header,
+		Body:   io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{
+			IncludeResponseStatus: true,
+			MultiError:            true,
+		},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
+		return op.OperationID, err
+	}
+	return op.OperationID, validateDeclaredHeaders(op, resp)
+}
+
+// validateDeclaredHeaders requires the response headers the document marks required.
+func validateDeclaredHeaders(op *openapi3.Operation, resp *http.Response) error {
+	r := op.Responses.Status(resp.StatusCode)
+	for name, h := range r.Value.Headers {
+		if h.Value != nil && h.Value.Required && resp.Header.Get(name) == "" {
+			return fmt.Errorf("required header %s is missing", name)
+		}
+	}
+	return nil
+}
+
+func validateUnroutable(d *openapi3.T, pathExists bool, resp *http.Response, body []byte) error {
+	want := http.StatusNotFound
+	if pathExists {
+		want = http.StatusMethodNotAllowed
+	}
+	if resp.StatusCode != want {
+		return fmt.Errorf("the document has no such operation, so the answer must be %d, not %d", want, resp.StatusCode)
+	}
+	if want == http.StatusMethodNotAllowed && resp.Header.Get("Allow") == "" {
+		return errors.New("a 405 must carry an Allow header")
+	}
+	schema := d.Components.Schemas["StandardErrorResponse"].Value
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("error body is not JSON: %w", err)
+	}
+	return schema.VisitJSON(v)
+}
+
+// matchPath finds the document path matching a concrete path (literal segments win over parameters).
+func matchPath(d *openapi3.T, concrete string) (string, *openapi3.PathItem, map[string]string) {
+	segs := strings.Split(strings.Trim(concrete, "/"), "/")
+	bestScore := -1
+	var bestPath string
+	var bestItem *openapi3.PathItem
+	var bestParams map[string]string
+	for tmpl, item := range d.Paths.Map() {
+		tsegs := strings.Split(strings.Trim(tmpl, "/"), "/")
+		if len(tsegs) != len(segs) {
+			continue
+		}
+		params := map[string]string{}
+		score := 0
+		ok := true
+		for i, ts := range tsegs {
+			switch {
+			case strings.HasPrefix(ts, "{") && strings.HasSuffix(ts, "}"):
+				params[ts[1:len(ts)-1]] = segs[i]
+			case ts == segs[i]:
+				score++
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok && score > bestScore {
+			bestScore, bestPath, bestItem, bestParams = score, tmpl, item, params
+		}
+	}
+	return bestPath, bestItem, bestParams
+}
+
+func record(op string) {
+	coverageMu.Lock()
+	covered[op] = true
+	coverageMu.Unlock()
+}
+
+// Uncovered lists the document's operations no test of this process called.
+func Uncovered() []string {
+	d, err := Document()
+	if err != nil {
+		return []string{err.Error()}
+	}
+	coverageMu.Lock()
+	defer coverageMu.Unlock()
+	var out []string
+	for path, item := range d.Paths.Map() {
+		for method, op := range item.Operations() {
+			if !covered[op.OperationID] {
+				out = append(out, op.OperationID+" ("+method+" "+path+")")
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Main runs a package's tests and, when the whole package ran and passed, fails if any operation of
+// the document was never called: every operation needs a test through the HTTP API.
+func Main(m *testing.M) {
+	code := m.Run()
+	if code == 0 && fullRun() {
+		if missing := Uncovered(); len(missing) > 0 {
+			fmt.Fprintf(os.Stderr, "operations of the document that no test calls:\n  %s\n", strings.Join(missing, "\n  "))
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func fullRun() bool {
+	f := flag.Lookup("test.run")
+	short := flag.Lookup("test.short")
+	isShort, _ := strconv.ParseBool(short.Value.String())
+	return f != nil && f.Value.String() == "" && !isShort
+}

@@ -1,0 +1,80 @@
+// Package app assembles a hubd instance from its configuration: store, signing keys, token issuer,
+// domain services and the HTTP server. cmd/hubd and the tests build the service the same way.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/migrate"
+	"github.com/hubd/hubd/internal/org"
+	"github.com/hubd/hubd/internal/space"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Version is the service's version, set at build time with -ldflags "-X ...app.Version=v1.2.3".
+var Version = "v0.1.0-dev"
+
+// Config is everything an instance needs.
+type Config struct {
+	DatabaseURL string
+	// BaseURL is the external base address; it is the issuer of service tokens.
+	BaseURL  string
+	TokenTTL time.Duration
+	HTTP     httpapi.Config
+	// Migrate applies pending migrations before starting.
+	Migrate bool
+	Logger  *slog.Logger
+}
+
+// App is an assembled instance.
+type App struct {
+	Store  *store.Store
+	Keys   *auth.KeyRing
+	Issuer *auth.Issuer
+	Orgs   *org.Service
+	Spaces *space.Service
+}
+
+// Open connects, migrates if asked, and loads the signing keys; it starts nothing.
+func Open(ctx context.Context, cfg Config) (*App, error) {
+	if cfg.Migrate {
+		if err := migrate.Up(cfg.DatabaseURL); err != nil {
+			return nil, err
+		}
+	}
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := auth.NewKeyRing(ctx, st, cfg.TokenTTL)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("loading signing keys: %w", err)
+	}
+	return &App{
+		Store:  st,
+		Keys:   keys,
+		Issuer: &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
+		Orgs:   &org.Service{Store: st},
+		Spaces: &space.Service{Store: st},
+	}, nil
+}
+
+// Server builds the HTTP server of the instance.
+func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
+	cfg.HTTP.BaseURL = cfg.BaseURL
+	if cfg.HTTP.Version == "" {
+		cfg.HTTP.Version = Version
+	}
+	deps := extra
+	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, cfg.Logger
+	return httpapi.New(cfg.HTTP, deps)
+}
+
+// Close releases the instance's connections.
+func (a *App) Close() { a.Store.Close() }

@@ -1,0 +1,140 @@
+package auth
+
+import (
+	"context"
+	"crypto"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v2/jws"
+	"github.com/lestrrat-go/jwx/v2/jwt"
+
+	"github.com/hubd/hubd/internal/apierr"
+)
+
+const cryptoSHA256 = crypto.SHA256
+
+func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+// Claim names beyond the registered ones.
+const (
+	claimOrganization = "org"
+	claimRole         = "role"
+)
+
+// Audience is the audience of every service token: the hubd API.
+const Audience = "hubd"
+
+// Issuer mints and verifies service tokens.
+type Issuer struct {
+	Keys *KeyRing
+	// URL is the issuer (the service's base address); tokens from another issuer are refused.
+	URL string
+	TTL time.Duration
+	Now func() time.Time
+}
+
+func (is *Issuer) now() time.Time {
+	if is.Now != nil {
+		return is.Now()
+	}
+	return time.Now()
+}
+
+// Mint returns a signed service token for p, valid for the Issuer's TTL.
+func (is *Issuer) Mint(p Principal) (string, time.Time, error) {
+	now := is.now()
+	exp := now.Add(is.TTL)
+	tok, err := jwt.NewBuilder().
+		Issuer(is.URL).
+		Audience([]string{Audience}).
+		Subject(p.UserID.String()).
+		IssuedAt(now).
+		NotBefore(now).
+		Expiration(exp).
+		JwtID(uuid.NewString()).
+		Claim(claimOrganization, p.OrganizationID.String()).
+		Claim(claimRole, string(p.Role)).
+		Build()
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("building token: %w", err)
+	}
+	key, _ := is.Keys.current()
+	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, key))
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("signing token: %w", err)
+	}
+	return string(signed), exp, nil
+}
+
+// Verify checks a service token's signature, issuer, audience and lifetime and returns its Principal.
+// Every failure is an Authentication error whose message says what to do.
+func (is *Issuer) Verify(ctx context.Context, token string) (Principal, error) {
+	p, err := is.verify(token)
+	if err != nil && isUnknownKey(err) {
+		if kid := keyIDOf(token); kid != "" && is.Keys.learn(ctx, kid) {
+			p, err = is.verify(token)
+		}
+	}
+	return p, err
+}
+
+func (is *Issuer) verify(token string) (Principal, error) {
+	_, keys := is.Keys.current()
+	tok, err := jwt.Parse([]byte(token),
+		jwt.WithKeySet(keys, jws.WithRequireKid(true)),
+		jwt.WithValidate(true),
+		jwt.WithIssuer(is.URL),
+		jwt.WithAudience(Audience),
+		jwt.WithClock(jwt.ClockFunc(is.now)),
+		jwt.WithAcceptableSkew(30*time.Second),
+		jwt.WithRequiredClaim(claimOrganization),
+		jwt.WithRequiredClaim(claimRole),
+	)
+	if err != nil {
+		return Principal{}, apierr.Unauthenticated("the bearer token is not valid: %s; get a new token", shortReason(err)).WithCause(err)
+	}
+	userID, err1 := uuid.Parse(tok.Subject())
+	orgRaw, _ := tok.Get(claimOrganization)
+	roleRaw, _ := tok.Get(claimRole)
+	orgStr, _ := orgRaw.(string)
+	roleStr, _ := roleRaw.(string)
+	orgID, err2 := uuid.Parse(orgStr)
+	role := Role(roleStr)
+	if err1 != nil || err2 != nil || !role.Valid() {
+		return Principal{}, apierr.Unauthenticated("the bearer token's claims are malformed; get a new token")
+	}
+	return Principal{UserID: userID, OrganizationID: orgID, Role: role}, nil
+}
+
+func isUnknownKey(err error) bool {
+	return err != nil && containsAny(err.Error(), "failed to find key", "key not found", "no key")
+}
+
+func shortReason(err error) string {
+	switch {
+	case jwtErrIs(err, jwt.ErrTokenExpired()):
+		return "it has expired"
+	case jwtErrIs(err, jwt.ErrInvalidIssuer()):
+		return "it was issued by another issuer"
+	case jwtErrIs(err, jwt.ErrInvalidAudience()):
+		return "it is for another audience"
+	case jwtErrIs(err, jwt.ErrTokenNotYetValid()):
+		return "it is not valid yet"
+	case isUnknownKey(err):
+		return "it is not signed by a key of this service"
+	}
+	return "it could not be verified"
+}
+
+// keyIDOf reads the kid of a compact JWS without verifying it.
+func keyIDOf(token string) string {
+	msg, err := jws.ParseString(token)
+	if err != nil || len(msg.Signatures()) == 0 {
+		return ""
+	}
+	return msg.Signatures()[0].ProtectedHeaders().KeyID()
+}

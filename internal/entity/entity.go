@@ -1,0 +1,152 @@
+// Package entity holds what every entity family shares: Slug rules, the Labels/Annotations/DeleteGates
+// maps, Version checks and the payload of entity change events. A new family composes these instead of
+// writing its own.
+package entity
+
+import (
+	"regexp"
+	"sort"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/store"
+)
+
+var slugPattern = regexp.MustCompile(`^[A-Za-z0-9]([\-_.A-Za-z0-9]*[A-Za-z0-9])?$`)
+
+// ValidateSlug checks a Slug (the document enforces the same pattern; this guards other callers).
+func ValidateSlug(slug string) error {
+	if slug == "" {
+		return apierr.UserInput("Slug is required", apierr.Item{Item: "Slug", Description: "required"})
+	}
+	if len(slug) > 128 || !slugPattern.MatchString(slug) {
+		return apierr.UserInput("Slug is not valid",
+			apierr.Item{Item: "Slug", Description: "letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 128 characters"})
+	}
+	return nil
+}
+
+// Meta are the maps most entities carry.
+type Meta struct {
+	Labels      map[string]string `json:"Labels"`
+	Annotations map[string]string `json:"Annotations"`
+	DeleteGates map[string]bool   `json:"DeleteGates"`
+}
+
+// Normalized returns m with empty maps instead of nil ones.
+func (m Meta) Normalized() Meta {
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	if m.DeleteGates == nil {
+		m.DeleteGates = map[string]bool{}
+	}
+	return m
+}
+
+// Validate checks map keys: empty keys cannot be addressed by where expressions.
+func (m Meta) Validate() error {
+	var items []apierr.Item
+	for field, keys := range map[string][]string{"Labels": keysOf(m.Labels), "Annotations": keysOf(m.Annotations), "DeleteGates": keysOf(m.DeleteGates)} {
+		for _, k := range keys {
+			if k == "" || len(k) > 253 {
+				items = append(items, apierr.Item{Item: field, Description: "keys must be 1 to 253 characters long"})
+				break
+			}
+		}
+	}
+	if len(items) > 0 {
+		sort.Slice(items, func(i, j int) bool { return items[i].Item < items[j].Item })
+		return apierr.Validation("invalid map keys", items...)
+	}
+	return nil
+}
+
+func keysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// RequireVersion refuses a PUT without the Version that was read.
+func RequireVersion(version int64) error {
+	if version <= 0 {
+		return apierr.UserInput("Version is required on PUT: send back the Version you read",
+			apierr.Item{Item: "Version", Description: "required"})
+	}
+	return nil
+}
+
+// CheckVersion compares a sent Version with the stored one (zero means none was sent, for PATCH).
+func CheckVersion(entityType string, id uuid.UUID, sent, stored int64) error {
+	if sent != 0 && sent != stored {
+		return apierr.StaleVersion(entityType, id.String(), sent, stored)
+	}
+	return nil
+}
+
+// CheckDeleteGates refuses to delete an entity while it has DeleteGates.
+func CheckDeleteGates(entityType string, id uuid.UUID, slug string, gates map[string]bool) error {
+	if len(gates) == 0 {
+		return nil
+	}
+	names := keysOf(gates)
+	sort.Strings(names)
+	items := make([]apierr.Item, len(names))
+	for i, n := range names {
+		items[i] = apierr.Item{Item: "DeleteGates." + n, Description: "remove this gate to allow deletion"}
+	}
+	e := apierr.Conflict("%s %s has DeleteGates and cannot be deleted", entityType, slug).WithEntity(entityType, id.String(), slug)
+	e.Items = items
+	return e
+}
+
+// Change is the kind of an entity change event.
+type Change string
+
+// The three entity changes.
+const (
+	Created Change = "created"
+	Updated Change = "updated"
+	Deleted Change = "deleted"
+)
+
+// ChangeEvent builds the <family>.<change> event of DESIGN.md for an entity.
+func ChangeEvent(family, entityType string, change Change, orgID, id uuid.UUID, slug string, version int64, space *SpaceRef) event.Event {
+	e := event.Event{
+		OrganizationID:    orgID,
+		EventType:         family + "." + string(change),
+		SubjectEntityType: entityType,
+		SubjectEntityID:   id,
+	}
+	p := event.EntityPayload{EntityType: entityType, EntityID: id, Slug: slug, Version: version}
+	if space != nil {
+		e.SpaceID = &space.ID
+		p.SpaceSlug = space.Slug
+	}
+	e.Payload = p
+	return e
+}
+
+// SpaceRef names the Space an entity lives in, for events.
+type SpaceRef struct {
+	ID   uuid.UUID
+	Slug string
+}
+
+// SlugClash translates a write's database error, reporting a unique violation (a concurrent write of the
+// same Slug) as AlreadyExists of entityType.
+func SlugClash(err error, entityType, slug string) error {
+	err = store.Translate(err)
+	if apierr.Is(err, apierr.TypeAlreadyExists) {
+		return apierr.AlreadyExists(entityType, slug)
+	}
+	return err
+}

@@ -1,0 +1,230 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/labstack/echo/v4"
+
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/auth"
+)
+
+// contract checks each API request against its operation in the document before the handler runs:
+// body size, Content-Type, the bearer token, unknown body fields (stripped, with a Warning each), then
+// kin-openapi's validation of parameters and body. A request that passes is what the handler expects.
+func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		rt := s.routes[req.Method+" "+c.Path()]
+		if rt == nil {
+			// Echo matched no operation of the document: 404 and 405 are Echo's to report.
+			return next(c)
+		}
+		c.Set(ctxOperation, rt.operation.OperationID)
+
+		body, err := s.readBody(c, rt)
+		if err != nil {
+			return err
+		}
+		if body != nil {
+			body = stripUnknownFields(c, rt, body)
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+
+		params := map[string]string{}
+		for i, name := range c.ParamNames() {
+			params[name] = c.ParamValues()[i]
+		}
+		holder := &authResult{}
+		ctx := context.WithValue(req.Context(), authResultKey{}, holder)
+		input := &openapi3filter.RequestValidationInput{
+			Request:    req.WithContext(ctx),
+			PathParams: params,
+			Route:      &routers.Route{Spec: s.doc, Path: rt.path, PathItem: rt.pathItem, Method: rt.method, Operation: rt.operation},
+			Options: &openapi3filter.Options{
+				AuthenticationFunc:         s.authenticate,
+				ExcludeReadOnlyValidations: true,
+			},
+		}
+		if err := openapi3filter.ValidateRequest(ctx, input); err != nil {
+			return validationError(err)
+		}
+		if body != nil {
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if holder.principal != nil {
+			release, ok := s.limiter.acquire(holder.principal.OrganizationID.String() + "/" + holder.principal.UserID.String())
+			if !ok {
+				return apierr.TooManyRequests("too many outstanding requests from this caller; retry shortly")
+			}
+			defer release()
+			c.SetRequest(req.WithContext(auth.WithPrincipal(req.Context(), *holder.principal)))
+		}
+		return next(c)
+	}
+}
+
+// readBody reads the request body of an operation that takes one, enforcing the size limit and the
+// declared media types. It returns nil when the operation takes no body.
+func (s *Server) readBody(c echo.Context, rt *route) ([]byte, error) {
+	req := c.Request()
+	if rt.operation.RequestBody == nil || rt.operation.RequestBody.Value == nil {
+		return nil, nil
+	}
+	if req.ContentLength > s.cfg.BodyLimit {
+		return nil, bodyTooLarge()
+	}
+	data, err := io.ReadAll(io.LimitReader(req.Body, s.cfg.BodyLimit+1))
+	if err != nil {
+		return nil, apierr.UserInput("the request body could not be read")
+	}
+	if int64(len(data)) > s.cfg.BodyLimit {
+		return nil, bodyTooLarge()
+	}
+	content := rt.operation.RequestBody.Value.Content
+	ct := req.Header.Get(echo.HeaderContentType)
+	mediaType, _, perr := mime.ParseMediaType(ct)
+	if len(data) == 0 && ct == "" {
+		if rt.operation.RequestBody.Value.Required {
+			return nil, apierr.UserInput("a request body is required")
+		}
+		return data, nil
+	}
+	if perr != nil || content.Get(mediaType) == nil {
+		e := apierr.UserInput(fmt.Sprintf("Content-Type %q is not accepted here; send one of: %s", ct, strings.Join(mediaTypes(content), ", ")))
+		e.Status = http.StatusUnsupportedMediaType
+		return nil, e
+	}
+	return data, nil
+}
+
+func mediaTypes(content openapi3.Content) []string {
+	out := make([]string, 0, len(content))
+	for mt := range content {
+		out = append(out, mt)
+	}
+	return out
+}
+
+func bodyTooLarge() *apierr.Error {
+	e := apierr.UserInput("the request body is larger than the server accepts")
+	e.Status = http.StatusRequestEntityTooLarge
+	return e
+}
+
+type authResultKey struct{}
+
+type authResult struct{ principal *auth.Principal }
+
+// authenticate is kin-openapi's AuthenticationFunc for bearerAuth: it verifies the token with the key
+// ring, confirms the membership still exists (a token never outlives it, nor grants more than it holds
+// now), and records the caller.
+func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
+	header := in.RequestValidationInput.Request.Header.Get(echo.HeaderAuthorization)
+	scheme, token, found := strings.Cut(header, " ")
+	if header == "" {
+		return apierr.Unauthenticated("a bearer token is required: send Authorization: Bearer <token>")
+	}
+	if !found || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return apierr.Unauthenticated("the Authorization header must be 'Bearer <token>'")
+	}
+	p, err := s.deps.Issuer.Verify(ctx, strings.TrimSpace(token))
+	if err != nil {
+		return err
+	}
+	role, ok, err := s.deps.Orgs.RoleOf(ctx, p.OrganizationID, p.UserID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apierr.Unauthenticated("the token's user is no longer a member of its organization")
+	}
+	p.Role = auth.Weaker(p.Role, role)
+	ctx.Value(authResultKey{}).(*authResult).principal = &p
+	return nil
+}
+
+// validationError turns kin-openapi's findings into SPEC.md errors: security failures keep their own
+// (Authentication, or ServiceUnavailable when the database is down); the rest are 400 UserInput naming
+// the parameter or the body field by its dot path.
+func validationError(err error) error {
+	var secErr *openapi3filter.SecurityRequirementsError
+	if errors.As(err, &secErr) {
+		for _, e := range secErr.Errors {
+			var ae *apierr.Error
+			if errors.As(e, &ae) {
+				return ae
+			}
+		}
+		return apierr.Unauthenticated("a valid bearer token is required")
+	}
+	var reqErr *openapi3filter.RequestError
+	if !errors.As(err, &reqErr) {
+		return apierr.UserInput("invalid request: " + err.Error())
+	}
+	if reqErr.Parameter != nil {
+		p := reqErr.Parameter
+		return apierr.UserInput(fmt.Sprintf("invalid %s parameter %q: %s", p.In, p.Name, reasonOf(reqErr)),
+			apierr.Item{Item: p.Name, Description: reasonOf(reqErr)})
+	}
+	var schemaErr *openapi3.SchemaError
+	if errors.As(err, &schemaErr) {
+		path := strings.Join(schemaErr.JSONPointer(), ".")
+		if path == "" {
+			path = "(body)"
+		}
+		return apierr.UserInput(fmt.Sprintf("invalid request body: %s: %s", path, schemaErr.Reason),
+			apierr.Item{Item: path, Description: schemaErr.Reason})
+	}
+	var parseErr *openapi3filter.ParseError
+	if errors.As(err, &parseErr) {
+		return apierr.UserInput("the request body is not valid JSON: " + parseErr.Error())
+	}
+	return apierr.UserInput("invalid request: " + reasonOf(reqErr))
+}
+
+func reasonOf(e *openapi3filter.RequestError) string {
+	var schemaErr *openapi3.SchemaError
+	if errors.As(e.Err, &schemaErr) {
+		return schemaErr.Reason
+	}
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return e.Reason
+}
+
+// jsonBinder decodes JSON request bodies of any +json media type (Echo's default takes only
+// application/json, which would refuse merge patches). Unknown fields were stripped by contract.
+type jsonBinder struct{}
+
+func (jsonBinder) Bind(i any, c echo.Context) error {
+	req := c.Request()
+	if req.Body == nil || req.ContentLength == 0 && req.Header.Get(echo.HeaderContentType) == "" {
+		return nil
+	}
+	dec := json.NewDecoder(req.Body)
+	if err := dec.Decode(i); err != nil {
+		if errors.Is(err, io.EOF) {
+			return apierr.UserInput("a request body is required")
+		}
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return apierr.UserInput(fmt.Sprintf("field %s has the wrong type: %s given", typeErr.Field, typeErr.Value),
+				apierr.Item{Item: typeErr.Field, Description: "expected " + typeErr.Type.String()})
+		}
+		return apierr.UserInput("the request body is not valid JSON: " + err.Error())
+	}
+	return nil
+}

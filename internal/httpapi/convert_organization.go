@@ -1,0 +1,42 @@
+package httpapi
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/org"
+)
+
+func organizationToAPI(o org.Organization) api.Organization {
+	return api.Organization{
+		OrganizationID: o.ID, Slug: o.Slug, DisplayName: o.DisplayName, EmailDomain: o.EmailDomain,
+		Labels: o.Labels, Annotations: o.Annotations, DeleteGates: o.DeleteGates,
+		ExternalID: o.ExternalID, HiddenReason: o.HiddenReason, EntityType: org.OrganizationType,
+		CreatedAt: o.CreatedAt.UTC(), UpdatedAt: o.UpdatedAt.UTC(), Version: o.Version,
+	}
+}
+
+func organizationFields(b *api.Organization) org.OrganizationFields {
+	return org.OrganizationFields{
+		Slug: b.Slug, DisplayName: b.DisplayName, EmailDomain: b.EmailDomain,
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+	}
+}
+
+func memberToAPI(m org.Member) api.OrganizationMember {
+	userID := m.UserID
+	return api.OrganizationMember{
+		OrganizationID: m.OrganizationID, UserID: &userID, Username: m.Username, Slug: m.Slug,
+		DisplayName: m.DisplayName, ExternalID: m.ExternalID, ExternalOrganizationID: m.ExternalOrganizationID,
+		ProfilePictureURL: m.ProfilePictureURL, OrgRole: api.OrgRole(m.OrgRole),
+	}
+}
+
+func userToAPI(u org.User) api.User {
+	return api.User{
+		UserID: u.ID, Slug: u.Slug, Username: u.Username, DisplayName: u.DisplayName, ExternalID: u.ExternalID,
+		ProfilePictureURL: u.ProfilePictureURL, GroupIDs: []uuid.UUID{}, HiddenReason: u.HiddenReason,
+		EntityType: org.UserType, CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC(), Version: u.Version,
+	}
+}

@@ -1,0 +1,25 @@
+package httpapi
+
+import (
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/space"
+)
+
+func spaceToAPI(s space.Space) api.Space {
+	return api.Space{
+		SpaceID: s.ID, OrganizationID: s.OrganizationID, Slug: s.Slug, DisplayName: s.DisplayName,
+		Labels: s.Labels, Annotations: s.Annotations, DeleteGates: s.DeleteGates,
+		Permissions: permissionsToAPI(s.Permissions), ComponentID: s.ComponentID,
+		HiddenReason: s.HiddenReason, EntityType: space.EntityType,
+		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(), Version: s.Version,
+	}
+}
+
+func spaceFields(b *api.Space) space.Fields {
+	return space.Fields{
+		Slug: b.Slug, DisplayName: b.DisplayName, ComponentID: b.ComponentID,
+		Permissions: permissionsFromAPI(b.Permissions),
+		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+	}
+}

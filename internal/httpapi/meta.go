@@ -1,0 +1,29 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/hubd/hubd/gen/api"
+)
+
+func (h *handlers) GetAPIDocs(ctx context.Context, _ api.GetAPIDocsRequestObject) (api.GetAPIDocsResponseObject, error) {
+	return rawJSON(h.s.docJSON), nil
+}
+
+func (h *handlers) ApiInfo(ctx context.Context, _ api.ApiInfoRequestObject) (api.ApiInfoResponseObject, error) {
+	return api.ApiInfo200JSONResponse{Body: api.ApiInfo{
+		// No identity provider is configured yet: browser apps cannot sign in (SPEC.md: empty AuthIssuer).
+		AuthIssuer:            "",
+		TokenExchangeEndpoint: h.s.cfg.BaseURL + "/auth/token",
+		TokenExchangeAudience: h.s.cfg.BaseURL,
+		Version:               h.s.cfg.Version,
+	}}, nil
+}
+
+func (h *handlers) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.GetMeResponseObject, error) {
+	m, err := h.s.deps.Orgs.Me(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetMe200JSONResponse{Body: memberToAPI(m)}, nil
+}

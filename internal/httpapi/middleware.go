@@ -1,0 +1,150 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/auth"
+)
+
+const (
+	headerRequestID = "X-Request-Id"
+	headerVersion   = "Hubd-Version"
+	headerWarning   = "Warning"
+	ctxRequestID    = "hubd.request_id"
+	ctxWarnings     = "hubd.warnings"
+	ctxOperation    = "hubd.operation"
+)
+
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
+
+// requestIdentity gives the request its ID and sets the headers every response carries. They are set
+// when the status is written, so neither handlers nor generated code can drop or overwrite them.
+func (s *Server) requestIdentity(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := c.Request().Header.Get(headerRequestID)
+		if !saneRequestID.MatchString(id) {
+			id = uuid.NewString()
+		}
+		c.Set(ctxRequestID, id)
+		c.Response().Before(func() {
+			h := c.Response().Header()
+			h.Set(headerRequestID, id)
+			h.Set(headerVersion, s.cfg.Version)
+			h.Del(headerWarning)
+			if ws, ok := c.Get(ctxWarnings).([]string); ok {
+				for _, w := range ws {
+					h.Add(headerWarning, w)
+				}
+			}
+		})
+		return next(c)
+	}
+}
+
+func requestID(c echo.Context) string {
+	id, _ := c.Get(ctxRequestID).(string)
+	return id
+}
+
+// addWarning names an ignored unknown body field in a Warning header (RFC 7234 form, code 299).
+func addWarning(c echo.Context, path string) {
+	ws, _ := c.Get(ctxWarnings).([]string)
+	c.Set(ctxWarnings, append(ws, fmt.Sprintf(`299 hubd "Unknown field: %s"`, path)))
+}
+
+// recoverPanics turns a panic into a 500 Unexpected response, logged with its stack.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				s.log.Error("panic", "request_id", requestID(c), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				err = apierr.Unexpected(fmt.Errorf("panic: %v", r))
+			}
+		}()
+		return next(c)
+	}
+}
+
+// observe logs each request and records its metrics, by operationId and status.
+func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			// Render now so the status is known; Echo will not render it again.
+			c.Error(err)
+		}
+		op, _ := c.Get(ctxOperation).(string)
+		if op == "" {
+			op = c.Path()
+		}
+		status := c.Response().Status
+		elapsed := time.Since(start)
+		s.metrics.observe(op, status, elapsed)
+		attrs := []any{"request_id", requestID(c), "method", c.Request().Method, "path", c.Request().URL.Path,
+			"operation", op, "status", status, "duration_ms", elapsed.Milliseconds()}
+		if p, ok := auth.PrincipalFrom(c.Request().Context()); ok {
+			attrs = append(attrs, "user", p.UserID, "organization", p.OrganizationID)
+		}
+		s.log.Info("request", attrs...)
+		return nil
+	}
+}
+
+// limitTime bounds the request's work; a dependency that overruns it yields 504 GatewayTimeout.
+func (s *Server) limitTime(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.cfg.RequestTimeout <= 0 || !strings.HasPrefix(c.Request().URL.Path, BasePath+"/") {
+			return next(c)
+		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		c.SetRequest(c.Request().WithContext(ctx))
+		return next(c)
+	}
+}
+
+// callerLimiter bounds each caller's in-flight requests on this replica, so one client cannot take all
+// of its database connections. It is a protection, not a quota: limits are per replica.
+type callerLimiter struct {
+	max      int
+	mu       sync.Mutex
+	inFlight map[string]int
+}
+
+func newCallerLimiter(max int) *callerLimiter {
+	return &callerLimiter{max: max, inFlight: map[string]int{}}
+}
+
+func (l *callerLimiter) acquire(key string) (release func(), ok bool) {
+	if l.max <= 0 {
+		return func() {}, true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inFlight[key] >= l.max {
+		return nil, false
+	}
+	l.inFlight[key]++
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.inFlight[key]--; l.inFlight[key] == 0 {
+			delete(l.inFlight, key)
+		}
+	}, true
+}

@@ -1,0 +1,174 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/gen/oas"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/org"
+	"github.com/hubd/hubd/internal/space"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// BasePath is where the API document's operations are served.
+const BasePath = "/api"
+
+// Config are the settings of the HTTP edge.
+type Config struct {
+	// BaseURL is the service's external base address (tokens' issuer, discovery URLs).
+	BaseURL string
+	// Version is reported in /info and the Hubd-Version header.
+	Version string
+	// BodyLimit caps request bodies, in bytes (413 above it).
+	BodyLimit int64
+	// RequestTimeout bounds the work of one request (504 when a dependency overruns it).
+	RequestTimeout time.Duration
+	// MaxInFlightPerCaller bounds one caller's concurrent requests (429 above it).
+	MaxInFlightPerCaller int
+}
+
+// Deps are the services the handlers call.
+type Deps struct {
+	Store  *store.Store
+	Issuer *auth.Issuer
+	Orgs   *org.Service
+	Spaces *space.Service
+	Logger *slog.Logger
+	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
+	StrictMiddlewares []api.StrictMiddlewareFunc
+}
+
+// Server is the HTTP edge. Echo serves it; Handler() is what an http.Server runs.
+type Server struct {
+	cfg      Config
+	deps     Deps
+	log      *slog.Logger
+	doc      *openapi3.T
+	docJSON  []byte
+	echo     *echo.Echo
+	routes   map[string]*route
+	limiter  *callerLimiter
+	metrics  *metrics
+	draining atomic.Bool
+}
+
+// New builds the server: the document, the middleware chain and every route.
+func New(cfg Config, deps Deps) (*Server, error) {
+	doc, err := LoadDocument()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg: cfg, deps: deps, log: deps.Logger, doc: doc, docJSON: oas.Document,
+		limiter: newCallerLimiter(cfg.MaxInFlightPerCaller),
+		metrics: newMetrics(deps.Store),
+	}
+	s.routes = routesOf(doc)
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.Binder = jsonBinder{}
+	e.HTTPErrorHandler = s.handleError
+	// contract and limitTime act only on operations of the document; other paths pass through them.
+	e.Use(s.requestIdentity, s.observe, s.recoverPanics, s.limitTime, s.contract)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
+	e.GET("/auth/jwks.json", s.jwks)
+
+	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(&handlers{s: s}, deps.StrictMiddlewares), BasePath)
+	s.echo = e
+	return s, nil
+}
+
+// uuidFormat accepts any RFC 9562 UUID (kin-openapi's predefined pattern stops at version 5).
+const uuidFormat = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+
+func init() {
+	// kin-openapi checks only the formats it is told of; IDs in paths and bodies must be UUIDs.
+	openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(uuidFormat))
+}
+
+// LoadDocument parses the embedded, bundled OpenAPI document.
+func LoadDocument() (*openapi3.T, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(oas.Document)
+	if err != nil {
+		return nil, fmt.Errorf("loading the OpenAPI document: %w", err)
+	}
+	return doc, nil
+}
+
+// Handler returns the http.Handler to serve.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Echo exposes the router, for tests that add failure-injecting routes.
+func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// Drain makes /readyz fail so load balancers stop sending requests before shutdown.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// MetricsRegistry is the registry /metrics serves.
+func (s *Server) MetricsRegistry() *prometheus.Registry { return s.metrics.registry }
+
+// route is one operation of the document, keyed by Echo's path pattern and method.
+type route struct {
+	path      string
+	method    string
+	pathItem  *openapi3.PathItem
+	operation *openapi3.Operation
+}
+
+// routesOf indexes the document's operations by "METHOD /api/echo/:pattern".
+func routesOf(doc *openapi3.T) map[string]*route {
+	out := map[string]*route{}
+	for path, item := range doc.Paths.Map() {
+		echoPath := BasePath + toEchoPattern(path)
+		for method, op := range item.Operations() {
+			out[method+" "+echoPath] = &route{path: path, method: method, pathItem: item, operation: op}
+		}
+	}
+	return out
+}
+
+func toEchoPattern(path string) string {
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			segs[i] = ":" + seg[1:len(seg)-1]
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"Status": "ok"})
+}
+
+func (s *Server) readyz(c echo.Context) error {
+	if s.draining.Load() {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"Status": "draining"})
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if err := s.deps.Store.Pool.Ping(ctx); err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"Status": "database unreachable"})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"Status": "ready"})
+}
+
+func (s *Server) jwks(c echo.Context) error {
+	c.Response().Header().Set("Cache-Control", "public, max-age=300")
+	return c.JSON(http.StatusOK, s.deps.Issuer.Keys.JWKS())
+}

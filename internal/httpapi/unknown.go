@@ -1,0 +1,126 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"sort"
+	"strconv"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+)
+
+// stripUnknownFields removes body fields the operation's schema does not know and names each in a
+// Warning header (SPEC.md: unknown fields are ignored, and warned about). Keys of map-typed fields are
+// data (Permissions.View); keys under a known object that its schema lacks are unknown
+// (Permissions.View.Bogus). A body that is not JSON is left for validation to report.
+func stripUnknownFields(c echo.Context, rt *route, body []byte) []byte {
+	mediaType, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+	mt := rt.operation.RequestBody.Value.Content.Get(mediaType)
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return body
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil || dec.More() {
+		return body
+	}
+	var unknown []string
+	prune(mt.Schema.Value, doc, "", &unknown)
+	if len(unknown) == 0 {
+		return body
+	}
+	sort.Strings(unknown)
+	for _, path := range unknown {
+		addWarning(c, path)
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// prune walks value against schema, deleting unknown object keys and collecting their paths.
+func prune(schema *openapi3.Schema, value any, path string, unknown *[]string) {
+	switch v := value.(type) {
+	case map[string]any:
+		props, extra, open := objectShape(schema)
+		if len(props) == 0 && extra == nil {
+			return // a free-form object
+		}
+		for key, val := range v {
+			p := join(path, key)
+			switch {
+			case props[key] != nil:
+				prune(props[key], val, p, unknown)
+			case extra != nil:
+				prune(extra, val, p, unknown)
+			case open:
+			default:
+				*unknown = append(*unknown, p)
+				delete(v, key)
+			}
+		}
+	case []any:
+		items := itemsOf(schema)
+		if items == nil {
+			return
+		}
+		for i, val := range v {
+			prune(items, val, join(path, strconv.Itoa(i)), unknown)
+		}
+	}
+}
+
+// objectShape returns the declared properties (allOf members included), the schema of map values
+// (additionalProperties given as a schema), and whether other keys are explicitly allowed.
+func objectShape(s *openapi3.Schema) (props map[string]*openapi3.Schema, extra *openapi3.Schema, open bool) {
+	props = map[string]*openapi3.Schema{}
+	var visit func(*openapi3.Schema)
+	visit = func(s *openapi3.Schema) {
+		if s == nil {
+			return
+		}
+		for name, ref := range s.Properties {
+			if ref != nil && ref.Value != nil {
+				props[name] = ref.Value
+			}
+		}
+		if ap := s.AdditionalProperties; ap.Schema != nil && ap.Schema.Value != nil {
+			extra = ap.Schema.Value
+		} else if ap.Has != nil && *ap.Has {
+			open = true
+		}
+		for _, member := range s.AllOf {
+			if member != nil {
+				visit(member.Value)
+			}
+		}
+	}
+	visit(s)
+	return props, extra, open
+}
+
+func itemsOf(s *openapi3.Schema) *openapi3.Schema {
+	if s.Items != nil && s.Items.Value != nil {
+		return s.Items.Value
+	}
+	for _, member := range s.AllOf {
+		if member != nil && member.Value != nil {
+			if it := itemsOf(member.Value); it != nil {
+				return it
+			}
+		}
+	}
+	return nil
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

@@ -1,0 +1,414 @@
+package org
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// MemberType and UserType are the type names of the two families.
+const (
+	MemberType = "OrganizationMember"
+	UserType   = "User"
+)
+
+// Member is a User's membership of an organization, with the User's fields.
+type Member struct {
+	OrganizationID         uuid.UUID
+	UserID                 uuid.UUID
+	Username               string
+	Slug                   string
+	DisplayName            string
+	ExternalID             string
+	ExternalOrganizationID string
+	ProfilePictureURL      string
+	OrgRole                auth.Role
+}
+
+// MemberInput names the User to make a member (by UserID or Username) and the role.
+type MemberInput struct {
+	UserID      *uuid.UUID
+	Username    string
+	DisplayName string
+	OrgRole     auth.Role
+}
+
+// User is a stored User.
+type User struct {
+	ID                uuid.UUID
+	Username          string
+	Slug              string
+	DisplayName       string
+	ExternalID        string
+	ProfilePictureURL string
+	HiddenReason      string
+	Version           int64
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+func memberFromRow(r *db.OrganizationMemberGetRow) Member {
+	return Member{
+		OrganizationID: r.OrganizationID, UserID: r.UserID, Username: r.Username, Slug: r.Slug,
+		DisplayName: r.DisplayName, ExternalID: r.ExternalID, ExternalOrganizationID: r.ExternalOrganizationID,
+		ProfilePictureURL: r.ProfilePictureURL, OrgRole: auth.Role(r.OrgRole),
+	}
+}
+
+func userFromRow(r *db.User) User {
+	return User{
+		ID: r.UserID, Username: r.Username, Slug: r.Slug, DisplayName: r.DisplayName, ExternalID: r.ExternalID,
+		ProfilePictureURL: r.ProfilePictureURL, HiddenReason: r.HiddenReason, Version: r.Version,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+}
+
+var memberList = &listquery.Entity{
+	Name: MemberType,
+	From: "organization_member m JOIN app_user u USING (user_id)",
+	Columns: "m.organization_id, m.user_id, m.org_role, m.external_organization_id, " +
+		"u.username, u.slug, u.display_name, u.external_id, u.profile_picture_url",
+	IDColumn: "m.user_id", OrgColumn: "m.organization_id",
+}
+
+var userList = &listquery.Entity{
+	Name: UserType, From: "app_user u JOIN organization_member m USING (user_id)", Columns: "u.*",
+	IDColumn: "u.user_id", OrgColumn: "m.organization_id",
+}
+
+func loadMember(ctx context.Context, q *db.Queries, orgID, userID uuid.UUID) (Member, error) {
+	row, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
+	if store.IsNoRows(err) {
+		return Member{}, apierr.NotFound(MemberType, userID.String())
+	}
+	if err != nil {
+		return Member{}, store.Translate(err)
+	}
+	return memberFromRow(row), nil
+}
+
+// Me returns the caller's membership.
+func (s *Service) Me(ctx context.Context) (Member, error) {
+	p := authz.Caller(ctx)
+	m, err := loadMember(ctx, s.Store.Q(), p.OrganizationID, p.UserID)
+	if err != nil {
+		return Member{}, err
+	}
+	// The token may carry a weaker role than the membership; report the one in force.
+	m.OrgRole = p.Role
+	return m, nil
+}
+
+// ListMembers returns the members of the caller's organization.
+func (s *Service) ListMembers(ctx context.Context, orgID uuid.UUID) ([]Member, error) {
+	p, err := ownOrganization(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if err := authz.Check(ctx, authz.View, authz.OrganizationTarget(orgID)); err != nil {
+		return nil, err
+	}
+	rows, err := listquery.Run[db.OrganizationMemberGetRow](ctx, s.Store.Pool, listquery.Query{Entity: memberList, OrganizationID: p.OrganizationID})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Member, len(rows))
+	for i := range rows {
+		out[i] = memberFromRow(&rows[i])
+	}
+	return out, nil
+}
+
+// GetMember returns one member of the caller's organization.
+func (s *Service) GetMember(ctx context.Context, orgID, userID uuid.UUID) (Member, error) {
+	if _, err := ownOrganization(ctx, orgID); err != nil {
+		return Member{}, err
+	}
+	if err := authz.Check(ctx, authz.View, authz.OrganizationTarget(orgID)); err != nil {
+		return Member{}, err
+	}
+	return loadMember(ctx, s.Store.Q(), orgID, userID)
+}
+
+// CreateMember makes a User a member of the caller's organization, creating the User when it is named
+// by a Username nobody has. Nobody grants a role stronger than their own.
+func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberInput, opts WriteOptions) (Member, error) {
+	p, err := ownOrganization(ctx, orgID)
+	if err != nil {
+		return Member{}, err
+	}
+	if in.OrgRole == "" {
+		in.OrgRole = auth.RoleMember
+	}
+	if !in.OrgRole.Valid() {
+		return Member{}, apierr.UserInput("OrgRole must be admin, manager, member or viewer", apierr.Item{Item: "OrgRole", Description: "unknown role"})
+	}
+	if in.UserID == nil && in.Username == "" {
+		return Member{}, apierr.UserInput("name the User by UserID or Username", apierr.Item{Item: "UserID", Description: "UserID or Username is required"})
+	}
+	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
+		return Member{}, err
+	}
+	if !p.Role.AtLeast(in.OrgRole) {
+		return Member{}, apierr.Forbidden("your role %q cannot grant the stronger role %q", p.Role, in.OrgRole)
+	}
+	var out Member
+	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+		user, err := resolveUser(ctx, tx, orgID, in)
+		if err != nil {
+			return err
+		}
+		if existing, err := loadMember(ctx, tx.Q, orgID, user.ID); err == nil {
+			if opts.AllowExists {
+				out = existing
+				return nil
+			}
+			return apierr.Conflict("User %s is already a member of this organization", user.Username).
+				WithEntity(MemberType, user.ID.String(), user.Slug)
+		} else if !apierr.Is(err, apierr.TypeNotFound) {
+			return err
+		}
+		if err := addMember(ctx, tx, orgID, user.ID, in.OrgRole); err != nil {
+			return err
+		}
+		out, err = loadMember(ctx, tx.Q, orgID, user.ID)
+		return err
+	})
+	return out, err
+}
+
+// resolveUser finds the User a MemberInput names, creating it for an unknown Username.
+func resolveUser(ctx context.Context, tx *store.Tx, orgID uuid.UUID, in MemberInput) (User, error) {
+	if in.UserID != nil {
+		row, err := tx.Q.UserGetByID(ctx, *in.UserID)
+		if store.IsNoRows(err) {
+			return User{}, apierr.Validation("no User has this UserID", apierr.Item{Item: "UserID", Description: in.UserID.String()})
+		}
+		if err != nil {
+			return User{}, err
+		}
+		if in.Username != "" && in.Username != row.Username {
+			return User{}, apierr.Validation("UserID and Username name different Users",
+				apierr.Item{Item: "Username", Description: "does not match the User of UserID"})
+		}
+		return userFromRow(row), nil
+	}
+	return ensureUser(ctx, tx, orgID, in.Username, in.DisplayName)
+}
+
+var usernamePattern = regexp.MustCompile(`^[^\s\x00-\x1f]{1,128}$`)
+
+// ensureUser returns the User with username, creating it if there is none. The creation is reported as
+// an event of orgID, the organization the User is joining.
+func ensureUser(ctx context.Context, tx *store.Tx, orgID uuid.UUID, username, displayName string) (User, error) {
+	if !usernamePattern.MatchString(username) {
+		return User{}, apierr.UserInput("Username must be 1 to 128 characters without spaces or control characters",
+			apierr.Item{Item: "Username", Description: "invalid"})
+	}
+	row, err := tx.Q.UserGetByUsername(ctx, username)
+	if err == nil {
+		return userFromRow(row), nil
+	}
+	if !store.IsNoRows(err) {
+		return User{}, err
+	}
+	id := uuid.New()
+	slug := slugFor(username)
+	if taken, err := tx.Q.UserSlugTaken(ctx, slug); err != nil {
+		return User{}, err
+	} else if taken {
+		slug = slug + "-" + id.String()[:8]
+	}
+	row, err = tx.Q.UserInsert(ctx, db.UserInsertParams{UserID: id, Username: username, Slug: slug, DisplayName: displayName})
+	if err != nil {
+		return User{}, store.Translate(err)
+	}
+	u := userFromRow(row)
+	tx.Emit(entity.ChangeEvent("user", UserType, entity.Created, orgID, u.ID, u.Slug, u.Version, nil))
+	return u, nil
+}
+
+// slugFor derives a User's Slug from the Username: characters a Slug cannot hold become '-'.
+func slugFor(username string) string {
+	s := strings.Map(func(r rune) rune {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.') {
+			return r
+		}
+		return '-'
+	}, username)
+	s = strings.Trim(s, "-_.")
+	if s == "" {
+		s = "user"
+	}
+	if len(s) > 100 {
+		s = s[:100]
+	}
+	return s
+}
+
+func addMember(ctx context.Context, tx *store.Tx, orgID, userID uuid.UUID, role auth.Role) error {
+	if err := tx.Q.OrganizationMemberInsert(ctx, db.OrganizationMemberInsertParams{OrganizationID: orgID, UserID: userID, OrgRole: string(role)}); err != nil {
+		return store.Translate(err)
+	}
+	tx.Emit(event.Event{
+		OrganizationID: orgID, EventType: "organization_member.created", SubjectEntityType: MemberType, SubjectEntityID: userID,
+		Payload: event.EntityPayload{EntityType: MemberType, EntityID: userID},
+	})
+	return nil
+}
+
+// DeleteMember ends a membership. The last admin stays; only an admin removes an admin.
+func (s *Service) DeleteMember(ctx context.Context, orgID, userID uuid.UUID, dryRun bool) error {
+	p, err := ownOrganization(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
+		return err
+	}
+	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		// Lock the organization so concurrent removals see each other's effect on the admin count.
+		if err := tx.Q.OrganizationLockForMembership(ctx, orgID); err != nil {
+			return err
+		}
+		m, err := loadMember(ctx, tx.Q, orgID, userID)
+		if err != nil {
+			return err
+		}
+		if m.OrgRole == auth.RoleAdmin {
+			if p.Role != auth.RoleAdmin {
+				return apierr.Forbidden("only an admin can remove an admin")
+			}
+			admins, err := tx.Q.OrganizationMemberCountAdmins(ctx, orgID)
+			if err != nil {
+				return err
+			}
+			if admins <= 1 {
+				return apierr.Conflict("%s is the organization's last admin; make another member admin first", m.Username).
+					WithEntity(MemberType, userID.String(), m.Slug)
+			}
+		}
+		if _, err := tx.Q.OrganizationMemberDelete(ctx, db.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID}); err != nil {
+			return store.TranslateDelete(err, MemberType, userID.String())
+		}
+		tx.Emit(event.Event{
+			OrganizationID: orgID, EventType: "organization_member.deleted", SubjectEntityType: MemberType, SubjectEntityID: userID,
+			Payload: event.EntityPayload{EntityType: MemberType, EntityID: userID, Slug: m.Slug},
+		})
+		return nil
+	})
+}
+
+// ListUsers returns the Users that are members of the caller's organization.
+func (s *Service) ListUsers(ctx context.Context) ([]User, error) {
+	p := authz.Caller(ctx)
+	rows, err := listquery.Run[db.User](ctx, s.Store.Pool, listquery.Query{Entity: userList, OrganizationID: p.OrganizationID})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]User, len(rows))
+	for i := range rows {
+		out[i] = userFromRow(&rows[i])
+	}
+	return out, nil
+}
+
+// GetUser returns a User that is a member of the caller's organization; any other is NotFound.
+func (s *Service) GetUser(ctx context.Context, id uuid.UUID) (User, error) {
+	p := authz.Caller(ctx)
+	if _, err := loadMember(ctx, s.Store.Q(), p.OrganizationID, id); err != nil {
+		if apierr.Is(err, apierr.TypeNotFound) {
+			return User{}, apierr.NotFound(UserType, id.String())
+		}
+		return User{}, err
+	}
+	row, err := s.Store.Q().UserGetByID(ctx, id)
+	if err != nil {
+		if store.IsNoRows(err) {
+			return User{}, apierr.NotFound(UserType, id.String())
+		}
+		return User{}, store.Translate(err)
+	}
+	return userFromRow(row), nil
+}
+
+// RoleOf returns a user's current role in an organization, for authenticating its tokens. ok is false
+// when the membership no longer exists.
+func (s *Service) RoleOf(ctx context.Context, orgID, userID uuid.UUID) (role auth.Role, ok bool, err error) {
+	row, err := s.Store.Q().OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
+	if store.IsNoRows(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, store.Translate(err)
+	}
+	return auth.Role(row.OrgRole), true, nil
+}
+
+// EnsureMembership is what `hubd token` does: it finds or creates the organization (by Slug), the User
+// (by Username) and the membership. A role given sets the membership's role; none keeps it (admin when new).
+func (s *Service) EnsureMembership(ctx context.Context, orgSlug, username string, role auth.Role) (auth.Principal, error) {
+	if role != "" && !role.Valid() {
+		return auth.Principal{}, apierr.UserInput("role must be admin, manager, member or viewer")
+	}
+	var p auth.Principal
+	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		var o Organization
+		row, err := tx.Q.OrganizationGetBySlug(ctx, orgSlug)
+		switch {
+		case err == nil:
+			if o, err = organizationFromRow(row); err != nil {
+				return err
+			}
+		case store.IsNoRows(err):
+			f := OrganizationFields{Slug: orgSlug, DisplayName: orgSlug}
+			f.Meta = f.Meta.Normalized()
+			if err := f.validate(); err != nil {
+				return err
+			}
+			if o, err = insertOrganization(ctx, tx, f); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+		u, err := ensureUser(ctx, tx, o.ID, username, "")
+		if err != nil {
+			return err
+		}
+		m, err := loadMember(ctx, tx.Q, o.ID, u.ID)
+		switch {
+		case apierr.Is(err, apierr.TypeNotFound):
+			if role == "" {
+				role = auth.RoleAdmin
+			}
+			if err := addMember(ctx, tx, o.ID, u.ID, role); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		case role == "":
+			role = m.OrgRole
+		case role != m.OrgRole:
+			if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: o.ID, UserID: u.ID, OrgRole: string(role)}); err != nil {
+				return err
+			}
+		}
+		p = auth.Principal{UserID: u.ID, OrganizationID: o.ID, Role: role}
+		return nil
+	})
+	return p, err
+}

@@ -1,0 +1,240 @@
+package org
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// OrganizationType is the Organization's type name.
+const OrganizationType = "Organization"
+
+// Organization is a stored organization.
+type Organization struct {
+	ID           uuid.UUID
+	ExternalID   string
+	HiddenReason string
+	Version      int64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	OrganizationFields
+}
+
+// OrganizationFields are what a write sets.
+type OrganizationFields struct {
+	Slug        string
+	DisplayName string
+	EmailDomain string
+	entity.Meta
+}
+
+func (f OrganizationFields) validate() error {
+	if err := entity.ValidateSlug(f.Slug); err != nil {
+		return err
+	}
+	return f.Meta.Validate()
+}
+
+func organizationFromRow(r *db.Organization) (Organization, error) {
+	o := Organization{
+		ID: r.OrganizationID, ExternalID: r.ExternalID, HiddenReason: r.HiddenReason,
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		OrganizationFields: OrganizationFields{Slug: r.Slug, DisplayName: r.DisplayName, EmailDomain: r.EmailDomain},
+	}
+	var err error
+	if o.Labels, err = store.DecodeJSON[map[string]string](r.Labels); err != nil {
+		return o, err
+	}
+	if o.Annotations, err = store.DecodeJSON[map[string]string](r.Annotations); err != nil {
+		return o, err
+	}
+	if o.DeleteGates, err = store.DecodeJSON[map[string]bool](r.DeleteGates); err != nil {
+		return o, err
+	}
+	o.Meta = o.Meta.Normalized()
+	return o, nil
+}
+
+func (o Organization) changeEvent(c entity.Change) event.Event {
+	return entity.ChangeEvent("organization", OrganizationType, c, o.ID, o.ID, o.Slug, o.Version, nil)
+}
+
+// Service carries out Organization, OrganizationMember and User operations.
+type Service struct {
+	Store *store.Store
+}
+
+// WriteOptions are the query parameters every write takes.
+type WriteOptions struct {
+	DryRun      bool
+	AllowExists bool
+}
+
+// ownOrganization refuses any organization but the caller's, as NotFound.
+func ownOrganization(ctx context.Context, id uuid.UUID) (auth.Principal, error) {
+	p := authz.Caller(ctx)
+	if id != p.OrganizationID {
+		return p, apierr.NotFound(OrganizationType, id.String())
+	}
+	return p, nil
+}
+
+func loadOrganization(ctx context.Context, q *db.Queries, id uuid.UUID) (Organization, error) {
+	row, err := q.OrganizationGetByID(ctx, id)
+	if store.IsNoRows(err) {
+		return Organization{}, apierr.NotFound(OrganizationType, id.String())
+	}
+	if err != nil {
+		return Organization{}, store.Translate(err)
+	}
+	return organizationFromRow(row)
+}
+
+// ListOrganizations returns the caller's organization: a token names exactly one.
+func (s *Service) ListOrganizations(ctx context.Context) ([]Organization, error) {
+	p := authz.Caller(ctx)
+	o, err := loadOrganization(ctx, s.Store.Q(), p.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	return []Organization{o}, nil
+}
+
+// GetOrganization returns the caller's organization if id names it.
+func (s *Service) GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error) {
+	if _, err := ownOrganization(ctx, id); err != nil {
+		return Organization{}, err
+	}
+	o, err := loadOrganization(ctx, s.Store.Q(), id)
+	if err != nil {
+		return Organization{}, err
+	}
+	return o, authz.Check(ctx, authz.View, authz.OrganizationTarget(id))
+}
+
+// CreateOrganization makes a new organization with the caller as its admin. Slugs are unique across
+// the service; with AllowExists an organization the caller already belongs to is returned instead.
+func (s *Service) CreateOrganization(ctx context.Context, f OrganizationFields, opts WriteOptions) (Organization, error) {
+	p := authz.Caller(ctx)
+	f.Meta = f.Meta.Normalized()
+	if err := f.validate(); err != nil {
+		return Organization{}, err
+	}
+	var out Organization
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+		existing, err := tx.Q.OrganizationGetBySlug(ctx, f.Slug)
+		switch {
+		case err == nil && opts.AllowExists:
+			// Only an organization the caller belongs to may be handed back: another tenant's is not theirs to see.
+			if _, merr := tx.Q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: existing.OrganizationID, UserID: p.UserID}); merr == nil {
+				out, err = organizationFromRow(existing)
+				return err
+			}
+			return apierr.AlreadyExists(OrganizationType, f.Slug)
+		case err == nil:
+			return apierr.AlreadyExists(OrganizationType, f.Slug)
+		case !store.IsNoRows(err):
+			return err
+		}
+		out, err = insertOrganization(ctx, tx, f)
+		if err != nil {
+			return err
+		}
+		return addMember(ctx, tx, out.ID, p.UserID, auth.RoleAdmin)
+	})
+	return out, err
+}
+
+func insertOrganization(ctx context.Context, tx *store.Tx, f OrganizationFields) (Organization, error) {
+	row, err := tx.Q.OrganizationInsert(ctx, db.OrganizationInsertParams{
+		OrganizationID: uuid.New(), Slug: f.Slug, DisplayName: f.DisplayName,
+		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+		DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
+	})
+	if err != nil {
+		return Organization{}, entity.SlugClash(err, OrganizationType, f.Slug)
+	}
+	o, err := organizationFromRow(row)
+	if err != nil {
+		return o, err
+	}
+	tx.Emit(o.changeEvent(entity.Created))
+	return o, nil
+}
+
+// UpdateOrganization replaces the caller's organization's fields; version must be the stored one.
+func (s *Service) UpdateOrganization(ctx context.Context, id uuid.UUID, version int64, f OrganizationFields, dryRun bool) (Organization, error) {
+	if _, err := ownOrganization(ctx, id); err != nil {
+		return Organization{}, err
+	}
+	if err := entity.RequireVersion(version); err != nil {
+		return Organization{}, err
+	}
+	f.Meta = f.Meta.Normalized()
+	if err := f.validate(); err != nil {
+		return Organization{}, err
+	}
+	if err := authz.Check(ctx, authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
+		return Organization{}, err
+	}
+	var out Organization
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		cur, err := loadOrganization(ctx, tx.Q, id)
+		if err != nil {
+			return err
+		}
+		if err := entity.CheckVersion(OrganizationType, id, version, cur.Version); err != nil {
+			return err
+		}
+		row, err := tx.Q.OrganizationUpdate(ctx, db.OrganizationUpdateParams{
+			OrganizationID: id, Version: version, Slug: f.Slug, DisplayName: f.DisplayName,
+			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
+		})
+		if store.IsNoRows(err) {
+			return apierr.StaleVersion(OrganizationType, id.String(), version, cur.Version+1)
+		}
+		if err != nil {
+			return entity.SlugClash(err, OrganizationType, f.Slug)
+		}
+		if out, err = organizationFromRow(row); err != nil {
+			return err
+		}
+		tx.Emit(out.changeEvent(entity.Updated))
+		return nil
+	})
+	return out, err
+}
+
+// DeleteOrganization deletes the caller's organization; refused while it has DeleteGates or Spaces.
+func (s *Service) DeleteOrganization(ctx context.Context, id uuid.UUID, dryRun bool) error {
+	if _, err := ownOrganization(ctx, id); err != nil {
+		return err
+	}
+	if err := authz.Check(ctx, authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
+		return err
+	}
+	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		cur, err := loadOrganization(ctx, tx.Q, id)
+		if err != nil {
+			return err
+		}
+		if err := entity.CheckDeleteGates(OrganizationType, id, cur.Slug, cur.DeleteGates); err != nil {
+			return err
+		}
+		if _, err := tx.Q.OrganizationDelete(ctx, id); err != nil {
+			return store.TranslateDelete(err, OrganizationType, id.String())
+		}
+		tx.Emit(cur.changeEvent(entity.Deleted))
+		return nil
+	})
+}

@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hubd/hubd/internal/apierr"
+)
+
+// ErrNoRows is returned by the generated :one queries when nothing matched. Domain code turns it into
+// the NotFound of the entity it looked for (IsNoRows).
+var ErrNoRows = pgx.ErrNoRows
+
+// IsNoRows reports whether err says a query matched no row.
+func IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// Translate turns database errors into apierr errors. It is the one place that reads PostgreSQL error
+// codes; apierr errors and nil pass through. Messages name the constraint's meaning, never the database's
+// own text.
+func Translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return apierr.Timeout("the database did not answer in time").WithCause(err)
+	}
+	if errors.Is(err, context.Canceled) {
+		return apierr.Unavailable("the request was cancelled").WithCause(err)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505": // unique_violation
+			return (&apierr.Error{Type: apierr.TypeAlreadyExists, Message: "an entity with the same identity already exists"}).WithCause(err)
+		case "23503": // foreign_key_violation on insert or update
+			return apierr.Validation("a referenced entity does not exist").WithCause(err)
+		case "23514", "23502", "22P02", "22003", "22001", "22007", "22008": // check, not null, bad text, range, length, datetime
+			return apierr.Data("a value is out of range or in the wrong format for its storage").WithCause(err)
+		case "40001", "40P01":
+			return apierr.Conflict("the entity was changed by a concurrent write; retry").WithCause(err)
+		case "57014": // query_canceled (statement timeout)
+			return apierr.Timeout("the database did not answer in time").WithCause(err)
+		case "53300", "57P01", "57P02", "57P03": // too many connections, shutdown
+			return apierr.Unavailable("the database cannot take requests now; retry shortly").WithCause(err)
+		}
+		return apierr.Unexpected(err)
+	}
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) {
+		return apierr.Unavailable("the database cannot be reached; retry shortly").WithCause(err)
+	}
+	return apierr.Unexpected(err)
+}
+
+// TranslateDelete is Translate for deletes: there a foreign-key violation means rows still reference
+// the entity (every child table references its parent with ON DELETE RESTRICT), which is a Conflict.
+func TranslateDelete(err error, entityType, id string) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23503" {
+		return apierr.Conflict("%s %s still holds or is referenced by other entities; delete or move them first", entityType, id).
+			WithEntity(entityType, id, "").WithCause(err)
+	}
+	return Translate(err)
+}

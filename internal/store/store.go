@@ -1,0 +1,114 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/event"
+)
+
+// Store holds the pool and the sink that receives every transaction's events.
+type Store struct {
+	Pool *pgxpool.Pool
+	sink event.Sink
+	log  *slog.Logger
+}
+
+// Open connects to PostgreSQL. It does not wait for the server: Ping reports reachability.
+func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parsing database URL: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating database pool: %w", err)
+	}
+	return &Store{Pool: pool, sink: event.LogSink{Logger: log}, log: log}, nil
+}
+
+// SetSink replaces where transactions hand their events (the event log, once it exists).
+func (s *Store) SetSink(sink event.Sink) { s.sink = sink }
+
+// Close closes the pool.
+func (s *Store) Close() { s.Pool.Close() }
+
+// Q returns the queries bound to the pool, for reads outside a transaction.
+func (s *Store) Q() *db.Queries { return db.New(s.Pool) }
+
+// Tx is a write transaction. Q runs the generated queries in it; Emit collects the events it causes.
+type Tx struct {
+	pgx.Tx
+	Q      *db.Queries
+	DryRun bool
+	events []event.Event
+}
+
+// Emit records an event the change causes. It is written with the change or not at all.
+func (t *Tx) Emit(e event.Event) { t.events = append(t.events, e) }
+
+// TxOptions choose how WithTx ends.
+type TxOptions struct {
+	// DryRun runs fn and every deferred check, then rolls back: nothing is stored and no event is
+	// emitted, but IDs handed out are never reused (they are random UUIDs).
+	DryRun bool
+}
+
+// maxAttempts bounds retries of transactions that lost a serialization or deadlock race.
+const maxAttempts = 3
+
+// WithTx runs fn in a transaction and commits it (or, for a dry run, checks and rolls back). A
+// serialization failure or deadlock is retried; fn must therefore do nothing outside the database.
+func (s *Store) WithTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) error {
+	var err error
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		err = s.runTx(ctx, opts, fn)
+		if !retryable(err) {
+			break
+		}
+		s.log.DebugContext(ctx, "retrying transaction", "attempt", attempt, "err", err)
+	}
+	return Translate(err)
+}
+
+func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) error {
+	ptx, err := s.Pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("beginning transaction: %w", err)
+	}
+	// Roll back even when the request's context has ended; a no-op after Commit.
+	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
+
+	tx := &Tx{Tx: ptx, Q: db.New(ptx), DryRun: opts.DryRun}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if opts.DryRun {
+		// Deferred constraints fire now, so a dry run fails where the real write would.
+		if _, err := ptx.Exec(ctx, "SET CONSTRAINTS ALL IMMEDIATE"); err != nil {
+			return err
+		}
+		return nil
+	}
+	if len(tx.events) > 0 {
+		if err := s.sink.Append(ctx, ptx, tx.events); err != nil {
+			return fmt.Errorf("appending events: %w", err)
+		}
+	}
+	if err := ptx.Commit(ctx); err != nil {
+		return fmt.Errorf("committing: %w", err)
+	}
+	return nil
+}
+
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+}

@@ -1,0 +1,21 @@
+-- name: OrganizationGetByID :one
+SELECT * FROM organization WHERE organization_id = @organization_id;
+
+-- name: OrganizationGetBySlug :one
+SELECT * FROM organization WHERE slug = @slug;
+
+-- name: OrganizationInsert :one
+INSERT INTO organization (organization_id, slug, display_name, labels, annotations, delete_gates, email_domain)
+VALUES (@organization_id, @slug, @display_name, @labels, @annotations, @delete_gates, @email_domain)
+RETURNING *;
+
+-- name: OrganizationUpdate :one
+UPDATE organization
+SET slug = @slug, display_name = @display_name, labels = @labels, annotations = @annotations,
+    delete_gates = @delete_gates, email_domain = @email_domain,
+    version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND version = @version
+RETURNING *;
+
+-- name: OrganizationDelete :execrows
+DELETE FROM organization WHERE organization_id = @organization_id;

@@ -1,0 +1,24 @@
+-- name: OrganizationMemberGet :one
+SELECT m.organization_id, m.user_id, m.org_role, m.external_organization_id,
+       u.username, u.slug, u.display_name, u.external_id, u.profile_picture_url
+FROM organization_member m JOIN app_user u USING (user_id)
+WHERE m.organization_id = @organization_id AND m.user_id = @user_id;
+
+-- name: OrganizationMemberInsert :exec
+INSERT INTO organization_member (organization_id, user_id, org_role)
+VALUES (@organization_id, @user_id, @org_role);
+
+-- name: OrganizationMemberSetRole :exec
+UPDATE organization_member SET org_role = @org_role
+WHERE organization_id = @organization_id AND user_id = @user_id;
+
+-- name: OrganizationMemberDelete :execrows
+DELETE FROM organization_member WHERE organization_id = @organization_id AND user_id = @user_id;
+
+-- name: OrganizationMemberCountAdmins :one
+-- Counted under a lock on the organization row, so two removals cannot both leave it without an admin.
+SELECT count(*) FROM organization_member
+WHERE organization_id = @organization_id AND org_role = 'admin';
+
+-- name: OrganizationLockForMembership :exec
+SELECT 1 FROM organization WHERE organization_id = @organization_id FOR UPDATE;

@@ -1,0 +1,23 @@
+-- name: SpaceGetByID :one
+SELECT * FROM space WHERE organization_id = @organization_id AND space_id = @space_id;
+
+-- name: SpaceGetBySlug :one
+SELECT * FROM space WHERE organization_id = @organization_id AND slug = @slug;
+
+-- name: SpaceInsert :one
+INSERT INTO space (space_id, organization_id, slug, display_name, labels, annotations, delete_gates,
+                   permissions, component_id)
+VALUES (@space_id, @organization_id, @slug, @display_name, @labels, @annotations, @delete_gates,
+        @permissions, @component_id)
+RETURNING *;
+
+-- name: SpaceUpdate :one
+UPDATE space
+SET slug = @slug, display_name = @display_name, labels = @labels, annotations = @annotations,
+    delete_gates = @delete_gates, permissions = @permissions, component_id = @component_id,
+    version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND space_id = @space_id AND version = @version
+RETURNING *;
+
+-- name: SpaceDelete :execrows
+DELETE FROM space WHERE organization_id = @organization_id AND space_id = @space_id;
