@@ -14,10 +14,10 @@ build:
 	$(GO) build -o $(BIN) ./cmd/hubd
 
 run: build
-	DATABASE_URL="$$($(ENSURE_DB))" ./$(BIN) serve
+	url=$$($(ENSURE_DB) hubd) && DATABASE_URL="$$url" ./$(BIN) serve
 
 test:
-	DATABASE_URL="$$($(ENSURE_DB))" $(GO) test $(TEST_FLAGS) ./...
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test $(TEST_FLAGS) ./...
 
 generate:
 	$(GO) run ./internal/build/oasbundle openapi gen/oas

@@ -113,7 +113,17 @@ func createTemplate(adminURL, name string) error {
 // NewDatabase creates an empty, migrated database for one test and drops it when the test ends.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
-	tmpl := templateDatabase(t)
+	return createDatabase(t, templateDatabase(t))
+}
+
+// NewBlankDatabase creates a database without any schema (for migration tests).
+func NewBlankDatabase(t testing.TB) string {
+	t.Helper()
+	return createDatabase(t, "template0")
+}
+
+func createDatabase(t testing.TB, tmpl string) string {
+	t.Helper()
 	admin := AdminURL(t)
 	name := "hubd_t_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:20]
 	ctx := context.Background()

@@ -192,6 +192,14 @@ func (kr *KeyRing) Refresh(ctx context.Context, interval time.Duration) {
 	}
 }
 
+// knows reports whether kid is among the loaded keys.
+func (kr *KeyRing) knows(kid string) bool {
+	kr.mu.RLock()
+	defer kr.mu.RUnlock()
+	_, ok := kr.public.LookupKeyID(kid)
+	return ok
+}
+
 // JWKS returns the public keys that verify service tokens.
 func (kr *KeyRing) JWKS() jwk.Set {
 	kr.mu.RLock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"time"
 
@@ -73,13 +74,14 @@ func (is *Issuer) Mint(p Principal) (string, time.Time, error) {
 // Verify checks a service token's signature, issuer, audience and lifetime and returns its Principal.
 // Every failure is an Authentication error whose message says what to do.
 func (is *Issuer) Verify(ctx context.Context, token string) (Principal, error) {
-	p, err := is.verify(token)
-	if err != nil && isUnknownKey(err) {
-		if kid := keyIDOf(token); kid != "" && is.Keys.learn(ctx, kid) {
-			p, err = is.verify(token)
-		}
+	kid := keyIDOf(token)
+	if kid == "" {
+		return Principal{}, apierr.Unauthenticated("the bearer token is not a signed JWT naming its key; get a new token")
 	}
-	return p, err
+	if !is.Keys.knows(kid) && !is.Keys.learn(ctx, kid) {
+		return Principal{}, apierr.Unauthenticated("the bearer token is not signed by a key of this service; get a new token")
+	}
+	return is.verify(token)
 }
 
 func (is *Issuer) verify(token string) (Principal, error) {
@@ -110,22 +112,16 @@ func (is *Issuer) verify(token string) (Principal, error) {
 	return Principal{UserID: userID, OrganizationID: orgID, Role: role}, nil
 }
 
-func isUnknownKey(err error) bool {
-	return err != nil && containsAny(err.Error(), "failed to find key", "key not found", "no key")
-}
-
 func shortReason(err error) string {
 	switch {
-	case jwtErrIs(err, jwt.ErrTokenExpired()):
+	case errors.Is(err, jwt.ErrTokenExpired()):
 		return "it has expired"
-	case jwtErrIs(err, jwt.ErrInvalidIssuer()):
+	case errors.Is(err, jwt.ErrInvalidIssuer()):
 		return "it was issued by another issuer"
-	case jwtErrIs(err, jwt.ErrInvalidAudience()):
+	case errors.Is(err, jwt.ErrInvalidAudience()):
 		return "it is for another audience"
-	case jwtErrIs(err, jwt.ErrTokenNotYetValid()):
+	case errors.Is(err, jwt.ErrTokenNotYetValid()):
 		return "it is not valid yet"
-	case isUnknownKey(err):
-		return "it is not signed by a key of this service"
 	}
 	return "it could not be verified"
 }

@@ -62,6 +62,9 @@ func TestBodyErrors(t *testing.T) {
 	// A value over its storage limit is refused as input.
 	c.Post("/api/space", map[string]any{"Slug": "dev", "DisplayName": strings.Repeat("x", 300)}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 
+	// A value the storage cannot hold (a NUL character in text) is 400 Data.
+	c.Post("/api/space", map[string]any{"Slug": "dev", "DisplayName": "nul\u0000byte"}).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+
 	// Parameters: a path ID that is not a UUID, a query value of the wrong type.
 	e = c.Get("/api/space/not-a-uuid").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	require.Equal(t, "space_id", e.Error.ErrorMetadata.Items[0].Item)

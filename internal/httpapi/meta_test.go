@@ -95,6 +95,7 @@ func TestAuthentication(t *testing.T) {
 		"expired":         "Bearer " + mintWith(t, env, p, func(is *auth.Issuer) { is.Now = func() time.Time { return time.Now().Add(-3 * time.Hour) } }),
 		"other issuer":    "Bearer " + mintWith(t, env, p, func(is *auth.Issuer) { is.URL = "https://elsewhere.example" }),
 		"foreign key":     "Bearer " + foreignToken(t, env, p),
+		"other audience":  "Bearer " + otherAudience(t, env, p),
 		"unknown subject": "Bearer " + mintWith(t, env, auth.Principal{UserID: uuid.New(), OrganizationID: p.OrganizationID, Role: auth.RoleAdmin}, nil),
 	} {
 		resp := env.Anonymous().Get("/api/space", apitest.WithHeader("Authorization", header))
@@ -134,6 +135,22 @@ func foreignToken(t *testing.T, env *apitest.Env, p auth.Principal) string {
 	require.NoError(t, err)
 	require.NoError(t, key.Set(jwk.KeyIDKey, "foreign"))
 	tok, err := jwt.NewBuilder().Issuer(env.URL).Audience([]string{auth.Audience}).Subject(p.UserID.String()).
+		Expiration(time.Now().Add(time.Hour)).Claim("org", p.OrganizationID.String()).Claim("role", "admin").Build()
+	require.NoError(t, err)
+	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, key))
+	require.NoError(t, err)
+	return string(signed)
+}
+
+// otherAudience is signed by hubd's own key but addressed to another audience.
+func otherAudience(t *testing.T, env *apitest.Env, p auth.Principal) string {
+	t.Helper()
+	var raw []byte
+	require.NoError(t, env.App.Store.Pool.QueryRow(context.Background(),
+		"SELECT private_jwk FROM signing_key WHERE retired_at IS NULL").Scan(&raw))
+	key, err := jwk.ParseKey(raw)
+	require.NoError(t, err)
+	tok, err := jwt.NewBuilder().Issuer(env.URL).Audience([]string{"someone-else"}).Subject(p.UserID.String()).
 		Expiration(time.Now().Add(time.Hour)).Claim("org", p.OrganizationID.String()).Claim("role", "admin").Build()
 	require.NoError(t, err)
 	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, key))

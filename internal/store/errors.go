@@ -41,7 +41,8 @@ func Translate(err error) error {
 			return (&apierr.Error{Type: apierr.TypeAlreadyExists, Message: "an entity with the same identity already exists"}).WithCause(err)
 		case "23503": // foreign_key_violation on insert or update
 			return apierr.Validation("a referenced entity does not exist").WithCause(err)
-		case "23514", "23502", "22P02", "22003", "22001", "22007", "22008": // check, not null, bad text, range, length, datetime
+		// check, not null, bad text representation, out of range, too long, bad datetime, bad byte (NUL), untranslatable
+		case "23514", "23502", "22P02", "22003", "22001", "22007", "22008", "22021", "22P05":
 			return apierr.Data("a value is out of range or in the wrong format for its storage").WithCause(err)
 		case "40001", "40P01":
 			return apierr.Conflict("the entity was changed by a concurrent write; retry").WithCause(err)
