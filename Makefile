@@ -6,7 +6,7 @@ ENSURE_DB := .ci/ensure-db
 # Generators run at the versions go.mod pins (see tools.go), never whatever is installed.
 OAPI_CODEGEN := $(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 SQLC         := $(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc
-TEST_FLAGS   ?= -count=1 -timeout 20m
+TEST_FLAGS   ?= -race -count=1 -timeout 20m
 
 .PHONY: run test build generate check-generated lint fuzz bench
 

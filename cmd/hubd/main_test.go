@@ -100,6 +100,10 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	_, err = tx.Exec(context.Background(), "LOCK TABLE space IN ACCESS EXCLUSIVE MODE")
 	require.NoError(t, err)
 
+	observer, err := pgx.Connect(context.Background(), dbURL)
+	require.NoError(t, err)
+	defer observer.Close(context.Background())
+
 	status := make(chan int, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodGet, base+"/api/space", nil)
@@ -113,8 +117,15 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		status <- resp.StatusCode
 	}()
 	require.Eventually(t, func() bool {
+		select {
+		case s := <-status:
+			t.Fatalf("the request ended (status %d) before it could be held in flight", s)
+		default:
+		}
+		// Not conn: inside its transaction pg_stat_activity would answer from a cached snapshot.
 		var waiting bool
-		_ = conn.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM space%')`).Scan(&waiting)
+		err := observer.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM space%')`).Scan(&waiting)
+		require.NoError(t, err)
 		return waiting
 	}, 10*time.Second, 10*time.Millisecond)
 
