@@ -49,6 +49,22 @@ func (m Meta) Normalized() Meta {
 	return m
 }
 
+// DecodeMeta reads the three jsonb map columns of a row.
+func DecodeMeta(labels, annotations, deleteGates []byte) (Meta, error) {
+	var m Meta
+	var err error
+	if m.Labels, err = store.DecodeJSON[map[string]string](labels); err != nil {
+		return m, err
+	}
+	if m.Annotations, err = store.DecodeJSON[map[string]string](annotations); err != nil {
+		return m, err
+	}
+	if m.DeleteGates, err = store.DecodeJSON[map[string]bool](deleteGates); err != nil {
+		return m, err
+	}
+	return m.Normalized(), nil
+}
+
 // Validate checks map keys: empty keys cannot be addressed by where expressions.
 func (m Meta) Validate() error {
 	var items []apierr.Item

@@ -51,17 +51,8 @@ func organizationFromRow(r *db.Organization) (Organization, error) {
 		OrganizationFields: OrganizationFields{Slug: r.Slug, DisplayName: r.DisplayName, EmailDomain: r.EmailDomain},
 	}
 	var err error
-	if o.Labels, err = store.DecodeJSON[map[string]string](r.Labels); err != nil {
-		return o, err
-	}
-	if o.Annotations, err = store.DecodeJSON[map[string]string](r.Annotations); err != nil {
-		return o, err
-	}
-	if o.DeleteGates, err = store.DecodeJSON[map[string]bool](r.DeleteGates); err != nil {
-		return o, err
-	}
-	o.Meta = o.Meta.Normalized()
-	return o, nil
+	o.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates)
+	return o, err
 }
 
 func (o Organization) changeEvent(c entity.Change) event.Event {

@@ -70,13 +70,7 @@ func fromRow(r *db.Space) (Space, error) {
 		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, ComponentID: r.ComponentID},
 	}
 	var err error
-	if s.Labels, err = store.DecodeJSON[map[string]string](r.Labels); err != nil {
-		return s, err
-	}
-	if s.Annotations, err = store.DecodeJSON[map[string]string](r.Annotations); err != nil {
-		return s, err
-	}
-	if s.DeleteGates, err = store.DecodeJSON[map[string]bool](r.DeleteGates); err != nil {
+	if s.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
 		return s, err
 	}
 	if s.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
