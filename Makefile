@@ -7,6 +7,7 @@ ENSURE_DB := .ci/ensure-db
 OAPI_CODEGEN := $(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 SQLC         := $(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc
 TEST_FLAGS   ?= -race -count=1 -timeout 20m
+FUZZTIME     ?= 30s
 
 .PHONY: run test build generate check-generated lint fuzz bench
 
@@ -28,6 +29,10 @@ generate:
 check-generated: generate
 	@git diff --exit-code -- gen/ || { echo "gen/ is stale: run 'make generate' and commit the result" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/ >&2; echo "gen/ has untracked generated files: run 'make generate' and commit them" >&2; exit 1; }
+
+# Fuzzes the where parser and compiler for FUZZTIME (the seed corpus also runs in every `make test`).
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzWhere$$' -fuzztime $(FUZZTIME) ./internal/listquery/
 
 lint:
 	$(GO) vet ./...

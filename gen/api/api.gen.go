@@ -245,6 +245,9 @@ type ExtendedOrganizationMember struct {
 type ExtendedSpace struct {
 	Error *ResponseError `json:"Error"`
 
+	// Organization The Space's Organization, with include=OrganizationID.
+	Organization *Organization `json:"Organization"`
+
 	// Space A container of Units, Targets and other entities. A Variant is a Space that names its Component in ComponentID.
 	Space Space `json:"Space"`
 }
@@ -383,6 +386,12 @@ type Space struct {
 	Version int64 `json:"Version"`
 }
 
+// SpaceCreateOrUpdateResponse One item of a bulk write. Space is the entity as written (null when the write failed); Error says why it failed.
+type SpaceCreateOrUpdateResponse struct {
+	Error *ResponseError `json:"Error"`
+	Space *Space         `json:"Space"`
+}
+
 // SpacePatch An RFC 7386 merge patch of a Space. Absent fields keep their value; null clears one. Read-only fields
 // (as a GET returned them) are accepted and ignored.
 type SpacePatch = json.RawMessage
@@ -417,14 +426,47 @@ type User struct {
 // AllowExists defines model for AllowExists.
 type AllowExists string
 
+// Contains defines model for Contains.
+type Contains = string
+
+// Continue defines model for Continue.
+type Continue = string
+
 // DryRun defines model for DryRun.
 type DryRun = bool
+
+// Filter defines model for Filter.
+type Filter = openapi_types.UUID
+
+// Include defines model for Include.
+type Include = string
+
+// IncludeHidden defines model for IncludeHidden.
+type IncludeHidden = string
+
+// Limit defines model for Limit.
+type Limit = int
+
+// Offset defines model for Offset.
+type Offset = int
+
+// OrderBy defines model for OrderBy.
+type OrderBy = string
 
 // OrganizationID defines model for OrganizationID.
 type OrganizationID = openapi_types.UUID
 
+// Select defines model for Select.
+type Select = string
+
 // SpaceID defines model for SpaceID.
 type SpaceID = openapi_types.UUID
+
+// View defines model for View.
+type View = openapi_types.UUID
+
+// Where defines model for Where.
+type Where = string
 
 // BadRequest The body of every error response.
 type BadRequest = StandardErrorResponse
@@ -465,6 +507,71 @@ type Unprocessable = StandardErrorResponse
 // UnsupportedMediaType The body of every error response.
 type UnsupportedMediaType = StandardErrorResponse
 
+// BulkDeleteSpacesParams defines parameters for BulkDeleteSpaces.
+type BulkDeleteSpacesParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkPatchSpacesParams defines parameters for BulkPatchSpaces.
+type BulkPatchSpacesParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListOrganizationsParams defines parameters for ListOrganizations.
+type ListOrganizationsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization whose columns are returned as ViewColumns.
+	View *View `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
 // CreateOrganizationParams defines parameters for CreateOrganization.
 type CreateOrganizationParams struct {
 	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
@@ -483,10 +590,46 @@ type DeleteOrganizationParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// GetOrganizationParams defines parameters for GetOrganization.
+type GetOrganizationParams struct {
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
 // UpdateOrganizationParams defines parameters for UpdateOrganization.
 type UpdateOrganizationParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListOrganizationMembersParams defines parameters for ListOrganizationMembers.
+type ListOrganizationMembersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// View A View of the caller's organization whose columns are returned as ViewColumns.
+	View *View `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
 }
 
 // CreateOrganizationMemberParams defines parameters for CreateOrganizationMember.
@@ -507,6 +650,46 @@ type DeleteOrganizationMemberParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// ListSpacesParams defines parameters for ListSpaces.
+type ListSpacesParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization whose columns are returned as ViewColumns.
+	View *View `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+
+	// Offset Deprecated, use continue. Skips this many entities; cannot be combined with continue, and pages read with it carry no Service-Continue.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
 // CreateSpaceParams defines parameters for CreateSpace.
 type CreateSpaceParams struct {
 	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
@@ -525,6 +708,16 @@ type DeleteSpaceParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// GetSpaceParams defines parameters for GetSpace.
+type GetSpaceParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
 // PatchSpaceParams defines parameters for PatchSpace.
 type PatchSpaceParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
@@ -536,6 +729,52 @@ type UpdateSpaceParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
+
+// ListUsersParams defines parameters for ListUsers.
+type ListUsersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization whose columns are returned as ViewColumns.
+	View *View `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// GetUserParams defines parameters for GetUser.
+type GetUserParams struct {
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// BulkPatchSpacesJSONRequestBody defines body for BulkPatchSpaces for application/json ContentType.
+type BulkPatchSpacesJSONRequestBody = SpacePatch
+
+// BulkPatchSpacesApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchSpaces for application/merge-patch+json ContentType.
+type BulkPatchSpacesApplicationMergePatchPlusJSONRequestBody = SpacePatch
 
 // CreateOrganizationJSONRequestBody defines body for CreateOrganization for application/json ContentType.
 type CreateOrganizationJSONRequestBody = Organization
@@ -560,6 +799,16 @@ type UpdateSpaceJSONRequestBody = Space
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// BulkDeleteSpaces Delete every Space the selection (where, filter, contains; at least one is required) picks. 200 when all
+	// were deleted; 207 when some failed (DeleteGates, entities still held, permission), each with its Error;
+	// when all failed with the same error, that error with its status.
+	// (DELETE /_space)
+	BulkDeleteSpaces(ctx echo.Context, params BulkDeleteSpacesParams) error
+	// BulkPatchSpaces Apply one merge patch to every Space the selection (where, filter, contains; at least one is required)
+	// picks. 200 when every Space was patched; 207 when some failed, each failed item carrying its Error; when
+	// all failed with the same error, that error with its status.
+	// (PATCH /_space)
+	BulkPatchSpaces(ctx echo.Context, params BulkPatchSpacesParams) error
 	// GetAPIDocs This OpenAPI document, as JSON.
 	// (GET /docs)
 	GetAPIDocs(ctx echo.Context) error
@@ -571,7 +820,7 @@ type ServerInterface interface {
 	GetMe(ctx echo.Context) error
 	// ListOrganizations List the caller's organization (the one its token names).
 	// (GET /organization)
-	ListOrganizations(ctx echo.Context) error
+	ListOrganizations(ctx echo.Context, params ListOrganizationsParams) error
 	// CreateOrganization Create an organization; the caller becomes its admin. Use a token for the new organization to work in it.
 	// (POST /organization)
 	CreateOrganization(ctx echo.Context, params CreateOrganizationParams) error
@@ -580,13 +829,13 @@ type ServerInterface interface {
 	DeleteOrganization(ctx echo.Context, organizationId OrganizationID, params DeleteOrganizationParams) error
 
 	// (GET /organization/{organization_id})
-	GetOrganization(ctx echo.Context, organizationId OrganizationID) error
+	GetOrganization(ctx echo.Context, organizationId OrganizationID, params GetOrganizationParams) error
 	// UpdateOrganization Replace the organization's settable fields. Version is required and must be the stored one. Needs the admin role.
 	// (PUT /organization/{organization_id})
 	UpdateOrganization(ctx echo.Context, organizationId OrganizationID, params UpdateOrganizationParams) error
 
 	// (GET /organization/{organization_id}/organization_member)
-	ListOrganizationMembers(ctx echo.Context, organizationId OrganizationID) error
+	ListOrganizationMembers(ctx echo.Context, organizationId OrganizationID, params ListOrganizationMembersParams) error
 	// CreateOrganizationMember Make a User a member. Name the User by UserID, or by Username (a User with that Username is created
 	// when none exists). OrgRole defaults to member. Needs the admin or manager role; only an admin grants admin.
 	// (POST /organization/{organization_id}/organization_member)
@@ -597,9 +846,9 @@ type ServerInterface interface {
 
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx echo.Context, organizationId OrganizationID, organizationMemberId openapi_types.UUID) error
-	// ListSpaces List the Spaces of the caller's organization that the caller may view, in SpaceID order.
+	// ListSpaces List the Spaces of the caller's organization that the caller may view (ordered by order_by, then SpaceID).
 	// (GET /space)
-	ListSpaces(ctx echo.Context) error
+	ListSpaces(ctx echo.Context, params ListSpacesParams) error
 	// CreateSpace Create a Space. Slug is unique in the organization (409 AlreadyExists).
 	// (POST /space)
 	CreateSpace(ctx echo.Context, params CreateSpaceParams) error
@@ -608,7 +857,7 @@ type ServerInterface interface {
 	DeleteSpace(ctx echo.Context, spaceId SpaceID, params DeleteSpaceParams) error
 
 	// (GET /space/{space_id})
-	GetSpace(ctx echo.Context, spaceId SpaceID) error
+	GetSpace(ctx echo.Context, spaceId SpaceID, params GetSpaceParams) error
 	// PatchSpace Change the Space by an RFC 7386 merge patch (null clears a field). Version is optional and checked when present.
 	// (PATCH /space/{space_id})
 	PatchSpace(ctx echo.Context, spaceId SpaceID, params PatchSpaceParams) error
@@ -617,15 +866,93 @@ type ServerInterface interface {
 	UpdateSpace(ctx echo.Context, spaceId SpaceID, params UpdateSpaceParams) error
 	// ListUsers The Users that are members of the caller's organization.
 	// (GET /user)
-	ListUsers(ctx echo.Context) error
+	ListUsers(ctx echo.Context, params ListUsersParams) error
 
 	// (GET /user/{user_id})
-	GetUser(ctx echo.Context, userId openapi_types.UUID) error
+	GetUser(ctx echo.Context, userId openapi_types.UUID, params GetUserParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// BulkDeleteSpaces converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkDeleteSpaces(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkDeleteSpacesParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkDeleteSpaces(ctx, params)
+	return err
+}
+
+// BulkPatchSpaces converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkPatchSpaces(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkPatchSpacesParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkPatchSpaces(ctx, params)
+	return err
 }
 
 // GetAPIDocs converts echo context to params.
@@ -659,8 +986,73 @@ func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) ListOrganizations(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListOrganizationsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListOrganizations(ctx)
+	err = w.Handler.ListOrganizations(ctx, params)
 	return err
 }
 
@@ -725,8 +1117,17 @@ func (w *ServerInterfaceWrapper) GetOrganization(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organization_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetOrganizationParams
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetOrganization(ctx, organizationId)
+	err = w.Handler.GetOrganization(ctx, organizationId, params)
 	return err
 }
 
@@ -766,8 +1167,66 @@ func (w *ServerInterfaceWrapper) ListOrganizationMembers(ctx echo.Context) error
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organization_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListOrganizationMembersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListOrganizationMembers(ctx, organizationId)
+	err = w.Handler.ListOrganizationMembers(ctx, organizationId, params)
 	return err
 }
 
@@ -864,8 +1323,87 @@ func (w *ServerInterfaceWrapper) GetOrganizationMember(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) ListSpaces(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSpacesParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "offset" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListSpaces(ctx)
+	err = w.Handler.ListSpaces(ctx, params)
 	return err
 }
 
@@ -930,8 +1468,24 @@ func (w *ServerInterfaceWrapper) GetSpace(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSpaceParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetSpace(ctx, spaceId)
+	err = w.Handler.GetSpace(ctx, spaceId, params)
 	return err
 }
 
@@ -989,8 +1543,73 @@ func (w *ServerInterfaceWrapper) UpdateSpace(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) ListUsers(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListUsersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListUsers(ctx)
+	err = w.Handler.ListUsers(ctx, params)
 	return err
 }
 
@@ -1005,8 +1624,17 @@ func (w *ServerInterfaceWrapper) GetUser(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetUserParams
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetUser(ctx, userId)
+	err = w.Handler.GetUser(ctx, userId, params)
 	return err
 }
 
@@ -1057,6 +1685,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.DELETE(options.BaseURL+"/_space", wrapper.BulkDeleteSpaces, options.OperationMiddlewares["BulkDeleteSpaces"]...)
+	router.PATCH(options.BaseURL+"/_space", wrapper.BulkPatchSpaces, options.OperationMiddlewares["BulkPatchSpaces"]...)
 	router.GET(options.BaseURL+"/docs", wrapper.GetAPIDocs, options.OperationMiddlewares["GetAPIDocs"]...)
 	router.GET(options.BaseURL+"/info", wrapper.ApiInfo, options.OperationMiddlewares["apiInfo"]...)
 	router.GET(options.BaseURL+"/me", wrapper.GetMe, options.OperationMiddlewares["GetMe"]...)
@@ -1222,6 +1852,589 @@ type UnsupportedMediaTypeJSONResponse struct {
 	Body StandardErrorResponse
 
 	Headers UnsupportedMediaTypeResponseHeaders
+}
+
+type BulkDeleteSpacesRequestObject struct {
+	Params BulkDeleteSpacesParams
+}
+
+type BulkDeleteSpacesResponseObject interface {
+	VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error
+}
+
+type BulkDeleteSpaces200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteSpaces200JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteSpaces200ResponseHeaders
+}
+
+func (response BulkDeleteSpaces200JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteSpaces207JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteSpaces207ResponseHeaders
+}
+
+func (response BulkDeleteSpaces207JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkDeleteSpaces400JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkDeleteSpaces401JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkDeleteSpaces403JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkDeleteSpaces404JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkDeleteSpaces409JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkDeleteSpaces422JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkDeleteSpaces429JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkDeleteSpaces500JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkDeleteSpaces503JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpaces504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkDeleteSpaces504JSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteSpacesdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkDeleteSpacesdefaultJSONResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpacesRequestObject struct {
+	Params                            BulkPatchSpacesParams
+	JSONBody                          *BulkPatchSpacesJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkPatchSpacesApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkPatchSpacesResponseObject interface {
+	VisitBulkPatchSpacesResponse(w http.ResponseWriter) error
+}
+
+type BulkPatchSpaces200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchSpaces200JSONResponse struct {
+	Body    []SpaceCreateOrUpdateResponse
+	Headers BulkPatchSpaces200ResponseHeaders
+}
+
+func (response BulkPatchSpaces200JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchSpaces207JSONResponse struct {
+	Body    []SpaceCreateOrUpdateResponse
+	Headers BulkPatchSpaces207ResponseHeaders
+}
+
+func (response BulkPatchSpaces207JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkPatchSpaces400JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkPatchSpaces401JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkPatchSpaces403JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkPatchSpaces404JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkPatchSpaces409JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkPatchSpaces413JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkPatchSpaces415JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkPatchSpaces429JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkPatchSpaces500JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkPatchSpaces503JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpaces504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkPatchSpaces504JSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchSpacesdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkPatchSpacesdefaultJSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type GetAPIDocsRequestObject struct {
@@ -1788,6 +3001,7 @@ func (response GetMedefaultJSONResponse) VisitGetMeResponse(w http.ResponseWrite
 }
 
 type ListOrganizationsRequestObject struct {
+	Params ListOrganizationsParams
 }
 
 type ListOrganizationsResponseObject interface {
@@ -1795,9 +3009,10 @@ type ListOrganizationsResponseObject interface {
 }
 
 type ListOrganizations200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
 }
 
 type ListOrganizations200JSONResponse struct {
@@ -1813,6 +3028,9 @@ func (response ListOrganizations200JSONResponse) VisitListOrganizationsResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
 	if response.Headers.Warning != nil {
 		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
 	}
@@ -2529,6 +3747,7 @@ func (response DeleteOrganizationdefaultJSONResponse) VisitDeleteOrganizationRes
 
 type GetOrganizationRequestObject struct {
 	OrganizationId OrganizationID `json:"organization_id"`
+	Params         GetOrganizationParams
 }
 
 type GetOrganizationResponseObject interface {
@@ -3018,6 +4237,7 @@ func (response UpdateOrganizationdefaultJSONResponse) VisitUpdateOrganizationRes
 
 type ListOrganizationMembersRequestObject struct {
 	OrganizationId OrganizationID `json:"organization_id"`
+	Params         ListOrganizationMembersParams
 }
 
 type ListOrganizationMembersResponseObject interface {
@@ -3025,9 +4245,10 @@ type ListOrganizationMembersResponseObject interface {
 }
 
 type ListOrganizationMembers200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
 }
 
 type ListOrganizationMembers200JSONResponse struct {
@@ -3043,6 +4264,9 @@ func (response ListOrganizationMembers200JSONResponse) VisitListOrganizationMemb
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
 	if response.Headers.Warning != nil {
 		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
 	}
@@ -3975,6 +5199,7 @@ func (response GetOrganizationMemberdefaultJSONResponse) VisitGetOrganizationMem
 }
 
 type ListSpacesRequestObject struct {
+	Params ListSpacesParams
 }
 
 type ListSpacesResponseObject interface {
@@ -3982,9 +5207,10 @@ type ListSpacesResponseObject interface {
 }
 
 type ListSpaces200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
 }
 
 type ListSpaces200JSONResponse struct {
@@ -4000,6 +5226,9 @@ func (response ListSpaces200JSONResponse) VisitListSpacesResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
 	if response.Headers.Warning != nil {
 		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
 	}
@@ -4716,6 +5945,7 @@ func (response DeleteSpacedefaultJSONResponse) VisitDeleteSpaceResponse(w http.R
 
 type GetSpaceRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
+	Params  GetSpaceParams
 }
 
 type GetSpaceResponseObject interface {
@@ -5480,6 +6710,7 @@ func (response UpdateSpacedefaultJSONResponse) VisitUpdateSpaceResponse(w http.R
 }
 
 type ListUsersRequestObject struct {
+	Params ListUsersParams
 }
 
 type ListUsersResponseObject interface {
@@ -5487,9 +6718,10 @@ type ListUsersResponseObject interface {
 }
 
 type ListUsers200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
 }
 
 type ListUsers200JSONResponse struct {
@@ -5505,6 +6737,9 @@ func (response ListUsers200JSONResponse) VisitListUsersResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
 	if response.Headers.Warning != nil {
 		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
 	}
@@ -5694,6 +6929,7 @@ func (response ListUsersdefaultJSONResponse) VisitListUsersResponse(w http.Respo
 
 type GetUserRequestObject struct {
 	UserId openapi_types.UUID `json:"user_id"`
+	Params GetUserParams
 }
 
 type GetUserResponseObject interface {
@@ -5908,6 +7144,16 @@ func (response GetUserdefaultJSONResponse) VisitGetUserResponse(w http.ResponseW
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// BulkDeleteSpaces Delete every Space the selection (where, filter, contains; at least one is required) picks. 200 when all
+	// were deleted; 207 when some failed (DeleteGates, entities still held, permission), each with its Error;
+	// when all failed with the same error, that error with its status.
+	// (DELETE /_space)
+	BulkDeleteSpaces(ctx context.Context, request BulkDeleteSpacesRequestObject) (BulkDeleteSpacesResponseObject, error)
+	// BulkPatchSpaces Apply one merge patch to every Space the selection (where, filter, contains; at least one is required)
+	// picks. 200 when every Space was patched; 207 when some failed, each failed item carrying its Error; when
+	// all failed with the same error, that error with its status.
+	// (PATCH /_space)
+	BulkPatchSpaces(ctx context.Context, request BulkPatchSpacesRequestObject) (BulkPatchSpacesResponseObject, error)
 	// GetAPIDocs This OpenAPI document, as JSON.
 	// (GET /docs)
 	GetAPIDocs(ctx context.Context, request GetAPIDocsRequestObject) (GetAPIDocsResponseObject, error)
@@ -5945,7 +7191,7 @@ type StrictServerInterface interface {
 
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx context.Context, request GetOrganizationMemberRequestObject) (GetOrganizationMemberResponseObject, error)
-	// ListSpaces List the Spaces of the caller's organization that the caller may view, in SpaceID order.
+	// ListSpaces List the Spaces of the caller's organization that the caller may view (ordered by order_by, then SpaceID).
 	// (GET /space)
 	ListSpaces(ctx context.Context, request ListSpacesRequestObject) (ListSpacesResponseObject, error)
 	// CreateSpace Create a Space. Slug is unique in the organization (409 AlreadyExists).
@@ -5981,6 +7227,106 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// BulkDeleteSpaces operation middleware
+func (sh *strictHandler) BulkDeleteSpaces(ctx echo.Context, params BulkDeleteSpacesParams) error {
+	var request BulkDeleteSpacesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkDeleteSpaces(ctx.Request().Context(), request.(BulkDeleteSpacesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkDeleteSpaces")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkDeleteSpacesResponseObject); ok {
+		return validResponse.VisitBulkDeleteSpacesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkPatchSpaces operation middleware
+func (sh *strictHandler) BulkPatchSpaces(ctx echo.Context, params BulkPatchSpacesParams) error {
+	var request BulkPatchSpacesRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkPatchSpacesJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkPatchSpacesApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkPatchSpaces(ctx.Request().Context(), request.(BulkPatchSpacesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkPatchSpaces")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkPatchSpacesResponseObject); ok {
+		return validResponse.VisitBulkPatchSpacesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // GetAPIDocs operation middleware
@@ -6053,8 +7399,10 @@ func (sh *strictHandler) GetMe(ctx echo.Context) error {
 }
 
 // ListOrganizations operation middleware
-func (sh *strictHandler) ListOrganizations(ctx echo.Context) error {
+func (sh *strictHandler) ListOrganizations(ctx echo.Context, params ListOrganizationsParams) error {
 	var request ListOrganizationsRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListOrganizations(ctx.Request().Context(), request.(ListOrganizationsRequestObject))
@@ -6150,10 +7498,11 @@ func (sh *strictHandler) DeleteOrganization(ctx echo.Context, organizationId Org
 }
 
 // GetOrganization operation middleware
-func (sh *strictHandler) GetOrganization(ctx echo.Context, organizationId OrganizationID) error {
+func (sh *strictHandler) GetOrganization(ctx echo.Context, organizationId OrganizationID, params GetOrganizationParams) error {
 	var request GetOrganizationRequestObject
 
 	request.OrganizationId = organizationId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetOrganization(ctx.Request().Context(), request.(GetOrganizationRequestObject))
@@ -6224,10 +7573,11 @@ func (sh *strictHandler) UpdateOrganization(ctx echo.Context, organizationId Org
 }
 
 // ListOrganizationMembers operation middleware
-func (sh *strictHandler) ListOrganizationMembers(ctx echo.Context, organizationId OrganizationID) error {
+func (sh *strictHandler) ListOrganizationMembers(ctx echo.Context, organizationId OrganizationID, params ListOrganizationMembersParams) error {
 	var request ListOrganizationMembersRequestObject
 
 	request.OrganizationId = organizationId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListOrganizationMembers(ctx.Request().Context(), request.(ListOrganizationMembersRequestObject))
@@ -6351,8 +7701,10 @@ func (sh *strictHandler) GetOrganizationMember(ctx echo.Context, organizationId 
 }
 
 // ListSpaces operation middleware
-func (sh *strictHandler) ListSpaces(ctx echo.Context) error {
+func (sh *strictHandler) ListSpaces(ctx echo.Context, params ListSpacesParams) error {
 	var request ListSpacesRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListSpaces(ctx.Request().Context(), request.(ListSpacesRequestObject))
@@ -6448,10 +7800,11 @@ func (sh *strictHandler) DeleteSpace(ctx echo.Context, spaceId SpaceID, params D
 }
 
 // GetSpace operation middleware
-func (sh *strictHandler) GetSpace(ctx echo.Context, spaceId SpaceID) error {
+func (sh *strictHandler) GetSpace(ctx echo.Context, spaceId SpaceID, params GetSpaceParams) error {
 	var request GetSpaceRequestObject
 
 	request.SpaceId = spaceId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetSpace(ctx.Request().Context(), request.(GetSpaceRequestObject))
@@ -6598,8 +7951,10 @@ func (sh *strictHandler) UpdateSpace(ctx echo.Context, spaceId SpaceID, params U
 }
 
 // ListUsers operation middleware
-func (sh *strictHandler) ListUsers(ctx echo.Context) error {
+func (sh *strictHandler) ListUsers(ctx echo.Context, params ListUsersParams) error {
 	var request ListUsersRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListUsers(ctx.Request().Context(), request.(ListUsersRequestObject))
@@ -6621,10 +7976,11 @@ func (sh *strictHandler) ListUsers(ctx echo.Context) error {
 }
 
 // GetUser operation middleware
-func (sh *strictHandler) GetUser(ctx echo.Context, userId openapi_types.UUID) error {
+func (sh *strictHandler) GetUser(ctx echo.Context, userId openapi_types.UUID, params GetUserParams) error {
 	var request GetUserRequestObject
 
 	request.UserId = userId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetUser(ctx.Request().Context(), request.(GetUserRequestObject))

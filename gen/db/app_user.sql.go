@@ -12,7 +12,7 @@ import (
 )
 
 const userGetByID = `-- name: UserGetByID :one
-SELECT user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at FROM app_user WHERE user_id = $1
+SELECT user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at, group_ids FROM app_user WHERE user_id = $1
 `
 
 func (q *Queries) UserGetByID(ctx context.Context, userID uuid.UUID) (*User, error) {
@@ -29,12 +29,13 @@ func (q *Queries) UserGetByID(ctx context.Context, userID uuid.UUID) (*User, err
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.GroupIDs,
 	)
 	return &i, err
 }
 
 const userGetByUsername = `-- name: UserGetByUsername :one
-SELECT user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at FROM app_user WHERE username = $1
+SELECT user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at, group_ids FROM app_user WHERE username = $1
 `
 
 func (q *Queries) UserGetByUsername(ctx context.Context, username string) (*User, error) {
@@ -51,6 +52,7 @@ func (q *Queries) UserGetByUsername(ctx context.Context, username string) (*User
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.GroupIDs,
 	)
 	return &i, err
 }
@@ -58,7 +60,7 @@ func (q *Queries) UserGetByUsername(ctx context.Context, username string) (*User
 const userInsert = `-- name: UserInsert :one
 INSERT INTO app_user (user_id, username, slug, display_name, external_id)
 VALUES ($1, $2, $3, $4, $5)
-RETURNING user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at
+RETURNING user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at, group_ids
 `
 
 type UserInsertParams struct {
@@ -89,6 +91,7 @@ func (q *Queries) UserInsert(ctx context.Context, arg UserInsertParams) (*User, 
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.GroupIDs,
 	)
 	return &i, err
 }

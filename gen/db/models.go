@@ -11,6 +11,12 @@ import (
 	"github.com/google/uuid"
 )
 
+type InstanceSecret struct {
+	Name      string    `db:"name"`
+	Secret    []byte    `db:"secret"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
 type Organization struct {
 	OrganizationID uuid.UUID       `db:"organization_id"`
 	Slug           string          `db:"slug"`
@@ -55,17 +61,19 @@ type Space struct {
 	Version        int64           `db:"version"`
 	CreatedAt      time.Time       `db:"created_at"`
 	UpdatedAt      time.Time       `db:"updated_at"`
+	SearchText     *string         `db:"search_text"`
 }
 
 type User struct {
-	UserID            uuid.UUID `db:"user_id"`
-	Username          string    `db:"username"`
-	Slug              string    `db:"slug"`
-	DisplayName       string    `db:"display_name"`
-	ExternalID        string    `db:"external_id"`
-	ProfilePictureURL string    `db:"profile_picture_url"`
-	HiddenReason      string    `db:"hidden_reason"`
-	Version           int64     `db:"version"`
-	CreatedAt         time.Time `db:"created_at"`
-	UpdatedAt         time.Time `db:"updated_at"`
+	UserID            uuid.UUID   `db:"user_id"`
+	Username          string      `db:"username"`
+	Slug              string      `db:"slug"`
+	DisplayName       string      `db:"display_name"`
+	ExternalID        string      `db:"external_id"`
+	ProfilePictureURL string      `db:"profile_picture_url"`
+	HiddenReason      string      `db:"hidden_reason"`
+	Version           int64       `db:"version"`
+	CreatedAt         time.Time   `db:"created_at"`
+	UpdatedAt         time.Time   `db:"updated_at"`
+	GroupIDs          []uuid.UUID `db:"group_ids"`
 }

@@ -30,7 +30,7 @@ func (q *Queries) SpaceDelete(ctx context.Context, arg SpaceDeleteParams) (int64
 }
 
 const spaceGetByID = `-- name: SpaceGetByID :one
-SELECT space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at FROM space WHERE organization_id = $1 AND space_id = $2
+SELECT space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at, search_text FROM space WHERE organization_id = $1 AND space_id = $2
 `
 
 type SpaceGetByIDParams struct {
@@ -55,12 +55,13 @@ func (q *Queries) SpaceGetByID(ctx context.Context, arg SpaceGetByIDParams) (*Sp
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return &i, err
 }
 
 const spaceGetBySlug = `-- name: SpaceGetBySlug :one
-SELECT space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at FROM space WHERE organization_id = $1 AND slug = $2
+SELECT space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at, search_text FROM space WHERE organization_id = $1 AND slug = $2
 `
 
 type SpaceGetBySlugParams struct {
@@ -85,6 +86,7 @@ func (q *Queries) SpaceGetBySlug(ctx context.Context, arg SpaceGetBySlugParams) 
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return &i, err
 }
@@ -94,7 +96,7 @@ INSERT INTO space (space_id, organization_id, slug, display_name, labels, annota
                    permissions, component_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
         $8, $9)
-RETURNING space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at
+RETURNING space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at, search_text
 `
 
 type SpaceInsertParams struct {
@@ -136,6 +138,7 @@ func (q *Queries) SpaceInsert(ctx context.Context, arg SpaceInsertParams) (*Spac
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return &i, err
 }
@@ -146,7 +149,7 @@ SET slug = $1, display_name = $2, labels = $3, annotations = $4,
     delete_gates = $5, permissions = $6, component_id = $7,
     version = version + 1, updated_at = now()
 WHERE organization_id = $8 AND space_id = $9 AND version = $10
-RETURNING space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at
+RETURNING space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at, search_text
 `
 
 type SpaceUpdateParams struct {
@@ -190,6 +193,7 @@ func (q *Queries) SpaceUpdate(ctx context.Context, arg SpaceUpdateParams) (*Spac
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return &i, err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
@@ -56,12 +57,18 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		st.Close()
 		return nil, fmt.Errorf("loading signing keys: %w", err)
 	}
+	tokenKey, err := st.Secret(ctx, "continue-token")
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	tokens := listquery.NewTokenCodec(tokenKey)
 	return &App{
 		Store:  st,
 		Keys:   keys,
 		Issuer: &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
-		Orgs:   &org.Service{Store: st},
-		Spaces: &space.Service{Store: st},
+		Orgs:   &org.Service{Store: st, Tokens: tokens},
+		Spaces: &space.Service{Store: st, Tokens: tokens},
 	}, nil
 }
 

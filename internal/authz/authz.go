@@ -80,8 +80,10 @@ func Check(ctx context.Context, perm Permission, t Target) error {
 	if Allowed(p, perm, t) {
 		return nil
 	}
-	return apierr.Forbidden("your role %q does not allow %s on %s %s and no Permissions grant it to you",
-		p.Role, perm, t.EntityType, t.ID).WithEntity(t.EntityType, t.ID, "")
+	// The message names no entity (ErrorMetadata does), so a bulk operation refused for every item
+	// reports one shared error.
+	return apierr.Forbidden("your role %q does not allow %s on this %s, and no Permissions grant it to you",
+		p.Role, perm, t.EntityType).WithEntity(t.EntityType, t.ID, "")
 }
 
 // Caller returns the request's Principal; handlers run only after authentication, so its absence is a bug.

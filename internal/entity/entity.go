@@ -119,7 +119,7 @@ func CheckDeleteGates(entityType string, id uuid.UUID, slug string, gates map[st
 	for i, n := range names {
 		items[i] = apierr.Item{Item: "DeleteGates." + n, Description: "remove this gate to allow deletion"}
 	}
-	e := apierr.Conflict("%s %s has DeleteGates and cannot be deleted", entityType, slug).WithEntity(entityType, id.String(), slug)
+	e := apierr.Conflict("the %s has DeleteGates and cannot be deleted; remove them first", entityType).WithEntity(entityType, id.String(), slug)
 	e.Items = items
 	return e
 }

@@ -48,6 +48,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		holder := &authResult{}
 		ctx := context.WithValue(req.Context(), authResultKey{}, holder)
+		ctx = context.WithValue(ctx, requestPathKey{}, req.URL.Path)
 		input := &openapi3filter.RequestValidationInput{
 			Request:    req.WithContext(ctx),
 			PathParams: params,
@@ -60,9 +61,11 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		if err := openapi3filter.ValidateRequest(ctx, input); err != nil {
 			return validationError(err)
 		}
+		req = req.WithContext(ctx)
 		if body != nil {
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}
+		c.SetRequest(req)
 		if holder.principal != nil {
 			release, ok := s.limiter.acquire(holder.principal.OrganizationID.String() + "/" + holder.principal.UserID.String())
 			if !ok {

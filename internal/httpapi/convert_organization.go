@@ -36,7 +36,7 @@ func memberToAPI(m org.Member) api.OrganizationMember {
 func userToAPI(u org.User) api.User {
 	return api.User{
 		UserID: u.ID, Slug: u.Slug, Username: u.Username, DisplayName: u.DisplayName, ExternalID: u.ExternalID,
-		ProfilePictureURL: u.ProfilePictureURL, GroupIDs: []uuid.UUID{}, HiddenReason: u.HiddenReason,
+		ProfilePictureURL: u.ProfilePictureURL, GroupIDs: append([]uuid.UUID{}, u.GroupIDs...), HiddenReason: u.HiddenReason,
 		EntityType: org.UserType, CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC(), Version: u.Version,
 	}
 }

@@ -1,9 +1,14 @@
 package httpapi
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
 )
 
 // handlers implements the generated strict-server interface. Each method converts the API request to
@@ -20,6 +25,37 @@ func flag(p *bool) bool { return p != nil && *p }
 
 func deleted(entityType string) api.DeleteResponse {
 	return api.DeleteResponse{Error: nil, Message: entityType + " deleted"}
+}
+
+// bulkDeleted is one item of a bulk delete: the entity deleted, or why not.
+func bulkDeleted(entityType string, ref entity.Ref, err *apierr.Error) api.DeleteResponse {
+	if err != nil {
+		re := responseError(err)
+		return api.DeleteResponse{Error: &re}
+	}
+	return api.DeleteResponse{Message: fmt.Sprintf("%s %s (%s) deleted", entityType, ref.Slug, ref.ID)}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// includedOrganization loads the caller's Organization when include names OrganizationID (every entity of
+// a list shares it, so one read serves the page).
+func (h *handlers) includedOrganization(ctx context.Context, includes map[string]bool) (*api.Organization, error) {
+	if !includes["OrganizationID"] {
+		return nil, nil
+	}
+	o, err := h.s.deps.Orgs.GetOrganization(ctx, authz.Caller(ctx).OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	out := organizationToAPI(o)
+	return &out, nil
 }
 
 // rawJSON writes a pre-encoded JSON document (the API document itself).

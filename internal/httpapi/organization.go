@@ -5,27 +5,32 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/org"
 )
 
-func (h *handlers) ListOrganizations(ctx context.Context, _ api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
-	orgs, err := h.s.deps.Orgs.ListOrganizations(ctx)
+func (h *handlers) ListOrganizations(ctx context.Context, r api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
+	page, err := h.s.deps.Orgs.ListOrganizations(ctx, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.ExtendedOrganization, len(orgs))
-	for i, o := range orgs {
+	out := make([]api.ExtendedOrganization, len(page.Items))
+	for i, o := range page.Items {
 		out[i] = api.ExtendedOrganization{Organization: organizationToAPI(o)}
 	}
-	return api.ListOrganizations200JSONResponse{Body: out}, nil
+	return newPage(out, org.OrganizationType, page.Fields, page.Continue), nil
 }
 
 func (h *handlers) GetOrganization(ctx context.Context, r api.GetOrganizationRequestObject) (api.GetOrganizationResponseObject, error) {
+	fields, err := listquery.SelectFields(org.OrganizationList, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
 	o, err := h.s.deps.Orgs.GetOrganization(ctx, r.OrganizationId)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetOrganization200JSONResponse{Body: api.ExtendedOrganization{Organization: organizationToAPI(o)}}, nil
+	return itemResponse{item: api.ExtendedOrganization{Organization: organizationToAPI(o)}, entityField: org.OrganizationType, fields: fields}, nil
 }
 
 func (h *handlers) CreateOrganization(ctx context.Context, r api.CreateOrganizationRequestObject) (api.CreateOrganizationResponseObject, error) {
@@ -53,15 +58,15 @@ func (h *handlers) DeleteOrganization(ctx context.Context, r api.DeleteOrganizat
 }
 
 func (h *handlers) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
-	ms, err := h.s.deps.Orgs.ListMembers(ctx, r.OrganizationId)
+	page, err := h.s.deps.Orgs.ListMembers(ctx, r.OrganizationId, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.ExtendedOrganizationMember, len(ms))
-	for i, m := range ms {
+	out := make([]api.ExtendedOrganizationMember, len(page.Items))
+	for i, m := range page.Items {
 		out[i] = api.ExtendedOrganizationMember{OrganizationMember: memberToAPI(m)}
 	}
-	return api.ListOrganizationMembers200JSONResponse{Body: out}, nil
+	return newPage(out, org.MemberType, page.Fields, page.Continue), nil
 }
 
 func (h *handlers) GetOrganizationMember(ctx context.Context, r api.GetOrganizationMemberRequestObject) (api.GetOrganizationMemberResponseObject, error) {
@@ -89,22 +94,26 @@ func (h *handlers) DeleteOrganizationMember(ctx context.Context, r api.DeleteOrg
 	return api.DeleteOrganizationMember200JSONResponse{Body: deleted(org.MemberType)}, nil
 }
 
-func (h *handlers) ListUsers(ctx context.Context, _ api.ListUsersRequestObject) (api.ListUsersResponseObject, error) {
-	users, err := h.s.deps.Orgs.ListUsers(ctx)
+func (h *handlers) ListUsers(ctx context.Context, r api.ListUsersRequestObject) (api.ListUsersResponseObject, error) {
+	page, err := h.s.deps.Orgs.ListUsers(ctx, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.ExtendedUser, len(users))
-	for i, u := range users {
+	out := make([]api.ExtendedUser, len(page.Items))
+	for i, u := range page.Items {
 		out[i] = api.ExtendedUser{User: userToAPI(u)}
 	}
-	return api.ListUsers200JSONResponse{Body: out}, nil
+	return newPage(out, org.UserType, page.Fields, page.Continue), nil
 }
 
 func (h *handlers) GetUser(ctx context.Context, r api.GetUserRequestObject) (api.GetUserResponseObject, error) {
+	fields, err := listquery.SelectFields(org.UserList, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
 	u, err := h.s.deps.Orgs.GetUser(ctx, r.UserId)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetUser200JSONResponse{Body: api.ExtendedUser{User: userToAPI(u)}}, nil
+	return itemResponse{item: api.ExtendedUser{User: userToAPI(u)}, entityField: org.UserType, fields: fields}, nil
 }

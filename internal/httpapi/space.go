@@ -2,29 +2,109 @@ package httpapi
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 )
 
-func (h *handlers) ListSpaces(ctx context.Context, _ api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
-	spaces, err := h.s.deps.Spaces.List(ctx)
+func (h *handlers) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
+	page, err := h.s.deps.Spaces.List(ctx, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.ExtendedSpace, len(spaces))
-	for i, sp := range spaces {
-		out[i] = api.ExtendedSpace{Space: spaceToAPI(sp)}
+	orgs, err := h.includedOrganization(ctx, page.Includes)
+	if err != nil {
+		return nil, err
 	}
-	return api.ListSpaces200JSONResponse{Body: out}, nil
+	out := make([]api.ExtendedSpace, len(page.Items))
+	for i, sp := range page.Items {
+		out[i] = api.ExtendedSpace{Space: spaceToAPI(sp), Organization: orgs}
+	}
+	return newPage(out, space.EntityType, page.Fields, page.Continue), nil
 }
 
 func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (api.GetSpaceResponseObject, error) {
+	fields, err := listquery.SelectFields(space.ListEntity, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
+	includes, err := listquery.ParseIncludes(space.ListEntity, deref(r.Params.Include))
+	if err != nil {
+		return nil, err
+	}
 	sp, err := h.s.deps.Spaces.Get(ctx, r.SpaceId)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetSpace200JSONResponse{Body: api.ExtendedSpace{Space: spaceToAPI(sp)}}, nil
+	orgs, err := h.includedOrganization(ctx, includes)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: api.ExtendedSpace{Space: spaceToAPI(sp), Organization: orgs}, entityField: space.EntityType, fields: fields}, nil
+}
+
+func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesRequestObject) (api.BulkPatchSpacesResponseObject, error) {
+	sel := listParams(r.Params)
+	if err := entity.RequireSelection(sel); err != nil {
+		return nil, err
+	}
+	patch := r.JSONBody
+	if patch == nil {
+		patch = r.ApplicationMergePatchPlusJSONBody
+	}
+	items, err := h.s.deps.Spaces.BulkPatch(ctx, requestPath(ctx), sel, *patch, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.SpaceCreateOrUpdateResponse, len(items))
+	errs := make([]*apierr.Error, len(items))
+	for i, it := range items {
+		errs[i] = it.Err
+		if it.Err != nil {
+			re := responseError(it.Err)
+			out[i] = api.SpaceCreateOrUpdateResponse{Error: &re}
+			continue
+		}
+		sp := spaceToAPI(it.Value)
+		out[i] = api.SpaceCreateOrUpdateResponse{Space: &sp}
+	}
+	status, err := bulkStatus(errs)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusMultiStatus {
+		return api.BulkPatchSpaces207JSONResponse{Body: out}, nil
+	}
+	return api.BulkPatchSpaces200JSONResponse{Body: out}, nil
+}
+
+func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesRequestObject) (api.BulkDeleteSpacesResponseObject, error) {
+	sel := listParams(r.Params)
+	if err := entity.RequireSelection(sel); err != nil {
+		return nil, err
+	}
+	items, err := h.s.deps.Spaces.BulkDelete(ctx, requestPath(ctx), sel, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.DeleteResponse, len(items))
+	errs := make([]*apierr.Error, len(items))
+	for i, it := range items {
+		errs[i] = it.Err
+		out[i] = bulkDeleted(space.EntityType, it.Ref, it.Err)
+	}
+	status, err := bulkStatus(errs)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusMultiStatus {
+		return api.BulkDeleteSpaces207JSONResponse{Body: out}, nil
+	}
+	return api.BulkDeleteSpaces200JSONResponse{Body: out}, nil
 }
 
 func (h *handlers) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObject) (api.CreateSpaceResponseObject, error) {

@@ -54,6 +54,7 @@ type User struct {
 	DisplayName       string
 	ExternalID        string
 	ProfilePictureURL string
+	GroupIDs          []uuid.UUID
 	HiddenReason      string
 	Version           int64
 	CreatedAt         time.Time
@@ -71,22 +72,9 @@ func memberFromRow(r *db.OrganizationMemberGetRow) Member {
 func userFromRow(r *db.User) User {
 	return User{
 		ID: r.UserID, Username: r.Username, Slug: r.Slug, DisplayName: r.DisplayName, ExternalID: r.ExternalID,
-		ProfilePictureURL: r.ProfilePictureURL, HiddenReason: r.HiddenReason, Version: r.Version,
+		ProfilePictureURL: r.ProfilePictureURL, GroupIDs: r.GroupIDs, HiddenReason: r.HiddenReason, Version: r.Version,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
-}
-
-var memberList = &listquery.Entity{
-	Name: MemberType,
-	From: "organization_member m JOIN app_user u USING (user_id)",
-	Columns: "m.organization_id, m.user_id, m.org_role, m.external_organization_id, " +
-		"u.username, u.slug, u.display_name, u.external_id, u.profile_picture_url",
-	IDColumn: "m.user_id", OrgColumn: "m.organization_id",
-}
-
-var userList = &listquery.Entity{
-	Name: UserType, From: "app_user u JOIN organization_member m USING (user_id)", Columns: "u.*",
-	IDColumn: "u.user_id", OrgColumn: "m.organization_id",
 }
 
 func loadMember(ctx context.Context, q *db.Queries, orgID, userID uuid.UUID) (Member, error) {
@@ -112,24 +100,18 @@ func (s *Service) Me(ctx context.Context) (Member, error) {
 	return m, nil
 }
 
-// ListMembers returns the members of the caller's organization.
-func (s *Service) ListMembers(ctx context.Context, orgID uuid.UUID) ([]Member, error) {
+// ListMembers returns a page of the members of the caller's organization.
+func (s *Service) ListMembers(ctx context.Context, orgID uuid.UUID, path string, params listquery.Params) (listquery.Page[Member], error) {
 	p, err := ownOrganization(ctx, orgID)
 	if err != nil {
-		return nil, err
+		return listquery.Page[Member]{}, err
 	}
 	if err := authz.Check(ctx, authz.View, authz.OrganizationTarget(orgID)); err != nil {
-		return nil, err
+		return listquery.Page[Member]{}, err
 	}
-	rows, err := listquery.Run[db.OrganizationMemberGetRow](ctx, s.Store.Pool, listquery.Query{Entity: memberList, OrganizationID: p.OrganizationID})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Member, len(rows))
-	for i := range rows {
-		out[i] = memberFromRow(&rows[i])
-	}
-	return out, nil
+	page, err := listquery.Run[db.OrganizationMemberGetRow](ctx, s.Store.Pool, s.Tokens,
+		listquery.Query{Entity: MemberList, OrganizationID: p.OrganizationID, Path: path, Params: params})
+	return mapPage(page, err, func(r *db.OrganizationMemberGetRow) (Member, error) { return memberFromRow(r), nil })
 }
 
 // GetMember returns one member of the caller's organization.
@@ -312,18 +294,12 @@ func (s *Service) DeleteMember(ctx context.Context, orgID, userID uuid.UUID, dry
 	})
 }
 
-// ListUsers returns the Users that are members of the caller's organization.
-func (s *Service) ListUsers(ctx context.Context) ([]User, error) {
+// ListUsers returns a page of the Users that are members of the caller's organization.
+func (s *Service) ListUsers(ctx context.Context, path string, params listquery.Params) (listquery.Page[User], error) {
 	p := authz.Caller(ctx)
-	rows, err := listquery.Run[db.User](ctx, s.Store.Pool, listquery.Query{Entity: userList, OrganizationID: p.OrganizationID})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]User, len(rows))
-	for i := range rows {
-		out[i] = userFromRow(&rows[i])
-	}
-	return out, nil
+	page, err := listquery.Run[db.User](ctx, s.Store.Pool, s.Tokens,
+		listquery.Query{Entity: UserList, OrganizationID: p.OrganizationID, Path: path, Params: params})
+	return mapPage(page, err, func(r *db.User) (User, error) { return userFromRow(r), nil })
 }
 
 // GetUser returns a User that is a member of the caller's organization; any other is NotFound.

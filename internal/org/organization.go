@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -61,7 +62,8 @@ func (o Organization) changeEvent(c entity.Change) event.Event {
 
 // Service carries out Organization, OrganizationMember and User operations.
 type Service struct {
-	Store *store.Store
+	Store  *store.Store
+	Tokens *listquery.TokenCodec
 }
 
 // WriteOptions are the query parameters every write takes.
@@ -90,14 +92,21 @@ func loadOrganization(ctx context.Context, q *db.Queries, id uuid.UUID) (Organiz
 	return organizationFromRow(row)
 }
 
-// ListOrganizations returns the caller's organization: a token names exactly one.
-func (s *Service) ListOrganizations(ctx context.Context) ([]Organization, error) {
+// ListOrganizations lists the caller's organization (a token names exactly one), through the same list
+// path as every family, so where, select and the rest apply.
+func (s *Service) ListOrganizations(ctx context.Context, path string, params listquery.Params) (listquery.Page[Organization], error) {
 	p := authz.Caller(ctx)
-	o, err := loadOrganization(ctx, s.Store.Q(), p.OrganizationID)
+	page, err := listquery.Run[db.Organization](ctx, s.Store.Pool, s.Tokens,
+		listquery.Query{Entity: OrganizationList, OrganizationID: p.OrganizationID, Path: path, Params: params})
+	return mapPage(page, err, organizationFromRow)
+}
+
+// mapPage converts a page of rows to domain values.
+func mapPage[R, T any](page listquery.Page[R], err error, convert func(*R) (T, error)) (listquery.Page[T], error) {
 	if err != nil {
-		return nil, err
+		return listquery.Page[T]{}, err
 	}
-	return []Organization{o}, nil
+	return listquery.MapPage(page, convert)
 }
 
 // GetOrganization returns the caller's organization if id names it.

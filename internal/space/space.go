@@ -80,15 +80,10 @@ func fromRow(r *db.Space) (Space, error) {
 	return s, nil
 }
 
-// listEntity is how Spaces are listed.
-var listEntity = &listquery.Entity{
-	Name: EntityType, From: "space", Columns: "space.*",
-	IDColumn: "space.space_id", OrgColumn: "space.organization_id",
-}
-
 // Service carries out Space operations for the caller in the request's context.
 type Service struct {
-	Store *store.Store
+	Store  *store.Store
+	Tokens *listquery.TokenCodec
 }
 
 // WriteOptions are the query parameters every write takes.
@@ -97,23 +92,26 @@ type WriteOptions struct {
 	AllowExists bool
 }
 
-// List returns the Spaces of the caller's organization that the caller may view.
-func (s *Service) List(ctx context.Context) ([]Space, error) {
+// List returns a page of the Spaces of the caller's organization; those the caller may not view are
+// left out (so a page may hold fewer than limit).
+func (s *Service) List(ctx context.Context, path string, params listquery.Params) (listquery.Page[Space], error) {
 	p := authz.Caller(ctx)
-	rows, err := listquery.Run[db.Space](ctx, s.Store.Pool, listquery.Query{Entity: listEntity, OrganizationID: p.OrganizationID})
+	page, err := listquery.Run[db.Space](ctx, s.Store.Pool, s.Tokens,
+		listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params})
 	if err != nil {
-		return nil, err
+		return listquery.Page[Space]{}, err
 	}
-	out := make([]Space, 0, len(rows))
-	for i := range rows {
-		sp, err := fromRow(&rows[i])
-		if err != nil {
-			return nil, err
-		}
+	out, err := listquery.MapPage(page, fromRow)
+	if err != nil {
+		return out, err
+	}
+	visible := out.Items[:0]
+	for _, sp := range out.Items {
 		if authz.Allowed(p, authz.View, sp.target()) {
-			out = append(out, sp)
+			visible = append(visible, sp)
 		}
 	}
+	out.Items = visible
 	return out, nil
 }
 
@@ -198,7 +196,12 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, version int64, f Fie
 
 // Patch applies an RFC 7386 merge patch to a Space's fields; a Version in the patch is checked.
 func (s *Service) Patch(ctx context.Context, id uuid.UUID, patch json.RawMessage, dryRun bool) (Space, error) {
-	return s.write(ctx, id, dryRun, func(cur Space) (int64, Fields, error) {
+	return s.write(ctx, id, dryRun, mergePatch(patch))
+}
+
+// mergePatch is the change of a merge patch.
+func mergePatch(patch json.RawMessage) changeFunc {
+	return func(cur Space) (int64, Fields, error) {
 		var sent struct{ Version *int64 }
 		if err := json.Unmarshal(patch, &sent); err != nil {
 			return 0, Fields{}, apierr.UserInput("the body is not a JSON object")
@@ -220,83 +223,136 @@ func (s *Service) Patch(ctx context.Context, id uuid.UUID, patch json.RawMessage
 			return 0, Fields{}, apierr.UserInput("the patched Space is not valid: " + err.Error())
 		}
 		return version, f, nil
-	})
+	}
 }
 
-// write is the one update path of PUT and PATCH: load, compute the new fields, check, store, emit.
-func (s *Service) write(ctx context.Context, id uuid.UUID, dryRun bool, change func(Space) (int64, Fields, error)) (Space, error) {
-	p := authz.Caller(ctx)
+// write runs the one update path of PUT and PATCH in its own transaction.
+func (s *Service) write(ctx context.Context, id uuid.UUID, dryRun bool, change changeFunc) (Space, error) {
 	var out Space
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		cur, err := load(ctx, tx.Q, id)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
-			return err
-		}
-		version, f, err := change(cur)
-		if err != nil {
-			return err
-		}
-		f = f.normalized()
-		if err := f.validate(); err != nil {
-			return err
-		}
-		if !cur.Permissions.Equal(f.Permissions) {
-			if err := authz.Check(ctx, authz.Manage, cur.target()); err != nil {
-				return err
-			}
-		}
-		if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
-			return err
-		}
-		row, err := tx.Q.SpaceUpdate(ctx, db.SpaceUpdateParams{
-			OrganizationID: p.OrganizationID, SpaceID: id, Version: cur.Version,
-			Slug: f.Slug, DisplayName: f.DisplayName,
-			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-			ComponentID: f.ComponentID,
-		})
-		if store.IsNoRows(err) {
-			// Another write committed between the read and the update.
-			return apierr.StaleVersion(EntityType, id.String(), version, cur.Version+1)
-		}
-		if err != nil {
-			return entity.SlugClash(err, EntityType, f.Slug)
-		}
-		if out, err = fromRow(row); err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Updated))
-		return nil
+		var err error
+		out, err = update(ctx, tx, id, change)
+		return err
 	})
 	return out, err
 }
 
+// changeFunc computes a write's Version (the one the client sent) and new fields from the stored Space.
+type changeFunc func(Space) (int64, Fields, error)
+
+// update loads, changes, checks, stores and emits, in tx.
+func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) (Space, error) {
+	p := authz.Caller(ctx)
+	cur, err := load(ctx, tx.Q, id)
+	if err != nil {
+		return cur, err
+	}
+	if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
+		return cur, err
+	}
+	version, f, err := change(cur)
+	if err != nil {
+		return cur, err
+	}
+	f = f.normalized()
+	if err := f.validate(); err != nil {
+		return cur, err
+	}
+	if !cur.Permissions.Equal(f.Permissions) {
+		if err := authz.Check(ctx, authz.Manage, cur.target()); err != nil {
+			return cur, err
+		}
+	}
+	if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
+		return cur, err
+	}
+	row, err := tx.Q.SpaceUpdate(ctx, db.SpaceUpdateParams{
+		OrganizationID: p.OrganizationID, SpaceID: id, Version: cur.Version,
+		Slug: f.Slug, DisplayName: f.DisplayName,
+		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+		ComponentID: f.ComponentID,
+	})
+	if store.IsNoRows(err) {
+		// Another write committed between the read and the update.
+		return cur, apierr.StaleVersion(EntityType, id.String(), version, cur.Version+1)
+	}
+	if err != nil {
+		return cur, entity.SlugClash(err, EntityType, f.Slug)
+	}
+	out, err := fromRow(row)
+	if err != nil {
+		return out, err
+	}
+	tx.Emit(out.changeEvent(entity.Updated))
+	return out, nil
+}
+
 // Delete removes a Space. It is refused while the Space has DeleteGates or holds entities.
 func (s *Service) Delete(ctx context.Context, id uuid.UUID, dryRun bool) error {
-	p := authz.Caller(ctx)
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		cur, err := load(ctx, tx.Q, id)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(ctx, authz.Delete, cur.target()); err != nil {
-			return err
-		}
-		if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
-			return err
-		}
-		if _, err := tx.Q.SpaceDelete(ctx, db.SpaceDeleteParams{OrganizationID: p.OrganizationID, SpaceID: id}); err != nil {
-			return store.TranslateDelete(err, EntityType, id.String())
-		}
-		tx.Emit(cur.changeEvent(entity.Deleted))
-		return nil
+		_, err := remove(ctx, tx, id)
+		return err
 	})
+}
+
+// remove deletes a Space in tx and returns what it was.
+func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (Space, error) {
+	p := authz.Caller(ctx)
+	cur, err := load(ctx, tx.Q, id)
+	if err != nil {
+		return cur, err
+	}
+	if err := authz.Check(ctx, authz.Delete, cur.target()); err != nil {
+		return cur, err
+	}
+	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
+		return cur, err
+	}
+	if _, err := tx.Q.SpaceDelete(ctx, db.SpaceDeleteParams{OrganizationID: p.OrganizationID, SpaceID: id}); err != nil {
+		return cur, store.TranslateDelete(err, EntityType, id.String())
+	}
+	tx.Emit(cur.changeEvent(entity.Deleted))
+	return cur, nil
 }
 
 func (s Space) changeEvent(c entity.Change) event.Event {
 	return entity.ChangeEvent("space", EntityType, c, s.OrganizationID, s.ID, s.Slug, s.Version,
 		&entity.SpaceRef{ID: s.ID, Slug: s.Slug})
+}
+
+// BulkPatch applies one merge patch to every Space the selection picks, each in its own savepoint.
+func (s *Service) BulkPatch(ctx context.Context, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Space], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Space, error) {
+		return update(ctx, tx, ref.ID, mergePatch(patch))
+	})
+}
+
+// BulkDelete deletes every Space the selection picks, each in its own savepoint.
+func (s *Service) BulkDelete(ctx context.Context, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Space], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Space, error) {
+		return remove(ctx, tx, ref.ID)
+	})
+}
+
+// selector picks the Spaces of a bulk operation through the list path, in tx.
+func (s *Service) selector(path string, sel listquery.Params) entity.Selector {
+	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
+		p := authz.Caller(ctx)
+		limit := entity.MaxBulk
+		sel.Limit = &limit
+		page, err := listquery.Run[db.Space](ctx, tx, s.Tokens,
+			listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: sel})
+		if err != nil {
+			return nil, err
+		}
+		if page.Continue != "" {
+			return nil, entity.TooManySelected(EntityType)
+		}
+		refs := make([]entity.Ref, len(page.Items))
+		for i, r := range page.Items {
+			refs[i] = entity.Ref{ID: r.SpaceID, Slug: r.Slug}
+		}
+		return refs, nil
+	}
 }

@@ -65,7 +65,7 @@ func Translate(err error) error {
 func TranslateDelete(err error, entityType, id string) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23503" {
-		return apierr.Conflict("%s %s still holds or is referenced by other entities; delete or move them first", entityType, id).
+		return apierr.Conflict("the %s still holds or is referenced by other entities; delete or move them first", entityType).
 			WithEntity(entityType, id, "").WithCause(err)
 	}
 	return Translate(err)

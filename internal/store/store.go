@@ -112,3 +112,24 @@ func retryable(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
 }
+
+// Savepoint runs fn in a savepoint of t: when fn succeeds its changes and events join the transaction,
+// when it fails they are undone and the transaction goes on. Bulk operations run each item this way.
+func (t *Tx) Savepoint(ctx context.Context, fn func(*Tx) error) error {
+	sp, err := t.Tx.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("creating savepoint: %w", err)
+	}
+	inner := &Tx{Tx: sp, Q: db.New(sp), DryRun: t.DryRun}
+	if err := fn(inner); err != nil {
+		if rerr := sp.Rollback(ctx); rerr != nil {
+			return fmt.Errorf("rolling back savepoint: %w", rerr)
+		}
+		return Translate(err)
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return fmt.Errorf("releasing savepoint: %w", err)
+	}
+	t.events = append(t.events, inner.events...)
+	return nil
+}

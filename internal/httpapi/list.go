@@ -1,0 +1,179 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/listquery"
+)
+
+type requestPathKey struct{}
+
+// requestPath is the path of the request in ctx; continue tokens are bound to it.
+func requestPath(ctx context.Context) string {
+	p, _ := ctx.Value(requestPathKey{}).(string)
+	return p
+}
+
+// wireParams reads the list parameters of any generated *Params struct (their json tags are the query
+// parameter names), so every list converts its parameters the same way.
+type wireParams struct {
+	Where         *string    `json:"where"`
+	Filter        *uuid.UUID `json:"filter"`
+	Contains      *string    `json:"contains"`
+	Include       *string    `json:"include"`
+	Select        *string    `json:"select"`
+	IncludeHidden *string    `json:"include_hidden"`
+	View          *uuid.UUID `json:"view"`
+	Limit         *int       `json:"limit"`
+	Continue      *string    `json:"continue"`
+	OrderBy       *string    `json:"order_by"`
+	Offset        *int       `json:"offset"`
+}
+
+func listParams(generated any) listquery.Params {
+	raw, err := json.Marshal(generated)
+	if err != nil {
+		panic(err) // generated parameter structs always encode
+	}
+	var w wireParams
+	if err := json.Unmarshal(raw, &w); err != nil {
+		panic(err)
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	return listquery.Params{
+		Where: str(w.Where), Contains: str(w.Contains), Select: str(w.Select), Include: str(w.Include),
+		IncludeHidden: str(w.IncludeHidden), OrderBy: str(w.OrderBy), Continue: str(w.Continue),
+		Filter: w.Filter, View: w.View, Limit: w.Limit, Offset: w.Offset,
+	}
+}
+
+// pageResponse writes a list page: Extended forms, each entity projected to the selected fields,
+// streamed one item at a time, and Service-Continue when more may follow. It implements the generated
+// Visit methods of the list operations.
+type pageResponse struct {
+	items       []any
+	entityField string
+	fields      map[string]bool
+	next        string
+}
+
+func newPage[T any](items []T, entityField string, fields map[string]bool, next string) pageResponse {
+	out := make([]any, len(items))
+	for i := range items {
+		out[i] = items[i]
+	}
+	return pageResponse{items: out, entityField: entityField, fields: fields, next: next}
+}
+
+func (r pageResponse) write(w http.ResponseWriter) error {
+	if r.next != "" {
+		w.Header().Set("Service-Continue", r.next)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write([]byte{'['}); err != nil {
+		return err
+	}
+	for i, item := range r.items {
+		data, err := project(item, r.entityField, r.fields)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			data = append([]byte{','}, data...)
+		}
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write([]byte("]\n"))
+	return err
+}
+
+func (r pageResponse) VisitListSpacesResponse(w http.ResponseWriter) error        { return r.write(w) }
+func (r pageResponse) VisitListOrganizationsResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r pageResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+// itemResponse writes one Extended form, projected like a list item.
+type itemResponse struct {
+	item        any
+	entityField string
+	fields      map[string]bool
+}
+
+func (r itemResponse) write(w http.ResponseWriter) error {
+	data, err := project(r.item, r.entityField, r.fields)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+func (r itemResponse) VisitGetSpaceResponse(w http.ResponseWriter) error        { return r.write(w) }
+func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error         { return r.write(w) }
+
+// project marshals an Extended form keeping only the selected fields of its entity (all when fields is nil).
+func project(item any, entityField string, fields map[string]bool) ([]byte, error) {
+	data, err := json.Marshal(item)
+	if err != nil || fields == nil {
+		return data, err
+	}
+	var ext map[string]json.RawMessage
+	if err := json.Unmarshal(data, &ext); err != nil {
+		return nil, err
+	}
+	var entity map[string]json.RawMessage
+	if err := json.Unmarshal(ext[entityField], &entity); err != nil {
+		return nil, err
+	}
+	for k := range entity {
+		if !fields[k] {
+			delete(entity, k)
+		}
+	}
+	if ext[entityField], err = json.Marshal(entity); err != nil {
+		return nil, err
+	}
+	return json.Marshal(ext)
+}
+
+// bulkStatus picks a bulk response's status from its items' errors: 200 when none failed, the shared
+// error when all failed with the same Type and Message, else 207.
+func bulkStatus(errs []*apierr.Error) (int, error) {
+	failed := 0
+	for _, e := range errs {
+		if e != nil {
+			failed++
+		}
+	}
+	switch {
+	case failed == 0:
+		return http.StatusOK, nil
+	case failed < len(errs):
+		return http.StatusMultiStatus, nil
+	}
+	first := errs[0]
+	for _, e := range errs[1:] {
+		if e.Type != first.Type || e.Message != first.Message {
+			return http.StatusMultiStatus, nil
+		}
+	}
+	return 0, first
+}

@@ -1,0 +1,465 @@
+// Package listquery is the one list path of every family: the where language (parsed and compiled to
+// parameterized SQL through a per-entity attribute registry), contains, select, include,
+// include_hidden, order_by, limit with keyset continue tokens, and the deprecated offset. It is the only
+// place dynamic SQL is built; client text reaches the database only as bind parameters.
+package listquery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// MaxLimit is the largest page a client may ask for (SPEC.md: above it is 400).
+const MaxLimit = 1000
+
+// Params are a list request's query parameters, as the client sent them.
+type Params struct {
+	Where         string
+	Contains      string
+	Select        string
+	Include       string
+	IncludeHidden string
+	OrderBy       string
+	Continue      string
+	Filter        *uuid.UUID
+	View          *uuid.UUID
+	Limit         *int
+	Offset        *int
+}
+
+// Condition restricts a list to one parent (a Space, a Unit...): Column = Value. Column is a constant.
+type Condition struct {
+	Column string
+	Value  any
+}
+
+// Query is one list request of an entity, scoped to the caller's organization and a parent.
+type Query struct {
+	Entity         *Entity
+	OrganizationID uuid.UUID
+	Scope          []Condition
+	Params         Params
+	// Path identifies the listed collection (the request path); continue tokens are bound to it.
+	Path string
+}
+
+// Page is one page of a list.
+type Page[T any] struct {
+	Items []T
+	// Continue is the token of the next page, empty on the last one.
+	Continue string
+	// Fields are the fields to return when select was given (nil: all).
+	Fields map[string]bool
+	// Includes are the related entities to expand.
+	Includes map[string]bool
+}
+
+// MapPage converts a page's items, keeping its continuation and projection.
+func MapPage[R, T any](page Page[R], convert func(*R) (T, error)) (Page[T], error) {
+	out := Page[T]{Items: make([]T, 0, len(page.Items)), Continue: page.Continue, Fields: page.Fields, Includes: page.Includes}
+	for i := range page.Items {
+		v, err := convert(&page.Items[i])
+		if err != nil {
+			return Page[T]{}, err
+		}
+		out.Items = append(out.Items, v)
+	}
+	return out, nil
+}
+
+// plan is a validated Query.
+type plan struct {
+	where     *Compiled
+	order     []orderItem
+	fields    map[string]bool
+	includes  map[string]bool
+	hidden    []string // reasons to include; nil = none, ["*"] = all
+	limit     int      // 0 = all
+	offset    int
+	after     []any // keyset of the previous page
+	signature string
+}
+
+type orderItem struct {
+	attr *Attribute
+	desc bool
+}
+
+// Run lists one page: it validates the parameters, builds the statement and scans rows into T (a gen/db
+// row type, matched by column name).
+func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) (Page[T], error) {
+	p, b, err := q.plan(tokens)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	sql := q.sql(p, b)
+	rows, err := conn.Query(ctx, sql, b.args...)
+	if err != nil {
+		return Page[T]{}, translate(err)
+	}
+	var keys []json.RawMessage
+	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) {
+		var k json.RawMessage
+		v, err := pgx.RowToStructByName[T](keyedRow{CollectableRow: row, keyset: &k})
+		keys = append(keys, k)
+		return v, err
+	})
+	if err != nil {
+		return Page[T]{}, translate(err)
+	}
+	page := Page[T]{Items: items, Fields: p.fields, Includes: p.includes}
+	if p.limit > 0 && len(items) > p.limit {
+		page.Items = items[:p.limit]
+		if p.offset == 0 {
+			page.Continue = tokens.encode(p.signature, keys[p.limit-1])
+		}
+	}
+	return page, nil
+}
+
+// keyedRow hides the last column (the keyset of the row) from the struct scan and captures it.
+type keyedRow struct {
+	pgx.CollectableRow
+	keyset *json.RawMessage
+}
+
+func (r keyedRow) FieldDescriptions() []pgconn.FieldDescription {
+	fd := r.CollectableRow.FieldDescriptions()
+	return fd[:len(fd)-1]
+}
+
+func (r keyedRow) Scan(dest ...any) error {
+	return r.CollectableRow.Scan(append(dest, r.keyset)...)
+}
+
+// translate reports the database's refusal of a client-supplied pattern as the client's error.
+func translate(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "2201B" {
+		return apierr.UserInput("where: invalid regular expression: "+pgErr.Message,
+			apierr.Item{Item: "where", Description: "invalid regular expression"})
+	}
+	return store.Translate(err)
+}
+
+func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
+	e, prm := q.Entity, q.Params
+	p := &plan{}
+	b := &binder{}
+	b.bind(q.OrganizationID)
+	for _, c := range q.Scope {
+		b.bind(c.Value)
+	}
+	if prm.Filter != nil {
+		return nil, nil, apierr.Validation(fmt.Sprintf("Filter %s does not exist in your organization", prm.Filter),
+			apierr.Item{Item: "filter", Description: "no such Filter"})
+	}
+	if prm.View != nil {
+		return nil, nil, apierr.Validation(fmt.Sprintf("View %s does not exist in your organization", prm.View),
+			apierr.Item{Item: "view", Description: "no such View"})
+	}
+	if strings.TrimSpace(prm.Where) != "" {
+		expr, err := Parse(prm.Where)
+		if err == nil {
+			p.where, err = compileWhere(e, expr, b)
+		}
+		if err != nil {
+			return nil, nil, paramError("where", err)
+		}
+	}
+	var err error
+	if p.order, err = parseOrderBy(e, prm.OrderBy); err != nil {
+		return nil, nil, err
+	}
+	if p.includes, err = parseIncludes(e, prm.Include); err != nil {
+		return nil, nil, err
+	}
+	if p.hidden, err = parseHidden(prm.IncludeHidden); err != nil {
+		return nil, nil, err
+	}
+	if prm.Limit != nil {
+		if *prm.Limit < 1 || *prm.Limit > MaxLimit {
+			return nil, nil, apierr.UserInput(fmt.Sprintf("limit must be between 1 and %d", MaxLimit), apierr.Item{Item: "limit", Description: "out of range"})
+		}
+		p.limit = *prm.Limit
+	}
+	if prm.Offset != nil {
+		if prm.Continue != "" {
+			return nil, nil, apierr.UserInput("offset cannot be combined with continue; continue alone resumes a list",
+				apierr.Item{Item: "offset", Description: "not allowed with continue"})
+		}
+		if *prm.Offset < 0 {
+			return nil, nil, apierr.UserInput("offset must not be negative", apierr.Item{Item: "offset", Description: "out of range"})
+		}
+		p.offset = *prm.Offset
+	}
+	if p.fields, err = parseSelect(e, prm.Select, p); err != nil {
+		return nil, nil, err
+	}
+	p.signature = q.signature()
+	if prm.Continue != "" {
+		keys, err := tokens.decode(prm.Continue, p.signature)
+		if err != nil {
+			return nil, nil, err
+		}
+		if p.after, err = keysetValues(p, keys); err != nil {
+			return nil, nil, err
+		}
+	}
+	return p, b, nil
+}
+
+func paramError(param string, err error) error {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return apierr.UserInput(param+": "+se.Error(), apierr.Item{Item: param, Description: se.Error()})
+	}
+	return err
+}
+
+// sql builds the statement: filters, keyset, order, limit. Every value is a bind parameter.
+func (q Query) sql(p *plan, b *binder) string {
+	e := q.Entity
+	keyCols := make([]string, 0, len(p.order))
+	orderBy := make([]string, 0, len(p.order))
+	for _, o := range p.order {
+		keyCols = append(keyCols, o.expr())
+		dir := "ASC"
+		if o.desc {
+			dir = "DESC"
+		}
+		orderBy = append(orderBy, o.expr()+" "+dir)
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, "SELECT %s, jsonb_build_array(%s) AS hubd_keyset FROM %s WHERE %s = $1", e.Columns, strings.Join(keyCols, ", "), e.From, e.Org)
+	for i, c := range q.Scope {
+		fmt.Fprintf(&w, " AND %s = $%d", c.Column, i+2)
+	}
+	if p.where != nil {
+		w.WriteString(" AND " + p.where.SQL)
+	}
+	if c := strings.TrimSpace(q.Params.Contains); c != "" && e.Contains != "" {
+		fmt.Fprintf(&w, " AND (%s ILIKE %s)", e.Contains, b.bind("%"+escapeLike(c)+"%"))
+	}
+	if e.HiddenReason != "" && !(p.where != nil && p.where.NamesBySlugOrID) {
+		switch {
+		case len(p.hidden) == 1 && p.hidden[0] == "*":
+		case len(p.hidden) > 0:
+			fmt.Fprintf(&w, " AND (%s = '' OR %s = ANY(%s::text[]))", e.HiddenReason, e.HiddenReason, b.bind(p.hidden))
+		default:
+			fmt.Fprintf(&w, " AND %s = ''", e.HiddenReason)
+		}
+	}
+	if p.after != nil {
+		w.WriteString(" AND " + keysetCondition(p, b))
+	}
+	w.WriteString(" ORDER BY " + strings.Join(orderBy, ", "))
+	if p.limit > 0 {
+		fmt.Fprintf(&w, " LIMIT %s", b.bind(p.limit+1))
+	}
+	if p.offset > 0 {
+		fmt.Fprintf(&w, " OFFSET %s", b.bind(p.offset))
+	}
+	return w.String()
+}
+
+func (o orderItem) expr() string {
+	if o.attr.OrderSQL != "" {
+		return o.attr.OrderSQL
+	}
+	return o.attr.SQL
+}
+
+// keysetCondition selects the rows after the previous page's last row. With one direction it is a row
+// comparison the (org, key..., id) index serves; mixed directions expand to the equivalent OR chain.
+func keysetCondition(p *plan, b *binder) string {
+	vals := make([]string, len(p.order))
+	for i, o := range p.order {
+		vals[i] = b.bind(p.after[i]) + "::" + sqlCast[o.attr.Type]
+	}
+	same := true
+	for _, o := range p.order {
+		same = same && o.desc == p.order[0].desc
+	}
+	if same {
+		cols := make([]string, len(p.order))
+		for i, o := range p.order {
+			cols[i] = o.expr()
+		}
+		op := ">"
+		if p.order[0].desc {
+			op = "<"
+		}
+		return fmt.Sprintf("(%s) %s (%s)", strings.Join(cols, ", "), op, strings.Join(vals, ", "))
+	}
+	var ors []string
+	for i := range p.order {
+		var ands []string
+		for j := 0; j < i; j++ {
+			ands = append(ands, fmt.Sprintf("%s = %s", p.order[j].expr(), vals[j]))
+		}
+		op := ">"
+		if p.order[i].desc {
+			op = "<"
+		}
+		ands = append(ands, fmt.Sprintf("%s %s %s", p.order[i].expr(), op, vals[i]))
+		ors = append(ors, "("+strings.Join(ands, " AND ")+")")
+	}
+	return "(" + strings.Join(ors, " OR ") + ")"
+}
+
+// parseOrderBy reads 'Field', 'ASC:Field' or 'DESC:Field' items and appends the ID tie-break.
+func parseOrderBy(e *Entity, s string) ([]orderItem, error) {
+	var out []orderItem
+	seen := map[string]bool{}
+	if strings.TrimSpace(s) != "" {
+		for _, item := range strings.Split(s, ",") {
+			item = strings.TrimSpace(item)
+			name, desc := item, false
+			if dir, field, ok := strings.Cut(item, ":"); ok {
+				name = field
+				switch strings.ToUpper(dir) {
+				case "ASC":
+				case "DESC":
+					desc = true
+				default:
+					return nil, apierr.UserInput(fmt.Sprintf("order_by: %q must be Field, ASC:Field or DESC:Field", item), apierr.Item{Item: "order_by", Description: "bad direction"})
+				}
+			}
+			a := e.Attr(name)
+			if a == nil || !a.Orderable {
+				return nil, apierr.UserInput(fmt.Sprintf("order_by: %s lists cannot be ordered by %q; use one of: %s", e.Name, name,
+					e.names(func(a *Attribute) bool { return a.Orderable })), apierr.Item{Item: "order_by", Description: "unknown field " + name})
+			}
+			if seen[name] {
+				return nil, apierr.UserInput("order_by: "+name+" is named twice", apierr.Item{Item: "order_by", Description: "duplicate"})
+			}
+			seen[name] = true
+			out = append(out, orderItem{attr: a, desc: desc})
+		}
+	}
+	if !seen[e.ID] {
+		desc := len(out) > 0 && out[len(out)-1].desc
+		out = append(out, orderItem{attr: e.Attr(e.ID), desc: desc})
+	}
+	return out, nil
+}
+
+func parseIncludes(e *Entity, s string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, name := range splitList(s) {
+		if e.include(name) == nil {
+			var known []string
+			for _, in := range e.Includes {
+				known = append(known, in.Name)
+			}
+			return nil, apierr.UserInput(fmt.Sprintf("include: %q is not a related entity of %s; use one of: %s", name, e.Name, strings.Join(known, ", ")),
+				apierr.Item{Item: "include", Description: "unknown name " + name})
+		}
+		out[name] = true
+	}
+	return out, nil
+}
+
+// ParseIncludes validates an include parameter of a get (lists validate theirs in Run).
+func ParseIncludes(e *Entity, s string) (map[string]bool, error) { return parseIncludes(e, s) }
+
+func parseHidden(s string) ([]string, error) {
+	reasons := splitList(s)
+	for _, r := range reasons {
+		if r == "*" && len(reasons) > 1 {
+			return nil, apierr.UserInput("include_hidden: * stands alone", apierr.Item{Item: "include_hidden", Description: "* with other reasons"})
+		}
+	}
+	return reasons, nil
+}
+
+// parseSelect validates select and returns the fields to return: those named, the ones always returned
+// (IDs, parent IDs, Slug) and those the where, contains and order_by use. nil means all fields.
+func parseSelect(e *Entity, s string, p *plan) (map[string]bool, error) {
+	names := splitList(s)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		if n == "Data" {
+			return nil, apierr.UserInput("select: Data is not a field; configuration data is read from the data endpoints",
+				apierr.Item{Item: "select", Description: "Data cannot be selected"})
+		}
+		if e.Attr(n) == nil {
+			return nil, apierr.UserInput(fmt.Sprintf("select: %q is not a field of %s; use one of: %s", n, e.Name, e.names(func(*Attribute) bool { return true })),
+				apierr.Item{Item: "select", Description: "unknown field " + n})
+		}
+		out[n] = true
+	}
+	for _, a := range e.Attributes {
+		if a.Always {
+			out[a.Name] = true
+		}
+	}
+	if p.where != nil {
+		for _, n := range p.where.Attributes {
+			out[n] = true
+		}
+	}
+	for _, o := range p.order {
+		out[o.attr.Name] = true
+	}
+	return out, nil
+}
+
+// SelectFields validates a select parameter of a get.
+func SelectFields(e *Entity, s string) (map[string]bool, error) { return parseSelect(e, s, &plan{}) }
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// signature identifies the query a continue token belongs to: the collection and every parameter but
+// limit and continue.
+func (q Query) signature() string {
+	prm := q.Params
+	parts := map[string]string{
+		"path": q.Path, "where": prm.Where, "contains": prm.Contains, "select": prm.Select, "include": prm.Include,
+		"include_hidden": prm.IncludeHidden, "order_by": prm.OrderBy, "org": q.OrganizationID.String(),
+	}
+	if prm.Filter != nil {
+		parts["filter"] = prm.Filter.String()
+	}
+	if prm.View != nil {
+		parts["view"] = prm.View.String()
+	}
+	keys := make([]string, 0, len(parts))
+	for k := range parts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%q;", k, parts[k])
+	}
+	return b.String()
+}

@@ -1,0 +1,112 @@
+package listquery
+
+import "strings"
+
+// Type is an attribute's type in the query language.
+type Type int
+
+// Attribute types.
+const (
+	String Type = iota + 1
+	Int
+	UUID
+	Bool
+	Time
+	StringMap  // jsonb object of strings (Labels): Map.key is a String
+	BoolMap    // jsonb object of booleans (DeleteGates): Map.key is a Bool
+	UUIDList   // uuid[]: ? and LEN()
+	StringList // text[]: ? and LEN()
+	EntityList // jsonb array of objects: List.*.Field, with Elem describing the objects
+	Opaque     // selectable only (Permissions)
+)
+
+func (t Type) String() string {
+	return map[Type]string{String: "string", Int: "integer", UUID: "UUID", Bool: "boolean", Time: "time",
+		StringMap: "map of strings", BoolMap: "map of booleans", UUIDList: "list of UUIDs", StringList: "list of strings",
+		EntityList: "list of entities", Opaque: "object"}[t]
+}
+
+// Attribute is one name the query language knows for an entity.
+type Attribute struct {
+	Name string
+	Type Type
+	// SQL is the column expression. For the attributes of an EntityList element it contains {e}, the
+	// element (a jsonb object).
+	SQL string
+	// OrderSQL, when set, is the expression ordered by (a non-null form of a nullable column).
+	OrderSQL   string
+	Nullable   bool
+	Filterable bool
+	Orderable  bool
+	// Always marks what select always returns: IDs, parent IDs and Slug.
+	Always bool
+	// Elem describes the objects of an EntityList.
+	Elem *Entity
+}
+
+// Include is a related entity a list can expand (include=OrganizationID fills Organization).
+type Include struct {
+	Name  string // the include name, e.g. OrganizationID
+	Field string // the Extended field it fills, e.g. Organization
+}
+
+// Entity describes how one family is listed and queried. Every SQL fragment is a constant of the code,
+// never client text.
+type Entity struct {
+	// Name is the entity type (Space); it is also the Extended form's field holding the entity.
+	Name string
+	// From is the FROM clause; Columns the select list yielding the row type the family scans into.
+	From    string
+	Columns string
+	// ID names the ID attribute (ordering tie-break and keyset); Org the organization column.
+	ID  string
+	Org string
+	// Contains is the text expression `contains` matches (case-insensitively); empty disables contains.
+	Contains string
+	// HiddenReason is the column of the hidden reason, empty when the family cannot be hidden.
+	HiddenReason string
+	// Slug names the Slug attribute (for the where-by-Slug exception of include_hidden), if any.
+	Slug       string
+	Attributes []Attribute
+	Includes   []Include
+
+	byName map[string]*Attribute
+}
+
+// Define indexes an entity description; families declare theirs once, at package level.
+func Define(e *Entity) *Entity {
+	e.byName = make(map[string]*Attribute, len(e.Attributes))
+	for i := range e.Attributes {
+		a := &e.Attributes[i]
+		e.byName[a.Name] = a
+		if a.Elem != nil && a.Elem.byName == nil {
+			Define(a.Elem)
+		}
+	}
+	if e.Attr(e.ID) == nil {
+		panic("listquery: entity " + e.Name + " has no ID attribute " + e.ID)
+	}
+	return e
+}
+
+// Attr returns the attribute called name.
+func (e *Entity) Attr(name string) *Attribute { return e.byName[name] }
+
+func (e *Entity) names(keep func(*Attribute) bool) string {
+	var out []string
+	for i := range e.Attributes {
+		if keep(&e.Attributes[i]) {
+			out = append(out, e.Attributes[i].Name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func (e *Entity) include(name string) *Include {
+	for i := range e.Includes {
+		if e.Includes[i].Name == name {
+			return &e.Includes[i]
+		}
+	}
+	return nil
+}

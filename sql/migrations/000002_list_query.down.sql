@@ -1,0 +1,13 @@
+DROP TABLE instance_secret;
+ALTER TABLE app_user DROP COLUMN group_ids;
+DROP INDEX space_delete_gates_idx;
+DROP INDEX space_annotations_idx;
+DROP INDEX space_labels_idx;
+DROP INDEX space_component_idx;
+DROP INDEX space_hidden_reason_idx;
+DROP INDEX space_updated_at_idx;
+DROP INDEX space_created_at_idx;
+DROP INDEX space_display_name_idx;
+DROP INDEX space_slug_order_idx;
+DROP INDEX space_search_idx;
+ALTER TABLE space DROP COLUMN search_text;
