@@ -30,6 +30,10 @@ check-generated: generate
 	@git diff --exit-code -- gen/ || { echo "gen/ is stale: run 'make generate' and commit the result" >&2; exit 1; }
 	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/ >&2; echo "gen/ has untracked generated files: run 'make generate' and commit them" >&2; exit 1; }
 
+# Benchmarks (figures in docs/performance.md).
+bench:
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench . -benchtime 200x ./internal/httpapi/
+
 # Fuzzes the where parser and compiler for FUZZTIME (the seed corpus also runs in every `make test`).
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzWhere$$' -fuzztime $(FUZZTIME) ./internal/listquery/
