@@ -11,10 +11,43 @@ import (
 	"github.com/google/uuid"
 )
 
+type ConfigDatum struct {
+	DataHash  string    `db:"data_hash"`
+	Data      []byte    `db:"data"`
+	DataSize  int64     `db:"data_size"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
 type InstanceSecret struct {
 	Name      string    `db:"name"`
 	Secret    []byte    `db:"secret"`
 	CreatedAt time.Time `db:"created_at"`
+}
+
+type Mutation struct {
+	MutationID           uuid.UUID       `db:"mutation_id"`
+	OrganizationID       uuid.UUID       `db:"organization_id"`
+	SpaceID              uuid.UUID       `db:"space_id"`
+	UnitID               uuid.UUID       `db:"unit_id"`
+	RevisionID           uuid.UUID       `db:"revision_id"`
+	RevisionNum          int64           `db:"revision_num"`
+	MutationNum          int64           `db:"mutation_num"`
+	FunctionInvocation   []byte          `db:"function_invocation"`
+	InvocationParams     json.RawMessage `db:"invocation_params"`
+	RestoredRevisionNum  int64           `db:"restored_revision_num"`
+	MergeBaseRevisionNum int64           `db:"merge_base_revision_num"`
+	MergeEndRevisionNum  int64           `db:"merge_end_revision_num"`
+	MergeSourceID        *uuid.UUID      `db:"merge_source_id"`
+	LinkID               *uuid.UUID      `db:"link_id"`
+	TriggerID            *uuid.UUID      `db:"trigger_id"`
+	InvocationID         *uuid.UUID      `db:"invocation_id"`
+	BridgeWorkerID       *uuid.UUID      `db:"bridge_worker_id"`
+	Subgroup             string          `db:"subgroup"`
+	ReplayOutcome        string          `db:"replay_outcome"`
+	ReplayReason         string          `db:"replay_reason"`
+	HiddenReason         string          `db:"hidden_reason"`
+	CreatedAt            time.Time       `db:"created_at"`
+	UpdatedAt            time.Time       `db:"updated_at"`
 }
 
 type Organization struct {
@@ -40,6 +73,25 @@ type OrganizationMember struct {
 	CreatedAt              time.Time `db:"created_at"`
 }
 
+type Revision struct {
+	RevisionID      uuid.UUID       `db:"revision_id"`
+	OrganizationID  uuid.UUID       `db:"organization_id"`
+	SpaceID         uuid.UUID       `db:"space_id"`
+	UnitID          uuid.UUID       `db:"unit_id"`
+	RevisionNum     int64           `db:"revision_num"`
+	Description     string          `db:"description"`
+	Source          string          `db:"source"`
+	UserID          uuid.UUID       `db:"user_id"`
+	UserAgent       string          `db:"user_agent"`
+	ChangeSetID     *uuid.UUID      `db:"change_set_id"`
+	DataHash        string          `db:"data_hash"`
+	DataSize        int64           `db:"data_size"`
+	MutationSources json.RawMessage `db:"mutation_sources"`
+	HiddenReason    string          `db:"hidden_reason"`
+	CreatedAt       time.Time       `db:"created_at"`
+	UpdatedAt       time.Time       `db:"updated_at"`
+}
+
 type SigningKey struct {
 	Kid        string          `db:"kid"`
 	PrivateJWK json.RawMessage `db:"private_jwk"`
@@ -62,6 +114,64 @@ type Space struct {
 	CreatedAt      time.Time       `db:"created_at"`
 	UpdatedAt      time.Time       `db:"updated_at"`
 	SearchText     *string         `db:"search_text"`
+}
+
+type Target struct {
+	TargetID       uuid.UUID       `db:"target_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	SpaceID        uuid.UUID       `db:"space_id"`
+	Slug           string          `db:"slug"`
+	DisplayName    string          `db:"display_name"`
+	Labels         json.RawMessage `db:"labels"`
+	Annotations    json.RawMessage `db:"annotations"`
+	DeleteGates    json.RawMessage `db:"delete_gates"`
+	Permissions    json.RawMessage `db:"permissions"`
+	ToolchainType  string          `db:"toolchain_type"`
+	ProviderType   string          `db:"provider_type"`
+	BridgeWorkerID *uuid.UUID      `db:"bridge_worker_id"`
+	BridgeHandle   string          `db:"bridge_handle"`
+	Options        json.RawMessage `db:"options"`
+	Facts          json.RawMessage `db:"facts"`
+	LiveStateType  string          `db:"live_state_type"`
+	HiddenReason   string          `db:"hidden_reason"`
+	Version        int64           `db:"version"`
+	CreatedAt      time.Time       `db:"created_at"`
+	UpdatedAt      time.Time       `db:"updated_at"`
+}
+
+type Unit struct {
+	UnitID                  uuid.UUID       `db:"unit_id"`
+	OrganizationID          uuid.UUID       `db:"organization_id"`
+	SpaceID                 uuid.UUID       `db:"space_id"`
+	Slug                    string          `db:"slug"`
+	DisplayName             string          `db:"display_name"`
+	Labels                  json.RawMessage `db:"labels"`
+	Annotations             json.RawMessage `db:"annotations"`
+	DeleteGates             json.RawMessage `db:"delete_gates"`
+	DestroyGates            json.RawMessage `db:"destroy_gates"`
+	Permissions             json.RawMessage `db:"permissions"`
+	ToolchainType           string          `db:"toolchain_type"`
+	ProviderType            string          `db:"provider_type"`
+	TargetID                *uuid.UUID      `db:"target_id"`
+	ChangeSetID             *uuid.UUID      `db:"change_set_id"`
+	LastChangeDescription   string          `db:"last_change_description"`
+	DataHash                string          `db:"data_hash"`
+	DataSize                int64           `db:"data_size"`
+	HeadDoc                 json.RawMessage `db:"head_doc"`
+	HeadRevisionID          *uuid.UUID      `db:"head_revision_id"`
+	HeadRevisionNum         int64           `db:"head_revision_num"`
+	HeadMutationNum         int64           `db:"head_mutation_num"`
+	HeadUnitActionNum       int64           `db:"head_unit_action_num"`
+	HeadUnitEventNum        int64           `db:"head_unit_event_num"`
+	LastReleasedRevisionNum int64           `db:"last_released_revision_num"`
+	UpstreamUnitID          *uuid.UUID      `db:"upstream_unit_id"`
+	UpstreamSpaceID         *uuid.UUID      `db:"upstream_space_id"`
+	UpstreamRevisionNum     int64           `db:"upstream_revision_num"`
+	HiddenReason            string          `db:"hidden_reason"`
+	Version                 int64           `db:"version"`
+	CreatedAt               time.Time       `db:"created_at"`
+	UpdatedAt               time.Time       `db:"updated_at"`
+	SearchText              *string         `db:"search_text"`
 }
 
 type User struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/unit"
 )
 
 // Version is the service's version, set at build time with -ldflags "-X ...app.Version=v1.2.3".
@@ -39,6 +40,7 @@ type App struct {
 	Issuer *auth.Issuer
 	Orgs   *org.Service
 	Spaces *space.Service
+	Units  *unit.Service
 }
 
 // Open connects, migrates if asked, and loads the signing keys; it starts nothing.
@@ -69,6 +71,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Issuer: &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
 		Orgs:   &org.Service{Store: st, Tokens: tokens},
 		Spaces: &space.Service{Store: st, Tokens: tokens},
+		Units:  &unit.Service{Store: st, Tokens: tokens},
 	}, nil
 }
 
@@ -79,7 +82,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 		cfg.HTTP.Version = Version
 	}
 	deps := extra
-	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, cfg.Logger
+	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
 	return httpapi.New(cfg.HTTP, deps)
 }
 

@@ -59,12 +59,18 @@ func (g Grants) Normalized() Grants {
 	return out
 }
 
+// trueOnly keeps the granted IDs, in canonical (lowercase, dashed) form so that grants match callers
+// however the client wrote them.
 func trueOnly(m map[string]bool) map[string]bool {
 	out := map[string]bool{}
 	for k, v := range m {
-		if v {
-			out[k] = true
+		if !v {
+			continue
 		}
+		if id, err := uuid.Parse(k); err == nil {
+			k = id.String()
+		}
+		out[k] = true
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package entity
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -32,7 +33,7 @@ type Selector func(ctx context.Context, tx *store.Tx) ([]Ref, error)
 
 // RequireSelection refuses a bulk operation that selects nothing explicitly: it would touch everything.
 func RequireSelection(p listquery.Params) error {
-	if p.Where == "" && p.Filter == nil && p.Contains == "" {
+	if strings.TrimSpace(p.Where) == "" && p.Filter == nil && strings.TrimSpace(p.Contains) == "" {
 		return apierr.UserInput("a bulk operation needs where, filter or contains to select its entities",
 			apierr.Item{Item: "where", Description: "required (or filter, or contains)"})
 	}

@@ -4,9 +4,11 @@
 package entity
 
 import (
+	"encoding/json"
 	"regexp"
 	"sort"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/internal/apierr"
@@ -100,12 +102,21 @@ func RequireVersion(version int64) error {
 	return nil
 }
 
-// CheckVersion compares a sent Version with the stored one (zero means none was sent, for PATCH).
-func CheckVersion(entityType string, id uuid.UUID, sent, stored int64) error {
-	if sent != 0 && sent != stored {
-		return apierr.StaleVersion(entityType, id.String(), sent, stored)
+// CheckVersion compares a sent Version with the stored one; nil means none was sent (a PATCH may omit it).
+func CheckVersion(entityType string, id uuid.UUID, sent *int64, stored int64) error {
+	if sent != nil && *sent != stored {
+		return apierr.StaleVersion(entityType, id.String(), *sent, stored)
 	}
 	return nil
+}
+
+// SentVersion reads the Version a merge patch carries (nil when absent or null).
+func SentVersion(patch []byte) (*int64, error) {
+	var sent struct{ Version *int64 }
+	if err := json.Unmarshal(patch, &sent); err != nil {
+		return nil, apierr.UserInput("the body is not a JSON object")
+	}
+	return sent.Version, nil
 }
 
 // CheckDeleteGates refuses to delete an entity while it has DeleteGates.
@@ -165,4 +176,17 @@ func SlugClash(err error, entityType, slug string) error {
 		return apierr.AlreadyExists(entityType, slug)
 	}
 	return err
+}
+
+// MergePatch applies an RFC 7386 merge patch to the JSON form of fields (their wire names).
+func MergePatch(fields any, patch []byte) ([]byte, error) {
+	doc, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	merged, err := jsonpatch.MergePatch(doc, patch)
+	if err != nil {
+		return nil, apierr.UserInput("the merge patch cannot be applied: " + err.Error())
+	}
+	return merged, nil
 }

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -33,12 +34,32 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(ctxOperation, rt.operation.OperationID)
 
+		// The caller is established before anything else of the request is looked at.
+		holder := &authResult{}
+		if s.needsToken(rt.operation) {
+			p, err := s.authenticate(req.Context(), req.Header.Get(echo.HeaderAuthorization))
+			if err != nil {
+				return err
+			}
+			holder.principal = &p
+		}
+
+		for name, values := range req.URL.Query() {
+			for _, v := range values {
+				if !utf8.ValidString(v) {
+					return apierr.UserInput(fmt.Sprintf("query parameter %q is not UTF-8 text", name), apierr.Item{Item: name, Description: "not UTF-8"})
+				}
+			}
+		}
 		body, err := s.readBody(c, rt)
 		if err != nil {
 			return err
 		}
+		binary := isBinaryBody(rt)
 		if body != nil {
-			body = stripUnknownFields(c, rt, body)
+			if !binary {
+				body = stripUnknownFields(c, rt, body)
+			}
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}
 
@@ -46,16 +67,23 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		for i, name := range c.ParamNames() {
 			params[name] = c.ParamValues()[i]
 		}
-		holder := &authResult{}
-		ctx := context.WithValue(req.Context(), authResultKey{}, holder)
-		ctx = context.WithValue(ctx, requestPathKey{}, req.URL.Path)
+		ctx := context.WithValue(req.Context(), requestPathKey{}, req.URL.Path)
+		ctx = context.WithValue(ctx, userAgentKey{}, req.UserAgent())
 		input := &openapi3filter.RequestValidationInput{
 			Request:    req.WithContext(ctx),
 			PathParams: params,
 			Route:      &routers.Route{Spec: s.doc, Path: rt.path, PathItem: rt.pathItem, Method: rt.method, Operation: rt.operation},
 			Options: &openapi3filter.Options{
-				AuthenticationFunc:         s.authenticate,
+				// The token was verified above; here kin-openapi only learns that it was.
+				AuthenticationFunc: func(context.Context, *openapi3filter.AuthenticationInput) error {
+					if holder.principal == nil {
+						return apierr.Unauthenticated("a bearer token is required")
+					}
+					return nil
+				},
 				ExcludeReadOnlyValidations: true,
+				// Configuration data is raw bytes, checked by its ToolchainType's parser, not the document.
+				ExcludeRequestBody: binary,
 			},
 		}
 		if err := openapi3filter.ValidateRequest(ctx, input); err != nil {
@@ -98,7 +126,7 @@ func (s *Server) readBody(c echo.Context, rt *route) ([]byte, error) {
 	content := rt.operation.RequestBody.Value.Content
 	ct := req.Header.Get(echo.HeaderContentType)
 	mediaType, _, perr := mime.ParseMediaType(ct)
-	if len(data) == 0 && ct == "" {
+	if len(data) == 0 && (ct == "" || isBinaryBody(rt)) {
 		if rt.operation.RequestBody.Value.Required {
 			return nil, apierr.UserInput("a request body is required")
 		}
@@ -108,6 +136,11 @@ func (s *Server) readBody(c echo.Context, rt *route) ([]byte, error) {
 		e := apierr.UserInput(fmt.Sprintf("Content-Type %q is not accepted here; send one of: %s", ct, strings.Join(mediaTypes(content), ", ")))
 		e.Status = http.StatusUnsupportedMediaType
 		return nil, e
+	}
+	if !isBinaryBody(rt) && (mediaType == "application/json" || strings.HasSuffix(mediaType, "+json")) {
+		if err := singleJSONValue(data); err != nil {
+			return nil, err
+		}
 	}
 	return data, nil
 }
@@ -126,35 +159,65 @@ func bodyTooLarge() *apierr.Error {
 	return e
 }
 
-type authResultKey struct{}
-
 type authResult struct{ principal *auth.Principal }
 
-// authenticate is kin-openapi's AuthenticationFunc for bearerAuth: it verifies the token with the key
-// ring, confirms the membership still exists (a token never outlives it, nor grants more than it holds
-// now), and records the caller.
-func (s *Server) authenticate(ctx context.Context, in *openapi3filter.AuthenticationInput) error {
-	header := in.RequestValidationInput.Request.Header.Get(echo.HeaderAuthorization)
+// needsToken reports whether an operation requires bearerAuth (the document's default).
+func (s *Server) needsToken(op *openapi3.Operation) bool {
+	if op.Security != nil {
+		return len(*op.Security) > 0
+	}
+	return len(s.doc.Security) > 0
+}
+
+// authenticate verifies a bearer token with the key ring and confirms the membership still exists: a
+// token never outlives it, nor grants more than it holds now.
+func (s *Server) authenticate(ctx context.Context, header string) (auth.Principal, error) {
 	scheme, token, found := strings.Cut(header, " ")
 	if header == "" {
-		return apierr.Unauthenticated("a bearer token is required: send Authorization: Bearer <token>")
+		return auth.Principal{}, apierr.Unauthenticated("a bearer token is required: send Authorization: Bearer <token>")
 	}
 	if !found || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return apierr.Unauthenticated("the Authorization header must be 'Bearer <token>'")
+		return auth.Principal{}, apierr.Unauthenticated("the Authorization header must be 'Bearer <token>'")
 	}
 	p, err := s.deps.Issuer.Verify(ctx, strings.TrimSpace(token))
 	if err != nil {
-		return err
+		return p, err
 	}
 	role, ok, err := s.deps.Orgs.RoleOf(ctx, p.OrganizationID, p.UserID)
 	if err != nil {
-		return err
+		return p, err
 	}
 	if !ok {
-		return apierr.Unauthenticated("the token's user is no longer a member of its organization")
+		return p, apierr.Unauthenticated("the token's user is no longer a member of its organization")
 	}
 	p.Role = auth.Weaker(p.Role, role)
-	ctx.Value(authResultKey{}).(*authResult).principal = &p
+	return p, nil
+}
+
+// isBinaryBody reports an operation whose body is raw bytes (configuration data).
+func isBinaryBody(rt *route) bool {
+	rb := rt.operation.RequestBody
+	if rb == nil || rb.Value == nil {
+		return false
+	}
+	for _, mt := range rb.Value.Content {
+		if mt.Schema != nil && mt.Schema.Value != nil && mt.Schema.Value.Format == "binary" {
+			return true
+		}
+	}
+	return false
+}
+
+// singleJSONValue refuses a JSON body with anything after its one value.
+func singleJSONValue(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil // validation reports malformed JSON with its own message
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return apierr.UserInput("the request body holds more than one JSON value; send exactly one")
+	}
 	return nil
 }
 

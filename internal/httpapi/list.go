@@ -12,11 +12,18 @@ import (
 )
 
 type requestPathKey struct{}
+type userAgentKey struct{}
 
 // requestPath is the path of the request in ctx; continue tokens are bound to it.
 func requestPath(ctx context.Context) string {
 	p, _ := ctx.Value(requestPathKey{}).(string)
 	return p
+}
+
+// userAgent is the request's User-Agent, recorded on the Revisions it makes.
+func userAgent(ctx context.Context) string {
+	ua, _ := ctx.Value(userAgentKey{}).(string)
+	return ua
 }
 
 // wireParams reads the list parameters of any generated *Params struct (their json tags are the query
@@ -105,7 +112,16 @@ func (r pageResponse) VisitListOrganizationsResponse(w http.ResponseWriter) erro
 func (r pageResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
-func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error        { return r.write(w) }
+func (r pageResponse) VisitListUnitsResponse(w http.ResponseWriter) error        { return r.write(w) }
+func (r pageResponse) VisitListAllUnitsResponse(w http.ResponseWriter) error     { return r.write(w) }
+func (r pageResponse) VisitListAllRevisionsResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r pageResponse) VisitListExtendedRevisionsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+func (r pageResponse) VisitListExtendedMutationsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 // itemResponse writes one Extended form, projected like a list item.
 type itemResponse struct {
@@ -128,6 +144,13 @@ func (r itemResponse) write(w http.ResponseWriter) error {
 func (r itemResponse) VisitGetSpaceResponse(w http.ResponseWriter) error        { return r.write(w) }
 func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error         { return r.write(w) }
+func (r itemResponse) VisitGetUnitResponse(w http.ResponseWriter) error         { return r.write(w) }
+func (r itemResponse) VisitGetExtendedRevisionResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+func (r itemResponse) VisitGetExtendedMutationResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 // project marshals an Extended form keeping only the selected fields of its entity (all when fields is nil).
 func project(item any, entityField string, fields map[string]bool) ([]byte, error) {

@@ -32,12 +32,15 @@ func newListFixture(t *testing.T) *listFixture {
 	for _, body := range []map[string]any{
 		{"Slug": "alpha", "DisplayName": "Alpha Team", "Labels": map[string]string{"tier": "prod", "app.kubernetes.io/name": "web"}},
 		{"Slug": "beta", "DisplayName": "beta", "Labels": map[string]string{"tier": "dev"}, "Annotations": map[string]string{"owner": "Platform"}},
-		{"Slug": "gamma", "DisplayName": "Gamma 100%", "DeleteGates": map[string]bool{"keep": true}, "ComponentID": comp.String()},
+		{"Slug": "gamma", "DisplayName": "Gamma 100%", "DeleteGates": map[string]bool{"keep": true}},
 		{"Slug": "delta", "DisplayName": "Delta_x", "Labels": map[string]string{"tier": "prod"}, "DeleteGates": map[string]bool{"keep": false}},
 	} {
 		sp := createSpace(t, c, body)
 		f.spaces[sp.Slug] = sp
 	}
+	// Components are not a family yet (a ComponentID naming none is refused); gamma's is set directly.
+	_, err := env.App.Store.Pool.Exec(context.Background(), "UPDATE space SET component_id = $1 WHERE slug = 'gamma'", comp)
+	require.NoError(t, err)
 	return f
 }
 

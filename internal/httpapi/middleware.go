@@ -57,10 +57,37 @@ func requestID(c echo.Context) string {
 	return id
 }
 
-// addWarning names an ignored unknown body field in a Warning header (RFC 7234 form, code 299).
-func addWarning(c echo.Context, path string) {
-	ws, _ := c.Get(ctxWarnings).([]string)
-	c.Set(ctxWarnings, append(ws, fmt.Sprintf(`299 hubd "Unknown field: %s"`, path)))
+// maxWarnings bounds the Warning headers of one response; the last one counts the rest.
+const maxWarnings = 20
+
+// addWarnings names ignored unknown body fields in Warning headers (RFC 7234 form, code 299), with the
+// path escaped for a quoted string.
+func addWarnings(c echo.Context, paths []string) {
+	var ws []string
+	for i, path := range paths {
+		if i == maxWarnings {
+			ws = append(ws, fmt.Sprintf(`299 hubd "%d more unknown fields"`, len(paths)-maxWarnings))
+			break
+		}
+		ws = append(ws, fmt.Sprintf(`299 hubd "Unknown field: %s"`, quotedText(path)))
+	}
+	c.Set(ctxWarnings, ws)
+}
+
+// quotedText makes s fit an HTTP quoted-string: backslash and quote escaped, control characters dropped.
+func quotedText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteRune('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // recoverPanics turns a panic into a 500 Unexpected response, logged with its stack.

@@ -97,16 +97,24 @@ func TestOrganizationMembers(t *testing.T) {
 	require.Equal(t, "bob@example.com", bob.Username)
 	require.Equal(t, "bob-example.com", bob.Slug)
 	require.Equal(t, api.OrgRole("member"), bob.OrgRole)
+	// Users of other organizations are invisible: by UserID they are unknown, and their Username is taken.
 	carolID := env.Principal("other-org", "carol", auth.RoleAdmin).UserID
+	admin.Post(members, map[string]any{"UserID": carolID.String(), "OrgRole": "viewer"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	admin.Post(members+"?dry_run=true", map[string]any{"UserID": carolID.String()}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	e := admin.Post(members, map[string]any{"Username": "carol"}).ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
+	require.NotContains(t, string(e.Error.Message), carolID.String())
 	var carol api.OrganizationMember
-	admin.Post(members, map[string]any{"UserID": carolID.String(), "OrgRole": "viewer"}).Expect(http.StatusOK).JSON(&carol)
-	require.Equal(t, "carol", carol.Username)
+	admin.Post(members, map[string]any{"Username": "carol2", "OrgRole": "viewer"}).Expect(http.StatusOK).JSON(&carol)
+	// A member may be named by UserID (allow_exists returns the membership).
+	var same api.OrganizationMember
+	admin.Post(members+"?allow_exists=true", map[string]any{"UserID": carol.UserID.String()}).Expect(http.StatusOK).JSON(&same)
+	require.Equal(t, carol.UserID, same.UserID)
 
 	// Role defaults to member; duplicates are 409 unless allow_exists; dry_run adds nobody.
 	var dave api.OrganizationMember
 	admin.Post(members, map[string]any{"Username": "dave"}).Expect(http.StatusOK).JSON(&dave)
 	require.Equal(t, api.OrgRole("member"), dave.OrgRole)
-	admin.Post(members, map[string]any{"Username": "dave"}).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	admin.Post(members, map[string]any{"Username": "dave"}).ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
 	admin.Post(members+"?allow_exists=true", map[string]any{"Username": "dave"}).Expect(http.StatusOK)
 	admin.Post(members+"?dry_run=true", map[string]any{"Username": "erin"}).Expect(http.StatusOK)
 
@@ -114,12 +122,12 @@ func TestOrganizationMembers(t *testing.T) {
 	admin.Post(members, map[string]any{"OrgRole": "member"}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	admin.Post(members, map[string]any{"Username": "x", "OrgRole": "owner"}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	admin.Post(members, map[string]any{"UserID": uuid.NewString()}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
-	admin.Post(members, map[string]any{"UserID": carolID.String(), "Username": "bob@example.com"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	admin.Post(members, map[string]any{"UserID": carol.UserID.String(), "Username": "bob@example.com"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	admin.Post(members, map[string]any{"Username": "has space"}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 
 	var list []api.ExtendedOrganizationMember
 	admin.Get(members).Expect(http.StatusOK).JSON(&list)
-	require.Len(t, list, 4) // alice, bob, carol, dave
+	require.Len(t, list, 4) // alice, bob, carol2, dave
 	var got api.ExtendedOrganizationMember
 	admin.Get(members + "/" + bob.UserID.String()).Expect(http.StatusOK).JSON(&got)
 	require.Equal(t, "Bob", got.OrganizationMember.DisplayName)

@@ -19,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/unit"
 )
 
 // BasePath is where the API document's operations are served.
@@ -44,6 +45,7 @@ type Deps struct {
 	Issuer *auth.Issuer
 	Orgs   *org.Service
 	Spaces *space.Service
+	Units  *unit.Service
 	Logger *slog.Logger
 	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
 	StrictMiddlewares []api.StrictMiddlewareFunc

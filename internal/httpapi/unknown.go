@@ -33,9 +33,7 @@ func stripUnknownFields(c echo.Context, rt *route, body []byte) []byte {
 		return body
 	}
 	sort.Strings(unknown)
-	for _, path := range unknown {
-		addWarning(c, path)
-	}
+	addWarnings(c, unknown)
 	out, err := json.Marshal(doc)
 	if err != nil {
 		return body

@@ -1,6 +1,7 @@
 package listquery
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -79,9 +80,13 @@ func compileCond(e *Entity, c Cond, b *binder, out *Compiled) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if top := c.Left.Path[0].Name; (top == e.ID || top == e.Slug) && (c.Op == "=" || c.Op == "IN") && len(c.Left.Path) == 1 {
+	// Only a plain lookup (Slug or ID = literal, or IN a list) or a condition on HiddenReason itself
+	// returns hidden entities without include_hidden; a negated or attribute-to-attribute form does not.
+	plain := c.Truth == "" && len(c.Left.Path) == 1 && !c.Left.Len
+	switch top := c.Left.Path[0].Name; {
+	case plain && (top == e.ID || top == e.Slug) && ((c.Op == "=" && c.Right != nil && c.Right.Lit != nil) || c.Op == "IN"):
 		out.NamesBySlugOrID = true
-	} else if e.HiddenReason != "" && top == "HiddenReason" {
+	case plain && e.HiddenReason != "" && top == "HiddenReason" && ((c.Right != nil && c.Right.Lit != nil) || c.Op == "IN"):
 		out.NamesBySlugOrID = true
 	}
 	var sql string
@@ -221,7 +226,7 @@ func resolve(e *Entity, op Operand, b *binder, out *Compiled) (resolved, error) 
 			r.sql = fmt.Sprintf("(%s -> %s::text)::boolean", a.SQL, key)
 		}
 	case EntityList:
-		if len(rest) == 0 || !rest[0].Star {
+		if len(rest) == 0 || (!rest[0].Star && rest[0].Match == nil) {
 			return resolved{}, &SyntaxError{Pos: first.Pos, Msg: fmt.Sprintf("%s is a list of entities: filter on their attributes with %s.*.<Attribute>", a.Name, a.Name)}
 		}
 		if op.Len {
@@ -237,13 +242,22 @@ func resolve(e *Entity, op Operand, b *binder, out *Compiled) (resolved, error) 
 		inner.sql = strings.ReplaceAll(inner.sql, "{e}", "elem.value")
 		inner.mapColumn = strings.ReplaceAll(inner.mapColumn, "{e}", "elem.value")
 		column := a.SQL
+		match := ""
+		if m := rest[0].Match; m != nil {
+			// ?Key=value: only elements whose Key field is value.
+			v, err := matchValue(m.Value)
+			if err != nil {
+				return resolved{}, err
+			}
+			match = fmt.Sprintf("(elem.value -> %s::text) = %s::jsonb AND ", b.bind(m.Key), b.bind(v))
+		}
 		inner.wrap = func(cond string) string {
-			return fmt.Sprintf("EXISTS (SELECT 1 FROM jsonb_array_elements(%s) AS elem WHERE %s)", column, cond)
+			return fmt.Sprintf("EXISTS (SELECT 1 FROM jsonb_array_elements(%s) AS elem WHERE %s%s)", column, match, cond)
 		}
 		return inner, nil
 	default:
 		if len(rest) > 0 {
-			if rest[0].Star {
+			if rest[0].Star || rest[0].Match != nil {
 				return resolved{}, &SyntaxError{Pos: rest[0].Pos, Msg: a.Name + " is not a list of entities; * does not apply"}
 			}
 			return resolved{}, &SyntaxError{Pos: rest[0].Pos, Msg: fmt.Sprintf("%s is a %s and has no member %q", a.Name, a.Type, rest[0].Name)}
@@ -315,4 +329,16 @@ func pathString(p []Segment) string {
 		}
 	}
 	return strings.Join(parts, ".")
+}
+
+// matchValue is a ?Key=value literal as the JSON it equals.
+func matchValue(l Literal) (string, error) {
+	switch l.Kind {
+	case LitInt:
+		return fmt.Sprint(l.Int), nil
+	case LitBool:
+		return fmt.Sprint(l.Bool), nil
+	}
+	b, err := json.Marshal(l.Str)
+	return string(b), err
 }

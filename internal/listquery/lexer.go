@@ -88,9 +88,9 @@ func lex(src string) ([]token, error) {
 				return nil, &SyntaxError{Pos: pos, Msg: "a string literal is not closed (strings use single quotes; write '' for a quote inside one)"}
 			}
 			out = append(out, token{tokString, b.String(), pos})
-		case unicode.IsDigit(r) || (r == '-' && i+1 < len(runes) && unicode.IsDigit(runes[i+1])):
+		case isDigit(r) || (r == '-' && i+1 < len(runes) && isDigit(runes[i+1])):
 			j := i + 1
-			for j < len(runes) && unicode.IsDigit(runes[j]) {
+			for j < len(runes) && isDigit(runes[j]) {
 				j++
 			}
 			out = append(out, token{tokNumber, string(runes[i:j]), pos})
@@ -119,6 +119,8 @@ func lex(src string) ([]token, error) {
 	}
 	return append(out, token{tokEOF, "", len(runes) + 1}), nil
 }
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
 func isIdentStart(r rune) bool { return r == '_' || (r < 128 && unicode.IsLetter(r)) }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -53,6 +54,17 @@ type Query struct {
 	Params         Params
 	// Path identifies the listed collection (the request path); continue tokens are bound to it.
 	Path string
+	// Distinct, when set, keeps one row per Partition: the one with the greatest Latest among those
+	// the filters select (Revision lists' distinct_on=Unit). Both are constant SQL expressions.
+	Distinct *Distinct
+	// Extra adds conditions a family compiles itself (where_data), binding their values with bind.
+	Extra []func(bind func(any) string) string
+}
+
+// Distinct keeps the latest row of each partition.
+type Distinct struct {
+	Partition string
+	Latest    string
 }
 
 // Page is one page of a list.
@@ -147,9 +159,15 @@ func (r keyedRow) Scan(dest ...any) error {
 // translate reports the database's refusal of a client-supplied pattern as the client's error.
 func translate(err error) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "2201B" {
-		return apierr.UserInput("where: invalid regular expression: "+pgErr.Message,
-			apierr.Item{Item: "where", Description: "invalid regular expression"})
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "2201B":
+			return apierr.UserInput("where: invalid regular expression: "+pgErr.Message,
+				apierr.Item{Item: "where", Description: "invalid regular expression"})
+		case "22025", "22019": // invalid escape sequence / escape character in a LIKE pattern
+			return apierr.UserInput("where: invalid LIKE pattern (a backslash escapes the next character and cannot end a pattern): "+pgErr.Message,
+				apierr.Item{Item: "where", Description: "invalid LIKE pattern"})
+		}
 	}
 	return store.Translate(err)
 }
@@ -161,6 +179,10 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 	b.bind(q.OrganizationID)
 	for _, c := range q.Scope {
 		b.bind(c.Value)
+	}
+	if err := checkText(map[string]string{"where": prm.Where, "contains": prm.Contains, "order_by": prm.OrderBy,
+		"select": prm.Select, "include": prm.Include, "include_hidden": prm.IncludeHidden}); err != nil {
+		return nil, nil, err
 	}
 	if prm.Filter != nil {
 		return nil, nil, apierr.Validation(fmt.Sprintf("Filter %s does not exist in your organization", prm.Filter),
@@ -208,6 +230,11 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 	if p.fields, err = parseSelect(e, prm.Select, p); err != nil {
 		return nil, nil, err
 	}
+	if p.fields != nil && strings.TrimSpace(prm.Contains) != "" {
+		for _, n := range e.ContainsAttrs {
+			p.fields[n] = true
+		}
+	}
 	p.signature = q.signature()
 	if prm.Continue != "" {
 		keys, err := tokens.decode(prm.Continue, p.signature)
@@ -219,6 +246,22 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 		}
 	}
 	return p, b, nil
+}
+
+// checkText refuses parameter text PostgreSQL cannot take (NUL) or that is not UTF-8, naming the parameter.
+func checkText(params map[string]string) error {
+	names := make([]string, 0, len(params))
+	for n := range params {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		v := params[n]
+		if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+			return apierr.UserInput(n+": the value must be UTF-8 text without NUL characters", apierr.Item{Item: n, Description: "invalid text"})
+		}
+	}
+	return nil
 }
 
 func paramError(param string, err error) error {
@@ -242,25 +285,37 @@ func (q Query) sql(p *plan, b *binder) string {
 		}
 		orderBy = append(orderBy, o.expr()+" "+dir)
 	}
-	var w strings.Builder
-	fmt.Fprintf(&w, "SELECT %s, jsonb_build_array(%s) AS hubd_keyset FROM %s WHERE %s = $1", e.Columns, strings.Join(keyCols, ", "), e.From, e.Org)
+	var f strings.Builder // the filters: organization, scope, where, contains, hidden
+	fmt.Fprintf(&f, "%s = $1", e.Org)
 	for i, c := range q.Scope {
-		fmt.Fprintf(&w, " AND %s = $%d", c.Column, i+2)
+		fmt.Fprintf(&f, " AND %s = $%d", c.Column, i+2)
 	}
 	if p.where != nil {
-		w.WriteString(" AND " + p.where.SQL)
+		f.WriteString(" AND " + p.where.SQL)
 	}
 	if c := strings.TrimSpace(q.Params.Contains); c != "" && e.Contains != "" {
-		fmt.Fprintf(&w, " AND (%s ILIKE %s)", e.Contains, b.bind("%"+escapeLike(c)+"%"))
+		fmt.Fprintf(&f, " AND (%s ILIKE %s)", e.Contains, b.bind("%"+escapeLike(c)+"%"))
 	}
 	if e.HiddenReason != "" && !(p.where != nil && p.where.NamesBySlugOrID) {
 		switch {
 		case len(p.hidden) == 1 && p.hidden[0] == "*":
 		case len(p.hidden) > 0:
-			fmt.Fprintf(&w, " AND (%s = '' OR %s = ANY(%s::text[]))", e.HiddenReason, e.HiddenReason, b.bind(p.hidden))
+			fmt.Fprintf(&f, " AND (%s = '' OR %s = ANY(%s::text[]))", e.HiddenReason, e.HiddenReason, b.bind(p.hidden))
 		default:
-			fmt.Fprintf(&w, " AND %s = ''", e.HiddenReason)
+			fmt.Fprintf(&f, " AND %s = ''", e.HiddenReason)
 		}
+	}
+	for _, extra := range q.Extra {
+		f.WriteString(" AND " + extra(b.bind))
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, "SELECT %s, jsonb_build_array(%s) AS hubd_keyset FROM %s WHERE ", e.Columns, strings.Join(keyCols, ", "), e.From)
+	if d := q.Distinct; d != nil {
+		id := e.Attr(e.ID).SQL
+		fmt.Fprintf(&w, "%s IN (SELECT DISTINCT ON (%s) %s FROM %s WHERE %s ORDER BY %s, %s DESC)",
+			id, d.Partition, id, e.From, f.String(), d.Partition, d.Latest)
+	} else {
+		w.WriteString(f.String())
 	}
 	if p.after != nil {
 		w.WriteString(" AND " + keysetCondition(p, b))

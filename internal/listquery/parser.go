@@ -38,12 +38,20 @@ type Operand struct {
 	Lit  *Literal
 }
 
-// Segment is one step of an attribute path: a name (attribute or map key), an index, or *.
+// Segment is one step of an attribute path: a name (attribute or map key), an index, *, or
+// ?Key=value (the elements of a list that are objects whose Key is value).
 type Segment struct {
 	Pos    int
 	Name   string
 	Star   bool
 	Quoted bool
+	Match  *Match
+}
+
+// Match selects list elements by one field.
+type Match struct {
+	Key   string
+	Value Literal
 }
 
 // LiteralKind tells literals apart.
@@ -338,6 +346,31 @@ func (p *parser) path() ([]Segment, error) {
 			segs = append(segs, Segment{Pos: s.pos, Name: s.text, Quoted: true})
 		case tokStar:
 			segs = append(segs, Segment{Pos: s.pos, Star: true})
+		case tokOp:
+			if s.text != "?" {
+				return nil, &SyntaxError{Pos: s.pos, Msg: "expected a name, index, * or ?Key=value after '.', found " + s.describe()}
+			}
+			key := p.next()
+			if key.kind != tokIdent && key.kind != tokString {
+				return nil, &SyntaxError{Pos: key.pos, Msg: "expected a field name after ?, found " + key.describe()}
+			}
+			if eq := p.next(); eq.kind != tokOp || eq.text != "=" {
+				return nil, &SyntaxError{Pos: eq.pos, Msg: "expected = in ?" + key.text + "=value, found " + eq.describe()}
+			}
+			vt := p.peek()
+			lit, ok, err := p.literal()
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				if vt.kind != tokIdent {
+					return nil, &SyntaxError{Pos: vt.pos, Msg: "expected a value in ?" + key.text + "=value, found " + vt.describe()}
+				}
+				// A bare word is a string: containers.?name=main.image
+				p.next()
+				lit = Literal{Pos: vt.pos, Kind: LitString, Str: vt.text}
+			}
+			segs = append(segs, Segment{Pos: s.pos, Match: &Match{Key: key.text, Value: lit}})
 		default:
 			return nil, &SyntaxError{Pos: s.pos, Msg: "expected a name, index or * after '.', found " + s.describe()}
 		}

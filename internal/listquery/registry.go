@@ -62,7 +62,9 @@ type Entity struct {
 	ID  string
 	Org string
 	// Contains is the text expression `contains` matches (case-insensitively); empty disables contains.
-	Contains string
+	// ContainsAttrs are the attributes that text is made of (select adds them when contains is used).
+	Contains      string
+	ContainsAttrs []string
 	// HiddenReason is the column of the hidden reason, empty when the family cannot be hidden.
 	HiddenReason string
 	// Slug names the Slug attribute (for the where-by-Slug exception of include_hidden), if any.

@@ -6,8 +6,9 @@ import "github.com/hubd/hubd/internal/listquery"
 var OrganizationList = listquery.Define(&listquery.Entity{
 	Name: OrganizationType, From: "organization", Columns: "organization.*",
 	ID: "OrganizationID", Org: "organization.organization_id", Slug: "Slug",
-	Contains:     "(organization.slug || ' ' || organization.display_name || ' ' || organization.email_domain || ' ' || organization.labels::text || ' ' || organization.annotations::text)",
-	HiddenReason: "organization.hidden_reason",
+	Contains:      "(organization.slug || ' ' || organization.display_name || ' ' || organization.email_domain || ' ' || hubd_map_text(organization.labels) || ' ' || hubd_map_text(organization.annotations))",
+	HiddenReason:  "organization.hidden_reason",
+	ContainsAttrs: []string{"Slug", "DisplayName", "EmailDomain", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
 		{Name: "OrganizationID", Type: listquery.UUID, SQL: "organization.organization_id", Filterable: true, Orderable: true, Always: true},
 		{Name: "Slug", Type: listquery.String, SQL: "organization.slug", Filterable: true, Orderable: true, Always: true},
@@ -33,7 +34,8 @@ var MemberList = listquery.Define(&listquery.Entity{
 	Columns: "m.organization_id, m.user_id, m.org_role, m.external_organization_id, " +
 		"u.username, u.slug, u.display_name, u.external_id, u.profile_picture_url",
 	ID: "UserID", Org: "m.organization_id", Slug: "Slug",
-	Contains: "(u.username || ' ' || u.slug || ' ' || u.display_name)",
+	Contains:      "(u.username || ' ' || u.slug || ' ' || u.display_name)",
+	ContainsAttrs: []string{"Username", "Slug", "DisplayName"},
 	Attributes: []listquery.Attribute{
 		{Name: "UserID", Type: listquery.UUID, SQL: "m.user_id", Filterable: true, Orderable: true, Always: true},
 		{Name: "OrganizationID", Type: listquery.UUID, SQL: "m.organization_id", Filterable: true, Orderable: true, Always: true},
@@ -51,8 +53,9 @@ var MemberList = listquery.Define(&listquery.Entity{
 var UserList = listquery.Define(&listquery.Entity{
 	Name: UserType, From: "app_user u JOIN organization_member m USING (user_id)", Columns: "u.*",
 	ID: "UserID", Org: "m.organization_id", Slug: "Slug",
-	Contains:     "(u.username || ' ' || u.slug || ' ' || u.display_name || ' ' || u.external_id)",
-	HiddenReason: "u.hidden_reason",
+	Contains:      "(u.username || ' ' || u.slug || ' ' || u.display_name || ' ' || u.external_id)",
+	HiddenReason:  "u.hidden_reason",
+	ContainsAttrs: []string{"Username", "Slug", "DisplayName", "ExternalID"},
 	Attributes: []listquery.Attribute{
 		{Name: "UserID", Type: listquery.UUID, SQL: "u.user_id", Filterable: true, Orderable: true, Always: true},
 		{Name: "Slug", Type: listquery.String, SQL: "u.slug", Filterable: true, Orderable: true, Always: true},

@@ -2,6 +2,7 @@ package org
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -149,18 +150,23 @@ func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberIn
 	}
 	var out Member
 	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		user, err := resolveUser(ctx, tx, orgID, in)
-		if err != nil {
+		// Serialize membership changes of the organization (and creations of the same member).
+		if err := tx.Q.OrganizationLockForMembership(ctx, orgID); err != nil {
 			return err
 		}
-		if existing, err := loadMember(ctx, tx.Q, orgID, user.ID); err == nil {
-			if opts.AllowExists {
-				out = existing
+		if existing, err := findMember(ctx, tx, orgID, in); err != nil || existing != nil {
+			if err == nil && opts.AllowExists {
+				out = *existing
 				return nil
 			}
-			return apierr.Conflict("User %s is already a member of this organization", user.Username).
-				WithEntity(MemberType, user.ID.String(), user.Slug)
-		} else if !apierr.Is(err, apierr.TypeNotFound) {
+			if err == nil {
+				return (&apierr.Error{Type: apierr.TypeAlreadyExists, Message: fmt.Sprintf("User %s is already a member of this organization", existing.Username),
+					Items: []apierr.Item{{Item: "Username", Description: "already a member"}}}).WithEntity(MemberType, existing.UserID.String(), existing.Slug)
+			}
+			return err
+		}
+		user, err := newUser(ctx, tx, orgID, in)
+		if err != nil {
 			return err
 		}
 		if err := addMember(ctx, tx, orgID, user.ID, in.OrgRole); err != nil {
@@ -172,22 +178,44 @@ func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberIn
 	return out, err
 }
 
-// resolveUser finds the User a MemberInput names, creating it for an unknown Username.
-func resolveUser(ctx context.Context, tx *store.Tx, orgID uuid.UUID, in MemberInput) (User, error) {
-	if in.UserID != nil {
-		row, err := tx.Q.UserGetByID(ctx, *in.UserID)
+// findMember returns the existing membership a MemberInput names, if any. Users outside the organization
+// are not visible to it: a UserID of one is refused exactly like an unknown one.
+func findMember(ctx context.Context, tx *store.Tx, orgID uuid.UUID, in MemberInput) (*Member, error) {
+	var userID uuid.UUID
+	switch {
+	case in.UserID != nil:
+		userID = *in.UserID
+	default:
+		row, err := tx.Q.UserGetByUsername(ctx, in.Username)
 		if store.IsNoRows(err) {
-			return User{}, apierr.Validation("no User has this UserID", apierr.Item{Item: "UserID", Description: in.UserID.String()})
+			return nil, nil
 		}
 		if err != nil {
-			return User{}, err
+			return nil, err
 		}
-		if in.Username != "" && in.Username != row.Username {
-			return User{}, apierr.Validation("UserID and Username name different Users",
+		userID = row.UserID
+	}
+	m, err := loadMember(ctx, tx.Q, orgID, userID)
+	switch {
+	case err == nil:
+		if in.UserID != nil && in.Username != "" && in.Username != m.Username {
+			return nil, apierr.Validation("UserID and Username name different Users",
 				apierr.Item{Item: "Username", Description: "does not match the User of UserID"})
 		}
-		return userFromRow(row), nil
+		return &m, nil
+	case !apierr.Is(err, apierr.TypeNotFound):
+		return nil, err
+	case in.UserID != nil:
+		return nil, apierr.Validation("no User with this UserID is a member of this organization; name a new member by Username",
+			apierr.Item{Item: "UserID", Description: in.UserID.String()})
 	}
+	// The Username belongs to a User of other organizations only: Usernames are unique in the service.
+	return nil, &apierr.Error{Type: apierr.TypeAlreadyExists, Message: "this Username is taken; choose another",
+		Items: []apierr.Item{{Item: "Username", Description: "taken"}}}
+}
+
+// newUser creates the User a new member is named by.
+func newUser(ctx context.Context, tx *store.Tx, orgID uuid.UUID, in MemberInput) (User, error) {
 	return ensureUser(ctx, tx, orgID, in.Username, in.DisplayName)
 }
 
@@ -283,8 +311,12 @@ func (s *Service) DeleteMember(ctx context.Context, orgID, userID uuid.UUID, dry
 					WithEntity(MemberType, userID.String(), m.Slug)
 			}
 		}
-		if _, err := tx.Q.OrganizationMemberDelete(ctx, db.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID}); err != nil {
+		n, err := tx.Q.OrganizationMemberDelete(ctx, db.OrganizationMemberDeleteParams{OrganizationID: orgID, UserID: userID})
+		if err != nil {
 			return store.TranslateDelete(err, MemberType, userID.String())
+		}
+		if n == 0 {
+			return apierr.NotFound(MemberType, userID.String())
 		}
 		tx.Emit(event.Event{
 			OrganizationID: orgID, EventType: "organization_member.deleted", SubjectEntityType: MemberType, SubjectEntityID: userID,

@@ -145,11 +145,24 @@ func (s *Service) CreateOrganization(ctx context.Context, f OrganizationFields, 
 		case !store.IsNoRows(err):
 			return err
 		}
-		out, err = insertOrganization(ctx, tx, f)
-		if err != nil {
-			return err
+		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
+			var err error
+			if out, err = insertOrganization(ctx, sp, f); err != nil {
+				return err
+			}
+			return addMember(ctx, sp, out.ID, p.UserID, auth.RoleAdmin)
+		})
+		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
+			// A concurrent create of the same Slug won: hand it back if the caller belongs to it.
+			existing, gerr := tx.Q.OrganizationGetBySlug(ctx, f.Slug)
+			if gerr != nil {
+				return gerr
+			}
+			if _, merr := tx.Q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: existing.OrganizationID, UserID: p.UserID}); merr == nil {
+				out, err = organizationFromRow(existing)
+			}
 		}
-		return addMember(ctx, tx, out.ID, p.UserID, auth.RoleAdmin)
+		return err
 	})
 	return out, err
 }
@@ -188,11 +201,14 @@ func (s *Service) UpdateOrganization(ctx context.Context, id uuid.UUID, version 
 	}
 	var out Organization
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		if err := tx.Q.OrganizationLockForMembership(ctx, id); err != nil {
+			return err
+		}
 		cur, err := loadOrganization(ctx, tx.Q, id)
 		if err != nil {
 			return err
 		}
-		if err := entity.CheckVersion(OrganizationType, id, version, cur.Version); err != nil {
+		if err := entity.CheckVersion(OrganizationType, id, &version, cur.Version); err != nil {
 			return err
 		}
 		row, err := tx.Q.OrganizationUpdate(ctx, db.OrganizationUpdateParams{
@@ -201,7 +217,7 @@ func (s *Service) UpdateOrganization(ctx context.Context, id uuid.UUID, version 
 			DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
 		})
 		if store.IsNoRows(err) {
-			return apierr.StaleVersion(OrganizationType, id.String(), version, cur.Version+1)
+			return apierr.Conflict("the Organization was changed by a concurrent write; read it again").WithEntity(OrganizationType, id.String(), cur.Slug)
 		}
 		if err != nil {
 			return entity.SlugClash(err, OrganizationType, f.Slug)
@@ -224,6 +240,9 @@ func (s *Service) DeleteOrganization(ctx context.Context, id uuid.UUID, dryRun b
 		return err
 	}
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		if err := tx.Q.OrganizationLockForMembership(ctx, id); err != nil {
+			return err
+		}
 		cur, err := loadOrganization(ctx, tx.Q, id)
 		if err != nil {
 			return err
@@ -231,8 +250,12 @@ func (s *Service) DeleteOrganization(ctx context.Context, id uuid.UUID, dryRun b
 		if err := entity.CheckDeleteGates(OrganizationType, id, cur.Slug, cur.DeleteGates); err != nil {
 			return err
 		}
-		if _, err := tx.Q.OrganizationDelete(ctx, id); err != nil {
+		n, err := tx.Q.OrganizationDelete(ctx, id)
+		if err != nil {
 			return store.TranslateDelete(err, OrganizationType, id.String())
+		}
+		if n == 0 {
+			return apierr.NotFound(OrganizationType, id.String())
 		}
 		tx.Emit(cur.changeEvent(entity.Deleted))
 		return nil

@@ -6,9 +6,9 @@ package space
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/db"
@@ -117,17 +117,24 @@ func (s *Service) List(ctx context.Context, path string, params listquery.Params
 
 // Get returns one Space of the caller's organization.
 func (s *Service) Get(ctx context.Context, id uuid.UUID) (Space, error) {
-	sp, err := load(ctx, s.Store.Q(), id)
+	sp, err := load(ctx, s.Store.Q(), id, false)
 	if err != nil {
 		return Space{}, err
 	}
 	return sp, authz.Check(ctx, authz.View, sp.target())
 }
 
-// load reads a Space of the caller's organization; one of another organization is NotFound.
-func load(ctx context.Context, q *db.Queries, id uuid.UUID) (Space, error) {
+// load reads a Space of the caller's organization; one of another organization is NotFound. Writers
+// lock the row, so concurrent writes of one Space happen one after the other.
+func load(ctx context.Context, q *db.Queries, id uuid.UUID, lock bool) (Space, error) {
 	p := authz.Caller(ctx)
-	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: id})
+	var row *db.Space
+	var err error
+	if lock {
+		row, err = q.SpaceGetByIDForUpdate(ctx, db.SpaceGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: id})
+	} else {
+		row, err = q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: id})
+	}
 	if store.IsNoRows(err) {
 		return Space{}, apierr.NotFound(EntityType, id.String())
 	}
@@ -168,12 +175,29 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 		case !store.IsNoRows(err):
 			return err
 		}
-		row, err := tx.Q.SpaceInsert(ctx, db.SpaceInsertParams{
-			SpaceID: uuid.New(), OrganizationID: p.OrganizationID, Slug: f.Slug, DisplayName: f.DisplayName,
-			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-			ComponentID: f.ComponentID,
+		if err := checkComponent(f); err != nil {
+			return err
+		}
+		var row *db.Space
+		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
+			var err error
+			row, err = sp.Q.SpaceInsert(ctx, db.SpaceInsertParams{
+				SpaceID: uuid.New(), OrganizationID: p.OrganizationID, Slug: f.Slug, DisplayName: f.DisplayName,
+				Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+				ComponentID: f.ComponentID,
+			})
+			return err
 		})
+		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
+			// A concurrent create of the same Slug won: hand back its Space.
+			existing, err := tx.Q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: p.OrganizationID, Slug: f.Slug})
+			if err != nil {
+				return err
+			}
+			out, err = fromRow(existing)
+			return err
+		}
 		if err != nil {
 			return entity.SlugClash(err, EntityType, f.Slug)
 		}
@@ -191,7 +215,7 @@ func (s *Service) Update(ctx context.Context, id uuid.UUID, version int64, f Fie
 	if err := entity.RequireVersion(version); err != nil {
 		return Space{}, err
 	}
-	return s.write(ctx, id, dryRun, func(Space) (int64, Fields, error) { return version, f, nil })
+	return s.write(ctx, id, dryRun, func(Space) (*int64, Fields, error) { return &version, f, nil })
 }
 
 // Patch applies an RFC 7386 merge patch to a Space's fields; a Version in the patch is checked.
@@ -201,26 +225,18 @@ func (s *Service) Patch(ctx context.Context, id uuid.UUID, patch json.RawMessage
 
 // mergePatch is the change of a merge patch.
 func mergePatch(patch json.RawMessage) changeFunc {
-	return func(cur Space) (int64, Fields, error) {
-		var sent struct{ Version *int64 }
-		if err := json.Unmarshal(patch, &sent); err != nil {
-			return 0, Fields{}, apierr.UserInput("the body is not a JSON object")
-		}
-		version := cur.Version
-		if sent.Version != nil {
-			version = *sent.Version
-		}
-		doc, err := json.Marshal(cur.Fields)
+	return func(cur Space) (*int64, Fields, error) {
+		version, err := entity.SentVersion(patch)
 		if err != nil {
-			return 0, Fields{}, err
+			return nil, Fields{}, err
 		}
-		merged, err := jsonpatch.MergePatch(doc, patch)
+		merged, err := entity.MergePatch(cur.Fields, patch)
 		if err != nil {
-			return 0, Fields{}, apierr.UserInput("the merge patch cannot be applied: " + err.Error())
+			return nil, Fields{}, err
 		}
 		var f Fields
 		if err := json.Unmarshal(merged, &f); err != nil {
-			return 0, Fields{}, apierr.UserInput("the patched Space is not valid: " + err.Error())
+			return nil, Fields{}, apierr.UserInput("the patched Space is not valid: " + err.Error())
 		}
 		return version, f, nil
 	}
@@ -237,13 +253,14 @@ func (s *Service) write(ctx context.Context, id uuid.UUID, dryRun bool, change c
 	return out, err
 }
 
-// changeFunc computes a write's Version (the one the client sent) and new fields from the stored Space.
-type changeFunc func(Space) (int64, Fields, error)
+// changeFunc computes a write's Version (the one the client sent, nil for none) and new fields from the
+// stored Space.
+type changeFunc func(Space) (*int64, Fields, error)
 
 // update loads, changes, checks, stores and emits, in tx.
 func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) (Space, error) {
 	p := authz.Caller(ctx)
-	cur, err := load(ctx, tx.Q, id)
+	cur, err := load(ctx, tx.Q, id, true)
 	if err != nil {
 		return cur, err
 	}
@@ -266,6 +283,11 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 	if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
 		return cur, err
 	}
+	if f.ComponentID != nil && (cur.ComponentID == nil || *cur.ComponentID != *f.ComponentID) {
+		if err := checkComponent(f); err != nil {
+			return cur, err
+		}
+	}
 	row, err := tx.Q.SpaceUpdate(ctx, db.SpaceUpdateParams{
 		OrganizationID: p.OrganizationID, SpaceID: id, Version: cur.Version,
 		Slug: f.Slug, DisplayName: f.DisplayName,
@@ -274,8 +296,8 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		ComponentID: f.ComponentID,
 	})
 	if store.IsNoRows(err) {
-		// Another write committed between the read and the update.
-		return cur, apierr.StaleVersion(EntityType, id.String(), version, cur.Version+1)
+		// The row is locked, so this is unreachable unless the schema changes; report it as a conflict.
+		return cur, apierr.Conflict("the Space was changed by a concurrent write; read it again").WithEntity(EntityType, id.String(), cur.Slug)
 	}
 	if err != nil {
 		return cur, entity.SlugClash(err, EntityType, f.Slug)
@@ -299,7 +321,7 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID, dryRun bool) error {
 // remove deletes a Space in tx and returns what it was.
 func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (Space, error) {
 	p := authz.Caller(ctx)
-	cur, err := load(ctx, tx.Q, id)
+	cur, err := load(ctx, tx.Q, id, true)
 	if err != nil {
 		return cur, err
 	}
@@ -309,8 +331,12 @@ func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (Space, error) {
 	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
 		return cur, err
 	}
-	if _, err := tx.Q.SpaceDelete(ctx, db.SpaceDeleteParams{OrganizationID: p.OrganizationID, SpaceID: id}); err != nil {
+	n, err := tx.Q.SpaceDelete(ctx, db.SpaceDeleteParams{OrganizationID: p.OrganizationID, SpaceID: id})
+	if err != nil {
 		return cur, store.TranslateDelete(err, EntityType, id.String())
+	}
+	if n == 0 {
+		return cur, apierr.NotFound(EntityType, id.String())
 	}
 	tx.Emit(cur.changeEvent(entity.Deleted))
 	return cur, nil
@@ -355,4 +381,37 @@ func (s *Service) selector(path string, sel listquery.Params) entity.Selector {
 		}
 		return refs, nil
 	}
+}
+
+// checkComponent refuses a ComponentID: it must name a Component of the organization, and that family
+// does not exist yet, so every one is a reference to a missing entity.
+func checkComponent(f Fields) error {
+	if f.ComponentID == nil {
+		return nil
+	}
+	return apierr.Validation(fmt.Sprintf("Component %s does not exist in your organization", f.ComponentID),
+		apierr.Item{Item: "ComponentID", Description: "no such Component"})
+}
+
+// ByIDs loads Spaces of the caller's organization the caller may view, by ID (for include expansions).
+func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Space, error) {
+	out := map[uuid.UUID]Space{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	p := authz.Caller(ctx)
+	rows, err := s.Store.Q().SpaceListByIDs(ctx, db.SpaceListByIDsParams{OrganizationID: p.OrganizationID, SpaceIds: ids})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	for _, r := range rows {
+		sp, err := fromRow(r)
+		if err != nil {
+			return nil, err
+		}
+		if authz.Allowed(p, authz.View, sp.target()) {
+			out[sp.ID] = sp
+		}
+	}
+	return out, nil
 }

@@ -21,3 +21,10 @@ RETURNING *;
 
 -- name: SpaceDelete :execrows
 DELETE FROM space WHERE organization_id = @organization_id AND space_id = @space_id;
+
+-- name: SpaceGetByIDForUpdate :one
+-- Serializes writers of one Space, so a PATCH without Version never loses a concurrent change.
+SELECT * FROM space WHERE organization_id = @organization_id AND space_id = @space_id FOR UPDATE;
+
+-- name: SpaceListByIDs :many
+SELECT * FROM space WHERE organization_id = @organization_id AND space_id = ANY(@space_ids::uuid[]);

@@ -1,0 +1,257 @@
+// Package configdata understands the configuration a Unit holds: it checks data against its
+// ToolchainType with a well-kept parser per format, and gives every format one path model (resources,
+// and dot-separated paths of map keys and array indexes to scalar leaves) that where_data, mutation
+// sources and diffs share. The data itself is stored exactly as written; what this package derives
+// from it (the projection) is for querying only.
+package configdata
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The ToolchainTypes of SPEC.md.
+const (
+	KubernetesYAML      = "Kubernetes/YAML"
+	AppConfigProperties = "AppConfig/Properties"
+	AppConfigYAML       = "AppConfig/YAML"
+	AppConfigTOML       = "AppConfig/TOML"
+	AppConfigINI        = "AppConfig/INI"
+	AppConfigJSON       = "AppConfig/JSON"
+	AppConfigEnv        = "AppConfig/Env"
+	AppConfigText       = "AppConfig/Text"
+)
+
+// ToolchainTypes lists them in a stable order.
+var ToolchainTypes = []string{KubernetesYAML, AppConfigProperties, AppConfigYAML, AppConfigTOML, AppConfigINI, AppConfigJSON, AppConfigEnv, AppConfigText}
+
+// Valid reports whether t is a known ToolchainType.
+func Valid(t string) bool {
+	for _, k := range ToolchainTypes {
+		if k == t {
+			return true
+		}
+	}
+	return false
+}
+
+// MediaType is the Content-Type a Unit's data is served with.
+func MediaType(toolchain string) string {
+	switch toolchain {
+	case KubernetesYAML, AppConfigYAML:
+		return "application/yaml"
+	case AppConfigJSON:
+		return "application/json"
+	}
+	return "text/plain; charset=utf-8"
+}
+
+// Hash is the DataHash of data: lowercase hex SHA-256.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// ParseError is data that does not parse for its ToolchainType.
+type ParseError struct {
+	Toolchain string
+	Line      int // 1-based; 0 when the parser does not say
+	Msg       string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("the data is not valid %s: line %d: %s", e.Toolchain, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("the data is not valid %s: %s", e.Toolchain, e.Msg)
+}
+
+// Resource is one addressable part of the data: a Kubernetes resource (Type apiVersion/kind, Name
+// [namespace/]name), or the whole document of other types (Type and Name empty).
+type Resource struct {
+	Type  string `json:"ResourceType"`
+	Name  string `json:"ResourceName"`
+	Value any    `json:"Value"`
+}
+
+// Document is parsed configuration data.
+type Document struct {
+	Toolchain string
+	Resources []Resource
+}
+
+// Parse checks data for toolchain and returns its path model.
+func Parse(toolchain string, data []byte) (*Document, error) {
+	parse, ok := parsers[toolchain]
+	if !ok {
+		return nil, &ParseError{Toolchain: toolchain, Msg: "unknown ToolchainType"}
+	}
+	resources, err := parse(data)
+	if err != nil {
+		var pe *ParseError
+		if asParseError(err, &pe) {
+			pe.Toolchain = toolchain
+			return nil, pe
+		}
+		return nil, &ParseError{Toolchain: toolchain, Msg: err.Error()}
+	}
+	return &Document{Toolchain: toolchain, Resources: resources}, nil
+}
+
+func asParseError(err error, target **ParseError) bool {
+	pe, ok := err.(*ParseError)
+	if ok {
+		*target = pe
+	}
+	return ok
+}
+
+var parsers = map[string]func([]byte) ([]Resource, error){
+	KubernetesYAML:      parseKubernetes,
+	AppConfigYAML:       parseYAML,
+	AppConfigJSON:       parseJSON,
+	AppConfigTOML:       parseTOML,
+	AppConfigINI:        parseINI,
+	AppConfigProperties: parseProperties,
+	AppConfigEnv:        parseEnv,
+	AppConfigText:       parseText,
+}
+
+// Projection is the document as JSON, for where_data: an array of resources.
+func (d *Document) Projection() []byte {
+	if d == nil {
+		return []byte("[]")
+	}
+	out, err := json.Marshal(d.Resources)
+	if err != nil {
+		return []byte("[]")
+	}
+	return out
+}
+
+// Leaf is one scalar (or empty container) of the data, at a path of a resource.
+type Leaf struct {
+	Resource string // Type/Name for Kubernetes resources, empty otherwise
+	Path     string
+	Value    any
+}
+
+// Key identifies a leaf across versions of the data.
+func (l Leaf) Key() string { return l.Resource + "\x00" + l.Path }
+
+// ResourceKey is how a resource is named in leaves, diffs and mutation sources.
+func (r Resource) Key() string {
+	if r.Type == "" {
+		return ""
+	}
+	return r.Type + "/" + r.Name
+}
+
+// Leaves lists every leaf of the document in a stable order.
+func (d *Document) Leaves() []Leaf {
+	var out []Leaf
+	if d == nil {
+		return out
+	}
+	for _, r := range d.Resources {
+		walk(r.Key(), "", r.Value, &out)
+	}
+	return out
+}
+
+func walk(resource, path string, v any, out *[]Leaf) {
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) == 0 {
+			*out = append(*out, Leaf{resource, path, t})
+			return
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			walk(resource, join(path, k), t[k], out)
+		}
+	case []any:
+		if len(t) == 0 {
+			*out = append(*out, Leaf{resource, path, t})
+			return
+		}
+		for i, e := range t {
+			walk(resource, join(path, strconv.Itoa(i)), e, out)
+		}
+	default:
+		*out = append(*out, Leaf{resource, path, v})
+	}
+}
+
+func join(path, seg string) string {
+	if path == "" {
+		return seg
+	}
+	return path + "." + seg
+}
+
+// normalize turns decoded values into JSON's types: string-keyed maps, []any, string, int64, float64,
+// bool, nil (times become RFC 3339 strings).
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalize(e)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[fmt.Sprint(k)] = normalize(e)
+		}
+		return m
+	case []any:
+		for i, e := range t {
+			t[i] = normalize(e)
+		}
+		return t
+	case []map[string]any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = normalize(e)
+		}
+		return out
+	case int:
+		return int64(t)
+	case int32:
+		return int64(t)
+	case uint64:
+		return float64(t)
+	case float32:
+		return float64(t)
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	case time.Time:
+		return t.Format(time.RFC3339Nano)
+	case fmt.Stringer:
+		return t.String()
+	}
+	return v
+}
+
+// lineOf is the 1-based line of a byte offset.
+func lineOf(data []byte, offset int64) int {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	return strings.Count(string(data[:offset]), "\n") + 1
+}

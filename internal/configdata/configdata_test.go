@@ -1,0 +1,82 @@
+package configdata
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseValid(t *testing.T) {
+	cases := map[string]struct {
+		data   string
+		leaves map[string]any // resource\x00path -> value
+	}{
+		KubernetesYAML: {
+			data: "# web\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\nspec:\n  replicas: 3\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n",
+			leaves: map[string]any{
+				"apps/v1/Deployment/prod/web\x00spec.replicas": int64(3),
+				"v1/Service/web\x00kind":                       "Service",
+			},
+		},
+		AppConfigYAML:       {data: "a:\n  b: [1, true]\n", leaves: map[string]any{"\x00a.b.0": int64(1), "\x00a.b.1": true}},
+		AppConfigJSON:       {data: `{"a": {"b": 1.5, "c": [], "d": null}}`, leaves: map[string]any{"\x00a.b": 1.5, "\x00a.c": []any{}, "\x00a.d": nil}},
+		AppConfigTOML:       {data: "title = 'x'\n[server]\nport = 8080\n", leaves: map[string]any{"\x00title": "x", "\x00server.port": int64(8080)}},
+		AppConfigINI:        {data: "top = 1\n[db]\nhost = localhost ; comment\n", leaves: map[string]any{"\x00top": "1", "\x00db.host": "localhost"}},
+		AppConfigProperties: {data: "# c\nserver.port=8080\nserver.host = h\nname: x\n", leaves: map[string]any{"\x00server.port": "8080", "\x00server.host": "h", "\x00name": "x"}},
+		AppConfigEnv:        {data: "# c\nexport A=1\nB=\"two words\"\n", leaves: map[string]any{"\x00A": "1", "\x00B": "two words"}},
+		AppConfigText:       {data: "anything\ngoes", leaves: map[string]any{"\x00": "anything\ngoes"}},
+	}
+	for tc, c := range cases {
+		doc, err := Parse(tc, []byte(c.data))
+		require.NoError(t, err, tc)
+		got := map[string]any{}
+		for _, l := range doc.Leaves() {
+			got[l.Key()] = l.Value
+		}
+		for k, v := range c.leaves {
+			require.Contains(t, got, k, tc)
+			require.Equal(t, v, got[k], "%s %q", tc, k)
+		}
+		require.NotEmpty(t, doc.Projection())
+	}
+}
+
+func TestParseInvalid(t *testing.T) {
+	cases := map[string]struct {
+		data string
+		line int
+	}{
+		KubernetesYAML:      {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nkind: ConfigMap\n", 6},
+		AppConfigYAML:       {"a: 1\nb: c: d\n", 2},
+		AppConfigJSON:       {"{\n  \"a\": 1,\n  \"b\": }\n", 3},
+		AppConfigTOML:       {"a = 1\nb = = 2\n", 2},
+		AppConfigINI:        {"[ok]\na = 1\n[broken\n", 3},
+		AppConfigProperties: {"a=1\nb=\\u12\n", 2},
+		AppConfigEnv:        {"A=1\nB='unterminated\n", 2},
+		AppConfigText:       {"ok\n\xff\xfe\n", 2},
+	}
+	for tc, c := range cases {
+		_, err := Parse(tc, []byte(c.data))
+		var pe *ParseError
+		require.True(t, errors.As(err, &pe), "%s: %v", tc, err)
+		require.Equal(t, c.line, pe.Line, "%s: %v", tc, err)
+		require.Contains(t, pe.Error(), tc)
+	}
+	// A Kubernetes resource may not appear twice, nor be a scalar.
+	_, err := Parse(KubernetesYAML, []byte("apiVersion: v1\nkind: A\nmetadata: {name: x}\n---\napiVersion: v1\nkind: A\nmetadata: {name: x}\n"))
+	require.ErrorContains(t, err, "twice")
+	_, err = Parse(KubernetesYAML, []byte("just a string\n"))
+	require.ErrorContains(t, err, "mapping")
+	_, err = Parse(AppConfigYAML, []byte("a: 1\n---\nb: 2\n"))
+	require.ErrorContains(t, err, "one document")
+	_, err = Parse(AppConfigJSON, []byte(`{} {}`))
+	require.ErrorContains(t, err, "more than one")
+}
+
+func TestHashAndMediaType(t *testing.T) {
+	require.Equal(t, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", Hash(nil))
+	require.Equal(t, "application/yaml", MediaType(KubernetesYAML))
+	require.Equal(t, "application/json", MediaType(AppConfigJSON))
+	require.Equal(t, "text/plain; charset=utf-8", MediaType(AppConfigEnv))
+}

@@ -1,0 +1,272 @@
+package configdata
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/joho/godotenv"
+	"github.com/magiconair/properties"
+	"github.com/pelletier/go-toml/v2"
+	"gopkg.in/ini.v1"
+	"gopkg.in/yaml.v3"
+)
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// yamlError reports a yaml.v3 error with its line.
+func yamlError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
+		msg = strings.TrimPrefix(msg, ": ")
+	}
+	return &ParseError{Line: line, Msg: msg}
+}
+
+// yamlDocuments decodes a YAML stream into its documents' nodes (empty documents skipped).
+func yamlDocuments(data []byte) ([]*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*yaml.Node
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, yamlError(err)
+		}
+		if len(n.Content) == 0 || (n.Content[0].Kind == yaml.ScalarNode && n.Content[0].Tag == "!!null") {
+			continue
+		}
+		docs = append(docs, &n)
+	}
+}
+
+func decodeNode(n *yaml.Node) (any, error) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, yamlError(err)
+	}
+	return normalize(v), nil
+}
+
+func parseYAML(data []byte) ([]Resource, error) {
+	docs, err := yamlDocuments(data)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) > 1 {
+		return nil, &ParseError{Line: docs[1].Line, Msg: "AppConfig/YAML holds one document; this is a second one"}
+	}
+	var v any = map[string]any{}
+	if len(docs) == 1 {
+		if v, err = decodeNode(docs[0]); err != nil {
+			return nil, err
+		}
+	}
+	return []Resource{{Value: v}}, nil
+}
+
+// parseKubernetes reads a stream of resources, each a mapping with apiVersion, kind and metadata.name.
+func parseKubernetes(data []byte) ([]Resource, error) {
+	docs, err := yamlDocuments(data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Resource, 0, len(docs))
+	seen := map[string]int{}
+	for _, d := range docs {
+		v, err := decodeNode(d)
+		if err != nil {
+			return nil, err
+		}
+		line := d.Content[0].Line
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, &ParseError{Line: line, Msg: "a Kubernetes resource must be a mapping"}
+		}
+		apiVersion, _ := m["apiVersion"].(string)
+		kind, _ := m["kind"].(string)
+		meta, _ := m["metadata"].(map[string]any)
+		name, _ := meta["name"].(string)
+		if apiVersion == "" || kind == "" || name == "" {
+			return nil, &ParseError{Line: line, Msg: "a Kubernetes resource needs apiVersion, kind and metadata.name"}
+		}
+		if ns, _ := meta["namespace"].(string); ns != "" {
+			name = ns + "/" + name
+		}
+		r := Resource{Type: apiVersion + "/" + kind, Name: name, Value: m}
+		if first, dup := seen[r.Key()]; dup {
+			return nil, &ParseError{Line: line, Msg: fmt.Sprintf("resource %s is defined twice (first at line %d)", r.Key(), first)}
+		}
+		seen[r.Key()] = line
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func parseJSON(data []byte) ([]Resource, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, &ParseError{Line: lineOf(data, se.Offset), Msg: se.Error()}
+		case errors.As(err, &te):
+			return nil, &ParseError{Line: lineOf(data, te.Offset), Msg: te.Error()}
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, &ParseError{Line: lineOf(data, int64(len(data))), Msg: "unexpected end of JSON"}
+		}
+		return nil, &ParseError{Msg: err.Error()}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &ParseError{Line: lineOf(data, dec.InputOffset()), Msg: "more than one JSON value"}
+	}
+	return []Resource{{Value: normalize(v)}}, nil
+}
+
+func parseTOML(data []byte) ([]Resource, error) {
+	var v map[string]any
+	if err := toml.Unmarshal(data, &v); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, _ := de.Position()
+			return nil, &ParseError{Line: row, Msg: de.Error()}
+		}
+		return nil, &ParseError{Msg: err.Error()}
+	}
+	if v == nil {
+		v = map[string]any{}
+	}
+	return []Resource{{Value: normalize(v)}}, nil
+}
+
+func parseINI(data []byte) ([]Resource, error) {
+	f, err := ini.LoadSources(ini.LoadOptions{AllowBooleanKeys: false, SpaceBeforeInlineComment: true}, data)
+	if err != nil {
+		return nil, &ParseError{Line: lineContaining(data, err.Error()), Msg: err.Error()}
+	}
+	doc := map[string]any{}
+	for _, sec := range f.Sections() {
+		target := doc
+		if sec.Name() != ini.DefaultSection {
+			m := map[string]any{}
+			doc[sec.Name()] = m
+			target = m
+		}
+		for _, k := range sec.Keys() {
+			target[k.Name()] = k.Value()
+		}
+	}
+	return []Resource{{Value: doc}}, nil
+}
+
+// lineContaining finds the line a parser's message quotes (for parsers that do not report lines).
+func lineContaining(data []byte, msg string) int {
+	for i, line := range strings.Split(string(data), "\n") {
+		if t := strings.TrimSpace(line); t != "" && strings.Contains(msg, t) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+var propertiesLine = regexp.MustCompile(`(?i)line (\d+)`)
+
+func parseProperties(data []byte) ([]Resource, error) {
+	if !utf8.Valid(data) {
+		return nil, &ParseError{Msg: "the data is not UTF-8"}
+	}
+	p, err := properties.Load(data, properties.UTF8)
+	if err != nil {
+		line := 0
+		if m := propertiesLine.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		return nil, &ParseError{Line: line, Msg: strings.TrimPrefix(err.Error(), "properties: ")}
+	}
+	p.DisableExpansion = true
+	doc := map[string]any{}
+	for _, k := range p.Keys() {
+		v, _ := p.Get(k)
+		setDotted(doc, k, v)
+	}
+	return []Resource{{Value: doc}}, nil
+}
+
+// setDotted stores a dotted property key as nested maps (a.b.c=1 is at path a.b.c); a key that clashes
+// with another's nesting stays whole at the top level.
+func setDotted(doc map[string]any, key string, v string) {
+	parts := strings.Split(key, ".")
+	m := doc
+	for i, p := range parts {
+		if i == len(parts)-1 {
+			if _, isMap := m[p].(map[string]any); isMap {
+				doc[key] = v
+				return
+			}
+			m[p] = v
+			return
+		}
+		next, ok := m[p]
+		if !ok {
+			n := map[string]any{}
+			m[p] = n
+			m = n
+			continue
+		}
+		nm, isMap := next.(map[string]any)
+		if !isMap {
+			doc[key] = v
+			return
+		}
+		m = nm
+	}
+}
+
+func parseEnv(data []byte) ([]Resource, error) {
+	vals, err := godotenv.UnmarshalBytes(data)
+	if err != nil {
+		return nil, &ParseError{Line: firstBadEnvLine(data), Msg: err.Error()}
+	}
+	doc := make(map[string]any, len(vals))
+	for k, v := range vals {
+		doc[k] = v
+	}
+	return []Resource{{Value: doc}}, nil
+}
+
+// firstBadEnvLine locates the first line godotenv refuses on its own.
+func firstBadEnvLine(data []byte) int {
+	for i, line := range strings.Split(string(data), "\n") {
+		if _, err := godotenv.Unmarshal(line); err != nil {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func parseText(data []byte) ([]Resource, error) {
+	if !utf8.Valid(data) {
+		for i, line := range strings.Split(string(data), "\n") {
+			if !utf8.ValidString(line) {
+				return nil, &ParseError{Line: i + 1, Msg: "the text is not valid UTF-8"}
+			}
+		}
+	}
+	// Text has no paths: the resource's value is the text itself, one leaf.
+	return []Resource{{Value: string(data)}}, nil
+}

@@ -1,0 +1,82 @@
+package httpapi
+
+import (
+	"encoding/json"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/unit"
+)
+
+func unitToAPI(u unit.Unit) api.Unit {
+	return api.Unit{
+		UnitID: u.ID, SpaceID: u.SpaceID, OrganizationID: u.OrganizationID, Slug: u.Slug, DisplayName: u.DisplayName,
+		Labels: u.Labels, Annotations: u.Annotations, DeleteGates: u.DeleteGates, DestroyGates: u.DestroyGates,
+		Permissions: permissionsToAPI(u.Permissions), ToolchainType: u.ToolchainType, ProviderType: u.ProviderType,
+		TargetID: u.TargetID, ChangeSetID: u.ChangeSetID, LastChangeDescription: u.LastChangeDescription,
+		DataHash: u.DataHash, DataSize: u.DataSize, HeadRevisionID: u.HeadRevisionID, HeadRevisionNum: u.HeadRevisionNum,
+		HeadMutationNum: u.HeadMutationNum, HeadUnitActionNum: u.HeadUnitActionNum, HeadUnitEventNum: u.HeadUnitEventNum,
+		LastReleasedRevisionNum: u.LastReleasedRevisionNum, UnitEventID: nil, UpstreamUnitID: u.UpstreamUnitID,
+		UpstreamSpaceID: u.UpstreamSpaceID, UpstreamRevisionNum: u.UpstreamRevisionNum,
+		// Attributes of families that do not exist yet, with their empty values.
+		FromLinkID: []uuid.UUID{}, ApplyGates: map[string]bool{}, ApplyWarnings: map[string]bool{},
+		ValidationErrors: map[string]bool{}, ValidationWarnings: map[string]bool{}, ValidationTriggerIDs: []uuid.UUID{},
+		ValueTriggerIDs: []uuid.UUID{}, Values: map[string]string{}, Conflicts: []map[string]interface{}{},
+		LinkFindings: []map[string]interface{}{}, NeededPaths: []map[string]interface{}{}, ProvidedPaths: []map[string]interface{}{},
+		HiddenReason: u.HiddenReason, EntityType: unit.EntityType,
+		CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC(), Version: u.Version,
+	}
+}
+
+func unitFields(b *api.Unit) unit.Fields {
+	return unit.Fields{
+		Slug: b.Slug, DisplayName: b.DisplayName, ToolchainType: b.ToolchainType, ProviderType: b.ProviderType,
+		TargetID: b.TargetID, ChangeSetID: b.ChangeSetID, LastChangeDescription: b.LastChangeDescription,
+		DestroyGates: b.DestroyGates, Permissions: permissionsFromAPI(b.Permissions),
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+	}
+}
+
+func revisionToAPI(r unit.Revision) api.Revision {
+	return api.Revision{
+		RevisionID: r.ID, RevisionNum: r.RevisionNum, UnitID: r.UnitID, SpaceID: r.SpaceID, OrganizationID: r.OrganizationID,
+		Description: r.Description, Source: r.Source, UserID: r.UserID, UserAgent: r.UserAgent, ChangeSetID: r.ChangeSetID,
+		DataHash: r.DataHash, DataSize: r.DataSize, Tags: map[string]string{}, Attestations: []map[string]interface{}{},
+		ChangeOrders: map[string]string{}, Releases: map[string]string{}, ApplyGates: map[string]bool{},
+		ApplyWarnings: map[string]bool{}, ValidationErrors: map[string]bool{}, ValidationWarnings: map[string]bool{},
+		ValidationPassed: map[string]bool{}, ValidationTriggerIDs: []uuid.UUID{}, ValueTriggerIDs: []uuid.UUID{},
+		Values: map[string]string{}, Conflicts: []map[string]interface{}{}, LinkFindings: []map[string]interface{}{},
+		NeededPaths: []map[string]interface{}{}, ProvidedPaths: []map[string]interface{}{},
+		HiddenReason: r.HiddenReason, EntityType: unit.RevisionEntityType, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	}
+}
+
+func mutationToAPI(m unit.Mutation) api.Mutation {
+	var fi *api.FunctionInvocation
+	if len(m.FunctionInvocation) > 0 && string(m.FunctionInvocation) != "null" {
+		var v api.FunctionInvocation
+		if json.Unmarshal(m.FunctionInvocation, &v) == nil {
+			fi = &v
+		}
+	}
+	return api.Mutation{
+		MutationID: m.ID, MutationNum: m.MutationNum, RevisionID: m.RevisionID, RevisionNum: m.RevisionNum, UnitID: m.UnitID,
+		SpaceID: m.SpaceID, OrganizationID: m.OrganizationID, FunctionInvocation: fi, InvocationParams: m.InvocationParams,
+		RestoredRevisionNum: m.RestoredRevisionNum, MergeBaseRevisionNum: m.MergeBaseRevisionNum,
+		MergeEndRevisionNum: m.MergeEndRevisionNum, MergeSourceID: m.MergeSourceID, LinkID: m.LinkID, TriggerID: m.TriggerID,
+		InvocationID: m.InvocationID, BridgeWorkerID: m.BridgeWorkerID, Subgroup: m.Subgroup, ReplayOutcome: m.ReplayOutcome,
+		ReplayReason: m.ReplayReason, HiddenReason: m.HiddenReason, EntityType: unit.MutationEntityType,
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+	}
+}
+
+func sourcesToAPI(sources []unit.Source) api.MutationSourcesResponse {
+	out := make([]api.MutationSource, len(sources))
+	for i, s := range sources {
+		out[i] = api.MutationSource{ResourceType: s.ResourceType, ResourceName: s.ResourceName, Path: s.Path,
+			MutationNum: s.MutationNum, RevisionNum: s.RevisionNum}
+	}
+	return api.MutationSourcesResponse{Sources: out}
+}

@@ -1,0 +1,467 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/unit"
+)
+
+// dataFilter reads where_data and resource_type from a generated Unit list params struct.
+func dataFilter(generated any) unit.DataFilter {
+	raw, _ := json.Marshal(generated)
+	var w struct {
+		WhereData    string `json:"where_data"`
+		ResourceType string `json:"resource_type"`
+	}
+	_ = json.Unmarshal(raw, &w)
+	return unit.DataFilter{WhereData: w.WhereData, ResourceType: w.ResourceType}
+}
+
+func (h *handlers) ListAllUnits(ctx context.Context, r api.ListAllUnitsRequestObject) (api.ListAllUnitsResponseObject, error) {
+	return h.listUnits(ctx, nil, listParams(r.Params), dataFilter(r.Params))
+}
+
+func (h *handlers) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (api.ListUnitsResponseObject, error) {
+	return h.listUnits(ctx, &r.SpaceId, listParams(r.Params), dataFilter(r.Params))
+}
+
+func (h *handlers) listUnits(ctx context.Context, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
+	page, err := h.s.deps.Units.List(ctx, spaceID, requestPath(ctx), params, df)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	out, err := h.extendUnits(ctx, page.Items, page.Includes)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	return newPage(out, unit.EntityType, page.Fields, page.Continue), nil
+}
+
+// extendUnits builds ExtendedUnits with what include asks for, loading each related family once per page.
+func (h *handlers) extendUnits(ctx context.Context, units []unit.Unit, includes map[string]bool) ([]api.ExtendedUnit, error) {
+	org, err := h.includedOrganization(ctx, includes)
+	if err != nil {
+		return nil, err
+	}
+	spaces := map[uuid.UUID]api.Space{}
+	if includes["SpaceID"] || includes["UpstreamSpaceID"] {
+		var ids []uuid.UUID
+		for _, u := range units {
+			ids = append(ids, u.SpaceID)
+			if u.UpstreamSpaceID != nil {
+				ids = append(ids, *u.UpstreamSpaceID)
+			}
+		}
+		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, sp := range found {
+			spaces[id] = spaceToAPI(sp)
+		}
+	}
+	upstream := map[uuid.UUID]unit.Unit{}
+	if includes["UpstreamUnitID"] {
+		var ids []uuid.UUID
+		for _, u := range units {
+			if u.UpstreamUnitID != nil {
+				ids = append(ids, *u.UpstreamUnitID)
+			}
+		}
+		if upstream, err = h.s.deps.Units.UnitsByID(ctx, ids); err != nil {
+			return nil, err
+		}
+	}
+	heads := map[uuid.UUID]unit.Revision{}
+	if includes["HeadRevisionNum"] {
+		var ids []uuid.UUID
+		for _, u := range units {
+			if u.HeadRevisionID != nil {
+				ids = append(ids, *u.HeadRevisionID)
+			}
+		}
+		if heads, err = h.s.deps.Units.RevisionsByID(ctx, ids); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]api.ExtendedUnit, len(units))
+	for i, u := range units {
+		e := api.ExtendedUnit{Unit: unitToAPI(u), Organization: org}
+		if sp, ok := spaces[u.SpaceID]; ok && includes["SpaceID"] {
+			e.Space = &sp
+		}
+		if u.UpstreamSpaceID != nil && includes["UpstreamSpaceID"] {
+			if sp, ok := spaces[*u.UpstreamSpaceID]; ok {
+				e.UpstreamSpace = &sp
+			}
+		}
+		if u.UpstreamUnitID != nil {
+			if up, ok := upstream[*u.UpstreamUnitID]; ok {
+				a := unitToAPI(up)
+				e.UpstreamUnit = &a
+			}
+		}
+		if u.HeadRevisionID != nil {
+			if rev, ok := heads[*u.HeadRevisionID]; ok {
+				a := revisionToAPI(rev)
+				e.HeadRevision = &a
+			}
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func (h *handlers) GetUnit(ctx context.Context, r api.GetUnitRequestObject) (api.GetUnitResponseObject, error) {
+	fields, err := listquery.SelectFields(unit.ListEntity, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
+	includes, err := listquery.ParseIncludes(unit.ListEntity, deref(r.Params.Include))
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.s.deps.Units.Get(ctx, r.SpaceId, r.UnitId)
+	if err != nil {
+		return nil, err
+	}
+	ext, err := h.extendUnits(ctx, []unit.Unit{u}, includes)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: ext[0], entityField: unit.EntityType, fields: fields}, nil
+}
+
+// writeIncludes validates the include of a Unit write: ConfigData and MutationSources, or the Unit's own
+// include names (which a write has nothing to expand for). Anything else is 400.
+func writeIncludes(p *api.UnitWriteInclude) (map[string]bool, error) {
+	out := map[string]bool{}
+	var other []string
+	for _, n := range strings.Split(deref(p), ",") {
+		switch n = strings.TrimSpace(n); n {
+		case "":
+		case "ConfigData", "MutationSources":
+			out[n] = true
+		default:
+			other = append(other, n)
+		}
+	}
+	if _, err := listquery.ParseIncludes(unit.ListEntity, strings.Join(other, ",")); err != nil {
+		return nil, apierr.UserInput("include: a Unit write returns ConfigData and MutationSources; "+fmt.Sprint(other)+" cannot be included",
+			apierr.Item{Item: "include", Description: "unknown name"})
+	}
+	return out, nil
+}
+
+func writeResponse(res unit.WriteResult, includes map[string]bool) api.UnitCreateOrUpdateResponse {
+	u := unitToAPI(res.Unit)
+	out := api.UnitCreateOrUpdateResponse{Unit: &u}
+	if includes["ConfigData"] {
+		s := string(res.Data)
+		out.ConfigData = &s
+	}
+	if includes["MutationSources"] {
+		src := sourcesToAPI(res.Sources)
+		out.MutationSources = &src
+	}
+	return out
+}
+
+func (h *handlers) CreateUnit(ctx context.Context, r api.CreateUnitRequestObject) (api.CreateUnitResponseObject, error) {
+	includes, err := writeIncludes(r.Params.Include)
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.s.deps.Units.Create(ctx, r.SpaceId, unitFields(r.Body),
+		unit.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateUnit200JSONResponse{Body: writeResponse(unit.WriteResult{Unit: u, Sources: []unit.Source{}}, includes)}, nil
+}
+
+func (h *handlers) UpdateUnit(ctx context.Context, r api.UpdateUnitRequestObject) (api.UpdateUnitResponseObject, error) {
+	includes, err := writeIncludes(r.Params.Include)
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.s.deps.Units.Update(ctx, r.SpaceId, r.UnitId, r.Body.Version, unitFields(r.Body), unit.WriteOptions{DryRun: flag(r.Params.DryRun)})
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.withData(ctx, u, includes)
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateUnit200JSONResponse{Body: writeResponse(res, includes)}, nil
+}
+
+// withData fills what include asks for after a write that did not touch the data.
+func (h *handlers) withData(ctx context.Context, u unit.Unit, includes map[string]bool) (unit.WriteResult, error) {
+	res := unit.WriteResult{Unit: u, Sources: []unit.Source{}}
+	var err error
+	if includes["ConfigData"] {
+		if res.Data, _, _, err = h.s.deps.Units.Data(ctx, u.SpaceID, u.ID); err != nil {
+			return res, err
+		}
+	}
+	if includes["MutationSources"] {
+		if res.Sources, err = h.s.deps.Units.MutationSources(ctx, u.SpaceID, u.ID); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (h *handlers) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) (api.PatchUnitResponseObject, error) {
+	includes, err := writeIncludes(r.Params.Include)
+	if err != nil {
+		return nil, err
+	}
+	patch := r.JSONBody
+	if patch == nil {
+		patch = r.ApplicationMergePatchPlusJSONBody
+	}
+	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription, UserAgent: userAgent(ctx)}
+	res, err := h.s.deps.Units.Patch(ctx, r.SpaceId, r.UnitId, *patch, deref(r.Params.Restore), opts)
+	if err != nil {
+		return nil, err
+	}
+	if res.Data == nil && (includes["ConfigData"] || includes["MutationSources"]) {
+		if res, err = h.withData(ctx, res.Unit, includes); err != nil {
+			return nil, err
+		}
+	}
+	return api.PatchUnit200JSONResponse{Body: writeResponse(res, includes)}, nil
+}
+
+func (h *handlers) DeleteUnit(ctx context.Context, r api.DeleteUnitRequestObject) (api.DeleteUnitResponseObject, error) {
+	if err := h.s.deps.Units.Delete(ctx, r.SpaceId, r.UnitId, flag(r.Params.DryRun)); err != nil {
+		return nil, err
+	}
+	return api.DeleteUnit200JSONResponse{Body: deleted(unit.EntityType)}, nil
+}
+
+// dataResponse writes configuration data with its ETag, or 304 when If-None-Match names it.
+type dataResponse struct {
+	data        []byte
+	hash        string
+	toolchain   string
+	notModified bool
+}
+
+func newDataResponse(data []byte, hash, toolchain string, ifNoneMatch *string) dataResponse {
+	return dataResponse{data: data, hash: hash, toolchain: toolchain,
+		notModified: ifNoneMatch != nil && unit.ETagMatches(*ifNoneMatch, hash)}
+}
+
+func (r dataResponse) write(w http.ResponseWriter) error {
+	w.Header().Set("ETag", `"`+r.hash+`"`)
+	if r.notModified {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	w.Header().Set("Content-Type", configdata.MediaType(r.toolchain))
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(r.data)
+	return err
+}
+
+func (r dataResponse) VisitDownloadUnitDataResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r dataResponse) VisitDownloadRevisionDataResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (h *handlers) DownloadUnitData(ctx context.Context, r api.DownloadUnitDataRequestObject) (api.DownloadUnitDataResponseObject, error) {
+	data, hash, toolchain, err := h.s.deps.Units.Data(ctx, r.SpaceId, r.UnitId)
+	if err != nil {
+		return nil, err
+	}
+	return newDataResponse(data, hash, toolchain, r.Params.IfNoneMatch), nil
+}
+
+func (h *handlers) UploadUnitData(ctx context.Context, r api.UploadUnitDataRequestObject) (api.UploadUnitDataResponseObject, error) {
+	includes, err := writeIncludes(r.Params.Include)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, apierr.UserInput("the request body could not be read")
+	}
+	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription,
+		ChangeSetID: r.Params.ChangeSetId, UserAgent: userAgent(ctx)}
+	res, err := h.s.deps.Units.PutData(ctx, r.SpaceId, r.UnitId, data, deref(r.Params.IfMatch), opts)
+	if err != nil {
+		return nil, err
+	}
+	etag := `"` + res.Unit.DataHash + `"`
+	return api.UploadUnitData200JSONResponse{Body: writeResponse(res, includes), Headers: api.UploadUnitData200ResponseHeaders{ETag: &etag}}, nil
+}
+
+func (h *handlers) GetUnitMutationSources(ctx context.Context, r api.GetUnitMutationSourcesRequestObject) (api.GetUnitMutationSourcesResponseObject, error) {
+	sources, err := h.s.deps.Units.MutationSources(ctx, r.SpaceId, r.UnitId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetUnitMutationSources200JSONResponse{Body: sourcesToAPI(sources)}, nil
+}
+
+func (h *handlers) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {
+	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllRevisionsParamsDistinctOnOff
+	page, err := h.s.deps.Units.ListAllRevisions(ctx, requestPath(ctx), listParams(r.Params), all)
+	if err != nil {
+		return nil, err
+	}
+	return h.revisionPage(ctx, page)
+}
+
+func (h *handlers) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
+	page, err := h.s.deps.Units.ListRevisions(ctx, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	if err != nil {
+		return nil, err
+	}
+	return h.revisionPage(ctx, page)
+}
+
+func (h *handlers) revisionPage(ctx context.Context, page listquery.Page[unit.Revision]) (pageResponse, error) {
+	out, err := h.extendRevisions(ctx, page.Items, page.Includes)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	return newPage(out, unit.RevisionEntityType, page.Fields, page.Continue), nil
+}
+
+func (h *handlers) extendRevisions(ctx context.Context, revs []unit.Revision, includes map[string]bool) ([]api.ExtendedRevision, error) {
+	org, err := h.includedOrganization(ctx, includes)
+	if err != nil {
+		return nil, err
+	}
+	units := map[uuid.UUID]unit.Unit{}
+	if includes["UnitID"] {
+		var ids []uuid.UUID
+		for _, r := range revs {
+			ids = append(ids, r.UnitID)
+		}
+		if units, err = h.s.deps.Units.UnitsByID(ctx, ids); err != nil {
+			return nil, err
+		}
+	}
+	spaces := map[uuid.UUID]api.Space{}
+	if includes["SpaceID"] {
+		var ids []uuid.UUID
+		for _, r := range revs {
+			ids = append(ids, r.SpaceID)
+		}
+		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, sp := range found {
+			spaces[id] = spaceToAPI(sp)
+		}
+	}
+	users := map[uuid.UUID]api.User{}
+	if includes["UserID"] {
+		for _, r := range revs {
+			if _, seen := users[r.UserID]; seen {
+				continue
+			}
+			if u, err := h.s.deps.Orgs.GetUser(ctx, r.UserID); err == nil {
+				users[r.UserID] = userToAPI(u)
+			} else if !apierr.Is(err, apierr.TypeNotFound) {
+				return nil, err
+			}
+		}
+	}
+	out := make([]api.ExtendedRevision, len(revs))
+	for i, r := range revs {
+		e := api.ExtendedRevision{Revision: revisionToAPI(r), Organization: org}
+		if u, ok := units[r.UnitID]; ok {
+			a := unitToAPI(u)
+			e.Unit = &a
+		}
+		if sp, ok := spaces[r.SpaceID]; ok {
+			e.Space = &sp
+		}
+		if u, ok := users[r.UserID]; ok {
+			e.User = &u
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func (h *handlers) GetExtendedRevision(ctx context.Context, r api.GetExtendedRevisionRequestObject) (api.GetExtendedRevisionResponseObject, error) {
+	fields, err := listquery.SelectFields(unit.RevisionList, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
+	includes, err := listquery.ParseIncludes(unit.RevisionList, deref(r.Params.Include))
+	if err != nil {
+		return nil, err
+	}
+	rev, err := h.s.deps.Units.GetRevision(ctx, r.SpaceId, r.UnitId, r.RevisionId)
+	if err != nil {
+		return nil, err
+	}
+	ext, err := h.extendRevisions(ctx, []unit.Revision{rev}, includes)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: ext[0], entityField: unit.RevisionEntityType, fields: fields}, nil
+}
+
+func (h *handlers) DownloadRevisionData(ctx context.Context, r api.DownloadRevisionDataRequestObject) (api.DownloadRevisionDataResponseObject, error) {
+	data, hash, toolchain, err := h.s.deps.Units.RevisionData(ctx, r.SpaceId, r.UnitId, r.RevisionId)
+	if err != nil {
+		return nil, err
+	}
+	return newDataResponse(data, hash, toolchain, r.Params.IfNoneMatch), nil
+}
+
+func (h *handlers) GetRevisionMutationSources(ctx context.Context, r api.GetRevisionMutationSourcesRequestObject) (api.GetRevisionMutationSourcesResponseObject, error) {
+	sources, err := h.s.deps.Units.RevisionSources(ctx, r.SpaceId, r.UnitId, r.RevisionId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetRevisionMutationSources200JSONResponse{Body: sourcesToAPI(sources)}, nil
+}
+
+func (h *handlers) ListExtendedMutations(ctx context.Context, r api.ListExtendedMutationsRequestObject) (api.ListExtendedMutationsResponseObject, error) {
+	page, err := h.s.deps.Units.ListMutations(ctx, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.ExtendedMutation, len(page.Items))
+	for i, m := range page.Items {
+		out[i] = api.ExtendedMutation{Mutation: mutationToAPI(m)}
+	}
+	return newPage(out, unit.MutationEntityType, page.Fields, page.Continue), nil
+}
+
+func (h *handlers) GetExtendedMutation(ctx context.Context, r api.GetExtendedMutationRequestObject) (api.GetExtendedMutationResponseObject, error) {
+	fields, err := listquery.SelectFields(unit.MutationList, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := listquery.ParseIncludes(unit.MutationList, deref(r.Params.Include)); err != nil {
+		return nil, err
+	}
+	m, err := h.s.deps.Units.GetMutation(ctx, r.SpaceId, r.UnitId, r.MutationId)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: api.ExtendedMutation{Mutation: mutationToAPI(m)}, entityField: unit.MutationEntityType, fields: fields}, nil
+}

@@ -1,0 +1,293 @@
+package unit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Revision sources: what made a Revision.
+const (
+	SourceDataPut = "DataPut"
+	SourceRestore = "Restore"
+	SourceClone   = "Clone"
+)
+
+// Source says which Mutation last set the value at a path of a resource.
+type Source struct {
+	ResourceType string `json:"t"`
+	ResourceName string `json:"n"`
+	Path         string `json:"p"`
+	MutationNum  int64  `json:"m"`
+	RevisionNum  int64  `json:"r"`
+}
+
+// ETagMatches reports whether an If-Match / If-None-Match header value names hash: a comma-separated
+// list of quoted or bare ETags (W/ prefixes allowed), or *.
+func ETagMatches(header, hash string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimSpace(tag)
+		tag = strings.TrimPrefix(tag, "W/")
+		if tag == "*" || strings.Trim(tag, `"`) == hash {
+			return true
+		}
+	}
+	return false
+}
+
+// Data returns a Unit's data, its hash and ToolchainType.
+func (s *Service) Data(ctx context.Context, spaceID, unitID uuid.UUID) ([]byte, string, string, error) {
+	u, err := s.Get(ctx, spaceID, unitID)
+	if err != nil {
+		return nil, "", "", err
+	}
+	data, err := s.Store.Q().ConfigDataGet(ctx, u.DataHash)
+	if err != nil {
+		return nil, "", "", store.Translate(err)
+	}
+	return data, u.DataHash, u.ToolchainType, nil
+}
+
+// PutData makes data the Unit's head: it must parse for the ToolchainType; ifMatch (when given) must name
+// the current DataHash. The same data again makes no Revision.
+func (s *Service) PutData(ctx context.Context, spaceID, unitID uuid.UUID, data []byte, ifMatch string, opts WriteOptions) (WriteResult, error) {
+	var out WriteResult
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+		row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
+		if err != nil {
+			return err
+		}
+		cur, err := fromRow(row)
+		if err != nil {
+			return err
+		}
+		if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
+			return err
+		}
+		if ifMatch != "" && !ETagMatches(ifMatch, cur.DataHash) {
+			return apierr.Conflict("the Unit's data changed since it was read: If-Match does not name its DataHash %q; read it again and reapply the change", cur.DataHash).
+				WithEntity(EntityType, unitID.String(), cur.Slug)
+		}
+		if err := checkChangeSet(cur, opts.ChangeSetID); err != nil {
+			return err
+		}
+		doc, err := configdata.Parse(cur.ToolchainType, data)
+		if err != nil {
+			return dataError(err)
+		}
+		out, err = commitData(ctx, tx, row, data, doc, dataChange{source: SourceDataPut, opts: opts})
+		return err
+	})
+	return out, err
+}
+
+func checkChangeSet(cur Unit, id *uuid.UUID) error {
+	if id != nil && cur.ChangeSetID != nil && *id != *cur.ChangeSetID {
+		return apierr.Validation("change_set_id must be the Unit's ChangeSetID", apierr.Item{Item: "change_set_id", Description: "not the Unit's ChangeSet"})
+	}
+	return nil
+}
+
+// dataError reports data that does not parse as 400 Data naming the line.
+func dataError(err error) error {
+	pe, ok := err.(*configdata.ParseError)
+	if !ok {
+		return err
+	}
+	item := apierr.Item{Item: "data", Description: pe.Msg}
+	if pe.Line > 0 {
+		item.Item = fmt.Sprintf("line %d", pe.Line)
+	}
+	return apierr.Data(pe.Error(), item)
+}
+
+type dataChange struct {
+	source   string
+	restored int64
+	opts     WriteOptions
+	// always records a Revision even when the data is the head's (a restore of the head's own data).
+	always bool
+}
+
+// commitData records data as a new Revision and Mutation of the locked Unit row and makes it the head.
+// Unchanged data records nothing.
+func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, doc *configdata.Document, change dataChange) (WriteResult, error) {
+	p := authz.Caller(ctx)
+	hash := configdata.Hash(data)
+	prevSources, err := headSources(ctx, tx.Q, row)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if !change.always && hash == row.DataHash && row.HeadRevisionNum > 0 {
+		u, err := fromRow(row)
+		return WriteResult{Unit: u, Data: data, Sources: prevSources}, err
+	}
+	if err := tx.Q.ConfigDataPut(ctx, db.ConfigDataPutParams{DataHash: hash, Data: data, DataSize: int64(len(data))}); err != nil {
+		return WriteResult{}, err
+	}
+	revNum, mutNum := row.HeadRevisionNum+1, row.HeadMutationNum+1
+	prevDoc, err := projectionDocument(row.ToolchainType, row.HeadDoc)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	sources := attributeSources(prevDoc, prevSources, doc, mutNum, revNum)
+	description := row.LastChangeDescription
+	if change.opts.Description != nil {
+		description = *change.opts.Description
+	}
+	changeSet := row.ChangeSetID
+	if change.opts.ChangeSetID != nil {
+		changeSet = change.opts.ChangeSetID
+	}
+	rev, err := tx.Q.RevisionInsert(ctx, db.RevisionInsertParams{
+		RevisionID: uuid.New(), OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
+		RevisionNum: revNum, Description: description, Source: change.source, UserID: p.UserID,
+		UserAgent: change.opts.UserAgent, ChangeSetID: changeSet, DataHash: hash, DataSize: int64(len(data)),
+		MutationSources: store.EncodeJSON(sources),
+	})
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if _, err := tx.Q.MutationInsert(ctx, db.MutationInsertParams{
+		MutationID: uuid.New(), OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
+		RevisionID: rev.RevisionID, RevisionNum: revNum, MutationNum: mutNum, RestoredRevisionNum: change.restored,
+	}); err != nil {
+		return WriteResult{}, err
+	}
+	head, err := tx.Q.UnitSetHead(ctx, db.UnitSetHeadParams{
+		UnitID: row.UnitID, DataHash: hash, DataSize: int64(len(data)), HeadDoc: doc.Projection(),
+		HeadRevisionID: &rev.RevisionID, HeadRevisionNum: revNum, HeadMutationNum: mutNum,
+		LastChangeDescription: description,
+	})
+	if err != nil {
+		return WriteResult{}, err
+	}
+	u, err := fromRow(head)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	sp, err := spaceOf(ctx, tx.Q, row.SpaceID)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	tx.Emit(u.dataEvent(sp.Slug))
+	return WriteResult{Unit: u, Data: data, Sources: sources}, nil
+}
+
+// restoreRevision makes Revision num's data the head again, as a new Revision.
+func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions) (WriteResult, error) {
+	p := authz.Caller(ctx)
+	row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	rev, err := tx.Q.RevisionGetByNum(ctx, db.RevisionGetByNumParams{OrganizationID: p.OrganizationID, UnitID: unitID, RevisionNum: num})
+	if store.IsNoRows(err) {
+		return WriteResult{}, apierr.Validation(fmt.Sprintf("the Unit has no Revision %d to restore", num), apierr.Item{Item: "restore", Description: "no such RevisionNum"})
+	}
+	if err != nil {
+		return WriteResult{}, err
+	}
+	data, err := tx.Q.ConfigDataGet(ctx, rev.DataHash)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	doc, err := configdata.Parse(row.ToolchainType, data)
+	if err != nil {
+		return WriteResult{}, dataError(err)
+	}
+	return commitData(ctx, tx, row, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true})
+}
+
+// projectionDocument rebuilds the path model from a stored projection.
+func projectionDocument(toolchain string, projection []byte) (*configdata.Document, error) {
+	var resources []configdata.Resource
+	if len(projection) > 0 {
+		if err := json.Unmarshal(projection, &resources); err != nil {
+			return nil, fmt.Errorf("decoding head projection: %w", err)
+		}
+	}
+	return &configdata.Document{Toolchain: toolchain, Resources: resources}, nil
+}
+
+// headSources reads the mutation sources of the head Revision.
+func headSources(ctx context.Context, q *db.Queries, row *db.Unit) ([]Source, error) {
+	if row.HeadRevisionID == nil {
+		return []Source{}, nil
+	}
+	rev, err := q.RevisionGet(ctx, db.RevisionGetParams{OrganizationID: row.OrganizationID, UnitID: row.UnitID, RevisionID: *row.HeadRevisionID})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	return store.DecodeJSON[[]Source](rev.MutationSources)
+}
+
+// attributeSources keeps the previous source of every leaf whose value is unchanged and names the new
+// Mutation for every leaf that is new or changed.
+func attributeSources(prev *configdata.Document, prevSources []Source, next *configdata.Document, mutNum, revNum int64) []Source {
+	prevValues := map[string]string{}
+	for _, l := range prev.Leaves() {
+		prevValues[l.Key()] = encode(l.Value)
+	}
+	prevBy := map[string]Source{}
+	for _, s := range prevSources {
+		prevBy[resourceKey(s.ResourceType, s.ResourceName)+"\x00"+s.Path] = s
+	}
+	types := map[string][2]string{}
+	for _, r := range next.Resources {
+		types[r.Key()] = [2]string{r.Type, r.Name}
+	}
+	out := []Source{}
+	for _, l := range next.Leaves() {
+		tn := types[l.Resource]
+		src := Source{ResourceType: tn[0], ResourceName: tn[1], Path: l.Path, MutationNum: mutNum, RevisionNum: revNum}
+		if old, ok := prevValues[l.Key()]; ok && old == encode(l.Value) {
+			if s, ok := prevBy[l.Key()]; ok {
+				src.MutationNum, src.RevisionNum = s.MutationNum, s.RevisionNum
+			}
+		}
+		out = append(out, src)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.ResourceType+a.ResourceName != b.ResourceType+b.ResourceName {
+			return a.ResourceType+a.ResourceName < b.ResourceType+b.ResourceName
+		}
+		return false
+	})
+	return out
+}
+
+func resourceKey(typ, name string) string {
+	if typ == "" {
+		return ""
+	}
+	return typ + "/" + name
+}
+
+func encode(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// MutationSources returns, for each path of the head data, the Mutation that last set it.
+func (s *Service) MutationSources(ctx context.Context, spaceID, unitID uuid.UUID) ([]Source, error) {
+	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+		return nil, err
+	}
+	row, err := loadRow(ctx, s.Store.Q(), spaceID, unitID, false)
+	if err != nil {
+		return nil, err
+	}
+	return headSources(ctx, s.Store.Q(), row)
+}

@@ -1,0 +1,327 @@
+package unit
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Revision is an immutable version of a Unit's data.
+type Revision struct {
+	ID             uuid.UUID
+	RevisionNum    int64
+	UnitID         uuid.UUID
+	SpaceID        uuid.UUID
+	OrganizationID uuid.UUID
+	Description    string
+	Source         string
+	UserID         uuid.UUID
+	UserAgent      string
+	ChangeSetID    *uuid.UUID
+	DataHash       string
+	DataSize       int64
+	HiddenReason   string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+func revisionFromRow(r *db.Revision) (Revision, error) {
+	return Revision{
+		ID: r.RevisionID, RevisionNum: r.RevisionNum, UnitID: r.UnitID, SpaceID: r.SpaceID, OrganizationID: r.OrganizationID,
+		Description: r.Description, Source: r.Source, UserID: r.UserID, UserAgent: r.UserAgent, ChangeSetID: r.ChangeSetID,
+		DataHash: r.DataHash, DataSize: r.DataSize, HiddenReason: r.HiddenReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}, nil
+}
+
+// Mutation is one source of change of a Revision.
+type Mutation struct {
+	ID                   uuid.UUID
+	MutationNum          int64
+	RevisionID           uuid.UUID
+	RevisionNum          int64
+	UnitID               uuid.UUID
+	SpaceID              uuid.UUID
+	OrganizationID       uuid.UUID
+	FunctionInvocation   json.RawMessage
+	InvocationParams     map[string]any
+	RestoredRevisionNum  int64
+	MergeBaseRevisionNum int64
+	MergeEndRevisionNum  int64
+	MergeSourceID        *uuid.UUID
+	LinkID               *uuid.UUID
+	TriggerID            *uuid.UUID
+	InvocationID         *uuid.UUID
+	BridgeWorkerID       *uuid.UUID
+	Subgroup             string
+	ReplayOutcome        string
+	ReplayReason         string
+	HiddenReason         string
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+func mutationFromRow(r *db.Mutation) (Mutation, error) {
+	params, err := store.DecodeJSON[map[string]any](r.InvocationParams)
+	if params == nil {
+		params = map[string]any{}
+	}
+	return Mutation{
+		ID: r.MutationID, MutationNum: r.MutationNum, RevisionID: r.RevisionID, RevisionNum: r.RevisionNum,
+		UnitID: r.UnitID, SpaceID: r.SpaceID, OrganizationID: r.OrganizationID, FunctionInvocation: r.FunctionInvocation,
+		InvocationParams: params, RestoredRevisionNum: r.RestoredRevisionNum, MergeBaseRevisionNum: r.MergeBaseRevisionNum,
+		MergeEndRevisionNum: r.MergeEndRevisionNum, MergeSourceID: r.MergeSourceID, LinkID: r.LinkID, TriggerID: r.TriggerID,
+		InvocationID: r.InvocationID, BridgeWorkerID: r.BridgeWorkerID, Subgroup: r.Subgroup, ReplayOutcome: r.ReplayOutcome,
+		ReplayReason: r.ReplayReason, HiddenReason: r.HiddenReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}, err
+}
+
+// DataFilter narrows Unit lists by their head configuration.
+type DataFilter struct {
+	WhereData    string
+	ResourceType string
+}
+
+// List returns a page of Units (of one Space when spaceID is set) the caller may view.
+func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, params listquery.Params, df DataFilter) (listquery.Page[Unit], error) {
+	p := authz.Caller(ctx)
+	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+	if spaceID != nil {
+		if _, err := spaceOf(ctx, s.Store.Q(), *spaceID); err != nil {
+			return listquery.Page[Unit]{}, err
+		}
+		q.Scope = []listquery.Condition{{Column: "unit.space_id", Value: *spaceID}}
+	}
+	cond, err := listquery.DataCondition("unit.head_doc", df.WhereData, df.ResourceType)
+	if err != nil {
+		return listquery.Page[Unit]{}, err
+	}
+	if cond != nil {
+		q.Extra = append(q.Extra, cond)
+		// The data filter is part of the query a continue token resumes.
+		q.Path += "?where_data=" + df.WhereData + "&resource_type=" + df.ResourceType
+	}
+	page, err := listquery.Run[db.Unit](ctx, s.Store.Pool, s.Tokens, q)
+	if err != nil {
+		return listquery.Page[Unit]{}, err
+	}
+	out, err := listquery.MapPage(page, fromRow)
+	if err != nil {
+		return out, err
+	}
+	visible := out.Items[:0]
+	for _, u := range out.Items {
+		if authz.Allowed(p, authz.View, u.target()) {
+			visible = append(visible, u)
+		}
+	}
+	out.Items = visible
+	return out, nil
+}
+
+// ListRevisions returns a page of one Unit's Revisions.
+func (s *Service) ListRevisions(ctx context.Context, spaceID, unitID uuid.UUID, path string, params listquery.Params) (listquery.Page[Revision], error) {
+	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+		return listquery.Page[Revision]{}, err
+	}
+	p := authz.Caller(ctx)
+	if params.OrderBy == "" {
+		params.OrderBy = "RevisionNum"
+	}
+	page, err := listquery.Run[db.Revision](ctx, s.Store.Pool, s.Tokens, listquery.Query{
+		Entity: RevisionList, OrganizationID: p.OrganizationID, Path: path, Params: params,
+		Scope: []listquery.Condition{{Column: "revision.unit_id", Value: unitID}},
+	})
+	if err != nil {
+		return listquery.Page[Revision]{}, err
+	}
+	return listquery.MapPage(page, revisionFromRow)
+}
+
+// ListAllRevisions lists Revisions across the organization: the latest matching one of each Unit, or
+// with all (distinct_on=Off, which needs limit) every one. Revisions of Units the caller may not view
+// are left out.
+func (s *Service) ListAllRevisions(ctx context.Context, path string, params listquery.Params, all bool) (listquery.Page[Revision], error) {
+	p := authz.Caller(ctx)
+	if all && params.Limit == nil {
+		return listquery.Page[Revision]{}, apierr.UserInput("distinct_on=Off returns every Revision and needs an explicit limit",
+			apierr.Item{Item: "distinct_on", Description: "Off requires limit"})
+	}
+	q := listquery.Query{Entity: RevisionList, OrganizationID: p.OrganizationID, Path: path, Params: params}
+	if !all {
+		q.Distinct = &listquery.Distinct{Partition: "revision.unit_id", Latest: "revision.revision_num"}
+		q.Path += "?distinct_on=Unit"
+	}
+	page, err := listquery.Run[db.Revision](ctx, s.Store.Pool, s.Tokens, q)
+	if err != nil {
+		return listquery.Page[Revision]{}, err
+	}
+	out, err := listquery.MapPage(page, revisionFromRow)
+	if err != nil {
+		return out, err
+	}
+	return s.visibleRevisions(ctx, out)
+}
+
+// visibleRevisions drops Revisions of Units the caller may not view (one query for the page's Units).
+func (s *Service) visibleRevisions(ctx context.Context, page listquery.Page[Revision]) (listquery.Page[Revision], error) {
+	p := authz.Caller(ctx)
+	ids := make([]uuid.UUID, 0, len(page.Items))
+	for _, r := range page.Items {
+		ids = append(ids, r.UnitID)
+	}
+	units, err := s.unitsByID(ctx, ids)
+	if err != nil {
+		return page, err
+	}
+	visible := page.Items[:0]
+	for _, r := range page.Items {
+		if u, ok := units[r.UnitID]; ok && authz.Allowed(p, authz.View, u.target()) {
+			visible = append(visible, r)
+		}
+	}
+	page.Items = visible
+	return page, nil
+}
+
+// unitsByID loads Units of the caller's organization by ID, in one query.
+func (s *Service) unitsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Unit, error) {
+	out := map[uuid.UUID]Unit{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	p := authz.Caller(ctx)
+	rows, err := s.Store.Q().UnitListByIDs(ctx, db.UnitListByIDsParams{OrganizationID: p.OrganizationID, UnitIds: ids})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	for _, r := range rows {
+		u, err := fromRow(r)
+		if err != nil {
+			return nil, err
+		}
+		out[u.ID] = u
+	}
+	return out, nil
+}
+
+// UnitsByID loads Units the caller may view, by ID (for include expansions).
+func (s *Service) UnitsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Unit, error) {
+	units, err := s.unitsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	p := authz.Caller(ctx)
+	for id, u := range units {
+		if !authz.Allowed(p, authz.View, u.target()) {
+			delete(units, id)
+		}
+	}
+	return units, nil
+}
+
+// RevisionsByID loads Revisions of the caller's organization by ID (for include=HeadRevisionNum).
+func (s *Service) RevisionsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Revision, error) {
+	out := map[uuid.UUID]Revision{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	p := authz.Caller(ctx)
+	rows, err := s.Store.Q().RevisionListByIDs(ctx, db.RevisionListByIDsParams{OrganizationID: p.OrganizationID, RevisionIds: ids})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	for _, r := range rows {
+		rev, _ := revisionFromRow(r)
+		out[rev.ID] = rev
+	}
+	return out, nil
+}
+
+// GetRevision returns one Revision of a Unit.
+func (s *Service) GetRevision(ctx context.Context, spaceID, unitID, revisionID uuid.UUID) (Revision, error) {
+	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+		return Revision{}, err
+	}
+	p := authz.Caller(ctx)
+	row, err := s.Store.Q().RevisionGet(ctx, db.RevisionGetParams{OrganizationID: p.OrganizationID, UnitID: unitID, RevisionID: revisionID})
+	if store.IsNoRows(err) {
+		return Revision{}, apierr.NotFound(RevisionEntityType, revisionID.String())
+	}
+	if err != nil {
+		return Revision{}, store.Translate(err)
+	}
+	return revisionFromRow(row)
+}
+
+// RevisionData returns a Revision's data, hash and the Unit's ToolchainType.
+func (s *Service) RevisionData(ctx context.Context, spaceID, unitID, revisionID uuid.UUID) ([]byte, string, string, error) {
+	u, err := s.Get(ctx, spaceID, unitID)
+	if err != nil {
+		return nil, "", "", err
+	}
+	rev, err := s.GetRevision(ctx, spaceID, unitID, revisionID)
+	if err != nil {
+		return nil, "", "", err
+	}
+	data, err := s.Store.Q().ConfigDataGet(ctx, rev.DataHash)
+	if err != nil {
+		return nil, "", "", store.Translate(err)
+	}
+	return data, rev.DataHash, u.ToolchainType, nil
+}
+
+// RevisionSources returns a Revision's mutation sources.
+func (s *Service) RevisionSources(ctx context.Context, spaceID, unitID, revisionID uuid.UUID) ([]Source, error) {
+	if _, err := s.GetRevision(ctx, spaceID, unitID, revisionID); err != nil {
+		return nil, err
+	}
+	p := authz.Caller(ctx)
+	row, err := s.Store.Q().RevisionGet(ctx, db.RevisionGetParams{OrganizationID: p.OrganizationID, UnitID: unitID, RevisionID: revisionID})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	return store.DecodeJSON[[]Source](row.MutationSources)
+}
+
+// ListMutations returns a page of one Unit's Mutations (MutationNum order unless order_by says otherwise).
+func (s *Service) ListMutations(ctx context.Context, spaceID, unitID uuid.UUID, path string, params listquery.Params) (listquery.Page[Mutation], error) {
+	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+		return listquery.Page[Mutation]{}, err
+	}
+	p := authz.Caller(ctx)
+	if params.OrderBy == "" {
+		params.OrderBy = "MutationNum"
+	}
+	page, err := listquery.Run[db.Mutation](ctx, s.Store.Pool, s.Tokens, listquery.Query{
+		Entity: MutationList, OrganizationID: p.OrganizationID, Path: path, Params: params,
+		Scope: []listquery.Condition{{Column: "mutation.unit_id", Value: unitID}},
+	})
+	if err != nil {
+		return listquery.Page[Mutation]{}, err
+	}
+	return listquery.MapPage(page, mutationFromRow)
+}
+
+// GetMutation returns one Mutation of a Unit.
+func (s *Service) GetMutation(ctx context.Context, spaceID, unitID, mutationID uuid.UUID) (Mutation, error) {
+	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+		return Mutation{}, err
+	}
+	p := authz.Caller(ctx)
+	row, err := s.Store.Q().MutationGet(ctx, db.MutationGetParams{OrganizationID: p.OrganizationID, UnitID: unitID, MutationID: mutationID})
+	if store.IsNoRows(err) {
+		return Mutation{}, apierr.NotFound(MutationEntityType, mutationID.String())
+	}
+	if err != nil {
+		return Mutation{}, store.Translate(err)
+	}
+	return mutationFromRow(row)
+}

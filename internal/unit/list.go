@@ -1,0 +1,147 @@
+package unit
+
+import "github.com/hubd/hubd/internal/listquery"
+
+func attr(name string, t listquery.Type, sql string, opts ...func(*listquery.Attribute)) listquery.Attribute {
+	a := listquery.Attribute{Name: name, Type: t, SQL: sql, Filterable: t != listquery.Opaque}
+	for _, o := range opts {
+		o(&a)
+	}
+	return a
+}
+
+func orderable(a *listquery.Attribute) { a.Orderable = true }
+func always(a *listquery.Attribute)    { a.Always = true }
+func nullable(a *listquery.Attribute)  { a.Nullable = true }
+
+// nullableUUID orders a nullable UUID column as the nil UUID (its index uses the same expression).
+func nullableUUID(sql string) func(*listquery.Attribute) {
+	return func(a *listquery.Attribute) {
+		a.Nullable, a.Orderable = true, true
+		a.OrderSQL = "COALESCE(" + sql + ", '00000000-0000-0000-0000-000000000000'::uuid)"
+	}
+}
+
+func opaque(names ...string) []listquery.Attribute {
+	out := make([]listquery.Attribute, len(names))
+	for i, n := range names {
+		out[i] = listquery.Attribute{Name: n, Type: listquery.Opaque}
+	}
+	return out
+}
+
+// ListEntity is how Units are listed: the attributes and order fields of SPEC.md. Every orderable one
+// has an index (migration 000003); where_data is served by the GIN index on head_doc.
+var ListEntity = listquery.Define(&listquery.Entity{
+	Name: EntityType, From: "unit", Columns: "unit.*", ID: "UnitID", Org: "unit.organization_id", Slug: "Slug",
+	Contains: "unit.search_text", HiddenReason: "unit.hidden_reason",
+	ContainsAttrs: []string{"Slug", "DisplayName", "ToolchainType", "LastChangeDescription", "Labels", "Annotations"},
+	Attributes: append([]listquery.Attribute{
+		attr("UnitID", listquery.UUID, "unit.unit_id", orderable, always),
+		attr("SpaceID", listquery.UUID, "unit.space_id", orderable, always),
+		attr("OrganizationID", listquery.UUID, "unit.organization_id", orderable, always),
+		attr("Slug", listquery.String, "unit.slug", orderable, always),
+		attr("DisplayName", listquery.String, "unit.display_name", orderable),
+		attr("Labels", listquery.StringMap, "unit.labels"),
+		attr("Annotations", listquery.StringMap, "unit.annotations"),
+		attr("DeleteGates", listquery.BoolMap, "unit.delete_gates"),
+		attr("DestroyGates", listquery.BoolMap, "unit.destroy_gates"),
+		attr("ToolchainType", listquery.String, "unit.toolchain_type", orderable),
+		attr("ProviderType", listquery.String, "unit.provider_type", orderable),
+		attr("TargetID", listquery.UUID, "unit.target_id", nullableUUID("unit.target_id")),
+		attr("ChangeSetID", listquery.UUID, "unit.change_set_id", nullableUUID("unit.change_set_id")),
+		attr("LastChangeDescription", listquery.String, "unit.last_change_description", orderable),
+		attr("DataHash", listquery.String, "unit.data_hash", orderable),
+		attr("DataSize", listquery.Int, "unit.data_size"),
+		attr("HeadRevisionID", listquery.UUID, "unit.head_revision_id", nullableUUID("unit.head_revision_id")),
+		attr("HeadRevisionNum", listquery.Int, "unit.head_revision_num", orderable),
+		attr("HeadMutationNum", listquery.Int, "unit.head_mutation_num"),
+		attr("HeadUnitActionNum", listquery.Int, "unit.head_unit_action_num", orderable),
+		attr("HeadUnitEventNum", listquery.Int, "unit.head_unit_event_num", orderable),
+		attr("LastReleasedRevisionNum", listquery.Int, "unit.last_released_revision_num", orderable),
+		attr("UpstreamUnitID", listquery.UUID, "unit.upstream_unit_id", nullableUUID("unit.upstream_unit_id")),
+		attr("UpstreamSpaceID", listquery.UUID, "unit.upstream_space_id", nullable),
+		attr("UpstreamRevisionNum", listquery.Int, "unit.upstream_revision_num", orderable),
+		attr("HiddenReason", listquery.String, "unit.hidden_reason", orderable),
+		attr("CreatedAt", listquery.Time, "unit.created_at", orderable),
+		attr("UpdatedAt", listquery.Time, "unit.updated_at", orderable),
+	}, opaque("Permissions", "Version", "EntityType", "ApplyGates", "ApplyWarnings", "ValidationErrors", "ValidationWarnings",
+		"ValidationTriggerIDs", "ValueTriggerIDs", "Values", "Conflicts", "LinkFindings", "NeededPaths", "ProvidedPaths",
+		"FromLinkID", "UnitEventID")...),
+	Includes: []listquery.Include{
+		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
+		{Name: "HeadRevisionNum", Field: "HeadRevision"}, {Name: "UpstreamUnitID", Field: "UpstreamUnit"},
+		{Name: "UpstreamSpaceID", Field: "UpstreamSpace"},
+		// Related families that do not exist yet expand to nothing.
+		{Name: "TargetID", Field: "Target"}, {Name: "ChangeSetID", Field: "ChangeSet"}, {Name: "FromLinkID", Field: "FromLink"},
+		{Name: "HeadMutationNum", Field: "HeadMutation"}, {Name: "LastReleasedRevisionNum", Field: "LastReleasedRevision"},
+		{Name: "UnitEventID", Field: "LatestUnitEvent"},
+	},
+})
+
+// RevisionList is how Revisions are listed (per Unit, and across the organization with distinct_on).
+var RevisionList = listquery.Define(&listquery.Entity{
+	Name: RevisionEntityType, From: "revision", Columns: "revision.*", ID: "RevisionID", Org: "revision.organization_id",
+	Contains: "revision.description", HiddenReason: "revision.hidden_reason",
+	ContainsAttrs: []string{"Description"},
+	Attributes: append([]listquery.Attribute{
+		attr("RevisionID", listquery.UUID, "revision.revision_id", orderable, always),
+		attr("RevisionNum", listquery.Int, "revision.revision_num", orderable),
+		attr("UnitID", listquery.UUID, "revision.unit_id", orderable, always),
+		attr("SpaceID", listquery.UUID, "revision.space_id", orderable, always),
+		attr("OrganizationID", listquery.UUID, "revision.organization_id", orderable, always),
+		attr("ChangeSetID", listquery.UUID, "revision.change_set_id", nullableUUID("revision.change_set_id")),
+		attr("Description", listquery.String, "revision.description", orderable),
+		attr("Source", listquery.String, "revision.source", orderable),
+		attr("UserID", listquery.UUID, "revision.user_id", orderable),
+		attr("UserAgent", listquery.String, "revision.user_agent", orderable),
+		attr("DataHash", listquery.String, "revision.data_hash", orderable),
+		attr("DataSize", listquery.Int, "revision.data_size"),
+		attr("HiddenReason", listquery.String, "revision.hidden_reason", orderable),
+		attr("CreatedAt", listquery.Time, "revision.created_at", orderable),
+		attr("UpdatedAt", listquery.Time, "revision.updated_at", orderable),
+	}, opaque("Tags", "Attestations", "ChangeOrders", "Releases", "ApplyGates", "ApplyWarnings", "ValidationErrors",
+		"ValidationWarnings", "ValidationPassed", "ValidationTriggerIDs", "ValueTriggerIDs", "Values", "Conflicts",
+		"LinkFindings", "NeededPaths", "ProvidedPaths", "EntityType")...),
+	Includes: []listquery.Include{
+		{Name: "UnitID", Field: "Unit"}, {Name: "SpaceID", Field: "Space"}, {Name: "OrganizationID", Field: "Organization"},
+		{Name: "UserID", Field: "User"},
+		{Name: "Attestations", Field: "Attestations"}, {Name: "ChangeOrders", Field: "ChangeOrders"},
+		{Name: "ChangeSetID", Field: "ChangeSet"}, {Name: "Releases", Field: "Releases"}, {Name: "Tags", Field: "Tags"},
+	},
+})
+
+// MutationList is how a Unit's Mutations are listed.
+var MutationList = listquery.Define(&listquery.Entity{
+	Name: MutationEntityType, From: "mutation", Columns: "mutation.*", ID: "MutationID", Org: "mutation.organization_id",
+	HiddenReason: "mutation.hidden_reason",
+	Attributes: append([]listquery.Attribute{
+		attr("MutationID", listquery.UUID, "mutation.mutation_id", orderable, always),
+		attr("MutationNum", listquery.Int, "mutation.mutation_num", orderable),
+		attr("RevisionID", listquery.UUID, "mutation.revision_id", orderable, always),
+		attr("RevisionNum", listquery.Int, "mutation.revision_num", orderable),
+		attr("UnitID", listquery.UUID, "mutation.unit_id", orderable, always),
+		attr("SpaceID", listquery.UUID, "mutation.space_id", always),
+		attr("OrganizationID", listquery.UUID, "mutation.organization_id", orderable, always),
+		attr("FunctionName", listquery.String, "COALESCE(mutation.function_invocation ->> 'FunctionName', '')", orderable),
+		attr("RestoredRevisionNum", listquery.Int, "mutation.restored_revision_num", orderable),
+		attr("MergeBaseRevisionNum", listquery.Int, "mutation.merge_base_revision_num", orderable),
+		attr("MergeEndRevisionNum", listquery.Int, "mutation.merge_end_revision_num", orderable),
+		attr("MergeSourceID", listquery.UUID, "mutation.merge_source_id", nullableUUID("mutation.merge_source_id")),
+		attr("LinkID", listquery.UUID, "mutation.link_id", nullableUUID("mutation.link_id")),
+		attr("TriggerID", listquery.UUID, "mutation.trigger_id", nullableUUID("mutation.trigger_id")),
+		attr("InvocationID", listquery.UUID, "mutation.invocation_id", nullableUUID("mutation.invocation_id")),
+		attr("BridgeWorkerID", listquery.UUID, "mutation.bridge_worker_id", nullableUUID("mutation.bridge_worker_id")),
+		attr("Subgroup", listquery.String, "mutation.subgroup", orderable),
+		attr("ReplayOutcome", listquery.String, "mutation.replay_outcome", orderable),
+		attr("ReplayReason", listquery.String, "mutation.replay_reason", orderable),
+		attr("HiddenReason", listquery.String, "mutation.hidden_reason", orderable),
+		attr("CreatedAt", listquery.Time, "mutation.created_at", orderable),
+		attr("UpdatedAt", listquery.Time, "mutation.updated_at", orderable),
+	}, opaque("FunctionInvocation", "InvocationParams", "EntityType")...),
+	Includes: []listquery.Include{
+		{Name: "RevisionID", Field: "Revision"}, {Name: "UnitID", Field: "Unit"},
+		{Name: "InvocationID", Field: "Invocation"}, {Name: "LinkID", Field: "Link"}, {Name: "MergeSourceID", Field: "MergeSource"},
+		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}, {Name: "TriggerID", Field: "Trigger"},
+	},
+})
