@@ -90,6 +90,7 @@ type Revision struct {
 	HiddenReason    string          `db:"hidden_reason"`
 	CreatedAt       time.Time       `db:"created_at"`
 	UpdatedAt       time.Time       `db:"updated_at"`
+	Tags            json.RawMessage `db:"tags"`
 }
 
 type SigningKey struct {
@@ -109,6 +110,22 @@ type Space struct {
 	DeleteGates    json.RawMessage `db:"delete_gates"`
 	Permissions    json.RawMessage `db:"permissions"`
 	ComponentID    *uuid.UUID      `db:"component_id"`
+	HiddenReason   string          `db:"hidden_reason"`
+	Version        int64           `db:"version"`
+	CreatedAt      time.Time       `db:"created_at"`
+	UpdatedAt      time.Time       `db:"updated_at"`
+	SearchText     *string         `db:"search_text"`
+}
+
+type Tag struct {
+	TagID          uuid.UUID       `db:"tag_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	SpaceID        uuid.UUID       `db:"space_id"`
+	Slug           string          `db:"slug"`
+	DisplayName    string          `db:"display_name"`
+	Labels         json.RawMessage `db:"labels"`
+	Annotations    json.RawMessage `db:"annotations"`
+	DeleteGates    json.RawMessage `db:"delete_gates"`
 	HiddenReason   string          `db:"hidden_reason"`
 	Version        int64           `db:"version"`
 	CreatedAt      time.Time       `db:"created_at"`
@@ -137,6 +154,7 @@ type Target struct {
 	Version        int64           `db:"version"`
 	CreatedAt      time.Time       `db:"created_at"`
 	UpdatedAt      time.Time       `db:"updated_at"`
+	SearchText     *string         `db:"search_text"`
 }
 
 type Unit struct {

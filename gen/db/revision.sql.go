@@ -13,7 +13,7 @@ import (
 )
 
 const revisionGet = `-- name: RevisionGet :one
-SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at FROM revision WHERE organization_id = $1 AND unit_id = $2 AND revision_id = $3
+SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags FROM revision WHERE organization_id = $1 AND unit_id = $2 AND revision_id = $3
 `
 
 type RevisionGetParams struct {
@@ -42,12 +42,13 @@ func (q *Queries) RevisionGet(ctx context.Context, arg RevisionGetParams) (*Revi
 		&i.HiddenReason,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Tags,
 	)
 	return &i, err
 }
 
 const revisionGetByNum = `-- name: RevisionGetByNum :one
-SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at FROM revision WHERE organization_id = $1 AND unit_id = $2 AND revision_num = $3
+SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags FROM revision WHERE organization_id = $1 AND unit_id = $2 AND revision_num = $3
 `
 
 type RevisionGetByNumParams struct {
@@ -76,6 +77,7 @@ func (q *Queries) RevisionGetByNum(ctx context.Context, arg RevisionGetByNumPara
 		&i.HiddenReason,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Tags,
 	)
 	return &i, err
 }
@@ -85,7 +87,7 @@ INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_
                       user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
         $8, $9, $10, $11, $12, $13)
-RETURNING revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at
+RETURNING revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags
 `
 
 type RevisionInsertParams struct {
@@ -138,12 +140,13 @@ func (q *Queries) RevisionInsert(ctx context.Context, arg RevisionInsertParams) 
 		&i.HiddenReason,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.Tags,
 	)
 	return &i, err
 }
 
 const revisionListByIDs = `-- name: RevisionListByIDs :many
-SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at FROM revision WHERE organization_id = $1 AND revision_id = ANY($2::uuid[])
+SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags FROM revision WHERE organization_id = $1 AND revision_id = ANY($2::uuid[])
 `
 
 type RevisionListByIDsParams struct {
@@ -177,6 +180,7 @@ func (q *Queries) RevisionListByIDs(ctx context.Context, arg RevisionListByIDsPa
 			&i.HiddenReason,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.Tags,
 		); err != nil {
 			return nil, err
 		}

@@ -7,12 +7,31 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 )
 
+const targetDelete = `-- name: TargetDelete :execrows
+DELETE FROM target WHERE organization_id = $1 AND space_id = $2 AND target_id = $3
+`
+
+type TargetDeleteParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+	TargetID       uuid.UUID `db:"target_id"`
+}
+
+func (q *Queries) TargetDelete(ctx context.Context, arg TargetDeleteParams) (int64, error) {
+	result, err := q.db.Exec(ctx, targetDelete, arg.OrganizationID, arg.SpaceID, arg.TargetID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const targetGetByID = `-- name: TargetGetByID :one
-SELECT target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts, live_state_type, hidden_reason, version, created_at, updated_at FROM target WHERE organization_id = $1 AND space_id = $2 AND target_id = $3
+SELECT target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts, live_state_type, hidden_reason, version, created_at, updated_at, search_text FROM target WHERE organization_id = $1 AND space_id = $2 AND target_id = $3
 `
 
 type TargetGetByIDParams struct {
@@ -45,6 +64,298 @@ func (q *Queries) TargetGetByID(ctx context.Context, arg TargetGetByIDParams) (*
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
+const targetGetByIDForUpdate = `-- name: TargetGetByIDForUpdate :one
+SELECT target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts, live_state_type, hidden_reason, version, created_at, updated_at, search_text FROM target WHERE organization_id = $1 AND space_id = $2 AND target_id = $3 FOR UPDATE
+`
+
+type TargetGetByIDForUpdateParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+	TargetID       uuid.UUID `db:"target_id"`
+}
+
+func (q *Queries) TargetGetByIDForUpdate(ctx context.Context, arg TargetGetByIDForUpdateParams) (*Target, error) {
+	row := q.db.QueryRow(ctx, targetGetByIDForUpdate, arg.OrganizationID, arg.SpaceID, arg.TargetID)
+	var i Target
+	err := row.Scan(
+		&i.TargetID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.ToolchainType,
+		&i.ProviderType,
+		&i.BridgeWorkerID,
+		&i.BridgeHandle,
+		&i.Options,
+		&i.Facts,
+		&i.LiveStateType,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
+const targetGetBySlug = `-- name: TargetGetBySlug :one
+SELECT target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts, live_state_type, hidden_reason, version, created_at, updated_at, search_text FROM target WHERE organization_id = $1 AND space_id = $2 AND slug = $3
+`
+
+type TargetGetBySlugParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+	Slug           string    `db:"slug"`
+}
+
+func (q *Queries) TargetGetBySlug(ctx context.Context, arg TargetGetBySlugParams) (*Target, error) {
+	row := q.db.QueryRow(ctx, targetGetBySlug, arg.OrganizationID, arg.SpaceID, arg.Slug)
+	var i Target
+	err := row.Scan(
+		&i.TargetID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.ToolchainType,
+		&i.ProviderType,
+		&i.BridgeWorkerID,
+		&i.BridgeHandle,
+		&i.Options,
+		&i.Facts,
+		&i.LiveStateType,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
+const targetInUse = `-- name: TargetInUse :one
+SELECT EXISTS (SELECT 1 FROM unit WHERE target_id = $1)
+`
+
+func (q *Queries) TargetInUse(ctx context.Context, targetID *uuid.UUID) (bool, error) {
+	row := q.db.QueryRow(ctx, targetInUse, targetID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
+const targetInsert = `-- name: TargetInsert :one
+INSERT INTO target (target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates,
+                    permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts,
+                    live_state_type)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+        $9, $10, $11, $12, $13, $14, $15,
+        $16)
+RETURNING target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts, live_state_type, hidden_reason, version, created_at, updated_at, search_text
+`
+
+type TargetInsertParams struct {
+	TargetID       uuid.UUID       `db:"target_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	SpaceID        uuid.UUID       `db:"space_id"`
+	Slug           string          `db:"slug"`
+	DisplayName    string          `db:"display_name"`
+	Labels         json.RawMessage `db:"labels"`
+	Annotations    json.RawMessage `db:"annotations"`
+	DeleteGates    json.RawMessage `db:"delete_gates"`
+	Permissions    json.RawMessage `db:"permissions"`
+	ToolchainType  string          `db:"toolchain_type"`
+	ProviderType   string          `db:"provider_type"`
+	BridgeWorkerID *uuid.UUID      `db:"bridge_worker_id"`
+	BridgeHandle   string          `db:"bridge_handle"`
+	Options        json.RawMessage `db:"options"`
+	Facts          json.RawMessage `db:"facts"`
+	LiveStateType  string          `db:"live_state_type"`
+}
+
+func (q *Queries) TargetInsert(ctx context.Context, arg TargetInsertParams) (*Target, error) {
+	row := q.db.QueryRow(ctx, targetInsert,
+		arg.TargetID,
+		arg.OrganizationID,
+		arg.SpaceID,
+		arg.Slug,
+		arg.DisplayName,
+		arg.Labels,
+		arg.Annotations,
+		arg.DeleteGates,
+		arg.Permissions,
+		arg.ToolchainType,
+		arg.ProviderType,
+		arg.BridgeWorkerID,
+		arg.BridgeHandle,
+		arg.Options,
+		arg.Facts,
+		arg.LiveStateType,
+	)
+	var i Target
+	err := row.Scan(
+		&i.TargetID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.ToolchainType,
+		&i.ProviderType,
+		&i.BridgeWorkerID,
+		&i.BridgeHandle,
+		&i.Options,
+		&i.Facts,
+		&i.LiveStateType,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
+const targetListByIDs = `-- name: TargetListByIDs :many
+SELECT target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts, live_state_type, hidden_reason, version, created_at, updated_at, search_text FROM target WHERE organization_id = $1 AND target_id = ANY($2::uuid[])
+`
+
+type TargetListByIDsParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	TargetIds      []uuid.UUID `db:"target_ids"`
+}
+
+func (q *Queries) TargetListByIDs(ctx context.Context, arg TargetListByIDsParams) ([]*Target, error) {
+	rows, err := q.db.Query(ctx, targetListByIDs, arg.OrganizationID, arg.TargetIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Target
+	for rows.Next() {
+		var i Target
+		if err := rows.Scan(
+			&i.TargetID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.Slug,
+			&i.DisplayName,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.Permissions,
+			&i.ToolchainType,
+			&i.ProviderType,
+			&i.BridgeWorkerID,
+			&i.BridgeHandle,
+			&i.Options,
+			&i.Facts,
+			&i.LiveStateType,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SearchText,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const targetUpdate = `-- name: TargetUpdate :one
+UPDATE target
+SET slug = $1, display_name = $2, labels = $3, annotations = $4,
+    delete_gates = $5, permissions = $6, toolchain_type = $7,
+    provider_type = $8, bridge_worker_id = $9, bridge_handle = $10,
+    options = $11, facts = $12, live_state_type = $13,
+    version = version + 1, updated_at = now()
+WHERE organization_id = $14 AND target_id = $15 AND version = $16
+RETURNING target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts, live_state_type, hidden_reason, version, created_at, updated_at, search_text
+`
+
+type TargetUpdateParams struct {
+	Slug           string          `db:"slug"`
+	DisplayName    string          `db:"display_name"`
+	Labels         json.RawMessage `db:"labels"`
+	Annotations    json.RawMessage `db:"annotations"`
+	DeleteGates    json.RawMessage `db:"delete_gates"`
+	Permissions    json.RawMessage `db:"permissions"`
+	ToolchainType  string          `db:"toolchain_type"`
+	ProviderType   string          `db:"provider_type"`
+	BridgeWorkerID *uuid.UUID      `db:"bridge_worker_id"`
+	BridgeHandle   string          `db:"bridge_handle"`
+	Options        json.RawMessage `db:"options"`
+	Facts          json.RawMessage `db:"facts"`
+	LiveStateType  string          `db:"live_state_type"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	TargetID       uuid.UUID       `db:"target_id"`
+	Version        int64           `db:"version"`
+}
+
+func (q *Queries) TargetUpdate(ctx context.Context, arg TargetUpdateParams) (*Target, error) {
+	row := q.db.QueryRow(ctx, targetUpdate,
+		arg.Slug,
+		arg.DisplayName,
+		arg.Labels,
+		arg.Annotations,
+		arg.DeleteGates,
+		arg.Permissions,
+		arg.ToolchainType,
+		arg.ProviderType,
+		arg.BridgeWorkerID,
+		arg.BridgeHandle,
+		arg.Options,
+		arg.Facts,
+		arg.LiveStateType,
+		arg.OrganizationID,
+		arg.TargetID,
+		arg.Version,
+	)
+	var i Target
+	err := row.Scan(
+		&i.TargetID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.ToolchainType,
+		&i.ProviderType,
+		&i.BridgeWorkerID,
+		&i.BridgeHandle,
+		&i.Options,
+		&i.Facts,
+		&i.LiveStateType,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
 	)
 	return &i, err
 }

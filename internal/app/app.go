@@ -15,6 +15,7 @@ import (
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/target"
 	"github.com/hubd/hubd/internal/unit"
 )
 
@@ -35,12 +36,13 @@ type Config struct {
 
 // App is an assembled instance.
 type App struct {
-	Store  *store.Store
-	Keys   *auth.KeyRing
-	Issuer *auth.Issuer
-	Orgs   *org.Service
-	Spaces *space.Service
-	Units  *unit.Service
+	Store   *store.Store
+	Keys    *auth.KeyRing
+	Issuer  *auth.Issuer
+	Orgs    *org.Service
+	Spaces  *space.Service
+	Units   *unit.Service
+	Targets *target.Service
 }
 
 // Open connects, migrates if asked, and loads the signing keys; it starts nothing.
@@ -66,12 +68,13 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	tokens := listquery.NewTokenCodec(tokenKey)
 	return &App{
-		Store:  st,
-		Keys:   keys,
-		Issuer: &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
-		Orgs:   &org.Service{Store: st, Tokens: tokens},
-		Spaces: &space.Service{Store: st, Tokens: tokens},
-		Units:  &unit.Service{Store: st, Tokens: tokens},
+		Store:   st,
+		Keys:    keys,
+		Issuer:  &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
+		Orgs:    &org.Service{Store: st, Tokens: tokens},
+		Spaces:  &space.Service{Store: st, Tokens: tokens},
+		Units:   &unit.Service{Store: st, Tokens: tokens},
+		Targets: &target.Service{Store: st, Tokens: tokens},
 	}, nil
 }
 
@@ -83,6 +86,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	}
 	deps := extra
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
+	deps.Targets = a.Targets
 	return httpapi.New(cfg.HTTP, deps)
 }
 

@@ -15,10 +15,11 @@ import (
 // MaxBulk caps how many entities one bulk operation touches.
 const MaxBulk = listquery.MaxLimit
 
-// Ref names an entity a bulk operation selected.
+// Ref names an entity a bulk operation selected (SpaceID for Space-resident families).
 type Ref struct {
-	ID   uuid.UUID
-	Slug string
+	ID      uuid.UUID
+	SpaceID uuid.UUID
+	Slug    string
 }
 
 // BulkItem is the outcome of a bulk operation for one entity: the entity as written, or Err.

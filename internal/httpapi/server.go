@@ -19,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/target"
 	"github.com/hubd/hubd/internal/unit"
 )
 
@@ -41,12 +42,13 @@ type Config struct {
 
 // Deps are the services the handlers call.
 type Deps struct {
-	Store  *store.Store
-	Issuer *auth.Issuer
-	Orgs   *org.Service
-	Spaces *space.Service
-	Units  *unit.Service
-	Logger *slog.Logger
+	Store   *store.Store
+	Issuer  *auth.Issuer
+	Orgs    *org.Service
+	Spaces  *space.Service
+	Units   *unit.Service
+	Targets *target.Service
+	Logger  *slog.Logger
 	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
 	StrictMiddlewares []api.StrictMiddlewareFunc
 }

@@ -83,6 +83,22 @@ func (h *handlers) extendUnits(ctx context.Context, units []unit.Unit, includes 
 			return nil, err
 		}
 	}
+	targets := map[uuid.UUID]api.Target{}
+	if includes["TargetID"] {
+		var ids []uuid.UUID
+		for _, u := range units {
+			if u.TargetID != nil {
+				ids = append(ids, *u.TargetID)
+			}
+		}
+		found, err := h.s.deps.Targets.ByIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, t := range found {
+			targets[id] = targetToAPI(t)
+		}
+	}
 	heads := map[uuid.UUID]unit.Revision{}
 	if includes["HeadRevisionNum"] {
 		var ids []uuid.UUID
@@ -110,6 +126,11 @@ func (h *handlers) extendUnits(ctx context.Context, units []unit.Unit, includes 
 			if up, ok := upstream[*u.UpstreamUnitID]; ok {
 				a := unitToAPI(up)
 				e.UpstreamUnit = &a
+			}
+		}
+		if u.TargetID != nil {
+			if t, ok := targets[*u.TargetID]; ok {
+				e.Target = &t
 			}
 		}
 		if u.HeadRevisionID != nil {

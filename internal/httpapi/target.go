@@ -1,0 +1,180 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/target"
+)
+
+func (h *handlers) ListAllTargets(ctx context.Context, r api.ListAllTargetsRequestObject) (api.ListAllTargetsResponseObject, error) {
+	return h.listTargets(ctx, nil, listParams(r.Params))
+}
+
+func (h *handlers) ListTargets(ctx context.Context, r api.ListTargetsRequestObject) (api.ListTargetsResponseObject, error) {
+	return h.listTargets(ctx, &r.SpaceId, listParams(r.Params))
+}
+
+func (h *handlers) listTargets(ctx context.Context, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+	page, err := h.s.deps.Targets.List(ctx, spaceID, requestPath(ctx), params)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	out, err := h.extendTargets(ctx, page.Items, page.Includes)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	return newPage(out, target.EntityType, page.Fields, page.Continue), nil
+}
+
+func (h *handlers) extendTargets(ctx context.Context, ts []target.Target, includes map[string]bool) ([]api.ExtendedTarget, error) {
+	org, err := h.includedOrganization(ctx, includes)
+	if err != nil {
+		return nil, err
+	}
+	spaces := map[uuid.UUID]api.Space{}
+	if includes["SpaceID"] {
+		ids := make([]uuid.UUID, len(ts))
+		for i, t := range ts {
+			ids[i] = t.SpaceID
+		}
+		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, sp := range found {
+			spaces[id] = spaceToAPI(sp)
+		}
+	}
+	out := make([]api.ExtendedTarget, len(ts))
+	for i, t := range ts {
+		e := api.ExtendedTarget{Target: targetToAPI(t), Organization: org}
+		if sp, ok := spaces[t.SpaceID]; ok {
+			e.Space = &sp
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) (api.GetTargetResponseObject, error) {
+	fields, err := listquery.SelectFields(target.ListEntity, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
+	includes, err := listquery.ParseIncludes(target.ListEntity, deref(r.Params.Include))
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.s.deps.Targets.Get(ctx, r.SpaceId, r.TargetId)
+	if err != nil {
+		return nil, err
+	}
+	ext, err := h.extendTargets(ctx, []target.Target{t}, includes)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: ext[0], entityField: target.EntityType, fields: fields}, nil
+}
+
+func (h *handlers) CreateTarget(ctx context.Context, r api.CreateTargetRequestObject) (api.CreateTargetResponseObject, error) {
+	t, err := h.s.deps.Targets.Create(ctx, r.SpaceId, targetFields(r.Body),
+		target.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateTarget200JSONResponse{Body: targetToAPI(t)}, nil
+}
+
+func (h *handlers) UpdateTarget(ctx context.Context, r api.UpdateTargetRequestObject) (api.UpdateTargetResponseObject, error) {
+	t, err := h.s.deps.Targets.Update(ctx, r.SpaceId, r.TargetId, r.Body.Version, targetFields(r.Body), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateTarget200JSONResponse{Body: targetToAPI(t)}, nil
+}
+
+func (h *handlers) PatchTarget(ctx context.Context, r api.PatchTargetRequestObject) (api.PatchTargetResponseObject, error) {
+	patch := r.JSONBody
+	if patch == nil {
+		patch = r.ApplicationMergePatchPlusJSONBody
+	}
+	t, err := h.s.deps.Targets.Patch(ctx, r.SpaceId, r.TargetId, *patch, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchTarget200JSONResponse{Body: targetToAPI(t)}, nil
+}
+
+func (h *handlers) DeleteTarget(ctx context.Context, r api.DeleteTargetRequestObject) (api.DeleteTargetResponseObject, error) {
+	if err := h.s.deps.Targets.Delete(ctx, r.SpaceId, r.TargetId, flag(r.Params.DryRun)); err != nil {
+		return nil, err
+	}
+	return api.DeleteTarget200JSONResponse{Body: deleted(target.EntityType)}, nil
+}
+
+func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsRequestObject) (api.BulkPatchTargetsResponseObject, error) {
+	sel := listParams(r.Params)
+	if err := entity.RequireSelection(sel); err != nil {
+		return nil, err
+	}
+	patch := r.JSONBody
+	if patch == nil {
+		patch = r.ApplicationMergePatchPlusJSONBody
+	}
+	items, err := h.s.deps.Targets.BulkPatch(ctx, requestPath(ctx), sel, *patch, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.TargetCreateOrUpdateResponse, len(items))
+	errs := make([]*apierr.Error, len(items))
+	for i, it := range items {
+		errs[i] = it.Err
+		if it.Err != nil {
+			re := responseError(it.Err)
+			out[i] = api.TargetCreateOrUpdateResponse{Error: &re}
+			continue
+		}
+		t := targetToAPI(it.Value)
+		out[i] = api.TargetCreateOrUpdateResponse{Target: &t}
+	}
+	status, err := bulkStatus(errs)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusMultiStatus {
+		return api.BulkPatchTargets207JSONResponse{Body: out}, nil
+	}
+	return api.BulkPatchTargets200JSONResponse{Body: out}, nil
+}
+
+func (h *handlers) BulkDeleteTargets(ctx context.Context, r api.BulkDeleteTargetsRequestObject) (api.BulkDeleteTargetsResponseObject, error) {
+	sel := listParams(r.Params)
+	if err := entity.RequireSelection(sel); err != nil {
+		return nil, err
+	}
+	items, err := h.s.deps.Targets.BulkDelete(ctx, requestPath(ctx), sel, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.DeleteResponse, len(items))
+	errs := make([]*apierr.Error, len(items))
+	for i, it := range items {
+		errs[i] = it.Err
+		out[i] = bulkDeleted(target.EntityType, it.Ref, it.Err)
+	}
+	status, err := bulkStatus(errs)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusMultiStatus {
+		return api.BulkDeleteTargets207JSONResponse{Body: out}, nil
+	}
+	return api.BulkDeleteTargets200JSONResponse{Body: out}, nil
+}

@@ -1,0 +1,498 @@
+// Package target holds the rules of Targets: deployment destinations (a ToolchainType and a
+// ProviderType) in a Space, each served by one BridgeWorker. Units name a Target of their own Space and
+// ToolchainType.
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// EntityType is the Target's type name.
+const EntityType = "Target"
+
+// ProviderTypes are the providers a Target may use.
+var ProviderTypes = []string{"ArgoCDOCI", "FluxOCI", "Kubernetes"}
+
+// Target is a stored Target.
+type Target struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	SpaceID        uuid.UUID
+	HiddenReason   string
+	Version        int64
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	Fields
+}
+
+// Fields are what a write sets.
+type Fields struct {
+	Slug           string            `json:"Slug"`
+	DisplayName    string            `json:"DisplayName"`
+	ToolchainType  string            `json:"ToolchainType"`
+	ProviderType   string            `json:"ProviderType"`
+	BridgeWorkerID *uuid.UUID        `json:"BridgeWorkerID"`
+	BridgeHandle   string            `json:"BridgeHandle"`
+	Options        map[string]string `json:"Options"`
+	Facts          map[string]string `json:"Facts"`
+	LiveStateType  string            `json:"LiveStateType"`
+	Permissions    authz.Grants      `json:"Permissions"`
+	entity.Meta
+}
+
+func (t Target) authzTarget() authz.Target {
+	return authz.Target{EntityType: EntityType, ID: t.ID.String(), Grants: t.Permissions}
+}
+
+func (f Fields) normalized() Fields {
+	f.Meta = f.Meta.Normalized()
+	f.Permissions = f.Permissions.Normalized()
+	if f.Options == nil {
+		f.Options = map[string]string{}
+	}
+	if f.Facts == nil {
+		f.Facts = map[string]string{}
+	}
+	return f
+}
+
+func (f Fields) validate() error {
+	if err := entity.ValidateSlug(f.Slug); err != nil {
+		return err
+	}
+	if !configdata.Valid(f.ToolchainType) {
+		return apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", f.ToolchainType, configdata.ToolchainTypes),
+			apierr.Item{Item: "ToolchainType", Description: "unknown"})
+	}
+	known := false
+	for _, p := range ProviderTypes {
+		known = known || p == f.ProviderType
+	}
+	if !known {
+		return apierr.Validation(fmt.Sprintf("ProviderType %q is not one of %v", f.ProviderType, ProviderTypes),
+			apierr.Item{Item: "ProviderType", Description: "unknown"})
+	}
+	if err := f.Meta.Validate(); err != nil {
+		return err
+	}
+	return f.Permissions.Validate("Permissions")
+}
+
+func fromRow(r *db.Target) (Target, error) {
+	t := Target{
+		ID: r.TargetID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, ToolchainType: r.ToolchainType, ProviderType: r.ProviderType,
+			BridgeWorkerID: r.BridgeWorkerID, BridgeHandle: r.BridgeHandle, LiveStateType: r.LiveStateType},
+	}
+	var err error
+	if t.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
+		return t, err
+	}
+	if t.Options, err = store.DecodeJSON[map[string]string](r.Options); err != nil {
+		return t, err
+	}
+	if t.Facts, err = store.DecodeJSON[map[string]string](r.Facts); err != nil {
+		return t, err
+	}
+	if t.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
+		return t, err
+	}
+	t.Fields = t.Fields.normalized()
+	return t, nil
+}
+
+// ListEntity is how Targets are listed (indexes: migrations 000004 and 000005).
+var ListEntity = listquery.Define(&listquery.Entity{
+	Name: EntityType, From: "target", Columns: "target.*", ID: "TargetID", Org: "target.organization_id", Slug: "Slug",
+	Contains: "target.search_text", HiddenReason: "target.hidden_reason",
+	ContainsAttrs: []string{"Slug", "DisplayName", "ToolchainType", "ProviderType", "Labels", "Annotations"},
+	Attributes: []listquery.Attribute{
+		{Name: "TargetID", Type: listquery.UUID, SQL: "target.target_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "SpaceID", Type: listquery.UUID, SQL: "target.space_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "OrganizationID", Type: listquery.UUID, SQL: "target.organization_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "Slug", Type: listquery.String, SQL: "target.slug", Filterable: true, Orderable: true, Always: true},
+		{Name: "DisplayName", Type: listquery.String, SQL: "target.display_name", Filterable: true, Orderable: true},
+		{Name: "ToolchainType", Type: listquery.String, SQL: "target.toolchain_type", Filterable: true, Orderable: true},
+		{Name: "ProviderType", Type: listquery.String, SQL: "target.provider_type", Filterable: true, Orderable: true},
+		{Name: "BridgeWorkerID", Type: listquery.UUID, SQL: "target.bridge_worker_id", Nullable: true, Filterable: true},
+		{Name: "LiveStateType", Type: listquery.String, SQL: "target.live_state_type", Filterable: true},
+		{Name: "Labels", Type: listquery.StringMap, SQL: "target.labels", Filterable: true},
+		{Name: "Annotations", Type: listquery.StringMap, SQL: "target.annotations", Filterable: true},
+		{Name: "Options", Type: listquery.StringMap, SQL: "target.options", Filterable: true},
+		{Name: "Facts", Type: listquery.StringMap, SQL: "target.facts", Filterable: true},
+		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "target.delete_gates", Filterable: true},
+		{Name: "HiddenReason", Type: listquery.String, SQL: "target.hidden_reason", Filterable: true},
+		{Name: "CreatedAt", Type: listquery.Time, SQL: "target.created_at", Filterable: true, Orderable: true},
+		{Name: "UpdatedAt", Type: listquery.Time, SQL: "target.updated_at", Filterable: true, Orderable: true},
+		{Name: "Permissions", Type: listquery.Opaque}, {Name: "BridgeHandle", Type: listquery.Opaque},
+		{Name: "ConfigTypes", Type: listquery.Opaque}, {Name: "TriggerFilterID", Type: listquery.Opaque},
+		{Name: "TriggerHash", Type: listquery.Opaque}, {Name: "TriggerIDs", Type: listquery.Opaque},
+		{Name: "Version", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
+	},
+	Includes: []listquery.Include{
+		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
+		{Name: "BridgeWorkerID", Field: "BridgeWorker"}, {Name: "TriggerFilterID", Field: "TriggerFilter"}, {Name: "TriggerIDs", Field: "Triggers"},
+	},
+})
+
+// Service carries out Target operations.
+type Service struct {
+	Store  *store.Store
+	Tokens *listquery.TokenCodec
+}
+
+// WriteOptions are the query parameters every write takes.
+type WriteOptions struct {
+	DryRun      bool
+	AllowExists bool
+}
+
+func spaceOf(ctx context.Context, q *db.Queries, spaceID uuid.UUID) (*db.Space, error) {
+	p := authz.Caller(ctx)
+	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID})
+	if store.IsNoRows(err) {
+		return nil, apierr.NotFound("Space", spaceID.String())
+	}
+	return row, store.Translate(err)
+}
+
+func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) (Target, error) {
+	p := authz.Caller(ctx)
+	var row *db.Target
+	var err error
+	if lock {
+		row, err = q.TargetGetByIDForUpdate(ctx, db.TargetGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: id})
+	} else {
+		row, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: id})
+	}
+	if store.IsNoRows(err) {
+		if _, serr := spaceOf(ctx, q, spaceID); serr != nil {
+			return Target{}, serr
+		}
+		return Target{}, apierr.NotFound(EntityType, id.String())
+	}
+	if err != nil {
+		return Target{}, store.Translate(err)
+	}
+	return fromRow(row)
+}
+
+// List returns a page of Targets (of one Space when spaceID is set) the caller may view.
+func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Target], error) {
+	p := authz.Caller(ctx)
+	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+	if spaceID != nil {
+		if _, err := spaceOf(ctx, s.Store.Q(), *spaceID); err != nil {
+			return listquery.Page[Target]{}, err
+		}
+		q.Scope = []listquery.Condition{{Column: "target.space_id", Value: *spaceID}}
+	}
+	page, err := listquery.Run[db.Target](ctx, s.Store.Pool, s.Tokens, q)
+	if err != nil {
+		return listquery.Page[Target]{}, err
+	}
+	out, err := listquery.MapPage(page, fromRow)
+	if err != nil {
+		return out, err
+	}
+	visible := out.Items[:0]
+	for _, t := range out.Items {
+		if authz.Allowed(p, authz.View, t.authzTarget()) {
+			visible = append(visible, t)
+		}
+	}
+	out.Items = visible
+	return out, nil
+}
+
+// Get returns one Target.
+func (s *Service) Get(ctx context.Context, spaceID, id uuid.UUID) (Target, error) {
+	t, err := load(ctx, s.Store.Q(), spaceID, id, false)
+	if err != nil {
+		return t, err
+	}
+	return t, authz.Check(ctx, authz.View, t.authzTarget())
+}
+
+// ByIDs loads Targets the caller may view, by ID (for include=TargetID).
+func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Target, error) {
+	out := map[uuid.UUID]Target{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	p := authz.Caller(ctx)
+	rows, err := s.Store.Q().TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: p.OrganizationID, TargetIds: ids})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	for _, r := range rows {
+		t, err := fromRow(r)
+		if err != nil {
+			return nil, err
+		}
+		if authz.Allowed(p, authz.View, t.authzTarget()) {
+			out[t.ID] = t
+		}
+	}
+	return out, nil
+}
+
+// Create makes a Target in a Space.
+func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (Target, error) {
+	p := authz.Caller(ctx)
+	f = f.normalized()
+	if err := f.validate(); err != nil {
+		return Target{}, err
+	}
+	var out Target
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		if err != nil {
+			return err
+		}
+		grants, err := store.DecodeJSON[authz.Grants](sp.Permissions)
+		if err != nil {
+			return err
+		}
+		st := authz.Target{EntityType: "Space", ID: spaceID.String(), Grants: grants}
+		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+			return err
+		}
+		if len(f.Permissions) > 0 {
+			if err := authz.Check(ctx, authz.Manage, st); err != nil {
+				return err
+			}
+		}
+		existing, err := tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
+		switch {
+		case err == nil && opts.AllowExists:
+			if out, err = fromRow(existing); err != nil {
+				return err
+			}
+			return authz.Check(ctx, authz.View, out.authzTarget())
+		case err == nil:
+			return apierr.AlreadyExists(EntityType, f.Slug)
+		case !store.IsNoRows(err):
+			return err
+		}
+		var row *db.Target
+		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
+			var err error
+			row, err = sp.Q.TargetInsert(ctx, db.TargetInsertParams{
+				TargetID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
+				Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+				ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
+				BridgeHandle: f.BridgeHandle, Options: store.EncodeJSON(f.Options), Facts: store.EncodeJSON(f.Facts),
+				LiveStateType: f.LiveStateType,
+			})
+			return err
+		})
+		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
+			if row, err = tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
+				return err
+			}
+			out, err = fromRow(row)
+			return err
+		}
+		if err != nil {
+			return entity.SlugClash(err, EntityType, f.Slug)
+		}
+		if out, err = fromRow(row); err != nil {
+			return err
+		}
+		tx.Emit(out.changeEvent(entity.Created, sp.Slug))
+		return nil
+	})
+	return out, err
+}
+
+func (t Target) changeEvent(c entity.Change, spaceSlug string) event.Event {
+	e := entity.ChangeEvent("target", EntityType, c, t.OrganizationID, t.ID, t.Slug, t.Version, &entity.SpaceRef{ID: t.SpaceID, Slug: spaceSlug})
+	e.TargetID = &t.ID
+	return e
+}
+
+type changeFunc func(Target) (*int64, Fields, error)
+
+// Update replaces a Target's fields; version must be the stored one.
+func (s *Service) Update(ctx context.Context, spaceID, id uuid.UUID, version int64, f Fields, dryRun bool) (Target, error) {
+	if err := entity.RequireVersion(version); err != nil {
+		return Target{}, err
+	}
+	return s.write(ctx, spaceID, id, dryRun, func(Target) (*int64, Fields, error) { return &version, f, nil })
+}
+
+// Patch applies a merge patch to a Target's fields.
+func (s *Service) Patch(ctx context.Context, spaceID, id uuid.UUID, patch json.RawMessage, dryRun bool) (Target, error) {
+	return s.write(ctx, spaceID, id, dryRun, mergePatch(patch))
+}
+
+func mergePatch(patch json.RawMessage) changeFunc {
+	return func(cur Target) (*int64, Fields, error) {
+		version, err := entity.SentVersion(patch)
+		if err != nil {
+			return nil, Fields{}, err
+		}
+		merged, err := entity.MergePatch(cur.Fields, patch)
+		if err != nil {
+			return nil, Fields{}, err
+		}
+		var f Fields
+		if err := json.Unmarshal(merged, &f); err != nil {
+			return nil, Fields{}, apierr.UserInput("the patched Target is not valid: " + err.Error())
+		}
+		return version, f, nil
+	}
+}
+
+func (s *Service) write(ctx context.Context, spaceID, id uuid.UUID, dryRun bool, change changeFunc) (Target, error) {
+	var out Target
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		var err error
+		out, err = update(ctx, tx, spaceID, id, change)
+		return err
+	})
+	return out, err
+}
+
+func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change changeFunc) (Target, error) {
+	p := authz.Caller(ctx)
+	cur, err := load(ctx, tx.Q, spaceID, id, true)
+	if err != nil {
+		return cur, err
+	}
+	if err := authz.Check(ctx, authz.Edit, cur.authzTarget()); err != nil {
+		return cur, err
+	}
+	version, f, err := change(cur)
+	if err != nil {
+		return cur, err
+	}
+	f = f.normalized()
+	if err := f.validate(); err != nil {
+		return cur, err
+	}
+	if !cur.Permissions.Equal(f.Permissions) {
+		if err := authz.Check(ctx, authz.Manage, cur.authzTarget()); err != nil {
+			return cur, err
+		}
+	}
+	if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
+		return cur, err
+	}
+	if f.ToolchainType != cur.ToolchainType {
+		inUse, err := tx.Q.TargetInUse(ctx, &id)
+		if err != nil {
+			return cur, err
+		}
+		if inUse {
+			return cur, apierr.Conflict("the Target's ToolchainType cannot change while Units use it").WithEntity(EntityType, id.String(), cur.Slug)
+		}
+	}
+	row, err := tx.Q.TargetUpdate(ctx, db.TargetUpdateParams{
+		OrganizationID: p.OrganizationID, TargetID: id, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
+		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+		ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
+		BridgeHandle: f.BridgeHandle, Options: store.EncodeJSON(f.Options), Facts: store.EncodeJSON(f.Facts),
+		LiveStateType: f.LiveStateType,
+	})
+	if err != nil {
+		return cur, entity.SlugClash(err, EntityType, f.Slug)
+	}
+	out, err := fromRow(row)
+	if err != nil {
+		return out, err
+	}
+	sp, err := spaceOf(ctx, tx.Q, spaceID)
+	if err != nil {
+		return out, err
+	}
+	tx.Emit(out.changeEvent(entity.Updated, sp.Slug))
+	return out, nil
+}
+
+// Delete removes a Target; refused while it has DeleteGates or Units use it.
+func (s *Service) Delete(ctx context.Context, spaceID, id uuid.UUID, dryRun bool) error {
+	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		_, err := remove(ctx, tx, spaceID, id)
+		return err
+	})
+}
+
+func remove(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID) (Target, error) {
+	p := authz.Caller(ctx)
+	cur, err := load(ctx, tx.Q, spaceID, id, true)
+	if err != nil {
+		return cur, err
+	}
+	if err := authz.Check(ctx, authz.Delete, cur.authzTarget()); err != nil {
+		return cur, err
+	}
+	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
+		return cur, err
+	}
+	n, err := tx.Q.TargetDelete(ctx, db.TargetDeleteParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: id})
+	if err != nil {
+		return cur, store.TranslateDelete(err, EntityType, id.String())
+	}
+	if n == 0 {
+		return cur, apierr.NotFound(EntityType, id.String())
+	}
+	sp, err := spaceOf(ctx, tx.Q, spaceID)
+	if err != nil {
+		return cur, err
+	}
+	tx.Emit(cur.changeEvent(entity.Deleted, sp.Slug))
+	return cur, nil
+}
+
+// BulkPatch applies one merge patch to every Target the selection picks, each in its own savepoint.
+func (s *Service) BulkPatch(ctx context.Context, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Target], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Target, error) {
+		return update(ctx, tx, ref.SpaceID, ref.ID, mergePatch(patch))
+	})
+}
+
+// BulkDelete deletes every Target the selection picks.
+func (s *Service) BulkDelete(ctx context.Context, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Target], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Target, error) {
+		return remove(ctx, tx, ref.SpaceID, ref.ID)
+	})
+}
+
+func (s *Service) selector(path string, sel listquery.Params) entity.Selector {
+	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
+		p := authz.Caller(ctx)
+		limit := entity.MaxBulk
+		sel.Limit = &limit
+		page, err := listquery.Run[db.Target](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: sel})
+		if err != nil {
+			return nil, err
+		}
+		if page.Continue != "" {
+			return nil, entity.TooManySelected(EntityType)
+		}
+		refs := make([]entity.Ref, len(page.Items))
+		for i, r := range page.Items {
+			refs[i] = entity.Ref{ID: r.TargetID, SpaceID: r.SpaceID, Slug: r.Slug}
+		}
+		return refs, nil
+	}
+}

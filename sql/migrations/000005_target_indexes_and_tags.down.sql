@@ -1,0 +1,12 @@
+DROP INDEX revision_tags_idx;
+ALTER TABLE revision DROP COLUMN tags;
+DROP TABLE tag;
+DROP INDEX target_labels_idx;
+DROP INDEX target_updated_at_idx;
+DROP INDEX target_created_at_idx;
+DROP INDEX target_provider_idx;
+DROP INDEX target_toolchain_idx;
+DROP INDEX target_display_name_idx;
+DROP INDEX target_slug_idx;
+DROP INDEX target_search_idx;
+ALTER TABLE target DROP COLUMN search_text;
