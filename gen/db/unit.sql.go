@@ -12,6 +12,34 @@ import (
 	"github.com/google/uuid"
 )
 
+const mutationMoveUnit = `-- name: MutationMoveUnit :exec
+UPDATE mutation SET space_id = $1 WHERE unit_id = $2
+`
+
+type MutationMoveUnitParams struct {
+	ToSpaceID uuid.UUID `db:"to_space_id"`
+	UnitID    uuid.UUID `db:"unit_id"`
+}
+
+func (q *Queries) MutationMoveUnit(ctx context.Context, arg MutationMoveUnitParams) error {
+	_, err := q.db.Exec(ctx, mutationMoveUnit, arg.ToSpaceID, arg.UnitID)
+	return err
+}
+
+const revisionMoveUnit = `-- name: RevisionMoveUnit :exec
+UPDATE revision SET space_id = $1 WHERE unit_id = $2
+`
+
+type RevisionMoveUnitParams struct {
+	ToSpaceID uuid.UUID `db:"to_space_id"`
+	UnitID    uuid.UUID `db:"unit_id"`
+}
+
+func (q *Queries) RevisionMoveUnit(ctx context.Context, arg RevisionMoveUnitParams) error {
+	_, err := q.db.Exec(ctx, revisionMoveUnit, arg.ToSpaceID, arg.UnitID)
+	return err
+}
+
 const unitDelete = `-- name: UnitDelete :execrows
 DELETE FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3
 `
@@ -339,6 +367,58 @@ func (q *Queries) UnitListByIDs(ctx context.Context, arg UnitListByIDsParams) ([
 		return nil, err
 	}
 	return items, nil
+}
+
+const unitMove = `-- name: UnitMove :one
+UPDATE unit SET space_id = $1, target_id = NULL, version = version + 1, updated_at = now()
+WHERE organization_id = $2 AND unit_id = $3
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text
+`
+
+type UnitMoveParams struct {
+	ToSpaceID      uuid.UUID `db:"to_space_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
+}
+
+func (q *Queries) UnitMove(ctx context.Context, arg UnitMoveParams) (*Unit, error) {
+	row := q.db.QueryRow(ctx, unitMove, arg.ToSpaceID, arg.OrganizationID, arg.UnitID)
+	var i Unit
+	err := row.Scan(
+		&i.UnitID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.DestroyGates,
+		&i.Permissions,
+		&i.ToolchainType,
+		&i.ProviderType,
+		&i.TargetID,
+		&i.ChangeSetID,
+		&i.LastChangeDescription,
+		&i.DataHash,
+		&i.DataSize,
+		&i.HeadDoc,
+		&i.HeadRevisionID,
+		&i.HeadRevisionNum,
+		&i.HeadMutationNum,
+		&i.HeadUnitActionNum,
+		&i.HeadUnitEventNum,
+		&i.LastReleasedRevisionNum,
+		&i.UpstreamUnitID,
+		&i.UpstreamSpaceID,
+		&i.UpstreamRevisionNum,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
 }
 
 const unitSetHead = `-- name: UnitSetHead :one

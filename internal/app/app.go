@@ -15,6 +15,7 @@ import (
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/target"
 	"github.com/hubd/hubd/internal/unit"
 )
@@ -43,6 +44,7 @@ type App struct {
 	Spaces  *space.Service
 	Units   *unit.Service
 	Targets *target.Service
+	Tags    *tag.Service
 }
 
 // Open connects, migrates if asked, and loads the signing keys; it starts nothing.
@@ -75,6 +77,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Spaces:  &space.Service{Store: st, Tokens: tokens},
 		Units:   &unit.Service{Store: st, Tokens: tokens},
 		Targets: &target.Service{Store: st, Tokens: tokens},
+		Tags:    &tag.Service{Store: st, Tokens: tokens},
 	}, nil
 }
 
@@ -86,7 +89,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	}
 	deps := extra
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
-	deps.Targets = a.Targets
+	deps.Targets, deps.Tags = a.Targets, a.Tags
 	return httpapi.New(cfg.HTTP, deps)
 }
 

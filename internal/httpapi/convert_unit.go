@@ -43,7 +43,7 @@ func revisionToAPI(r unit.Revision) api.Revision {
 	return api.Revision{
 		RevisionID: r.ID, RevisionNum: r.RevisionNum, UnitID: r.UnitID, SpaceID: r.SpaceID, OrganizationID: r.OrganizationID,
 		Description: r.Description, Source: r.Source, UserID: r.UserID, UserAgent: r.UserAgent, ChangeSetID: r.ChangeSetID,
-		DataHash: r.DataHash, DataSize: r.DataSize, Tags: map[string]string{}, Attestations: []map[string]interface{}{},
+		DataHash: r.DataHash, DataSize: r.DataSize, Tags: r.Tags, Attestations: []map[string]interface{}{},
 		ChangeOrders: map[string]string{}, Releases: map[string]string{}, ApplyGates: map[string]bool{},
 		ApplyWarnings: map[string]bool{}, ValidationErrors: map[string]bool{}, ValidationWarnings: map[string]bool{},
 		ValidationPassed: map[string]bool{}, ValidationTriggerIDs: []uuid.UUID{}, ValueTriggerIDs: []uuid.UUID{},

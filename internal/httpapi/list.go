@@ -113,6 +113,8 @@ func (r pageResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter
 	return r.write(w)
 }
 func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error        { return r.write(w) }
+func (r pageResponse) VisitListTagsResponse(w http.ResponseWriter) error         { return r.write(w) }
+func (r pageResponse) VisitListAllTagsResponse(w http.ResponseWriter) error      { return r.write(w) }
 func (r pageResponse) VisitListTargetsResponse(w http.ResponseWriter) error      { return r.write(w) }
 func (r pageResponse) VisitListAllTargetsResponse(w http.ResponseWriter) error   { return r.write(w) }
 func (r pageResponse) VisitListUnitsResponse(w http.ResponseWriter) error        { return r.write(w) }
@@ -146,6 +148,7 @@ func (r itemResponse) write(w http.ResponseWriter) error {
 func (r itemResponse) VisitGetSpaceResponse(w http.ResponseWriter) error        { return r.write(w) }
 func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error         { return r.write(w) }
+func (r itemResponse) VisitGetTagResponse(w http.ResponseWriter) error          { return r.write(w) }
 func (r itemResponse) VisitGetTargetResponse(w http.ResponseWriter) error       { return r.write(w) }
 func (r itemResponse) VisitGetUnitResponse(w http.ResponseWriter) error         { return r.write(w) }
 func (r itemResponse) VisitGetExtendedRevisionResponse(w http.ResponseWriter) error {

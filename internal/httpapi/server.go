@@ -19,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/target"
 	"github.com/hubd/hubd/internal/unit"
 )
@@ -48,6 +49,7 @@ type Deps struct {
 	Spaces  *space.Service
 	Units   *unit.Service
 	Targets *target.Service
+	Tags    *tag.Service
 	Logger  *slog.Logger
 	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
 	StrictMiddlewares []api.StrictMiddlewareFunc

@@ -76,6 +76,20 @@ func compileCond(e *Entity, c Cond, b *binder, out *Compiled) (string, error) {
 	if c.Left.Lit != nil {
 		return "", &SyntaxError{Pos: c.Left.Pos, Msg: "a condition starts with an attribute name"}
 	}
+	if c.Op == "?" && len(c.Left.Path) == 1 && !c.Left.Len {
+		// Map ? 'key': the key is present (Revision Tags ? '<tag_id>').
+		if a := e.Attr(c.Left.Path[0].Name); a != nil && a.Filterable && (a.Type == StringMap || a.Type == BoolMap) {
+			if c.Right == nil || c.Right.Lit == nil || c.Right.Lit.Kind != LitString {
+				return "", &SyntaxError{Pos: c.Pos, Msg: "? takes a quoted key"}
+			}
+			out.Attributes = append(out.Attributes, a.Name)
+			sql := fmt.Sprintf("(%s ? %s::text)", a.SQL, b.bind(c.Right.Lit.Str))
+			if c.Truth != "" {
+				sql = fmt.Sprintf("(%s %s)", sql, c.Truth)
+			}
+			return sql, nil
+		}
+	}
 	left, err := resolve(e, c.Left, b, out)
 	if err != nil {
 		return "", err

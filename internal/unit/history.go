@@ -28,13 +28,22 @@ type Revision struct {
 	ChangeSetID    *uuid.UUID
 	DataHash       string
 	DataSize       int64
-	HiddenReason   string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Tags are the TagIDs on the Revision (to when they were put on).
+	Tags         map[string]string
+	HiddenReason string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 func revisionFromRow(r *db.Revision) (Revision, error) {
-	return Revision{
+	tags, err := store.DecodeJSON[map[string]string](r.Tags)
+	if err != nil {
+		return Revision{}, err
+	}
+	if tags == nil {
+		tags = map[string]string{}
+	}
+	return Revision{Tags: tags,
 		ID: r.RevisionID, RevisionNum: r.RevisionNum, UnitID: r.UnitID, SpaceID: r.SpaceID, OrganizationID: r.OrganizationID,
 		Description: r.Description, Source: r.Source, UserID: r.UserID, UserAgent: r.UserAgent, ChangeSetID: r.ChangeSetID,
 		DataHash: r.DataHash, DataSize: r.DataSize, HiddenReason: r.HiddenReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,

@@ -100,7 +100,8 @@ var RevisionList = listquery.Define(&listquery.Entity{
 		attr("HiddenReason", listquery.String, "revision.hidden_reason", orderable),
 		attr("CreatedAt", listquery.Time, "revision.created_at", orderable),
 		attr("UpdatedAt", listquery.Time, "revision.updated_at", orderable),
-	}, opaque("Tags", "Attestations", "ChangeOrders", "Releases", "ApplyGates", "ApplyWarnings", "ValidationErrors",
+		attr("Tags", listquery.StringMap, "revision.tags"),
+	}, opaque("Attestations", "ChangeOrders", "Releases", "ApplyGates", "ApplyWarnings", "ValidationErrors",
 		"ValidationWarnings", "ValidationPassed", "ValidationTriggerIDs", "ValueTriggerIDs", "Values", "Conflicts",
 		"LinkFindings", "NeededPaths", "ProvidedPaths", "EntityType")...),
 	Includes: []listquery.Include{

@@ -13,3 +13,11 @@ SELECT * FROM revision WHERE organization_id = @organization_id AND unit_id = @u
 
 -- name: RevisionListByIDs :many
 SELECT * FROM revision WHERE organization_id = @organization_id AND revision_id = ANY(@revision_ids::uuid[]);
+
+-- name: RevisionAddTag :exec
+UPDATE revision SET tags = tags || jsonb_build_object(@tag_id::text, @tagged_at::text)
+WHERE organization_id = @organization_id AND revision_id = @revision_id;
+
+-- name: RevisionRemoveTagFromUnit :execrows
+UPDATE revision SET tags = tags - @tag_id::text
+WHERE organization_id = @organization_id AND unit_id = @unit_id AND tags ? @tag_id::text;

@@ -44,3 +44,14 @@ DELETE FROM unit WHERE organization_id = @organization_id AND space_id = @space_
 
 -- name: UnitListByIDs :many
 SELECT * FROM unit WHERE organization_id = @organization_id AND unit_id = ANY(@unit_ids::uuid[]);
+
+-- name: UnitMove :one
+UPDATE unit SET space_id = @to_space_id, target_id = NULL, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND unit_id = @unit_id
+RETURNING *;
+
+-- name: RevisionMoveUnit :exec
+UPDATE revision SET space_id = @to_space_id WHERE unit_id = @unit_id;
+
+-- name: MutationMoveUnit :exec
+UPDATE mutation SET space_id = @to_space_id WHERE unit_id = @unit_id;

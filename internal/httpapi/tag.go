@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/tag"
+)
+
+func tagToAPI(t tag.Tag) api.Tag {
+	return api.Tag{TagID: t.ID, SpaceID: t.SpaceID, OrganizationID: t.OrganizationID, Slug: t.Slug, DisplayName: t.DisplayName,
+		Labels: t.Labels, Annotations: t.Annotations, DeleteGates: t.DeleteGates, HiddenReason: t.HiddenReason,
+		EntityType: tag.EntityType, CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC(), Version: t.Version}
+}
+
+func tagFields(b *api.Tag) tag.Fields {
+	return tag.Fields{Slug: b.Slug, DisplayName: b.DisplayName,
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+}
+
+func (h *handlers) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObject) (api.ListAllTagsResponseObject, error) {
+	return h.listTags(ctx, nil, listParams(r.Params))
+}
+
+func (h *handlers) ListTags(ctx context.Context, r api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
+	return h.listTags(ctx, &r.SpaceId, listParams(r.Params))
+}
+
+func (h *handlers) listTags(ctx context.Context, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+	page, err := h.s.deps.Tags.List(ctx, spaceID, requestPath(ctx), params)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	out, err := h.extendTags(ctx, page.Items, page.Includes)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	return newPage(out, tag.EntityType, page.Fields, page.Continue), nil
+}
+
+func (h *handlers) extendTags(ctx context.Context, ts []tag.Tag, includes map[string]bool) ([]api.ExtendedTag, error) {
+	org, err := h.includedOrganization(ctx, includes)
+	if err != nil {
+		return nil, err
+	}
+	spaces := map[uuid.UUID]api.Space{}
+	if includes["SpaceID"] {
+		ids := make([]uuid.UUID, len(ts))
+		for i, t := range ts {
+			ids[i] = t.SpaceID
+		}
+		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, sp := range found {
+			spaces[id] = spaceToAPI(sp)
+		}
+	}
+	out := make([]api.ExtendedTag, len(ts))
+	for i, t := range ts {
+		out[i] = api.ExtendedTag{Tag: tagToAPI(t), Organization: org}
+		if sp, ok := spaces[t.SpaceID]; ok {
+			out[i].Space = &sp
+		}
+	}
+	return out, nil
+}
+
+func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.GetTagResponseObject, error) {
+	fields, err := listquery.SelectFields(tag.ListEntity, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
+	includes, err := listquery.ParseIncludes(tag.ListEntity, deref(r.Params.Include))
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.s.deps.Tags.Get(ctx, r.SpaceId, r.TagId)
+	if err != nil {
+		return nil, err
+	}
+	ext, err := h.extendTags(ctx, []tag.Tag{t}, includes)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: ext[0], entityField: tag.EntityType, fields: fields}, nil
+}
+
+func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
+	t, err := h.s.deps.Tags.Create(ctx, r.SpaceId, tagFields(r.Body), tag.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateTag200JSONResponse{Body: tagToAPI(t)}, nil
+}
+
+func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) (api.UpdateTagResponseObject, error) {
+	t, err := h.s.deps.Tags.Update(ctx, r.SpaceId, r.TagId, r.Body.Version, tagFields(r.Body), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateTag200JSONResponse{Body: tagToAPI(t)}, nil
+}
+
+func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (api.PatchTagResponseObject, error) {
+	patch := r.JSONBody
+	if patch == nil {
+		patch = r.ApplicationMergePatchPlusJSONBody
+	}
+	t, err := h.s.deps.Tags.Patch(ctx, r.SpaceId, r.TagId, *patch, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchTag200JSONResponse{Body: tagToAPI(t)}, nil
+}
+
+func (h *handlers) DeleteTag(ctx context.Context, r api.DeleteTagRequestObject) (api.DeleteTagResponseObject, error) {
+	if err := h.s.deps.Tags.Delete(ctx, r.SpaceId, r.TagId, flag(r.Params.DryRun)); err != nil {
+		return nil, err
+	}
+	return api.DeleteTag200JSONResponse{Body: deleted(tag.EntityType)}, nil
+}

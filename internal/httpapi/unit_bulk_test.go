@@ -1,0 +1,153 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/configdata"
+)
+
+func TestTagsOnRevisions(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	c := f.c
+	tags := "/api/space/" + f.space.SpaceID.String() + "/tag"
+	var rel api.Tag
+	c.Post(tags, map[string]any{"Slug": "release-1", "DisplayName": "Release 1"}).Expect(http.StatusOK).JSON(&rel)
+	c.Post(tags, map[string]any{"Slug": "release-1"}).ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
+	c.Post(tags+"?allow_exists=true", map[string]any{"Slug": "release-1"}).Expect(http.StatusOK)
+	c.Post(tags+"?dry_run=true", map[string]any{"Slug": "ghost"}).Expect(http.StatusOK)
+	tp := tags + "/" + rel.TagID.String()
+	var got api.ExtendedTag
+	c.Get(tp + "?include=SpaceID").Expect(http.StatusOK).JSON(&got)
+	require.Equal(t, "dev", got.Space.Slug)
+	got.Tag.DisplayName = "R1"
+	c.Put(tp, got.Tag).Expect(http.StatusOK)
+	c.Put(tp, got.Tag).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	c.Patch(tp, map[string]any{"Labels": map[string]string{"kind": "release"}}).Expect(http.StatusOK)
+	var list []api.ExtendedTag
+	c.Get("/api/tag?" + where("Labels.kind = 'release'").Encode()).Expect(http.StatusOK).JSON(&list)
+	require.Len(t, list, 1)
+	c.Get(tags).Expect(http.StatusOK).JSON(&list)
+	require.Len(t, list, 1)
+
+	web := f.create(t, "web", configdata.AppConfigEnv)
+	f.put(t, web, "text/plain", "A=1\n").Expect(http.StatusOK)
+	empty := f.create(t, "empty", configdata.AppConfigEnv)
+
+	// Tag the head Revisions of the selected Units: a Unit without a Revision fails alone (207).
+	var items []api.UnitTagResponse
+	c.Post("/api/unit/tag?"+where("Slug IN ('web', 'empty')").Encode(), map[string]any{"TagID": rel.TagID}).Expect(http.StatusMultiStatus).JSON(&items)
+	require.Len(t, items, 2)
+	var revs []api.ExtendedRevision
+	c.Get("/api/revision?distinct_on=Off&limit=10&" + where("Tags ? '"+rel.TagID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&revs)
+	require.Len(t, revs, 1)
+	require.Equal(t, web.UnitID, revs[0].Revision.UnitID)
+	require.Contains(t, revs[0].Revision.Tags, rel.TagID.String())
+	f.put(t, web, "text/plain", "A=2\n").Expect(http.StatusOK)
+	c.Get(f.path(web) + "/revision?" + where("Tags ? '"+rel.TagID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&revs)
+	require.Equal(t, []int64{1}, []int64{revs[0].Revision.RevisionNum}, "the tag stays on the Revision it was put on")
+	c.Post("/api/unit/tag?"+where("Slug = 'empty'").Encode(), map[string]any{"TagID": rel.TagID}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	c.Post("/api/unit/tag?"+where("Slug = 'web'").Encode(), map[string]any{"TagID": uuid.New()}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	c.Post("/api/unit/tag", map[string]any{"TagID": rel.TagID}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+
+	// Remove takes it off; deleting a Tag takes it off every Revision.
+	c.Post("/api/unit/tag?"+where("Slug = 'web'").Encode(), map[string]any{"TagID": rel.TagID, "Revision": "Remove"}).Expect(http.StatusOK)
+	c.Get("/api/revision?distinct_on=Off&limit=10&" + where("Tags ? '"+rel.TagID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&revs)
+	require.Empty(t, revs)
+	c.Post("/api/unit/tag?"+where("Slug = 'web'").Encode(), map[string]any{"TagID": rel.TagID}).Expect(http.StatusOK)
+	c.Delete(tp).Expect(http.StatusOK)
+	c.Get("/api/revision?distinct_on=Off&limit=10&" + where("Tags ? '"+rel.TagID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&revs)
+	require.Empty(t, revs)
+	c.Get(tp).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	f.env.Client(f.env.Token("other", "bob", auth.RoleAdmin)).Get(tags).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	_ = empty
+}
+
+func TestCloneMoveAndBulkUnits(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	c := f.c
+	web := f.create(t, "web", configdata.KubernetesYAML)
+	f.put(t, web, "application/yaml", deployment).Expect(http.StatusOK)
+	f.put(t, web, "application/yaml", stringsReplace(deployment, "replicas: 3", "replicas: 4")).Expect(http.StatusOK)
+	staging := createSpace(t, c, map[string]any{"Slug": "staging", "Labels": map[string]string{"env": "nonprod"}})
+	qa := createSpace(t, c, map[string]any{"Slug": "qa", "Labels": map[string]string{"env": "nonprod"}})
+
+	// Clone into every nonprod Space, patching each clone.
+	var items []api.UnitCreateOrUpdateResponse
+	c.Post("/api/unit?"+where("Slug = 'web'").Encode()+"&"+url.Values{"where_space": {"Labels.env = 'nonprod'"}}.Encode(),
+		map[string]any{"Labels": map[string]string{"cloned": "yes"}}).Expect(http.StatusOK).JSON(&items)
+	require.Len(t, items, 2)
+	for _, it := range items {
+		require.Nil(t, it.Error)
+		require.Equal(t, web.UnitID, *it.Unit.UpstreamUnitID)
+		require.Equal(t, f.space.SpaceID, *it.Unit.UpstreamSpaceID)
+		require.Equal(t, int64(2), it.Unit.UpstreamRevisionNum)
+		require.Equal(t, int64(1), it.Unit.HeadRevisionNum)
+		require.Equal(t, "yes", it.Unit.Labels["cloned"])
+		require.Contains(t, []uuid.UUID{staging.SpaceID, qa.SpaceID}, it.Unit.SpaceID)
+	}
+	// The clone's data is the upstream's head, its Revision says where it came from.
+	clone := *items[0].Unit
+	clonePath := "/api/space/" + clone.SpaceID.String() + "/unit/" + clone.UnitID.String()
+	resp := c.Get(clonePath + "/data").Expect(http.StatusOK)
+	require.Contains(t, string(resp.Body), "replicas: 4")
+	var revs []api.ExtendedRevision
+	c.Get(clonePath + "/revision").Expect(http.StatusOK).JSON(&revs)
+	require.Equal(t, "Clone", revs[0].Revision.Source)
+	// Clones are found by UpstreamRevisionNum > 0, and their upstream expands.
+	var units []api.ExtendedUnit
+	c.Get("/api/unit?include=UpstreamUnitID,UpstreamSpaceID&" + where("UpstreamRevisionNum > 0").Encode()).Expect(http.StatusOK).JSON(&units)
+	require.Len(t, units, 2)
+	require.Equal(t, "web", units[0].UpstreamUnit.Slug)
+	require.Equal(t, "dev", units[0].UpstreamSpace.Slug)
+	c.Get("/api/unit?" + where("UpstreamUnitID = '"+web.UnitID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&units)
+	require.Len(t, units, 2)
+
+	// Again: the clones exist (409 shared), unless allow_exists; prefixes make more clones in the same Space.
+	c.Post("/api/unit?"+where("Slug = 'web'").Encode()+"&"+url.Values{"where_space": {"Labels.env = 'nonprod'"}}.Encode(), map[string]any{}).
+		ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
+	c.Post("/api/unit?allow_exists=true&"+where("Slug = 'web'").Encode()+"&"+url.Values{"where_space": {"Labels.env = 'nonprod'"}}.Encode(), map[string]any{}).Expect(http.StatusOK)
+	devWeb := where("Slug = 'web' AND SpaceID = '" + f.space.SpaceID.String() + "'").Encode()
+	c.Post("/api/unit?name_prefixes=a-,b-&"+devWeb, map[string]any{}).Expect(http.StatusOK).JSON(&items)
+	require.Len(t, items, 2)
+	slugs := []string{items[0].Unit.Slug, items[1].Unit.Slug}
+	sort.Strings(slugs)
+	require.Equal(t, []string{"a-web", "b-web"}, slugs)
+	c.Post("/api/unit?dry_run=true&name_prefixes=c-&"+devWeb, map[string]any{}).Expect(http.StatusOK)
+	c.Get(f.unitsPath() + "?" + where("Slug = 'c-web'").Encode()).Expect(http.StatusOK).JSON(&units)
+	require.Empty(t, units)
+	c.Post("/api/unit?"+url.Values{"where_space": {"Nope = 1"}}.Encode()+"&"+where("Slug = 'web'").Encode(), map[string]any{}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	c.Post("/api/unit", map[string]any{}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+
+	// Bulk patch and delete.
+	var patched []api.UnitCreateOrUpdateResponse
+	c.Patch("/api/unit?"+where("Slug LIKE '%-web'").Encode(), map[string]any{"DisplayName": "variant"}).Expect(http.StatusOK).JSON(&patched)
+	require.Len(t, patched, 2)
+	var dels []api.DeleteResponse
+	c.Delete("/api/unit?" + where("Slug = 'b-web'").Encode()).Expect(http.StatusOK).JSON(&dels)
+	require.Len(t, dels, 1)
+
+	// Move a-web (with its history) to qa.
+	var moved []api.UnitMoveResponse
+	c.Post("/api/unit/move?"+where("Slug = 'a-web'").Encode(), map[string]any{"ToSpaceID": qa.SpaceID}).Expect(http.StatusOK).JSON(&moved)
+	require.Len(t, moved, 1)
+	require.True(t, moved[0].Moved)
+	c.Get("/api/space/" + qa.SpaceID.String() + "/unit?" + where("Slug = 'a-web'").Encode()).Expect(http.StatusOK).JSON(&units)
+	require.Len(t, units, 1)
+	movedPath := "/api/space/" + qa.SpaceID.String() + "/unit/" + units[0].Unit.UnitID.String()
+	c.Get(movedPath + "/revision").Expect(http.StatusOK).JSON(&revs)
+	require.Len(t, revs, 1)
+	c.Get(f.unitsPath()+"/"+units[0].Unit.UnitID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	// Moving onto an existing Slug fails for that Unit alone.
+	c.Post("/api/unit/move?"+devWeb, map[string]any{"ToSpaceID": qa.SpaceID}).ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
+	c.Post("/api/unit/move?"+devWeb, map[string]any{"ToSpaceID": uuid.New()}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+}

@@ -1,0 +1,320 @@
+package unit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
+	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/tag"
+)
+
+// selector picks the Units of a bulk operation through the list path, in its transaction.
+func (s *Service) selector(path string, sel listquery.Params) entity.Selector {
+	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
+		p := authz.Caller(ctx)
+		limit := entity.MaxBulk
+		sel.Limit = &limit
+		page, err := listquery.Run[db.Unit](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: sel})
+		if err != nil {
+			return nil, err
+		}
+		if page.Continue != "" {
+			return nil, entity.TooManySelected(EntityType)
+		}
+		refs := make([]entity.Ref, len(page.Items))
+		for i, r := range page.Items {
+			refs[i] = entity.Ref{ID: r.UnitID, SpaceID: r.SpaceID, Slug: r.Slug}
+		}
+		return refs, nil
+	}
+}
+
+// BulkPatch applies one merge patch to every selected Unit, each in its own savepoint.
+func (s *Service) BulkPatch(ctx context.Context, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Unit], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+		return update(ctx, tx, ref.SpaceID, ref.ID, mergePatch(patch))
+	})
+}
+
+// BulkDelete deletes every selected Unit.
+func (s *Service) BulkDelete(ctx context.Context, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Unit], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+		return remove(ctx, tx, ref.SpaceID, ref.ID)
+	})
+}
+
+// BulkTag puts a Tag on the head Revision of every selected Unit, or (remove) takes it off their Revisions.
+func (s *Service) BulkTag(ctx context.Context, path string, sel listquery.Params, tagID uuid.UUID, remove bool, dryRun bool) ([]entity.BulkItem[Unit], error) {
+	if _, err := tag.Lookup(ctx, s.Store.Q(), tagID); err != nil {
+		return nil, err
+	}
+	p := authz.Caller(ctx)
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+		row, err := loadRow(ctx, tx.Q, ref.SpaceID, ref.ID, true)
+		if err != nil {
+			return Unit{}, err
+		}
+		u, err := fromRow(row)
+		if err != nil {
+			return u, err
+		}
+		if err := authz.Check(ctx, authz.Edit, u.target()); err != nil {
+			return u, err
+		}
+		if remove {
+			_, err := tx.Q.RevisionRemoveTagFromUnit(ctx, db.RevisionRemoveTagFromUnitParams{OrganizationID: p.OrganizationID, UnitID: u.ID, TagID: tagID.String()})
+			return u, err
+		}
+		if u.HeadRevisionID == nil {
+			return u, apierr.Validation("the Unit has no Revision to tag yet; put its data first")
+		}
+		return u, tx.Q.RevisionAddTag(ctx, db.RevisionAddTagParams{OrganizationID: p.OrganizationID, RevisionID: *u.HeadRevisionID,
+			TagID: tagID.String(), TaggedAt: time.Now().UTC().Format(time.RFC3339Nano)})
+	})
+}
+
+// Move moves every selected Unit (with its history) to another Space of the organization. A moved Unit
+// loses its TargetID: Targets belong to a Space.
+func (s *Service) Move(ctx context.Context, path string, sel listquery.Params, toSpaceID uuid.UUID, dryRun bool) ([]entity.BulkItem[Unit], error) {
+	p := authz.Caller(ctx)
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+		to, err := spaceOf(ctx, tx.Q, toSpaceID)
+		if err != nil {
+			return Unit{}, apierr.Validation("the destination Space does not exist in your organization", apierr.Item{Item: "ToSpaceID", Description: "no such Space"})
+		}
+		st, err := spaceTarget(to)
+		if err != nil {
+			return Unit{}, err
+		}
+		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+			return Unit{}, err
+		}
+		row, err := loadRow(ctx, tx.Q, ref.SpaceID, ref.ID, true)
+		if err != nil {
+			return Unit{}, err
+		}
+		cur, err := fromRow(row)
+		if err != nil {
+			return cur, err
+		}
+		if err := authz.Check(ctx, authz.Delete, cur.target()); err != nil {
+			return cur, err
+		}
+		if cur.SpaceID == toSpaceID {
+			return cur, nil
+		}
+		moved, err := tx.Q.UnitMove(ctx, db.UnitMoveParams{OrganizationID: p.OrganizationID, UnitID: cur.ID, ToSpaceID: toSpaceID})
+		if err != nil {
+			return cur, entity.SlugClash(err, EntityType, cur.Slug)
+		}
+		if err := tx.Q.RevisionMoveUnit(ctx, db.RevisionMoveUnitParams{UnitID: cur.ID, ToSpaceID: toSpaceID}); err != nil {
+			return cur, err
+		}
+		if err := tx.Q.MutationMoveUnit(ctx, db.MutationMoveUnitParams{UnitID: cur.ID, ToSpaceID: toSpaceID}); err != nil {
+			return cur, err
+		}
+		u, err := fromRow(moved)
+		if err != nil {
+			return u, err
+		}
+		tx.Emit(u.changeEvent(entity.Updated, to.Slug))
+		return u, nil
+	})
+}
+
+// CloneOptions are the parameters of a clone.
+type CloneOptions struct {
+	// Spaces select the destination Spaces (where over Space attributes); empty clones into each source's Space.
+	WhereSpace string
+	// Prefixes make one clone per prefix, named prefix + the source's Slug (an empty prefix keeps the Slug).
+	Prefixes    []string
+	AllowExists bool
+	DryRun      bool
+	UserAgent   string
+}
+
+// Clone copies every selected Unit (fields and head data, server-side) into the destination Spaces,
+// applying patch to each clone. A clone records its upstream: UpstreamUnitID, UpstreamSpaceID and
+// UpstreamRevisionNum (the source's head Revision), and its data becomes its Revision 1.
+func (s *Service) Clone(ctx context.Context, path string, sel listquery.Params, patch json.RawMessage, opts CloneOptions) ([]entity.BulkItem[Unit], error) {
+	if len(opts.Prefixes) == 0 {
+		opts.Prefixes = []string{""}
+	}
+	var items []entity.BulkItem[Unit]
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+		items = nil
+		refs, err := s.selector(path, sel)(ctx, tx)
+		if err != nil {
+			return err
+		}
+		var dest []uuid.UUID
+		if strings.TrimSpace(opts.WhereSpace) != "" {
+			if dest, err = s.spacesWhere(ctx, tx, opts.WhereSpace); err != nil {
+				return err
+			}
+		}
+		if len(refs)*len(opts.Prefixes)*max(1, len(dest)) > entity.MaxBulk {
+			return entity.TooManySelected(EntityType)
+		}
+		for _, ref := range refs {
+			targets := dest
+			if len(targets) == 0 {
+				targets = []uuid.UUID{ref.SpaceID}
+			}
+			for _, spaceID := range targets {
+				for _, prefix := range opts.Prefixes {
+					item := entity.BulkItem[Unit]{Ref: ref}
+					err := tx.Savepoint(ctx, func(sp *store.Tx) error {
+						var err error
+						item.Value, err = cloneOne(ctx, sp, ref, spaceID, prefix, patch, opts)
+						return err
+					})
+					if err != nil {
+						e := apierr.From(err)
+						if e.Type == apierr.TypeUnexpected || e.Type == apierr.TypeGatewayTimeout || e.Type == apierr.TypeServiceUnavailable {
+							return err
+						}
+						if e.EntityID == "" {
+							e = e.WithEntity(EntityType, ref.ID.String(), ref.Slug)
+						}
+						item.Err = e
+					}
+					items = append(items, item)
+				}
+			}
+		}
+		return nil
+	})
+	return items, err
+}
+
+// spacesWhere resolves where_space to the Spaces of the organization it selects.
+func (s *Service) spacesWhere(ctx context.Context, tx *store.Tx, where string) ([]uuid.UUID, error) {
+	p := authz.Caller(ctx)
+	limit := entity.MaxBulk
+	page, err := listquery.Run[db.Space](ctx, tx, s.Tokens, listquery.Query{Entity: space.ListEntity, OrganizationID: p.OrganizationID,
+		Path: "where_space", Params: listquery.Params{Where: where, Limit: &limit}})
+	if err != nil {
+		if e := apierr.From(err); e.Type == apierr.TypeUserInput {
+			return nil, apierr.UserInput("where_space: "+strings.TrimPrefix(e.Message, "where: "), apierr.Item{Item: "where_space", Description: "invalid"})
+		}
+		return nil, err
+	}
+	out := make([]uuid.UUID, len(page.Items))
+	for i, r := range page.Items {
+		out[i] = r.SpaceID
+	}
+	return out, nil
+}
+
+// cloneOne makes one clone of the Unit ref in spaceID.
+func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UUID, prefix string, patch json.RawMessage, opts CloneOptions) (Unit, error) {
+	p := authz.Caller(ctx)
+	srcRow, err := loadRow(ctx, tx.Q, ref.SpaceID, ref.ID, false)
+	if err != nil {
+		return Unit{}, err
+	}
+	src, err := fromRow(srcRow)
+	if err != nil {
+		return src, err
+	}
+	if err := authz.Check(ctx, authz.View, src.target()); err != nil {
+		return src, err
+	}
+	dest, err := spaceOf(ctx, tx.Q, spaceID)
+	if err != nil {
+		return src, err
+	}
+	st, err := spaceTarget(dest)
+	if err != nil {
+		return src, err
+	}
+	if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+		return src, err
+	}
+	f, err := cloneFields(src, prefix, patch)
+	if err != nil {
+		return src, err
+	}
+	f = f.normalized()
+	if err := f.validate(); err != nil {
+		return src, err
+	}
+	existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
+	switch {
+	case err == nil && opts.AllowExists:
+		return fromRow(existing)
+	case err == nil:
+		return src, apierr.AlreadyExists(EntityType, f.Slug).WithEntity(EntityType, "", f.Slug)
+	case !store.IsNoRows(err):
+		return src, err
+	}
+	upstreamUnit, upstreamSpace := src.ID, src.SpaceID
+	row, err := tx.Q.UnitInsert(ctx, db.UnitInsertParams{
+		UnitID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
+		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+		DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
+		Permissions: store.EncodeJSON(f.Permissions), ToolchainType: f.ToolchainType, ProviderType: f.ProviderType,
+		LastChangeDescription: f.LastChangeDescription, DataHash: configdata.Hash(nil), HeadDoc: []byte("[]"),
+		UpstreamUnitID: &upstreamUnit, UpstreamSpaceID: &upstreamSpace, UpstreamRevisionNum: src.HeadRevisionNum,
+	})
+	if err != nil {
+		return src, entity.SlugClash(err, EntityType, f.Slug)
+	}
+	clone, err := fromRow(row)
+	if err != nil {
+		return clone, err
+	}
+	tx.Emit(clone.changeEvent(entity.Created, dest.Slug))
+	if src.HeadRevisionNum == 0 {
+		return clone, nil
+	}
+	data, err := tx.Q.ConfigDataGet(ctx, src.DataHash)
+	if err != nil {
+		return clone, err
+	}
+	doc, err := configdata.Parse(src.ToolchainType, data)
+	if err != nil {
+		return clone, dataError(err)
+	}
+	description := fmt.Sprintf("Cloned from %s (Revision %d)", src.Slug, src.HeadRevisionNum)
+	res, err := commitData(ctx, tx, row, data, doc, dataChange{source: SourceClone, always: true,
+		opts: WriteOptions{Description: &description, UserAgent: opts.UserAgent}})
+	return res.Unit, err
+}
+
+// cloneFields are a clone's fields: the source's, without its Target (Targets belong to a Space), with
+// the prefixed Slug and the patch applied.
+func cloneFields(src Unit, prefix string, patch json.RawMessage) (Fields, error) {
+	f := src.Fields
+	f.Slug = prefix + src.Slug
+	f.TargetID = nil
+	f.ChangeSetID = nil
+	if len(patch) == 0 || string(patch) == "null" {
+		return f, nil
+	}
+	merged, err := entity.MergePatch(f, patch)
+	if err != nil {
+		return f, err
+	}
+	var out Fields
+	if err := json.Unmarshal(merged, &out); err != nil {
+		return f, apierr.UserInput("the patched clone is not valid: " + err.Error())
+	}
+	if out.ToolchainType != src.ToolchainType {
+		return f, apierr.Validation("a clone keeps its upstream's ToolchainType", apierr.Item{Item: "ToolchainType", Description: "cannot change"})
+	}
+	return out, nil
+}
