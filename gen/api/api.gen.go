@@ -123,6 +123,27 @@ func (e OrgRole) Valid() bool {
 	}
 }
 
+// Defines values for PathChangeChange.
+const (
+	Added   PathChangeChange = "Added"
+	Changed PathChangeChange = "Changed"
+	Removed PathChangeChange = "Removed"
+)
+
+// Valid indicates whether the value is a known member of the PathChangeChange enum.
+func (e PathChangeChange) Valid() bool {
+	switch e {
+	case Added:
+		return true
+	case Changed:
+		return true
+	case Removed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnitTagRequestRevision.
 const (
 	HeadRevisionNum UnitTagRequestRevision = "HeadRevisionNum"
@@ -225,6 +246,42 @@ func (e ListAllRevisionsParamsDistinctOn) Valid() bool {
 	case ListAllRevisionsParamsDistinctOnOff:
 		return true
 	case ListAllRevisionsParamsDistinctOnUnit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchRevisionDataParamsDistinctOn.
+const (
+	SearchRevisionDataParamsDistinctOnOff  SearchRevisionDataParamsDistinctOn = "Off"
+	SearchRevisionDataParamsDistinctOnUnit SearchRevisionDataParamsDistinctOn = "Unit"
+)
+
+// Valid indicates whether the value is a known member of the SearchRevisionDataParamsDistinctOn enum.
+func (e SearchRevisionDataParamsDistinctOn) Valid() bool {
+	switch e {
+	case SearchRevisionDataParamsDistinctOnOff:
+		return true
+	case SearchRevisionDataParamsDistinctOnUnit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchRevisionMutationSourcesParamsDistinctOn.
+const (
+	SearchRevisionMutationSourcesParamsDistinctOnOff  SearchRevisionMutationSourcesParamsDistinctOn = "Off"
+	SearchRevisionMutationSourcesParamsDistinctOnUnit SearchRevisionMutationSourcesParamsDistinctOn = "Unit"
+)
+
+// Valid indicates whether the value is a known member of the SearchRevisionMutationSourcesParamsDistinctOn enum.
+func (e SearchRevisionMutationSourcesParamsDistinctOn) Valid() bool {
+	switch e {
+	case SearchRevisionMutationSourcesParamsDistinctOnOff:
+		return true
+	case SearchRevisionMutationSourcesParamsDistinctOnUnit:
 		return true
 	default:
 		return false
@@ -352,6 +409,26 @@ type DeleteGatesPatch map[string]*bool
 type DeleteResponse struct {
 	Error   *ResponseError `json:"Error"`
 	Message string         `json:"Message"`
+}
+
+// Diff defines model for Diff.
+type Diff struct {
+	Changes         []PathChange `json:"Changes"`
+	FromRevisionNum int64        `json:"FromRevisionNum"`
+	ToRevisionNum   int64        `json:"ToRevisionNum"`
+
+	// UnifiedDiff A unified text diff (empty when the data is the same).
+	UnifiedDiff string `json:"UnifiedDiff"`
+}
+
+// DiffRequest defines model for DiffRequest.
+type DiffRequest struct {
+	// From The older configuration.
+	From string `json:"From"`
+
+	// To The newer configuration.
+	To            string `json:"To"`
+	ToolchainType string `json:"ToolchainType"`
 }
 
 // ErrorItem One problem, naming a field by its dot path (Permissions.View.Bogus) or an entity.
@@ -586,6 +663,23 @@ type OrganizationMember struct {
 	Username string `json:"Username"`
 }
 
+// PathChange defines model for PathChange.
+type PathChange struct {
+	Change PathChangeChange `json:"Change"`
+
+	// NewValue The value after (null when Removed).
+	NewValue interface{} `json:"NewValue"`
+
+	// OldValue The value before (null when Added).
+	OldValue     interface{} `json:"OldValue"`
+	Path         string      `json:"Path"`
+	ResourceName string      `json:"ResourceName"`
+	ResourceType string      `json:"ResourceType"`
+}
+
+// PathChangeChange defines model for PathChange.Change.
+type PathChangeChange string
+
 // PermissionSubjects defines model for PermissionSubjects.
 type PermissionSubjects struct {
 	// GroupIDs Set of Group IDs (value true).
@@ -657,6 +751,26 @@ type Revision struct {
 	ValidationWarnings   map[string]bool      `json:"ValidationWarnings"`
 	ValueTriggerIDs      []openapi_types.UUID `json:"ValueTriggerIDs"`
 	Values               map[string]string    `json:"Values"`
+}
+
+// RevisionData defines model for RevisionData.
+type RevisionData struct {
+	Data        string             `json:"Data"`
+	DataHash    string             `json:"DataHash"`
+	DataSize    int64              `json:"DataSize"`
+	RevisionID  openapi_types.UUID `json:"RevisionID"`
+	RevisionNum int64              `json:"RevisionNum"`
+	SpaceID     openapi_types.UUID `json:"SpaceID"`
+	UnitID      openapi_types.UUID `json:"UnitID"`
+}
+
+// RevisionMutationSources defines model for RevisionMutationSources.
+type RevisionMutationSources struct {
+	RevisionID  openapi_types.UUID `json:"RevisionID"`
+	RevisionNum int64              `json:"RevisionNum"`
+	Sources     []MutationSource   `json:"Sources"`
+	SpaceID     openapi_types.UUID `json:"SpaceID"`
+	UnitID      openapi_types.UUID `json:"UnitID"`
 }
 
 // Slug URL-safe identifier, unique within its scope.
@@ -884,6 +998,25 @@ type UnitCreateOrUpdateResponse struct {
 	Unit            *Unit                    `json:"Unit"`
 }
 
+// UnitData defines model for UnitData.
+type UnitData struct {
+	Data     string             `json:"Data"`
+	DataHash string             `json:"DataHash"`
+	DataSize int64              `json:"DataSize"`
+	Slug     string             `json:"Slug"`
+	SpaceID  openapi_types.UUID `json:"SpaceID"`
+	UnitID   openapi_types.UUID `json:"UnitID"`
+}
+
+// UnitDiff defines model for UnitDiff.
+type UnitDiff struct {
+	Diff    *Diff              `json:"Diff"`
+	Error   *ResponseError     `json:"Error"`
+	Slug    string             `json:"Slug"`
+	SpaceID openapi_types.UUID `json:"SpaceID"`
+	UnitID  openapi_types.UUID `json:"UnitID"`
+}
+
 // UnitMoveRequest defines model for UnitMoveRequest.
 type UnitMoveRequest struct {
 	ToSpaceID openapi_types.UUID `json:"ToSpaceID"`
@@ -896,6 +1029,14 @@ type UnitMoveResponse struct {
 	Slug     string              `json:"Slug"`
 	TargetID *openapi_types.UUID `json:"TargetID"`
 	UnitID   openapi_types.UUID  `json:"UnitID"`
+}
+
+// UnitMutationSources defines model for UnitMutationSources.
+type UnitMutationSources struct {
+	Slug    string             `json:"Slug"`
+	Sources []MutationSource   `json:"Sources"`
+	SpaceID openapi_types.UUID `json:"SpaceID"`
+	UnitID  openapi_types.UUID `json:"UnitID"`
 }
 
 // UnitPatch An RFC 7386 merge patch of a Unit's settable fields. Read-only fields are accepted and ignored.
@@ -943,6 +1084,12 @@ type Contains = string
 
 // Continue defines model for Continue.
 type Continue = string
+
+// DiffFrom defines model for DiffFrom.
+type DiffFrom = int64
+
+// DiffTo defines model for DiffTo.
+type DiffTo = int64
 
 // DistinctOn defines model for DistinctOn.
 type DistinctOn string
@@ -1237,6 +1384,70 @@ type ListAllRevisionsParams struct {
 
 // ListAllRevisionsParamsDistinctOn defines parameters for ListAllRevisions.
 type ListAllRevisionsParamsDistinctOn string
+
+// SearchRevisionDataParams defines parameters for SearchRevisionData.
+type SearchRevisionDataParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+
+	// DistinctOn Unit (default) keeps the latest matching Revision of each Unit; Off returns all and requires limit.
+	DistinctOn *SearchRevisionDataParamsDistinctOn `form:"distinct_on,omitempty" json:"distinct_on,omitempty"`
+}
+
+// SearchRevisionDataParamsDistinctOn defines parameters for SearchRevisionData.
+type SearchRevisionDataParamsDistinctOn string
+
+// SearchRevisionMutationSourcesParams defines parameters for SearchRevisionMutationSources.
+type SearchRevisionMutationSourcesParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+
+	// DistinctOn Unit (default) keeps the latest matching Revision of each Unit; Off returns all and requires limit.
+	DistinctOn *SearchRevisionMutationSourcesParamsDistinctOn `form:"distinct_on,omitempty" json:"distinct_on,omitempty"`
+}
+
+// SearchRevisionMutationSourcesParamsDistinctOn defines parameters for SearchRevisionMutationSources.
+type SearchRevisionMutationSourcesParamsDistinctOn string
 
 // ListSpacesParams defines parameters for ListSpaces.
 type ListSpacesParams struct {
@@ -1592,6 +1803,15 @@ type UploadUnitDataParams struct {
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
+// GetUnitDiffParams defines parameters for GetUnitDiff.
+type GetUnitDiffParams struct {
+	// From The older RevisionNum (default the one before `to`; 0 is the empty data before Revision 1).
+	From *DiffFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To The newer RevisionNum (default the head).
+	To *DiffTo `form:"to,omitempty" json:"to,omitempty"`
+}
+
 // ListExtendedMutationsParams defines parameters for ListExtendedMutations.
 type ListExtendedMutationsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
@@ -1936,6 +2156,107 @@ type BulkTagUnitsParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// SearchUnitDataParams defines parameters for SearchUnitData.
+type SearchUnitDataParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// ResourceType Resource type (Kubernetes apiVersion/kind, e.g. apps/v1/Deployment) that where_data paths apply to.
+	ResourceType *ResourceType `form:"resource_type,omitempty" json:"resource_type,omitempty"`
+
+	// WhereData Condition on the head configuration: dot-separated paths (map keys and array indexes; * any element;
+	// ?key=value array elements that are objects with that key) compared with literals, joined by AND.
+	WhereData *WhereData `form:"where_data,omitempty" json:"where_data,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// SearchUnitDiffParams defines parameters for SearchUnitDiff.
+type SearchUnitDiffParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// ResourceType Resource type (Kubernetes apiVersion/kind, e.g. apps/v1/Deployment) that where_data paths apply to.
+	ResourceType *ResourceType `form:"resource_type,omitempty" json:"resource_type,omitempty"`
+
+	// WhereData Condition on the head configuration: dot-separated paths (map keys and array indexes; * any element;
+	// ?key=value array elements that are objects with that key) compared with literals, joined by AND.
+	WhereData *WhereData `form:"where_data,omitempty" json:"where_data,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+
+	// From The older RevisionNum (default the one before `to`; 0 is the empty data before Revision 1).
+	From *DiffFrom `form:"from,omitempty" json:"from,omitempty"`
+
+	// To The newer RevisionNum (default the head).
+	To *DiffTo `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// SearchUnitMutationSourcesParams defines parameters for SearchUnitMutationSources.
+type SearchUnitMutationSourcesParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// ResourceType Resource type (Kubernetes apiVersion/kind, e.g. apps/v1/Deployment) that where_data paths apply to.
+	ResourceType *ResourceType `form:"resource_type,omitempty" json:"resource_type,omitempty"`
+
+	// WhereData Condition on the head configuration: dot-separated paths (map keys and array indexes; * any element;
+	// ?key=value array elements that are objects with that key) compared with literals, joined by AND.
+	WhereData *WhereData `form:"where_data,omitempty" json:"where_data,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
 // ListUsersParams defines parameters for ListUsers.
 type ListUsersParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
@@ -1981,6 +2302,9 @@ type BulkPatchSpacesJSONRequestBody = SpacePatch
 
 // BulkPatchSpacesApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchSpaces for application/merge-patch+json ContentType.
 type BulkPatchSpacesApplicationMergePatchPlusJSONRequestBody = SpacePatch
+
+// DiffConfigDataJSONRequestBody defines body for DiffConfigData for application/json ContentType.
+type DiffConfigDataJSONRequestBody = DiffRequest
 
 // CreateOrganizationJSONRequestBody defines body for CreateOrganization for application/json ContentType.
 type CreateOrganizationJSONRequestBody = Organization
@@ -2075,6 +2399,9 @@ type ServerInterface interface {
 	// all failed with the same error, that error with its status.
 	// (PATCH /_space)
 	BulkPatchSpaces(ctx echo.Context, params BulkPatchSpacesParams) error
+	// DiffConfigData The difference between two configurations of one ToolchainType (both must parse for it).
+	// (POST /diff)
+	DiffConfigData(ctx echo.Context) error
 	// GetAPIDocs This OpenAPI document, as JSON.
 	// (GET /docs)
 	GetAPIDocs(ctx echo.Context) error
@@ -2116,6 +2443,12 @@ type ServerInterface interface {
 	// Unit; distinct_on=Off returns every Revision and requires limit.
 	// (GET /revision)
 	ListAllRevisions(ctx echo.Context, params ListAllRevisionsParams) error
+	// SearchRevisionData The configuration of every Revision the selection picks (distinct_on as for /revision; streamed without limit).
+	// (GET /revision_data)
+	SearchRevisionData(ctx echo.Context, params SearchRevisionDataParams) error
+	// SearchRevisionMutationSources The mutation sources of every Revision the selection picks (streamed without limit).
+	// (GET /revision_mutation_sources)
+	SearchRevisionMutationSources(ctx echo.Context, params SearchRevisionMutationSourcesParams) error
 	// ListSpaces List the Spaces of the caller's organization that the caller may view (ordered by order_by, then SpaceID).
 	// (GET /space)
 	ListSpaces(ctx echo.Context, params ListSpacesParams) error
@@ -2198,6 +2531,9 @@ type ServerInterface interface {
 	// changes nothing. If-Match must name the current DataHash (else 409 Conflict).
 	// (PUT /space/{space_id}/unit/{unit_id}/data)
 	UploadUnitData(ctx echo.Context, spaceId SpaceID, unitId UnitID, params UploadUnitDataParams) error
+	// GetUnitDiff The difference between two Revisions of the Unit (default the head and the Revision before it).
+	// (GET /space/{space_id}/unit/{unit_id}/diff)
+	GetUnitDiff(ctx echo.Context, spaceId SpaceID, unitId UnitID, params GetUnitDiffParams) error
 	// ListExtendedMutations The Unit's Mutations, one per source of change of each Revision.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation)
 	ListExtendedMutations(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedMutationsParams) error
@@ -2254,6 +2590,15 @@ type ServerInterface interface {
 	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
 	// (POST /unit/tag)
 	BulkTagUnits(ctx echo.Context, params BulkTagUnitsParams) error
+	// SearchUnitData The configuration of every Unit the selection picks, with DataHash and DataSize (streamed without limit).
+	// (GET /unit_data)
+	SearchUnitData(ctx echo.Context, params SearchUnitDataParams) error
+	// SearchUnitDiff The difference between two Revisions of every Unit the selection picks (streamed without limit).
+	// (GET /unit_diff)
+	SearchUnitDiff(ctx echo.Context, params SearchUnitDiffParams) error
+	// SearchUnitMutationSources The mutation sources of every Unit the selection picks (streamed without limit).
+	// (GET /unit_mutation_sources)
+	SearchUnitMutationSources(ctx echo.Context, params SearchUnitMutationSourcesParams) error
 	// ListUsers The Users that are members of the caller's organization.
 	// (GET /user)
 	ListUsers(ctx echo.Context, params ListUsersParams) error
@@ -2342,6 +2687,15 @@ func (w *ServerInterfaceWrapper) BulkPatchSpaces(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.BulkPatchSpaces(ctx, params)
+	return err
+}
+
+// DiffConfigData converts echo context to params.
+func (w *ServerInterfaceWrapper) DiffConfigData(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DiffConfigData(ctx)
 	return err
 }
 
@@ -2801,6 +3155,140 @@ func (w *ServerInterfaceWrapper) ListAllRevisions(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListAllRevisions(ctx, params)
+	return err
+}
+
+// SearchRevisionData converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchRevisionData(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchRevisionDataParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "distinct_on" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "distinct_on", ctx.QueryParams(), &params.DistinctOn, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter distinct_on: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchRevisionData(ctx, params)
+	return err
+}
+
+// SearchRevisionMutationSources converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchRevisionMutationSources(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchRevisionMutationSourcesParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "distinct_on" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "distinct_on", ctx.QueryParams(), &params.DistinctOn, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter distinct_on: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchRevisionMutationSources(ctx, params)
 	return err
 }
 
@@ -3965,6 +4453,46 @@ func (w *ServerInterfaceWrapper) UploadUnitData(ctx echo.Context) error {
 	return err
 }
 
+// GetUnitDiff converts echo context to params.
+func (w *ServerInterfaceWrapper) GetUnitDiff(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetUnitDiffParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetUnitDiff(ctx, spaceId, unitId, params)
+	return err
+}
+
 // ListExtendedMutations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListExtendedMutations(ctx echo.Context) error {
 	var err error
@@ -4926,6 +5454,235 @@ func (w *ServerInterfaceWrapper) BulkTagUnits(ctx echo.Context) error {
 	return err
 }
 
+// SearchUnitData converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchUnitData(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchUnitDataParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "resource_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resource_type", ctx.QueryParams(), &params.ResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_data" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_data", ctx.QueryParams(), &params.WhereData, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_data: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchUnitData(ctx, params)
+	return err
+}
+
+// SearchUnitDiff converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchUnitDiff(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchUnitDiffParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "resource_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resource_type", ctx.QueryParams(), &params.ResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_data" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_data", ctx.QueryParams(), &params.WhereData, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_data: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchUnitDiff(ctx, params)
+	return err
+}
+
+// SearchUnitMutationSources converts echo context to params.
+func (w *ServerInterfaceWrapper) SearchUnitMutationSources(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchUnitMutationSourcesParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "resource_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resource_type", ctx.QueryParams(), &params.ResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_data" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_data", ctx.QueryParams(), &params.WhereData, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_data: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SearchUnitMutationSources(ctx, params)
+	return err
+}
+
 // ListUsers converts echo context to params.
 func (w *ServerInterfaceWrapper) ListUsers(ctx echo.Context) error {
 	var err error
@@ -5074,6 +5831,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.DELETE(options.BaseURL+"/_space", wrapper.BulkDeleteSpaces, options.OperationMiddlewares["BulkDeleteSpaces"]...)
 	router.PATCH(options.BaseURL+"/_space", wrapper.BulkPatchSpaces, options.OperationMiddlewares["BulkPatchSpaces"]...)
+	router.POST(options.BaseURL+"/diff", wrapper.DiffConfigData, options.OperationMiddlewares["DiffConfigData"]...)
 	router.GET(options.BaseURL+"/docs", wrapper.GetAPIDocs, options.OperationMiddlewares["GetAPIDocs"]...)
 	router.GET(options.BaseURL+"/info", wrapper.ApiInfo, options.OperationMiddlewares["apiInfo"]...)
 	router.GET(options.BaseURL+"/me", wrapper.GetMe, options.OperationMiddlewares["GetMe"]...)
@@ -5087,6 +5845,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.DeleteOrganizationMember, options.OperationMiddlewares["DeleteOrganizationMember"]...)
 	router.GET(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.GetOrganizationMember, options.OperationMiddlewares["GetOrganizationMember"]...)
 	router.GET(options.BaseURL+"/revision", wrapper.ListAllRevisions, options.OperationMiddlewares["ListAllRevisions"]...)
+	router.GET(options.BaseURL+"/revision_data", wrapper.SearchRevisionData, options.OperationMiddlewares["SearchRevisionData"]...)
+	router.GET(options.BaseURL+"/revision_mutation_sources", wrapper.SearchRevisionMutationSources, options.OperationMiddlewares["SearchRevisionMutationSources"]...)
 	router.GET(options.BaseURL+"/space", wrapper.ListSpaces, options.OperationMiddlewares["ListSpaces"]...)
 	router.POST(options.BaseURL+"/space", wrapper.CreateSpace, options.OperationMiddlewares["CreateSpace"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id", wrapper.DeleteSpace, options.OperationMiddlewares["DeleteSpace"]...)
@@ -5113,6 +5873,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/space/:space_id/unit/:unit_id", wrapper.UpdateUnit, options.OperationMiddlewares["UpdateUnit"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/data", wrapper.DownloadUnitData, options.OperationMiddlewares["DownloadUnitData"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/unit/:unit_id/data", wrapper.UploadUnitData, options.OperationMiddlewares["UploadUnitData"]...)
+	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/diff", wrapper.GetUnitDiff, options.OperationMiddlewares["GetUnitDiff"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation", wrapper.ListExtendedMutations, options.OperationMiddlewares["ListExtendedMutations"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation/:mutation_id", wrapper.GetExtendedMutation, options.OperationMiddlewares["GetExtendedMutation"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation_sources", wrapper.GetUnitMutationSources, options.OperationMiddlewares["GetUnitMutationSources"]...)
@@ -5130,6 +5891,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/unit", wrapper.BulkCreateUnits, options.OperationMiddlewares["BulkCreateUnits"]...)
 	router.POST(options.BaseURL+"/unit/move", wrapper.BulkMoveUnits, options.OperationMiddlewares["BulkMoveUnits"]...)
 	router.POST(options.BaseURL+"/unit/tag", wrapper.BulkTagUnits, options.OperationMiddlewares["BulkTagUnits"]...)
+	router.GET(options.BaseURL+"/unit_data", wrapper.SearchUnitData, options.OperationMiddlewares["SearchUnitData"]...)
+	router.GET(options.BaseURL+"/unit_diff", wrapper.SearchUnitDiff, options.OperationMiddlewares["SearchUnitDiff"]...)
+	router.GET(options.BaseURL+"/unit_mutation_sources", wrapper.SearchUnitMutationSources, options.OperationMiddlewares["SearchUnitMutationSources"]...)
 	router.GET(options.BaseURL+"/user", wrapper.ListUsers, options.OperationMiddlewares["ListUsers"]...)
 	router.GET(options.BaseURL+"/user/:user_id", wrapper.GetUser, options.OperationMiddlewares["GetUser"]...)
 
@@ -5857,6 +6621,260 @@ type BulkPatchSpacesdefaultJSONResponse struct {
 }
 
 func (response BulkPatchSpacesdefaultJSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigDataRequestObject struct {
+	Body *DiffConfigDataJSONRequestBody
+}
+
+type DiffConfigDataResponseObject interface {
+	VisitDiffConfigDataResponse(w http.ResponseWriter) error
+}
+
+type DiffConfigData200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DiffConfigData200JSONResponse struct {
+	Body    Diff
+	Headers DiffConfigData200ResponseHeaders
+}
+
+func (response DiffConfigData200JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DiffConfigData400JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DiffConfigData401JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DiffConfigData403JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DiffConfigData404JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DiffConfigData413JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DiffConfigData415JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DiffConfigData429JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DiffConfigData500JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DiffConfigData503JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigData504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DiffConfigData504JSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DiffConfigDatadefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DiffConfigDatadefaultJSONResponse) VisitDiffConfigDataResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -8836,6 +9854,442 @@ type ListAllRevisionsdefaultJSONResponse struct {
 }
 
 func (response ListAllRevisionsdefaultJSONResponse) VisitListAllRevisionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionDataRequestObject struct {
+	Params SearchRevisionDataParams
+}
+
+type SearchRevisionDataResponseObject interface {
+	VisitSearchRevisionDataResponse(w http.ResponseWriter) error
+}
+
+type SearchRevisionData200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type SearchRevisionData200JSONResponse struct {
+	Body    []RevisionData
+	Headers SearchRevisionData200ResponseHeaders
+}
+
+func (response SearchRevisionData200JSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionData400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SearchRevisionData400JSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionData401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SearchRevisionData401JSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionData403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SearchRevisionData403JSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionData404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SearchRevisionData404JSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionData429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SearchRevisionData429JSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionData500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response SearchRevisionData500JSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionData503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SearchRevisionData503JSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionData504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response SearchRevisionData504JSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionDatadefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response SearchRevisionDatadefaultJSONResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSourcesRequestObject struct {
+	Params SearchRevisionMutationSourcesParams
+}
+
+type SearchRevisionMutationSourcesResponseObject interface {
+	VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error
+}
+
+type SearchRevisionMutationSources200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type SearchRevisionMutationSources200JSONResponse struct {
+	Body    []RevisionMutationSources
+	Headers SearchRevisionMutationSources200ResponseHeaders
+}
+
+func (response SearchRevisionMutationSources200JSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSources400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SearchRevisionMutationSources400JSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSources401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SearchRevisionMutationSources401JSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSources403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SearchRevisionMutationSources403JSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSources404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SearchRevisionMutationSources404JSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSources429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SearchRevisionMutationSources429JSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSources500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response SearchRevisionMutationSources500JSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSources503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SearchRevisionMutationSources503JSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSources504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response SearchRevisionMutationSources504JSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchRevisionMutationSourcesdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response SearchRevisionMutationSourcesdefaultJSONResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -15566,6 +17020,222 @@ func (response UploadUnitDatadefaultJSONResponse) VisitUploadUnitDataResponse(w 
 	return err
 }
 
+type GetUnitDiffRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Params  GetUnitDiffParams
+}
+
+type GetUnitDiffResponseObject interface {
+	VisitGetUnitDiffResponse(w http.ResponseWriter) error
+}
+
+type GetUnitDiff200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetUnitDiff200JSONResponse struct {
+	Body    Diff
+	Headers GetUnitDiff200ResponseHeaders
+}
+
+func (response GetUnitDiff200JSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitDiff400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetUnitDiff400JSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitDiff401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetUnitDiff401JSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitDiff403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetUnitDiff403JSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitDiff404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetUnitDiff404JSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitDiff429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetUnitDiff429JSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitDiff500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetUnitDiff500JSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitDiff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUnitDiff503JSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitDiff504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetUnitDiff504JSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitDiffdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetUnitDiffdefaultJSONResponse) VisitGetUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListExtendedMutationsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	UnitId  UnitID  `json:"unit_id"`
@@ -19970,6 +21640,660 @@ func (response BulkTagUnitsdefaultJSONResponse) VisitBulkTagUnitsResponse(w http
 	return err
 }
 
+type SearchUnitDataRequestObject struct {
+	Params SearchUnitDataParams
+}
+
+type SearchUnitDataResponseObject interface {
+	VisitSearchUnitDataResponse(w http.ResponseWriter) error
+}
+
+type SearchUnitData200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type SearchUnitData200JSONResponse struct {
+	Body    []UnitData
+	Headers SearchUnitData200ResponseHeaders
+}
+
+func (response SearchUnitData200JSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitData400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SearchUnitData400JSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitData401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SearchUnitData401JSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitData403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SearchUnitData403JSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitData404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SearchUnitData404JSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitData429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SearchUnitData429JSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitData500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response SearchUnitData500JSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitData503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SearchUnitData503JSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitData504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response SearchUnitData504JSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDatadefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response SearchUnitDatadefaultJSONResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiffRequestObject struct {
+	Params SearchUnitDiffParams
+}
+
+type SearchUnitDiffResponseObject interface {
+	VisitSearchUnitDiffResponse(w http.ResponseWriter) error
+}
+
+type SearchUnitDiff200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type SearchUnitDiff200JSONResponse struct {
+	Body    []UnitDiff
+	Headers SearchUnitDiff200ResponseHeaders
+}
+
+func (response SearchUnitDiff200JSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiff400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SearchUnitDiff400JSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiff401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SearchUnitDiff401JSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiff403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SearchUnitDiff403JSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiff404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SearchUnitDiff404JSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiff429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SearchUnitDiff429JSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiff500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response SearchUnitDiff500JSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SearchUnitDiff503JSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiff504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response SearchUnitDiff504JSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitDiffdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response SearchUnitDiffdefaultJSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSourcesRequestObject struct {
+	Params SearchUnitMutationSourcesParams
+}
+
+type SearchUnitMutationSourcesResponseObject interface {
+	VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error
+}
+
+type SearchUnitMutationSources200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type SearchUnitMutationSources200JSONResponse struct {
+	Body    []UnitMutationSources
+	Headers SearchUnitMutationSources200ResponseHeaders
+}
+
+func (response SearchUnitMutationSources200JSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSources400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SearchUnitMutationSources400JSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSources401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SearchUnitMutationSources401JSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSources403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SearchUnitMutationSources403JSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSources404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SearchUnitMutationSources404JSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSources429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SearchUnitMutationSources429JSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSources500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response SearchUnitMutationSources500JSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSources503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SearchUnitMutationSources503JSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSources504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response SearchUnitMutationSources504JSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SearchUnitMutationSourcesdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response SearchUnitMutationSourcesdefaultJSONResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUsersRequestObject struct {
 	Params ListUsersParams
 }
@@ -20415,6 +22739,9 @@ type StrictServerInterface interface {
 	// all failed with the same error, that error with its status.
 	// (PATCH /_space)
 	BulkPatchSpaces(ctx context.Context, request BulkPatchSpacesRequestObject) (BulkPatchSpacesResponseObject, error)
+	// DiffConfigData The difference between two configurations of one ToolchainType (both must parse for it).
+	// (POST /diff)
+	DiffConfigData(ctx context.Context, request DiffConfigDataRequestObject) (DiffConfigDataResponseObject, error)
 	// GetAPIDocs This OpenAPI document, as JSON.
 	// (GET /docs)
 	GetAPIDocs(ctx context.Context, request GetAPIDocsRequestObject) (GetAPIDocsResponseObject, error)
@@ -20456,6 +22783,12 @@ type StrictServerInterface interface {
 	// Unit; distinct_on=Off returns every Revision and requires limit.
 	// (GET /revision)
 	ListAllRevisions(ctx context.Context, request ListAllRevisionsRequestObject) (ListAllRevisionsResponseObject, error)
+	// SearchRevisionData The configuration of every Revision the selection picks (distinct_on as for /revision; streamed without limit).
+	// (GET /revision_data)
+	SearchRevisionData(ctx context.Context, request SearchRevisionDataRequestObject) (SearchRevisionDataResponseObject, error)
+	// SearchRevisionMutationSources The mutation sources of every Revision the selection picks (streamed without limit).
+	// (GET /revision_mutation_sources)
+	SearchRevisionMutationSources(ctx context.Context, request SearchRevisionMutationSourcesRequestObject) (SearchRevisionMutationSourcesResponseObject, error)
 	// ListSpaces List the Spaces of the caller's organization that the caller may view (ordered by order_by, then SpaceID).
 	// (GET /space)
 	ListSpaces(ctx context.Context, request ListSpacesRequestObject) (ListSpacesResponseObject, error)
@@ -20538,6 +22871,9 @@ type StrictServerInterface interface {
 	// changes nothing. If-Match must name the current DataHash (else 409 Conflict).
 	// (PUT /space/{space_id}/unit/{unit_id}/data)
 	UploadUnitData(ctx context.Context, request UploadUnitDataRequestObject) (UploadUnitDataResponseObject, error)
+	// GetUnitDiff The difference between two Revisions of the Unit (default the head and the Revision before it).
+	// (GET /space/{space_id}/unit/{unit_id}/diff)
+	GetUnitDiff(ctx context.Context, request GetUnitDiffRequestObject) (GetUnitDiffResponseObject, error)
 	// ListExtendedMutations The Unit's Mutations, one per source of change of each Revision.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation)
 	ListExtendedMutations(ctx context.Context, request ListExtendedMutationsRequestObject) (ListExtendedMutationsResponseObject, error)
@@ -20594,6 +22930,15 @@ type StrictServerInterface interface {
 	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
 	// (POST /unit/tag)
 	BulkTagUnits(ctx context.Context, request BulkTagUnitsRequestObject) (BulkTagUnitsResponseObject, error)
+	// SearchUnitData The configuration of every Unit the selection picks, with DataHash and DataSize (streamed without limit).
+	// (GET /unit_data)
+	SearchUnitData(ctx context.Context, request SearchUnitDataRequestObject) (SearchUnitDataResponseObject, error)
+	// SearchUnitDiff The difference between two Revisions of every Unit the selection picks (streamed without limit).
+	// (GET /unit_diff)
+	SearchUnitDiff(ctx context.Context, request SearchUnitDiffRequestObject) (SearchUnitDiffResponseObject, error)
+	// SearchUnitMutationSources The mutation sources of every Unit the selection picks (streamed without limit).
+	// (GET /unit_mutation_sources)
+	SearchUnitMutationSources(ctx context.Context, request SearchUnitMutationSourcesRequestObject) (SearchUnitMutationSourcesResponseObject, error)
 	// ListUsers The Users that are members of the caller's organization.
 	// (GET /user)
 	ListUsers(ctx context.Context, request ListUsersRequestObject) (ListUsersResponseObject, error)
@@ -20708,6 +23053,52 @@ func (sh *strictHandler) BulkPatchSpaces(ctx echo.Context, params BulkPatchSpace
 		return err
 	} else if validResponse, ok := response.(BulkPatchSpacesResponseObject); ok {
 		return validResponse.VisitBulkPatchSpacesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DiffConfigData operation middleware
+func (sh *strictHandler) DiffConfigData(ctx echo.Context) error {
+	var request DiffConfigDataRequestObject
+
+	var body DiffConfigDataJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DiffConfigData(ctx.Request().Context(), request.(DiffConfigDataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DiffConfigData")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DiffConfigDataResponseObject); ok {
+		return validResponse.VisitDiffConfigDataResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -21104,6 +23495,56 @@ func (sh *strictHandler) ListAllRevisions(ctx echo.Context, params ListAllRevisi
 		return err
 	} else if validResponse, ok := response.(ListAllRevisionsResponseObject); ok {
 		return validResponse.VisitListAllRevisionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SearchRevisionData operation middleware
+func (sh *strictHandler) SearchRevisionData(ctx echo.Context, params SearchRevisionDataParams) error {
+	var request SearchRevisionDataRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SearchRevisionData(ctx.Request().Context(), request.(SearchRevisionDataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SearchRevisionData")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SearchRevisionDataResponseObject); ok {
+		return validResponse.VisitSearchRevisionDataResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SearchRevisionMutationSources operation middleware
+func (sh *strictHandler) SearchRevisionMutationSources(ctx echo.Context, params SearchRevisionMutationSourcesParams) error {
+	var request SearchRevisionMutationSourcesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SearchRevisionMutationSources(ctx.Request().Context(), request.(SearchRevisionMutationSourcesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SearchRevisionMutationSources")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SearchRevisionMutationSourcesResponseObject); ok {
+		return validResponse.VisitSearchRevisionMutationSourcesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -22185,6 +24626,33 @@ func (sh *strictHandler) UploadUnitData(ctx echo.Context, spaceId SpaceID, unitI
 	return nil
 }
 
+// GetUnitDiff operation middleware
+func (sh *strictHandler) GetUnitDiff(ctx echo.Context, spaceId SpaceID, unitId UnitID, params GetUnitDiffParams) error {
+	var request GetUnitDiffRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetUnitDiff(ctx.Request().Context(), request.(GetUnitDiffRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetUnitDiff")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetUnitDiffResponseObject); ok {
+		return validResponse.VisitGetUnitDiffResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListExtendedMutations operation middleware
 func (sh *strictHandler) ListExtendedMutations(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedMutationsParams) error {
 	var request ListExtendedMutationsRequestObject
@@ -22816,6 +25284,81 @@ func (sh *strictHandler) BulkTagUnits(ctx echo.Context, params BulkTagUnitsParam
 		return err
 	} else if validResponse, ok := response.(BulkTagUnitsResponseObject); ok {
 		return validResponse.VisitBulkTagUnitsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SearchUnitData operation middleware
+func (sh *strictHandler) SearchUnitData(ctx echo.Context, params SearchUnitDataParams) error {
+	var request SearchUnitDataRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SearchUnitData(ctx.Request().Context(), request.(SearchUnitDataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SearchUnitData")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SearchUnitDataResponseObject); ok {
+		return validResponse.VisitSearchUnitDataResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SearchUnitDiff operation middleware
+func (sh *strictHandler) SearchUnitDiff(ctx echo.Context, params SearchUnitDiffParams) error {
+	var request SearchUnitDiffRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SearchUnitDiff(ctx.Request().Context(), request.(SearchUnitDiffRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SearchUnitDiff")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SearchUnitDiffResponseObject); ok {
+		return validResponse.VisitSearchUnitDiffResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SearchUnitMutationSources operation middleware
+func (sh *strictHandler) SearchUnitMutationSources(ctx echo.Context, params SearchUnitMutationSourcesParams) error {
+	var request SearchUnitMutationSourcesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SearchUnitMutationSources(ctx.Request().Context(), request.(SearchUnitMutationSourcesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SearchUnitMutationSources")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SearchUnitMutationSourcesResponseObject); ok {
+		return validResponse.VisitSearchUnitMutationSourcesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -20,6 +20,35 @@ func (q *Queries) ConfigDataGet(ctx context.Context, dataHash string) ([]byte, e
 	return data, err
 }
 
+const configDataGetMany = `-- name: ConfigDataGetMany :many
+SELECT data_hash, data FROM config_data WHERE data_hash = ANY($1::text[])
+`
+
+type ConfigDataGetManyRow struct {
+	DataHash string `db:"data_hash"`
+	Data     []byte `db:"data"`
+}
+
+func (q *Queries) ConfigDataGetMany(ctx context.Context, dataHashes []string) ([]*ConfigDataGetManyRow, error) {
+	rows, err := q.db.Query(ctx, configDataGetMany, dataHashes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*ConfigDataGetManyRow
+	for rows.Next() {
+		var i ConfigDataGetManyRow
+		if err := rows.Scan(&i.DataHash, &i.Data); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const configDataPut = `-- name: ConfigDataPut :exec
 INSERT INTO config_data (data_hash, data, data_size) VALUES ($1, $2, $3)
 ON CONFLICT (data_hash) DO NOTHING

@@ -232,3 +232,37 @@ func (q *Queries) RevisionRemoveTagFromUnit(ctx context.Context, arg RevisionRem
 	}
 	return result.RowsAffected(), nil
 }
+
+const revisionSourcesByIDs = `-- name: RevisionSourcesByIDs :many
+SELECT revision_id, mutation_sources FROM revision WHERE organization_id = $1 AND revision_id = ANY($2::uuid[])
+`
+
+type RevisionSourcesByIDsParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	RevisionIds    []uuid.UUID `db:"revision_ids"`
+}
+
+type RevisionSourcesByIDsRow struct {
+	RevisionID      uuid.UUID       `db:"revision_id"`
+	MutationSources json.RawMessage `db:"mutation_sources"`
+}
+
+func (q *Queries) RevisionSourcesByIDs(ctx context.Context, arg RevisionSourcesByIDsParams) ([]*RevisionSourcesByIDsRow, error) {
+	rows, err := q.db.Query(ctx, revisionSourcesByIDs, arg.OrganizationID, arg.RevisionIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*RevisionSourcesByIDsRow
+	for rows.Next() {
+		var i RevisionSourcesByIDsRow
+		if err := rows.Scan(&i.RevisionID, &i.MutationSources); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

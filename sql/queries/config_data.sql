@@ -5,3 +5,6 @@ ON CONFLICT (data_hash) DO NOTHING;
 
 -- name: ConfigDataGet :one
 SELECT data FROM config_data WHERE data_hash = @data_hash;
+
+-- name: ConfigDataGetMany :many
+SELECT data_hash, data FROM config_data WHERE data_hash = ANY(@data_hashes::text[]);

@@ -21,3 +21,6 @@ WHERE organization_id = @organization_id AND revision_id = @revision_id;
 -- name: RevisionRemoveTagFromUnit :execrows
 UPDATE revision SET tags = tags - @tag_id::text
 WHERE organization_id = @organization_id AND unit_id = @unit_id AND tags ? @tag_id::text;
+
+-- name: RevisionSourcesByIDs :many
+SELECT revision_id, mutation_sources FROM revision WHERE organization_id = @organization_id AND revision_id = ANY(@revision_ids::uuid[]);

@@ -1,0 +1,178 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/unit"
+)
+
+func diffToAPI(from, to int64, d configdata.Diff) api.Diff {
+	changes := make([]api.PathChange, len(d.Changes))
+	for i, c := range d.Changes {
+		changes[i] = api.PathChange{ResourceType: c.ResourceType, ResourceName: c.ResourceName, Path: c.Path,
+			Change: api.PathChangeChange(c.Change), OldValue: c.Old, NewValue: c.New}
+	}
+	return api.Diff{FromRevisionNum: from, ToRevisionNum: to, UnifiedDiff: d.Unified, Changes: changes}
+}
+
+func (h *handlers) DiffConfigData(ctx context.Context, r api.DiffConfigDataRequestObject) (api.DiffConfigDataResponseObject, error) {
+	d, err := unit.DiffTexts(r.Body.ToolchainType, []byte(r.Body.From), []byte(r.Body.To))
+	if err != nil {
+		return nil, err
+	}
+	return api.DiffConfigData200JSONResponse{Body: diffToAPI(0, 0, d)}, nil
+}
+
+func (h *handlers) GetUnitDiff(ctx context.Context, r api.GetUnitDiffRequestObject) (api.GetUnitDiffResponseObject, error) {
+	d, err := h.s.deps.Units.Diff(ctx, r.SpaceId, r.UnitId, r.Params.From, r.Params.To)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetUnitDiff200JSONResponse{Body: diffToAPI(d.From, d.To, d.Diff)}, nil
+}
+
+// unitPages adapts a Unit pager to stream's producer.
+func unitPages(p *listquery.Pager[unit.Unit]) func() ([]unit.Unit, string, bool, error) {
+	return func() ([]unit.Unit, string, bool, error) {
+		page, ok, err := p.Next()
+		return page.Items, page.Continue, ok, err
+	}
+}
+
+func revisionPages(p *listquery.Pager[unit.Revision]) func() ([]unit.Revision, string, bool, error) {
+	return func() ([]unit.Revision, string, bool, error) {
+		page, ok, err := p.Next()
+		return page.Items, page.Continue, ok, err
+	}
+}
+
+func (h *handlers) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffRequestObject) (api.SearchUnitDiffResponseObject, error) {
+	pager := h.s.deps.Units.UnitPager(ctx, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
+	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
+		out := make([]any, len(units))
+		for i, u := range units {
+			item := api.UnitDiff{UnitID: u.ID, SpaceID: u.SpaceID, Slug: u.Slug}
+			d, err := h.s.deps.Units.DiffUnit(ctx, u, r.Params.From, r.Params.To)
+			if err != nil {
+				e := apierr.From(err)
+				if e.HTTPStatus() >= 500 {
+					return nil, err
+				}
+				re := responseError(e.WithEntity(unit.EntityType, u.ID.String(), u.Slug))
+				item.Error = &re
+			} else {
+				a := diffToAPI(d.From, d.To, d.Diff)
+				item.Diff = &a
+			}
+			out[i] = item
+		}
+		return out, nil
+	})
+}
+
+func (h *handlers) SearchUnitData(ctx context.Context, r api.SearchUnitDataRequestObject) (api.SearchUnitDataResponseObject, error) {
+	pager := h.s.deps.Units.UnitPager(ctx, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
+	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
+		hashes := make([]string, len(units))
+		for i, u := range units {
+			hashes[i] = u.DataHash
+		}
+		data, err := h.s.deps.Units.DataByHash(ctx, hashes)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(units))
+		for i, u := range units {
+			out[i] = api.UnitData{UnitID: u.ID, SpaceID: u.SpaceID, Slug: u.Slug, Data: string(data[u.DataHash]), DataHash: u.DataHash, DataSize: u.DataSize}
+		}
+		return out, nil
+	})
+}
+
+func (h *handlers) SearchUnitMutationSources(ctx context.Context, r api.SearchUnitMutationSourcesRequestObject) (api.SearchUnitMutationSourcesResponseObject, error) {
+	pager := h.s.deps.Units.UnitPager(ctx, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
+	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
+		var ids []uuid.UUID
+		for _, u := range units {
+			if u.HeadRevisionID != nil {
+				ids = append(ids, *u.HeadRevisionID)
+			}
+		}
+		sources, err := h.s.deps.Units.SourcesByRevision(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(units))
+		for i, u := range units {
+			var src []unit.Source
+			if u.HeadRevisionID != nil {
+				src = sources[*u.HeadRevisionID]
+			}
+			out[i] = api.UnitMutationSources{UnitID: u.ID, SpaceID: u.SpaceID, Slug: u.Slug, Sources: sourcesToAPI(src).Sources}
+		}
+		return out, nil
+	})
+}
+
+func (h *handlers) SearchRevisionData(ctx context.Context, r api.SearchRevisionDataRequestObject) (api.SearchRevisionDataResponseObject, error) {
+	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionDataParamsDistinctOnOff
+	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
+		return nil, err
+	}
+	pager := h.s.deps.Units.RevisionPager(ctx, requestPath(ctx), listParams(r.Params), all)
+	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
+		hashes := make([]string, len(revs))
+		for i, rev := range revs {
+			hashes[i] = rev.DataHash
+		}
+		data, err := h.s.deps.Units.DataByHash(ctx, hashes)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(revs))
+		for i, rev := range revs {
+			out[i] = api.RevisionData{RevisionID: rev.ID, RevisionNum: rev.RevisionNum, UnitID: rev.UnitID, SpaceID: rev.SpaceID,
+				Data: string(data[rev.DataHash]), DataHash: rev.DataHash, DataSize: rev.DataSize}
+		}
+		return out, nil
+	})
+}
+
+func (h *handlers) SearchRevisionMutationSources(ctx context.Context, r api.SearchRevisionMutationSourcesRequestObject) (api.SearchRevisionMutationSourcesResponseObject, error) {
+	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionMutationSourcesParamsDistinctOnOff
+	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
+		return nil, err
+	}
+	pager := h.s.deps.Units.RevisionPager(ctx, requestPath(ctx), listParams(r.Params), all)
+	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
+		ids := make([]uuid.UUID, len(revs))
+		for i, rev := range revs {
+			ids[i] = rev.ID
+		}
+		sources, err := h.s.deps.Units.SourcesByRevision(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(revs))
+		for i, rev := range revs {
+			out[i] = api.RevisionMutationSources{RevisionID: rev.ID, RevisionNum: rev.RevisionNum, UnitID: rev.UnitID, SpaceID: rev.SpaceID,
+				Sources: sourcesToAPI(sources[rev.ID]).Sources}
+		}
+		return out, nil
+	})
+}
+
+// requireLimitForAll: distinct_on=Off returns every Revision and needs an explicit limit (SPEC.md).
+func requireLimitForAll(all bool, limit *int) error {
+	if all && limit == nil {
+		return apierr.UserInput("distinct_on=Off returns every Revision and needs an explicit limit",
+			apierr.Item{Item: "distinct_on", Description: "Off requires limit"})
+	}
+	return nil
+}
