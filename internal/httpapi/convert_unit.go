@@ -56,7 +56,9 @@ func revisionToAPI(r unit.Revision) api.Revision {
 func mutationToAPI(m unit.Mutation) api.Mutation {
 	var fi *api.FunctionInvocation
 	if len(m.FunctionInvocation) > 0 && string(m.FunctionInvocation) != "null" {
+		// Lists and maps the stored invocation lacks are present and empty, as every field is.
 		var v api.FunctionInvocation
+		_ = json.Unmarshal([]byte(`{"Arguments":[],"Clearance":[],"Guards":{}}`), &v)
 		if json.Unmarshal(m.FunctionInvocation, &v) == nil {
 			fi = &v
 		}

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -447,4 +448,39 @@ func TestUnitTenancy(t *testing.T) {
 	v.Get(f.path(u) + "/data").Expect(http.StatusOK)
 	v.Do(http.MethodPut, f.path(u)+"/data", apitest.Raw{ContentType: "text/plain", Data: []byte("A=2\n")}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 	v.Post(f.unitsPath(), map[string]any{"Slug": "x", "ToolchainType": configdata.AppConfigEnv}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+}
+
+// TestMutationWherePaths: the FunctionInvocation paths of SPEC.md compile and run (the Mutations of
+// data PUTs have no FunctionInvocation, so they select nothing; one is recorded directly to match).
+func TestMutationWherePaths(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	u := f.create(t, "app", configdata.AppConfigEnv)
+	f.put(t, u, "text/plain", "A=1\n").Expect(http.StatusOK)
+	_, err := f.env.App.Store.Pool.Exec(context.Background(), `UPDATE mutation SET function_invocation =
+		'{"FunctionName": "set-replicas", "Guards": {"owner": "team-a"}, "Arguments": [{"ParameterName": "replicas", "Value": "3"}, {"Value": "x"}]}'
+		WHERE unit_id = $1`, u.UnitID)
+	require.NoError(t, err)
+	for w, n := range map[string]int{
+		"FunctionInvocation.FunctionName = 'set-replicas'":                 1,
+		"FunctionName = 'set-replicas'":                                    1,
+		"FunctionInvocation.Guards.owner = 'team-a'":                       1,
+		"FunctionInvocation.Guards.other IS NOT NULL":                      0,
+		"FunctionInvocation.Arguments.0.Value = '3'":                       1,
+		"FunctionInvocation.Arguments.1.Value = '3'":                       0,
+		"FunctionInvocation.Arguments.*.Value = 'x'":                       1,
+		"FunctionInvocation.Arguments.?ParameterName=replicas.Value = '3'": 1,
+		"FunctionInvocation.Arguments.?ParameterName=other.Value = '3'":    0,
+	} {
+		var muts []api.ExtendedMutation
+		f.c.Get(f.path(u) + "/mutation?" + where(w).Encode()).Expect(http.StatusOK).JSON(&muts)
+		require.Len(t, muts, n, w)
+	}
+	var m api.ExtendedMutation
+	var muts []api.ExtendedMutation
+	f.c.Get(f.path(u) + "/mutation").Expect(http.StatusOK).JSON(&muts)
+	f.c.Get(f.path(u) + "/mutation/" + muts[0].Mutation.MutationID.String()).Expect(http.StatusOK).JSON(&m)
+	require.Equal(t, "set-replicas", m.Mutation.FunctionInvocation.FunctionName)
+	f.c.Get(f.path(u)+"/mutation?"+where("FunctionInvocation.Arguments.Value = 'x'").Encode()).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	f.c.Get(f.path(u)+"/mutation?"+where("FunctionInvocation = 'x'").Encode()).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 }

@@ -3,6 +3,7 @@ package listquery
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -239,7 +240,28 @@ func resolve(e *Entity, op Operand, b *binder, out *Compiled) (resolved, error) 
 			r.typ = Bool
 			r.sql = fmt.Sprintf("(%s -> %s::text)::boolean", a.SQL, key)
 		}
+	case Object:
+		if len(rest) == 0 {
+			return resolved{}, &SyntaxError{Pos: first.Pos, Msg: fmt.Sprintf("%s is an object: name one of its fields, as %s.<Field>", a.Name, a.Name)}
+		}
+		inner, err := resolve(a.Elem, Operand{Pos: op.Pos, Path: rest, Len: op.Len}, b, nil)
+		if err != nil {
+			return resolved{}, err
+		}
+		return substitute(inner, a.SQL), nil
 	case EntityList:
+		if len(rest) > 0 && !rest[0].Quoted && isIndex(rest[0].Name) {
+			// List.N.Field: the element at index N.
+			if len(rest) == 1 {
+				return resolved{}, &SyntaxError{Pos: rest[0].Pos, Msg: fmt.Sprintf("name an attribute of the element, as %s.%s.<Attribute>", a.Name, rest[0].Name)}
+			}
+			inner, err := resolve(a.Elem, Operand{Pos: op.Pos, Path: rest[1:]}, b, nil)
+			if err != nil {
+				return resolved{}, err
+			}
+			idx, _ := strconv.Atoi(rest[0].Name)
+			return substitute(inner, fmt.Sprintf("(%s -> %s::int)", a.SQL, b.bind(idx))), nil
+		}
 		if len(rest) == 0 || (!rest[0].Star && rest[0].Match == nil) {
 			return resolved{}, &SyntaxError{Pos: first.Pos, Msg: fmt.Sprintf("%s is a list of entities: filter on their attributes with %s.*.<Attribute>", a.Name, a.Name)}
 		}
@@ -253,8 +275,7 @@ func resolve(e *Entity, op Operand, b *binder, out *Compiled) (resolved, error) 
 		if err != nil {
 			return resolved{}, err
 		}
-		inner.sql = strings.ReplaceAll(inner.sql, "{e}", "elem.value")
-		inner.mapColumn = strings.ReplaceAll(inner.mapColumn, "{e}", "elem.value")
+		inner = substitute(inner, "elem.value")
 		column := a.SQL
 		match := ""
 		if m := rest[0].Match; m != nil {
@@ -355,4 +376,15 @@ func matchValue(l Literal) (string, error) {
 	}
 	b, err := json.Marshal(l.Str)
 	return string(b), err
+}
+
+// substitute puts the element or object expression in place of {e} in a resolved operand, and in the
+// conditions it wraps.
+func substitute(r resolved, e string) resolved {
+	r.sql = strings.ReplaceAll(r.sql, "{e}", e)
+	r.mapColumn = strings.ReplaceAll(r.mapColumn, "{e}", e)
+	if wrap := r.wrap; wrap != nil {
+		r.wrap = func(cond string) string { return strings.ReplaceAll(wrap(cond), "{e}", e) }
+	}
+	return r
 }

@@ -16,22 +16,23 @@ const (
 	BoolMap    // jsonb object of booleans (DeleteGates): Map.key is a Bool
 	UUIDList   // uuid[]: ? and LEN()
 	StringList // text[]: ? and LEN()
-	EntityList // jsonb array of objects: List.*.Field, with Elem describing the objects
+	EntityList // jsonb array of objects: List.*.Field, List.0.Field, List.?Key=value.Field, with Elem describing the objects
+	Object     // jsonb object: Object.Field, with Elem describing its fields
 	Opaque     // selectable only (Permissions)
 )
 
 func (t Type) String() string {
 	return map[Type]string{String: "string", Int: "integer", UUID: "UUID", Bool: "boolean", Time: "time",
 		StringMap: "map of strings", BoolMap: "map of booleans", UUIDList: "list of UUIDs", StringList: "list of strings",
-		EntityList: "list of entities", Opaque: "object"}[t]
+		EntityList: "list of entities", Object: "object", Opaque: "object"}[t]
 }
 
 // Attribute is one name the query language knows for an entity.
 type Attribute struct {
 	Name string
 	Type Type
-	// SQL is the column expression. For the attributes of an EntityList element it contains {e}, the
-	// element (a jsonb object).
+	// SQL is the column expression. For the attributes of an EntityList element or an Object it contains
+	// {e}, the element or object (jsonb).
 	SQL string
 	// OrderSQL, when set, is the expression ordered by (a non-null form of a nullable column).
 	OrderSQL   string
@@ -40,7 +41,7 @@ type Attribute struct {
 	Orderable  bool
 	// Always marks what select always returns: IDs, parent IDs and Slug.
 	Always bool
-	// Elem describes the objects of an EntityList.
+	// Elem describes the objects of an EntityList, or the fields of an Object.
 	Elem *Entity
 }
 

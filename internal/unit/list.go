@@ -139,10 +139,29 @@ var MutationList = listquery.Define(&listquery.Entity{
 		attr("HiddenReason", listquery.String, "mutation.hidden_reason", orderable),
 		attr("CreatedAt", listquery.Time, "mutation.created_at", orderable),
 		attr("UpdatedAt", listquery.Time, "mutation.updated_at", orderable),
-	}, opaque("FunctionInvocation", "InvocationParams", "EntityType")...),
+		{Name: "FunctionInvocation", Type: listquery.Object, SQL: "mutation.function_invocation", Filterable: true, Elem: functionInvocation},
+	}, opaque("InvocationParams", "EntityType")...),
 	Includes: []listquery.Include{
 		{Name: "RevisionID", Field: "Revision"}, {Name: "UnitID", Field: "Unit"},
 		{Name: "InvocationID", Field: "Invocation"}, {Name: "LinkID", Field: "Link"}, {Name: "MergeSourceID", Field: "MergeSource"},
 		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}, {Name: "TriggerID", Field: "Trigger"},
 	},
 })
+
+// functionInvocation is the where form of Mutation.FunctionInvocation: FunctionName, Guards.<reason>,
+// and the Arguments list (by index .0.Value, any .*.Value, or by name ?ParameterName=<name>.Value).
+var functionInvocation = &listquery.Entity{
+	Name: "FunctionInvocation", ID: "FunctionName",
+	Attributes: []listquery.Attribute{
+		attr("FunctionName", listquery.String, "({e} ->> 'FunctionName')"),
+		attr("WhereResource", listquery.String, "({e} ->> 'WhereResource')"),
+		attr("Guards", listquery.StringMap, "({e} -> 'Guards')"),
+		{Name: "Arguments", Type: listquery.EntityList, SQL: "({e} -> 'Arguments')", Filterable: true, Elem: &listquery.Entity{
+			Name: "FunctionArgument", ID: "Value",
+			Attributes: []listquery.Attribute{
+				attr("ParameterName", listquery.String, "({e} ->> 'ParameterName')"),
+				attr("Value", listquery.String, "({e} ->> 'Value')"),
+			},
+		}},
+	},
+}
