@@ -108,12 +108,14 @@ func serve(ctx context.Context, args []string) error {
 	bodyLimit := fs.Int64("body-limit", envInt("HUBD_BODY_LIMIT", 4<<20), "largest request body in bytes (HUBD_BODY_LIMIT)")
 	timeout := fs.Duration("request-timeout", envDuration("HUBD_REQUEST_TIMEOUT", 30*time.Second), "longest time a request may work (HUBD_REQUEST_TIMEOUT)")
 	inFlight := fs.Int("max-in-flight", int(envInt("HUBD_MAX_IN_FLIGHT", 64)), "concurrent requests per caller per replica (HUBD_MAX_IN_FLIGHT)")
+	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
 	_ = fs.Parse(args)
 	cfg, err := c.config(true)
 	if err != nil {
 		return err
 	}
 	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight}
+	cfg.EventRetention = *retention
 
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
@@ -124,7 +126,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	go a.Keys.Refresh(ctx, time.Minute)
+	a.RunBackground(ctx, cfg)
 
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {

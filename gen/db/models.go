@@ -18,6 +18,18 @@ type ConfigDatum struct {
 	CreatedAt time.Time `db:"created_at"`
 }
 
+type EventLog struct {
+	CursorID          int64           `db:"cursor_id"`
+	OrganizationID    uuid.UUID       `db:"organization_id"`
+	EventType         string          `db:"event_type"`
+	SpaceID           *uuid.UUID      `db:"space_id"`
+	TargetID          *uuid.UUID      `db:"target_id"`
+	SubjectEntityType string          `db:"subject_entity_type"`
+	SubjectEntityID   uuid.UUID       `db:"subject_entity_id"`
+	Payload           json.RawMessage `db:"payload"`
+	CreatedAt         time.Time       `db:"created_at"`
+}
+
 type InstanceSecret struct {
 	Name      string    `db:"name"`
 	Secret    []byte    `db:"secret"`

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
@@ -29,7 +30,9 @@ type Config struct {
 	// BaseURL is the external base address; it is the issuer of service tokens.
 	BaseURL  string
 	TokenTTL time.Duration
-	HTTP     httpapi.Config
+	// EventRetention is how long the event log keeps events (48 hours by default).
+	EventRetention time.Duration
+	HTTP           httpapi.Config
 	// Migrate applies pending migrations before starting.
 	Migrate bool
 	Logger  *slog.Logger
@@ -91,6 +94,20 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
 	deps.Targets, deps.Tags = a.Targets, a.Tags
 	return httpapi.New(cfg.HTTP, deps)
+}
+
+// RunBackground runs what every replica does besides serving until ctx ends: key refresh, event-log
+// pruning (safe on every replica at once) and the notification listener.
+func (a *App) RunBackground(ctx context.Context, cfg Config) *event.Notifier {
+	retention := cfg.EventRetention
+	if retention <= 0 {
+		retention = 48 * time.Hour
+	}
+	go a.Keys.Refresh(ctx, time.Minute)
+	go a.Store.Events.RunPruner(ctx, retention, 10*time.Minute)
+	n := event.NewNotifier(cfg.DatabaseURL, cfg.Logger)
+	go n.Run(ctx, event.Channel)
+	return n
 }
 
 // Close releases the instance's connections.

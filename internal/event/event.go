@@ -1,14 +1,11 @@
-// Package event defines the events a change causes. Writes collect them in their transaction
-// (store.Tx.Emit) and the transaction hands them to a Sink just before it commits, so the event log is
-// written atomically with the change it records (a transactional outbox).
+// Package event is the event log: the events a change causes, collected by the transaction that makes the
+// change (store.Tx.Emit) and appended to the log by that same transaction just before it commits (a
+// transactional outbox), the reading of the log by cursor, its retention, and the notifications that wake
+// consumers on any replica.
 package event
 
 import (
-	"context"
-	"log/slog"
-
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 )
 
 // Event is one entry-to-be of the event log (SPEC.md's EventLogEntry, less CursorID and CreatedAt,
@@ -30,20 +27,4 @@ type EntityPayload struct {
 	Slug       string
 	SpaceSlug  string `json:",omitempty"`
 	Version    int64
-}
-
-// Sink receives a transaction's events inside that transaction, before it commits.
-type Sink interface {
-	Append(ctx context.Context, tx pgx.Tx, events []Event) error
-}
-
-// LogSink only logs events. It stands in until the event log table exists.
-type LogSink struct{ Logger *slog.Logger }
-
-// Append logs each event at debug level.
-func (s LogSink) Append(ctx context.Context, _ pgx.Tx, events []Event) error {
-	for _, e := range events {
-		s.Logger.DebugContext(ctx, "event", "type", e.EventType, "entity", e.SubjectEntityType, "id", e.SubjectEntityID)
-	}
-	return nil
 }

@@ -14,11 +14,11 @@ import (
 	"github.com/hubd/hubd/internal/event"
 )
 
-// Store holds the pool and the sink that receives every transaction's events.
+// Store holds the pool and the event log every transaction appends its events to.
 type Store struct {
-	Pool *pgxpool.Pool
-	sink event.Sink
-	log  *slog.Logger
+	Pool   *pgxpool.Pool
+	Events *event.Log
+	log    *slog.Logger
 }
 
 // Open connects to PostgreSQL. It does not wait for the server: Ping reports reachability.
@@ -31,11 +31,8 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating database pool: %w", err)
 	}
-	return &Store{Pool: pool, sink: event.LogSink{Logger: log}, log: log}, nil
+	return &Store{Pool: pool, Events: &event.Log{Pool: pool, Logger: log}, log: log}, nil
 }
-
-// SetSink replaces where transactions hand their events (the event log, once it exists).
-func (s *Store) SetSink(sink event.Sink) { s.sink = sink }
 
 // Close closes the pool.
 func (s *Store) Close() { s.Pool.Close() }
@@ -98,7 +95,7 @@ func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) e
 		return nil
 	}
 	if len(tx.events) > 0 {
-		if err := s.sink.Append(ctx, ptx, tx.events); err != nil {
+		if err := s.Events.Append(ctx, ptx, tx.events); err != nil {
 			return fmt.Errorf("appending events: %w", err)
 		}
 	}

@@ -1,0 +1,230 @@
+package event_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/store"
+)
+
+func TestWritesEmitEvents(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
+	log := env.App.Store.Events
+	ctx := context.Background()
+	start, err := log.Tail(ctx)
+	require.NoError(t, err)
+
+	var sp api.Space
+	c.Post("/api/space", map[string]any{"Slug": "dev"}).Expect(http.StatusOK).JSON(&sp)
+	c.Post("/api/space?dry_run=true", map[string]any{"Slug": "ghost"}).Expect(http.StatusOK)
+	c.Post("/api/space", map[string]any{"Slug": "dev"}).Expect(http.StatusConflict)
+	var res api.UnitCreateOrUpdateResponse
+	c.Post("/api/space/"+sp.SpaceID.String()+"/unit", map[string]any{"Slug": "app", "ToolchainType": configdata.AppConfigEnv}).Expect(http.StatusOK).JSON(&res)
+	c.Do(http.MethodPut, "/api/space/"+sp.SpaceID.String()+"/unit/"+res.Unit.UnitID.String()+"/data",
+		apitest.Raw{ContentType: "text/plain", Data: []byte("A=1\n")}).Expect(http.StatusOK)
+
+	entries, err := log.Read(ctx, org, start, 100)
+	require.NoError(t, err)
+	var types []string
+	for _, e := range entries {
+		types = append(types, e.EventType)
+	}
+	require.Equal(t, []string{"space.created", "unit.created", "unit.updated"}, types, "dry runs and failed writes emit nothing")
+	var payload map[string]any
+	require.NoError(t, json.Unmarshal(entries[0].Payload, &payload))
+	require.Equal(t, "dev", payload["SpaceSlug"])
+	require.Equal(t, "Space", entries[0].SubjectEntityType)
+	require.Equal(t, sp.SpaceID, entries[0].SubjectEntityID)
+	require.Equal(t, sp.SpaceID, *entries[0].SpaceID)
+	require.NoError(t, json.Unmarshal(entries[2].Payload, &payload))
+	require.EqualValues(t, 1, payload["RevisionNum"])
+	// Another organization's log holds none of it.
+	other, err := log.Read(ctx, uuid.New(), 0, 100)
+	require.NoError(t, err)
+	require.Empty(t, other)
+}
+
+// TestCursorOrderIsCommitOrder: a transaction that took a cursor holds every later one back until it
+// commits, so a reader never passes an event that commits later.
+func TestCursorOrderIsCommitOrder(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx := context.Background()
+	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
+	log := env.App.Store.Events
+	start, err := log.Tail(ctx)
+	require.NoError(t, err)
+	ev := func(name string) []event.Event {
+		return []event.Event{{OrganizationID: org, EventType: name, SubjectEntityType: "Test", SubjectEntityID: uuid.New(), Payload: map[string]string{}}}
+	}
+
+	tx1, err := env.App.Store.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer tx1.Rollback(ctx) //nolint:errcheck
+	require.NoError(t, log.Append(ctx, tx1, ev("first")))
+
+	second := make(chan error, 1)
+	go func() {
+		tx2, err := env.App.Store.Pool.Begin(ctx)
+		if err != nil {
+			second <- err
+			return
+		}
+		if err := log.Append(ctx, tx2, ev("second")); err != nil {
+			second <- err
+			return
+		}
+		second <- tx2.Commit(ctx)
+	}()
+	// The second writer waits for the first one's commit.
+	require.Eventually(t, func() bool {
+		var waiting bool
+		_ = env.App.Store.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)`).Scan(&waiting)
+		return waiting
+	}, 10*time.Second, 5*time.Millisecond)
+	seen, err := log.Read(ctx, org, start, 10)
+	require.NoError(t, err)
+	require.Empty(t, seen)
+	require.NoError(t, tx1.Commit(ctx))
+	require.NoError(t, <-second)
+	seen, err = log.Read(ctx, org, start, 10)
+	require.NoError(t, err)
+	require.Len(t, seen, 2)
+	require.Equal(t, "first", seen[0].EventType)
+	require.Equal(t, "second", seen[1].EventType)
+	require.Less(t, seen[0].CursorID, seen[1].CursorID)
+}
+
+// TestConcurrentWritersAndTailingReader: many writers commit events while a reader tails the log by
+// cursor; the reader ends with exactly the events that were committed, none skipped.
+func TestConcurrentWritersAndTailingReader(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx := context.Background()
+	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
+	log := env.App.Store.Events
+	start, err := log.Tail(ctx)
+	require.NoError(t, err)
+
+	const writers, perWriter = 6, 40
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < perWriter; i++ {
+				err := env.App.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+					tx.Emit(event.Event{OrganizationID: org, EventType: fmt.Sprintf("w%d", w), SubjectEntityType: "Test",
+						SubjectEntityID: uuid.New(), Payload: map[string]int{"i": i}})
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(w)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	var read []event.Entry
+	after := start
+	finished := false
+	for !finished {
+		select {
+		case <-done:
+			finished = true // one more read after the last commit
+		default:
+		}
+		batch, err := log.Read(ctx, org, after, 50)
+		require.NoError(t, err)
+		for _, e := range batch {
+			require.Greater(t, e.CursorID, after)
+			after = e.CursorID
+		}
+		read = append(read, batch...)
+		for len(batch) == 50 {
+			batch, err = log.Read(ctx, org, after, 50)
+			require.NoError(t, err)
+			for _, e := range batch {
+				after = e.CursorID
+			}
+			read = append(read, batch...)
+		}
+	}
+	all, err := log.Read(ctx, org, start, writers*perWriter+10)
+	require.NoError(t, err)
+	require.Len(t, all, writers*perWriter)
+	require.Equal(t, len(all), len(read), "the tailing reader missed events")
+	for i := range all {
+		require.Equal(t, all[i].CursorID, read[i].CursorID)
+	}
+}
+
+func TestPrune(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx := context.Background()
+	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
+	_, err := env.App.Store.Pool.Exec(ctx, `
+		INSERT INTO event_log (organization_id, event_type, subject_entity_type, subject_entity_id, payload, created_at)
+		SELECT $1, 'old', 'Test', gen_random_uuid(), '{}', now() - interval '49 hours' FROM generate_series(1, 2500)`, org)
+	require.NoError(t, err)
+	start, err := env.App.Store.Events.Tail(ctx)
+	require.NoError(t, err)
+	require.NoError(t, env.App.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		tx.Emit(event.Event{OrganizationID: org, EventType: "fresh", SubjectEntityType: "Test", SubjectEntityID: uuid.New(), Payload: map[string]string{}})
+		return nil
+	}))
+	n, err := env.App.Store.Events.Prune(ctx, 48*time.Hour)
+	require.NoError(t, err)
+	require.Equal(t, int64(2500), n)
+	left, err := env.App.Store.Events.Read(ctx, org, start, 10)
+	require.NoError(t, err)
+	require.Len(t, left, 1)
+	require.Equal(t, "fresh", left[0].EventType)
+	require.Greater(t, left[0].CursorID, start)
+}
+
+// TestNotifierWakesOtherReplicas: a commit on one replica wakes waiters on another.
+func TestNotifierWakesOtherReplicas(t *testing.T) {
+	t.Parallel()
+	a := apitest.New(t)
+	b := apitest.New(t, apitest.Options{DatabaseURL: a.DBURL})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := event.NewNotifier(b.DBURL, b.Config.Logger)
+	go n.Run(ctx, event.Channel)
+	// The first wake-up is the listener connecting.
+	select {
+	case <-n.Wait():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the notifier did not connect")
+	}
+	wait := n.Wait()
+	c := a.Client(a.Token("acme", "alice", auth.RoleAdmin))
+	c.Post("/api/space", map[string]any{"Slug": "dev"}).Expect(http.StatusOK)
+	select {
+	case <-wait:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a commit on replica A did not wake a waiter on replica B")
+	}
+	require.Positive(t, n.Latest())
+}
