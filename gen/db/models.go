@@ -105,6 +105,23 @@ type Revision struct {
 	Tags            json.RawMessage `db:"tags"`
 }
 
+type ServiceAccount struct {
+	ServiceAccountID uuid.UUID       `db:"service_account_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	SearchText       *string         `db:"search_text"`
+}
+
 type SigningKey struct {
 	Kid        string          `db:"kid"`
 	PrivateJWK json.RawMessage `db:"private_jwk"`
@@ -204,6 +221,11 @@ type Unit struct {
 	SearchText              *string         `db:"search_text"`
 }
 
+type UsedAssertion struct {
+	Jti       string    `db:"jti"`
+	ExpiresAt time.Time `db:"expires_at"`
+}
+
 type User struct {
 	UserID            uuid.UUID   `db:"user_id"`
 	Username          string      `db:"username"`
@@ -216,4 +238,15 @@ type User struct {
 	CreatedAt         time.Time   `db:"created_at"`
 	UpdatedAt         time.Time   `db:"updated_at"`
 	GroupIDs          []uuid.UUID `db:"group_ids"`
+}
+
+type UserKey struct {
+	UserKeyID   uuid.UUID       `db:"user_key_id"`
+	UserID      uuid.UUID       `db:"user_id"`
+	Kid         string          `db:"kid"`
+	PublicJWK   json.RawMessage `db:"public_jwk"`
+	Description string          `db:"description"`
+	ExpiresAt   *time.Time      `db:"expires_at"`
+	LastUsedAt  *time.Time      `db:"last_used_at"`
+	CreatedAt   time.Time       `db:"created_at"`
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
 	"github.com/hubd/hubd/internal/org"
+	"github.com/hubd/hubd/internal/serviceaccount"
+	"github.com/hubd/hubd/internal/signin"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tag"
@@ -48,6 +50,9 @@ type App struct {
 	Units   *unit.Service
 	Targets *target.Service
 	Tags    *tag.Service
+	// ServiceAccounts and SignIn: non-person identities and key-based sign-in.
+	ServiceAccounts *serviceaccount.Service
+	SignIn          *signin.Service
 }
 
 // Open connects, migrates if asked, and loads the signing keys; it starts nothing.
@@ -72,15 +77,18 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	tokens := listquery.NewTokenCodec(tokenKey)
+	issuer := &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL}
 	return &App{
-		Store:   st,
-		Keys:    keys,
-		Issuer:  &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
-		Orgs:    &org.Service{Store: st, Tokens: tokens},
-		Spaces:  &space.Service{Store: st, Tokens: tokens},
-		Units:   &unit.Service{Store: st, Tokens: tokens},
-		Targets: &target.Service{Store: st, Tokens: tokens},
-		Tags:    &tag.Service{Store: st, Tokens: tokens},
+		Store:           st,
+		Keys:            keys,
+		Issuer:          &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
+		Orgs:            &org.Service{Store: st, Tokens: tokens},
+		Spaces:          &space.Service{Store: st, Tokens: tokens},
+		Units:           &unit.Service{Store: st, Tokens: tokens},
+		Targets:         &target.Service{Store: st, Tokens: tokens},
+		Tags:            &tag.Service{Store: st, Tokens: tokens},
+		ServiceAccounts: &serviceaccount.Service{Store: st, Tokens: tokens},
+		SignIn:          &signin.Service{Store: st, Issuer: issuer},
 	}, nil
 }
 
@@ -92,7 +100,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	}
 	deps := extra
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
-	deps.Targets, deps.Tags = a.Targets, a.Tags
+	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn
 	return httpapi.New(cfg.HTTP, deps)
 }
 
@@ -105,6 +113,18 @@ func (a *App) RunBackground(ctx context.Context, cfg Config) *event.Notifier {
 	}
 	go a.Keys.Refresh(ctx, time.Minute)
 	go a.Store.Events.RunPruner(ctx, retention, 10*time.Minute)
+	go func() {
+		t := time.NewTicker(10 * time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = a.SignIn.PruneAssertions(ctx)
+			}
+		}
+	}()
 	n := event.NewNotifier(cfg.DatabaseURL, cfg.Logger)
 	go n.Run(ctx, event.Channel)
 	return n

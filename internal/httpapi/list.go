@@ -112,7 +112,10 @@ func (r pageResponse) VisitListOrganizationsResponse(w http.ResponseWriter) erro
 func (r pageResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
-func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error        { return r.write(w) }
+func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r pageResponse) VisitListServiceAccountsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 func (r pageResponse) VisitListTagsResponse(w http.ResponseWriter) error         { return r.write(w) }
 func (r pageResponse) VisitListAllTagsResponse(w http.ResponseWriter) error      { return r.write(w) }
 func (r pageResponse) VisitListTargetsResponse(w http.ResponseWriter) error      { return r.write(w) }
@@ -148,9 +151,12 @@ func (r itemResponse) write(w http.ResponseWriter) error {
 func (r itemResponse) VisitGetSpaceResponse(w http.ResponseWriter) error        { return r.write(w) }
 func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error         { return r.write(w) }
-func (r itemResponse) VisitGetTagResponse(w http.ResponseWriter) error          { return r.write(w) }
-func (r itemResponse) VisitGetTargetResponse(w http.ResponseWriter) error       { return r.write(w) }
-func (r itemResponse) VisitGetUnitResponse(w http.ResponseWriter) error         { return r.write(w) }
+func (r itemResponse) VisitGetServiceAccountResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+func (r itemResponse) VisitGetTagResponse(w http.ResponseWriter) error    { return r.write(w) }
+func (r itemResponse) VisitGetTargetResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r itemResponse) VisitGetUnitResponse(w http.ResponseWriter) error   { return r.write(w) }
 func (r itemResponse) VisitGetExtendedRevisionResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }

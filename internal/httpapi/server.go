@@ -17,6 +17,8 @@ import (
 	"github.com/hubd/hubd/gen/oas"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/org"
+	"github.com/hubd/hubd/internal/serviceaccount"
+	"github.com/hubd/hubd/internal/signin"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tag"
@@ -50,7 +52,10 @@ type Deps struct {
 	Units   *unit.Service
 	Targets *target.Service
 	Tags    *tag.Service
-	Logger  *slog.Logger
+	// ServiceAccounts and SignIn serve the accounts, their keys and the token endpoint.
+	ServiceAccounts *serviceaccount.Service
+	SignIn          *signin.Service
+	Logger          *slog.Logger
 	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
 	StrictMiddlewares []api.StrictMiddlewareFunc
 }
@@ -93,6 +98,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	e.GET("/auth/jwks.json", s.jwks)
+	e.POST("/auth/token", s.token)
 
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(&handlers{s: s}, deps.StrictMiddlewares), BasePath)
 	s.echo = e

@@ -1,0 +1,85 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/signin"
+)
+
+// The grant types of POST {base}/auth/token (DESIGN.md: one token endpoint for both).
+const (
+	grantJWTBearer     = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+	grantTokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+	tokenTypeAccess    = "urn:ietf:params:oauth:token-type:access_token"
+)
+
+// tokenResponse is the endpoint's success body (RFC 6749 section 5.1, plus organization_id).
+type tokenResponse struct {
+	AccessToken     string `json:"access_token"`
+	TokenType       string `json:"token_type"`
+	ExpiresIn       int64  `json:"expires_in"`
+	IssuedTokenType string `json:"issued_token_type"`
+	OrganizationID  string `json:"organization_id"`
+}
+
+// oauthError is the endpoint's error body (RFC 6749 section 5.2): the one place the error body differs.
+type oauthError struct {
+	Error            string `json:"error"`
+	ErrorDescription string `json:"error_description"`
+}
+
+// token serves POST {base}/auth/token: a signed assertion of a registered key (RFC 7523) becomes a
+// service token. Token exchange (RFC 8693) needs an identity provider, which is not configured.
+func (s *Server) token(c echo.Context) error {
+	c.Response().Header().Set("Cache-Control", "no-store")
+	fail := func(status int, code, description string) error {
+		return c.JSON(status, oauthError{Error: code, ErrorDescription: description})
+	}
+	if err := c.Request().ParseForm(); err != nil {
+		return fail(http.StatusBadRequest, "invalid_request", "the body must be application/x-www-form-urlencoded")
+	}
+	form := c.Request().PostForm
+	switch form.Get("grant_type") {
+	case grantJWTBearer:
+	case grantTokenExchange:
+		return fail(http.StatusBadRequest, "unsupported_grant_type", "token exchange needs an identity provider, and none is configured (see /api/info AuthIssuer)")
+	case "":
+		return fail(http.StatusBadRequest, "invalid_request", "grant_type is required")
+	default:
+		return fail(http.StatusBadRequest, "unsupported_grant_type", "grant_type must be "+grantJWTBearer)
+	}
+	assertion := form.Get("assertion")
+	if assertion == "" {
+		return fail(http.StatusBadRequest, "invalid_request", "assertion is required")
+	}
+	var orgID *uuid.UUID
+	if v := form.Get("organization_id"); v != "" {
+		id, err := uuid.Parse(v)
+		if err != nil {
+			return fail(http.StatusBadRequest, "invalid_request", "organization_id must be a UUID")
+		}
+		orgID = &id
+	}
+	p, err := s.deps.SignIn.Exchange(c.Request().Context(), assertion, s.cfg.BaseURL+"/auth/token", orgID)
+	if ge, ok := signin.IsGrantError(err); ok {
+		return fail(http.StatusBadRequest, ge.Code, ge.Description)
+	}
+	if err != nil {
+		return err
+	}
+	return s.issue(c, p)
+}
+
+func (s *Server) issue(c echo.Context, p auth.Principal) error {
+	tok, exp, err := s.deps.Issuer.Mint(p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, tokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(time.Until(exp).Seconds()),
+		IssuedTokenType: tokenTypeAccess, OrganizationID: p.OrganizationID.String()})
+}

@@ -1,0 +1,275 @@
+// Package signin lets Users and ServiceAccounts sign in without a shared secret: an administrator
+// registers the identity's public key (a JWK whose Kid is its RFC 7638 thumbprint), and the identity
+// exchanges a short-lived JWT signed with the private key (RFC 7523 jwt-bearer) for a service token at
+// {base_url}/auth/token.
+package signin
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v2/jws"
+	"github.com/lestrrat-go/jwx/v2/jwt"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Key is a registered public key.
+type Key struct {
+	ID          uuid.UUID
+	UserID      uuid.UUID
+	Kid         string
+	PublicJWK   map[string]any
+	Description string
+	ExpiresAt   *time.Time
+	LastUsedAt  *time.Time
+	CreatedAt   time.Time
+}
+
+func keyFromRow(r *db.UserKey) (Key, error) {
+	jwkMap, err := store.DecodeJSON[map[string]any](r.PublicJWK)
+	return Key{ID: r.UserKeyID, UserID: r.UserID, Kid: r.Kid, PublicJWK: jwkMap, Description: r.Description,
+		ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt, CreatedAt: r.CreatedAt}, err
+}
+
+// Service manages keys and exchanges assertions.
+type Service struct {
+	Store  *store.Store
+	Issuer *auth.Issuer
+}
+
+// ListKeys returns the keys of a User (unredacted: they are public).
+func (s *Service) ListKeys(ctx context.Context, userID uuid.UUID) ([]Key, error) {
+	rows, err := s.Store.Q().UserKeyList(ctx, userID)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	out := make([]Key, len(rows))
+	for i, r := range rows {
+		if out[i], err = keyFromRow(r); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// RegisterKey adds a public key to a User. Only admins and managers register keys, and never their own.
+func (s *Service) RegisterKey(ctx context.Context, userID uuid.UUID, publicJWK map[string]any, description string, dryRun bool) (Key, error) {
+	p := authz.Caller(ctx)
+	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
+		return Key{}, err
+	}
+	if userID == p.UserID {
+		return Key{}, apierr.Forbidden("registering a key for yourself is not permitted; ask another admin or manager")
+	}
+	key, kid, err := publicKey(publicJWK)
+	if err != nil {
+		return Key{}, err
+	}
+	stored, err := json.Marshal(key)
+	if err != nil {
+		return Key{}, err
+	}
+	var out Key
+	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		var row *db.UserKey
+		err := tx.Savepoint(ctx, func(sp *store.Tx) error {
+			var err error
+			row, err = sp.Q.UserKeyInsert(ctx, db.UserKeyInsertParams{UserKeyID: uuid.New(), UserID: userID, Kid: kid, PublicJWK: stored, Description: description})
+			return err
+		})
+		if apierr.Is(err, apierr.TypeAlreadyExists) {
+			return (&apierr.Error{Type: apierr.TypeAlreadyExists, Message: "this key is already registered (its Kid " + kid + " is taken)",
+				Items: []apierr.Item{{Item: "PublicJWK", Description: "already registered"}}}).WithEntity("UserKey", "", kid)
+		}
+		if err != nil {
+			return err
+		}
+		out, err = keyFromRow(row)
+		return err
+	})
+	return out, err
+}
+
+// DeleteKey removes a key of a User.
+func (s *Service) DeleteKey(ctx context.Context, userID uuid.UUID, kid string) error {
+	p := authz.Caller(ctx)
+	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
+		return err
+	}
+	n, err := s.Store.Q().UserKeyDelete(ctx, db.UserKeyDeleteParams{UserID: userID, Kid: kid})
+	if err != nil {
+		return store.Translate(err)
+	}
+	if n == 0 {
+		return apierr.NotFound("UserKey", kid)
+	}
+	return nil
+}
+
+// publicKey checks a JWK: public only, of a kind fit for signing, and returns it with its thumbprint.
+func publicKey(raw map[string]any) (jwk.Key, string, error) {
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return nil, "", apierr.Validation("PublicJWK is not a JWK", apierr.Item{Item: "PublicJWK", Description: "not a JWK"})
+	}
+	key, err := jwk.ParseKey(data)
+	if err != nil {
+		return nil, "", apierr.Validation("PublicJWK is not a JWK: "+err.Error(), apierr.Item{Item: "PublicJWK", Description: "not a JWK"})
+	}
+	var rawKey any
+	if err := key.Raw(&rawKey); err != nil {
+		return nil, "", apierr.Validation("PublicJWK cannot be used: "+err.Error(), apierr.Item{Item: "PublicJWK", Description: "unusable"})
+	}
+	switch k := rawKey.(type) {
+	case *ecdsa.PublicKey:
+		if k.Curve.Params().BitSize < 256 {
+			return nil, "", weakKey()
+		}
+	case *rsa.PublicKey:
+		if k.N.BitLen() < 2048 {
+			return nil, "", weakKey()
+		}
+	case ed25519.PublicKey:
+	default:
+		return nil, "", apierr.Validation("PublicJWK must be a public key (EC, RSA or Ed25519); never send a private key",
+			apierr.Item{Item: "PublicJWK", Description: "not a public signing key"})
+	}
+	tp, err := key.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return nil, "", err
+	}
+	kid := base64.RawURLEncoding.EncodeToString(tp)
+	if err := key.Set(jwk.KeyIDKey, kid); err != nil {
+		return nil, "", err
+	}
+	return key, kid, nil
+}
+
+func weakKey() error {
+	return apierr.Validation("PublicJWK is too weak: use EC P-256 or stronger, RSA of 2048 bits or more, or Ed25519",
+		apierr.Item{Item: "PublicJWK", Description: "too weak"})
+}
+
+// GrantError is an RFC 6749 error of the token endpoint.
+type GrantError struct {
+	Code        string // invalid_request, invalid_grant, unsupported_grant_type, ...
+	Description string
+}
+
+func (e *GrantError) Error() string { return e.Code + ": " + e.Description }
+
+func invalidGrant(format string, args ...any) error {
+	return &GrantError{Code: "invalid_grant", Description: fmt.Sprintf(format, args...)}
+}
+
+// MaxAssertionLifetime bounds how long an assertion may be valid (DESIGN.md: at most 5 minutes).
+const MaxAssertionLifetime = 5 * time.Minute
+
+// Exchange verifies an RFC 7523 assertion and returns the identity it signs in: iss and sub name the
+// User (or ServiceAccount) whose registered key signed it, aud is the token endpoint, it expires within
+// MaxAssertionLifetime, and its jti was never used before. orgID chooses the organization of a User who
+// belongs to several (a ServiceAccount belongs to one).
+func (s *Service) Exchange(ctx context.Context, assertion, audience string, orgID *uuid.UUID) (auth.Principal, error) {
+	msg, err := jws.ParseString(assertion)
+	if err != nil || len(msg.Signatures()) != 1 {
+		return auth.Principal{}, invalidGrant("the assertion is not a signed JWT")
+	}
+	kid := msg.Signatures()[0].ProtectedHeaders().KeyID()
+	if kid == "" {
+		return auth.Principal{}, invalidGrant("the assertion's header names no kid")
+	}
+	q := s.Store.Q()
+	row, err := q.UserKeyGetByKid(ctx, kid)
+	if store.IsNoRows(err) {
+		return auth.Principal{}, invalidGrant("no registered key has kid %s", kid)
+	}
+	if err != nil {
+		return auth.Principal{}, store.Translate(err)
+	}
+	if row.ExpiresAt != nil && row.ExpiresAt.Before(time.Now()) {
+		return auth.Principal{}, invalidGrant("the key %s has expired", kid)
+	}
+	pub, err := jwk.ParseKey(row.PublicJWK)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	set := jwk.NewSet()
+	if err := set.AddKey(pub); err != nil {
+		return auth.Principal{}, err
+	}
+	tok, err := jwt.Parse([]byte(assertion), jwt.WithKeySet(set, jws.WithInferAlgorithmFromKey(true)),
+		jwt.WithValidate(true), jwt.WithAudience(audience), jwt.WithAcceptableSkew(30*time.Second),
+		jwt.WithRequiredClaim(jwt.ExpirationKey), jwt.WithRequiredClaim(jwt.JwtIDKey))
+	if err != nil {
+		return auth.Principal{}, invalidGrant("the assertion is not valid: %v", err)
+	}
+	if tok.Expiration().Sub(time.Now()) > MaxAssertionLifetime+30*time.Second ||
+		(!tok.IssuedAt().IsZero() && tok.Expiration().Sub(tok.IssuedAt()) > MaxAssertionLifetime) {
+		return auth.Principal{}, invalidGrant("the assertion lives longer than %s", MaxAssertionLifetime)
+	}
+	if tok.Issuer() != tok.Subject() {
+		return auth.Principal{}, invalidGrant("the assertion's iss and sub must both name the signing identity")
+	}
+	sa, saErr := q.ServiceAccountGetByUser(ctx, row.UserID)
+	switch {
+	case tok.Subject() == row.UserID.String():
+	case saErr == nil && tok.Subject() == sa.ServiceAccountID.String():
+	default:
+		return auth.Principal{}, invalidGrant("the assertion's subject is not the identity of key %s", kid)
+	}
+	n, err := q.UsedAssertionRecord(ctx, db.UsedAssertionRecordParams{Jti: tok.JwtID(), ExpiresAt: tok.Expiration()})
+	if err != nil {
+		return auth.Principal{}, store.Translate(err)
+	}
+	if n == 0 {
+		return auth.Principal{}, invalidGrant("the assertion was used before (jti %s); sign a new one", tok.JwtID())
+	}
+	org := orgID
+	if saErr == nil {
+		org = &sa.OrganizationID
+	} else if !store.IsNoRows(saErr) {
+		return auth.Principal{}, store.Translate(saErr)
+	}
+	if org == nil {
+		return auth.Principal{}, &GrantError{Code: "invalid_request", Description: "name the organization to sign in to (organization_id)"}
+	}
+	member, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: *org, UserID: row.UserID})
+	if store.IsNoRows(err) {
+		return auth.Principal{}, invalidGrant("the identity is not a member of organization %s", org)
+	}
+	if err != nil {
+		return auth.Principal{}, store.Translate(err)
+	}
+	if err := q.UserKeyTouch(ctx, kid); err != nil {
+		return auth.Principal{}, store.Translate(err)
+	}
+	return auth.Principal{UserID: row.UserID, OrganizationID: *org, Role: auth.Role(member.OrgRole)}, nil
+}
+
+// IsGrantError reports an RFC 6749 error.
+func IsGrantError(err error) (*GrantError, bool) {
+	var ge *GrantError
+	ok := errors.As(err, &ge)
+	return ge, ok
+}
+
+// PruneAssertions forgets assertion IDs whose assertions have expired (they can no longer be replayed).
+func (s *Service) PruneAssertions(ctx context.Context) error {
+	_, err := s.Store.Q().UsedAssertionPrune(ctx)
+	return err
+}

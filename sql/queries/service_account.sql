@@ -1,0 +1,36 @@
+-- name: ServiceAccountGetByID :one
+SELECT * FROM service_account WHERE organization_id = @organization_id AND service_account_id = @service_account_id;
+
+-- name: ServiceAccountGetByIDForUpdate :one
+SELECT * FROM service_account WHERE organization_id = @organization_id AND service_account_id = @service_account_id FOR UPDATE;
+
+-- name: ServiceAccountGetBySlug :one
+SELECT * FROM service_account WHERE organization_id = @organization_id AND slug = @slug;
+
+-- name: ServiceAccountGetByUser :one
+SELECT * FROM service_account WHERE user_id = @user_id;
+
+-- name: ServiceAccountInsert :one
+INSERT INTO service_account (service_account_id, organization_id, user_id, slug, display_name, labels, annotations,
+                             delete_gates, permissions)
+VALUES (@service_account_id, @organization_id, @user_id, @slug, @display_name, @labels, @annotations,
+        @delete_gates, @permissions)
+RETURNING *;
+
+-- name: ServiceAccountUpdate :one
+UPDATE service_account
+SET slug = @slug, display_name = @display_name, labels = @labels, annotations = @annotations,
+    delete_gates = @delete_gates, permissions = @permissions, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND service_account_id = @service_account_id AND version = @version
+RETURNING *;
+
+-- name: ServiceAccountDelete :execrows
+DELETE FROM service_account WHERE organization_id = @organization_id AND service_account_id = @service_account_id;
+
+-- name: UserDelete :exec
+DELETE FROM app_user WHERE user_id = @user_id;
+
+-- name: ServiceAccountGetWithRole :one
+SELECT sa.*, m.org_role FROM service_account sa
+JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
+WHERE sa.organization_id = @organization_id AND sa.service_account_id = @service_account_id;
