@@ -93,19 +93,7 @@ func createTemplate(adminURL, name string) error {
 	if ready {
 		return nil
 	}
-	// Templates of older schemas are of no further use (the lock keeps concurrent runs of this schema out).
-	rows, err := conn.Query(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'hubd_tmpl_%' AND datname <> $1", name)
-	if err != nil {
-		return err
-	}
-	stale, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return err
-	}
-	for _, old := range stale {
-		_, _ = conn.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{old}.Sanitize()+" WITH is_template = false")
-		_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{old}.Sanitize())
-	}
+	// Templates of older schemas are left alone: another checkout on this server may be using one.
 	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
 		return err
 	}
