@@ -11,6 +11,56 @@ import (
 	"github.com/google/uuid"
 )
 
+type Channel struct {
+	ChannelID      uuid.UUID       `db:"channel_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	SpaceID        uuid.UUID       `db:"space_id"`
+	Slug           string          `db:"slug"`
+	DisplayName    string          `db:"display_name"`
+	Labels         json.RawMessage `db:"labels"`
+	Annotations    json.RawMessage `db:"annotations"`
+	DeleteGates    json.RawMessage `db:"delete_gates"`
+	Permissions    json.RawMessage `db:"permissions"`
+	Commands       json.RawMessage `db:"commands"`
+	Subscriptions  json.RawMessage `db:"subscriptions"`
+	EventBookmark  int64           `db:"event_bookmark"`
+	LastSeenAt     *time.Time      `db:"last_seen_at"`
+	HiddenReason   string          `db:"hidden_reason"`
+	Version        int64           `db:"version"`
+	CreatedAt      time.Time       `db:"created_at"`
+	UpdatedAt      time.Time       `db:"updated_at"`
+	SearchText     *string         `db:"search_text"`
+}
+
+type ChannelLease struct {
+	ChannelID     uuid.UUID       `db:"channel_id"`
+	ClaimToken    uuid.UUID       `db:"claim_token"`
+	HolderUserID  uuid.UUID       `db:"holder_user_id"`
+	HolderAddress string          `db:"holder_address"`
+	Commands      json.RawMessage `db:"commands"`
+	AcquiredAt    time.Time       `db:"acquired_at"`
+	ExpiresAt     time.Time       `db:"expires_at"`
+}
+
+type CommandRun struct {
+	CommandRunID   uuid.UUID       `db:"command_run_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	SpaceID        uuid.UUID       `db:"space_id"`
+	ChannelID      uuid.UUID       `db:"channel_id"`
+	Command        string          `db:"command"`
+	Options        json.RawMessage `db:"options"`
+	Parameters     json.RawMessage `db:"parameters"`
+	Status         string          `db:"status"`
+	Result         []byte          `db:"result"`
+	ErrorMessage   string          `db:"error_message"`
+	UserID         uuid.UUID       `db:"user_id"`
+	Deadline       time.Time       `db:"deadline"`
+	DeliveredToken *uuid.UUID      `db:"delivered_token"`
+	CreatedAt      time.Time       `db:"created_at"`
+	DeliveredAt    *time.Time      `db:"delivered_at"`
+	CompletedAt    *time.Time      `db:"completed_at"`
+}
+
 type ConfigDatum struct {
 	DataHash  string    `db:"data_hash"`
 	Data      []byte    `db:"data"`

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/listquery"
@@ -53,6 +54,7 @@ type App struct {
 	// ServiceAccounts and SignIn: non-person identities and key-based sign-in.
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service
+	Channels        *channel.Service
 }
 
 // Open connects, migrates if asked, and loads the signing keys; it starts nothing.
@@ -89,6 +91,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Tags:            &tag.Service{Store: st, Tokens: tokens},
 		ServiceAccounts: &serviceaccount.Service{Store: st, Tokens: tokens},
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
+		Channels:        &channel.Service{Store: st, Tokens: tokens},
 	}, nil
 }
 
@@ -100,7 +103,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	}
 	deps := extra
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
-	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn
+	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn, deps.Channels = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn, a.Channels
 	return httpapi.New(cfg.HTTP, deps)
 }
 

@@ -112,7 +112,9 @@ func (r pageResponse) VisitListOrganizationsResponse(w http.ResponseWriter) erro
 func (r pageResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
-func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error       { return r.write(w) }
+func (r pageResponse) VisitListChannelsResponse(w http.ResponseWriter) error    { return r.write(w) }
+func (r pageResponse) VisitListAllChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r pageResponse) VisitListServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
@@ -151,6 +153,7 @@ func (r itemResponse) write(w http.ResponseWriter) error {
 func (r itemResponse) VisitGetSpaceResponse(w http.ResponseWriter) error        { return r.write(w) }
 func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error         { return r.write(w) }
+func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error      { return r.write(w) }
 func (r itemResponse) VisitGetServiceAccountResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }

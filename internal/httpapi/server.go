@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/gen/oas"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/serviceaccount"
 	"github.com/hubd/hubd/internal/signin"
@@ -55,6 +56,7 @@ type Deps struct {
 	// ServiceAccounts and SignIn serve the accounts, their keys and the token endpoint.
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service
+	Channels        *channel.Service
 	Logger          *slog.Logger
 	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
 	StrictMiddlewares []api.StrictMiddlewareFunc

@@ -1,0 +1,493 @@
+// Package channel holds Channels: how command bots connect. A Channel declares the commands its bot
+// serves and the events it subscribes to, and keeps the bot's event bookmark; its lease, long poll and
+// command runs are the protocol of SPEC.md's Endpoints.
+package channel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// EntityType is the Channel's type name.
+const EntityType = "Channel"
+
+// Option is one option of a command.
+type Option struct {
+	Name     string `json:"Name"`
+	DataType string `json:"DataType"`
+	Required bool   `json:"Required"`
+}
+
+// Command is a command a Channel's bot serves.
+type Command struct {
+	Description string   `json:"Description"`
+	Options     []Option `json:"Options"`
+}
+
+// Subscription selects events for the Channel's bot.
+type Subscription struct {
+	EventTypes []string   `json:"EventTypes"`
+	TargetID   *uuid.UUID `json:"TargetID"`
+}
+
+// Channel is a stored Channel and the state of its lease.
+type Channel struct {
+	ID                 uuid.UUID
+	OrganizationID     uuid.UUID
+	SpaceID            uuid.UUID
+	LastSeenAt         *time.Time
+	LeaseHolderAddress string
+	Connected          bool
+	HiddenReason       string
+	Version            int64
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	Fields
+}
+
+// Fields are what a write sets.
+type Fields struct {
+	Slug          string             `json:"Slug"`
+	DisplayName   string             `json:"DisplayName"`
+	Permissions   authz.Grants       `json:"Permissions"`
+	Commands      map[string]Command `json:"Commands"`
+	Subscriptions []Subscription     `json:"Subscriptions"`
+	EventBookmark int64              `json:"EventBookmark"`
+	entity.Meta
+}
+
+// Target is the Channel as a permission target (Claim, Use, Edit, Manage).
+func (c Channel) Target() authz.Target {
+	return authz.Target{EntityType: EntityType, ID: c.ID.String(), Grants: c.Permissions}
+}
+
+var commandName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$`)
+
+func (f Fields) normalized() Fields {
+	f.Meta = f.Meta.Normalized()
+	f.Permissions = f.Permissions.Normalized()
+	if f.Commands == nil {
+		f.Commands = map[string]Command{}
+	}
+	for name, c := range f.Commands {
+		if c.Options == nil {
+			c.Options = []Option{}
+		}
+		f.Commands[name] = c
+	}
+	if f.Subscriptions == nil {
+		f.Subscriptions = []Subscription{}
+	}
+	for i := range f.Subscriptions {
+		if f.Subscriptions[i].EventTypes == nil {
+			f.Subscriptions[i].EventTypes = []string{}
+		}
+	}
+	return f
+}
+
+func (f Fields) validate() error {
+	if err := entity.ValidateSlug(f.Slug); err != nil {
+		return err
+	}
+	var items []apierr.Item
+	names := make([]string, 0, len(f.Commands))
+	for n := range f.Commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !commandName.MatchString(n) {
+			items = append(items, apierr.Item{Item: "Commands." + n, Description: "a command name is letters, digits, '_', '.' and '-', at most 128"})
+		}
+		seen := map[string]bool{}
+		for i, o := range f.Commands[n].Options {
+			switch {
+			case o.Name == "":
+				items = append(items, apierr.Item{Item: fmt.Sprintf("Commands.%s.Options.%d.Name", n, i), Description: "required"})
+			case seen[o.Name]:
+				items = append(items, apierr.Item{Item: fmt.Sprintf("Commands.%s.Options.%d.Name", n, i), Description: "named twice"})
+			}
+			seen[o.Name] = true
+		}
+	}
+	if f.EventBookmark < 0 {
+		items = append(items, apierr.Item{Item: "EventBookmark", Description: "a CursorID is not negative"})
+	}
+	if len(items) > 0 {
+		return apierr.Validation("invalid Channel", items...)
+	}
+	if err := f.Meta.Validate(); err != nil {
+		return err
+	}
+	return f.Permissions.Validate("Permissions")
+}
+
+func fromRow(r *db.Channel) (Channel, error) {
+	c := Channel{ID: r.ChannelID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, LastSeenAt: r.LastSeenAt,
+		HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, EventBookmark: r.EventBookmark}}
+	var err error
+	if c.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
+		return c, err
+	}
+	if c.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
+		return c, err
+	}
+	if c.Commands, err = store.DecodeJSON[map[string]Command](r.Commands); err != nil {
+		return c, err
+	}
+	if c.Subscriptions, err = store.DecodeJSON[[]Subscription](r.Subscriptions); err != nil {
+		return c, err
+	}
+	c.Fields = c.Fields.normalized()
+	return c, nil
+}
+
+// ListEntity is how Channels are listed.
+var ListEntity = listquery.Define(&listquery.Entity{
+	Name: EntityType, From: "channel", Columns: "channel.*", ID: "ChannelID", Org: "channel.organization_id", Slug: "Slug",
+	Contains: "channel.search_text", HiddenReason: "channel.hidden_reason",
+	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
+	Attributes: []listquery.Attribute{
+		{Name: "ChannelID", Type: listquery.UUID, SQL: "channel.channel_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "SpaceID", Type: listquery.UUID, SQL: "channel.space_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "OrganizationID", Type: listquery.UUID, SQL: "channel.organization_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "Slug", Type: listquery.String, SQL: "channel.slug", Filterable: true, Orderable: true, Always: true},
+		{Name: "DisplayName", Type: listquery.String, SQL: "channel.display_name", Filterable: true},
+		{Name: "Labels", Type: listquery.StringMap, SQL: "channel.labels", Filterable: true},
+		{Name: "Annotations", Type: listquery.StringMap, SQL: "channel.annotations", Filterable: true},
+		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "channel.delete_gates", Filterable: true},
+		{Name: "EventBookmark", Type: listquery.Int, SQL: "channel.event_bookmark", Filterable: true},
+		{Name: "HiddenReason", Type: listquery.String, SQL: "channel.hidden_reason", Filterable: true},
+		{Name: "CreatedAt", Type: listquery.Time, SQL: "channel.created_at", Filterable: true, Orderable: true},
+		{Name: "UpdatedAt", Type: listquery.Time, SQL: "channel.updated_at", Filterable: true},
+		{Name: "Permissions", Type: listquery.Opaque}, {Name: "Commands", Type: listquery.Opaque},
+		{Name: "Subscriptions", Type: listquery.Opaque}, {Name: "Condition", Type: listquery.Opaque},
+		{Name: "LastSeenAt", Type: listquery.Opaque}, {Name: "LeaseHolderAddress", Type: listquery.Opaque},
+		{Name: "Version", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
+	},
+	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}},
+})
+
+// Service carries out Channel operations.
+type Service struct {
+	Store  *store.Store
+	Tokens *listquery.TokenCodec
+}
+
+// WriteOptions are the query parameters every write takes.
+type WriteOptions struct {
+	DryRun      bool
+	AllowExists bool
+}
+
+func spaceOf(ctx context.Context, q *db.Queries, spaceID uuid.UUID) (*db.Space, error) {
+	p := authz.Caller(ctx)
+	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID})
+	if store.IsNoRows(err) {
+		return nil, apierr.NotFound("Space", spaceID.String())
+	}
+	return row, store.Translate(err)
+}
+
+// resolve reads a Channel named by ID or Slug in a Space of the caller's organization.
+func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (*db.Channel, error) {
+	p := authz.Caller(ctx)
+	var row *db.Channel
+	var err error
+	if id, perr := uuid.Parse(ref); perr == nil {
+		if lock {
+			row, err = q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, ChannelID: id})
+		} else {
+			row, err = q.ChannelGetByID(ctx, db.ChannelGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, ChannelID: id})
+		}
+	} else {
+		row, err = q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: ref})
+		if err == nil && lock {
+			row, err = q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, ChannelID: row.ChannelID})
+		}
+	}
+	if store.IsNoRows(err) {
+		if _, serr := spaceOf(ctx, q, spaceID); serr != nil {
+			return nil, serr
+		}
+		return nil, apierr.NotFound(EntityType, ref)
+	}
+	return row, store.Translate(err)
+}
+
+// withLeases fills the lease state of Channels from one query.
+func withLeases(ctx context.Context, q *db.Queries, chans []Channel) error {
+	ids := make([]uuid.UUID, len(chans))
+	for i, c := range chans {
+		ids[i] = c.ID
+	}
+	leases, err := q.ChannelLeasesFor(ctx, ids)
+	if err != nil {
+		return store.Translate(err)
+	}
+	by := map[uuid.UUID]*db.ChannelLease{}
+	for _, l := range leases {
+		by[l.ChannelID] = l
+	}
+	for i := range chans {
+		if l, ok := by[chans[i].ID]; ok {
+			chans[i].Connected, chans[i].LeaseHolderAddress = true, l.HolderAddress
+		}
+	}
+	return nil
+}
+
+// List returns a page of Channels (of one Space when spaceID is set) the caller may view.
+func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Channel], error) {
+	p := authz.Caller(ctx)
+	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+	if spaceID != nil {
+		if _, err := spaceOf(ctx, s.Store.Q(), *spaceID); err != nil {
+			return listquery.Page[Channel]{}, err
+		}
+		q.Scope = []listquery.Condition{{Column: "channel.space_id", Value: *spaceID}}
+	}
+	page, err := listquery.Run[db.Channel](ctx, s.Store.Pool, s.Tokens, q)
+	if err != nil {
+		return listquery.Page[Channel]{}, err
+	}
+	out, err := listquery.MapPage(page, fromRow)
+	if err != nil {
+		return out, err
+	}
+	visible := out.Items[:0]
+	for _, c := range out.Items {
+		if authz.Allowed(p, authz.View, c.Target()) {
+			visible = append(visible, c)
+		}
+	}
+	out.Items = visible
+	return out, withLeases(ctx, s.Store.Q(), out.Items)
+}
+
+// Get returns one Channel (by ID or Slug).
+func (s *Service) Get(ctx context.Context, spaceID uuid.UUID, ref string) (Channel, error) {
+	row, err := resolve(ctx, s.Store.Q(), spaceID, ref, false)
+	if err != nil {
+		return Channel{}, err
+	}
+	c, err := fromRow(row)
+	if err != nil {
+		return c, err
+	}
+	if err := authz.Check(ctx, authz.View, c.Target()); err != nil {
+		return c, err
+	}
+	chans := []Channel{c}
+	err = withLeases(ctx, s.Store.Q(), chans)
+	return chans[0], err
+}
+
+func (c Channel) changeEvent(ch entity.Change, spaceSlug string) event.Event {
+	return entity.ChangeEvent("channel", EntityType, ch, c.OrganizationID, c.ID, c.Slug, c.Version, &entity.SpaceRef{ID: c.SpaceID, Slug: spaceSlug})
+}
+
+// Create makes a Channel; its event bookmark starts at the log's tail unless one is given.
+func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (Channel, error) {
+	p := authz.Caller(ctx)
+	f = f.normalized()
+	if err := f.validate(); err != nil {
+		return Channel{}, err
+	}
+	var out Channel
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		if err != nil {
+			return err
+		}
+		grants, err := store.DecodeJSON[authz.Grants](sp.Permissions)
+		if err != nil {
+			return err
+		}
+		st := authz.Target{EntityType: "Space", ID: spaceID.String(), Grants: grants}
+		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+			return err
+		}
+		if len(f.Permissions) > 0 {
+			if err := authz.Check(ctx, authz.Manage, st); err != nil {
+				return err
+			}
+		}
+		if f.EventBookmark == 0 {
+			if f.EventBookmark, err = tx.Q.EventLogTail(ctx); err != nil {
+				return err
+			}
+		}
+		var row *db.Channel
+		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
+			var err error
+			row, err = sp.Q.ChannelInsert(ctx, db.ChannelInsertParams{ChannelID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID,
+				Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+				Commands: store.EncodeJSON(f.Commands), Subscriptions: jsonArray(f.Subscriptions), EventBookmark: f.EventBookmark})
+			return err
+		})
+		if apierr.Is(err, apierr.TypeAlreadyExists) {
+			if !opts.AllowExists {
+				return apierr.AlreadyExists(EntityType, f.Slug)
+			}
+			if row, err = tx.Q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
+				return err
+			}
+			out, err = fromRow(row)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if out, err = fromRow(row); err != nil {
+			return err
+		}
+		tx.Emit(out.changeEvent(entity.Created, sp.Slug))
+		return nil
+	})
+	return out, err
+}
+
+func jsonArray(v any) []byte {
+	b, _ := json.Marshal(v)
+	if string(b) == "null" {
+		return []byte("[]")
+	}
+	return b
+}
+
+type changeFunc func(Channel) (*int64, Fields, error)
+
+// Update replaces a Channel's fields; version must be the stored one.
+func (s *Service) Update(ctx context.Context, spaceID uuid.UUID, ref string, version int64, f Fields, dryRun bool) (Channel, error) {
+	if err := entity.RequireVersion(version); err != nil {
+		return Channel{}, err
+	}
+	return s.write(ctx, spaceID, ref, dryRun, func(Channel) (*int64, Fields, error) { return &version, f, nil })
+}
+
+// Patch applies a merge patch to a Channel's fields.
+func (s *Service) Patch(ctx context.Context, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (Channel, error) {
+	return s.write(ctx, spaceID, ref, dryRun, func(cur Channel) (*int64, Fields, error) {
+		version, err := entity.SentVersion(patch)
+		if err != nil {
+			return nil, Fields{}, err
+		}
+		merged, err := entity.MergePatch(cur.Fields, patch)
+		if err != nil {
+			return nil, Fields{}, err
+		}
+		var f Fields
+		if err := json.Unmarshal(merged, &f); err != nil {
+			return nil, Fields{}, apierr.UserInput("the patched Channel is not valid: " + err.Error())
+		}
+		return version, f, nil
+	})
+}
+
+func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryRun bool, change changeFunc) (Channel, error) {
+	p := authz.Caller(ctx)
+	var out Channel
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		row, err := resolve(ctx, tx.Q, spaceID, ref, true)
+		if err != nil {
+			return err
+		}
+		cur, err := fromRow(row)
+		if err != nil {
+			return err
+		}
+		if err := authz.Check(ctx, authz.Edit, cur.Target()); err != nil {
+			return err
+		}
+		version, f, err := change(cur)
+		if err != nil {
+			return err
+		}
+		f = f.normalized()
+		if err := f.validate(); err != nil {
+			return err
+		}
+		if !cur.Permissions.Equal(f.Permissions) {
+			if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {
+				return err
+			}
+		}
+		if err := entity.CheckVersion(EntityType, cur.ID, version, cur.Version); err != nil {
+			return err
+		}
+		updated, err := tx.Q.ChannelUpdate(ctx, db.ChannelUpdateParams{OrganizationID: p.OrganizationID, ChannelID: cur.ID, Version: cur.Version,
+			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+			Commands: store.EncodeJSON(f.Commands), Subscriptions: jsonArray(f.Subscriptions), EventBookmark: f.EventBookmark})
+		if err != nil {
+			return entity.SlugClash(err, EntityType, f.Slug)
+		}
+		if out, err = fromRow(updated); err != nil {
+			return err
+		}
+		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		if err != nil {
+			return err
+		}
+		tx.Emit(out.changeEvent(entity.Updated, sp.Slug))
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	chans := []Channel{out}
+	err = withLeases(ctx, s.Store.Q(), chans)
+	return chans[0], err
+}
+
+// Delete removes a Channel (its lease and runs with it); refused while it has DeleteGates.
+func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dryRun bool) error {
+	p := authz.Caller(ctx)
+	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		row, err := resolve(ctx, tx.Q, spaceID, ref, true)
+		if err != nil {
+			return err
+		}
+		cur, err := fromRow(row)
+		if err != nil {
+			return err
+		}
+		if err := authz.Check(ctx, authz.Delete, cur.Target()); err != nil {
+			return err
+		}
+		if err := entity.CheckDeleteGates(EntityType, cur.ID, cur.Slug, cur.DeleteGates); err != nil {
+			return err
+		}
+		n, err := tx.Q.ChannelDelete(ctx, db.ChannelDeleteParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, ChannelID: cur.ID})
+		if err != nil {
+			return store.TranslateDelete(err, EntityType, cur.ID.String())
+		}
+		if n == 0 {
+			return apierr.NotFound(EntityType, ref)
+		}
+		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		if err != nil {
+			return err
+		}
+		tx.Emit(cur.changeEvent(entity.Deleted, sp.Slug))
+		return nil
+	})
+}

@@ -1,0 +1,158 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/channel"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/listquery"
+)
+
+func channelToAPI(c channel.Channel) api.Channel {
+	commands := map[string]api.ChannelCommand{}
+	for name, cmd := range c.Commands {
+		opts := make([]api.ChannelCommandOption, len(cmd.Options))
+		for i, o := range cmd.Options {
+			opts[i] = api.ChannelCommandOption{Name: o.Name, DataType: api.ChannelCommandOptionDataType(o.DataType), Required: o.Required}
+		}
+		commands[name] = api.ChannelCommand{Description: cmd.Description, Options: opts}
+	}
+	subs := make([]api.ChannelSubscription, len(c.Subscriptions))
+	for i, s := range c.Subscriptions {
+		subs[i] = api.ChannelSubscription{EventTypes: s.EventTypes, TargetID: s.TargetID}
+	}
+	condition := "Disconnected"
+	if c.Connected {
+		condition = "Connected"
+	}
+	return api.Channel{ChannelID: c.ID, SpaceID: c.SpaceID, OrganizationID: c.OrganizationID, Slug: c.Slug, DisplayName: c.DisplayName,
+		Labels: c.Labels, Annotations: c.Annotations, DeleteGates: c.DeleteGates, Permissions: permissionsToAPI(c.Permissions),
+		Commands: commands, Subscriptions: subs, EventBookmark: c.EventBookmark, Condition: condition, LastSeenAt: c.LastSeenAt,
+		LeaseHolderAddress: c.LeaseHolderAddress, HiddenReason: c.HiddenReason, EntityType: channel.EntityType,
+		CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(), Version: c.Version}
+}
+
+func channelFields(b *api.Channel) channel.Fields {
+	commands := map[string]channel.Command{}
+	for name, cmd := range b.Commands {
+		opts := make([]channel.Option, len(cmd.Options))
+		for i, o := range cmd.Options {
+			opts[i] = channel.Option{Name: o.Name, DataType: string(o.DataType), Required: o.Required}
+		}
+		commands[name] = channel.Command{Description: cmd.Description, Options: opts}
+	}
+	subs := make([]channel.Subscription, len(b.Subscriptions))
+	for i, s := range b.Subscriptions {
+		subs[i] = channel.Subscription{EventTypes: s.EventTypes, TargetID: s.TargetID}
+	}
+	return channel.Fields{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+		Commands: commands, Subscriptions: subs, EventBookmark: b.EventBookmark,
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+}
+
+func (h *handlers) ListAllChannels(ctx context.Context, r api.ListAllChannelsRequestObject) (api.ListAllChannelsResponseObject, error) {
+	return h.listChannels(ctx, nil, listParams(r.Params))
+}
+
+func (h *handlers) ListChannels(ctx context.Context, r api.ListChannelsRequestObject) (api.ListChannelsResponseObject, error) {
+	return h.listChannels(ctx, &r.SpaceId, listParams(r.Params))
+}
+
+func (h *handlers) listChannels(ctx context.Context, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+	page, err := h.s.deps.Channels.List(ctx, spaceID, requestPath(ctx), params)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	out, err := h.extendChannels(ctx, page.Items, page.Includes)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	return newPage(out, channel.EntityType, page.Fields, page.Continue), nil
+}
+
+func (h *handlers) extendChannels(ctx context.Context, cs []channel.Channel, includes map[string]bool) ([]api.ExtendedChannel, error) {
+	org, err := h.includedOrganization(ctx, includes)
+	if err != nil {
+		return nil, err
+	}
+	spaces := map[uuid.UUID]api.Space{}
+	if includes["SpaceID"] {
+		ids := make([]uuid.UUID, len(cs))
+		for i, c := range cs {
+			ids[i] = c.SpaceID
+		}
+		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, sp := range found {
+			spaces[id] = spaceToAPI(sp)
+		}
+	}
+	out := make([]api.ExtendedChannel, len(cs))
+	for i, c := range cs {
+		out[i] = api.ExtendedChannel{Channel: channelToAPI(c), Organization: org}
+		if sp, ok := spaces[c.SpaceID]; ok {
+			out[i].Space = &sp
+		}
+	}
+	return out, nil
+}
+
+func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject) (api.GetChannelResponseObject, error) {
+	fields, err := listquery.SelectFields(channel.ListEntity, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
+	includes, err := listquery.ParseIncludes(channel.ListEntity, deref(r.Params.Include))
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.s.deps.Channels.Get(ctx, r.SpaceId, r.ChannelId)
+	if err != nil {
+		return nil, err
+	}
+	ext, err := h.extendChannels(ctx, []channel.Channel{c}, includes)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: ext[0], entityField: channel.EntityType, fields: fields}, nil
+}
+
+func (h *handlers) CreateChannel(ctx context.Context, r api.CreateChannelRequestObject) (api.CreateChannelResponseObject, error) {
+	c, err := h.s.deps.Channels.Create(ctx, r.SpaceId, channelFields(r.Body), channel.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateChannel200JSONResponse{Body: channelToAPI(c)}, nil
+}
+
+func (h *handlers) UpdateChannel(ctx context.Context, r api.UpdateChannelRequestObject) (api.UpdateChannelResponseObject, error) {
+	c, err := h.s.deps.Channels.Update(ctx, r.SpaceId, r.ChannelId, r.Body.Version, channelFields(r.Body), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateChannel200JSONResponse{Body: channelToAPI(c)}, nil
+}
+
+func (h *handlers) PatchChannel(ctx context.Context, r api.PatchChannelRequestObject) (api.PatchChannelResponseObject, error) {
+	patch := r.JSONBody
+	if patch == nil {
+		patch = r.ApplicationMergePatchPlusJSONBody
+	}
+	c, err := h.s.deps.Channels.Patch(ctx, r.SpaceId, r.ChannelId, *patch, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchChannel200JSONResponse{Body: channelToAPI(c)}, nil
+}
+
+func (h *handlers) DeleteChannel(ctx context.Context, r api.DeleteChannelRequestObject) (api.DeleteChannelResponseObject, error) {
+	if err := h.s.deps.Channels.Delete(ctx, r.SpaceId, r.ChannelId, flag(r.Params.DryRun)); err != nil {
+		return nil, err
+	}
+	return api.DeleteChannel200JSONResponse{Body: deleted(channel.EntityType)}, nil
+}

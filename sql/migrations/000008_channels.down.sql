@@ -1,0 +1,3 @@
+DROP TABLE command_run;
+DROP TABLE channel_lease;
+DROP TABLE channel;
