@@ -12,6 +12,37 @@ import (
 	"github.com/google/uuid"
 )
 
+const channelBookmarkAdvance = `-- name: ChannelBookmarkAdvance :exec
+UPDATE channel SET event_bookmark = $1 WHERE channel_id = $2
+`
+
+type ChannelBookmarkAdvanceParams struct {
+	EventBookmark int64     `db:"event_bookmark"`
+	ChannelID     uuid.UUID `db:"channel_id"`
+}
+
+func (q *Queries) ChannelBookmarkAdvance(ctx context.Context, arg ChannelBookmarkAdvanceParams) error {
+	_, err := q.db.Exec(ctx, channelBookmarkAdvance, arg.EventBookmark, arg.ChannelID)
+	return err
+}
+
+const channelBookmarkForUpdate = `-- name: ChannelBookmarkForUpdate :one
+SELECT event_bookmark, subscriptions FROM channel WHERE channel_id = $1 FOR UPDATE
+`
+
+type ChannelBookmarkForUpdateRow struct {
+	EventBookmark int64           `db:"event_bookmark"`
+	Subscriptions json.RawMessage `db:"subscriptions"`
+}
+
+// The bookmark, locked so handing out events and moving the bookmark (PATCH) take turns.
+func (q *Queries) ChannelBookmarkForUpdate(ctx context.Context, channelID uuid.UUID) (*ChannelBookmarkForUpdateRow, error) {
+	row := q.db.QueryRow(ctx, channelBookmarkForUpdate, channelID)
+	var i ChannelBookmarkForUpdateRow
+	err := row.Scan(&i.EventBookmark, &i.Subscriptions)
+	return &i, err
+}
+
 const channelDelete = `-- name: ChannelDelete :execrows
 DELETE FROM channel WHERE organization_id = $1 AND space_id = $2 AND channel_id = $3
 `
@@ -138,6 +169,41 @@ func (q *Queries) ChannelGetBySlug(ctx context.Context, arg ChannelGetBySlugPara
 	return &i, err
 }
 
+const channelGetInOrg = `-- name: ChannelGetInOrg :one
+SELECT channel_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, commands, subscriptions, event_bookmark, last_seen_at, hidden_reason, version, created_at, updated_at, search_text FROM channel WHERE organization_id = $1 AND channel_id = $2
+`
+
+type ChannelGetInOrgParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	ChannelID      uuid.UUID `db:"channel_id"`
+}
+
+func (q *Queries) ChannelGetInOrg(ctx context.Context, arg ChannelGetInOrgParams) (*Channel, error) {
+	row := q.db.QueryRow(ctx, channelGetInOrg, arg.OrganizationID, arg.ChannelID)
+	var i Channel
+	err := row.Scan(
+		&i.ChannelID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.Commands,
+		&i.Subscriptions,
+		&i.EventBookmark,
+		&i.LastSeenAt,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
 const channelInsert = `-- name: ChannelInsert :one
 INSERT INTO channel (channel_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates,
                      permissions, commands, subscriptions, event_bookmark)
@@ -219,6 +285,92 @@ func (q *Queries) ChannelLeaseGet(ctx context.Context, channelID uuid.UUID) (*Ch
 	return &i, err
 }
 
+const channelLeaseRelease = `-- name: ChannelLeaseRelease :execrows
+DELETE FROM channel_lease WHERE channel_id = $1 AND claim_token = $2 AND expires_at > now()
+`
+
+type ChannelLeaseReleaseParams struct {
+	ChannelID  uuid.UUID `db:"channel_id"`
+	ClaimToken uuid.UUID `db:"claim_token"`
+}
+
+func (q *Queries) ChannelLeaseRelease(ctx context.Context, arg ChannelLeaseReleaseParams) (int64, error) {
+	result, err := q.db.Exec(ctx, channelLeaseRelease, arg.ChannelID, arg.ClaimToken)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const channelLeaseRenew = `-- name: ChannelLeaseRenew :one
+UPDATE channel_lease SET expires_at = now() + make_interval(secs => $1::int)
+WHERE channel_id = $2 AND claim_token = $3 AND expires_at > now()
+RETURNING channel_id, claim_token, holder_user_id, holder_address, commands, acquired_at, expires_at
+`
+
+type ChannelLeaseRenewParams struct {
+	LeaseSeconds int32     `db:"lease_seconds"`
+	ChannelID    uuid.UUID `db:"channel_id"`
+	ClaimToken   uuid.UUID `db:"claim_token"`
+}
+
+func (q *Queries) ChannelLeaseRenew(ctx context.Context, arg ChannelLeaseRenewParams) (*ChannelLease, error) {
+	row := q.db.QueryRow(ctx, channelLeaseRenew, arg.LeaseSeconds, arg.ChannelID, arg.ClaimToken)
+	var i ChannelLease
+	err := row.Scan(
+		&i.ChannelID,
+		&i.ClaimToken,
+		&i.HolderUserID,
+		&i.HolderAddress,
+		&i.Commands,
+		&i.AcquiredAt,
+		&i.ExpiresAt,
+	)
+	return &i, err
+}
+
+const channelLeaseTake = `-- name: ChannelLeaseTake :one
+INSERT INTO channel_lease (channel_id, claim_token, holder_user_id, holder_address, commands, expires_at)
+VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6::int))
+ON CONFLICT (channel_id) DO UPDATE
+SET claim_token = EXCLUDED.claim_token, holder_user_id = EXCLUDED.holder_user_id, holder_address = EXCLUDED.holder_address,
+    commands = EXCLUDED.commands, acquired_at = now(), expires_at = EXCLUDED.expires_at
+WHERE channel_lease.expires_at <= now()
+RETURNING channel_id, claim_token, holder_user_id, holder_address, commands, acquired_at, expires_at
+`
+
+type ChannelLeaseTakeParams struct {
+	ChannelID     uuid.UUID       `db:"channel_id"`
+	ClaimToken    uuid.UUID       `db:"claim_token"`
+	HolderUserID  uuid.UUID       `db:"holder_user_id"`
+	HolderAddress string          `db:"holder_address"`
+	Commands      json.RawMessage `db:"commands"`
+	LeaseSeconds  int32           `db:"lease_seconds"`
+}
+
+// Takes the lease when it is free or expired; no row when another holder has a live lease.
+func (q *Queries) ChannelLeaseTake(ctx context.Context, arg ChannelLeaseTakeParams) (*ChannelLease, error) {
+	row := q.db.QueryRow(ctx, channelLeaseTake,
+		arg.ChannelID,
+		arg.ClaimToken,
+		arg.HolderUserID,
+		arg.HolderAddress,
+		arg.Commands,
+		arg.LeaseSeconds,
+	)
+	var i ChannelLease
+	err := row.Scan(
+		&i.ChannelID,
+		&i.ClaimToken,
+		&i.HolderUserID,
+		&i.HolderAddress,
+		&i.Commands,
+		&i.AcquiredAt,
+		&i.ExpiresAt,
+	)
+	return &i, err
+}
+
 const channelLeasesFor = `-- name: ChannelLeasesFor :many
 SELECT channel_id, claim_token, holder_user_id, holder_address, commands, acquired_at, expires_at FROM channel_lease WHERE channel_id = ANY($1::uuid[]) AND expires_at > now()
 `
@@ -249,6 +401,15 @@ func (q *Queries) ChannelLeasesFor(ctx context.Context, channelIds []uuid.UUID) 
 		return nil, err
 	}
 	return items, nil
+}
+
+const channelSeen = `-- name: ChannelSeen :exec
+UPDATE channel SET last_seen_at = now() WHERE channel_id = $1
+`
+
+func (q *Queries) ChannelSeen(ctx context.Context, channelID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, channelSeen, channelID)
+	return err
 }
 
 const channelUpdate = `-- name: ChannelUpdate :one
@@ -312,4 +473,126 @@ func (q *Queries) ChannelUpdate(ctx context.Context, arg ChannelUpdateParams) (*
 		&i.SearchText,
 	)
 	return &i, err
+}
+
+const channelsDeclaring = `-- name: ChannelsDeclaring :many
+SELECT channel_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, commands, subscriptions, event_bookmark, last_seen_at, hidden_reason, version, created_at, updated_at, search_text FROM channel
+WHERE organization_id = $1 AND commands ? $2::text
+  AND ($3::uuid IS NULL OR space_id = $3::uuid)
+ORDER BY channel_id
+LIMIT 2
+`
+
+type ChannelsDeclaringParams struct {
+	OrganizationID uuid.UUID  `db:"organization_id"`
+	Command        string     `db:"command"`
+	SpaceID        *uuid.UUID `db:"space_id"`
+}
+
+// Channels declaring a command, for resolving a run by command name (at most a few are needed).
+func (q *Queries) ChannelsDeclaring(ctx context.Context, arg ChannelsDeclaringParams) ([]*Channel, error) {
+	rows, err := q.db.Query(ctx, channelsDeclaring, arg.OrganizationID, arg.Command, arg.SpaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Channel
+	for rows.Next() {
+		var i Channel
+		if err := rows.Scan(
+			&i.ChannelID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.Slug,
+			&i.DisplayName,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.Permissions,
+			&i.Commands,
+			&i.Subscriptions,
+			&i.EventBookmark,
+			&i.LastSeenAt,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SearchText,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const spaceGrantsFor = `-- name: SpaceGrantsFor :many
+SELECT space_id, permissions FROM space WHERE organization_id = $1 AND space_id = ANY($2::uuid[])
+`
+
+type SpaceGrantsForParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	SpaceIds       []uuid.UUID `db:"space_ids"`
+}
+
+type SpaceGrantsForRow struct {
+	SpaceID     uuid.UUID       `db:"space_id"`
+	Permissions json.RawMessage `db:"permissions"`
+}
+
+func (q *Queries) SpaceGrantsFor(ctx context.Context, arg SpaceGrantsForParams) ([]*SpaceGrantsForRow, error) {
+	rows, err := q.db.Query(ctx, spaceGrantsFor, arg.OrganizationID, arg.SpaceIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*SpaceGrantsForRow
+	for rows.Next() {
+		var i SpaceGrantsForRow
+		if err := rows.Scan(&i.SpaceID, &i.Permissions); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const targetGrantsFor = `-- name: TargetGrantsFor :many
+SELECT target_id, permissions FROM target WHERE organization_id = $1 AND target_id = ANY($2::uuid[])
+`
+
+type TargetGrantsForParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	TargetIds      []uuid.UUID `db:"target_ids"`
+}
+
+type TargetGrantsForRow struct {
+	TargetID    uuid.UUID       `db:"target_id"`
+	Permissions json.RawMessage `db:"permissions"`
+}
+
+func (q *Queries) TargetGrantsFor(ctx context.Context, arg TargetGrantsForParams) ([]*TargetGrantsForRow, error) {
+	rows, err := q.db.Query(ctx, targetGrantsFor, arg.OrganizationID, arg.TargetIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*TargetGrantsForRow
+	for rows.Next() {
+		var i TargetGrantsForRow
+		if err := rows.Scan(&i.TargetID, &i.Permissions); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -65,8 +65,11 @@ func New(t testing.TB, opts ...Options) *Env {
 	}
 	httpSrv.Config.Handler = srv.Handler()
 	httpSrv.Start()
+	bg, stopBackground := context.WithCancel(ctx)
+	a.RunBackground(bg, cfg)
 	t.Cleanup(func() {
 		httpSrv.Close()
+		stopBackground()
 		a.Close()
 	})
 	return &Env{T: t, URL: baseURL, DBURL: dbURL, App: a, Server: srv, Config: cfg, httpSrv: httpSrv}

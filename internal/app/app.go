@@ -55,6 +55,8 @@ type App struct {
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service
 	Channels        *channel.Service
+	// Notifier is this replica's LISTEN connection; RunBackground starts it.
+	Notifier *event.Notifier
 }
 
 // Open connects, migrates if asked, and loads the signing keys; it starts nothing.
@@ -80,6 +82,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	}
 	tokens := listquery.NewTokenCodec(tokenKey)
 	issuer := &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL}
+	notifier := event.NewNotifier(cfg.DatabaseURL, cfg.Logger)
 	return &App{
 		Store:           st,
 		Keys:            keys,
@@ -91,7 +94,8 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Tags:            &tag.Service{Store: st, Tokens: tokens},
 		ServiceAccounts: &serviceaccount.Service{Store: st, Tokens: tokens},
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
-		Channels:        &channel.Service{Store: st, Tokens: tokens},
+		Channels:        &channel.Service{Store: st, Tokens: tokens, Notifier: notifier, Logger: cfg.Logger},
+		Notifier:        notifier,
 	}, nil
 }
 
@@ -108,8 +112,8 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 }
 
 // RunBackground runs what every replica does besides serving until ctx ends: key refresh, event-log
-// pruning (safe on every replica at once) and the notification listener.
-func (a *App) RunBackground(ctx context.Context, cfg Config) *event.Notifier {
+// pruning and the command-run sweep (each safe on every replica at once) and the notification listener.
+func (a *App) RunBackground(ctx context.Context, cfg Config) {
 	retention := cfg.EventRetention
 	if retention <= 0 {
 		retention = 48 * time.Hour
@@ -128,10 +132,12 @@ func (a *App) RunBackground(ctx context.Context, cfg Config) *event.Notifier {
 			}
 		}
 	}()
-	n := event.NewNotifier(cfg.DatabaseURL, cfg.Logger)
-	go n.Run(ctx, event.Channel)
-	return n
+	go a.Channels.RunSweeper(ctx, runSweepInterval)
+	go a.Notifier.Run(ctx, event.Channel)
 }
+
+// runSweepInterval is how often expired and unanswered command runs are ended.
+const runSweepInterval = 2 * time.Second
 
 // Close releases the instance's connections.
 func (a *App) Close() { a.Store.Close() }

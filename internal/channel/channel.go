@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"sort"
 	"time"
@@ -188,6 +189,9 @@ var ListEntity = listquery.Define(&listquery.Entity{
 type Service struct {
 	Store  *store.Store
 	Tokens *listquery.TokenCodec
+	// Notifier wakes long polls when events commit on any replica.
+	Notifier *event.Notifier
+	Logger   *slog.Logger
 }
 
 // WriteOptions are the query parameters every write takes.

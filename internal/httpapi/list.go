@@ -215,3 +215,6 @@ func bulkStatus(errs []*apierr.Error) (int, error) {
 	}
 	return 0, first
 }
+func (r pageResponse) VisitListCommandRunsResponse(w http.ResponseWriter) error    { return r.write(w) }
+func (r pageResponse) VisitListAllCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r itemResponse) VisitGetCommandRunResponse(w http.ResponseWriter) error      { return r.write(w) }

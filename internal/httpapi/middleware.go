@@ -15,6 +15,7 @@ import (
 
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/channel"
 )
 
 const (
@@ -138,7 +139,12 @@ func (s *Server) limitTime(next echo.HandlerFunc) echo.HandlerFunc {
 		if s.cfg.RequestTimeout <= 0 || !strings.HasPrefix(c.Request().URL.Path, BasePath+"/") {
 			return next(c)
 		}
-		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
+		limit := s.cfg.RequestTimeout
+		if strings.HasSuffix(c.Request().URL.Path, "/poll") {
+			// A long poll waits up to its own timeout before it starts its last, bounded piece of work.
+			limit += channel.MaxPollSeconds * time.Second
+		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), limit)
 		defer cancel()
 		c.SetRequest(c.Request().WithContext(ctx))
 		return next(c)

@@ -30,3 +30,48 @@ SELECT * FROM channel_lease WHERE channel_id = @channel_id AND expires_at > now(
 
 -- name: ChannelLeasesFor :many
 SELECT * FROM channel_lease WHERE channel_id = ANY(@channel_ids::uuid[]) AND expires_at > now();
+
+-- name: ChannelLeaseTake :one
+-- Takes the lease when it is free or expired; no row when another holder has a live lease.
+INSERT INTO channel_lease (channel_id, claim_token, holder_user_id, holder_address, commands, expires_at)
+VALUES (@channel_id, @claim_token, @holder_user_id, @holder_address, @commands, now() + make_interval(secs => @lease_seconds::int))
+ON CONFLICT (channel_id) DO UPDATE
+SET claim_token = EXCLUDED.claim_token, holder_user_id = EXCLUDED.holder_user_id, holder_address = EXCLUDED.holder_address,
+    commands = EXCLUDED.commands, acquired_at = now(), expires_at = EXCLUDED.expires_at
+WHERE channel_lease.expires_at <= now()
+RETURNING *;
+
+-- name: ChannelLeaseRenew :one
+UPDATE channel_lease SET expires_at = now() + make_interval(secs => @lease_seconds::int)
+WHERE channel_id = @channel_id AND claim_token = @claim_token AND expires_at > now()
+RETURNING *;
+
+-- name: ChannelLeaseRelease :execrows
+DELETE FROM channel_lease WHERE channel_id = @channel_id AND claim_token = @claim_token AND expires_at > now();
+
+-- name: ChannelSeen :exec
+UPDATE channel SET last_seen_at = now() WHERE channel_id = @channel_id;
+
+-- name: ChannelBookmarkForUpdate :one
+-- The bookmark, locked so handing out events and moving the bookmark (PATCH) take turns.
+SELECT event_bookmark, subscriptions FROM channel WHERE channel_id = @channel_id FOR UPDATE;
+
+-- name: ChannelBookmarkAdvance :exec
+UPDATE channel SET event_bookmark = @event_bookmark WHERE channel_id = @channel_id;
+
+-- name: ChannelsDeclaring :many
+-- Channels declaring a command, for resolving a run by command name (at most a few are needed).
+SELECT * FROM channel
+WHERE organization_id = @organization_id AND commands ? @command::text
+  AND (sqlc.narg(space_id)::uuid IS NULL OR space_id = sqlc.narg(space_id)::uuid)
+ORDER BY channel_id
+LIMIT 2;
+
+-- name: ChannelGetInOrg :one
+SELECT * FROM channel WHERE organization_id = @organization_id AND channel_id = @channel_id;
+
+-- name: SpaceGrantsFor :many
+SELECT space_id, permissions FROM space WHERE organization_id = @organization_id AND space_id = ANY(@space_ids::uuid[]);
+
+-- name: TargetGrantsFor :many
+SELECT target_id, permissions FROM target WHERE organization_id = @organization_id AND target_id = ANY(@target_ids::uuid[]);

@@ -1,0 +1,334 @@
+package channel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Protocol timings (SPEC.md, DESIGN.md).
+const (
+	// LeaseSeconds is how long a lease lasts without a poll renewing it.
+	LeaseSeconds = 60
+	// AnswerSeconds is how long a bot has to report a delivered run's result.
+	AnswerSeconds = 30
+	// DefaultPollSeconds and MaxPollSeconds bound a long poll's wait.
+	DefaultPollSeconds = 30
+	MaxPollSeconds     = 60
+	// DefaultMaxRuns is how many runs a poll hands out when the bot does not say.
+	DefaultMaxRuns = 10
+	// maxEventsPerPoll bounds the events one poll reads (and hands out).
+	maxEventsPerPoll = 100
+)
+
+// Lease is a held Channel lease.
+type Lease struct {
+	ClaimToken   uuid.UUID
+	ExpiresAt    time.Time
+	LeaseSeconds int
+}
+
+// Message is one item a poll hands out: a run or an event.
+type Message struct {
+	Run   *Run
+	Event *event.Entry
+}
+
+// claimable reads a Channel the caller may hold the lease of (Claim).
+func claimable(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string) (Channel, error) {
+	row, err := resolve(ctx, q, spaceID, ref, false)
+	if err != nil {
+		return Channel{}, err
+	}
+	ch, err := fromRow(row)
+	if err != nil {
+		return ch, err
+	}
+	return ch, authz.Check(ctx, authz.Claim, ch.Target())
+}
+
+// AcquireLease takes the Channel's lease for the caller, serving commands (all the Channel declares
+// when empty). 409 while another claim token holds it.
+func (s *Service) AcquireLease(ctx context.Context, spaceID uuid.UUID, ref string, commands []string, holderAddress string) (Lease, error) {
+	p := authz.Caller(ctx)
+	ch, err := claimable(ctx, s.Store.Q(), spaceID, ref)
+	if err != nil {
+		return Lease{}, err
+	}
+	var items []apierr.Item
+	for i, c := range commands {
+		if _, ok := ch.Commands[c]; !ok {
+			items = append(items, apierr.Item{Item: fmt.Sprintf("Commands.%d", i), Description: fmt.Sprintf("the Channel does not declare command %q", c)})
+		}
+	}
+	if len(items) > 0 {
+		return Lease{}, apierr.Validation("the bot claims commands the Channel does not declare", items...)
+	}
+	if commands == nil {
+		commands = []string{}
+	}
+	var out Lease
+	err = s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		l, err := tx.Q.ChannelLeaseTake(ctx, db.ChannelLeaseTakeParams{ChannelID: ch.ID, ClaimToken: uuid.New(), HolderUserID: p.UserID,
+			HolderAddress: holderAddress, Commands: store.EncodeJSON(commands), LeaseSeconds: LeaseSeconds})
+		if store.IsNoRows(err) {
+			return apierr.Conflict("another holder has the lease of Channel %s; it is free when released or %d seconds after its last poll", ch.Slug, LeaseSeconds)
+		}
+		if err != nil {
+			return err
+		}
+		out = Lease{ClaimToken: l.ClaimToken, ExpiresAt: l.ExpiresAt, LeaseSeconds: LeaseSeconds}
+		return tx.Q.ChannelSeen(ctx, ch.ID)
+	})
+	return out, err
+}
+
+// ReleaseLease gives the lease up; 409 unless the claim token holds it.
+func (s *Service) ReleaseLease(ctx context.Context, spaceID uuid.UUID, ref string, token uuid.UUID) error {
+	ch, err := claimable(ctx, s.Store.Q(), spaceID, ref)
+	if err != nil {
+		return err
+	}
+	n, err := s.Store.Q().ChannelLeaseRelease(ctx, db.ChannelLeaseReleaseParams{ChannelID: ch.ID, ClaimToken: token})
+	if err != nil {
+		return store.Translate(err)
+	}
+	if n == 0 {
+		return apierr.Conflict("the claim token does not hold the lease of Channel %s", ch.Slug)
+	}
+	return nil
+}
+
+// Poll waits up to timeout for runs and subscribed events and hands them out, renewing the lease. It
+// holds no database connection while it waits: it wakes when events commit on any replica (a run's
+// creation is one) and at the timeout. An empty result means nothing arrived.
+func (s *Service) Poll(ctx context.Context, spaceID uuid.UUID, ref string, token uuid.UUID, timeout time.Duration, maxRuns int) ([]Message, error) {
+	ch, err := claimable(ctx, s.Store.Q(), spaceID, ref)
+	if err != nil {
+		return nil, err
+	}
+	end := time.Now().Add(timeout)
+	for {
+		// Taken before reading, so a commit after the read still wakes this poll.
+		wake := s.Notifier.Wait()
+		msgs, more, err := s.take(ctx, ch, token, maxRuns)
+		if err != nil || len(msgs) > 0 {
+			return msgs, err
+		}
+		if more {
+			continue // the events read were all filtered out and more follow
+		}
+		remaining := time.Until(end)
+		if remaining <= 0 {
+			return nil, nil
+		}
+		timer := time.NewTimer(remaining)
+		select {
+		case <-wake:
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, nil // the client has gone
+		}
+		timer.Stop()
+	}
+}
+
+// take renews the lease and, in one transaction, hands out due runs and the subscribed events after the
+// bookmark, advancing the bookmark past every event read: an event is handed out at most once.
+func (s *Service) take(ctx context.Context, ch Channel, token uuid.UUID, maxRuns int) ([]Message, bool, error) {
+	p := authz.Caller(ctx)
+	var msgs []Message
+	more := false
+	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		msgs, more = nil, false
+		lease, err := tx.Q.ChannelLeaseRenew(ctx, db.ChannelLeaseRenewParams{ChannelID: ch.ID, ClaimToken: token, LeaseSeconds: LeaseSeconds})
+		if store.IsNoRows(err) {
+			return apierr.Conflict("the claim token no longer holds the lease of Channel %s; acquire the lease again", ch.Slug)
+		}
+		if err != nil {
+			return err
+		}
+		if err := tx.Q.ChannelSeen(ctx, ch.ID); err != nil {
+			return err
+		}
+		if maxRuns > 0 {
+			commands, err := store.DecodeJSON[[]string](lease.Commands)
+			if err != nil {
+				return err
+			}
+			rows, err := tx.Q.CommandRunTake(ctx, db.CommandRunTakeParams{ChannelID: ch.ID, ClaimToken: &token, Commands: commands, MaxRuns: int32(maxRuns)})
+			if err != nil {
+				return err
+			}
+			sort.Slice(rows, func(i, j int) bool {
+				if !rows[i].CreatedAt.Equal(rows[j].CreatedAt) {
+					return rows[i].CreatedAt.Before(rows[j].CreatedAt)
+				}
+				return rows[i].CommandRunID.String() < rows[j].CommandRunID.String()
+			})
+			for _, r := range rows {
+				run, err := runFromRow(r)
+				if err != nil {
+					return err
+				}
+				msgs = append(msgs, Message{Run: &run})
+			}
+		}
+		// Subscriptions are read with the bookmark, so an edit takes effect at the next poll.
+		cur, err := tx.Q.ChannelBookmarkForUpdate(ctx, ch.ID)
+		if err != nil {
+			return err
+		}
+		subs, err := store.DecodeJSON[[]Subscription](cur.Subscriptions)
+		if err != nil {
+			return err
+		}
+		entries, err := tx.Q.EventLogRead(ctx, db.EventLogReadParams{OrganizationID: p.OrganizationID, After: cur.EventBookmark, MaxEvents: maxEventsPerPoll})
+		if err != nil || len(entries) == 0 {
+			return err
+		}
+		more = len(entries) == maxEventsPerPoll
+		events, err := s.deliverable(ctx, tx.Q, p, subs, entries)
+		if err != nil {
+			return err
+		}
+		for i := range events {
+			msgs = append(msgs, Message{Event: &events[i]})
+		}
+		return tx.Q.ChannelBookmarkAdvance(ctx, db.ChannelBookmarkAdvanceParams{ChannelID: ch.ID, EventBookmark: entries[len(entries)-1].CursorID})
+	})
+	return msgs, more, err
+}
+
+// matches reports whether any subscription selects the event.
+func matches(subs []Subscription, e *db.EventLog) bool {
+	for _, s := range subs {
+		if s.TargetID != nil && (e.TargetID == nil || *e.TargetID != *s.TargetID) {
+			continue
+		}
+		if len(s.EventTypes) == 0 {
+			return true
+		}
+		for _, t := range s.EventTypes {
+			if t == e.EventType {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deliverable keeps the events the subscriptions select and the bot's account may see: View on the
+// event's Space, or ViewChildren on its Target; events outside any Space need View on the organization.
+// Grants are read now, so a grant change applies from the next poll.
+func (s *Service) deliverable(ctx context.Context, q *db.Queries, p auth.Principal, subs []Subscription, entries []*db.EventLog) ([]event.Entry, error) {
+	var selected []*db.EventLog
+	var spaceIDs, targetIDs []uuid.UUID
+	for _, e := range entries {
+		if !matches(subs, e) {
+			continue
+		}
+		selected = append(selected, e)
+		if e.SpaceID != nil {
+			spaceIDs = append(spaceIDs, *e.SpaceID)
+		}
+		if e.TargetID != nil {
+			targetIDs = append(targetIDs, *e.TargetID)
+		}
+	}
+	if len(selected) == 0 {
+		return nil, nil
+	}
+	spaces, err := s.spaceTargets(ctx, q, p.OrganizationID, spaceIDs)
+	if err != nil {
+		return nil, err
+	}
+	targets := map[uuid.UUID]authz.Target{}
+	if len(targetIDs) > 0 {
+		rows, err := q.TargetGrantsFor(ctx, db.TargetGrantsForParams{OrganizationID: p.OrganizationID, TargetIds: targetIDs})
+		if err != nil {
+			return nil, store.Translate(err)
+		}
+		for _, r := range rows {
+			g, err := store.DecodeJSON[authz.Grants](r.Permissions)
+			if err != nil {
+				return nil, err
+			}
+			targets[r.TargetID] = authz.Target{EntityType: "Target", ID: r.TargetID.String(), Grants: g}
+		}
+	}
+	var out []event.Entry
+	for _, e := range selected {
+		visible := false
+		switch {
+		case e.SpaceID != nil:
+			st, ok := spaces[*e.SpaceID]
+			if !ok { // the Space is gone: what its role grants everywhere still applies
+				st = authz.Target{EntityType: "Space", ID: e.SpaceID.String()}
+			}
+			visible = authz.Allowed(p, authz.View, st)
+			if !visible && e.TargetID != nil {
+				if tt, ok := targets[*e.TargetID]; ok {
+					visible = authz.Allowed(p, authz.ViewChildren, tt)
+				}
+			}
+		default:
+			visible = authz.Allowed(p, authz.View, authz.OrganizationTarget(p.OrganizationID))
+		}
+		if visible {
+			out = append(out, event.Entry{CursorID: e.CursorID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
+				SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: json.RawMessage(e.Payload), CreatedAt: e.CreatedAt})
+		}
+	}
+	return out, nil
+}
+
+// ReportResult records a delivered run's outcome. The first answer wins; a run in any other state is
+// 409. The caller needs Claim on the Channel.
+func (s *Service) ReportResult(ctx context.Context, spaceID uuid.UUID, ref string, runID uuid.UUID, status string, result json.RawMessage, errorMessage string) (Run, error) {
+	switch status {
+	case "Completed", "Failed", "Rejected":
+	default:
+		return Run{}, apierr.Validation("Status is Completed, Failed or Rejected", apierr.Item{Item: "Status", Description: "not an outcome"})
+	}
+	var out Run
+	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		ch, run, err := s.runOfChannel(ctx, tx.Q, spaceID, ref, runID)
+		if err != nil {
+			return err
+		}
+		if err := authz.Check(ctx, authz.Claim, ch.Target()); err != nil {
+			return err
+		}
+		row, err := tx.Q.CommandRunAnswer(ctx, db.CommandRunAnswerParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID,
+			Status: status, Result: result, ErrorMessage: errorMessage})
+		if store.IsNoRows(err) {
+			return apierr.Conflict("the run is %s; only a delivered run takes a result, and the first answer wins", run.Status)
+		}
+		if err != nil {
+			return err
+		}
+		if out, err = runFromRow(row); err != nil {
+			return err
+		}
+		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		if err != nil {
+			return err
+		}
+		tx.Emit(out.changeEvent("command_run.updated", sp.Slug))
+		return nil
+	})
+	return out, err
+}

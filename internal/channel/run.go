@@ -1,0 +1,561 @@
+package channel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// RunEntityType is the CommandRun's type name.
+const RunEntityType = "CommandRun"
+
+// Run deadlines (SPEC.md): a run waits for a bot 5 minutes by default and at most an hour.
+const (
+	DefaultDeadlineSeconds = 300
+	MaxDeadlineSeconds     = 3600
+)
+
+// Run is a CommandRun.
+type Run struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	SpaceID        uuid.UUID
+	ChannelID      uuid.UUID
+	Command        string
+	Status         string
+	Options        map[string]string
+	Parameters     map[string]any
+	Result         json.RawMessage // nil until a bot answers with one
+	ErrorMessage   string
+	Deadline       time.Time
+	CreatedAt      time.Time
+	DeliveredAt    *time.Time
+	CompletedAt    *time.Time
+	UserID         uuid.UUID
+}
+
+func runFromRow(r *db.CommandRun) (Run, error) {
+	out := Run{ID: r.CommandRunID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, ChannelID: r.ChannelID, Command: r.Command,
+		Status: r.Status, Result: r.Result, ErrorMessage: r.ErrorMessage, Deadline: r.Deadline, CreatedAt: r.CreatedAt,
+		DeliveredAt: r.DeliveredAt, CompletedAt: r.CompletedAt, UserID: r.UserID}
+	var err error
+	if out.Options, err = store.DecodeJSON[map[string]string](r.Options); err != nil {
+		return out, err
+	}
+	if out.Parameters, err = store.DecodeJSON[map[string]any](r.Parameters); err != nil {
+		return out, err
+	}
+	if out.Options == nil {
+		out.Options = map[string]string{}
+	}
+	if out.Parameters == nil {
+		out.Parameters = map[string]any{}
+	}
+	return out, nil
+}
+
+// RunPayload is the payload of command_run.created and command_run.updated events.
+type RunPayload struct {
+	EntityType string
+	EntityID   uuid.UUID
+	ChannelID  uuid.UUID
+	Command    string
+	Status     string
+	SpaceSlug  string `json:",omitempty"`
+}
+
+func (r Run) changeEvent(eventType, spaceSlug string) event.Event {
+	return event.Event{OrganizationID: r.OrganizationID, EventType: eventType, SpaceID: &r.SpaceID,
+		SubjectEntityType: RunEntityType, SubjectEntityID: r.ID,
+		Payload: RunPayload{EntityType: RunEntityType, EntityID: r.ID, ChannelID: r.ChannelID, Command: r.Command, Status: r.Status, SpaceSlug: spaceSlug}}
+}
+
+// RunListEntity is how CommandRuns are listed.
+var RunListEntity = listquery.Define(&listquery.Entity{
+	Name: RunEntityType, From: "command_run", Columns: "command_run.*", ID: "CommandRunID", Org: "command_run.organization_id",
+	Attributes: []listquery.Attribute{
+		{Name: "CommandRunID", Type: listquery.UUID, SQL: "command_run.command_run_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "ChannelID", Type: listquery.UUID, SQL: "command_run.channel_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "SpaceID", Type: listquery.UUID, SQL: "command_run.space_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "OrganizationID", Type: listquery.UUID, SQL: "command_run.organization_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "Command", Type: listquery.String, SQL: "command_run.command", Filterable: true, Orderable: true},
+		{Name: "Status", Type: listquery.String, SQL: "command_run.status", Filterable: true, Orderable: true, Always: true},
+		{Name: "UserID", Type: listquery.UUID, SQL: "command_run.user_id", Filterable: true, Orderable: true},
+		{Name: "ErrorMessage", Type: listquery.String, SQL: "command_run.error_message", Filterable: true},
+		{Name: "Deadline", Type: listquery.Time, SQL: "command_run.deadline", Filterable: true, Orderable: true},
+		{Name: "CreatedAt", Type: listquery.Time, SQL: "command_run.created_at", Filterable: true, Orderable: true},
+		{Name: "DeliveredAt", Type: listquery.Time, SQL: "command_run.delivered_at", Filterable: true, Nullable: true},
+		{Name: "CompletedAt", Type: listquery.Time, SQL: "command_run.completed_at", Filterable: true, Nullable: true},
+		{Name: "Options", Type: listquery.Opaque}, {Name: "Parameters", Type: listquery.Opaque},
+		{Name: "Result", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
+	},
+	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}},
+})
+
+// RunRequest is what CreateRun takes.
+type RunRequest struct {
+	Command         string
+	SpaceID         *uuid.UUID
+	ChannelID       *uuid.UUID
+	Options         map[string]string
+	Parameters      map[string]any
+	DeadlineSeconds int
+}
+
+// spaceTarget is a Space row as a permission target.
+func spaceTarget(sp *db.Space) (authz.Target, error) {
+	grants, err := store.DecodeJSON[authz.Grants](sp.Permissions)
+	return authz.Target{EntityType: "Space", ID: sp.SpaceID.String(), Grants: grants}, err
+}
+
+// CreateRun resolves the command to its Channel, parses the options and stores the run, Waiting. The
+// caller needs Use on the Channel and CreateChildren on its Space.
+func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
+	p := authz.Caller(ctx)
+	deadline := req.DeadlineSeconds
+	if deadline == 0 {
+		deadline = DefaultDeadlineSeconds
+	}
+	if deadline < 1 || deadline > MaxDeadlineSeconds {
+		return Run{}, apierr.Validation(fmt.Sprintf("DeadlineSeconds is 1 to %d (the default is %d)", MaxDeadlineSeconds, DefaultDeadlineSeconds),
+			apierr.Item{Item: "DeadlineSeconds", Description: "out of range"})
+	}
+	if len(req.Options) > 0 && len(req.Parameters) > 0 {
+		return Run{}, apierr.Validation("give Options or Parameters, not both")
+	}
+	var out Run
+	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		row, err := s.channelForCommand(ctx, tx.Q, req)
+		if err != nil {
+			return err
+		}
+		ch, err := fromRow(row)
+		if err != nil {
+			return err
+		}
+		if err := authz.Check(ctx, authz.Use, ch.Target()); err != nil {
+			return err
+		}
+		sp, err := spaceOf(ctx, tx.Q, ch.SpaceID)
+		if err != nil {
+			return err
+		}
+		st, err := spaceTarget(sp)
+		if err != nil {
+			return err
+		}
+		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+			return err
+		}
+		params, err := parseParameters(ctx, tx.Q, ch, req)
+		if err != nil {
+			return err
+		}
+		options := req.Options
+		if options == nil {
+			options = map[string]string{}
+		}
+		inserted, err := tx.Q.CommandRunInsert(ctx, db.CommandRunInsertParams{CommandRunID: uuid.New(), OrganizationID: p.OrganizationID,
+			SpaceID: ch.SpaceID, ChannelID: ch.ID, Command: req.Command, Options: store.EncodeJSON(options),
+			Parameters: store.EncodeJSON(params), UserID: p.UserID, DeadlineSeconds: int32(deadline)})
+		if err != nil {
+			return err
+		}
+		if out, err = runFromRow(inserted); err != nil {
+			return err
+		}
+		// The event's commit also wakes the Channel's long polls on every replica.
+		tx.Emit(out.changeEvent("command_run.created", sp.Slug))
+		return nil
+	})
+	return out, err
+}
+
+// channelForCommand finds the one Channel the run is for: the named one, or the only one declaring the
+// command in the organization (or the chosen Space).
+func (s *Service) channelForCommand(ctx context.Context, q *db.Queries, req RunRequest) (*db.Channel, error) {
+	p := authz.Caller(ctx)
+	if req.Command == "" {
+		return nil, apierr.Validation("Command is required", apierr.Item{Item: "Command", Description: "required"})
+	}
+	if req.SpaceID != nil {
+		if _, err := spaceOf(ctx, q, *req.SpaceID); err != nil {
+			if apierr.Is(err, apierr.TypeNotFound) {
+				return nil, apierr.Validation(fmt.Sprintf("no Space %s in your organization", req.SpaceID), apierr.Item{Item: "SpaceID", Description: "not found"})
+			}
+			return nil, err
+		}
+	}
+	if req.ChannelID != nil {
+		row, err := q.ChannelGetInOrg(ctx, db.ChannelGetInOrgParams{OrganizationID: p.OrganizationID, ChannelID: *req.ChannelID})
+		if store.IsNoRows(err) {
+			return nil, apierr.Validation(fmt.Sprintf("no Channel %s in your organization", req.ChannelID), apierr.Item{Item: "ChannelID", Description: "not found"})
+		}
+		if err != nil {
+			return nil, store.Translate(err)
+		}
+		if req.SpaceID != nil && row.SpaceID != *req.SpaceID {
+			return nil, apierr.Validation("the Channel is not in the given Space", apierr.Item{Item: "ChannelID", Description: "not in SpaceID"})
+		}
+		ch, err := fromRow(row)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := ch.Commands[req.Command]; !ok {
+			return nil, apierr.Validation(fmt.Sprintf("Channel %s does not declare command %q", ch.Slug, req.Command), apierr.Item{Item: "Command", Description: "not declared by the Channel"})
+		}
+		return row, nil
+	}
+	rows, err := q.ChannelsDeclaring(ctx, db.ChannelsDeclaringParams{OrganizationID: p.OrganizationID, Command: req.Command, SpaceID: req.SpaceID})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	scope := "in your organization"
+	if req.SpaceID != nil {
+		scope = "in that Space"
+	}
+	switch len(rows) {
+	case 0:
+		return nil, apierr.Validation(fmt.Sprintf("no Channel %s declares command %q", scope, req.Command), apierr.Item{Item: "Command", Description: "not declared"})
+	case 1:
+		return rows[0], nil
+	default:
+		return nil, apierr.Validation(fmt.Sprintf("several Channels %s declare command %q; name one with ChannelID", scope, req.Command),
+			apierr.Item{Item: "ChannelID", Description: "required when the command is ambiguous"})
+	}
+}
+
+// parseParameters turns Options (strings) or Parameters (JSON) into the parameters the bot receives,
+// by each option's DataType; entity-typed options become IDs. Every problem is reported at once.
+func parseParameters(ctx context.Context, q *db.Queries, ch Channel, req RunRequest) (map[string]any, error) {
+	cmd := ch.Commands[req.Command]
+	declared := map[string]Option{}
+	for _, o := range cmd.Options {
+		declared[o.Name] = o
+	}
+	field, given := "Options", map[string]any{}
+	for k, v := range req.Options {
+		given[k] = v
+	}
+	if len(req.Parameters) > 0 {
+		field, given = "Parameters", req.Parameters
+	}
+	var items []apierr.Item
+	out := map[string]any{}
+	names := make([]string, 0, len(given))
+	for k := range given {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		o, ok := declared[name]
+		if !ok {
+			items = append(items, apierr.Item{Item: field + "." + name, Description: fmt.Sprintf("not an option of command %s", req.Command)})
+			continue
+		}
+		v, err := parseValue(ctx, q, ch, o, given[name])
+		if err != nil {
+			items = append(items, apierr.Item{Item: field + "." + name, Description: err.Error()})
+			continue
+		}
+		out[name] = v
+	}
+	for _, o := range cmd.Options {
+		if _, ok := given[o.Name]; !ok && o.Required {
+			items = append(items, apierr.Item{Item: field + "." + o.Name, Description: "required"})
+		}
+	}
+	if len(items) > 0 {
+		return nil, apierr.Validation(fmt.Sprintf("the options of command %s are not valid", req.Command), items...)
+	}
+	return out, nil
+}
+
+// parseValue parses one option value: a string from Options, or any JSON value from Parameters.
+func parseValue(ctx context.Context, q *db.Queries, ch Channel, o Option, v any) (any, error) {
+	s, isString := v.(string)
+	switch o.DataType {
+	case "int":
+		if isString {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not an integer", s)
+			}
+			return n, nil
+		}
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return int64(f), nil
+		}
+		return nil, fmt.Errorf("not an integer")
+	case "bool":
+		if isString {
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not true or false", s)
+			}
+			return b, nil
+		}
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("not a boolean")
+	case "string", "":
+		if !isString {
+			return nil, fmt.Errorf("not a string")
+		}
+		return s, nil
+	default:
+		if !isString {
+			return nil, fmt.Errorf("a %s is given by its Slug or ID", o.DataType)
+		}
+		id, err := resolveEntity(ctx, q, ch, o.DataType, s)
+		if err != nil {
+			return nil, err
+		}
+		return id.String(), nil
+	}
+}
+
+// resolveEntity finds an entity-typed option's entity by ID or Slug: a Space in the organization, or
+// a Unit, Target or Tag in the Channel's Space.
+func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, ref string) (uuid.UUID, error) {
+	org, space := ch.OrganizationID, ch.SpaceID
+	id, byID := uuid.Parse(ref)
+	var err error
+	var found uuid.UUID
+	switch entityType {
+	case "Space":
+		var r *db.Space
+		if byID == nil {
+			r, err = q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: org, SpaceID: id})
+		} else {
+			r, err = q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: org, Slug: ref})
+		}
+		if err == nil {
+			found = r.SpaceID
+		}
+	case "Unit":
+		var r *db.Unit
+		if byID == nil {
+			r, err = q.UnitGetByID(ctx, db.UnitGetByIDParams{OrganizationID: org, SpaceID: space, UnitID: id})
+		} else {
+			r, err = q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: org, SpaceID: space, Slug: ref})
+		}
+		if err == nil {
+			found = r.UnitID
+		}
+	case "Target":
+		var r *db.Target
+		if byID == nil {
+			r, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: org, SpaceID: space, TargetID: id})
+		} else {
+			r, err = q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: org, SpaceID: space, Slug: ref})
+		}
+		if err == nil {
+			found = r.TargetID
+		}
+	case "Tag":
+		var r *db.Tag
+		if byID == nil {
+			r, err = q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: org, SpaceID: space, TagID: id})
+		} else {
+			r, err = q.TagGetBySlug(ctx, db.TagGetBySlugParams{OrganizationID: org, SpaceID: space, Slug: ref})
+		}
+		if err == nil {
+			found = r.TagID
+		}
+	default:
+		return uuid.Nil, fmt.Errorf("the option's DataType %q is not known", entityType)
+	}
+	if store.IsNoRows(err) {
+		where := "the Channel's Space"
+		if entityType == "Space" {
+			where = "your organization"
+		}
+		return uuid.Nil, fmt.Errorf("no %s %q in %s", entityType, ref, where)
+	}
+	return found, store.Translate(err)
+}
+
+// runOfChannel reads a run of a Channel the caller can see, with the Channel.
+func (s *Service) runOfChannel(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, runID uuid.UUID) (Channel, Run, error) {
+	row, err := resolve(ctx, q, spaceID, ref, false)
+	if err != nil {
+		return Channel{}, Run{}, err
+	}
+	ch, err := fromRow(row)
+	if err != nil {
+		return ch, Run{}, err
+	}
+	r, err := q.CommandRunGet(ctx, db.CommandRunGetParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID})
+	if store.IsNoRows(err) {
+		return ch, Run{}, apierr.NotFound(RunEntityType, runID.String())
+	}
+	if err != nil {
+		return ch, Run{}, store.Translate(err)
+	}
+	run, err := runFromRow(r)
+	return ch, run, err
+}
+
+// GetRun reads one run; the caller needs ViewChildren on the Channel's Space.
+func (s *Service) GetRun(ctx context.Context, spaceID uuid.UUID, ref string, runID uuid.UUID) (Run, error) {
+	q := s.Store.Q()
+	_, run, err := s.runOfChannel(ctx, q, spaceID, ref, runID)
+	if err != nil {
+		return run, err
+	}
+	sp, err := spaceOf(ctx, q, spaceID)
+	if err != nil {
+		return run, err
+	}
+	st, err := spaceTarget(sp)
+	if err != nil {
+		return run, err
+	}
+	return run, authz.Check(ctx, authz.ViewChildren, st)
+}
+
+// ListRuns returns a page of runs (of one Channel when ref is set) whose Spaces the caller may
+// ViewChildren of.
+func (s *Service) ListRuns(ctx context.Context, spaceID *uuid.UUID, ref string, path string, params listquery.Params) (listquery.Page[Run], error) {
+	p := authz.Caller(ctx)
+	q := listquery.Query{Entity: RunListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+	if spaceID != nil {
+		row, err := resolve(ctx, s.Store.Q(), *spaceID, ref, false)
+		if err != nil {
+			return listquery.Page[Run]{}, err
+		}
+		q.Scope = []listquery.Condition{{Column: "command_run.channel_id", Value: row.ChannelID}}
+	}
+	page, err := listquery.Run[db.CommandRun](ctx, s.Store.Pool, s.Tokens, q)
+	if err != nil {
+		return listquery.Page[Run]{}, err
+	}
+	out, err := listquery.MapPage(page, runFromRow)
+	if err != nil {
+		return out, err
+	}
+	spaces, err := s.spaceTargets(ctx, s.Store.Q(), p.OrganizationID, runSpaces(out.Items))
+	if err != nil {
+		return out, err
+	}
+	visible := out.Items[:0]
+	for _, r := range out.Items {
+		if authz.Allowed(p, authz.ViewChildren, spaces[r.SpaceID]) {
+			visible = append(visible, r)
+		}
+	}
+	out.Items = visible
+	return out, nil
+}
+
+func runSpaces(runs []Run) []uuid.UUID {
+	ids := make([]uuid.UUID, len(runs))
+	for i, r := range runs {
+		ids[i] = r.SpaceID
+	}
+	return ids
+}
+
+// spaceTargets loads the permission targets of Spaces in one query.
+func (s *Service) spaceTargets(ctx context.Context, q *db.Queries, org uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]authz.Target, error) {
+	out := map[uuid.UUID]authz.Target{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.SpaceGrantsFor(ctx, db.SpaceGrantsForParams{OrganizationID: org, SpaceIds: ids})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	for _, r := range rows {
+		g, err := store.DecodeJSON[authz.Grants](r.Permissions)
+		if err != nil {
+			return nil, err
+		}
+		out[r.SpaceID] = authz.Target{EntityType: "Space", ID: r.SpaceID.String(), Grants: g}
+	}
+	return out, nil
+}
+
+// CancelRun cancels a run still Waiting; the caller needs Use on the Channel.
+func (s *Service) CancelRun(ctx context.Context, spaceID uuid.UUID, ref string, runID uuid.UUID) (Run, error) {
+	var out Run
+	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		ch, run, err := s.runOfChannel(ctx, tx.Q, spaceID, ref, runID)
+		if err != nil {
+			return err
+		}
+		if err := authz.Check(ctx, authz.Use, ch.Target()); err != nil {
+			return err
+		}
+		row, err := tx.Q.CommandRunCancel(ctx, db.CommandRunCancelParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID})
+		if store.IsNoRows(err) {
+			return apierr.Conflict("the run is %s; only a run still Waiting can be cancelled (a delivered run runs to its outcome)", run.Status)
+		}
+		if err != nil {
+			return err
+		}
+		if out, err = runFromRow(row); err != nil {
+			return err
+		}
+		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		if err != nil {
+			return err
+		}
+		tx.Emit(out.changeEvent("command_run.updated", sp.Slug))
+		return nil
+	})
+	return out, err
+}
+
+// SweepRuns ends the runs whose time is up (expired deadlines, unanswered deliveries) and returns how
+// many. It is safe on every replica at once.
+func (s *Service) SweepRuns(ctx context.Context) (int, error) {
+	n := 0
+	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		rows, err := tx.Q.CommandRunSweep(ctx, AnswerSeconds)
+		if err != nil {
+			return err
+		}
+		n = len(rows)
+		for _, r := range rows {
+			run, err := runFromRow(r)
+			if err != nil {
+				return err
+			}
+			tx.Emit(run.changeEvent("command_run.updated", ""))
+		}
+		return nil
+	})
+	return n, err
+}
+
+// RunSweeper sweeps every interval until ctx ends.
+func (s *Service) RunSweeper(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.SweepRuns(ctx); err != nil && ctx.Err() == nil {
+				s.Logger.Warn("sweeping command runs", "err", err)
+			}
+		}
+	}
+}

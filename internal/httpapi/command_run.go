@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/channel"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
+)
+
+func runToAPI(r channel.Run) api.CommandRun {
+	var result any
+	if r.Result != nil {
+		result = r.Result
+	}
+	return api.CommandRun{CommandRunID: r.ID, ChannelID: r.ChannelID, SpaceID: r.SpaceID, OrganizationID: r.OrganizationID,
+		Command: r.Command, Status: api.CommandRunStatus(r.Status), Options: r.Options, Parameters: r.Parameters, Result: result,
+		ErrorMessage: r.ErrorMessage, Deadline: r.Deadline.UTC(), CreatedAt: r.CreatedAt.UTC(), DeliveredAt: utcPtr(r.DeliveredAt),
+		CompletedAt: utcPtr(r.CompletedAt), UserID: r.UserID, EntityType: channel.RunEntityType}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func eventToAPI(e event.Entry) api.EventLogEntry {
+	return api.EventLogEntry{CursorID: e.CursorID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
+		SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: e.Payload, CreatedAt: e.CreatedAt.UTC()}
+}
+
+func (h *handlers) AcquireChannelLease(ctx context.Context, r api.AcquireChannelLeaseRequestObject) (api.AcquireChannelLeaseResponseObject, error) {
+	var body api.ChannelLeaseRequest
+	if r.Body != nil {
+		body = *r.Body
+	}
+	l, err := h.s.deps.Channels.AcquireLease(ctx, r.SpaceId, r.ChannelId, body.Commands, body.HolderAddress)
+	if err != nil {
+		return nil, err
+	}
+	return api.AcquireChannelLease200JSONResponse{Body: api.ChannelLease{ClaimToken: l.ClaimToken, ExpiresAt: l.ExpiresAt.UTC(), LeaseSeconds: l.LeaseSeconds}}, nil
+}
+
+func (h *handlers) ReleaseChannelLease(ctx context.Context, r api.ReleaseChannelLeaseRequestObject) (api.ReleaseChannelLeaseResponseObject, error) {
+	if err := h.s.deps.Channels.ReleaseLease(ctx, r.SpaceId, r.ChannelId, r.Params.ClaimToken); err != nil {
+		return nil, err
+	}
+	return api.ReleaseChannelLease204Response{}, nil
+}
+
+func (h *handlers) PollChannel(ctx context.Context, r api.PollChannelRequestObject) (api.PollChannelResponseObject, error) {
+	timeout, maxRuns := channel.DefaultPollSeconds, channel.DefaultMaxRuns
+	if r.Body.TimeoutSeconds != nil {
+		timeout = *r.Body.TimeoutSeconds
+	}
+	if r.Body.MaxRuns != nil {
+		maxRuns = *r.Body.MaxRuns
+	}
+	if timeout < 0 || timeout > channel.MaxPollSeconds {
+		return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
+	}
+	msgs, err := h.s.deps.Channels.Poll(ctx, r.SpaceId, r.ChannelId, r.Body.ClaimToken, time.Duration(timeout)*time.Second, maxRuns)
+	if err != nil {
+		return nil, err
+	}
+	if len(msgs) == 0 {
+		return api.PollChannel204Response{}, nil
+	}
+	out := make([]api.ChannelMessage, len(msgs))
+	for i, m := range msgs {
+		if m.Run != nil {
+			run := runToAPI(*m.Run)
+			out[i] = api.ChannelMessage{Type: api.ChannelMessageTypeCommandRun, CommandRun: &run}
+		} else {
+			e := eventToAPI(*m.Event)
+			out[i] = api.ChannelMessage{Type: api.ChannelMessageTypeEvent, Event: &e}
+		}
+	}
+	return api.PollChannel200JSONResponse{Body: out}, nil
+}
+
+func (h *handlers) ReportCommandRunResult(ctx context.Context, r api.ReportCommandRunResultRequestObject) (api.ReportCommandRunResultResponseObject, error) {
+	var result json.RawMessage
+	if r.Body.Result != nil {
+		b, err := json.Marshal(r.Body.Result)
+		if err != nil {
+			return nil, apierr.UserInput("Result is not JSON: " + err.Error())
+		}
+		result = b
+	}
+	run, err := h.s.deps.Channels.ReportResult(ctx, r.SpaceId, r.ChannelId, r.CommandRunId, string(r.Body.Status), result, r.Body.ErrorMessage)
+	if err != nil {
+		return nil, err
+	}
+	return api.ReportCommandRunResult200JSONResponse{Body: runToAPI(run)}, nil
+}
+
+func (h *handlers) CreateCommandRun(ctx context.Context, r api.CreateCommandRunRequestObject) (api.CreateCommandRunResponseObject, error) {
+	b := r.Body
+	run, err := h.s.deps.Channels.CreateRun(ctx, channel.RunRequest{Command: b.Command, SpaceID: b.SpaceID, ChannelID: b.ChannelID,
+		Options: b.Options, Parameters: b.Parameters, DeadlineSeconds: b.DeadlineSeconds})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateCommandRun200JSONResponse{Body: runToAPI(run)}, nil
+}
+
+func (h *handlers) ListAllCommandRuns(ctx context.Context, r api.ListAllCommandRunsRequestObject) (api.ListAllCommandRunsResponseObject, error) {
+	return h.listRuns(ctx, nil, "", listParams(r.Params))
+}
+
+func (h *handlers) ListCommandRuns(ctx context.Context, r api.ListCommandRunsRequestObject) (api.ListCommandRunsResponseObject, error) {
+	return h.listRuns(ctx, &r.SpaceId, r.ChannelId, listParams(r.Params))
+}
+
+func (h *handlers) listRuns(ctx context.Context, spaceID *uuid.UUID, ref string, params listquery.Params) (pageResponse, error) {
+	page, err := h.s.deps.Channels.ListRuns(ctx, spaceID, ref, requestPath(ctx), params)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	out, err := h.extendRuns(ctx, page.Items, page.Includes)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	return newPage(out, channel.RunEntityType, page.Fields, page.Continue), nil
+}
+
+func (h *handlers) extendRuns(ctx context.Context, runs []channel.Run, includes map[string]bool) ([]api.ExtendedCommandRun, error) {
+	org, err := h.includedOrganization(ctx, includes)
+	if err != nil {
+		return nil, err
+	}
+	spaces := map[uuid.UUID]api.Space{}
+	if includes["SpaceID"] {
+		ids := make([]uuid.UUID, len(runs))
+		for i, r := range runs {
+			ids[i] = r.SpaceID
+		}
+		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, sp := range found {
+			spaces[id] = spaceToAPI(sp)
+		}
+	}
+	out := make([]api.ExtendedCommandRun, len(runs))
+	for i, r := range runs {
+		out[i] = api.ExtendedCommandRun{CommandRun: runToAPI(r), Organization: org}
+		if sp, ok := spaces[r.SpaceID]; ok {
+			out[i].Space = &sp
+		}
+	}
+	return out, nil
+}
+
+func (h *handlers) GetCommandRun(ctx context.Context, r api.GetCommandRunRequestObject) (api.GetCommandRunResponseObject, error) {
+	fields, err := listquery.SelectFields(channel.RunListEntity, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
+	includes, err := listquery.ParseIncludes(channel.RunListEntity, deref(r.Params.Include))
+	if err != nil {
+		return nil, err
+	}
+	run, err := h.s.deps.Channels.GetRun(ctx, r.SpaceId, r.ChannelId, r.CommandRunId)
+	if err != nil {
+		return nil, err
+	}
+	ext, err := h.extendRuns(ctx, []channel.Run{run}, includes)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: ext[0], entityField: channel.RunEntityType, fields: fields}, nil
+}
+
+func (h *handlers) CancelCommandRun(ctx context.Context, r api.CancelCommandRunRequestObject) (api.CancelCommandRunResponseObject, error) {
+	run, err := h.s.deps.Channels.CancelRun(ctx, r.SpaceId, r.ChannelId, r.CommandRunId)
+	if err != nil {
+		return nil, err
+	}
+	return api.CancelCommandRun200JSONResponse{Body: runToAPI(run)}, nil
+}
