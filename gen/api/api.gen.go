@@ -1565,6 +1565,9 @@ type ServiceAccountID = openapi_types.UUID
 // SpaceID defines model for SpaceID.
 type SpaceID = openapi_types.UUID
 
+// SpaceRef defines model for SpaceRef.
+type SpaceRef = string
+
 // UnitID defines model for UnitID.
 type UnitID = openapi_types.UUID
 
@@ -3322,18 +3325,18 @@ type ServerInterface interface {
 	CancelCommandRun(ctx echo.Context, spaceId SpaceID, channelId ChannelID, commandRunId CommandRunID) error
 	// ReportCommandRunResult The bot reports a delivered run's outcome (needs Claim). The first answer wins; later ones are 409.
 	// (POST /space/{space_id}/channel/{channel_id}/command_run/{command_run_id}/result)
-	ReportCommandRunResult(ctx echo.Context, spaceId SpaceID, channelId ChannelID, commandRunId CommandRunID) error
+	ReportCommandRunResult(ctx echo.Context, spaceId SpaceRef, channelId ChannelID, commandRunId CommandRunID) error
 	// ReleaseChannelLease Give the lease up so a replacement can take over without waiting for it to expire.
 	// (DELETE /space/{space_id}/channel/{channel_id}/lease)
-	ReleaseChannelLease(ctx echo.Context, spaceId SpaceID, channelId ChannelID, params ReleaseChannelLeaseParams) error
+	ReleaseChannelLease(ctx echo.Context, spaceId SpaceRef, channelId ChannelID, params ReleaseChannelLeaseParams) error
 	// AcquireChannelLease Take the Channel's lease (needs Claim). One holder at a time: 409 while another claim token holds it.
 	// The lease lasts LeaseSeconds and every poll renews it.
 	// (POST /space/{space_id}/channel/{channel_id}/lease)
-	AcquireChannelLease(ctx echo.Context, spaceId SpaceID, channelId ChannelID) error
+	AcquireChannelLease(ctx echo.Context, spaceId SpaceRef, channelId ChannelID) error
 	// PollChannel Long-poll for CommandRuns and subscribed events, waiting up to TimeoutSeconds. Renews the lease. Runs
 	// come first (oldest first), then events in log order; the bookmark advances past what is handed out.
 	// (POST /space/{space_id}/channel/{channel_id}/poll)
-	PollChannel(ctx echo.Context, spaceId SpaceID, channelId ChannelID) error
+	PollChannel(ctx echo.Context, spaceId SpaceRef, channelId ChannelID) error
 
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx echo.Context, spaceId SpaceID, params ListTagsParams) error
@@ -5319,9 +5322,9 @@ func (w *ServerInterfaceWrapper) CancelCommandRun(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) ReportCommandRunResult(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
+	var spaceId SpaceRef
 
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
 	}
@@ -5351,9 +5354,9 @@ func (w *ServerInterfaceWrapper) ReportCommandRunResult(ctx echo.Context) error 
 func (w *ServerInterfaceWrapper) ReleaseChannelLease(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
+	var spaceId SpaceRef
 
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
 	}
@@ -5384,9 +5387,9 @@ func (w *ServerInterfaceWrapper) ReleaseChannelLease(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) AcquireChannelLease(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
+	var spaceId SpaceRef
 
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
 	}
@@ -5408,9 +5411,9 @@ func (w *ServerInterfaceWrapper) AcquireChannelLease(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) PollChannel(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
+	var spaceId SpaceRef
 
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
 	}
@@ -19525,7 +19528,7 @@ func (response CancelCommandRundefaultJSONResponse) VisitCancelCommandRunRespons
 }
 
 type ReportCommandRunResultRequestObject struct {
-	SpaceId      SpaceID      `json:"space_id"`
+	SpaceId      SpaceRef     `json:"space_id"`
 	ChannelId    ChannelID    `json:"channel_id"`
 	CommandRunId CommandRunID `json:"command_run_id"`
 	Body         *ReportCommandRunResultJSONRequestBody
@@ -19801,7 +19804,7 @@ func (response ReportCommandRunResultdefaultJSONResponse) VisitReportCommandRunR
 }
 
 type ReleaseChannelLeaseRequestObject struct {
-	SpaceId   SpaceID   `json:"space_id"`
+	SpaceId   SpaceRef  `json:"space_id"`
 	ChannelId ChannelID `json:"channel_id"`
 	Params    ReleaseChannelLeaseParams
 }
@@ -20028,7 +20031,7 @@ func (response ReleaseChannelLeasedefaultJSONResponse) VisitReleaseChannelLeaseR
 }
 
 type AcquireChannelLeaseRequestObject struct {
-	SpaceId   SpaceID   `json:"space_id"`
+	SpaceId   SpaceRef  `json:"space_id"`
 	ChannelId ChannelID `json:"channel_id"`
 	Body      *AcquireChannelLeaseJSONRequestBody
 }
@@ -20303,7 +20306,7 @@ func (response AcquireChannelLeasedefaultJSONResponse) VisitAcquireChannelLeaseR
 }
 
 type PollChannelRequestObject struct {
-	SpaceId   SpaceID   `json:"space_id"`
+	SpaceId   SpaceRef  `json:"space_id"`
 	ChannelId ChannelID `json:"channel_id"`
 	Body      *PollChannelJSONRequestBody
 }
@@ -34283,7 +34286,7 @@ func (sh *strictHandler) CancelCommandRun(ctx echo.Context, spaceId SpaceID, cha
 }
 
 // ReportCommandRunResult operation middleware
-func (sh *strictHandler) ReportCommandRunResult(ctx echo.Context, spaceId SpaceID, channelId ChannelID, commandRunId CommandRunID) error {
+func (sh *strictHandler) ReportCommandRunResult(ctx echo.Context, spaceId SpaceRef, channelId ChannelID, commandRunId CommandRunID) error {
 	var request ReportCommandRunResultRequestObject
 
 	request.SpaceId = spaceId
@@ -34333,7 +34336,7 @@ func (sh *strictHandler) ReportCommandRunResult(ctx echo.Context, spaceId SpaceI
 }
 
 // ReleaseChannelLease operation middleware
-func (sh *strictHandler) ReleaseChannelLease(ctx echo.Context, spaceId SpaceID, channelId ChannelID, params ReleaseChannelLeaseParams) error {
+func (sh *strictHandler) ReleaseChannelLease(ctx echo.Context, spaceId SpaceRef, channelId ChannelID, params ReleaseChannelLeaseParams) error {
 	var request ReleaseChannelLeaseRequestObject
 
 	request.SpaceId = spaceId
@@ -34360,7 +34363,7 @@ func (sh *strictHandler) ReleaseChannelLease(ctx echo.Context, spaceId SpaceID, 
 }
 
 // AcquireChannelLease operation middleware
-func (sh *strictHandler) AcquireChannelLease(ctx echo.Context, spaceId SpaceID, channelId ChannelID) error {
+func (sh *strictHandler) AcquireChannelLease(ctx echo.Context, spaceId SpaceRef, channelId ChannelID) error {
 	var request AcquireChannelLeaseRequestObject
 
 	request.SpaceId = spaceId
@@ -34412,7 +34415,7 @@ func (sh *strictHandler) AcquireChannelLease(ctx echo.Context, spaceId SpaceID, 
 }
 
 // PollChannel operation middleware
-func (sh *strictHandler) PollChannel(ctx echo.Context, spaceId SpaceID, channelId ChannelID) error {
+func (sh *strictHandler) PollChannel(ctx echo.Context, spaceId SpaceRef, channelId ChannelID) error {
 	var request PollChannelRequestObject
 
 	request.SpaceId = spaceId

@@ -178,3 +178,37 @@ func truncate(b []byte) string {
 	}
 	return string(b)
 }
+
+// Transport is an http.RoundTripper for clients under test that are not Clients (a bot, an SDK): every
+// response it carries is validated against the served document like a Client's, and a contract break
+// fails the test.
+func (e *Env) Transport() http.RoundTripper { return validatingTransport{env: e} }
+
+type validatingTransport struct{ env *Env }
+
+func (v validatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var reqBody []byte
+	if req.Body != nil {
+		var err error
+		if reqBody, err = io.ReadAll(req.Body); err != nil {
+			return nil, err
+		}
+		req.Body.Close()
+		req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if _, verr := validate(req, reqBody, resp, body); verr != nil {
+		// Errorf, not Fatalf: the client may run on its own goroutine.
+		v.env.T.Errorf("%s %s answered %d, which breaks the contract: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, verr, truncate(body))
+	}
+	return resp, nil
+}

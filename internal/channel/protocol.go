@@ -45,8 +45,27 @@ type Message struct {
 	Event *event.Entry
 }
 
+// spaceByRef finds a Space of the caller's organization by ID or Slug: the protocol paths take either.
+func spaceByRef(ctx context.Context, q *db.Queries, ref string) (uuid.UUID, error) {
+	if id, err := uuid.Parse(ref); err == nil {
+		return id, nil // resolve reports a missing Space
+	}
+	sp, err := q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: authz.Caller(ctx).OrganizationID, Slug: ref})
+	if store.IsNoRows(err) {
+		return uuid.Nil, apierr.NotFound("Space", ref)
+	}
+	if err != nil {
+		return uuid.Nil, store.Translate(err)
+	}
+	return sp.SpaceID, nil
+}
+
 // claimable reads a Channel the caller may hold the lease of (Claim).
-func claimable(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string) (Channel, error) {
+func claimable(ctx context.Context, q *db.Queries, spaceRef, ref string) (Channel, error) {
+	spaceID, err := spaceByRef(ctx, q, spaceRef)
+	if err != nil {
+		return Channel{}, err
+	}
 	row, err := resolve(ctx, q, spaceID, ref, false)
 	if err != nil {
 		return Channel{}, err
@@ -60,9 +79,9 @@ func claimable(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string
 
 // AcquireLease takes the Channel's lease for the caller, serving commands (all the Channel declares
 // when empty). 409 while another claim token holds it.
-func (s *Service) AcquireLease(ctx context.Context, spaceID uuid.UUID, ref string, commands []string, holderAddress string) (Lease, error) {
+func (s *Service) AcquireLease(ctx context.Context, spaceRef, ref string, commands []string, holderAddress string) (Lease, error) {
 	p := authz.Caller(ctx)
-	ch, err := claimable(ctx, s.Store.Q(), spaceID, ref)
+	ch, err := claimable(ctx, s.Store.Q(), spaceRef, ref)
 	if err != nil {
 		return Lease{}, err
 	}
@@ -95,8 +114,8 @@ func (s *Service) AcquireLease(ctx context.Context, spaceID uuid.UUID, ref strin
 }
 
 // ReleaseLease gives the lease up; 409 unless the claim token holds it.
-func (s *Service) ReleaseLease(ctx context.Context, spaceID uuid.UUID, ref string, token uuid.UUID) error {
-	ch, err := claimable(ctx, s.Store.Q(), spaceID, ref)
+func (s *Service) ReleaseLease(ctx context.Context, spaceRef, ref string, token uuid.UUID) error {
+	ch, err := claimable(ctx, s.Store.Q(), spaceRef, ref)
 	if err != nil {
 		return err
 	}
@@ -113,8 +132,8 @@ func (s *Service) ReleaseLease(ctx context.Context, spaceID uuid.UUID, ref strin
 // Poll waits up to timeout for runs and subscribed events and hands them out, renewing the lease. It
 // holds no database connection while it waits: it wakes when events commit on any replica (a run's
 // creation is one) and at the timeout. An empty result means nothing arrived.
-func (s *Service) Poll(ctx context.Context, spaceID uuid.UUID, ref string, token uuid.UUID, timeout time.Duration, maxRuns int) ([]Message, error) {
-	ch, err := claimable(ctx, s.Store.Q(), spaceID, ref)
+func (s *Service) Poll(ctx context.Context, spaceRef, ref string, token uuid.UUID, timeout time.Duration, maxRuns int) ([]Message, error) {
+	ch, err := claimable(ctx, s.Store.Q(), spaceRef, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +316,7 @@ func (s *Service) deliverable(ctx context.Context, q *db.Queries, p auth.Princip
 
 // ReportResult records a delivered run's outcome. The first answer wins; a run in any other state is
 // 409. The caller needs Claim on the Channel.
-func (s *Service) ReportResult(ctx context.Context, spaceID uuid.UUID, ref string, runID uuid.UUID, status string, result json.RawMessage, errorMessage string) (Run, error) {
+func (s *Service) ReportResult(ctx context.Context, spaceRef, ref string, runID uuid.UUID, status string, result json.RawMessage, errorMessage string) (Run, error) {
 	switch status {
 	case "Completed", "Failed", "Rejected":
 	default:
@@ -305,6 +324,10 @@ func (s *Service) ReportResult(ctx context.Context, spaceID uuid.UUID, ref strin
 	}
 	var out Run
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		spaceID, err := spaceByRef(ctx, tx.Q, spaceRef)
+		if err != nil {
+			return err
+		}
 		ch, run, err := s.runOfChannel(ctx, tx.Q, spaceID, ref, runID)
 		if err != nil {
 			return err

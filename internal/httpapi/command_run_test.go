@@ -98,8 +98,11 @@ func TestChannelLease(t *testing.T) {
 	require.Equal(t, "pod-1", ch.Channel.LeaseHolderAddress)
 	require.NotNil(t, ch.Channel.LastSeenAt)
 
-	// A poll renews; nothing arrived is 204; a stale token is 409; the holder releases.
+	// A poll renews; nothing arrived is 204; a stale token is 409; the holder releases. The protocol
+	// paths take Slugs as well as IDs.
 	require.Empty(t, f.poll(t, f.bot, l.ClaimToken, 0, 10))
+	f.bot.Post("/api/space/ops/channel/deployer/poll", map[string]any{"ClaimToken": l.ClaimToken, "TimeoutSeconds": 0}).Expect(http.StatusNoContent)
+	f.bot.Post("/api/space/nope/channel/deployer/poll", map[string]any{"ClaimToken": l.ClaimToken}).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	f.bot.Post(f.base+"/poll", map[string]any{"ClaimToken": uuid.New(), "TimeoutSeconds": 0}).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
 	f.bot.Post(f.base+"/poll", map[string]any{"ClaimToken": l.ClaimToken, "TimeoutSeconds": 61}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	f.bot.Delete(f.base+"/lease?claim_token="+uuid.NewString()).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
@@ -131,6 +134,7 @@ func TestChannelLease(t *testing.T) {
 	// Other organizations cannot see the Channel.
 	other := env.Client(env.Token("other", "eve", auth.RoleAdmin))
 	other.Post(f.base+"/lease", nil).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	other.Post("/api/space/ops/channel/deployer/lease", nil).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 }
 
 func TestCommandRuns(t *testing.T) {
