@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,11 +66,16 @@ type Config struct {
 
 // Bot runs the protocol.
 type Bot struct {
-	cfg        Config
-	kid        string
+	cfg Config
+	kid string
+
+	mu         sync.Mutex // guards the token: handlers report results concurrently with polls
 	token      string
 	tokenUntil time.Time
 }
+
+// handlerTimeout keeps a handler inside the 30 seconds the service gives a delivered run.
+const handlerTimeout = 25 * time.Second
 
 // New checks the configuration and returns a Bot.
 func New(cfg Config) (*Bot, error) {
@@ -115,16 +121,31 @@ func (b *Bot) Run(ctx context.Context) error {
 	return nil
 }
 
+// serve polls with the claim until the lease is lost. Runs are handled on their own goroutines, so the
+// bot keeps polling (which renews the lease) while handlers work; a poll that fails for another reason
+// (network, a replica restarting) is retried with the same claim.
 func (b *Bot) serve(ctx context.Context, claim string) error {
+	var handlers sync.WaitGroup
+	defer handlers.Wait()
 	for {
 		msgs, err := b.poll(ctx, claim)
-		if err != nil {
+		if errors.Is(err, errLeaseLost) || ctx.Err() != nil {
 			return err
+		}
+		if err != nil {
+			b.cfg.Logger.Warn("polling; retrying", "err", err)
+			sleep(ctx, time.Second)
+			continue
 		}
 		for _, m := range msgs {
 			switch {
 			case m.CommandRun != nil:
-				b.answer(ctx, *m.CommandRun)
+				run := *m.CommandRun
+				handlers.Add(1)
+				go func() {
+					defer handlers.Done()
+					b.answer(ctx, run)
+				}()
 			case m.Event != nil && b.cfg.OnEvent != nil:
 				b.cfg.OnEvent(ctx, *m.Event)
 			}
@@ -168,7 +189,11 @@ type message struct {
 
 func (b *Bot) poll(ctx context.Context, claim string) ([]message, error) {
 	var msgs []message
-	status, err := b.call(ctx, http.MethodPost, b.channelPath()+"/poll", map[string]any{"ClaimToken": claim, "TimeoutSeconds": b.cfg.PollSeconds}, &msgs)
+	body := map[string]any{"ClaimToken": claim, "TimeoutSeconds": b.cfg.PollSeconds}
+	if len(b.cfg.Commands) == 0 {
+		body["MaxRuns"] = 0 // events only
+	}
+	status, err := b.call(ctx, http.MethodPost, b.channelPath()+"/poll", body, &msgs)
 	switch {
 	case err != nil:
 		return nil, err
@@ -191,7 +216,10 @@ func (b *Bot) answer(ctx context.Context, run CommandRun) {
 	} else if result, err := safely(ctx, h, run); err != nil {
 		body["Status"], body["ErrorMessage"] = "Failed", err.Error()
 	} else {
-		body["Status"], body["Result"] = "Completed", result
+		body["Status"] = "Completed"
+		if result != nil {
+			body["Result"] = result
+		}
 	}
 	path := b.channelPath() + "/command_run/" + url.PathEscape(run.CommandRunID) + "/result"
 	status, err := b.call(ctx, http.MethodPost, path, body, nil)
@@ -200,13 +228,20 @@ func (b *Bot) answer(ctx context.Context, run CommandRun) {
 	}
 }
 
+// safely runs a handler with its deadline, turning a panic or an overrun into an error.
 func safely(ctx context.Context, h Handler, run CommandRun) (result any, err error) {
+	ctx, cancel := context.WithTimeout(ctx, handlerTimeout)
+	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("handler panicked: %v", p)
 		}
 	}()
-	return h(ctx, run)
+	result, err = h(ctx, run)
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("handler overran its %s", handlerTimeout)
+	}
+	return result, err
 }
 
 // call sends a JSON request with a fresh token, signing in again once on 401.
@@ -255,6 +290,8 @@ func (b *Bot) call(ctx context.Context, method, path string, body, out any) (int
 
 // accessToken returns a service token, signing in when there is none, it is about to expire, or force.
 func (b *Bot) accessToken(ctx context.Context, force bool) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if !force && b.token != "" && time.Until(b.tokenUntil) > time.Minute {
 		return b.token, nil
 	}

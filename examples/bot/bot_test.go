@@ -45,6 +45,7 @@ func TestReferenceBot(t *testing.T) {
 		"Commands": map[string]any{
 			"echo":  map[string]any{"Options": []map[string]any{{"Name": "text", "DataType": "string", "Required": true}}},
 			"boom":  map[string]any{},
+			"quiet": map[string]any{},
 			"other": map[string]any{},
 		},
 		"Subscriptions": []map[string]any{{"EventTypes": []string{"unit.created"}}},
@@ -60,7 +61,8 @@ func TestReferenceBot(t *testing.T) {
 			"echo": func(_ context.Context, run bot.CommandRun) (any, error) {
 				return map[string]any{"said": run.Parameters["text"]}, nil
 			},
-			"boom": func(context.Context, bot.CommandRun) (any, error) { return nil, errors.New("it broke") },
+			"boom":  func(context.Context, bot.CommandRun) (any, error) { return nil, errors.New("it broke") },
+			"quiet": func(context.Context, bot.CommandRun) (any, error) { return nil, nil },
 		},
 		OnEvent: func(_ context.Context, e bot.Event) {
 			mu.Lock()
@@ -97,6 +99,9 @@ func TestReferenceBot(t *testing.T) {
 	run = outcome(map[string]any{"Command": "boom"})
 	require.Equal(t, api.CommandRunStatusFailed, run.Status)
 	require.Equal(t, "it broke", run.ErrorMessage)
+	run = outcome(map[string]any{"Command": "quiet"})
+	require.Equal(t, api.CommandRunStatusCompleted, run.Status)
+	require.Nil(t, run.Result)
 
 	// The bot claimed only the commands it serves, so it never gets "other": the run waits.
 	var waiting api.CommandRun

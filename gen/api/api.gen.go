@@ -679,7 +679,7 @@ type CommandRun struct {
 type CommandRunResult struct {
 	ErrorMessage string `json:"ErrorMessage"`
 
-	// Result What the handler returned (any JSON).
+	// Result What the handler returned (any JSON, null included).
 	Result interface{}            `json:"Result"`
 	Status CommandRunResultStatus `json:"Status"`
 }
@@ -1734,9 +1734,6 @@ type ListAllCommandRunsParams struct {
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
 	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
 
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
-
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
@@ -2219,9 +2216,6 @@ type ListCommandRunsParams struct {
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
 	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
-
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
@@ -3307,11 +3301,13 @@ type ServerInterface interface {
 
 	// (GET /space/{space_id}/channel/{channel_id})
 	GetChannel(ctx echo.Context, spaceId SpaceID, channelId ChannelID, params GetChannelParams) error
-	// PatchChannel Change the Channel by an RFC 7386 merge patch (EventBookmark moves the event bookmark back or forward).
+	// PatchChannel Change the Channel by an RFC 7386 merge patch. EventBookmark moves the event bookmark back or forward (needs
+	// Edit; not past the log's tail); null moves it to the tail.
 	// (PATCH /space/{space_id}/channel/{channel_id})
 	PatchChannel(ctx echo.Context, spaceId SpaceID, channelId ChannelID, params PatchChannelParams) error
-	// UpdateChannel Replace the Channel's settable fields; Version is required. Commands, Subscriptions and EventBookmark need
-	// Edit; Permissions need Manage.
+	// UpdateChannel Replace the Channel's settable fields; Version is required. Commands and Subscriptions need Edit;
+	// Permissions need Manage. EventBookmark is kept as stored (polls move it without a new Version): move it
+	// with PATCH.
 	// (PUT /space/{space_id}/channel/{channel_id})
 	UpdateChannel(ctx echo.Context, spaceId SpaceID, channelId ChannelID, params UpdateChannelParams) error
 
@@ -3739,13 +3735,6 @@ func (w *ServerInterfaceWrapper) ListAllCommandRuns(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
 	}
 
 	// ------------- Optional query parameter "include" -------------
@@ -5182,13 +5171,6 @@ func (w *ServerInterfaceWrapper) ListCommandRuns(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
 	}
 
 	// ------------- Optional query parameter "include" -------------
@@ -32368,11 +32350,13 @@ type StrictServerInterface interface {
 
 	// (GET /space/{space_id}/channel/{channel_id})
 	GetChannel(ctx context.Context, request GetChannelRequestObject) (GetChannelResponseObject, error)
-	// PatchChannel Change the Channel by an RFC 7386 merge patch (EventBookmark moves the event bookmark back or forward).
+	// PatchChannel Change the Channel by an RFC 7386 merge patch. EventBookmark moves the event bookmark back or forward (needs
+	// Edit; not past the log's tail); null moves it to the tail.
 	// (PATCH /space/{space_id}/channel/{channel_id})
 	PatchChannel(ctx context.Context, request PatchChannelRequestObject) (PatchChannelResponseObject, error)
-	// UpdateChannel Replace the Channel's settable fields; Version is required. Commands, Subscriptions and EventBookmark need
-	// Edit; Permissions need Manage.
+	// UpdateChannel Replace the Channel's settable fields; Version is required. Commands and Subscriptions need Edit;
+	// Permissions need Manage. EventBookmark is kept as stored (polls move it without a new Version): move it
+	// with PATCH.
 	// (PUT /space/{space_id}/channel/{channel_id})
 	UpdateChannel(ctx context.Context, request UpdateChannelRequestObject) (UpdateChannelResponseObject, error)
 

@@ -27,7 +27,7 @@ func (q *Queries) ChannelBookmarkAdvance(ctx context.Context, arg ChannelBookmar
 }
 
 const channelBookmarkForUpdate = `-- name: ChannelBookmarkForUpdate :one
-SELECT event_bookmark, subscriptions FROM channel WHERE channel_id = $1 FOR UPDATE
+SELECT event_bookmark, subscriptions FROM channel WHERE channel_id = $1 FOR NO KEY UPDATE
 `
 
 type ChannelBookmarkForUpdateRow struct {
@@ -36,6 +36,7 @@ type ChannelBookmarkForUpdateRow struct {
 }
 
 // The bookmark, locked so handing out events and moving the bookmark (PATCH) take turns.
+// NO KEY UPDATE: it does not block inserting runs (their foreign key takes KEY SHARE).
 func (q *Queries) ChannelBookmarkForUpdate(ctx context.Context, channelID uuid.UUID) (*ChannelBookmarkForUpdateRow, error) {
 	row := q.db.QueryRow(ctx, channelBookmarkForUpdate, channelID)
 	var i ChannelBookmarkForUpdateRow

@@ -8,6 +8,7 @@ package db
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -182,6 +183,28 @@ func (q *Queries) CommandRunInsert(ctx context.Context, arg CommandRunInsertPara
 	return &i, err
 }
 
+const commandRunPrune = `-- name: CommandRunPrune :execrows
+DELETE FROM command_run WHERE command_run_id IN (
+    SELECT command_run_id FROM command_run
+    WHERE status NOT IN ('Waiting', 'Delivered') AND created_at < now() - make_interval(secs => $1::bigint)
+    LIMIT $2
+)
+`
+
+type CommandRunPruneParams struct {
+	RetentionSeconds int64 `db:"retention_seconds"`
+	Batch            int32 `db:"batch"`
+}
+
+// Deletes up to @batch finished runs older than the retention; run repeatedly, from any replica.
+func (q *Queries) CommandRunPrune(ctx context.Context, arg CommandRunPruneParams) (int64, error) {
+	result, err := q.db.Exec(ctx, commandRunPrune, arg.RetentionSeconds, arg.Batch)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const commandRunSweep = `-- name: CommandRunSweep :many
 WITH due AS (
     SELECT r.command_run_id FROM command_run r
@@ -200,21 +223,41 @@ SET status = CASE WHEN r.status = 'Waiting' THEN 'Expired' ELSE 'Failed' END,
                          ELSE 'the bot did not report a result within ' || $1::int || ' seconds of delivery' END,
     completed_at = now()
 FROM due WHERE r.command_run_id = due.command_run_id
-RETURNING r.command_run_id, r.organization_id, r.space_id, r.channel_id, r.command, r.options, r.parameters, r.status, r.result, r.error_message, r.user_id, r.deadline, r.delivered_token, r.created_at, r.delivered_at, r.completed_at
+RETURNING r.command_run_id, r.organization_id, r.space_id, r.channel_id, r.command, r.options, r.parameters, r.status, r.result, r.error_message, r.user_id, r.deadline, r.delivered_token, r.created_at, r.delivered_at, r.completed_at, (SELECT s.slug FROM space s WHERE s.space_id = r.space_id)::text AS space_slug
 `
+
+type CommandRunSweepRow struct {
+	CommandRunID   uuid.UUID       `db:"command_run_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	SpaceID        uuid.UUID       `db:"space_id"`
+	ChannelID      uuid.UUID       `db:"channel_id"`
+	Command        string          `db:"command"`
+	Options        json.RawMessage `db:"options"`
+	Parameters     json.RawMessage `db:"parameters"`
+	Status         string          `db:"status"`
+	Result         []byte          `db:"result"`
+	ErrorMessage   string          `db:"error_message"`
+	UserID         uuid.UUID       `db:"user_id"`
+	Deadline       time.Time       `db:"deadline"`
+	DeliveredToken *uuid.UUID      `db:"delivered_token"`
+	CreatedAt      time.Time       `db:"created_at"`
+	DeliveredAt    *time.Time      `db:"delivered_at"`
+	CompletedAt    *time.Time      `db:"completed_at"`
+	SpaceSlug      string          `db:"space_slug"`
+}
 
 // Ends runs whose time is up: Waiting past the deadline expire; Delivered and unanswered 30 seconds after
 // delivery fail, when their holder still has the lease (else they wait for redelivery) or their deadline
 // has passed too. Safe on every replica at once.
-func (q *Queries) CommandRunSweep(ctx context.Context, answerSeconds int32) ([]*CommandRun, error) {
+func (q *Queries) CommandRunSweep(ctx context.Context, answerSeconds int32) ([]*CommandRunSweepRow, error) {
 	rows, err := q.db.Query(ctx, commandRunSweep, answerSeconds)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []*CommandRun
+	var items []*CommandRunSweepRow
 	for rows.Next() {
-		var i CommandRun
+		var i CommandRunSweepRow
 		if err := rows.Scan(
 			&i.CommandRunID,
 			&i.OrganizationID,
@@ -232,6 +275,7 @@ func (q *Queries) CommandRunSweep(ctx context.Context, answerSeconds int32) ([]*
 			&i.CreatedAt,
 			&i.DeliveredAt,
 			&i.CompletedAt,
+			&i.SpaceSlug,
 		); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/google/uuid"
 )
 
 // Type is the category code clients branch on (Error.Type).
@@ -157,7 +159,13 @@ func Forbidden(format string, args ...any) *Error {
 // NotFound is an entity (or what it is listed under) that does not exist in the caller's organization.
 func NotFound(entityType, id string) *Error {
 	e := newError(TypeNotFound, "%s %s not found", entityType, id)
-	e.EntityType, e.EntityID = entityType, id
+	e.EntityType = entityType
+	// Paths take IDs or Slugs; report what was given in the field it belongs to.
+	if _, err := uuid.Parse(id); err == nil {
+		e.EntityID = id
+	} else {
+		e.EntitySlug = id
+	}
 	return e
 }
 

@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"regexp"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -126,7 +128,7 @@ func (f Fields) validate() error {
 			seen[o.Name] = true
 		}
 	}
-	if f.EventBookmark < 0 {
+	if f.EventBookmark < 0 && f.EventBookmark != tailBookmark {
 		items = append(items, apierr.Item{Item: "EventBookmark", Description: "a CursorID is not negative"})
 	}
 	if len(items) > 0 {
@@ -192,6 +194,30 @@ type Service struct {
 	// Notifier wakes long polls when events commit on any replica.
 	Notifier *event.Notifier
 	Logger   *slog.Logger
+
+	stopOnce sync.Once
+	stopping chan struct{} // closed when the replica shuts down; see StopPolls
+}
+
+// stopped is closed when the replica is shutting down.
+func (s *Service) stopped() <-chan struct{} {
+	s.stopOnce.Do(func() {
+		if s.stopping == nil {
+			s.stopping = make(chan struct{})
+		}
+	})
+	return s.stopping
+}
+
+// StopPolls makes every waiting long poll answer now (as if its timeout had passed), so a replica
+// shuts down without cutting bots off; they poll again on another replica.
+func (s *Service) StopPolls() {
+	s.stopped()
+	select {
+	case <-s.stopping:
+	default:
+		close(s.stopping)
+	}
 }
 
 // WriteOptions are the query parameters every write takes.
@@ -334,9 +360,10 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			}
 		}
 		if f.EventBookmark == 0 {
-			if f.EventBookmark, err = tx.Q.EventLogTail(ctx); err != nil {
-				return err
-			}
+			f.EventBookmark = tailBookmark
+		}
+		if f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark); err != nil {
+			return err
 		}
 		var row *db.Channel
 		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
@@ -369,6 +396,27 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 	return out, err
 }
 
+// tailBookmark asks checkBookmark for the log's tail (validate lets it through; every other negative
+// bookmark is refused).
+const tailBookmark = math.MinInt64
+
+// checkBookmark resolves tailBookmark and refuses a bookmark past the log's tail, which would silence
+// the Channel until the log caught up.
+func checkBookmark(ctx context.Context, q *db.Queries, bookmark int64) (int64, error) {
+	tail, err := q.EventLogTail(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if bookmark == tailBookmark {
+		return tail, nil
+	}
+	if bookmark > tail {
+		return 0, apierr.Validation(fmt.Sprintf("EventBookmark %d is past the event log's tail (%d)", bookmark, tail),
+			apierr.Item{Item: "EventBookmark", Description: "past the log's tail"})
+	}
+	return bookmark, nil
+}
+
 func jsonArray(v any) []byte {
 	b, _ := json.Marshal(v)
 	if string(b) == "null" {
@@ -384,7 +432,12 @@ func (s *Service) Update(ctx context.Context, spaceID uuid.UUID, ref string, ver
 	if err := entity.RequireVersion(version); err != nil {
 		return Channel{}, err
 	}
-	return s.write(ctx, spaceID, ref, dryRun, func(Channel) (*int64, Fields, error) { return &version, f, nil })
+	return s.write(ctx, spaceID, ref, dryRun, func(cur Channel) (*int64, Fields, error) {
+		// Polls move the bookmark without a new Version, so a GET -> edit -> PUT would move it back
+		// and deliver events twice: PUT keeps it, PATCH moves it.
+		f.EventBookmark = cur.EventBookmark
+		return &version, f, nil
+	})
 }
 
 // Patch applies a merge patch to a Channel's fields.
@@ -401,6 +454,12 @@ func (s *Service) Patch(ctx context.Context, spaceID uuid.UUID, ref string, patc
 		var f Fields
 		if err := json.Unmarshal(merged, &f); err != nil {
 			return nil, Fields{}, apierr.UserInput("the patched Channel is not valid: " + err.Error())
+		}
+		var sent map[string]json.RawMessage
+		if err := json.Unmarshal(patch, &sent); err == nil {
+			if v, ok := sent["EventBookmark"]; ok && string(v) == "null" {
+				f.EventBookmark = tailBookmark // null moves the bookmark to the log's tail
+			}
 		}
 		return version, f, nil
 	})
@@ -428,6 +487,11 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		f = f.normalized()
 		if err := f.validate(); err != nil {
 			return err
+		}
+		if f.EventBookmark != cur.EventBookmark {
+			if f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark); err != nil {
+				return err
+			}
 		}
 		if !cur.Permissions.Equal(f.Permissions) {
 			if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {

@@ -140,17 +140,17 @@ func (s *Service) Poll(ctx context.Context, spaceRef, ref string, token uuid.UUI
 	end := time.Now().Add(timeout)
 	for {
 		// Taken before reading, so a commit after the read still wakes this poll.
-		wake := s.Notifier.Wait()
+		wake := s.Notifier.WaitFor(ch.OrganizationID)
 		msgs, more, err := s.take(ctx, ch, token, maxRuns)
 		if err != nil || len(msgs) > 0 {
 			return msgs, err
 		}
-		if more {
-			continue // the events read were all filtered out and more follow
-		}
 		remaining := time.Until(end)
 		if remaining <= 0 {
 			return nil, nil
+		}
+		if more {
+			continue // the events read were all filtered out and more follow
 		}
 		timer := time.NewTimer(remaining)
 		select {
@@ -159,6 +159,9 @@ func (s *Service) Poll(ctx context.Context, spaceRef, ref string, token uuid.UUI
 		case <-ctx.Done():
 			timer.Stop()
 			return nil, nil // the client has gone
+		case <-s.stopped():
+			timer.Stop()
+			return nil, nil // the replica is shutting down: answer as if the timeout had passed
 		}
 		timer.Stop()
 	}
@@ -338,7 +341,7 @@ func (s *Service) ReportResult(ctx context.Context, spaceRef, ref string, runID 
 		row, err := tx.Q.CommandRunAnswer(ctx, db.CommandRunAnswerParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID,
 			Status: status, Result: result, ErrorMessage: errorMessage})
 		if store.IsNoRows(err) {
-			return apierr.Conflict("the run is %s; only a delivered run takes a result, and the first answer wins", run.Status)
+			return apierr.Conflict("the run is %s; only a delivered run takes a result, and the first answer wins", currentStatus(ctx, tx.Q, run))
 		}
 		if err != nil {
 			return err

@@ -491,6 +491,15 @@ func (s *Service) spaceTargets(ctx context.Context, q *db.Queries, org uuid.UUID
 	return out, nil
 }
 
+// currentStatus re-reads a run's status after a conditional update found it changed, for the message.
+func currentStatus(ctx context.Context, q *db.Queries, r Run) string {
+	row, err := q.CommandRunGet(ctx, db.CommandRunGetParams{OrganizationID: r.OrganizationID, ChannelID: r.ChannelID, CommandRunID: r.ID})
+	if err != nil {
+		return r.Status
+	}
+	return row.Status
+}
+
 // CancelRun cancels a run still Waiting; the caller needs Use on the Channel.
 func (s *Service) CancelRun(ctx context.Context, spaceID uuid.UUID, ref string, runID uuid.UUID) (Run, error) {
 	var out Run
@@ -504,7 +513,7 @@ func (s *Service) CancelRun(ctx context.Context, spaceID uuid.UUID, ref string, 
 		}
 		row, err := tx.Q.CommandRunCancel(ctx, db.CommandRunCancelParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID})
 		if store.IsNoRows(err) {
-			return apierr.Conflict("the run is %s; only a run still Waiting can be cancelled (a delivered run runs to its outcome)", run.Status)
+			return apierr.Conflict("the run is %s; only a run still Waiting can be cancelled (a delivered run runs to its outcome)", currentStatus(ctx, tx.Q, run))
 		}
 		if err != nil {
 			return err
@@ -533,21 +542,43 @@ func (s *Service) SweepRuns(ctx context.Context) (int, error) {
 		}
 		n = len(rows)
 		for _, r := range rows {
-			run, err := runFromRow(r)
+			run, err := runFromRow(&db.CommandRun{CommandRunID: r.CommandRunID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID,
+				ChannelID: r.ChannelID, Command: r.Command, Options: r.Options, Parameters: r.Parameters, Status: r.Status, Result: r.Result,
+				ErrorMessage: r.ErrorMessage, UserID: r.UserID, Deadline: r.Deadline, DeliveredToken: r.DeliveredToken,
+				CreatedAt: r.CreatedAt, DeliveredAt: r.DeliveredAt, CompletedAt: r.CompletedAt})
 			if err != nil {
 				return err
 			}
-			tx.Emit(run.changeEvent("command_run.updated", ""))
+			tx.Emit(run.changeEvent("command_run.updated", r.SpaceSlug))
 		}
 		return nil
 	})
 	return n, err
 }
 
-// RunSweeper sweeps every interval until ctx ends.
+// runRetention is how long finished runs stay readable.
+const runRetention = 7 * 24 * time.Hour
+
+// PruneRuns deletes finished runs older than runRetention, in batches, and returns how many.
+func (s *Service) PruneRuns(ctx context.Context) (int64, error) {
+	var total int64
+	for {
+		n, err := s.Store.Q().CommandRunPrune(ctx, db.CommandRunPruneParams{RetentionSeconds: int64(runRetention / time.Second), Batch: 1000})
+		if err != nil {
+			return total, store.Translate(err)
+		}
+		total += n
+		if n < 1000 {
+			return total, nil
+		}
+	}
+}
+
+// RunSweeper sweeps every interval, and prunes old runs every hour, until ctx ends.
 func (s *Service) RunSweeper(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	lastPrune := time.Time{}
 	for {
 		select {
 		case <-ctx.Done():
@@ -555,6 +586,12 @@ func (s *Service) RunSweeper(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 			if _, err := s.SweepRuns(ctx); err != nil && ctx.Err() == nil {
 				s.Logger.Warn("sweeping command runs", "err", err)
+			}
+			if time.Since(lastPrune) > time.Hour {
+				lastPrune = time.Now()
+				if _, err := s.PruneRuns(ctx); err != nil && ctx.Err() == nil {
+					s.Logger.Warn("pruning command runs", "err", err)
+				}
 			}
 		}
 	}

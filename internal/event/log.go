@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -50,7 +49,13 @@ func (l *Log) Append(ctx context.Context, tx pgx.Tx, events []Event) error {
 		return fmt.Errorf("locking the event log: %w", err)
 	}
 	var last int64
+	var orgs []uuid.UUID
+	seen := map[uuid.UUID]bool{}
 	for _, e := range events {
+		if !seen[e.OrganizationID] {
+			seen[e.OrganizationID] = true
+			orgs = append(orgs, e.OrganizationID)
+		}
 		payload, err := json.Marshal(e.Payload)
 		if err != nil {
 			return fmt.Errorf("encoding %s payload: %w", e.EventType, err)
@@ -63,7 +68,7 @@ func (l *Log) Append(ctx context.Context, tx pgx.Tx, events []Event) error {
 		}
 	}
 	// NOTIFY is delivered only if the transaction commits.
-	return q.EventLogNotify(ctx, strconv.FormatInt(last, 10))
+	return q.EventLogNotify(ctx, notifyPayload(last, orgs))
 }
 
 // Read returns up to max events of an organization after the cursor, in order.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -19,13 +21,14 @@ type Notifier struct {
 	Logger *slog.Logger
 
 	mu     sync.Mutex
-	wake   chan struct{} // closed (and replaced) on every notification
+	wake   chan struct{}               // closed (and replaced) on every notification
+	orgs   map[uuid.UUID]chan struct{} // closed (and dropped) on a notification naming the organization
 	latest int64
 }
 
 // NewNotifier returns a Notifier for the database at url; Run starts it.
 func NewNotifier(url string, logger *slog.Logger) *Notifier {
-	return &Notifier{URL: url, Logger: logger, wake: make(chan struct{})}
+	return &Notifier{URL: url, Logger: logger, wake: make(chan struct{}), orgs: map[uuid.UUID]chan struct{}{}}
 }
 
 // Wait returns a channel that is closed at the next notification.
@@ -35,6 +38,20 @@ func (n *Notifier) Wait() <-chan struct{} {
 	return n.wake
 }
 
+// WaitFor returns a channel that is closed at the next notification of events of the organization (or
+// when notifications may have been missed). Long polls wait on it, so one tenant's changes do not wake
+// another tenant's polls.
+func (n *Notifier) WaitFor(org uuid.UUID) <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	ch, ok := n.orgs[org]
+	if !ok {
+		ch = make(chan struct{})
+		n.orgs[org] = ch
+	}
+	return ch
+}
+
 // Latest is the newest cursor notified so far.
 func (n *Notifier) Latest() int64 {
 	n.mu.Lock()
@@ -42,7 +59,8 @@ func (n *Notifier) Latest() int64 {
 	return n.latest
 }
 
-func (n *Notifier) broadcast(cursor int64) {
+// broadcast wakes the waiters of the organizations named, or of every organization when orgs is nil.
+func (n *Notifier) broadcast(cursor int64, orgs []uuid.UUID) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if cursor > n.latest {
@@ -50,6 +68,52 @@ func (n *Notifier) broadcast(cursor int64) {
 	}
 	close(n.wake)
 	n.wake = make(chan struct{})
+	if orgs == nil {
+		for org, ch := range n.orgs {
+			close(ch)
+			delete(n.orgs, org)
+		}
+		return
+	}
+	for _, org := range orgs {
+		if ch, ok := n.orgs[org]; ok {
+			close(ch)
+			delete(n.orgs, org)
+		}
+	}
+}
+
+// maxNotifiedOrgs keeps the payload well under PostgreSQL's 8000-byte limit.
+const maxNotifiedOrgs = 100
+
+// notifyPayload is the NOTIFY payload: the newest cursor, then the organizations whose events committed.
+func notifyPayload(cursor int64, orgs []uuid.UUID) string {
+	if len(orgs) > maxNotifiedOrgs {
+		return strconv.FormatInt(cursor, 10) // wakes every organization's waiters
+	}
+	ids := make([]string, len(orgs))
+	for i, o := range orgs {
+		ids[i] = o.String()
+	}
+	return strconv.FormatInt(cursor, 10) + " " + strings.Join(ids, ",")
+}
+
+// parsePayload reads notifyPayload; an unreadable organization list wakes everyone (nil).
+func parsePayload(p string) (int64, []uuid.UUID) {
+	head, rest, _ := strings.Cut(p, " ")
+	cursor, _ := strconv.ParseInt(head, 10, 64)
+	if rest == "" {
+		return cursor, nil
+	}
+	var orgs []uuid.UUID
+	for _, s := range strings.Split(rest, ",") {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return cursor, nil
+		}
+		orgs = append(orgs, id)
+	}
+	return cursor, orgs
 }
 
 // Run listens until ctx ends, reconnecting with backoff. After a reconnect it wakes every waiter, since
@@ -83,13 +147,12 @@ func (n *Notifier) listen(ctx context.Context, channels []string, connected func
 		}
 	}
 	connected()
-	n.broadcast(0) // anything missed while disconnected is found by the waiters' next read
+	n.broadcast(0, nil) // anything missed while disconnected is found by the waiters' next read
 	for {
 		note, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return err
 		}
-		cursor, _ := strconv.ParseInt(note.Payload, 10, 64)
-		n.broadcast(cursor)
+		n.broadcast(parsePayload(note.Payload))
 	}
 }

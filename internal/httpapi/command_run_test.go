@@ -201,14 +201,17 @@ func TestCommandRuns(t *testing.T) {
 	require.Equal(t, api.CommandRunStatusCompleted, done.Status)
 	require.Equal(t, map[string]any{"healthy": true}, done.Result)
 	f.bot.Post(result, map[string]any{"Status": "Failed", "ErrorMessage": "late"}).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	run4 := f.run(t, map[string]any{"Command": "status", "SpaceID": f.space.SpaceID})
+	require.Len(t, f.poll(t, f.bot, l.ClaimToken, 5, 10), 1)
+	f.bot.Post(f.base+"/command_run/"+run4.CommandRunID.String()+"/result", map[string]any{"Status": "Completed", "Result": nil}).Expect(http.StatusOK)
 	f.bot.Post(result, map[string]any{"Status": "Waiting"}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	require.Equal(t, api.CommandRunStatusCompleted, f.getRun(t, run3.CommandRunID).Status)
 
 	// Lists: the Channel's runs, filtered by Status; other organizations see none.
 	f.admin.Get(f.base + "/command_run?" + where("Status = 'Completed'").Encode()).Expect(http.StatusOK).JSON(&runs)
-	require.Len(t, runs, 2)
-	f.admin.Get("/api/command_run?include=SpaceID&order_by=CreatedAt").Expect(http.StatusOK).JSON(&runs)
 	require.Len(t, runs, 3)
+	f.admin.Get("/api/command_run?include=SpaceID&order_by=CreatedAt").Expect(http.StatusOK).JSON(&runs)
+	require.Len(t, runs, 4)
 	require.Equal(t, "ops", runs[0].Space.Slug)
 	other := env.Client(env.Token("other", "eve", auth.RoleAdmin))
 	other.Get("/api/command_run").Expect(http.StatusOK).JSON(&runs)
@@ -281,6 +284,42 @@ func TestChannelEvents(t *testing.T) {
 	replay := f.poll(t, f.bot, l.ClaimToken, 5, 10)
 	require.Len(t, replay, 1)
 	require.Equal(t, msgs[1].Event.CursorID, replay[0].Event.CursorID)
+
+	// A PUT of what a GET returned keeps the bookmark polls have moved since (no double delivery); a
+	// bookmark past the tail is refused; null moves it to the tail.
+	f.admin.Get(f.base).Expect(http.StatusOK).JSON(&ch)
+	stale := ch.Channel
+	f.admin.Post(units, map[string]any{"Slug": "c", "ToolchainType": "Kubernetes/YAML"}).Expect(http.StatusOK)
+	require.Len(t, f.poll(t, f.bot, l.ClaimToken, 5, 10), 1)
+	stale.DisplayName = "Deployer"
+	var put api.Channel
+	f.admin.Put(f.base, stale).Expect(http.StatusOK).JSON(&put)
+	require.Greater(t, put.EventBookmark, stale.EventBookmark)
+	require.Empty(t, f.poll(t, f.bot, l.ClaimToken, 0, 10))
+	f.admin.Patch(f.base, map[string]any{"EventBookmark": put.EventBookmark + 1_000_000}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	f.admin.Patch(f.base, map[string]any{"EventBookmark": 0}).Expect(http.StatusOK)
+	var tail api.Channel
+	f.admin.Patch(f.base, map[string]any{"EventBookmark": nil}).Expect(http.StatusOK).JSON(&tail)
+	require.GreaterOrEqual(t, tail.EventBookmark, put.EventBookmark)
+	require.Empty(t, f.poll(t, f.bot, l.ClaimToken, 0, 10))
+}
+
+// TestPollEndsAtShutdown: a replica shutting down answers its waiting polls at once (204), so bots move
+// to another replica instead of being cut off.
+func TestPollEndsAtShutdown(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newBotFixture(t, env)
+	l := f.lease(t, f.bot, nil)
+	done := make(chan time.Duration, 1)
+	go func() {
+		start := time.Now()
+		require.Empty(t, f.poll(t, f.bot, l.ClaimToken, 50, 10))
+		done <- time.Since(start)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	env.App.Channels.StopPolls()
+	require.Less(t, <-done, 25*time.Second, "answered at shutdown, not at its timeout")
 }
 
 // TestLongPollAcrossReplicas: a poll held on one replica wakes when a run is created, or an event

@@ -184,6 +184,10 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 		"select": prm.Select, "include": prm.Include, "include_hidden": prm.IncludeHidden}); err != nil {
 		return nil, nil, err
 	}
+	if strings.TrimSpace(prm.Contains) != "" && e.Contains == "" {
+		return nil, nil, apierr.UserInput(fmt.Sprintf("%s lists do not take contains; use where", e.Name),
+			apierr.Item{Item: "contains", Description: "not supported by this list"})
+	}
 	if prm.Filter != nil {
 		return nil, nil, apierr.Validation(fmt.Sprintf("Filter %s does not exist in your organization", prm.Filter),
 			apierr.Item{Item: "filter", Description: "no such Filter"})

@@ -115,6 +115,8 @@ var RevisionList = listquery.Define(&listquery.Entity{
 // MutationList is how a Unit's Mutations are listed.
 var MutationList = listquery.Define(&listquery.Entity{
 	Name: MutationEntityType, From: "mutation", Columns: "mutation.*", ID: "MutationID", Org: "mutation.organization_id",
+	// A Unit's Mutations are few enough (the list is scoped to one Unit) to match without a text index.
+	Contains: "mutation.function_name", ContainsAttrs: []string{"FunctionName"},
 	HiddenReason: "mutation.hidden_reason",
 	Attributes: append([]listquery.Attribute{
 		attr("MutationID", listquery.UUID, "mutation.mutation_id", orderable, always),

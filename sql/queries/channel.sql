@@ -54,7 +54,8 @@ UPDATE channel SET last_seen_at = now() WHERE channel_id = @channel_id;
 
 -- name: ChannelBookmarkForUpdate :one
 -- The bookmark, locked so handing out events and moving the bookmark (PATCH) take turns.
-SELECT event_bookmark, subscriptions FROM channel WHERE channel_id = @channel_id FOR UPDATE;
+-- NO KEY UPDATE: it does not block inserting runs (their foreign key takes KEY SHARE).
+SELECT event_bookmark, subscriptions FROM channel WHERE channel_id = @channel_id FOR NO KEY UPDATE;
 
 -- name: ChannelBookmarkAdvance :exec
 UPDATE channel SET event_bookmark = @event_bookmark WHERE channel_id = @channel_id;

@@ -54,4 +54,12 @@ SET status = CASE WHEN r.status = 'Waiting' THEN 'Expired' ELSE 'Failed' END,
                          ELSE 'the bot did not report a result within ' || @answer_seconds::int || ' seconds of delivery' END,
     completed_at = now()
 FROM due WHERE r.command_run_id = due.command_run_id
-RETURNING r.*;
+RETURNING r.*, (SELECT s.slug FROM space s WHERE s.space_id = r.space_id)::text AS space_slug;
+
+-- name: CommandRunPrune :execrows
+-- Deletes up to @batch finished runs older than the retention; run repeatedly, from any replica.
+DELETE FROM command_run WHERE command_run_id IN (
+    SELECT command_run_id FROM command_run
+    WHERE status NOT IN ('Waiting', 'Delivered') AND created_at < now() - make_interval(secs => @retention_seconds::bigint)
+    LIMIT @batch
+);
