@@ -151,3 +151,27 @@ func TestCloneMoveAndBulkUnits(t *testing.T) {
 	c.Post("/api/unit/move?"+devWeb, map[string]any{"ToSpaceID": qa.SpaceID}).ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
 	c.Post("/api/unit/move?"+devWeb, map[string]any{"ToSpaceID": uuid.New()}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 }
+
+// TestCloneWithPermissionsNeedsManage: a clone whose patch sets Permissions is a grant in the destination
+// Space, so it needs Manage there, as creating a Unit with Permissions does.
+func TestCloneWithPermissionsNeedsManage(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	web := f.create(t, "web", configdata.AppConfigEnv)
+	f.put(t, web, "text/plain", "A=1\n").Expect(http.StatusOK)
+	moID := f.env.Principal("acme", "mo", auth.RoleMember).UserID
+	member := f.env.Client(f.env.Token("acme", "mo", auth.RoleMember))
+	grant := map[string]any{"Manage": map[string]any{"UserIDs": map[string]bool{moID.String(): true}}}
+	clone := "/api/unit?name_prefixes=x-&" + where("Slug = 'web'").Encode()
+
+	member.Post(clone, map[string]any{"Permissions": grant}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+	var units []api.ExtendedUnit
+	f.c.Get(f.unitsPath() + "?" + where("Slug = 'x-web'").Encode()).Expect(http.StatusOK).JSON(&units)
+	require.Empty(t, units, "a refused clone creates nothing")
+
+	// Without Permissions in the patch the member may clone; an admin may clone with them.
+	member.Post(clone, map[string]any{"DisplayName": "copy"}).Expect(http.StatusOK)
+	var items []api.UnitCreateOrUpdateResponse
+	f.c.Post("/api/unit?name_prefixes=y-&"+where("Slug = 'web'").Encode(), map[string]any{"Permissions": grant}).Expect(http.StatusOK).JSON(&items)
+	require.True(t, items[0].Unit.Permissions["Manage"].UserIDs[moID.String()])
+}

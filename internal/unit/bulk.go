@@ -252,6 +252,12 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	if err := f.validate(); err != nil {
 		return src, err
 	}
+	// Permissions the patch sets are a grant made in the destination Space: Manage there, as Create asks.
+	if !f.Permissions.Equal(src.Permissions) {
+		if err := authz.Check(ctx, authz.Manage, st); err != nil {
+			return src, err
+		}
+	}
 	existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 	switch {
 	case err == nil && opts.AllowExists:
