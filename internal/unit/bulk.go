@@ -57,11 +57,16 @@ func (s *Service) BulkDelete(ctx context.Context, path string, sel listquery.Par
 
 // BulkTag puts a Tag on the head Revision of every selected Unit, or (remove) takes it off their Revisions.
 func (s *Service) BulkTag(ctx context.Context, path string, sel listquery.Params, tagID uuid.UUID, remove bool, dryRun bool) ([]entity.BulkItem[Unit], error) {
-	if _, err := tag.Lookup(ctx, s.Store.Q(), tagID); err != nil {
-		return nil, err
-	}
 	p := authz.Caller(ctx)
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+	selectRefs := s.selector(path, sel)
+	// The Tag is read (and share-locked) in the operation's transaction, before the Units are selected.
+	withTag := func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
+		if _, err := tag.LookupForShare(ctx, tx.Q, tagID); err != nil {
+			return nil, err
+		}
+		return selectRefs(ctx, tx)
+	}
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, withTag, func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
 		row, err := loadRow(ctx, tx.Q, ref.SpaceID, ref.ID, true)
 		if err != nil {
 			return Unit{}, err

@@ -206,13 +206,16 @@ func (s *Service) Get(ctx context.Context, spaceID, unitID uuid.UUID) (Unit, err
 	return u, authz.Check(ctx, authz.View, u.target())
 }
 
-// checkTarget requires TargetID to name a Target of the Unit's Space with its ToolchainType.
+// checkTarget requires TargetID to name a Target of the Unit's Space with its ToolchainType. It reads the
+// Target FOR SHARE in the Unit's transaction: a Target update changing its ToolchainType (which holds the
+// row FOR UPDATE while it checks that no Unit uses it) either waits for this Unit and then sees it, or
+// commits first and this check sees its new ToolchainType.
 func checkTarget(ctx context.Context, q *db.Queries, spaceID uuid.UUID, f Fields) error {
 	if f.TargetID == nil {
 		return nil
 	}
 	p := authz.Caller(ctx)
-	t, err := q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
+	t, err := q.TargetGetByIDForShare(ctx, db.TargetGetByIDForShareParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
 	if store.IsNoRows(err) {
 		return apierr.Validation(fmt.Sprintf("Target %s does not exist in the Unit's Space", f.TargetID),
 			apierr.Item{Item: "TargetID", Description: "no such Target in this Space"})
