@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -35,4 +36,20 @@ func TestMediaTypesAreCaseInsensitive(t *testing.T) {
 		require.Equal(t, "Mixed case", res.Unit.DisplayName, ct)
 		c.Do(http.MethodPatch, "/api/unit?"+where("Slug = 'web'").Encode(), apitest.Raw{ContentType: ct, Data: patch}).Expect(http.StatusOK)
 	}
+}
+
+// TestDataTakesAnyContentType: configuration data is raw bytes whatever the Content-Type says, even
+// none or one that does not parse.
+func TestDataTakesAnyContentType(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	u := f.create(t, "web", configdata.AppConfigEnv)
+	for i, ct := range []string{"", "text/plain; charset", "not a media type", "application/x-whatever"} {
+		data := fmt.Sprintf("A=%d\n", i)
+		var res api.UnitCreateOrUpdateResponse
+		f.put(t, u, ct, data).Expect(http.StatusOK).JSON(&res)
+		require.Equal(t, configdata.Hash([]byte(data)), res.Unit.DataHash, "Content-Type %q", ct)
+	}
+	resp := f.c.Get(f.path(u) + "/data").Expect(http.StatusOK)
+	require.Equal(t, "A=3\n", string(resp.Body))
 }

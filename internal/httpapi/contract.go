@@ -133,6 +133,10 @@ func (s *Server) readBody(c echo.Context, rt *route) ([]byte, error) {
 		}
 		return data, nil
 	}
+	if isBinaryBody(rt) {
+		// Raw bytes take any Content-Type, or none (DESIGN.md): their ToolchainType's parser checks them.
+		return data, nil
+	}
 	if perr != nil || content.Get(mediaType) == nil {
 		e := apierr.UserInput(fmt.Sprintf("Content-Type %q is not accepted here; send one of: %s", ct, strings.Join(mediaTypes(content), ", ")))
 		e.Status = http.StatusUnsupportedMediaType
