@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,7 +102,53 @@ func Parse(toolchain string, data []byte) (*Document, error) {
 		}
 		return nil, &ParseError{Toolchain: toolchain, Msg: err.Error()}
 	}
+	for _, r := range resources {
+		if path, v, found := nonFinite(r.Value, ""); found {
+			return nil, &ParseError{Toolchain: toolchain, Msg: nonFiniteMsg(r.Key(), path, v)}
+		}
+	}
 	return &Document{Toolchain: toolchain, Resources: resources}, nil
+}
+
+// nonFinite finds a number of v that JSON cannot hold (±Inf, NaN: TOML inf and nan, YAML .inf and .nan,
+// JSON numbers beyond float64 such as 1e999), with its path. Such data is refused when written: the
+// projection, where_data, mutation sources and diffs are all JSON.
+func nonFinite(v any, path string) (string, float64, bool) {
+	switch t := v.(type) {
+	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			return path, t, true
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p, f, ok := nonFinite(t[k], join(path, k)); ok {
+				return p, f, ok
+			}
+		}
+	case []any:
+		for i, e := range t {
+			if p, f, ok := nonFinite(e, join(path, strconv.Itoa(i))); ok {
+				return p, f, ok
+			}
+		}
+	}
+	return "", 0, false
+}
+
+func nonFiniteMsg(resource, path string, v float64) string {
+	where := path
+	if where == "" {
+		where = "the value"
+	}
+	if resource != "" {
+		where = resource + " " + where
+	}
+	return fmt.Sprintf("%s is %v: numbers must be finite (infinity and NaN have no JSON form)", where, v)
 }
 
 func asParseError(err error, target **ParseError) bool {
@@ -123,16 +170,17 @@ var parsers = map[string]func([]byte) ([]Resource, error){
 	AppConfigText:       parseText,
 }
 
-// Projection is the document as JSON, for where_data: an array of resources.
-func (d *Document) Projection() []byte {
+// Projection is the document as JSON, for where_data: an array of resources. Parse refuses what JSON
+// cannot hold, so an error here is a bug to report, never a reason to store an empty projection.
+func (d *Document) Projection() ([]byte, error) {
 	if d == nil {
-		return []byte("[]")
+		return []byte("[]"), nil
 	}
 	out, err := json.Marshal(d.Resources)
 	if err != nil {
-		return []byte("[]")
+		return nil, fmt.Errorf("projecting %s data: %w", d.Toolchain, err)
 	}
-	return out
+	return out, nil
 }
 
 // Leaf is one scalar (or empty container) of the data, at a path of a resource.

@@ -2,6 +2,7 @@ package configdata
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,7 +39,9 @@ func TestParseValid(t *testing.T) {
 			require.Contains(t, got, k, tc)
 			require.Equal(t, v, got[k], "%s %q", tc, k)
 		}
-		require.NotEmpty(t, doc.Projection())
+		projection, err := doc.Projection()
+		require.NoError(t, err, tc)
+		require.NotEmpty(t, projection)
 	}
 }
 
@@ -79,4 +82,39 @@ func TestHashAndMediaType(t *testing.T) {
 	require.Equal(t, "application/yaml", MediaType(KubernetesYAML))
 	require.Equal(t, "application/json", MediaType(AppConfigJSON))
 	require.Equal(t, "text/plain; charset=utf-8", MediaType(AppConfigEnv))
+}
+
+// TestParseRefusesNonFinite: numbers JSON cannot hold are refused as unparseable data, naming where they
+// are; the projection never silently becomes empty.
+func TestParseRefusesNonFinite(t *testing.T) {
+	cases := []struct {
+		toolchain, data, path string
+		line                  int
+	}{
+		{AppConfigTOML, "a = 1\n[server]\nlimit = inf\n", "server.limit", 0},
+		{AppConfigTOML, "x = -inf\n", "x", 0},
+		{AppConfigTOML, "x = nan\n", "x", 0},
+		{AppConfigYAML, "a: 1\nb:\n  - .inf\n", "b.0", 3},
+		{AppConfigYAML, "x: -.Inf\n", "x", 1},
+		{AppConfigYAML, "x: .nan\n", "x", 1},
+		{KubernetesYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: .inf\n", "data.x", 6},
+		{AppConfigJSON, `{"a": {"b": [1, 1e999]}}`, "a.b.1", 0},
+		{AppConfigJSON, `-1e999`, "the value", 0},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.toolchain, []byte(c.data))
+		var pe *ParseError
+		require.True(t, errors.As(err, &pe), "%s %q: %v", c.toolchain, c.data, err)
+		require.Contains(t, pe.Msg, c.path, c.data)
+		require.Contains(t, pe.Msg, "finite", c.data)
+		require.Equal(t, c.line, pe.Line, c.data)
+	}
+	// Quoted, they are strings.
+	doc, err := Parse(AppConfigYAML, []byte("x: '.inf'\n"))
+	require.NoError(t, err)
+	p, err := doc.Projection()
+	require.NoError(t, err)
+	require.JSONEq(t, `[{"ResourceType":"","ResourceName":"","Value":{"x":".inf"}}]`, string(p))
+	_, err = (&Document{Resources: []Resource{{Value: math.Inf(1)}}}).Projection()
+	require.Error(t, err)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -53,11 +54,45 @@ func yamlDocuments(data []byte) ([]*yaml.Node, error) {
 }
 
 func decodeNode(n *yaml.Node) (any, error) {
+	if line, path, f, found := nonFiniteNode(n, ""); found {
+		return nil, &ParseError{Line: line, Msg: nonFiniteMsg("", path, f)}
+	}
 	var v any
 	if err := n.Decode(&v); err != nil {
 		return nil, yamlError(err)
 	}
 	return normalize(v), nil
+}
+
+// nonFiniteNode finds a float scalar (.inf, .nan) of a YAML tree, with its line and path, so that the
+// refusal Parse would make names the line.
+func nonFiniteNode(n *yaml.Node, path string) (int, string, float64, bool) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if line, p, f, ok := nonFiniteNode(c, path); ok {
+				return line, p, f, ok
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if line, p, f, ok := nonFiniteNode(c, join(path, strconv.Itoa(i))); ok {
+				return line, p, f, ok
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if line, p, f, ok := nonFiniteNode(n.Content[i+1], join(path, n.Content[i].Value)); ok {
+				return line, p, f, ok
+			}
+		}
+	case yaml.ScalarNode:
+		var f float64
+		if n.ShortTag() == "!!float" && n.Decode(&f) == nil && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			return n.Line, path, f, true
+		}
+	}
+	return 0, "", 0, false
 }
 
 func parseYAML(data []byte) ([]Resource, error) {

@@ -164,8 +164,12 @@ func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, do
 	}); err != nil {
 		return WriteResult{}, err
 	}
+	projection, err := doc.Projection()
+	if err != nil {
+		return WriteResult{}, err
+	}
 	head, err := tx.Q.UnitSetHead(ctx, db.UnitSetHeadParams{
-		UnitID: row.UnitID, DataHash: hash, DataSize: int64(len(data)), HeadDoc: doc.Projection(),
+		UnitID: row.UnitID, DataHash: hash, DataSize: int64(len(data)), HeadDoc: projection,
 		HeadRevisionID: &rev.RevisionID, HeadRevisionNum: revNum, HeadMutationNum: mutNum,
 		LastChangeDescription: description,
 	})

@@ -1,0 +1,39 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/configdata"
+)
+
+// TestDataWithNonFiniteNumbers: infinity and NaN have no JSON form, so where_data, mutation sources and
+// diffs could not see them: data holding one is refused like unparseable data, and nothing is stored.
+func TestDataWithNonFiniteNumbers(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	cases := []struct{ toolchain, data, item string }{
+		{configdata.AppConfigTOML, "a = 1\nlimit = inf\n", "data"},
+		{configdata.AppConfigYAML, "a: 1\nlimit: .nan\n", "line 2"},
+		{configdata.AppConfigJSON, `{"limit": 1e999}`, "data"},
+	}
+	for i, c := range cases {
+		u := f.create(t, "u"+string(rune('a'+i)), c.toolchain)
+		e := f.put(t, u, "text/plain", c.data).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+		require.Contains(t, e.Error.Message, "limit", c.data)
+		require.Equal(t, c.item, e.Error.ErrorMetadata.Items[0].Item, c.data)
+		var got api.Unit
+		f.c.Get(f.path(u)).Expect(http.StatusOK).JSON(&got)
+		require.Equal(t, int64(0), got.HeadRevisionNum, "nothing stored")
+	}
+	// The same data, finite, is stored and found by where_data.
+	u := f.create(t, "finite", configdata.AppConfigTOML)
+	f.put(t, u, "text/plain", "limit = 1e300\n").Expect(http.StatusOK)
+	var units []api.ExtendedUnit
+	f.c.Get(f.unitsPath() + "?" + url.Values{"where_data": {"limit > 1"}}.Encode()).Expect(http.StatusOK).JSON(&units)
+	require.Len(t, units, 1)
+}
