@@ -75,9 +75,10 @@ func TestUnitTargetCheckHoldsTheTarget(t *testing.T) {
 	})
 	e := resp.ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	require.Equal(t, "TargetID", e.Error.ErrorMetadata.Items[0].Item)
-	var got api.Unit
+	var got api.ExtendedUnit
 	f.c.Get(f.path(web)).Expect(http.StatusOK).JSON(&got)
-	require.Nil(t, got.TargetID)
+	require.Equal(t, web.UnitID, got.Unit.UnitID)
+	require.Nil(t, got.Unit.TargetID)
 
 	// Creating a Unit on it is the same.
 	resp = interleave(t, f.env, []string{

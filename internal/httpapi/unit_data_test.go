@@ -26,9 +26,10 @@ func TestDataWithNonFiniteNumbers(t *testing.T) {
 		e := f.put(t, u, "text/plain", c.data).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
 		require.Contains(t, e.Error.Message, "limit", c.data)
 		require.Equal(t, c.item, e.Error.ErrorMetadata.Items[0].Item, c.data)
-		var got api.Unit
+		var got api.ExtendedUnit
 		f.c.Get(f.path(u)).Expect(http.StatusOK).JSON(&got)
-		require.Equal(t, int64(0), got.HeadRevisionNum, "nothing stored")
+		require.Equal(t, u.UnitID, got.Unit.UnitID)
+		require.Equal(t, int64(0), got.Unit.HeadRevisionNum, "nothing stored")
 	}
 	// The same data, finite, is stored and found by where_data.
 	u := f.create(t, "finite", configdata.AppConfigTOML)
