@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The ToolchainTypes of SPEC.md.
@@ -92,6 +93,11 @@ func Parse(toolchain string, data []byte) (*Document, error) {
 	parse, ok := parsers[toolchain]
 	if !ok {
 		return nil, &ParseError{Toolchain: toolchain, Msg: "unknown ToolchainType"}
+	}
+	// Every ToolchainType is text: bytes of another encoding (Latin-1, say) would be mangled wherever the
+	// data is served inside JSON (/unit_data, include=ConfigData).
+	if !utf8.Valid(data) {
+		return nil, &ParseError{Toolchain: toolchain, Line: firstInvalidUTF8Line(data), Msg: "the data is not valid UTF-8 text"}
 	}
 	resources, err := parse(data)
 	if err != nil {
@@ -294,6 +300,16 @@ func normalize(v any) any {
 		return t.String()
 	}
 	return v
+}
+
+// firstInvalidUTF8Line is the 1-based line of the first byte that is not UTF-8.
+func firstInvalidUTF8Line(data []byte) int {
+	for i, line := range strings.Split(string(data), "\n") {
+		if !utf8.ValidString(line) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // lineOf is the 1-based line of a byte offset.

@@ -3,6 +3,7 @@ package configdata
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -117,4 +118,30 @@ func TestParseRefusesNonFinite(t *testing.T) {
 	require.JSONEq(t, `[{"ResourceType":"","ResourceName":"","Value":{"x":".inf"}}]`, string(p))
 	_, err = (&Document{Resources: []Resource{{Value: math.Inf(1)}}}).Projection()
 	require.Error(t, err)
+}
+
+// TestParseRefusesNonUTF8: every ToolchainType is UTF-8 text; other bytes (Latin-1 here) are refused
+// with the line they are on.
+func TestParseRefusesNonUTF8(t *testing.T) {
+	latin1 := map[string]string{
+		KubernetesYAML:      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf\xe9}\n",
+		AppConfigYAML:       "a: 1\nname: caf\xe9\n",
+		AppConfigJSON:       "{\"a\": 1,\n\"name\": \"caf\xe9\"}",
+		AppConfigTOML:       "a = 1\nname = 'caf\xe9'\n",
+		AppConfigINI:        "a = 1\nname = caf\xe9\n",
+		AppConfigProperties: "a=1\nname=caf\xe9\n",
+		AppConfigEnv:        "A=1\nNAME=caf\xe9\n",
+		AppConfigText:       "a\ncaf\xe9\n",
+	}
+	for _, tc := range ToolchainTypes {
+		data, ok := latin1[tc]
+		require.True(t, ok, tc)
+		_, err := Parse(tc, []byte(data))
+		var pe *ParseError
+		require.True(t, errors.As(err, &pe), "%s: %v", tc, err)
+		require.Equal(t, strings.Count(data[:strings.Index(data, "\xe9")], "\n")+1, pe.Line, tc)
+		require.Contains(t, pe.Msg, "UTF-8", tc)
+		_, err = Parse(tc, []byte(strings.ReplaceAll(data, "\xe9", "é")))
+		require.NoError(t, err, tc)
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/joho/godotenv"
 	"github.com/magiconair/properties"
@@ -222,9 +221,6 @@ func lineContaining(data []byte, msg string) int {
 var propertiesLine = regexp.MustCompile(`(?i)line (\d+)`)
 
 func parseProperties(data []byte) ([]Resource, error) {
-	if !utf8.Valid(data) {
-		return nil, &ParseError{Msg: "the data is not UTF-8"}
-	}
 	p, err := properties.Load(data, properties.UTF8)
 	if err != nil {
 		line := 0
@@ -295,13 +291,7 @@ func firstBadEnvLine(data []byte) int {
 }
 
 func parseText(data []byte) ([]Resource, error) {
-	if !utf8.Valid(data) {
-		for i, line := range strings.Split(string(data), "\n") {
-			if !utf8.ValidString(line) {
-				return nil, &ParseError{Line: i + 1, Msg: "the text is not valid UTF-8"}
-			}
-		}
-	}
+	// Parse has checked that the data is UTF-8, as for every ToolchainType.
 	// Text has no paths: the resource's value is the text itself, one leaf.
 	return []Resource{{Value: string(data)}}, nil
 }

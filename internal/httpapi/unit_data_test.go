@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,4 +38,24 @@ func TestDataWithNonFiniteNumbers(t *testing.T) {
 	var units []api.ExtendedUnit
 	f.c.Get(f.unitsPath() + "?" + url.Values{"where_data": {"limit > 1"}}.Encode()).Expect(http.StatusOK).JSON(&units)
 	require.Len(t, units, 1)
+}
+
+// TestDataMustBeUTF8: data in another encoding is refused for every ToolchainType (served inside JSON
+// it would be mangled), naming its line; UTF-8 data comes back byte for byte, also from /unit_data.
+func TestDataMustBeUTF8(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	for i, c := range []struct{ toolchain, data string }{
+		{configdata.AppConfigJSON, "{\"a\": 1,\n\"name\": \"caf\xe9\"}"},
+		{configdata.AppConfigYAML, "a: 1\nname: caf\xe9\n"},
+		{configdata.AppConfigINI, "a = 1\nname = caf\xe9\n"},
+	} {
+		u := f.create(t, "u"+string(rune('a'+i)), c.toolchain)
+		e := f.put(t, u, "text/plain", c.data).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+		require.Equal(t, "line 2", e.Error.ErrorMetadata.Items[0].Item, c.toolchain)
+		require.Contains(t, e.Error.Message, "UTF-8", c.toolchain)
+		good := strings.ReplaceAll(c.data, "\xe9", "é")
+		f.put(t, u, "text/plain", good).Expect(http.StatusOK)
+		require.Equal(t, good, string(f.c.Get(f.path(u)+"/data").Expect(http.StatusOK).Body))
+	}
 }
