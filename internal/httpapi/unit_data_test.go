@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/configdata"
 )
 
@@ -58,4 +59,27 @@ func TestDataMustBeUTF8(t *testing.T) {
 		f.put(t, u, "text/plain", good).Expect(http.StatusOK)
 		require.Equal(t, good, string(f.c.Get(f.path(u)+"/data").Expect(http.StatusOK).Body))
 	}
+}
+
+// TestIfMatchIsStrong: If-Match compares strongly (RFC 9110): a weak tag never matches, even naming the
+// DataHash; quoted, bare, listed and * do. If-None-Match stays weak.
+func TestIfMatchIsStrong(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	u := f.create(t, "web", configdata.AppConfigEnv)
+	f.put(t, u, "text/plain", "A=1\n").Expect(http.StatusOK)
+	hash := configdata.Hash([]byte("A=1\n"))
+	f.put(t, u, "text/plain", "A=2\n", apitest.WithHeader("If-Match", `W/"`+hash+`"`)).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	f.put(t, u, "text/plain", "A=2\n", apitest.WithHeader("If-Match", `W/"other", W/"`+hash+`"`)).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	require.Equal(t, "A=1\n", string(f.c.Get(f.path(u)+"/data").Expect(http.StatusOK).Body), "nothing written")
+	h := func(d string) string { return configdata.Hash([]byte(d)) }
+	for _, w := range []struct{ ifMatch, data string }{
+		{`"` + h("A=1\n") + `"`, "A=2\n"},
+		{"*", "A=3\n"},
+		{`W/"x", "other", "` + h("A=3\n") + `"`, "A=4\n"},
+		{h("A=4\n"), "A=5\n"},
+	} {
+		f.put(t, u, "text/plain", w.data, apitest.WithHeader("If-Match", w.ifMatch)).Expect(http.StatusOK)
+	}
+	f.c.Get(f.path(u)+"/data", apitest.WithHeader("If-None-Match", `W/"`+configdata.Hash([]byte("A=5\n"))+`"`)).Expect(http.StatusNotModified)
 }

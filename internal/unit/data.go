@@ -32,13 +32,31 @@ type Source struct {
 	RevisionNum  int64  `json:"r"`
 }
 
-// ETagMatches reports whether an If-Match / If-None-Match header value names hash: a comma-separated
-// list of quoted or bare ETags (W/ prefixes allowed), or *.
+// ETagMatches reports whether an If-None-Match header value names hash: a comma-separated list of
+// quoted or bare ETags, or *. It is RFC 9110's weak comparison: a W/ tag matches its opaque value.
 func ETagMatches(header, hash string) bool {
+	return etagMatches(header, hash, false)
+}
+
+// ETagMatchesStrong is ETagMatches for If-Match, which RFC 9110 compares strongly: a weak (W/) tag
+// never matches, since the data it named may differ from the stored bytes.
+func ETagMatchesStrong(header, hash string) bool {
+	return etagMatches(header, hash, true)
+}
+
+func etagMatches(header, hash string, strong bool) bool {
 	for _, tag := range strings.Split(header, ",") {
 		tag = strings.TrimSpace(tag)
-		tag = strings.TrimPrefix(tag, "W/")
-		if tag == "*" || strings.Trim(tag, `"`) == hash {
+		if tag == "*" {
+			return true
+		}
+		if weak := strings.HasPrefix(tag, "W/"); weak {
+			if strong {
+				continue
+			}
+			tag = strings.TrimPrefix(tag, "W/")
+		}
+		if strings.Trim(tag, `"`) == hash {
 			return true
 		}
 	}
@@ -74,7 +92,7 @@ func (s *Service) PutData(ctx context.Context, spaceID, unitID uuid.UUID, data [
 		if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
 			return err
 		}
-		if ifMatch != "" && !ETagMatches(ifMatch, cur.DataHash) {
+		if ifMatch != "" && !ETagMatchesStrong(ifMatch, cur.DataHash) {
 			return apierr.Conflict("the Unit's data changed since it was read: If-Match does not name its DataHash %q; read it again and reapply the change", cur.DataHash).
 				WithEntity(EntityType, unitID.String(), cur.Slug)
 		}
