@@ -145,3 +145,34 @@ func TestParseRefusesNonUTF8(t *testing.T) {
 		require.NoError(t, err, tc)
 	}
 }
+
+// TestParseRefusesDuplicateKeys: a key defined twice is refused by every format with keyed maps, with a
+// readable message naming both lines.
+func TestParseRefusesDuplicateKeys(t *testing.T) {
+	cases := []struct {
+		toolchain, data string
+		line            int
+		msg             string
+	}{
+		{AppConfigJSON, "{\"a\": 1,\n \"b\": {\"x\": 1,\n  \"x\": 2}}", 3, `key "x" of b is defined twice (first at line 2)`},
+		{AppConfigJSON, "{\"a\": 1,\n \"a\": 1}", 2, `key "a" of the top-level object is defined twice (first at line 1)`},
+		{AppConfigJSON, "[{\"k\": 1}, {\"k\": 2, \"k\": 3}]", 1, `key "k" of 1 is defined twice`},
+		{AppConfigYAML, "a: 1\nb: 2\na: 3\n", 3, `mapping key "a" already defined at line 1`},
+		{KubernetesYAML, "apiVersion: v1\nkind: A\nmetadata: {name: x}\nkind: B\n", 4, `mapping key "kind" already defined at line 2`},
+		{AppConfigTOML, "a = 1\na = 2\n", 2, "already defined"},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.toolchain, []byte(c.data))
+		var pe *ParseError
+		require.True(t, errors.As(err, &pe), "%s %q: %v", c.toolchain, c.data, err)
+		require.Equal(t, c.line, pe.Line, c.data)
+		require.Contains(t, pe.Msg, c.msg, c.data)
+		require.NotContains(t, pe.Msg, "\n", c.data)
+	}
+	// The same key in different objects, and keys differing only in case, are fine.
+	_, err := Parse(AppConfigJSON, []byte(`{"a": {"k": 1}, "b": {"k": 2}, "K": [{"k": 1}, {"k": 2}]}`))
+	require.NoError(t, err)
+	// Several YAML decoding errors stay readable, one after the other.
+	_, err = Parse(AppConfigYAML, []byte("x:\n  a: 1\n  a: 2\n  b: 1\n  b: 2\n"))
+	require.ErrorContains(t, err, `line 3: mapping key "a" already defined at line 2; line 5: mapping key "b" already defined at line 4`)
+}

@@ -18,18 +18,28 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = regexp.MustCompile(`^line (\d+): `)
 
-// yamlError reports a yaml.v3 error with its line.
+// yamlError reports a yaml.v3 error with its line. yaml.v3 writes "yaml: line N: msg", or for decoding
+// errors "yaml: unmarshal errors:\n  line N: msg" (one line each); the first error's "line N: " becomes
+// the Line, the rest of the text is kept as written (its own "at line M" references included).
 func yamlError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
-		msg = strings.TrimPrefix(msg, ": ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:")
+	var parts []string
+	for _, p := range strings.Split(msg, "\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
 	}
-	return &ParseError{Line: line, Msg: msg}
+	line := 0
+	if len(parts) > 0 {
+		if m := yamlLine.FindStringSubmatch(parts[0]); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			parts[0] = strings.TrimPrefix(parts[0], m[0])
+		}
+	}
+	return &ParseError{Line: line, Msg: strings.Join(parts, "; ")}
 }
 
 // yamlDocuments decodes a YAML stream into its documents' nodes (empty documents skipped).
@@ -169,7 +179,52 @@ func parseJSON(data []byte) ([]Resource, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, &ParseError{Line: lineOf(data, dec.InputOffset()), Msg: "more than one JSON value"}
 	}
+	if err := jsonDuplicateKey(json.NewDecoder(bytes.NewReader(data)), data, ""); err != nil {
+		return nil, err
+	}
 	return []Resource{{Value: normalize(v)}}, nil
+}
+
+// jsonDuplicateKey refuses an object naming a key twice, as the YAML and TOML parsers do (encoding/json
+// would silently keep the last value). It reads the next value of dec, which holds valid JSON.
+func jsonDuplicateKey(dec *json.Decoder, data []byte, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil // Decode has accepted the data; nothing more to say
+	}
+	switch tok {
+	case json.Delim('{'):
+		keys := map[string]int{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil
+			}
+			k, _ := kt.(string)
+			line := lineOf(data, dec.InputOffset())
+			if first, dup := keys[k]; dup {
+				where := "the top-level object"
+				if path != "" {
+					where = path
+				}
+				return &ParseError{Line: line, Msg: fmt.Sprintf("key %q of %s is defined twice (first at line %d)", k, where, first)}
+			}
+			keys[k] = line
+			if err := jsonDuplicateKey(dec, data, join(path, k)); err != nil {
+				return err
+			}
+		}
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := jsonDuplicateKey(dec, data, join(path, strconv.Itoa(i))); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil // a scalar
+	}
+	_, _ = dec.Token() // the closing delimiter
+	return nil
 }
 
 func parseTOML(data []byte) ([]Resource, error) {

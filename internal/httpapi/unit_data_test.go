@@ -83,3 +83,18 @@ func TestIfMatchIsStrong(t *testing.T) {
 	}
 	f.c.Get(f.path(u)+"/data", apitest.WithHeader("If-None-Match", `W/"`+configdata.Hash([]byte("A=5\n"))+`"`)).Expect(http.StatusNotModified)
 }
+
+// TestDataWithDuplicateKeys: JSON naming a key twice is refused like YAML and TOML, and the YAML message
+// says where the key was first defined.
+func TestDataWithDuplicateKeys(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	j := f.create(t, "j", configdata.AppConfigJSON)
+	e := f.put(t, j, "application/json", "{\"replicas\": 1,\n \"replicas\": 2}").ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+	require.Equal(t, "line 2", e.Error.ErrorMetadata.Items[0].Item)
+	require.Contains(t, e.Error.Message, `key "replicas" of the top-level object is defined twice (first at line 1)`)
+	y := f.create(t, "y", configdata.AppConfigYAML)
+	e = f.put(t, y, "application/yaml", "replicas: 1\nname: x\nreplicas: 2\n").ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+	require.Equal(t, "line 3", e.Error.ErrorMetadata.Items[0].Item)
+	require.Equal(t, `mapping key "replicas" already defined at line 1`, e.Error.ErrorMetadata.Items[0].Description)
+}
