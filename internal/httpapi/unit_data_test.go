@@ -1,6 +1,8 @@
 package httpapi_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/configdata"
 )
 
@@ -97,4 +100,44 @@ func TestDataWithDuplicateKeys(t *testing.T) {
 	e = f.put(t, y, "application/yaml", "replicas: 1\nname: x\nreplicas: 2\n").ExpectError(http.StatusBadRequest, api.ErrorTypeData)
 	require.Equal(t, "line 3", e.Error.ErrorMetadata.Items[0].Item)
 	require.Equal(t, `mapping key "replicas" already defined at line 1`, e.Error.ErrorMetadata.Items[0].Description)
+}
+
+// TestPatchWithRestoreIsOneWrite: PATCH ?restore=N changes the fields and restores the data as one
+// write: Version goes up by one and one unit.updated event (with the new RevisionNum) is emitted.
+func TestPatchWithRestoreIsOneWrite(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	u := f.create(t, "web", configdata.AppConfigEnv)
+	f.put(t, u, "text/plain", "A=1\n").Expect(http.StatusOK)
+	var res api.UnitCreateOrUpdateResponse
+	f.put(t, u, "text/plain", "A=2\n").Expect(http.StatusOK).JSON(&res)
+	before := res.Unit.Version
+	ctx := context.Background()
+	log := f.env.App.Store.Events
+	start, err := log.Tail(ctx)
+	require.NoError(t, err)
+
+	for i, patch := range []map[string]any{{"DisplayName": "restored"}, {}} {
+		f.c.Patch(f.path(u)+"?restore=1", patch).Expect(http.StatusOK).JSON(&res)
+		require.Equal(t, before+int64(i)+1, res.Unit.Version, "one write, one Version")
+		require.Equal(t, "restored", res.Unit.DisplayName)
+		require.Equal(t, configdata.Hash([]byte("A=1\n")), res.Unit.DataHash)
+	}
+	var got api.ExtendedUnit
+	f.c.Get(f.path(u)).Expect(http.StatusOK).JSON(&got)
+	require.Equal(t, res.Unit.Version, got.Unit.Version)
+
+	entries, err := log.Read(ctx, f.env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID, start, 100)
+	require.NoError(t, err)
+	require.Len(t, entries, 2, "one event per write")
+	for i, e := range entries {
+		require.Equal(t, "unit.updated", e.EventType)
+		var payload map[string]any
+		require.NoError(t, json.Unmarshal(e.Payload, &payload))
+		require.EqualValues(t, 3+i, payload["RevisionNum"])
+		require.EqualValues(t, before+int64(i)+1, payload["Version"])
+	}
+	// A PATCH without restore still bumps Version once, with its own event.
+	f.c.Patch(f.path(u), map[string]any{"DisplayName": "plain"}).Expect(http.StatusOK).JSON(&res)
+	require.Equal(t, before+3, res.Unit.Version)
 }

@@ -135,6 +135,9 @@ type dataChange struct {
 	opts     WriteOptions
 	// always records a Revision even when the data is the head's (a restore of the head's own data).
 	always bool
+	// fieldsWritten: the same write has changed the Unit's fields in this transaction, bumping its
+	// Version and leaving its event to this data change (PATCH with restore).
+	fieldsWritten bool
 }
 
 // commitData records data as a new Revision and Mutation of the locked Unit row and makes it the head.
@@ -189,7 +192,7 @@ func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, do
 	head, err := tx.Q.UnitSetHead(ctx, db.UnitSetHeadParams{
 		UnitID: row.UnitID, DataHash: hash, DataSize: int64(len(data)), HeadDoc: projection,
 		HeadRevisionID: &rev.RevisionID, HeadRevisionNum: revNum, HeadMutationNum: mutNum,
-		LastChangeDescription: description,
+		LastChangeDescription: description, BumpVersion: !change.fieldsWritten,
 	})
 	if err != nil {
 		return WriteResult{}, err
@@ -207,7 +210,7 @@ func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, do
 }
 
 // restoreRevision makes Revision num's data the head again, as a new Revision.
-func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions) (WriteResult, error) {
+func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
 	p := authz.Caller(ctx)
 	row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
 	if err != nil {
@@ -228,7 +231,7 @@ func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUI
 	if err != nil {
 		return WriteResult{}, dataError(err)
 	}
-	return commitData(ctx, tx, row, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true})
+	return commitData(ctx, tx, row, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
 }
 
 // projectionDocument rebuilds the path model from a stored projection.

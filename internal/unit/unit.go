@@ -325,14 +325,17 @@ func (s *Service) Update(ctx context.Context, spaceID, unitID uuid.UUID, version
 func (s *Service) Patch(ctx context.Context, spaceID, unitID uuid.UUID, patch json.RawMessage, restore int64, opts WriteOptions) (WriteResult, error) {
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		u, err := update(ctx, tx, spaceID, unitID, mergePatch(patch))
-		if err != nil {
+		if restore == 0 {
+			u, err := update(ctx, tx, spaceID, unitID, mergePatch(patch))
+			out.Unit = u
 			return err
 		}
-		out.Unit = u
-		if restore > 0 {
-			out, err = restoreRevision(ctx, tx, spaceID, unitID, restore, opts)
+		// One write: the fields change and the restore make one Version and one event (the data's).
+		if _, _, err := updateFields(ctx, tx, spaceID, unitID, mergePatch(patch)); err != nil {
+			return err
 		}
+		var err error
+		out, err = restoreRevision(ctx, tx, spaceID, unitID, restore, opts, true)
 		return err
 	})
 	return out, err
@@ -361,43 +364,53 @@ func mergePatch(patch json.RawMessage) changeFunc {
 
 // update is the one path of field changes (PUT, PATCH, bulk patch).
 func update(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, error) {
+	u, spaceSlug, err := updateFields(ctx, tx, spaceID, unitID, change)
+	if err != nil {
+		return u, err
+	}
+	tx.Emit(u.changeEvent(entity.Updated, spaceSlug))
+	return u, nil
+}
+
+// updateFields is update without its event: it returns the Unit written and its Space's Slug.
+func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, string, error) {
 	p := authz.Caller(ctx)
 	row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
 	if err != nil {
-		return Unit{}, err
+		return Unit{}, "", err
 	}
 	cur, err := fromRow(row)
 	if err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	version, f, err := change(cur)
 	if err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	if f.ToolchainType == "" {
 		f.ToolchainType = cur.ToolchainType
 	}
 	f = f.normalized()
 	if err := f.validate(); err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	if f.ToolchainType != cur.ToolchainType {
-		return cur, apierr.Validation("ToolchainType is set when a Unit is created and cannot change",
+		return cur, "", apierr.Validation("ToolchainType is set when a Unit is created and cannot change",
 			apierr.Item{Item: "ToolchainType", Description: "cannot change"})
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
 		if err := authz.Check(ctx, authz.Manage, cur.target()); err != nil {
-			return cur, err
+			return cur, "", err
 		}
 	}
 	if err := entity.CheckVersion(EntityType, unitID, version, cur.Version); err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	out, err := tx.Q.UnitUpdate(ctx, db.UnitUpdateParams{
 		OrganizationID: p.OrganizationID, UnitID: unitID, Version: cur.Version,
@@ -408,18 +421,17 @@ func update(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, change
 		ChangeSetID: f.ChangeSetID, LastChangeDescription: f.LastChangeDescription,
 	})
 	if err != nil {
-		return cur, entity.SlugClash(err, EntityType, f.Slug)
+		return cur, "", entity.SlugClash(err, EntityType, f.Slug)
 	}
 	u, err := fromRow(out)
 	if err != nil {
-		return u, err
+		return u, "", err
 	}
 	sp, err := spaceOf(ctx, tx.Q, spaceID)
 	if err != nil {
-		return u, err
+		return u, "", err
 	}
-	tx.Emit(u.changeEvent(entity.Updated, sp.Slug))
-	return u, nil
+	return u, sp.Slug, nil
 }
 
 // Delete removes a Unit and its history; refused while it has DeleteGates.
