@@ -153,6 +153,37 @@ func (q *Queries) TagGetInOrganization(ctx context.Context, arg TagGetInOrganiza
 	return &i, err
 }
 
+const tagGetInOrganizationForShare = `-- name: TagGetInOrganizationForShare :one
+SELECT tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text FROM tag WHERE organization_id = $1 AND tag_id = $2 FOR SHARE
+`
+
+type TagGetInOrganizationForShareParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	TagID          uuid.UUID `db:"tag_id"`
+}
+
+// Held by a write putting the Tag on Revisions until it commits: a Tag delete (FOR UPDATE) waits for it.
+func (q *Queries) TagGetInOrganizationForShare(ctx context.Context, arg TagGetInOrganizationForShareParams) (*Tag, error) {
+	row := q.db.QueryRow(ctx, tagGetInOrganizationForShare, arg.OrganizationID, arg.TagID)
+	var i Tag
+	err := row.Scan(
+		&i.TagID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
 const tagInsert = `-- name: TagInsert :one
 INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

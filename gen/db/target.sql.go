@@ -69,6 +69,46 @@ func (q *Queries) TargetGetByID(ctx context.Context, arg TargetGetByIDParams) (*
 	return &i, err
 }
 
+const targetGetByIDForShare = `-- name: TargetGetByIDForShare :one
+SELECT target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts, live_state_type, hidden_reason, version, created_at, updated_at, search_text FROM target WHERE organization_id = $1 AND space_id = $2 AND target_id = $3 FOR SHARE
+`
+
+type TargetGetByIDForShareParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+	TargetID       uuid.UUID `db:"target_id"`
+}
+
+// A Unit naming the Target holds this until it commits: a Target update (FOR UPDATE) waits, then sees the Unit.
+func (q *Queries) TargetGetByIDForShare(ctx context.Context, arg TargetGetByIDForShareParams) (*Target, error) {
+	row := q.db.QueryRow(ctx, targetGetByIDForShare, arg.OrganizationID, arg.SpaceID, arg.TargetID)
+	var i Target
+	err := row.Scan(
+		&i.TargetID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.ToolchainType,
+		&i.ProviderType,
+		&i.BridgeWorkerID,
+		&i.BridgeHandle,
+		&i.Options,
+		&i.Facts,
+		&i.LiveStateType,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
 const targetGetByIDForUpdate = `-- name: TargetGetByIDForUpdate :one
 SELECT target_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, toolchain_type, provider_type, bridge_worker_id, bridge_handle, options, facts, live_state_type, hidden_reason, version, created_at, updated_at, search_text FROM target WHERE organization_id = $1 AND space_id = $2 AND target_id = $3 FOR UPDATE
 `

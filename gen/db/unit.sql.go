@@ -426,8 +426,8 @@ UPDATE unit
 SET data_hash = $1, data_size = $2, head_doc = $3,
     head_revision_id = $4, head_revision_num = $5,
     head_mutation_num = $6, last_change_description = $7,
-    version = version + 1, updated_at = now()
-WHERE unit_id = $8
+    version = version + CASE WHEN $8::boolean THEN 1 ELSE 0 END, updated_at = now()
+WHERE unit_id = $9
 RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text
 `
 
@@ -439,10 +439,12 @@ type UnitSetHeadParams struct {
 	HeadRevisionNum       int64           `db:"head_revision_num"`
 	HeadMutationNum       int64           `db:"head_mutation_num"`
 	LastChangeDescription string          `db:"last_change_description"`
+	BumpVersion           bool            `db:"bump_version"`
 	UnitID                uuid.UUID       `db:"unit_id"`
 }
 
-// Makes a new Revision the head.
+// Makes a new Revision the head. A write that already bumped Version in its transaction (a PATCH
+// with restore) does not bump it again: one write, one Version.
 func (q *Queries) UnitSetHead(ctx context.Context, arg UnitSetHeadParams) (*Unit, error) {
 	row := q.db.QueryRow(ctx, unitSetHead,
 		arg.DataHash,
@@ -452,6 +454,7 @@ func (q *Queries) UnitSetHead(ctx context.Context, arg UnitSetHeadParams) (*Unit
 		arg.HeadRevisionNum,
 		arg.HeadMutationNum,
 		arg.LastChangeDescription,
+		arg.BumpVersion,
 		arg.UnitID,
 	)
 	var i Unit

@@ -10,10 +10,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The ToolchainTypes of SPEC.md.
@@ -92,6 +94,11 @@ func Parse(toolchain string, data []byte) (*Document, error) {
 	if !ok {
 		return nil, &ParseError{Toolchain: toolchain, Msg: "unknown ToolchainType"}
 	}
+	// Every ToolchainType is text: bytes of another encoding (Latin-1, say) would be mangled wherever the
+	// data is served inside JSON (/unit_data, include=ConfigData).
+	if !utf8.Valid(data) {
+		return nil, &ParseError{Toolchain: toolchain, Line: firstInvalidUTF8Line(data), Msg: "the data is not valid UTF-8 text"}
+	}
 	resources, err := parse(data)
 	if err != nil {
 		var pe *ParseError
@@ -101,7 +108,53 @@ func Parse(toolchain string, data []byte) (*Document, error) {
 		}
 		return nil, &ParseError{Toolchain: toolchain, Msg: err.Error()}
 	}
+	for _, r := range resources {
+		if path, v, found := nonFinite(r.Value, ""); found {
+			return nil, &ParseError{Toolchain: toolchain, Msg: nonFiniteMsg(r.Key(), path, v)}
+		}
+	}
 	return &Document{Toolchain: toolchain, Resources: resources}, nil
+}
+
+// nonFinite finds a number of v that JSON cannot hold (±Inf, NaN: TOML inf and nan, YAML .inf and .nan,
+// JSON numbers beyond float64 such as 1e999), with its path. Such data is refused when written: the
+// projection, where_data, mutation sources and diffs are all JSON.
+func nonFinite(v any, path string) (string, float64, bool) {
+	switch t := v.(type) {
+	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			return path, t, true
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p, f, ok := nonFinite(t[k], join(path, k)); ok {
+				return p, f, ok
+			}
+		}
+	case []any:
+		for i, e := range t {
+			if p, f, ok := nonFinite(e, join(path, strconv.Itoa(i))); ok {
+				return p, f, ok
+			}
+		}
+	}
+	return "", 0, false
+}
+
+func nonFiniteMsg(resource, path string, v float64) string {
+	where := path
+	if where == "" {
+		where = "the value"
+	}
+	if resource != "" {
+		where = resource + " " + where
+	}
+	return fmt.Sprintf("%s is %v: numbers must be finite (infinity and NaN have no JSON form)", where, v)
 }
 
 func asParseError(err error, target **ParseError) bool {
@@ -123,16 +176,17 @@ var parsers = map[string]func([]byte) ([]Resource, error){
 	AppConfigText:       parseText,
 }
 
-// Projection is the document as JSON, for where_data: an array of resources.
-func (d *Document) Projection() []byte {
+// Projection is the document as JSON, for where_data: an array of resources. Parse refuses what JSON
+// cannot hold, so an error here is a bug to report, never a reason to store an empty projection.
+func (d *Document) Projection() ([]byte, error) {
 	if d == nil {
-		return []byte("[]")
+		return []byte("[]"), nil
 	}
 	out, err := json.Marshal(d.Resources)
 	if err != nil {
-		return []byte("[]")
+		return nil, fmt.Errorf("projecting %s data: %w", d.Toolchain, err)
 	}
-	return out
+	return out, nil
 }
 
 // Leaf is one scalar (or empty container) of the data, at a path of a resource.
@@ -246,6 +300,16 @@ func normalize(v any) any {
 		return t.String()
 	}
 	return v
+}
+
+// firstInvalidUTF8Line is the 1-based line of the first byte that is not UTF-8.
+func firstInvalidUTF8Line(data []byte) int {
+	for i, line := range strings.Split(string(data), "\n") {
+		if !utf8.ValidString(line) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // lineOf is the 1-based line of a byte offset.

@@ -2,6 +2,8 @@ package configdata
 
 import (
 	"errors"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,7 +40,9 @@ func TestParseValid(t *testing.T) {
 			require.Contains(t, got, k, tc)
 			require.Equal(t, v, got[k], "%s %q", tc, k)
 		}
-		require.NotEmpty(t, doc.Projection())
+		projection, err := doc.Projection()
+		require.NoError(t, err, tc)
+		require.NotEmpty(t, projection)
 	}
 }
 
@@ -79,4 +83,96 @@ func TestHashAndMediaType(t *testing.T) {
 	require.Equal(t, "application/yaml", MediaType(KubernetesYAML))
 	require.Equal(t, "application/json", MediaType(AppConfigJSON))
 	require.Equal(t, "text/plain; charset=utf-8", MediaType(AppConfigEnv))
+}
+
+// TestParseRefusesNonFinite: numbers JSON cannot hold are refused as unparseable data, naming where they
+// are; the projection never silently becomes empty.
+func TestParseRefusesNonFinite(t *testing.T) {
+	cases := []struct {
+		toolchain, data, path string
+		line                  int
+	}{
+		{AppConfigTOML, "a = 1\n[server]\nlimit = inf\n", "server.limit", 0},
+		{AppConfigTOML, "x = -inf\n", "x", 0},
+		{AppConfigTOML, "x = nan\n", "x", 0},
+		{AppConfigYAML, "a: 1\nb:\n  - .inf\n", "b.0", 3},
+		{AppConfigYAML, "x: -.Inf\n", "x", 1},
+		{AppConfigYAML, "x: .nan\n", "x", 1},
+		{KubernetesYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: .inf\n", "data.x", 6},
+		{AppConfigJSON, `{"a": {"b": [1, 1e999]}}`, "a.b.1", 0},
+		{AppConfigJSON, `-1e999`, "the value", 0},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.toolchain, []byte(c.data))
+		var pe *ParseError
+		require.True(t, errors.As(err, &pe), "%s %q: %v", c.toolchain, c.data, err)
+		require.Contains(t, pe.Msg, c.path, c.data)
+		require.Contains(t, pe.Msg, "finite", c.data)
+		require.Equal(t, c.line, pe.Line, c.data)
+	}
+	// Quoted, they are strings.
+	doc, err := Parse(AppConfigYAML, []byte("x: '.inf'\n"))
+	require.NoError(t, err)
+	p, err := doc.Projection()
+	require.NoError(t, err)
+	require.JSONEq(t, `[{"ResourceType":"","ResourceName":"","Value":{"x":".inf"}}]`, string(p))
+	_, err = (&Document{Resources: []Resource{{Value: math.Inf(1)}}}).Projection()
+	require.Error(t, err)
+}
+
+// TestParseRefusesNonUTF8: every ToolchainType is UTF-8 text; other bytes (Latin-1 here) are refused
+// with the line they are on.
+func TestParseRefusesNonUTF8(t *testing.T) {
+	latin1 := map[string]string{
+		KubernetesYAML:      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf\xe9}\n",
+		AppConfigYAML:       "a: 1\nname: caf\xe9\n",
+		AppConfigJSON:       "{\"a\": 1,\n\"name\": \"caf\xe9\"}",
+		AppConfigTOML:       "a = 1\nname = 'caf\xe9'\n",
+		AppConfigINI:        "a = 1\nname = caf\xe9\n",
+		AppConfigProperties: "a=1\nname=caf\xe9\n",
+		AppConfigEnv:        "A=1\nNAME=caf\xe9\n",
+		AppConfigText:       "a\ncaf\xe9\n",
+	}
+	for _, tc := range ToolchainTypes {
+		data, ok := latin1[tc]
+		require.True(t, ok, tc)
+		_, err := Parse(tc, []byte(data))
+		var pe *ParseError
+		require.True(t, errors.As(err, &pe), "%s: %v", tc, err)
+		require.Equal(t, strings.Count(data[:strings.Index(data, "\xe9")], "\n")+1, pe.Line, tc)
+		require.Contains(t, pe.Msg, "UTF-8", tc)
+		_, err = Parse(tc, []byte(strings.ReplaceAll(data, "\xe9", "é")))
+		require.NoError(t, err, tc)
+	}
+}
+
+// TestParseRefusesDuplicateKeys: a key defined twice is refused by every format with keyed maps, with a
+// readable message naming both lines.
+func TestParseRefusesDuplicateKeys(t *testing.T) {
+	cases := []struct {
+		toolchain, data string
+		line            int
+		msg             string
+	}{
+		{AppConfigJSON, "{\"a\": 1,\n \"b\": {\"x\": 1,\n  \"x\": 2}}", 3, `key "x" of b is defined twice (first at line 2)`},
+		{AppConfigJSON, "{\"a\": 1,\n \"a\": 1}", 2, `key "a" of the top-level object is defined twice (first at line 1)`},
+		{AppConfigJSON, "[{\"k\": 1}, {\"k\": 2, \"k\": 3}]", 1, `key "k" of 1 is defined twice`},
+		{AppConfigYAML, "a: 1\nb: 2\na: 3\n", 3, `mapping key "a" already defined at line 1`},
+		{KubernetesYAML, "apiVersion: v1\nkind: A\nmetadata: {name: x}\nkind: B\n", 4, `mapping key "kind" already defined at line 2`},
+		{AppConfigTOML, "a = 1\na = 2\n", 2, "already defined"},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.toolchain, []byte(c.data))
+		var pe *ParseError
+		require.True(t, errors.As(err, &pe), "%s %q: %v", c.toolchain, c.data, err)
+		require.Equal(t, c.line, pe.Line, c.data)
+		require.Contains(t, pe.Msg, c.msg, c.data)
+		require.NotContains(t, pe.Msg, "\n", c.data)
+	}
+	// The same key in different objects, and keys differing only in case, are fine.
+	_, err := Parse(AppConfigJSON, []byte(`{"a": {"k": 1}, "b": {"k": 2}, "K": [{"k": 1}, {"k": 2}]}`))
+	require.NoError(t, err)
+	// Several YAML decoding errors stay readable, one after the other.
+	_, err = Parse(AppConfigYAML, []byte("x:\n  a: 1\n  a: 2\n  b: 1\n  b: 2\n"))
+	require.ErrorContains(t, err, `line 3: mapping key "a" already defined at line 2; line 5: mapping key "b" already defined at line 4`)
 }

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/joho/godotenv"
 	"github.com/magiconair/properties"
@@ -18,18 +18,28 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = regexp.MustCompile(`^line (\d+): `)
 
-// yamlError reports a yaml.v3 error with its line.
+// yamlError reports a yaml.v3 error with its line. yaml.v3 writes "yaml: line N: msg", or for decoding
+// errors "yaml: unmarshal errors:\n  line N: msg" (one line each); the first error's "line N: " becomes
+// the Line, the rest of the text is kept as written (its own "at line M" references included).
 func yamlError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
-		msg = strings.TrimPrefix(msg, ": ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:")
+	var parts []string
+	for _, p := range strings.Split(msg, "\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
 	}
-	return &ParseError{Line: line, Msg: msg}
+	line := 0
+	if len(parts) > 0 {
+		if m := yamlLine.FindStringSubmatch(parts[0]); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			parts[0] = strings.TrimPrefix(parts[0], m[0])
+		}
+	}
+	return &ParseError{Line: line, Msg: strings.Join(parts, "; ")}
 }
 
 // yamlDocuments decodes a YAML stream into its documents' nodes (empty documents skipped).
@@ -53,11 +63,45 @@ func yamlDocuments(data []byte) ([]*yaml.Node, error) {
 }
 
 func decodeNode(n *yaml.Node) (any, error) {
+	if line, path, f, found := nonFiniteNode(n, ""); found {
+		return nil, &ParseError{Line: line, Msg: nonFiniteMsg("", path, f)}
+	}
 	var v any
 	if err := n.Decode(&v); err != nil {
 		return nil, yamlError(err)
 	}
 	return normalize(v), nil
+}
+
+// nonFiniteNode finds a float scalar (.inf, .nan) of a YAML tree, with its line and path, so that the
+// refusal Parse would make names the line.
+func nonFiniteNode(n *yaml.Node, path string) (int, string, float64, bool) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if line, p, f, ok := nonFiniteNode(c, path); ok {
+				return line, p, f, ok
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if line, p, f, ok := nonFiniteNode(c, join(path, strconv.Itoa(i))); ok {
+				return line, p, f, ok
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if line, p, f, ok := nonFiniteNode(n.Content[i+1], join(path, n.Content[i].Value)); ok {
+				return line, p, f, ok
+			}
+		}
+	case yaml.ScalarNode:
+		var f float64
+		if n.ShortTag() == "!!float" && n.Decode(&f) == nil && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			return n.Line, path, f, true
+		}
+	}
+	return 0, "", 0, false
 }
 
 func parseYAML(data []byte) ([]Resource, error) {
@@ -135,7 +179,52 @@ func parseJSON(data []byte) ([]Resource, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, &ParseError{Line: lineOf(data, dec.InputOffset()), Msg: "more than one JSON value"}
 	}
+	if err := jsonDuplicateKey(json.NewDecoder(bytes.NewReader(data)), data, ""); err != nil {
+		return nil, err
+	}
 	return []Resource{{Value: normalize(v)}}, nil
+}
+
+// jsonDuplicateKey refuses an object naming a key twice, as the YAML and TOML parsers do (encoding/json
+// would silently keep the last value). It reads the next value of dec, which holds valid JSON.
+func jsonDuplicateKey(dec *json.Decoder, data []byte, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil // Decode has accepted the data; nothing more to say
+	}
+	switch tok {
+	case json.Delim('{'):
+		keys := map[string]int{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil
+			}
+			k, _ := kt.(string)
+			line := lineOf(data, dec.InputOffset())
+			if first, dup := keys[k]; dup {
+				where := "the top-level object"
+				if path != "" {
+					where = path
+				}
+				return &ParseError{Line: line, Msg: fmt.Sprintf("key %q of %s is defined twice (first at line %d)", k, where, first)}
+			}
+			keys[k] = line
+			if err := jsonDuplicateKey(dec, data, join(path, k)); err != nil {
+				return err
+			}
+		}
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := jsonDuplicateKey(dec, data, join(path, strconv.Itoa(i))); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil // a scalar
+	}
+	_, _ = dec.Token() // the closing delimiter
+	return nil
 }
 
 func parseTOML(data []byte) ([]Resource, error) {
@@ -187,9 +276,6 @@ func lineContaining(data []byte, msg string) int {
 var propertiesLine = regexp.MustCompile(`(?i)line (\d+)`)
 
 func parseProperties(data []byte) ([]Resource, error) {
-	if !utf8.Valid(data) {
-		return nil, &ParseError{Msg: "the data is not UTF-8"}
-	}
 	p, err := properties.Load(data, properties.UTF8)
 	if err != nil {
 		line := 0
@@ -260,13 +346,7 @@ func firstBadEnvLine(data []byte) int {
 }
 
 func parseText(data []byte) ([]Resource, error) {
-	if !utf8.Valid(data) {
-		for i, line := range strings.Split(string(data), "\n") {
-			if !utf8.ValidString(line) {
-				return nil, &ParseError{Line: i + 1, Msg: "the text is not valid UTF-8"}
-			}
-		}
-	}
+	// Parse has checked that the data is UTF-8, as for every ToolchainType.
 	// Text has no paths: the resource's value is the text itself, one leaf.
 	return []Resource{{Value: string(data)}}, nil
 }

@@ -139,11 +139,11 @@ func (h *handlers) UpdateChannel(ctx context.Context, r api.UpdateChannelRequest
 }
 
 func (h *handlers) PatchChannel(ctx context.Context, r api.PatchChannelRequestObject) (api.PatchChannelResponseObject, error) {
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	c, err := h.s.deps.Channels.Patch(ctx, r.SpaceId, r.ChannelId, *patch, flag(r.Params.DryRun))
+	c, err := h.s.deps.Channels.Patch(ctx, r.SpaceId, r.ChannelId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		binary := isBinaryBody(rt)
 		if body != nil {
+			normalizeContentType(req)
 			if !binary {
 				body = stripUnknownFields(c, rt, body)
 			}
@@ -132,6 +133,10 @@ func (s *Server) readBody(c echo.Context, rt *route) ([]byte, error) {
 		}
 		return data, nil
 	}
+	if isBinaryBody(rt) {
+		// Raw bytes take any Content-Type, or none (DESIGN.md): their ToolchainType's parser checks them.
+		return data, nil
+	}
 	if perr != nil || content.Get(mediaType) == nil {
 		e := apierr.UserInput(fmt.Sprintf("Content-Type %q is not accepted here; send one of: %s", ct, strings.Join(mediaTypes(content), ", ")))
 		e.Status = http.StatusUnsupportedMediaType
@@ -143,6 +148,22 @@ func (s *Server) readBody(c echo.Context, rt *route) ([]byte, error) {
 		}
 	}
 	return data, nil
+}
+
+// normalizeContentType lowercases the media type of the Content-Type header (its parameters are left as
+// sent). Media types are case-insensitive (RFC 9110) and readBody accepts them so, but the generated
+// handlers match them case-sensitively: unnormalized, Application/JSON would bind no body at all.
+func normalizeContentType(req *http.Request) {
+	ct := req.Header.Get(echo.HeaderContentType)
+	if ct == "" {
+		return
+	}
+	mt, params, hasParams := strings.Cut(ct, ";")
+	norm := strings.ToLower(strings.TrimSpace(mt))
+	if hasParams {
+		norm += ";" + params
+	}
+	req.Header.Set(echo.HeaderContentType, norm)
 }
 
 func mediaTypes(content openapi3.Content) []string {

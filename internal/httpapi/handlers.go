@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -34,6 +35,18 @@ func bulkDeleted(entityType string, ref entity.Ref, err *apierr.Error) api.Delet
 		return api.DeleteResponse{Error: &re}
 	}
 	return api.DeleteResponse{Message: fmt.Sprintf("%s %s (%s) deleted", entityType, ref.Slug, ref.ID)}
+}
+
+// patchBody is the merge patch of a request taking one under either media type: the body the generated
+// handler bound. None bound (a Content-Type it did not recognize) is the caller's error, never a nil
+// dereference.
+func patchBody(bodies ...*json.RawMessage) (json.RawMessage, error) {
+	for _, b := range bodies {
+		if b != nil {
+			return *b, nil
+		}
+	}
+	return nil, apierr.UserInput("a JSON merge patch body is required: send Content-Type application/merge-patch+json or application/json")
 }
 
 func deref[T any](p *T) T {

@@ -112,11 +112,11 @@ func (h *handlers) UpdateServiceAccount(ctx context.Context, r api.UpdateService
 }
 
 func (h *handlers) PatchServiceAccount(ctx context.Context, r api.PatchServiceAccountRequestObject) (api.PatchServiceAccountResponseObject, error) {
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	sa, err := h.s.deps.ServiceAccounts.Patch(ctx, r.ServiceAccountId, *patch, flag(r.Params.DryRun))
+	sa, err := h.s.deps.ServiceAccounts.Patch(ctx, r.ServiceAccountId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -135,11 +135,11 @@ func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatch
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	items, err := h.s.deps.ServiceAccounts.BulkPatch(ctx, requestPath(ctx), sel, *patch, flag(r.Params.DryRun))
+	items, err := h.s.deps.ServiceAccounts.BulkPatch(ctx, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}

@@ -52,11 +52,11 @@ func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesReq
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	items, err := h.s.deps.Spaces.BulkPatch(ctx, requestPath(ctx), sel, *patch, flag(r.Params.DryRun))
+	items, err := h.s.deps.Spaces.BulkPatch(ctx, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -125,11 +125,11 @@ func (h *handlers) UpdateSpace(ctx context.Context, r api.UpdateSpaceRequestObje
 }
 
 func (h *handlers) PatchSpace(ctx context.Context, r api.PatchSpaceRequestObject) (api.PatchSpaceResponseObject, error) {
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	sp, err := h.s.deps.Spaces.Patch(ctx, r.SpaceId, *patch, flag(r.Params.DryRun))
+	sp, err := h.s.deps.Spaces.Patch(ctx, r.SpaceId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}

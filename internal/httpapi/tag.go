@@ -108,11 +108,11 @@ func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) 
 }
 
 func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (api.PatchTagResponseObject, error) {
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	t, err := h.s.deps.Tags.Patch(ctx, r.SpaceId, r.TagId, *patch, flag(r.Params.DryRun))
+	t, err := h.s.deps.Tags.Patch(ctx, r.SpaceId, r.TagId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}

@@ -101,11 +101,11 @@ func (h *handlers) UpdateTarget(ctx context.Context, r api.UpdateTargetRequestOb
 }
 
 func (h *handlers) PatchTarget(ctx context.Context, r api.PatchTargetRequestObject) (api.PatchTargetResponseObject, error) {
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	t, err := h.s.deps.Targets.Patch(ctx, r.SpaceId, r.TargetId, *patch, flag(r.Params.DryRun))
+	t, err := h.s.deps.Targets.Patch(ctx, r.SpaceId, r.TargetId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -124,11 +124,11 @@ func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsR
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	items, err := h.s.deps.Targets.BulkPatch(ctx, requestPath(ctx), sel, *patch, flag(r.Params.DryRun))
+	items, err := h.s.deps.Targets.BulkPatch(ctx, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}

@@ -250,12 +250,12 @@ func (h *handlers) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
 	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription, UserAgent: userAgent(ctx)}
-	res, err := h.s.deps.Units.Patch(ctx, r.SpaceId, r.UnitId, *patch, deref(r.Params.Restore), opts)
+	res, err := h.s.deps.Units.Patch(ctx, r.SpaceId, r.UnitId, patch, deref(r.Params.Restore), opts)
 	if err != nil {
 		return nil, err
 	}

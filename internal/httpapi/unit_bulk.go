@@ -39,9 +39,9 @@ func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReq
 		return nil, apierr.Validation(fmt.Sprintf("Filter %s does not exist in your organization", r.Params.FilterSpace),
 			apierr.Item{Item: "filter_space", Description: "no such Filter"})
 	}
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
 	var prefixes []string
 	if r.Params.NamePrefixes != nil {
@@ -49,7 +49,7 @@ func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReq
 			prefixes = append(prefixes, strings.TrimSpace(p))
 		}
 	}
-	items, err := h.s.deps.Units.Clone(ctx, requestPath(ctx), sel, *patch, unit.CloneOptions{
+	items, err := h.s.deps.Units.Clone(ctx, requestPath(ctx), sel, patch, unit.CloneOptions{
 		WhereSpace: deref(r.Params.WhereSpace), Prefixes: prefixes, AllowExists: isTrue(r.Params.AllowExists),
 		DryRun: flag(r.Params.DryRun), UserAgent: userAgent(ctx),
 	})
@@ -71,11 +71,11 @@ func (h *handlers) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsReque
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	items, err := h.s.deps.Units.BulkPatch(ctx, requestPath(ctx), sel, *patch, flag(r.Params.DryRun))
+	items, err := h.s.deps.Units.BulkPatch(ctx, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}

@@ -151,3 +151,80 @@ func TestCloneMoveAndBulkUnits(t *testing.T) {
 	c.Post("/api/unit/move?"+devWeb, map[string]any{"ToSpaceID": qa.SpaceID}).ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
 	c.Post("/api/unit/move?"+devWeb, map[string]any{"ToSpaceID": uuid.New()}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 }
+
+// TestCloneWithPermissionsNeedsManage: a clone whose patch sets Permissions is a grant in the destination
+// Space, so it needs Manage there, as creating a Unit with Permissions does.
+func TestCloneWithPermissionsNeedsManage(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	web := f.create(t, "web", configdata.AppConfigEnv)
+	f.put(t, web, "text/plain", "A=1\n").Expect(http.StatusOK)
+	moID := f.env.Principal("acme", "mo", auth.RoleMember).UserID
+	member := f.env.Client(f.env.Token("acme", "mo", auth.RoleMember))
+	grant := map[string]any{"Manage": map[string]any{"UserIDs": map[string]bool{moID.String(): true}}}
+	clone := "/api/unit?name_prefixes=x-&" + where("Slug = 'web'").Encode()
+
+	member.Post(clone, map[string]any{"Permissions": grant}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+	var units []api.ExtendedUnit
+	f.c.Get(f.unitsPath() + "?" + where("Slug = 'x-web'").Encode()).Expect(http.StatusOK).JSON(&units)
+	require.Empty(t, units, "a refused clone creates nothing")
+
+	// Without Permissions in the patch the member may clone; an admin may clone with them.
+	member.Post(clone, map[string]any{"DisplayName": "copy"}).Expect(http.StatusOK)
+	var items []api.UnitCreateOrUpdateResponse
+	f.c.Post("/api/unit?name_prefixes=y-&"+where("Slug = 'web'").Encode(), map[string]any{"Permissions": grant}).Expect(http.StatusOK).JSON(&items)
+	require.True(t, items[0].Unit.Permissions["Manage"].UserIDs[moID.String()])
+}
+
+// TestCloneWhereSpaceSelectingNothing: a where_space that selects no Space is refused; the clone never
+// falls back to the source's own Space (that is only for no where_space at all).
+func TestCloneWhereSpaceSelectingNothing(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	f.create(t, "web", configdata.AppConfigEnv)
+	sel := where("Slug = 'web'").Encode()
+	e := f.c.Post("/api/unit?name_prefixes=x-&"+sel+"&"+url.Values{"where_space": {"Slug = 'nope'"}}.Encode(), map[string]any{}).
+		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "where_space", e.Error.ErrorMetadata.Items[0].Item)
+	var units []api.ExtendedUnit
+	f.c.Get("/api/unit?" + where("Slug = 'x-web'").Encode()).Expect(http.StatusOK).JSON(&units)
+	require.Empty(t, units, "nothing cloned")
+	// Without where_space the clone goes into the source's Space.
+	f.c.Post("/api/unit?name_prefixes=x-&"+sel, map[string]any{}).Expect(http.StatusOK)
+	f.c.Get(f.unitsPath() + "?" + where("Slug = 'x-web'").Encode()).Expect(http.StatusOK).JSON(&units)
+	require.Len(t, units, 1)
+}
+
+// TestCloneWithTargetID: a clone patch may set TargetID, checked against the destination Space and the
+// clone's ToolchainType like any Unit's.
+func TestCloneWithTargetID(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	c := f.c
+	web := f.create(t, "web", configdata.AppConfigEnv)
+	f.put(t, web, "text/plain", "A=1\n").Expect(http.StatusOK)
+	staging := createSpace(t, c, map[string]any{"Slug": "staging"})
+	newTarget := func(spaceID uuid.UUID, slug, toolchain string) api.Target {
+		var tg api.Target
+		c.Post("/api/space/"+spaceID.String()+"/target", map[string]any{"Slug": slug, "ToolchainType": toolchain, "ProviderType": "ArgoCDOCI"}).
+			Expect(http.StatusOK).JSON(&tg)
+		return tg
+	}
+	good := newTarget(staging.SpaceID, "envs", configdata.AppConfigEnv)
+	wrongType := newTarget(staging.SpaceID, "cluster", configdata.KubernetesYAML)
+	otherSpace := newTarget(f.space.SpaceID, "dev-envs", configdata.AppConfigEnv)
+	clone := "/api/unit?" + where("Slug = 'web'").Encode() + "&" + url.Values{"where_space": {"Slug = 'staging'"}}.Encode()
+
+	for _, bad := range []api.Target{wrongType, otherSpace} {
+		e := c.Post(clone, map[string]any{"TargetID": bad.TargetID}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+		require.Equal(t, "TargetID", e.Error.ErrorMetadata.Items[0].Item)
+	}
+	var items []api.UnitCreateOrUpdateResponse
+	c.Post(clone, map[string]any{"TargetID": good.TargetID}).Expect(http.StatusOK).JSON(&items)
+	require.Len(t, items, 1)
+	require.Equal(t, good.TargetID, *items[0].Unit.TargetID)
+	var got api.ExtendedUnit
+	c.Get("/api/space/" + staging.SpaceID.String() + "/unit/" + items[0].Unit.UnitID.String() + "?include=TargetID").Expect(http.StatusOK).JSON(&got)
+	require.Equal(t, "envs", got.Target.Slug)
+	require.Equal(t, int64(1), got.Unit.HeadRevisionNum)
+}

@@ -72,3 +72,41 @@ func TestConcurrentUp(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, dirty)
 }
+
+// TestForeignKeyIndexes: migration 000009 indexes mutation.revision_id and unit.target_id (partial: only
+// Units naming a Target), and its down migration drops them.
+func TestForeignKeyIndexes(t *testing.T) {
+	t.Parallel()
+	url := apitest.NewBlankDatabase(t)
+	ctx := context.Background()
+	require.NoError(t, migrate.Up(url))
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	indexes := func() map[string]string {
+		rows, err := conn.Query(ctx, `SELECT indexname, indexdef FROM pg_indexes
+			WHERE schemaname = 'public' AND indexname IN ('mutation_revision_idx', 'unit_target_id_idx')`)
+		require.NoError(t, err)
+		out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+			var name, def string
+			err := r.Scan(&name, &def)
+			return [2]string{name, def}, err
+		})
+		require.NoError(t, err)
+		m := map[string]string{}
+		for _, r := range out {
+			m[r[0]] = r[1]
+		}
+		return m
+	}
+	got := indexes()
+	require.Contains(t, got["mutation_revision_idx"], "ON public.mutation USING btree (revision_id)")
+	require.Contains(t, got["unit_target_id_idx"], "ON public.unit USING btree (target_id) WHERE (target_id IS NOT NULL)")
+
+	v, _, err := migrate.Version(url)
+	require.NoError(t, err)
+	require.NoError(t, migrate.Down(url, int(v)-8))
+	require.Empty(t, indexes())
+	require.NoError(t, migrate.Up(url))
+	require.Len(t, indexes(), 2)
+}

@@ -125,10 +125,12 @@ func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) 
 	return fromRow(row)
 }
 
-// Lookup returns a Tag of the caller's organization by ID, in any Space.
-func Lookup(ctx context.Context, q *db.Queries, id uuid.UUID) (Tag, error) {
+// LookupForShare returns a Tag of the caller's organization by ID, in any Space, and holds a share lock
+// on it until the transaction of q ends: a write putting the Tag on Revisions reads it this way, so a
+// concurrent Delete (which takes the Tag off every Revision) waits for it rather than missing its Revisions.
+func LookupForShare(ctx context.Context, q *db.Queries, id uuid.UUID) (Tag, error) {
 	p := authz.Caller(ctx)
-	row, err := q.TagGetInOrganization(ctx, db.TagGetInOrganizationParams{OrganizationID: p.OrganizationID, TagID: id})
+	row, err := q.TagGetInOrganizationForShare(ctx, db.TagGetInOrganizationForShareParams{OrganizationID: p.OrganizationID, TagID: id})
 	if store.IsNoRows(err) {
 		return Tag{}, apierr.Validation("Tag "+id.String()+" does not exist in your organization", apierr.Item{Item: "TagID", Description: "no such Tag"})
 	}

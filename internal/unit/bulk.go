@@ -57,11 +57,16 @@ func (s *Service) BulkDelete(ctx context.Context, path string, sel listquery.Par
 
 // BulkTag puts a Tag on the head Revision of every selected Unit, or (remove) takes it off their Revisions.
 func (s *Service) BulkTag(ctx context.Context, path string, sel listquery.Params, tagID uuid.UUID, remove bool, dryRun bool) ([]entity.BulkItem[Unit], error) {
-	if _, err := tag.Lookup(ctx, s.Store.Q(), tagID); err != nil {
-		return nil, err
-	}
 	p := authz.Caller(ctx)
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+	selectRefs := s.selector(path, sel)
+	// The Tag is read (and share-locked) in the operation's transaction, before the Units are selected.
+	withTag := func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
+		if _, err := tag.LookupForShare(ctx, tx.Q, tagID); err != nil {
+			return nil, err
+		}
+		return selectRefs(ctx, tx)
+	}
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, withTag, func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
 		row, err := loadRow(ctx, tx.Q, ref.SpaceID, ref.ID, true)
 		if err != nil {
 			return Unit{}, err
@@ -164,6 +169,11 @@ func (s *Service) Clone(ctx context.Context, path string, sel listquery.Params, 
 			if dest, err = s.spacesWhere(ctx, tx, opts.WhereSpace); err != nil {
 				return err
 			}
+			if len(dest) == 0 {
+				// Never fall back to the sources' own Spaces: the caller named where the clones go.
+				return apierr.Validation("where_space selects no Space of your organization; nothing was cloned",
+					apierr.Item{Item: "where_space", Description: "selects no Space"})
+			}
 		}
 		if len(refs)*len(opts.Prefixes)*max(1, len(dest)) > entity.MaxBulk {
 			return entity.TooManySelected(EntityType)
@@ -252,6 +262,12 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	if err := f.validate(); err != nil {
 		return src, err
 	}
+	// Permissions the patch sets are a grant made in the destination Space: Manage there, as Create asks.
+	if !f.Permissions.Equal(src.Permissions) {
+		if err := authz.Check(ctx, authz.Manage, st); err != nil {
+			return src, err
+		}
+	}
 	existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 	switch {
 	case err == nil && opts.AllowExists:
@@ -261,13 +277,17 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	case !store.IsNoRows(err):
 		return src, err
 	}
+	// A TargetID the patch sets names a Target of the destination Space with the clone's ToolchainType.
+	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
+		return src, err
+	}
 	upstreamUnit, upstreamSpace := src.ID, src.SpaceID
 	row, err := tx.Q.UnitInsert(ctx, db.UnitInsertParams{
 		UnitID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
 		Permissions: store.EncodeJSON(f.Permissions), ToolchainType: f.ToolchainType, ProviderType: f.ProviderType,
-		LastChangeDescription: f.LastChangeDescription, DataHash: configdata.Hash(nil), HeadDoc: []byte("[]"),
+		TargetID: f.TargetID, LastChangeDescription: f.LastChangeDescription, DataHash: configdata.Hash(nil), HeadDoc: []byte("[]"),
 		UpstreamUnitID: &upstreamUnit, UpstreamSpaceID: &upstreamSpace, UpstreamRevisionNum: src.HeadRevisionNum,
 	})
 	if err != nil {
@@ -296,7 +316,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 }
 
 // cloneFields are a clone's fields: the source's, without its Target (Targets belong to a Space), with
-// the prefixed Slug and the patch applied.
+// the prefixed Slug and the patch applied (which may name a Target of the destination Space).
 func cloneFields(src Unit, prefix string, patch json.RawMessage) (Fields, error) {
 	f := src.Fields
 	f.Slug = prefix + src.Slug

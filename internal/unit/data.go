@@ -32,13 +32,31 @@ type Source struct {
 	RevisionNum  int64  `json:"r"`
 }
 
-// ETagMatches reports whether an If-Match / If-None-Match header value names hash: a comma-separated
-// list of quoted or bare ETags (W/ prefixes allowed), or *.
+// ETagMatches reports whether an If-None-Match header value names hash: a comma-separated list of
+// quoted or bare ETags, or *. It is RFC 9110's weak comparison: a W/ tag matches its opaque value.
 func ETagMatches(header, hash string) bool {
+	return etagMatches(header, hash, false)
+}
+
+// ETagMatchesStrong is ETagMatches for If-Match, which RFC 9110 compares strongly: a weak (W/) tag
+// never matches, since the data it named may differ from the stored bytes.
+func ETagMatchesStrong(header, hash string) bool {
+	return etagMatches(header, hash, true)
+}
+
+func etagMatches(header, hash string, strong bool) bool {
 	for _, tag := range strings.Split(header, ",") {
 		tag = strings.TrimSpace(tag)
-		tag = strings.TrimPrefix(tag, "W/")
-		if tag == "*" || strings.Trim(tag, `"`) == hash {
+		if tag == "*" {
+			return true
+		}
+		if weak := strings.HasPrefix(tag, "W/"); weak {
+			if strong {
+				continue
+			}
+			tag = strings.TrimPrefix(tag, "W/")
+		}
+		if strings.Trim(tag, `"`) == hash {
 			return true
 		}
 	}
@@ -74,7 +92,7 @@ func (s *Service) PutData(ctx context.Context, spaceID, unitID uuid.UUID, data [
 		if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
 			return err
 		}
-		if ifMatch != "" && !ETagMatches(ifMatch, cur.DataHash) {
+		if ifMatch != "" && !ETagMatchesStrong(ifMatch, cur.DataHash) {
 			return apierr.Conflict("the Unit's data changed since it was read: If-Match does not name its DataHash %q; read it again and reapply the change", cur.DataHash).
 				WithEntity(EntityType, unitID.String(), cur.Slug)
 		}
@@ -117,6 +135,9 @@ type dataChange struct {
 	opts     WriteOptions
 	// always records a Revision even when the data is the head's (a restore of the head's own data).
 	always bool
+	// fieldsWritten: the same write has changed the Unit's fields in this transaction, bumping its
+	// Version and leaving its event to this data change (PATCH with restore).
+	fieldsWritten bool
 }
 
 // commitData records data as a new Revision and Mutation of the locked Unit row and makes it the head.
@@ -164,10 +185,14 @@ func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, do
 	}); err != nil {
 		return WriteResult{}, err
 	}
+	projection, err := doc.Projection()
+	if err != nil {
+		return WriteResult{}, err
+	}
 	head, err := tx.Q.UnitSetHead(ctx, db.UnitSetHeadParams{
-		UnitID: row.UnitID, DataHash: hash, DataSize: int64(len(data)), HeadDoc: doc.Projection(),
+		UnitID: row.UnitID, DataHash: hash, DataSize: int64(len(data)), HeadDoc: projection,
 		HeadRevisionID: &rev.RevisionID, HeadRevisionNum: revNum, HeadMutationNum: mutNum,
-		LastChangeDescription: description,
+		LastChangeDescription: description, BumpVersion: !change.fieldsWritten,
 	})
 	if err != nil {
 		return WriteResult{}, err
@@ -185,7 +210,7 @@ func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, do
 }
 
 // restoreRevision makes Revision num's data the head again, as a new Revision.
-func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions) (WriteResult, error) {
+func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
 	p := authz.Caller(ctx)
 	row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
 	if err != nil {
@@ -206,7 +231,7 @@ func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUI
 	if err != nil {
 		return WriteResult{}, dataError(err)
 	}
-	return commitData(ctx, tx, row, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true})
+	return commitData(ctx, tx, row, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
 }
 
 // projectionDocument rebuilds the path model from a stored projection.

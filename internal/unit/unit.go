@@ -206,13 +206,16 @@ func (s *Service) Get(ctx context.Context, spaceID, unitID uuid.UUID) (Unit, err
 	return u, authz.Check(ctx, authz.View, u.target())
 }
 
-// checkTarget requires TargetID to name a Target of the Unit's Space with its ToolchainType.
+// checkTarget requires TargetID to name a Target of the Unit's Space with its ToolchainType. It reads the
+// Target FOR SHARE in the Unit's transaction: a Target update changing its ToolchainType (which holds the
+// row FOR UPDATE while it checks that no Unit uses it) either waits for this Unit and then sees it, or
+// commits first and this check sees its new ToolchainType.
 func checkTarget(ctx context.Context, q *db.Queries, spaceID uuid.UUID, f Fields) error {
 	if f.TargetID == nil {
 		return nil
 	}
 	p := authz.Caller(ctx)
-	t, err := q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
+	t, err := q.TargetGetByIDForShare(ctx, db.TargetGetByIDForShareParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
 	if store.IsNoRows(err) {
 		return apierr.Validation(fmt.Sprintf("Target %s does not exist in the Unit's Space", f.TargetID),
 			apierr.Item{Item: "TargetID", Description: "no such Target in this Space"})
@@ -322,14 +325,17 @@ func (s *Service) Update(ctx context.Context, spaceID, unitID uuid.UUID, version
 func (s *Service) Patch(ctx context.Context, spaceID, unitID uuid.UUID, patch json.RawMessage, restore int64, opts WriteOptions) (WriteResult, error) {
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		u, err := update(ctx, tx, spaceID, unitID, mergePatch(patch))
-		if err != nil {
+		if restore == 0 {
+			u, err := update(ctx, tx, spaceID, unitID, mergePatch(patch))
+			out.Unit = u
 			return err
 		}
-		out.Unit = u
-		if restore > 0 {
-			out, err = restoreRevision(ctx, tx, spaceID, unitID, restore, opts)
+		// One write: the fields change and the restore make one Version and one event (the data's).
+		if _, _, err := updateFields(ctx, tx, spaceID, unitID, mergePatch(patch)); err != nil {
+			return err
 		}
+		var err error
+		out, err = restoreRevision(ctx, tx, spaceID, unitID, restore, opts, true)
 		return err
 	})
 	return out, err
@@ -358,43 +364,53 @@ func mergePatch(patch json.RawMessage) changeFunc {
 
 // update is the one path of field changes (PUT, PATCH, bulk patch).
 func update(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, error) {
+	u, spaceSlug, err := updateFields(ctx, tx, spaceID, unitID, change)
+	if err != nil {
+		return u, err
+	}
+	tx.Emit(u.changeEvent(entity.Updated, spaceSlug))
+	return u, nil
+}
+
+// updateFields is update without its event: it returns the Unit written and its Space's Slug.
+func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, string, error) {
 	p := authz.Caller(ctx)
 	row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
 	if err != nil {
-		return Unit{}, err
+		return Unit{}, "", err
 	}
 	cur, err := fromRow(row)
 	if err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	version, f, err := change(cur)
 	if err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	if f.ToolchainType == "" {
 		f.ToolchainType = cur.ToolchainType
 	}
 	f = f.normalized()
 	if err := f.validate(); err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	if f.ToolchainType != cur.ToolchainType {
-		return cur, apierr.Validation("ToolchainType is set when a Unit is created and cannot change",
+		return cur, "", apierr.Validation("ToolchainType is set when a Unit is created and cannot change",
 			apierr.Item{Item: "ToolchainType", Description: "cannot change"})
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
 		if err := authz.Check(ctx, authz.Manage, cur.target()); err != nil {
-			return cur, err
+			return cur, "", err
 		}
 	}
 	if err := entity.CheckVersion(EntityType, unitID, version, cur.Version); err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
-		return cur, err
+		return cur, "", err
 	}
 	out, err := tx.Q.UnitUpdate(ctx, db.UnitUpdateParams{
 		OrganizationID: p.OrganizationID, UnitID: unitID, Version: cur.Version,
@@ -405,18 +421,17 @@ func update(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, change
 		ChangeSetID: f.ChangeSetID, LastChangeDescription: f.LastChangeDescription,
 	})
 	if err != nil {
-		return cur, entity.SlugClash(err, EntityType, f.Slug)
+		return cur, "", entity.SlugClash(err, EntityType, f.Slug)
 	}
 	u, err := fromRow(out)
 	if err != nil {
-		return u, err
+		return u, "", err
 	}
 	sp, err := spaceOf(ctx, tx.Q, spaceID)
 	if err != nil {
-		return u, err
+		return u, "", err
 	}
-	tx.Emit(u.changeEvent(entity.Updated, sp.Slug))
-	return u, nil
+	return u, sp.Slug, nil
 }
 
 // Delete removes a Unit and its history; refused while it has DeleteGates.

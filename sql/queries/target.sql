@@ -4,6 +4,10 @@ SELECT * FROM target WHERE organization_id = @organization_id AND space_id = @sp
 -- name: TargetGetByIDForUpdate :one
 SELECT * FROM target WHERE organization_id = @organization_id AND space_id = @space_id AND target_id = @target_id FOR UPDATE;
 
+-- name: TargetGetByIDForShare :one
+-- A Unit naming the Target holds this until it commits: a Target update (FOR UPDATE) waits, then sees the Unit.
+SELECT * FROM target WHERE organization_id = @organization_id AND space_id = @space_id AND target_id = @target_id FOR SHARE;
+
 -- name: TargetGetBySlug :one
 SELECT * FROM target WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
 

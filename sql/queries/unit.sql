@@ -30,12 +30,13 @@ WHERE organization_id = @organization_id AND unit_id = @unit_id AND version = @v
 RETURNING *;
 
 -- name: UnitSetHead :one
--- Makes a new Revision the head.
+-- Makes a new Revision the head. A write that already bumped Version in its transaction (a PATCH
+-- with restore) does not bump it again: one write, one Version.
 UPDATE unit
 SET data_hash = @data_hash, data_size = @data_size, head_doc = @head_doc,
     head_revision_id = @head_revision_id, head_revision_num = @head_revision_num,
     head_mutation_num = @head_mutation_num, last_change_description = @last_change_description,
-    version = version + 1, updated_at = now()
+    version = version + CASE WHEN @bump_version::boolean THEN 1 ELSE 0 END, updated_at = now()
 WHERE unit_id = @unit_id
 RETURNING *;
 

@@ -1,0 +1,2 @@
+DROP INDEX unit_target_id_idx;
+DROP INDEX mutation_revision_idx;
