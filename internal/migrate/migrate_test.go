@@ -73,7 +73,7 @@ func TestConcurrentUp(t *testing.T) {
 	require.False(t, dirty)
 }
 
-// TestForeignKeyIndexes: migration 000009 indexes mutation.revision_id and unit.target_id (partial: only
+// TestForeignKeyIndexes: migration 000012 indexes mutation.revision_id and unit.target_id (partial: only
 // Units naming a Target), and its down migration drops them.
 func TestForeignKeyIndexes(t *testing.T) {
 	t.Parallel()
