@@ -1561,6 +1561,30 @@ type UserKey struct {
 	UserKeyID openapi_types.UUID     `json:"UserKeyID"`
 }
 
+// WorkerEventPollRequest defines model for WorkerEventPollRequest.
+type WorkerEventPollRequest struct {
+	// EventTypes Event types to receive (empty or absent means every type).
+	EventTypes []string `json:"EventTypes"`
+
+	// FromCursor Start after this CursorID: a new Name starts here instead of at the tail; an existing Name is moved here.
+	FromCursor *int64 `json:"FromCursor"`
+
+	// MaxEvents At most this many events (100 when absent).
+	MaxEvents *int `json:"MaxEvents"`
+
+	// Name The cursor's Name; the path decides it, and a different Name here is 400 Validation.
+	Name string `json:"Name"`
+
+	// SpaceID Only events about this Space.
+	SpaceID *openapi_types.UUID `json:"SpaceID"`
+
+	// TargetID Only events about this Target.
+	TargetID *openapi_types.UUID `json:"TargetID"`
+
+	// TimeoutSeconds How long to wait (30 when absent).
+	TimeoutSeconds *int `json:"TimeoutSeconds"`
+}
+
 // AllowExists defines model for AllowExists.
 type AllowExists string
 
@@ -3277,6 +3301,9 @@ type PatchBridgeWorkerApplicationMergePatchPlusJSONRequestBody = BridgeWorkerPat
 // UpdateBridgeWorkerJSONRequestBody defines body for UpdateBridgeWorker for application/json ContentType.
 type UpdateBridgeWorkerJSONRequestBody = BridgeWorker
 
+// PollBridgeWorkerEventsJSONRequestBody defines body for PollBridgeWorkerEvents for application/json ContentType.
+type PollBridgeWorkerEventsJSONRequestBody = WorkerEventPollRequest
+
 // CreateChannelJSONRequestBody defines body for CreateChannel for application/json ContentType.
 type CreateChannelJSONRequestBody = Channel
 
@@ -3507,6 +3534,14 @@ type ServerInterface interface {
 	// UpdateBridgeWorker Replace the BridgeWorker's settable fields; Version is required. Needs Edit; Permissions need Manage.
 	// (PUT /space/{space_id}/bridge_worker/{bridge_worker_id})
 	UpdateBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params UpdateBridgeWorkerParams) error
+	// PollBridgeWorkerEvents Long-poll the event log through the named cursor, waiting up to TimeoutSeconds. The caller is the
+	// worker's bot User (its /auth/worker token) or holds Edit on the BridgeWorker. A new Name starts at the
+	// log's tail unless FromCursor is given (FromCursor on an existing Name moves it). The answer is the
+	// events after the cursor that match EventTypes (empty: all) and the Space and Target filters, in log
+	// order; the cursor advances past every event read, so each event goes to one poller of a Name (at most
+	// once). A timeout answers 200 with an empty array.
+	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
+	PollBridgeWorkerEvents(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, name string) error
 
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx echo.Context, spaceId SpaceID, params ListChannelsParams) error
@@ -5432,6 +5467,38 @@ func (w *ServerInterfaceWrapper) UpdateBridgeWorker(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateBridgeWorker(ctx, spaceId, bridgeWorkerId, params)
+	return err
+}
+
+// PollBridgeWorkerEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) PollBridgeWorkerEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId BridgeWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// ------------- Path parameter "name" -------------
+	var name string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PollBridgeWorkerEvents(ctx, spaceId, bridgeWorkerId, name)
 	return err
 }
 
@@ -8396,6 +8463,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.GetBridgeWorker, options.OperationMiddlewares["GetBridgeWorker"]...)
 	router.PATCH(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.PatchBridgeWorker, options.OperationMiddlewares["PatchBridgeWorker"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.UpdateBridgeWorker, options.OperationMiddlewares["UpdateBridgeWorker"]...)
+	router.POST(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id/event_cursor/:name/poll", wrapper.PollBridgeWorkerEvents, options.OperationMiddlewares["PollBridgeWorkerEvents"]...)
 	router.GET(options.BaseURL+"/space/:space_id/channel", wrapper.ListChannels, options.OperationMiddlewares["ListChannels"]...)
 	router.POST(options.BaseURL+"/space/:space_id/channel", wrapper.CreateChannel, options.OperationMiddlewares["CreateChannel"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/channel/:channel_id", wrapper.DeleteChannel, options.OperationMiddlewares["DeleteChannel"]...)
@@ -19602,6 +19670,263 @@ type UpdateBridgeWorkerdefaultJSONResponse struct {
 }
 
 func (response UpdateBridgeWorkerdefaultJSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEventsRequestObject struct {
+	SpaceId        SpaceID        `json:"space_id"`
+	BridgeWorkerId BridgeWorkerID `json:"bridge_worker_id"`
+	Name           string         `json:"name"`
+	Body           *PollBridgeWorkerEventsJSONRequestBody
+}
+
+type PollBridgeWorkerEventsResponseObject interface {
+	VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error
+}
+
+type PollBridgeWorkerEvents200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PollBridgeWorkerEvents200JSONResponse struct {
+	Body    []EventLogEntry
+	Headers PollBridgeWorkerEvents200ResponseHeaders
+}
+
+func (response PollBridgeWorkerEvents200JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PollBridgeWorkerEvents400JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PollBridgeWorkerEvents401JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PollBridgeWorkerEvents403JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PollBridgeWorkerEvents404JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PollBridgeWorkerEvents413JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PollBridgeWorkerEvents415JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PollBridgeWorkerEvents429JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PollBridgeWorkerEvents500JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PollBridgeWorkerEvents503JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PollBridgeWorkerEvents504JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEventsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PollBridgeWorkerEventsdefaultJSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -34659,6 +34984,14 @@ type StrictServerInterface interface {
 	// UpdateBridgeWorker Replace the BridgeWorker's settable fields; Version is required. Needs Edit; Permissions need Manage.
 	// (PUT /space/{space_id}/bridge_worker/{bridge_worker_id})
 	UpdateBridgeWorker(ctx context.Context, request UpdateBridgeWorkerRequestObject) (UpdateBridgeWorkerResponseObject, error)
+	// PollBridgeWorkerEvents Long-poll the event log through the named cursor, waiting up to TimeoutSeconds. The caller is the
+	// worker's bot User (its /auth/worker token) or holds Edit on the BridgeWorker. A new Name starts at the
+	// log's tail unless FromCursor is given (FromCursor on an existing Name moves it). The answer is the
+	// events after the cursor that match EventTypes (empty: all) and the Space and Target filters, in log
+	// order; the cursor advances past every event read, so each event goes to one poller of a Name (at most
+	// once). A timeout answers 200 with an empty array.
+	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
+	PollBridgeWorkerEvents(ctx context.Context, request PollBridgeWorkerEventsRequestObject) (PollBridgeWorkerEventsResponseObject, error)
 
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx context.Context, request ListChannelsRequestObject) (ListChannelsResponseObject, error)
@@ -36525,6 +36858,56 @@ func (sh *strictHandler) UpdateBridgeWorker(ctx echo.Context, spaceId SpaceID, b
 		return err
 	} else if validResponse, ok := response.(UpdateBridgeWorkerResponseObject); ok {
 		return validResponse.VisitUpdateBridgeWorkerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PollBridgeWorkerEvents operation middleware
+func (sh *strictHandler) PollBridgeWorkerEvents(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, name string) error {
+	var request PollBridgeWorkerEventsRequestObject
+
+	request.SpaceId = spaceId
+	request.BridgeWorkerId = bridgeWorkerId
+	request.Name = name
+
+	var body PollBridgeWorkerEventsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PollBridgeWorkerEvents(ctx.Request().Context(), request.(PollBridgeWorkerEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PollBridgeWorkerEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PollBridgeWorkerEventsResponseObject); ok {
+		return validResponse.VisitPollBridgeWorkerEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

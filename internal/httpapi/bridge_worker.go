@@ -2,10 +2,12 @@ package httpapi
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/entity"
@@ -141,4 +143,34 @@ func (h *handlers) DeleteBridgeWorker(ctx context.Context, r api.DeleteBridgeWor
 		return nil, err
 	}
 	return api.DeleteBridgeWorker200JSONResponse{Body: deleted(bridgeworker.EntityType)}, nil
+}
+
+func (h *handlers) PollBridgeWorkerEvents(ctx context.Context, r api.PollBridgeWorkerEventsRequestObject) (api.PollBridgeWorkerEventsResponseObject, error) {
+	b := r.Body
+	if err := bridgeworker.ValidateName(r.Name, b.Name); err != nil {
+		return nil, err
+	}
+	timeout, maxEvents := bridgeworker.DefaultPollSeconds, bridgeworker.DefaultMaxEvents
+	if b.TimeoutSeconds != nil {
+		timeout = *b.TimeoutSeconds
+	}
+	if b.MaxEvents != nil {
+		maxEvents = *b.MaxEvents
+	}
+	if timeout < 0 || timeout > bridgeworker.MaxPollSeconds {
+		return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
+	}
+	if maxEvents < 1 || maxEvents > bridgeworker.MaxMaxEvents {
+		return nil, apierr.Validation("MaxEvents is 1 to 500", apierr.Item{Item: "MaxEvents", Description: "out of range"})
+	}
+	sub := bridgeworker.Subscription{Name: r.Name, EventTypes: b.EventTypes, SpaceID: b.SpaceID, TargetID: b.TargetID, FromCursor: b.FromCursor}
+	events, err := h.s.deps.BridgeWorkers.Poll(ctx, r.SpaceId, r.BridgeWorkerId, sub, time.Duration(timeout)*time.Second, maxEvents)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.EventLogEntry, len(events))
+	for i, e := range events {
+		out[i] = eventToAPI(e)
+	}
+	return api.PollBridgeWorkerEvents200JSONResponse{Body: out}, nil
 }

@@ -104,6 +104,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	e.GET("/auth/jwks.json", s.jwks)
 	e.POST("/auth/token", s.token)
+	e.POST("/auth/worker", s.workerToken)
 
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(&handlers{s: s}, deps.StrictMiddlewares), BasePath)
 	s.echo = e
