@@ -1566,7 +1566,7 @@ type WorkerEventPollRequest struct {
 	// EventTypes Event types to receive (empty or absent means every type).
 	EventTypes []string `json:"EventTypes"`
 
-	// FromCursor Start after this CursorID: a new Name starts here instead of at the tail; an existing Name is moved here.
+	// FromCursor Deliver events after this CursorID: a new Name starts here instead of at the tail; an existing Name moves here unless this same FromCursor placed it last (so it may be sent on every poll).
 	FromCursor *int64 `json:"FromCursor"`
 
 	// MaxEvents At most this many events (100 when absent).
@@ -3536,7 +3536,8 @@ type ServerInterface interface {
 	UpdateBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params UpdateBridgeWorkerParams) error
 	// PollBridgeWorkerEvents Long-poll the event log through the named cursor, waiting up to TimeoutSeconds. The caller is the
 	// worker's bot User (its /auth/worker token) or holds Edit on the BridgeWorker. A new Name starts at the
-	// log's tail unless FromCursor is given (FromCursor on an existing Name moves it). The answer is the
+	// log's tail unless FromCursor is given; a FromCursor other than the one that placed an existing Name's
+	// cursor moves it (the same FromCursor sent again resumes from the stored cursor). The answer is the
 	// events after the cursor that match EventTypes (empty: all) and the Space and Target filters, in log
 	// order; the cursor advances past every event read, so each event goes to one poller of a Name (at most
 	// once). A timeout answers 200 with an empty array.
@@ -34986,7 +34987,8 @@ type StrictServerInterface interface {
 	UpdateBridgeWorker(ctx context.Context, request UpdateBridgeWorkerRequestObject) (UpdateBridgeWorkerResponseObject, error)
 	// PollBridgeWorkerEvents Long-poll the event log through the named cursor, waiting up to TimeoutSeconds. The caller is the
 	// worker's bot User (its /auth/worker token) or holds Edit on the BridgeWorker. A new Name starts at the
-	// log's tail unless FromCursor is given (FromCursor on an existing Name moves it). The answer is the
+	// log's tail unless FromCursor is given; a FromCursor other than the one that placed an existing Name's
+	// cursor moves it (the same FromCursor sent again resumes from the stored cursor). The answer is the
 	// events after the cursor that match EventTypes (empty: all) and the Space and Target filters, in log
 	// order; the cursor advances past every event read, so each event goes to one poller of a Name (at most
 	// once). A timeout answers 200 with an empty array.

@@ -13,6 +13,22 @@ import (
 	"github.com/google/uuid"
 )
 
+const bridgeWorkerCursorAdvance = `-- name: BridgeWorkerCursorAdvance :exec
+UPDATE bridge_worker_cursor SET cursor = $1, updated_at = now()
+WHERE bridge_worker_id = $2 AND name = $3
+`
+
+type BridgeWorkerCursorAdvanceParams struct {
+	Cursor         int64     `db:"cursor"`
+	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
+	Name           string    `db:"name"`
+}
+
+func (q *Queries) BridgeWorkerCursorAdvance(ctx context.Context, arg BridgeWorkerCursorAdvanceParams) error {
+	_, err := q.db.Exec(ctx, bridgeWorkerCursorAdvance, arg.Cursor, arg.BridgeWorkerID, arg.Name)
+	return err
+}
+
 const bridgeWorkerCursorCreate = `-- name: BridgeWorkerCursorCreate :one
 INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor)
 VALUES ($1, $2, $3)
@@ -51,22 +67,27 @@ func (q *Queries) BridgeWorkerCursorForUpdate(ctx context.Context, arg BridgeWor
 	return cursor, err
 }
 
-const bridgeWorkerCursorSet = `-- name: BridgeWorkerCursorSet :one
-INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor)
-VALUES ($1, $2, $3)
-ON CONFLICT (bridge_worker_id, name) DO UPDATE SET cursor = EXCLUDED.cursor, updated_at = now()
+const bridgeWorkerCursorPlace = `-- name: BridgeWorkerCursorPlace :one
+INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor, from_cursor)
+VALUES ($1, $2, $3::bigint, $3::bigint)
+ON CONFLICT (bridge_worker_id, name) DO UPDATE
+SET cursor = CASE WHEN bridge_worker_cursor.from_cursor IS DISTINCT FROM EXCLUDED.from_cursor
+                  THEN EXCLUDED.cursor ELSE bridge_worker_cursor.cursor END,
+    from_cursor = EXCLUDED.from_cursor, updated_at = now()
 RETURNING cursor
 `
 
-type BridgeWorkerCursorSetParams struct {
+type BridgeWorkerCursorPlaceParams struct {
 	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
 	Name           string    `db:"name"`
-	Cursor         int64     `db:"cursor"`
+	FromCursor     int64     `db:"from_cursor"`
 }
 
-// Creates or moves the named cursor; on a race the existing row is locked and moved, never duplicated.
-func (q *Queries) BridgeWorkerCursorSet(ctx context.Context, arg BridgeWorkerCursorSetParams) (int64, error) {
-	row := q.db.QueryRow(ctx, bridgeWorkerCursorSet, arg.BridgeWorkerID, arg.Name, arg.Cursor)
+// Applies a poll's FromCursor: creates the named cursor there, or moves an existing one there unless
+// this FromCursor is the one that placed it last (the same subscription sent again resumes). Answers
+// the cursor, locked.
+func (q *Queries) BridgeWorkerCursorPlace(ctx context.Context, arg BridgeWorkerCursorPlaceParams) (int64, error) {
+	row := q.db.QueryRow(ctx, bridgeWorkerCursorPlace, arg.BridgeWorkerID, arg.Name, arg.FromCursor)
 	var cursor int64
 	err := row.Scan(&cursor)
 	return cursor, err

@@ -59,7 +59,9 @@ type Subscription struct {
 	EventTypes []string
 	SpaceID    *uuid.UUID
 	TargetID   *uuid.UUID
-	// FromCursor, when set, places the cursor there (a new Name starts there instead of at the tail).
+	// FromCursor, when set, places the cursor there: a new Name starts there instead of at the tail, and
+	// an existing Name moves there unless this same FromCursor placed it last (SPEC.md: it is the
+	// position of the first connect, and a client may send it on every poll).
 	FromCursor *int64
 }
 
@@ -105,7 +107,7 @@ func (s *Service) Poll(ctx context.Context, spaceID uuid.UUID, ref string, sub S
 		if err != nil || len(out) > 0 {
 			return out, err
 		}
-		reset = nil // FromCursor moves the cursor once per request
+		reset = nil // FromCursor is applied once per request
 		if more {
 			continue // every event read was filtered out and more follow
 		}
@@ -140,7 +142,7 @@ func (s *Service) take(ctx context.Context, w BridgeWorker, sub Subscription, re
 		var err error
 		switch {
 		case reset != nil:
-			cursor, err = tx.Q.BridgeWorkerCursorSet(ctx, db.BridgeWorkerCursorSetParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: *reset})
+			cursor, err = tx.Q.BridgeWorkerCursorPlace(ctx, db.BridgeWorkerCursorPlaceParams{BridgeWorkerID: w.ID, Name: sub.Name, FromCursor: *reset})
 		default:
 			cursor, err = tx.Q.BridgeWorkerCursorForUpdate(ctx, db.BridgeWorkerCursorForUpdateParams{BridgeWorkerID: w.ID, Name: sub.Name})
 			if store.IsNoRows(err) { // a new Name starts at the log's tail
@@ -164,8 +166,7 @@ func (s *Service) take(ctx context.Context, w BridgeWorker, sub Subscription, re
 					SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: json.RawMessage(e.Payload), CreatedAt: e.CreatedAt})
 			}
 		}
-		_, err = tx.Q.BridgeWorkerCursorSet(ctx, db.BridgeWorkerCursorSetParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: entries[len(entries)-1].CursorID})
-		return err
+		return tx.Q.BridgeWorkerCursorAdvance(ctx, db.BridgeWorkerCursorAdvanceParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: entries[len(entries)-1].CursorID})
 	})
 	return out, more, err
 }

@@ -233,12 +233,17 @@ func TestWorkerEventCursor(t *testing.T) {
 	require.Equal(t, "Ready", ext.BridgeWorker.Condition)
 	require.NotNil(t, ext.BridgeWorker.LastSeenAt)
 
-	// FromCursor replays: on a new Name it starts there, on an existing Name it moves the cursor.
+	// FromCursor replays: a new Name starts there; sending the same FromCursor again resumes from the
+	// stored cursor, a different one moves it.
 	replay := f.poll(t, f.worker, "replay", map[string]any{"FromCursor": got[0].CursorID - 1, "EventTypes": []string{"space.created"}})
 	require.Equal(t, []uuid.UUID{first.SpaceID, second.SpaceID}, []uuid.UUID{*replay[0].SpaceID, *replay[1].SpaceID})
+	require.Empty(t, f.poll(t, f.worker, "replay", map[string]any{"FromCursor": got[0].CursorID - 1, "EventTypes": []string{"space.created"}}))
 	replay = f.poll(t, f.worker, "main", map[string]any{"FromCursor": got[0].CursorID, "EventTypes": []string{"space.created"}})
 	require.Len(t, replay, 1)
 	require.Equal(t, second.SpaceID, *replay[0].SpaceID)
+	require.Empty(t, f.poll(t, f.worker, "main", map[string]any{"FromCursor": got[0].CursorID}))
+	replay = f.poll(t, f.worker, "main", map[string]any{"FromCursor": got[0].CursorID - 1, "EventTypes": []string{"space.created"}})
+	require.Len(t, replay, 2)
 	all := f.poll(t, f.worker, "all", map[string]any{"FromCursor": 0})
 	require.Contains(t, eventTypes(all), "bridge_worker.created")
 	require.NotContains(t, func() []uuid.UUID {

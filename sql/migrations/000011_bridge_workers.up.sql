@@ -35,11 +35,14 @@ CREATE INDEX bridge_worker_annotations_idx ON bridge_worker USING gin (annotatio
 CREATE INDEX bridge_worker_delete_gates_idx ON bridge_worker USING gin (delete_gates);
 CREATE INDEX bridge_worker_search_idx ON bridge_worker USING gin (search_text gin_trgm_ops);
 
--- One cursor per worker and Name: the CursorID of the last event handed out through it.
+-- One cursor per worker and Name: the CursorID of the last event handed out through it, and the last
+-- FromCursor that placed it (a client re-sending the same FromCursor on every poll resumes; a different
+-- one moves the cursor).
 CREATE TABLE bridge_worker_cursor (
     bridge_worker_id uuid        NOT NULL REFERENCES bridge_worker ON DELETE CASCADE,
     name             text        NOT NULL,
     cursor           bigint      NOT NULL,
+    from_cursor      bigint,
     updated_at       timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (bridge_worker_id, name)
 );

@@ -37,12 +37,21 @@ UPDATE bridge_worker SET last_seen_at = now() WHERE bridge_worker_id = @bridge_w
 -- The named cursor, locked so pollers sharing a Name take turns: each event goes to one of them.
 SELECT cursor FROM bridge_worker_cursor WHERE bridge_worker_id = @bridge_worker_id AND name = @name FOR UPDATE;
 
--- name: BridgeWorkerCursorSet :one
--- Creates or moves the named cursor; on a race the existing row is locked and moved, never duplicated.
-INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor)
-VALUES (@bridge_worker_id, @name, @cursor)
-ON CONFLICT (bridge_worker_id, name) DO UPDATE SET cursor = EXCLUDED.cursor, updated_at = now()
+-- name: BridgeWorkerCursorPlace :one
+-- Applies a poll's FromCursor: creates the named cursor there, or moves an existing one there unless
+-- this FromCursor is the one that placed it last (the same subscription sent again resumes). Answers
+-- the cursor, locked.
+INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor, from_cursor)
+VALUES (@bridge_worker_id, @name, @from_cursor::bigint, @from_cursor::bigint)
+ON CONFLICT (bridge_worker_id, name) DO UPDATE
+SET cursor = CASE WHEN bridge_worker_cursor.from_cursor IS DISTINCT FROM EXCLUDED.from_cursor
+                  THEN EXCLUDED.cursor ELSE bridge_worker_cursor.cursor END,
+    from_cursor = EXCLUDED.from_cursor, updated_at = now()
 RETURNING cursor;
+
+-- name: BridgeWorkerCursorAdvance :exec
+UPDATE bridge_worker_cursor SET cursor = @cursor, updated_at = now()
+WHERE bridge_worker_id = @bridge_worker_id AND name = @name;
 
 -- name: BridgeWorkerCursorCreate :one
 -- Creates the named cursor at @cursor unless another poller just did; answers the stored cursor, locked.
