@@ -430,6 +430,24 @@ func (e CreateSpaceParamsAllowExists) Valid() bool {
 	}
 }
 
+// Defines values for CreateBridgeWorkerParamsAllowExists.
+const (
+	CreateBridgeWorkerParamsAllowExistsFalse CreateBridgeWorkerParamsAllowExists = "false"
+	CreateBridgeWorkerParamsAllowExistsTrue  CreateBridgeWorkerParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the CreateBridgeWorkerParamsAllowExists enum.
+func (e CreateBridgeWorkerParamsAllowExists) Valid() bool {
+	switch e {
+	case CreateBridgeWorkerParamsAllowExistsFalse:
+		return true
+	case CreateBridgeWorkerParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateChannelParamsAllowExists.
 const (
 	CreateChannelParamsAllowExistsFalse CreateChannelParamsAllowExists = "false"
@@ -540,6 +558,50 @@ type ApiInfo struct {
 	// Version The server's version; the same value is sent in the Hubd-Version header.
 	Version string `json:"Version"`
 }
+
+// BridgeWorker defines model for BridgeWorker.
+type BridgeWorker struct {
+	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	Annotations    Annotations        `json:"Annotations"`
+	BridgeWorkerID openapi_types.UUID `json:"BridgeWorkerID"`
+
+	// Condition Ready while it polled within the last minute, else Disconnected.
+	Condition string    `json:"Condition"`
+	CreatedAt time.Time `json:"CreatedAt"`
+
+	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
+	DeleteGates  DeleteGates `json:"DeleteGates"`
+	DisplayName  string      `json:"DisplayName"`
+	EntityType   string      `json:"EntityType"`
+	HiddenReason string      `json:"HiddenReason"`
+
+	// Labels Key/value pairs for selection (values at most 128 characters).
+	Labels     Labels     `json:"Labels"`
+	LastSeenAt *time.Time `json:"LastSeenAt"`
+
+	// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and writes; viewer only reads.
+	OrgRole        OrgRole            `json:"OrgRole"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted here.
+	Permissions Permissions `json:"Permissions"`
+
+	// Secret Server-generated; the worker authenticates with it at /auth/worker. Only the create response carries it; every other response has it empty.
+	Secret string `json:"Secret"`
+
+	// Slug URL-safe identifier, unique within its scope.
+	Slug      Slug               `json:"Slug"`
+	SpaceID   openapi_types.UUID `json:"SpaceID"`
+	UpdatedAt time.Time          `json:"UpdatedAt"`
+
+	// UserID The worker's bot User, whose membership carries OrgRole.
+	UserID  openapi_types.UUID `json:"UserID"`
+	Version int64              `json:"Version"`
+}
+
+// BridgeWorkerPatch defines model for BridgeWorkerPatch.
+type BridgeWorkerPatch = json.RawMessage
 
 // Channel defines model for Channel.
 type Channel struct {
@@ -783,6 +845,15 @@ type EventLogEntry struct {
 	SubjectEntityID   openapi_types.UUID  `json:"SubjectEntityID"`
 	SubjectEntityType string              `json:"SubjectEntityType"`
 	TargetID          *openapi_types.UUID `json:"TargetID"`
+}
+
+// ExtendedBridgeWorker defines model for ExtendedBridgeWorker.
+type ExtendedBridgeWorker struct {
+	BridgeWorker BridgeWorker   `json:"BridgeWorker"`
+	Error        *ResponseError `json:"Error"`
+	Organization *Organization  `json:"Organization"`
+	Space        *Space         `json:"Space"`
+	User         *User          `json:"User"`
 }
 
 // ExtendedChannel defines model for ExtendedChannel.
@@ -1490,8 +1561,35 @@ type UserKey struct {
 	UserKeyID openapi_types.UUID     `json:"UserKeyID"`
 }
 
+// WorkerEventPollRequest defines model for WorkerEventPollRequest.
+type WorkerEventPollRequest struct {
+	// EventTypes Event types to receive (empty or absent means every type).
+	EventTypes []string `json:"EventTypes"`
+
+	// FromCursor Deliver events after this CursorID: a new Name starts here instead of at the tail; an existing Name moves here unless this same FromCursor placed it last (so it may be sent on every poll).
+	FromCursor *int64 `json:"FromCursor"`
+
+	// MaxEvents At most this many events (100 when absent).
+	MaxEvents *int `json:"MaxEvents"`
+
+	// Name The cursor's Name; the path decides it, and a different Name here is 400 Validation.
+	Name string `json:"Name"`
+
+	// SpaceID Only events about this Space.
+	SpaceID *openapi_types.UUID `json:"SpaceID"`
+
+	// TargetID Only events about this Target.
+	TargetID *openapi_types.UUID `json:"TargetID"`
+
+	// TimeoutSeconds How long to wait (30 when absent).
+	TimeoutSeconds *int `json:"TimeoutSeconds"`
+}
+
 // AllowExists defines model for AllowExists.
 type AllowExists string
+
+// BridgeWorkerID defines model for BridgeWorkerID.
+type BridgeWorkerID = string
 
 // ChannelID defines model for ChannelID.
 type ChannelID = string
@@ -1690,6 +1788,39 @@ type BulkPatchSpacesParams struct {
 
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListAllBridgeWorkersParams defines parameters for ListAllBridgeWorkers.
+type ListAllBridgeWorkersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
 }
 
 // ListAllChannelsParams defines parameters for ListAllChannels.
@@ -2131,6 +2262,79 @@ type PatchSpaceParams struct {
 
 // UpdateSpaceParams defines parameters for UpdateSpace.
 type UpdateSpaceParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListBridgeWorkersParams defines parameters for ListBridgeWorkers.
+type ListBridgeWorkersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// CreateBridgeWorkerParams defines parameters for CreateBridgeWorker.
+type CreateBridgeWorkerParams struct {
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *CreateBridgeWorkerParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// CreateBridgeWorkerParamsAllowExists defines parameters for CreateBridgeWorker.
+type CreateBridgeWorkerParamsAllowExists string
+
+// DeleteBridgeWorkerParams defines parameters for DeleteBridgeWorker.
+type DeleteBridgeWorkerParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// GetBridgeWorkerParams defines parameters for GetBridgeWorker.
+type GetBridgeWorkerParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// PatchBridgeWorkerParams defines parameters for PatchBridgeWorker.
+type PatchBridgeWorkerParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateBridgeWorkerParams defines parameters for UpdateBridgeWorker.
+type UpdateBridgeWorkerParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
@@ -3082,6 +3286,21 @@ type PatchSpaceApplicationMergePatchPlusJSONRequestBody = SpacePatch
 // UpdateSpaceJSONRequestBody defines body for UpdateSpace for application/json ContentType.
 type UpdateSpaceJSONRequestBody = Space
 
+// CreateBridgeWorkerJSONRequestBody defines body for CreateBridgeWorker for application/json ContentType.
+type CreateBridgeWorkerJSONRequestBody = BridgeWorker
+
+// PatchBridgeWorkerJSONRequestBody defines body for PatchBridgeWorker for application/json ContentType.
+type PatchBridgeWorkerJSONRequestBody = BridgeWorkerPatch
+
+// PatchBridgeWorkerApplicationMergePatchPlusJSONRequestBody defines body for PatchBridgeWorker for application/merge-patch+json ContentType.
+type PatchBridgeWorkerApplicationMergePatchPlusJSONRequestBody = BridgeWorkerPatch
+
+// UpdateBridgeWorkerJSONRequestBody defines body for UpdateBridgeWorker for application/json ContentType.
+type UpdateBridgeWorkerJSONRequestBody = BridgeWorker
+
+// PollBridgeWorkerEventsJSONRequestBody defines body for PollBridgeWorkerEvents for application/json ContentType.
+type PollBridgeWorkerEventsJSONRequestBody = WorkerEventPollRequest
+
 // CreateChannelJSONRequestBody defines body for CreateChannel for application/json ContentType.
 type CreateChannelJSONRequestBody = Channel
 
@@ -3184,6 +3403,9 @@ type ServerInterface interface {
 	// all failed with the same error, that error with its status.
 	// (PATCH /_space)
 	BulkPatchSpaces(ctx echo.Context, params BulkPatchSpacesParams) error
+
+	// (GET /bridge_worker)
+	ListAllBridgeWorkers(ctx echo.Context, params ListAllBridgeWorkersParams) error
 
 	// (GET /channel)
 	ListAllChannels(ctx echo.Context, params ListAllChannelsParams) error
@@ -3289,6 +3511,35 @@ type ServerInterface interface {
 	// UpdateSpace Replace the Space's settable fields. Version is required and must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id})
 	UpdateSpace(ctx echo.Context, spaceId SpaceID, params UpdateSpaceParams) error
+
+	// (GET /space/{space_id}/bridge_worker)
+	ListBridgeWorkers(ctx echo.Context, spaceId SpaceID, params ListBridgeWorkersParams) error
+	// CreateBridgeWorker Create a BridgeWorker and its bot User, a member of the organization with OrgRole (default member; never
+	// stronger than the caller's role). Needs CreateChildren on the Space (and Manage to set Permissions). The
+	// response carries the Secret: it is shown only here (the server keeps only its hash).
+	// (POST /space/{space_id}/bridge_worker)
+	CreateBridgeWorker(ctx echo.Context, spaceId SpaceID, params CreateBridgeWorkerParams) error
+	// DeleteBridgeWorker Delete the BridgeWorker with its bot User and its event cursors; its tokens stop working.
+	// (DELETE /space/{space_id}/bridge_worker/{bridge_worker_id})
+	DeleteBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params DeleteBridgeWorkerParams) error
+
+	// (GET /space/{space_id}/bridge_worker/{bridge_worker_id})
+	GetBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params GetBridgeWorkerParams) error
+	// PatchBridgeWorker Change the BridgeWorker by an RFC 7386 merge patch.
+	// (PATCH /space/{space_id}/bridge_worker/{bridge_worker_id})
+	PatchBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params PatchBridgeWorkerParams) error
+	// UpdateBridgeWorker Replace the BridgeWorker's settable fields; Version is required. Needs Edit; Permissions need Manage.
+	// (PUT /space/{space_id}/bridge_worker/{bridge_worker_id})
+	UpdateBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params UpdateBridgeWorkerParams) error
+	// PollBridgeWorkerEvents Long-poll the event log through the named cursor, waiting up to TimeoutSeconds. The caller is the
+	// worker's bot User (its /auth/worker token) or holds Edit on the BridgeWorker. A new Name starts at the
+	// log's tail unless FromCursor is given; a FromCursor other than the one that placed an existing Name's
+	// cursor moves it (the same FromCursor sent again resumes from the stored cursor). The answer is the
+	// events after the cursor that match EventTypes (empty: all) and the Space and Target filters, in log
+	// order; the cursor advances past every event read, so each event goes to one poller of a Name (at most
+	// once). A timeout answers 200 with an empty array.
+	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
+	PollBridgeWorkerEvents(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, name string) error
 
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx echo.Context, spaceId SpaceID, params ListChannelsParams) error
@@ -3640,6 +3891,80 @@ func (w *ServerInterfaceWrapper) BulkPatchSpaces(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.BulkPatchSpaces(ctx, params)
+	return err
+}
+
+// ListAllBridgeWorkers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllBridgeWorkers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllBridgeWorkersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllBridgeWorkers(ctx, params)
 	return err
 }
 
@@ -4883,6 +5208,290 @@ func (w *ServerInterfaceWrapper) UpdateSpace(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateSpace(ctx, spaceId, params)
+	return err
+}
+
+// ListBridgeWorkers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBridgeWorkers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBridgeWorkersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBridgeWorkers(ctx, spaceId, params)
+	return err
+}
+
+// CreateBridgeWorker converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateBridgeWorker(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateBridgeWorkerParams
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateBridgeWorker(ctx, spaceId, params)
+	return err
+}
+
+// DeleteBridgeWorker converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteBridgeWorker(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId BridgeWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteBridgeWorkerParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteBridgeWorker(ctx, spaceId, bridgeWorkerId, params)
+	return err
+}
+
+// GetBridgeWorker converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBridgeWorker(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId BridgeWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBridgeWorkerParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBridgeWorker(ctx, spaceId, bridgeWorkerId, params)
+	return err
+}
+
+// PatchBridgeWorker converts echo context to params.
+func (w *ServerInterfaceWrapper) PatchBridgeWorker(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId BridgeWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchBridgeWorkerParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PatchBridgeWorker(ctx, spaceId, bridgeWorkerId, params)
+	return err
+}
+
+// UpdateBridgeWorker converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateBridgeWorker(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId BridgeWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateBridgeWorkerParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateBridgeWorker(ctx, spaceId, bridgeWorkerId, params)
+	return err
+}
+
+// PollBridgeWorkerEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) PollBridgeWorkerEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId BridgeWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// ------------- Path parameter "name" -------------
+	var name string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PollBridgeWorkerEvents(ctx, spaceId, bridgeWorkerId, name)
 	return err
 }
 
@@ -7799,6 +8408,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/_service_account", wrapper.BulkPatchServiceAccounts, options.OperationMiddlewares["BulkPatchServiceAccounts"]...)
 	router.DELETE(options.BaseURL+"/_space", wrapper.BulkDeleteSpaces, options.OperationMiddlewares["BulkDeleteSpaces"]...)
 	router.PATCH(options.BaseURL+"/_space", wrapper.BulkPatchSpaces, options.OperationMiddlewares["BulkPatchSpaces"]...)
+	router.GET(options.BaseURL+"/bridge_worker", wrapper.ListAllBridgeWorkers, options.OperationMiddlewares["ListAllBridgeWorkers"]...)
 	router.GET(options.BaseURL+"/channel", wrapper.ListAllChannels, options.OperationMiddlewares["ListAllChannels"]...)
 	router.GET(options.BaseURL+"/command_run", wrapper.ListAllCommandRuns, options.OperationMiddlewares["ListAllCommandRuns"]...)
 	router.POST(options.BaseURL+"/command_run", wrapper.CreateCommandRun, options.OperationMiddlewares["CreateCommandRun"]...)
@@ -7833,6 +8443,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id", wrapper.GetSpace, options.OperationMiddlewares["GetSpace"]...)
 	router.PATCH(options.BaseURL+"/space/:space_id", wrapper.PatchSpace, options.OperationMiddlewares["PatchSpace"]...)
 	router.PUT(options.BaseURL+"/space/:space_id", wrapper.UpdateSpace, options.OperationMiddlewares["UpdateSpace"]...)
+	router.GET(options.BaseURL+"/space/:space_id/bridge_worker", wrapper.ListBridgeWorkers, options.OperationMiddlewares["ListBridgeWorkers"]...)
+	router.POST(options.BaseURL+"/space/:space_id/bridge_worker", wrapper.CreateBridgeWorker, options.OperationMiddlewares["CreateBridgeWorker"]...)
+	router.DELETE(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.DeleteBridgeWorker, options.OperationMiddlewares["DeleteBridgeWorker"]...)
+	router.GET(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.GetBridgeWorker, options.OperationMiddlewares["GetBridgeWorker"]...)
+	router.PATCH(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.PatchBridgeWorker, options.OperationMiddlewares["PatchBridgeWorker"]...)
+	router.PUT(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.UpdateBridgeWorker, options.OperationMiddlewares["UpdateBridgeWorker"]...)
+	router.POST(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id/event_cursor/:name/poll", wrapper.PollBridgeWorkerEvents, options.OperationMiddlewares["PollBridgeWorkerEvents"]...)
 	router.GET(options.BaseURL+"/space/:space_id/channel", wrapper.ListChannels, options.OperationMiddlewares["ListChannels"]...)
 	router.POST(options.BaseURL+"/space/:space_id/channel", wrapper.CreateChannel, options.OperationMiddlewares["CreateChannel"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/channel/:channel_id", wrapper.DeleteChannel, options.OperationMiddlewares["DeleteChannel"]...)
@@ -9200,6 +9817,224 @@ type BulkPatchSpacesdefaultJSONResponse struct {
 }
 
 func (response BulkPatchSpacesdefaultJSONResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkersRequestObject struct {
+	Params ListAllBridgeWorkersParams
+}
+
+type ListAllBridgeWorkersResponseObject interface {
+	VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error
+}
+
+type ListAllBridgeWorkers200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllBridgeWorkers200JSONResponse struct {
+	Body    []ExtendedBridgeWorker
+	Headers ListAllBridgeWorkers200ResponseHeaders
+}
+
+func (response ListAllBridgeWorkers200JSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllBridgeWorkers400JSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllBridgeWorkers401JSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllBridgeWorkers403JSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllBridgeWorkers404JSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllBridgeWorkers429JSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkers500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllBridgeWorkers500JSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllBridgeWorkers503JSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkers504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllBridgeWorkers504JSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllBridgeWorkersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllBridgeWorkersdefaultJSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -17304,6 +18139,1780 @@ type UpdateSpacedefaultJSONResponse struct {
 }
 
 func (response UpdateSpacedefaultJSONResponse) VisitUpdateSpaceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkersRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  ListBridgeWorkersParams
+}
+
+type ListBridgeWorkersResponseObject interface {
+	VisitListBridgeWorkersResponse(w http.ResponseWriter) error
+}
+
+type ListBridgeWorkers200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListBridgeWorkers200JSONResponse struct {
+	Body    []ExtendedBridgeWorker
+	Headers ListBridgeWorkers200ResponseHeaders
+}
+
+func (response ListBridgeWorkers200JSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListBridgeWorkers400JSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListBridgeWorkers401JSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListBridgeWorkers403JSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListBridgeWorkers404JSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListBridgeWorkers429JSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkers500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListBridgeWorkers500JSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListBridgeWorkers503JSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkers504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListBridgeWorkers504JSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBridgeWorkersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListBridgeWorkersdefaultJSONResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorkerRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  CreateBridgeWorkerParams
+	Body    *CreateBridgeWorkerJSONRequestBody
+}
+
+type CreateBridgeWorkerResponseObject interface {
+	VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error
+}
+
+type CreateBridgeWorker200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type CreateBridgeWorker200JSONResponse struct {
+	Body    BridgeWorker
+	Headers CreateBridgeWorker200ResponseHeaders
+}
+
+func (response CreateBridgeWorker200JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateBridgeWorker400JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateBridgeWorker401JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateBridgeWorker403JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateBridgeWorker404JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateBridgeWorker409JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateBridgeWorker413JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateBridgeWorker415JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateBridgeWorker429JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response CreateBridgeWorker500JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateBridgeWorker503JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorker504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response CreateBridgeWorker504JSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBridgeWorkerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response CreateBridgeWorkerdefaultJSONResponse) VisitCreateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorkerRequestObject struct {
+	SpaceId        SpaceID        `json:"space_id"`
+	BridgeWorkerId BridgeWorkerID `json:"bridge_worker_id"`
+	Params         DeleteBridgeWorkerParams
+}
+
+type DeleteBridgeWorkerResponseObject interface {
+	VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error
+}
+
+type DeleteBridgeWorker200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteBridgeWorker200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteBridgeWorker200ResponseHeaders
+}
+
+func (response DeleteBridgeWorker200JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteBridgeWorker400JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteBridgeWorker401JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteBridgeWorker403JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteBridgeWorker404JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteBridgeWorker409JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response DeleteBridgeWorker422JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteBridgeWorker429JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteBridgeWorker500JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteBridgeWorker503JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorker504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteBridgeWorker504JSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBridgeWorkerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteBridgeWorkerdefaultJSONResponse) VisitDeleteBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorkerRequestObject struct {
+	SpaceId        SpaceID        `json:"space_id"`
+	BridgeWorkerId BridgeWorkerID `json:"bridge_worker_id"`
+	Params         GetBridgeWorkerParams
+}
+
+type GetBridgeWorkerResponseObject interface {
+	VisitGetBridgeWorkerResponse(w http.ResponseWriter) error
+}
+
+type GetBridgeWorker200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetBridgeWorker200JSONResponse struct {
+	Body    ExtendedBridgeWorker
+	Headers GetBridgeWorker200ResponseHeaders
+}
+
+func (response GetBridgeWorker200JSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBridgeWorker400JSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBridgeWorker401JSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBridgeWorker403JSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorker404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBridgeWorker404JSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorker429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBridgeWorker429JSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorker500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetBridgeWorker500JSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorker503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBridgeWorker503JSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorker504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetBridgeWorker504JSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBridgeWorkerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetBridgeWorkerdefaultJSONResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorkerRequestObject struct {
+	SpaceId                           SpaceID        `json:"space_id"`
+	BridgeWorkerId                    BridgeWorkerID `json:"bridge_worker_id"`
+	Params                            PatchBridgeWorkerParams
+	JSONBody                          *PatchBridgeWorkerJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *PatchBridgeWorkerApplicationMergePatchPlusJSONRequestBody
+}
+
+type PatchBridgeWorkerResponseObject interface {
+	VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error
+}
+
+type PatchBridgeWorker200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PatchBridgeWorker200JSONResponse struct {
+	Body    BridgeWorker
+	Headers PatchBridgeWorker200ResponseHeaders
+}
+
+func (response PatchBridgeWorker200JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PatchBridgeWorker400JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PatchBridgeWorker401JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchBridgeWorker403JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PatchBridgeWorker404JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PatchBridgeWorker409JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PatchBridgeWorker413JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PatchBridgeWorker415JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PatchBridgeWorker429JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PatchBridgeWorker500JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PatchBridgeWorker503JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorker504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PatchBridgeWorker504JSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchBridgeWorkerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PatchBridgeWorkerdefaultJSONResponse) VisitPatchBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorkerRequestObject struct {
+	SpaceId        SpaceID        `json:"space_id"`
+	BridgeWorkerId BridgeWorkerID `json:"bridge_worker_id"`
+	Params         UpdateBridgeWorkerParams
+	Body           *UpdateBridgeWorkerJSONRequestBody
+}
+
+type UpdateBridgeWorkerResponseObject interface {
+	VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error
+}
+
+type UpdateBridgeWorker200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateBridgeWorker200JSONResponse struct {
+	Body    BridgeWorker
+	Headers UpdateBridgeWorker200ResponseHeaders
+}
+
+func (response UpdateBridgeWorker200JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateBridgeWorker400JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateBridgeWorker401JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateBridgeWorker403JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateBridgeWorker404JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateBridgeWorker409JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateBridgeWorker413JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateBridgeWorker415JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateBridgeWorker429JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateBridgeWorker500JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateBridgeWorker503JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorker504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateBridgeWorker504JSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBridgeWorkerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateBridgeWorkerdefaultJSONResponse) VisitUpdateBridgeWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEventsRequestObject struct {
+	SpaceId        SpaceID        `json:"space_id"`
+	BridgeWorkerId BridgeWorkerID `json:"bridge_worker_id"`
+	Name           string         `json:"name"`
+	Body           *PollBridgeWorkerEventsJSONRequestBody
+}
+
+type PollBridgeWorkerEventsResponseObject interface {
+	VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error
+}
+
+type PollBridgeWorkerEvents200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PollBridgeWorkerEvents200JSONResponse struct {
+	Body    []EventLogEntry
+	Headers PollBridgeWorkerEvents200ResponseHeaders
+}
+
+func (response PollBridgeWorkerEvents200JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PollBridgeWorkerEvents400JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PollBridgeWorkerEvents401JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PollBridgeWorkerEvents403JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PollBridgeWorkerEvents404JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PollBridgeWorkerEvents413JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PollBridgeWorkerEvents415JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PollBridgeWorkerEvents429JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PollBridgeWorkerEvents500JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PollBridgeWorkerEvents503JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEvents504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PollBridgeWorkerEvents504JSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollBridgeWorkerEventsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PollBridgeWorkerEventsdefaultJSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -32234,6 +34843,9 @@ type StrictServerInterface interface {
 	// (PATCH /_space)
 	BulkPatchSpaces(ctx context.Context, request BulkPatchSpacesRequestObject) (BulkPatchSpacesResponseObject, error)
 
+	// (GET /bridge_worker)
+	ListAllBridgeWorkers(ctx context.Context, request ListAllBridgeWorkersRequestObject) (ListAllBridgeWorkersResponseObject, error)
+
 	// (GET /channel)
 	ListAllChannels(ctx context.Context, request ListAllChannelsRequestObject) (ListAllChannelsResponseObject, error)
 
@@ -32338,6 +34950,35 @@ type StrictServerInterface interface {
 	// UpdateSpace Replace the Space's settable fields. Version is required and must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id})
 	UpdateSpace(ctx context.Context, request UpdateSpaceRequestObject) (UpdateSpaceResponseObject, error)
+
+	// (GET /space/{space_id}/bridge_worker)
+	ListBridgeWorkers(ctx context.Context, request ListBridgeWorkersRequestObject) (ListBridgeWorkersResponseObject, error)
+	// CreateBridgeWorker Create a BridgeWorker and its bot User, a member of the organization with OrgRole (default member; never
+	// stronger than the caller's role). Needs CreateChildren on the Space (and Manage to set Permissions). The
+	// response carries the Secret: it is shown only here (the server keeps only its hash).
+	// (POST /space/{space_id}/bridge_worker)
+	CreateBridgeWorker(ctx context.Context, request CreateBridgeWorkerRequestObject) (CreateBridgeWorkerResponseObject, error)
+	// DeleteBridgeWorker Delete the BridgeWorker with its bot User and its event cursors; its tokens stop working.
+	// (DELETE /space/{space_id}/bridge_worker/{bridge_worker_id})
+	DeleteBridgeWorker(ctx context.Context, request DeleteBridgeWorkerRequestObject) (DeleteBridgeWorkerResponseObject, error)
+
+	// (GET /space/{space_id}/bridge_worker/{bridge_worker_id})
+	GetBridgeWorker(ctx context.Context, request GetBridgeWorkerRequestObject) (GetBridgeWorkerResponseObject, error)
+	// PatchBridgeWorker Change the BridgeWorker by an RFC 7386 merge patch.
+	// (PATCH /space/{space_id}/bridge_worker/{bridge_worker_id})
+	PatchBridgeWorker(ctx context.Context, request PatchBridgeWorkerRequestObject) (PatchBridgeWorkerResponseObject, error)
+	// UpdateBridgeWorker Replace the BridgeWorker's settable fields; Version is required. Needs Edit; Permissions need Manage.
+	// (PUT /space/{space_id}/bridge_worker/{bridge_worker_id})
+	UpdateBridgeWorker(ctx context.Context, request UpdateBridgeWorkerRequestObject) (UpdateBridgeWorkerResponseObject, error)
+	// PollBridgeWorkerEvents Long-poll the event log through the named cursor, waiting up to TimeoutSeconds. The caller is the
+	// worker's bot User (its /auth/worker token) or holds Edit on the BridgeWorker. A new Name starts at the
+	// log's tail unless FromCursor is given; a FromCursor other than the one that placed an existing Name's
+	// cursor moves it (the same FromCursor sent again resumes from the stored cursor). The answer is the
+	// events after the cursor that match EventTypes (empty: all) and the Space and Target filters, in log
+	// order; the cursor advances past every event read, so each event goes to one poller of a Name (at most
+	// once). A timeout answers 200 with an empty array.
+	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
+	PollBridgeWorkerEvents(ctx context.Context, request PollBridgeWorkerEventsRequestObject) (PollBridgeWorkerEventsResponseObject, error)
 
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx context.Context, request ListChannelsRequestObject) (ListChannelsResponseObject, error)
@@ -32737,6 +35378,31 @@ func (sh *strictHandler) BulkPatchSpaces(ctx echo.Context, params BulkPatchSpace
 		return err
 	} else if validResponse, ok := response.(BulkPatchSpacesResponseObject); ok {
 		return validResponse.VisitBulkPatchSpacesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllBridgeWorkers operation middleware
+func (sh *strictHandler) ListAllBridgeWorkers(ctx echo.Context, params ListAllBridgeWorkersParams) error {
+	var request ListAllBridgeWorkersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllBridgeWorkers(ctx.Request().Context(), request.(ListAllBridgeWorkersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllBridgeWorkers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllBridgeWorkersResponseObject); ok {
+		return validResponse.VisitListAllBridgeWorkersResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -33925,6 +36591,312 @@ func (sh *strictHandler) UpdateSpace(ctx echo.Context, spaceId SpaceID, params U
 		return err
 	} else if validResponse, ok := response.(UpdateSpaceResponseObject); ok {
 		return validResponse.VisitUpdateSpaceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListBridgeWorkers operation middleware
+func (sh *strictHandler) ListBridgeWorkers(ctx echo.Context, spaceId SpaceID, params ListBridgeWorkersParams) error {
+	var request ListBridgeWorkersRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBridgeWorkers(ctx.Request().Context(), request.(ListBridgeWorkersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBridgeWorkers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBridgeWorkersResponseObject); ok {
+		return validResponse.VisitListBridgeWorkersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateBridgeWorker operation middleware
+func (sh *strictHandler) CreateBridgeWorker(ctx echo.Context, spaceId SpaceID, params CreateBridgeWorkerParams) error {
+	var request CreateBridgeWorkerRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	var body CreateBridgeWorkerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateBridgeWorker(ctx.Request().Context(), request.(CreateBridgeWorkerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateBridgeWorker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateBridgeWorkerResponseObject); ok {
+		return validResponse.VisitCreateBridgeWorkerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteBridgeWorker operation middleware
+func (sh *strictHandler) DeleteBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params DeleteBridgeWorkerParams) error {
+	var request DeleteBridgeWorkerRequestObject
+
+	request.SpaceId = spaceId
+	request.BridgeWorkerId = bridgeWorkerId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteBridgeWorker(ctx.Request().Context(), request.(DeleteBridgeWorkerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteBridgeWorker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteBridgeWorkerResponseObject); ok {
+		return validResponse.VisitDeleteBridgeWorkerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBridgeWorker operation middleware
+func (sh *strictHandler) GetBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params GetBridgeWorkerParams) error {
+	var request GetBridgeWorkerRequestObject
+
+	request.SpaceId = spaceId
+	request.BridgeWorkerId = bridgeWorkerId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBridgeWorker(ctx.Request().Context(), request.(GetBridgeWorkerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBridgeWorker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBridgeWorkerResponseObject); ok {
+		return validResponse.VisitGetBridgeWorkerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PatchBridgeWorker operation middleware
+func (sh *strictHandler) PatchBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params PatchBridgeWorkerParams) error {
+	var request PatchBridgeWorkerRequestObject
+
+	request.SpaceId = spaceId
+	request.BridgeWorkerId = bridgeWorkerId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PatchBridgeWorkerJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body PatchBridgeWorkerApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PatchBridgeWorker(ctx.Request().Context(), request.(PatchBridgeWorkerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PatchBridgeWorker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PatchBridgeWorkerResponseObject); ok {
+		return validResponse.VisitPatchBridgeWorkerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateBridgeWorker operation middleware
+func (sh *strictHandler) UpdateBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params UpdateBridgeWorkerParams) error {
+	var request UpdateBridgeWorkerRequestObject
+
+	request.SpaceId = spaceId
+	request.BridgeWorkerId = bridgeWorkerId
+	request.Params = params
+
+	var body UpdateBridgeWorkerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateBridgeWorker(ctx.Request().Context(), request.(UpdateBridgeWorkerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateBridgeWorker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateBridgeWorkerResponseObject); ok {
+		return validResponse.VisitUpdateBridgeWorkerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PollBridgeWorkerEvents operation middleware
+func (sh *strictHandler) PollBridgeWorkerEvents(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, name string) error {
+	var request PollBridgeWorkerEventsRequestObject
+
+	request.SpaceId = spaceId
+	request.BridgeWorkerId = bridgeWorkerId
+	request.Name = name
+
+	var body PollBridgeWorkerEventsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PollBridgeWorkerEvents(ctx.Request().Context(), request.(PollBridgeWorkerEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PollBridgeWorkerEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PollBridgeWorkerEventsResponseObject); ok {
+		return validResponse.VisitPollBridgeWorkerEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

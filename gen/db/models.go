@@ -11,6 +11,34 @@ import (
 	"github.com/google/uuid"
 )
 
+type BridgeWorker struct {
+	BridgeWorkerID uuid.UUID       `db:"bridge_worker_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	SpaceID        uuid.UUID       `db:"space_id"`
+	UserID         uuid.UUID       `db:"user_id"`
+	Slug           string          `db:"slug"`
+	DisplayName    string          `db:"display_name"`
+	Labels         json.RawMessage `db:"labels"`
+	Annotations    json.RawMessage `db:"annotations"`
+	DeleteGates    json.RawMessage `db:"delete_gates"`
+	Permissions    json.RawMessage `db:"permissions"`
+	SecretHash     []byte          `db:"secret_hash"`
+	LastSeenAt     *time.Time      `db:"last_seen_at"`
+	HiddenReason   string          `db:"hidden_reason"`
+	Version        int64           `db:"version"`
+	CreatedAt      time.Time       `db:"created_at"`
+	UpdatedAt      time.Time       `db:"updated_at"`
+	SearchText     *string         `db:"search_text"`
+}
+
+type BridgeWorkerCursor struct {
+	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
+	Name           string    `db:"name"`
+	Cursor         int64     `db:"cursor"`
+	FromCursor     *int64    `db:"from_cursor"`
+	UpdatedAt      time.Time `db:"updated_at"`
+}
+
 type Channel struct {
 	ChannelID      uuid.UUID       `db:"channel_id"`
 	OrganizationID uuid.UUID       `db:"organization_id"`

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/httpapi"
@@ -55,6 +56,8 @@ type App struct {
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service
 	Channels        *channel.Service
+	// BridgeWorkers: registered workers, their sign-in and their event cursors.
+	BridgeWorkers *bridgeworker.Service
 	// Notifier is this replica's LISTEN connection; RunBackground starts it.
 	Notifier *event.Notifier
 }
@@ -95,6 +98,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		ServiceAccounts: &serviceaccount.Service{Store: st, Tokens: tokens},
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
 		Channels:        &channel.Service{Store: st, Tokens: tokens, Notifier: notifier, Logger: cfg.Logger},
+		BridgeWorkers:   &bridgeworker.Service{Store: st, Tokens: tokens, Notifier: notifier},
 		Notifier:        notifier,
 	}, nil
 }
@@ -108,6 +112,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	deps := extra
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
 	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn, deps.Channels = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn, a.Channels
+	deps.BridgeWorkers = a.BridgeWorkers
 	return httpapi.New(cfg.HTTP, deps)
 }
 

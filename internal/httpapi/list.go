@@ -218,3 +218,8 @@ func bulkStatus(errs []*apierr.Error) (int, error) {
 func (r pageResponse) VisitListCommandRunsResponse(w http.ResponseWriter) error    { return r.write(w) }
 func (r pageResponse) VisitListAllCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r itemResponse) VisitGetCommandRunResponse(w http.ResponseWriter) error      { return r.write(w) }
+func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error  { return r.write(w) }
+func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }

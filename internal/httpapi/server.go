@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/gen/oas"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/serviceaccount"
@@ -57,7 +58,9 @@ type Deps struct {
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service
 	Channels        *channel.Service
-	Logger          *slog.Logger
+	// BridgeWorkers serve the workers, their event cursors and /auth/worker.
+	BridgeWorkers *bridgeworker.Service
+	Logger        *slog.Logger
 	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
 	StrictMiddlewares []api.StrictMiddlewareFunc
 }
@@ -101,6 +104,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	e.GET("/auth/jwks.json", s.jwks)
 	e.POST("/auth/token", s.token)
+	e.POST("/auth/worker", s.workerToken)
 
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(&handlers{s: s}, deps.StrictMiddlewares), BasePath)
 	s.echo = e

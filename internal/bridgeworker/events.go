@@ -1,0 +1,181 @@
+package bridgeworker
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Event-consumer protocol settings (SPEC.md's Worker event-consumer protocol; DESIGN.md).
+const (
+	// TokenTTL is how long a token from /auth/worker lives; the worker signs in again on a 401.
+	TokenTTL = 10 * time.Minute
+	// DefaultPollSeconds and MaxPollSeconds bound a poll's wait.
+	DefaultPollSeconds = 30
+	MaxPollSeconds     = 60
+	// DefaultMaxEvents and MaxMaxEvents bound the events one poll hands out.
+	DefaultMaxEvents = 100
+	MaxMaxEvents     = 500
+)
+
+// ErrBadCredentials is a wrong worker ID or Secret (RFC 6749 invalid_client).
+var ErrBadCredentials = errors.New("unknown worker or wrong secret")
+
+// dummyHash is compared against when the worker does not exist, so both failures take the same time.
+var dummyHash = hashSecret("no worker has this secret")
+
+// Authenticate checks a worker's ID and Secret (in constant time) and returns the principal of its bot
+// User in its organization, with the role its membership holds now.
+func (s *Service) Authenticate(ctx context.Context, workerID uuid.UUID, secret string) (auth.Principal, error) {
+	row, err := s.Store.Q().BridgeWorkerGetForAuth(ctx, workerID)
+	stored := dummyHash
+	switch {
+	case err == nil:
+		stored = row.SecretHash
+	case !store.IsNoRows(err):
+		return auth.Principal{}, store.Translate(err)
+	}
+	ok := subtle.ConstantTimeCompare(hashSecret(secret), stored) == 1
+	if err != nil || !ok {
+		return auth.Principal{}, ErrBadCredentials
+	}
+	return auth.Principal{UserID: row.UserID, OrganizationID: row.OrganizationID, Role: auth.Role(row.OrgRole)}, nil
+}
+
+// Subscription is what a worker sends on every poll: which events it wants through which cursor.
+type Subscription struct {
+	Name       string
+	EventTypes []string
+	SpaceID    *uuid.UUID
+	TargetID   *uuid.UUID
+	// FromCursor, when set, places the cursor there: a new Name starts there instead of at the tail, and
+	// an existing Name moves there unless this same FromCursor placed it last (SPEC.md: it is the
+	// position of the first connect, and a client may send it on every poll).
+	FromCursor *int64
+}
+
+func (sub Subscription) matches(e *db.EventLog) bool {
+	if sub.SpaceID != nil && (e.SpaceID == nil || *e.SpaceID != *sub.SpaceID) {
+		return false
+	}
+	if sub.TargetID != nil && (e.TargetID == nil || *e.TargetID != *sub.TargetID) {
+		return false
+	}
+	if len(sub.EventTypes) == 0 {
+		return true
+	}
+	for _, t := range sub.EventTypes {
+		if t == e.EventType {
+			return true
+		}
+	}
+	return false
+}
+
+// Poll waits up to timeout for events after the worker's cursor Name that the subscription selects and
+// hands out at most maxEvents of them, advancing the cursor past every event read. The caller is the
+// worker's bot User or holds Edit on the worker. It holds no database connection while it waits: it
+// wakes when events commit on any replica and at the timeout. An empty result means nothing arrived.
+func (s *Service) Poll(ctx context.Context, spaceID uuid.UUID, ref string, sub Subscription, timeout time.Duration, maxEvents int) ([]event.Entry, error) {
+	p := authz.Caller(ctx)
+	w, err := resolve(ctx, s.Store.Q(), spaceID, ref, false)
+	if err != nil {
+		return nil, err
+	}
+	if p.UserID != w.UserID {
+		if err := authz.Check(ctx, authz.Edit, w.Target()); err != nil {
+			return nil, err
+		}
+	}
+	end := time.Now().Add(timeout)
+	reset := sub.FromCursor
+	for {
+		// Taken before reading, so a commit after the read still wakes this poll.
+		wake := s.Notifier.Wait()
+		out, more, err := s.take(ctx, w, sub, reset, maxEvents)
+		if err != nil || len(out) > 0 {
+			return out, err
+		}
+		reset = nil // FromCursor is applied once per request
+		if more {
+			continue // every event read was filtered out and more follow
+		}
+		remaining := time.Until(end)
+		if remaining <= 0 {
+			return nil, nil
+		}
+		timer := time.NewTimer(remaining)
+		select {
+		case <-wake:
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, nil // the client has gone
+		}
+		timer.Stop()
+	}
+}
+
+// take, in one transaction, locks (or creates) the named cursor, reads the events after it, keeps those
+// the subscription selects and advances the cursor past every event read: pollers sharing a Name take
+// turns on the cursor's row lock, so an event is handed out at most once.
+func (s *Service) take(ctx context.Context, w BridgeWorker, sub Subscription, reset *int64, maxEvents int) ([]event.Entry, bool, error) {
+	var out []event.Entry
+	more := false
+	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		out, more = nil, false
+		if err := tx.Q.BridgeWorkerSeen(ctx, w.ID); err != nil {
+			return err
+		}
+		var cursor int64
+		var err error
+		switch {
+		case reset != nil:
+			cursor, err = tx.Q.BridgeWorkerCursorPlace(ctx, db.BridgeWorkerCursorPlaceParams{BridgeWorkerID: w.ID, Name: sub.Name, FromCursor: *reset})
+		default:
+			cursor, err = tx.Q.BridgeWorkerCursorForUpdate(ctx, db.BridgeWorkerCursorForUpdateParams{BridgeWorkerID: w.ID, Name: sub.Name})
+			if store.IsNoRows(err) { // a new Name starts at the log's tail
+				var tail int64
+				if tail, err = tx.Q.EventLogTail(ctx); err == nil {
+					cursor, err = tx.Q.BridgeWorkerCursorCreate(ctx, db.BridgeWorkerCursorCreateParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: tail})
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+		entries, err := tx.Q.EventLogRead(ctx, db.EventLogReadParams{OrganizationID: w.OrganizationID, After: cursor, MaxEvents: int32(maxEvents)})
+		if err != nil || len(entries) == 0 {
+			return err
+		}
+		more = len(entries) == maxEvents
+		for _, e := range entries {
+			if sub.matches(e) {
+				out = append(out, event.Entry{CursorID: e.CursorID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
+					SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: json.RawMessage(e.Payload), CreatedAt: e.CreatedAt})
+			}
+		}
+		return tx.Q.BridgeWorkerCursorAdvance(ctx, db.BridgeWorkerCursorAdvanceParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: entries[len(entries)-1].CursorID})
+	})
+	return out, more, err
+}
+
+// ValidateName checks a cursor Name: the path's, which a body Name must equal.
+func ValidateName(path, body string) error {
+	if body != "" && body != path {
+		return apierr.Validation("the body's Name must equal the cursor name of the path",
+			apierr.Item{Item: "Name", Description: "differs from the path's name " + path})
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package httpapi
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/bridgeworker"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/listquery"
+)
+
+func bridgeWorkerToAPI(w bridgeworker.BridgeWorker) api.BridgeWorker {
+	condition := "Disconnected"
+	if w.Ready() {
+		condition = "Ready"
+	}
+	return api.BridgeWorker{BridgeWorkerID: w.ID, SpaceID: w.SpaceID, OrganizationID: w.OrganizationID, UserID: w.UserID, Slug: w.Slug,
+		DisplayName: w.DisplayName, Labels: w.Labels, Annotations: w.Annotations, DeleteGates: w.DeleteGates,
+		Permissions: permissionsToAPI(w.Permissions), OrgRole: api.OrgRole(w.OrgRole), Secret: w.Secret, Condition: condition,
+		LastSeenAt: utcPtr(w.LastSeenAt), HiddenReason: w.HiddenReason, EntityType: bridgeworker.EntityType,
+		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC(), Version: w.Version}
+}
+
+func bridgeWorkerFields(b *api.BridgeWorker) bridgeworker.Fields {
+	return bridgeworker.Fields{Slug: b.Slug, DisplayName: b.DisplayName, OrgRole: auth.Role(b.OrgRole),
+		Permissions: permissionsFromAPI(b.Permissions),
+		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+}
+
+func (h *handlers) ListAllBridgeWorkers(ctx context.Context, r api.ListAllBridgeWorkersRequestObject) (api.ListAllBridgeWorkersResponseObject, error) {
+	return h.listBridgeWorkers(ctx, nil, listParams(r.Params))
+}
+
+func (h *handlers) ListBridgeWorkers(ctx context.Context, r api.ListBridgeWorkersRequestObject) (api.ListBridgeWorkersResponseObject, error) {
+	return h.listBridgeWorkers(ctx, &r.SpaceId, listParams(r.Params))
+}
+
+func (h *handlers) listBridgeWorkers(ctx context.Context, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+	page, err := h.s.deps.BridgeWorkers.List(ctx, spaceID, requestPath(ctx), params)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	out, err := h.extendBridgeWorkers(ctx, page.Items, page.Includes)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	return newPage(out, bridgeworker.EntityType, page.Fields, page.Continue), nil
+}
+
+func (h *handlers) extendBridgeWorkers(ctx context.Context, ws []bridgeworker.BridgeWorker, includes map[string]bool) ([]api.ExtendedBridgeWorker, error) {
+	org, err := h.includedOrganization(ctx, includes)
+	if err != nil {
+		return nil, err
+	}
+	spaces := map[uuid.UUID]api.Space{}
+	if includes["SpaceID"] {
+		ids := make([]uuid.UUID, len(ws))
+		for i, w := range ws {
+			ids[i] = w.SpaceID
+		}
+		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, sp := range found {
+			spaces[id] = spaceToAPI(sp)
+		}
+	}
+	out := make([]api.ExtendedBridgeWorker, len(ws))
+	for i, w := range ws {
+		out[i] = api.ExtendedBridgeWorker{BridgeWorker: bridgeWorkerToAPI(w), Organization: org}
+		if sp, ok := spaces[w.SpaceID]; ok {
+			out[i].Space = &sp
+		}
+		if includes["UserID"] {
+			u, err := h.s.deps.Orgs.GetUser(ctx, w.UserID)
+			if err != nil {
+				return nil, err
+			}
+			a := userToAPI(u)
+			out[i].User = &a
+		}
+	}
+	return out, nil
+}
+
+func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerRequestObject) (api.GetBridgeWorkerResponseObject, error) {
+	fields, err := listquery.SelectFields(bridgeworker.ListEntity, deref(r.Params.Select))
+	if err != nil {
+		return nil, err
+	}
+	includes, err := listquery.ParseIncludes(bridgeworker.ListEntity, deref(r.Params.Include))
+	if err != nil {
+		return nil, err
+	}
+	w, err := h.s.deps.BridgeWorkers.Get(ctx, r.SpaceId, r.BridgeWorkerId)
+	if err != nil {
+		return nil, err
+	}
+	ext, err := h.extendBridgeWorkers(ctx, []bridgeworker.BridgeWorker{w}, includes)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: ext[0], entityField: bridgeworker.EntityType, fields: fields}, nil
+}
+
+func (h *handlers) CreateBridgeWorker(ctx context.Context, r api.CreateBridgeWorkerRequestObject) (api.CreateBridgeWorkerResponseObject, error) {
+	w, err := h.s.deps.BridgeWorkers.Create(ctx, r.SpaceId, bridgeWorkerFields(r.Body),
+		bridgeworker.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateBridgeWorker200JSONResponse{Body: bridgeWorkerToAPI(w)}, nil
+}
+
+func (h *handlers) UpdateBridgeWorker(ctx context.Context, r api.UpdateBridgeWorkerRequestObject) (api.UpdateBridgeWorkerResponseObject, error) {
+	w, err := h.s.deps.BridgeWorkers.Update(ctx, r.SpaceId, r.BridgeWorkerId, r.Body.Version, bridgeWorkerFields(r.Body), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateBridgeWorker200JSONResponse{Body: bridgeWorkerToAPI(w)}, nil
+}
+
+func (h *handlers) PatchBridgeWorker(ctx context.Context, r api.PatchBridgeWorkerRequestObject) (api.PatchBridgeWorkerResponseObject, error) {
+	patch := r.JSONBody
+	if patch == nil {
+		patch = r.ApplicationMergePatchPlusJSONBody
+	}
+	w, err := h.s.deps.BridgeWorkers.Patch(ctx, r.SpaceId, r.BridgeWorkerId, *patch, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchBridgeWorker200JSONResponse{Body: bridgeWorkerToAPI(w)}, nil
+}
+
+func (h *handlers) DeleteBridgeWorker(ctx context.Context, r api.DeleteBridgeWorkerRequestObject) (api.DeleteBridgeWorkerResponseObject, error) {
+	if err := h.s.deps.BridgeWorkers.Delete(ctx, r.SpaceId, r.BridgeWorkerId, flag(r.Params.DryRun)); err != nil {
+		return nil, err
+	}
+	return api.DeleteBridgeWorker200JSONResponse{Body: deleted(bridgeworker.EntityType)}, nil
+}
+
+func (h *handlers) PollBridgeWorkerEvents(ctx context.Context, r api.PollBridgeWorkerEventsRequestObject) (api.PollBridgeWorkerEventsResponseObject, error) {
+	b := r.Body
+	if err := bridgeworker.ValidateName(r.Name, b.Name); err != nil {
+		return nil, err
+	}
+	timeout, maxEvents := bridgeworker.DefaultPollSeconds, bridgeworker.DefaultMaxEvents
+	if b.TimeoutSeconds != nil {
+		timeout = *b.TimeoutSeconds
+	}
+	if b.MaxEvents != nil {
+		maxEvents = *b.MaxEvents
+	}
+	if timeout < 0 || timeout > bridgeworker.MaxPollSeconds {
+		return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
+	}
+	if maxEvents < 1 || maxEvents > bridgeworker.MaxMaxEvents {
+		return nil, apierr.Validation("MaxEvents is 1 to 500", apierr.Item{Item: "MaxEvents", Description: "out of range"})
+	}
+	sub := bridgeworker.Subscription{Name: r.Name, EventTypes: b.EventTypes, SpaceID: b.SpaceID, TargetID: b.TargetID, FromCursor: b.FromCursor}
+	events, err := h.s.deps.BridgeWorkers.Poll(ctx, r.SpaceId, r.BridgeWorkerId, sub, time.Duration(timeout)*time.Second, maxEvents)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.EventLogEntry, len(events))
+	for i, e := range events {
+		out[i] = eventToAPI(e)
+	}
+	return api.PollBridgeWorkerEvents200JSONResponse{Body: out}, nil
+}

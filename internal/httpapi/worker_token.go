@@ -1,0 +1,80 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/hubd/hubd/internal/bridgeworker"
+)
+
+// workerCredentials is the body of POST {base}/auth/worker (JSON, or the same names form-encoded).
+type workerCredentials struct {
+	WorkerID string `json:"WorkerID"`
+	Secret   string `json:"Secret"`
+}
+
+// workerToken serves POST {base}/auth/worker: a BridgeWorker's ID and Secret become a short-lived
+// (bridgeworker.TokenTTL) service token of its bot User. Answers and errors are those of /auth/token.
+func (s *Server) workerToken(c echo.Context) error {
+	c.Response().Header().Set("Cache-Control", "no-store")
+	fail := func(status int, code, description string) error {
+		return c.JSON(status, oauthError{Error: code, ErrorDescription: description})
+	}
+	creds, err := readWorkerCredentials(c.Request())
+	if err != nil {
+		return fail(http.StatusBadRequest, "invalid_request", err.Error())
+	}
+	if creds.WorkerID == "" || creds.Secret == "" {
+		return fail(http.StatusBadRequest, "invalid_request", "WorkerID and Secret are required")
+	}
+	id, err := uuid.Parse(creds.WorkerID)
+	if err != nil {
+		return fail(http.StatusBadRequest, "invalid_request", "WorkerID must be the BridgeWorker's ID (a UUID)")
+	}
+	p, err := s.deps.BridgeWorkers.Authenticate(c.Request().Context(), id, creds.Secret)
+	if errors.Is(err, bridgeworker.ErrBadCredentials) {
+		c.Response().Header().Set("WWW-Authenticate", `Basic realm="hubd worker"`)
+		return fail(http.StatusUnauthorized, "invalid_client", "unknown WorkerID or wrong Secret")
+	}
+	if err != nil {
+		return err
+	}
+	short := *s.deps.Issuer
+	if short.TTL <= 0 || short.TTL > bridgeworker.TokenTTL {
+		short.TTL = bridgeworker.TokenTTL
+	}
+	return s.issueWith(c, &short, p)
+}
+
+// readWorkerCredentials reads a JSON body, or a form-encoded one, of at most 64 KiB.
+func readWorkerCredentials(r *http.Request) (workerCredentials, error) {
+	var creds workerCredentials
+	data, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	if err != nil {
+		return creds, errors.New("the body cannot be read")
+	}
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case mediaType == "application/x-www-form-urlencoded":
+		form, err := url.ParseQuery(string(data))
+		if err != nil {
+			return creds, errors.New("the form body is malformed")
+		}
+		creds.WorkerID, creds.Secret = form.Get("WorkerID"), form.Get("Secret")
+	case mediaType == "application/json" || mediaType == "" || strings.HasSuffix(mediaType, "+json"):
+		if err := json.Unmarshal(data, &creds); err != nil {
+			return creds, errors.New("the body must be a JSON object {WorkerID, Secret}")
+		}
+	default:
+		return creds, errors.New("the body must be application/json or application/x-www-form-urlencoded")
+	}
+	return creds, nil
+}

@@ -1,0 +1,2 @@
+DROP TABLE bridge_worker_cursor;
+DROP TABLE bridge_worker;

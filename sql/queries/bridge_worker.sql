@@ -1,0 +1,61 @@
+-- name: BridgeWorkerGetWithRole :one
+SELECT bw.*, m.org_role FROM bridge_worker bw
+JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
+WHERE bw.organization_id = @organization_id AND bw.space_id = @space_id AND bw.bridge_worker_id = @bridge_worker_id;
+
+-- name: BridgeWorkerGetIDBySlug :one
+SELECT bridge_worker_id FROM bridge_worker WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
+
+-- name: BridgeWorkerLock :one
+SELECT bridge_worker_id FROM bridge_worker
+WHERE organization_id = @organization_id AND space_id = @space_id AND bridge_worker_id = @bridge_worker_id FOR UPDATE;
+
+-- name: BridgeWorkerGetForAuth :one
+-- The worker and its bot User's role, by ID alone: /auth/worker has no organization yet.
+SELECT bw.*, m.org_role FROM bridge_worker bw
+JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
+WHERE bw.bridge_worker_id = @bridge_worker_id;
+
+-- name: BridgeWorkerInsert :one
+INSERT INTO bridge_worker (bridge_worker_id, organization_id, space_id, user_id, slug, display_name, labels, annotations,
+                           delete_gates, permissions, secret_hash)
+VALUES (@bridge_worker_id, @organization_id, @space_id, @user_id, @slug, @display_name, @labels, @annotations,
+        @delete_gates, @permissions, @secret_hash)
+RETURNING bridge_worker_id;
+
+-- name: BridgeWorkerUpdate :one
+UPDATE bridge_worker
+SET slug = @slug, display_name = @display_name, labels = @labels, annotations = @annotations,
+    delete_gates = @delete_gates, permissions = @permissions, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND bridge_worker_id = @bridge_worker_id AND version = @version
+RETURNING bridge_worker_id;
+
+-- name: BridgeWorkerSeen :exec
+UPDATE bridge_worker SET last_seen_at = now() WHERE bridge_worker_id = @bridge_worker_id;
+
+-- name: BridgeWorkerCursorForUpdate :one
+-- The named cursor, locked so pollers sharing a Name take turns: each event goes to one of them.
+SELECT cursor FROM bridge_worker_cursor WHERE bridge_worker_id = @bridge_worker_id AND name = @name FOR UPDATE;
+
+-- name: BridgeWorkerCursorPlace :one
+-- Applies a poll's FromCursor: creates the named cursor there, or moves an existing one there unless
+-- this FromCursor is the one that placed it last (the same subscription sent again resumes). Answers
+-- the cursor, locked.
+INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor, from_cursor)
+VALUES (@bridge_worker_id, @name, @from_cursor::bigint, @from_cursor::bigint)
+ON CONFLICT (bridge_worker_id, name) DO UPDATE
+SET cursor = CASE WHEN bridge_worker_cursor.from_cursor IS DISTINCT FROM EXCLUDED.from_cursor
+                  THEN EXCLUDED.cursor ELSE bridge_worker_cursor.cursor END,
+    from_cursor = EXCLUDED.from_cursor, updated_at = now()
+RETURNING cursor;
+
+-- name: BridgeWorkerCursorAdvance :exec
+UPDATE bridge_worker_cursor SET cursor = @cursor, updated_at = now()
+WHERE bridge_worker_id = @bridge_worker_id AND name = @name;
+
+-- name: BridgeWorkerCursorCreate :one
+-- Creates the named cursor at @cursor unless another poller just did; answers the stored cursor, locked.
+INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor)
+VALUES (@bridge_worker_id, @name, @cursor)
+ON CONFLICT (bridge_worker_id, name) DO UPDATE SET cursor = bridge_worker_cursor.cursor
+RETURNING cursor;
