@@ -150,7 +150,7 @@ func serve(ctx context.Context, args []string) error {
 	}
 	// Stop taking new work, let load balancers notice, then finish in-flight requests.
 	srv.Drain()
-	a.Channels.StopPolls() // waiting long polls answer 204 now instead of holding shutdown up
+	a.Notifier.StopWaiters() // waiting long polls answer now instead of holding shutdown up
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cfg.Logger.Info("shutting down")

@@ -98,33 +98,12 @@ func (s *Service) Poll(ctx context.Context, spaceID uuid.UUID, ref string, sub S
 			return nil, err
 		}
 	}
-	end := time.Now().Add(timeout)
 	reset := sub.FromCursor
-	for {
-		// Taken before reading, so a commit after the read still wakes this poll.
-		wake := s.Notifier.Wait()
+	return event.LongPoll(ctx, s.Notifier, w.OrganizationID, timeout, func() ([]event.Entry, bool, error) {
 		out, more, err := s.take(ctx, w, sub, reset, maxEvents)
-		if err != nil || len(out) > 0 {
-			return out, err
-		}
 		reset = nil // FromCursor is applied once per request
-		if more {
-			continue // every event read was filtered out and more follow
-		}
-		remaining := time.Until(end)
-		if remaining <= 0 {
-			return nil, nil
-		}
-		timer := time.NewTimer(remaining)
-		select {
-		case <-wake:
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, nil // the client has gone
-		}
-		timer.Stop()
-	}
+		return out, more, err
+	})
 }
 
 // take, in one transaction, locks (or creates) the named cursor, reads the events after it, keeps those

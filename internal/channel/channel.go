@@ -11,7 +11,6 @@ import (
 	"math"
 	"regexp"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -194,30 +193,6 @@ type Service struct {
 	// Notifier wakes long polls when events commit on any replica.
 	Notifier *event.Notifier
 	Logger   *slog.Logger
-
-	stopOnce sync.Once
-	stopping chan struct{} // closed when the replica shuts down; see StopPolls
-}
-
-// stopped is closed when the replica is shutting down.
-func (s *Service) stopped() <-chan struct{} {
-	s.stopOnce.Do(func() {
-		if s.stopping == nil {
-			s.stopping = make(chan struct{})
-		}
-	})
-	return s.stopping
-}
-
-// StopPolls makes every waiting long poll answer now (as if its timeout had passed), so a replica
-// shuts down without cutting bots off; they poll again on another replica.
-func (s *Service) StopPolls() {
-	s.stopped()
-	select {
-	case <-s.stopping:
-	default:
-		close(s.stopping)
-	}
 }
 
 // WriteOptions are the query parameters every write takes.

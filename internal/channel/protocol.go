@@ -137,34 +137,9 @@ func (s *Service) Poll(ctx context.Context, spaceRef, ref string, token uuid.UUI
 	if err != nil {
 		return nil, err
 	}
-	end := time.Now().Add(timeout)
-	for {
-		// Taken before reading, so a commit after the read still wakes this poll.
-		wake := s.Notifier.WaitFor(ch.OrganizationID)
-		msgs, more, err := s.take(ctx, ch, token, maxRuns)
-		if err != nil || len(msgs) > 0 {
-			return msgs, err
-		}
-		remaining := time.Until(end)
-		if remaining <= 0 {
-			return nil, nil
-		}
-		if more {
-			continue // the events read were all filtered out and more follow
-		}
-		timer := time.NewTimer(remaining)
-		select {
-		case <-wake:
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, nil // the client has gone
-		case <-s.stopped():
-			timer.Stop()
-			return nil, nil // the replica is shutting down: answer as if the timeout had passed
-		}
-		timer.Stop()
-	}
+	return event.LongPoll(ctx, s.Notifier, ch.OrganizationID, timeout, func() ([]Message, bool, error) {
+		return s.take(ctx, ch, token, maxRuns)
+	})
 }
 
 // take renews the lease and, in one transaction, hands out due runs and the subscribed events after the

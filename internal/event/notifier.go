@@ -24,11 +24,35 @@ type Notifier struct {
 	wake   chan struct{}               // closed (and replaced) on every notification
 	orgs   map[uuid.UUID]chan struct{} // closed (and dropped) on a notification naming the organization
 	latest int64
+	stop   chan struct{} // closed by StopWaiters
+}
+
+// StopWaiters ends every long poll waiting on this replica (they answer as at their timeout) and makes
+// later ones answer at once: the replica is shutting down, and bots should poll another one.
+func (n *Notifier) StopWaiters() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	select {
+	case <-n.stop:
+	default:
+		close(n.stop)
+	}
+}
+
+func (n *Notifier) stopped() <-chan struct{} { return n.stop }
+
+func (n *Notifier) isStopped() bool {
+	select {
+	case <-n.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // NewNotifier returns a Notifier for the database at url; Run starts it.
 func NewNotifier(url string, logger *slog.Logger) *Notifier {
-	return &Notifier{URL: url, Logger: logger, wake: make(chan struct{}), orgs: map[uuid.UUID]chan struct{}{}}
+	return &Notifier{URL: url, Logger: logger, wake: make(chan struct{}), orgs: map[uuid.UUID]chan struct{}{}, stop: make(chan struct{})}
 }
 
 // Wait returns a channel that is closed at the next notification.

@@ -318,7 +318,7 @@ func TestPollEndsAtShutdown(t *testing.T) {
 		done <- time.Since(start)
 	}()
 	time.Sleep(300 * time.Millisecond)
-	env.App.Channels.StopPolls()
+	env.App.Notifier.StopWaiters()
 	require.Less(t, <-done, 25*time.Second, "answered at shutdown, not at its timeout")
 }
 

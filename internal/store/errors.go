@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -34,6 +36,16 @@ func Translate(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return apierr.Unavailable("the request was cancelled").WithCause(err)
 	}
+	// A failed connect wraps the server's refusal (a PgError such as 3D000 when the database is gone), so
+	// it is checked first: the database is unreachable, whatever the reason.
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) {
+		return apierr.Unavailable("the database cannot be reached; retry shortly").WithCause(err)
+	}
+	var netErr net.Error
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr) {
+		return apierr.Unavailable("the connection to the database was lost; retry shortly").WithCause(err)
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
@@ -48,14 +60,10 @@ func Translate(err error) error {
 			return apierr.Conflict("the entity was changed by a concurrent write; retry").WithCause(err)
 		case "57014": // query_canceled (statement timeout)
 			return apierr.Timeout("the database did not answer in time").WithCause(err)
-		case "53300", "57P01", "57P02", "57P03": // too many connections, shutdown
+		case "53300", "57P01", "57P02", "57P03", "3D000": // too many connections, shutdown, database gone
 			return apierr.Unavailable("the database cannot take requests now; retry shortly").WithCause(err)
 		}
 		return apierr.Unexpected(err)
-	}
-	var connErr *pgconn.ConnectError
-	if errors.As(err, &connErr) {
-		return apierr.Unavailable("the database cannot be reached; retry shortly").WithCause(err)
 	}
 	return apierr.Unexpected(err)
 }
