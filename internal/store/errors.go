@@ -34,6 +34,12 @@ func Translate(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return apierr.Unavailable("the request was cancelled").WithCause(err)
 	}
+	// A failed connection attempt is checked first: it may wrap the server's own refusal (a PgError such
+	// as 3D000 when the database is gone), which is unavailability, not a bug.
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) {
+		return apierr.Unavailable("the database cannot be reached; retry shortly").WithCause(err)
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
@@ -52,10 +58,6 @@ func Translate(err error) error {
 			return apierr.Unavailable("the database cannot take requests now; retry shortly").WithCause(err)
 		}
 		return apierr.Unexpected(err)
-	}
-	var connErr *pgconn.ConnectError
-	if errors.As(err, &connErr) {
-		return apierr.Unavailable("the database cannot be reached; retry shortly").WithCause(err)
 	}
 	return apierr.Unexpected(err)
 }
