@@ -2728,7 +2728,7 @@ type UploadUnitDataParams struct {
 	// ChangeSetId The ChangeSet the change belongs to (must be the Unit's ChangeSetID when it has one).
 	ChangeSetId *openapi_types.UUID `form:"change_set_id,omitempty" json:"change_set_id,omitempty"`
 
-	// IfMatch ETags (quoted or bare, comma-separated, or *) the write is prepared against; another is 409 Conflict.
+	// IfMatch ETags (quoted or bare, comma-separated, or *) the write is prepared against, compared strongly (a W/ tag never matches); another is 409 Conflict.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
@@ -3034,7 +3034,7 @@ type BulkCreateUnitsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// WhereSpace Where expression over Space attributes selecting the destination Spaces.
+	// WhereSpace Where expression over Space attributes selecting the destination Spaces (at least one).
 	WhereSpace *string `form:"where_space,omitempty" json:"where_space,omitempty"`
 
 	// FilterSpace A stored Filter selecting the destination Spaces.
@@ -3634,7 +3634,8 @@ type ServerInterface interface {
 	// (GET /space/{space_id}/unit/{unit_id})
 	GetUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID, params GetUnitParams) error
 	// PatchUnit Change the Unit by an RFC 7386 merge patch (null clears a field). With restore=N the data of Revision N
-	// becomes the head again, as a new Revision whose Mutation records RestoredRevisionNum.
+	// becomes the head again, as a new Revision whose Mutation records RestoredRevisionNum; the field change
+	// and the restore are one write (Version goes up by one, one event).
 	// (PATCH /space/{space_id}/unit/{unit_id})
 	PatchUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID, params PatchUnitParams) error
 	// UpdateUnit Replace the Unit's settable fields (not its data). Version is required and must be the stored one.
@@ -3643,8 +3644,9 @@ type ServerInterface interface {
 	// DownloadUnitData The Unit's configuration, as written. ETag is the DataHash; If-None-Match answers 304.
 	// (GET /space/{space_id}/unit/{unit_id}/data)
 	DownloadUnitData(ctx echo.Context, spaceId SpaceID, unitId UnitID, params DownloadUnitDataParams) error
-	// UploadUnitData Put configuration into the Unit: the raw body is the data (any Content-Type). It must parse for the
-	// Unit's ToolchainType (else 400 Data naming the line). A change makes a new Revision; the same data again
+	// UploadUnitData Put configuration into the Unit: the raw body is the data (any Content-Type, or none). It must be UTF-8
+	// and parse for the Unit's ToolchainType, with no key defined twice and no infinite or NaN number (else 400
+	// Data naming the line). A change makes a new Revision; the same data again
 	// changes nothing. If-Match must name the current DataHash (else 409 Conflict).
 	// (PUT /space/{space_id}/unit/{unit_id}/data)
 	UploadUnitData(ctx echo.Context, spaceId SpaceID, unitId UnitID, params UploadUnitDataParams) error
@@ -3694,8 +3696,10 @@ type ServerInterface interface {
 	// (PATCH /unit)
 	BulkPatchUnits(ctx echo.Context, params BulkPatchUnitsParams) error
 	// BulkCreateUnits Clone the Units the selection (where, filter, contains) picks: server-side copies of their fields and head
-	// data into the Spaces where_space selects (default: each source's own Space), one per name prefix, with the
-	// body (a merge patch) applied to each. A clone records UpstreamUnitID, UpstreamSpaceID and
+	// data into the Spaces where_space selects (without where_space: each source's own Space), one per name
+	// prefix, with the body (a merge patch) applied to each. A where_space selecting no Space is 400 Validation.
+	// Permissions set by the patch need Manage on the destination Space; a TargetID it sets must name a Target of
+	// that Space with the Unit's ToolchainType. A clone records UpstreamUnitID, UpstreamSpaceID and
 	// UpstreamRevisionNum. 200, 207 or the shared error.
 	// (POST /unit)
 	BulkCreateUnits(ctx echo.Context, params BulkCreateUnitsParams) error
@@ -35073,7 +35077,8 @@ type StrictServerInterface interface {
 	// (GET /space/{space_id}/unit/{unit_id})
 	GetUnit(ctx context.Context, request GetUnitRequestObject) (GetUnitResponseObject, error)
 	// PatchUnit Change the Unit by an RFC 7386 merge patch (null clears a field). With restore=N the data of Revision N
-	// becomes the head again, as a new Revision whose Mutation records RestoredRevisionNum.
+	// becomes the head again, as a new Revision whose Mutation records RestoredRevisionNum; the field change
+	// and the restore are one write (Version goes up by one, one event).
 	// (PATCH /space/{space_id}/unit/{unit_id})
 	PatchUnit(ctx context.Context, request PatchUnitRequestObject) (PatchUnitResponseObject, error)
 	// UpdateUnit Replace the Unit's settable fields (not its data). Version is required and must be the stored one.
@@ -35082,8 +35087,9 @@ type StrictServerInterface interface {
 	// DownloadUnitData The Unit's configuration, as written. ETag is the DataHash; If-None-Match answers 304.
 	// (GET /space/{space_id}/unit/{unit_id}/data)
 	DownloadUnitData(ctx context.Context, request DownloadUnitDataRequestObject) (DownloadUnitDataResponseObject, error)
-	// UploadUnitData Put configuration into the Unit: the raw body is the data (any Content-Type). It must parse for the
-	// Unit's ToolchainType (else 400 Data naming the line). A change makes a new Revision; the same data again
+	// UploadUnitData Put configuration into the Unit: the raw body is the data (any Content-Type, or none). It must be UTF-8
+	// and parse for the Unit's ToolchainType, with no key defined twice and no infinite or NaN number (else 400
+	// Data naming the line). A change makes a new Revision; the same data again
 	// changes nothing. If-Match must name the current DataHash (else 409 Conflict).
 	// (PUT /space/{space_id}/unit/{unit_id}/data)
 	UploadUnitData(ctx context.Context, request UploadUnitDataRequestObject) (UploadUnitDataResponseObject, error)
@@ -35133,8 +35139,10 @@ type StrictServerInterface interface {
 	// (PATCH /unit)
 	BulkPatchUnits(ctx context.Context, request BulkPatchUnitsRequestObject) (BulkPatchUnitsResponseObject, error)
 	// BulkCreateUnits Clone the Units the selection (where, filter, contains) picks: server-side copies of their fields and head
-	// data into the Spaces where_space selects (default: each source's own Space), one per name prefix, with the
-	// body (a merge patch) applied to each. A clone records UpstreamUnitID, UpstreamSpaceID and
+	// data into the Spaces where_space selects (without where_space: each source's own Space), one per name
+	// prefix, with the body (a merge patch) applied to each. A where_space selecting no Space is 400 Validation.
+	// Permissions set by the patch need Manage on the destination Space; a TargetID it sets must name a Target of
+	// that Space with the Unit's ToolchainType. A clone records UpstreamUnitID, UpstreamSpaceID and
 	// UpstreamRevisionNum. 200, 207 or the shared error.
 	// (POST /unit)
 	BulkCreateUnits(ctx context.Context, request BulkCreateUnitsRequestObject) (BulkCreateUnitsResponseObject, error)

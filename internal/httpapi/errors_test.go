@@ -211,6 +211,10 @@ func TestDatabaseUnavailable(t *testing.T) {
 	c.Get("/api/space").ExpectError(http.StatusServiceUnavailable, api.ErrorTypeServiceUnavailable)
 	c.Get("/readyz").Expect(http.StatusServiceUnavailable)
 	c.Get("/healthz").Expect(http.StatusOK)
+	// With no pooled connection left, the next request connects anew and is refused by the server
+	// (the database does not exist): that too is 503, whatever PostgreSQL says when refusing.
+	env.App.Store.Pool.Reset()
+	c.Get("/api/space").ExpectError(http.StatusServiceUnavailable, api.ErrorTypeServiceUnavailable)
 }
 
 // TestEveryErrorType renders each Type through the server's one error handler: status, Type, Status,
