@@ -143,9 +143,13 @@ type WriteResult struct {
 	Sources []Source
 }
 
+// changeEvent carries the Unit's Target as the event's TargetID, so subscriptions to a Target (and
+// consumers with ViewChildren on it) see its Units' changes.
 func (u Unit) changeEvent(c entity.Change, spaceSlug string) event.Event {
-	return entity.ChangeEvent("unit", EntityType, c, u.OrganizationID, u.ID, u.Slug, u.Version,
+	e := entity.ChangeEvent("unit", EntityType, c, u.OrganizationID, u.ID, u.Slug, u.Version,
 		&entity.SpaceRef{ID: u.SpaceID, Slug: spaceSlug})
+	e.TargetID = u.TargetID
+	return e
 }
 
 // dataEvent is unit.updated for a data change, with the new RevisionNum (DESIGN.md).
