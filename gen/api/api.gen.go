@@ -1563,10 +1563,10 @@ type UserKey struct {
 
 // WorkerEventPollRequest defines model for WorkerEventPollRequest.
 type WorkerEventPollRequest struct {
-	// EventTypes Event types to receive (empty or absent means every type).
-	EventTypes []string `json:"EventTypes"`
+	// EventTypes Event types to receive (empty, null or absent means every type).
+	EventTypes *[]string `json:"EventTypes"`
 
-	// FromCursor Deliver events after this CursorID: a new Name starts here instead of at the tail; an existing Name moves here unless this same FromCursor placed it last (so it may be sent on every poll).
+	// FromCursor Deliver events after this CursorID on the first connect of a Name (instead of the tail); ignored once the Name has a cursor, so it may be sent on every poll.
 	FromCursor *int64 `json:"FromCursor"`
 
 	// MaxEvents At most this many events (100 when absent).
@@ -3514,7 +3514,7 @@ type ServerInterface interface {
 
 	// (GET /space/{space_id}/bridge_worker)
 	ListBridgeWorkers(ctx echo.Context, spaceId SpaceID, params ListBridgeWorkersParams) error
-	// CreateBridgeWorker Create a BridgeWorker and its bot User, a member of the organization with OrgRole (default member; never
+	// CreateBridgeWorker Create a BridgeWorker and its bot User, a member of the organization with OrgRole (default viewer; never
 	// stronger than the caller's role). Needs CreateChildren on the Space (and Manage to set Permissions). The
 	// response carries the Secret: it is shown only here (the server keeps only its hash).
 	// (POST /space/{space_id}/bridge_worker)
@@ -3533,8 +3533,8 @@ type ServerInterface interface {
 	UpdateBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params UpdateBridgeWorkerParams) error
 	// PollBridgeWorkerEvents Long-poll the event log through the named cursor, waiting up to TimeoutSeconds. The caller is the
 	// worker's bot User (its /auth/worker token) or holds Edit on the BridgeWorker. A new Name starts at the
-	// log's tail unless FromCursor is given; a FromCursor other than the one that placed an existing Name's
-	// cursor moves it (the same FromCursor sent again resumes from the stored cursor). The answer is the
+	// log's tail unless FromCursor is given (not past the tail); afterwards FromCursor is ignored and the
+	// stored cursor counts, so a restart resumes and pollers sharing a Name never move it back. The answer is the
 	// events after the cursor that match EventTypes (empty: all) and the Space and Target filters, in log
 	// order; the cursor advances past every event read, so each event goes to one poller of a Name (at most
 	// once). A timeout answers 200 with an empty array.
@@ -34957,7 +34957,7 @@ type StrictServerInterface interface {
 
 	// (GET /space/{space_id}/bridge_worker)
 	ListBridgeWorkers(ctx context.Context, request ListBridgeWorkersRequestObject) (ListBridgeWorkersResponseObject, error)
-	// CreateBridgeWorker Create a BridgeWorker and its bot User, a member of the organization with OrgRole (default member; never
+	// CreateBridgeWorker Create a BridgeWorker and its bot User, a member of the organization with OrgRole (default viewer; never
 	// stronger than the caller's role). Needs CreateChildren on the Space (and Manage to set Permissions). The
 	// response carries the Secret: it is shown only here (the server keeps only its hash).
 	// (POST /space/{space_id}/bridge_worker)
@@ -34976,8 +34976,8 @@ type StrictServerInterface interface {
 	UpdateBridgeWorker(ctx context.Context, request UpdateBridgeWorkerRequestObject) (UpdateBridgeWorkerResponseObject, error)
 	// PollBridgeWorkerEvents Long-poll the event log through the named cursor, waiting up to TimeoutSeconds. The caller is the
 	// worker's bot User (its /auth/worker token) or holds Edit on the BridgeWorker. A new Name starts at the
-	// log's tail unless FromCursor is given; a FromCursor other than the one that placed an existing Name's
-	// cursor moves it (the same FromCursor sent again resumes from the stored cursor). The answer is the
+	// log's tail unless FromCursor is given (not past the tail); afterwards FromCursor is ignored and the
+	// stored cursor counts, so a restart resumes and pollers sharing a Name never move it back. The answer is the
 	// events after the cursor that match EventTypes (empty: all) and the Space and Target filters, in log
 	// order; the cursor advances past every event read, so each event goes to one poller of a Name (at most
 	// once). A timeout answers 200 with an empty array.

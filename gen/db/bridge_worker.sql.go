@@ -67,32 +67,6 @@ func (q *Queries) BridgeWorkerCursorForUpdate(ctx context.Context, arg BridgeWor
 	return cursor, err
 }
 
-const bridgeWorkerCursorPlace = `-- name: BridgeWorkerCursorPlace :one
-INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor, from_cursor)
-VALUES ($1, $2, $3::bigint, $3::bigint)
-ON CONFLICT (bridge_worker_id, name) DO UPDATE
-SET cursor = CASE WHEN bridge_worker_cursor.from_cursor IS DISTINCT FROM EXCLUDED.from_cursor
-                  THEN EXCLUDED.cursor ELSE bridge_worker_cursor.cursor END,
-    from_cursor = EXCLUDED.from_cursor, updated_at = now()
-RETURNING cursor
-`
-
-type BridgeWorkerCursorPlaceParams struct {
-	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
-	Name           string    `db:"name"`
-	FromCursor     int64     `db:"from_cursor"`
-}
-
-// Applies a poll's FromCursor: creates the named cursor there, or moves an existing one there unless
-// this FromCursor is the one that placed it last (the same subscription sent again resumes). Answers
-// the cursor, locked.
-func (q *Queries) BridgeWorkerCursorPlace(ctx context.Context, arg BridgeWorkerCursorPlaceParams) (int64, error) {
-	row := q.db.QueryRow(ctx, bridgeWorkerCursorPlace, arg.BridgeWorkerID, arg.Name, arg.FromCursor)
-	var cursor int64
-	err := row.Scan(&cursor)
-	return cursor, err
-}
-
 const bridgeWorkerGetForAuth = `-- name: BridgeWorkerGetForAuth :one
 SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, m.org_role FROM bridge_worker bw
 JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
@@ -283,9 +257,11 @@ func (q *Queries) BridgeWorkerLock(ctx context.Context, arg BridgeWorkerLockPara
 }
 
 const bridgeWorkerSeen = `-- name: BridgeWorkerSeen :exec
-UPDATE bridge_worker SET last_seen_at = now() WHERE bridge_worker_id = $1
+UPDATE bridge_worker SET last_seen_at = now()
+WHERE bridge_worker_id = $1 AND (last_seen_at IS NULL OR last_seen_at < now() - interval '15 seconds')
 `
 
+// At most every 15 seconds (Condition needs no finer grain), so polls do not rewrite the row each pass.
 func (q *Queries) BridgeWorkerSeen(ctx context.Context, bridgeWorkerID uuid.UUID) error {
 	_, err := q.db.Exec(ctx, bridgeWorkerSeen, bridgeWorkerID)
 	return err

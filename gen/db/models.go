@@ -35,7 +35,6 @@ type BridgeWorkerCursor struct {
 	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
 	Name           string    `db:"name"`
 	Cursor         int64     `db:"cursor"`
-	FromCursor     *int64    `db:"from_cursor"`
 	UpdatedAt      time.Time `db:"updated_at"`
 }
 

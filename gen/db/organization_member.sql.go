@@ -122,3 +122,19 @@ func (q *Queries) OrganizationMemberSetRole(ctx context.Context, arg Organizatio
 	_, err := q.db.Exec(ctx, organizationMemberSetRole, arg.OrgRole, arg.OrganizationID, arg.UserID)
 	return err
 }
+
+const userBackingKind = `-- name: UserBackingKind :one
+SELECT CASE
+    WHEN EXISTS (SELECT 1 FROM service_account sa WHERE sa.user_id = $1::uuid) THEN 'ServiceAccount'
+    WHEN EXISTS (SELECT 1 FROM bridge_worker bw WHERE bw.user_id = $1::uuid) THEN 'BridgeWorker'
+    ELSE '' END::text
+`
+
+// What a bot User backs ('ServiceAccount', 'BridgeWorker'), or ” for a person: a bot's membership is
+// managed through that entity, never removed on its own.
+func (q *Queries) UserBackingKind(ctx context.Context, botUserID uuid.UUID) (string, error) {
+	row := q.db.QueryRow(ctx, userBackingKind, botUserID)
+	var column_1 string
+	err := row.Scan(&column_1)
+	return column_1, err
+}

@@ -101,7 +101,11 @@ func (e *Error) Summary() string {
 		b.WriteString(d)
 	}
 	for _, it := range e.Items {
-		fmt.Fprintf(&b, "; %s: %s", it.Item, it.Description)
+		item := it.Item + ": " + it.Description
+		if strings.Contains(e.Message, item) {
+			continue // the message already says it
+		}
+		b.WriteString("; " + item)
 	}
 	return b.String()
 }

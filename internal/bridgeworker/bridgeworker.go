@@ -69,7 +69,8 @@ func (f Fields) normalized() Fields {
 	f.Meta = f.Meta.Normalized()
 	f.Permissions = f.Permissions.Normalized()
 	if f.OrgRole == "" {
-		f.OrgRole = auth.RoleMember
+		// A worker's token only needs to read: a leaked Secret should not be able to write anywhere.
+		f.OrgRole = auth.RoleViewer
 	}
 	return f
 }
@@ -121,7 +122,7 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		{Name: "Annotations", Type: listquery.StringMap, SQL: "bw.annotations", Filterable: true},
 		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "bw.delete_gates", Filterable: true},
 		{Name: "HiddenReason", Type: listquery.String, SQL: "bw.hidden_reason", Filterable: true, Orderable: true},
-		{Name: "LastSeenAt", Type: listquery.Time, SQL: "bw.last_seen_at", Nullable: true, Filterable: true},
+		{Name: "LastSeenAt", Type: listquery.Opaque},
 		{Name: "CreatedAt", Type: listquery.Time, SQL: "bw.created_at", Filterable: true, Orderable: true},
 		{Name: "UpdatedAt", Type: listquery.Time, SQL: "bw.updated_at", Filterable: true, Orderable: true},
 		{Name: "Permissions", Type: listquery.Opaque}, {Name: "Secret", Type: listquery.Opaque},

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -98,40 +99,44 @@ func (s *Service) Poll(ctx context.Context, spaceID uuid.UUID, ref string, sub S
 			return nil, err
 		}
 	}
-	reset := sub.FromCursor
 	return event.LongPoll(ctx, s.Notifier, w.OrganizationID, timeout, func() ([]event.Entry, bool, error) {
-		out, more, err := s.take(ctx, w, sub, reset, maxEvents)
-		reset = nil // FromCursor is applied once per request
-		return out, more, err
+		if err := s.Store.Q().BridgeWorkerSeen(ctx, w.ID); err != nil {
+			return nil, false, store.Translate(err)
+		}
+		return s.take(ctx, w, sub, maxEvents)
 	})
 }
 
 // take, in one transaction, locks (or creates) the named cursor, reads the events after it, keeps those
 // the subscription selects and advances the cursor past every event read: pollers sharing a Name take
 // turns on the cursor's row lock, so an event is handed out at most once.
-func (s *Service) take(ctx context.Context, w BridgeWorker, sub Subscription, reset *int64, maxEvents int) ([]event.Entry, bool, error) {
+func (s *Service) take(ctx context.Context, w BridgeWorker, sub Subscription, maxEvents int) ([]event.Entry, bool, error) {
 	var out []event.Entry
 	more := false
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		out, more = nil, false
-		if err := tx.Q.BridgeWorkerSeen(ctx, w.ID); err != nil {
-			return err
-		}
-		var cursor int64
-		var err error
-		switch {
-		case reset != nil:
-			cursor, err = tx.Q.BridgeWorkerCursorPlace(ctx, db.BridgeWorkerCursorPlaceParams{BridgeWorkerID: w.ID, Name: sub.Name, FromCursor: *reset})
-		default:
-			cursor, err = tx.Q.BridgeWorkerCursorForUpdate(ctx, db.BridgeWorkerCursorForUpdateParams{BridgeWorkerID: w.ID, Name: sub.Name})
-			if store.IsNoRows(err) { // a new Name starts at the log's tail
-				var tail int64
-				if tail, err = tx.Q.EventLogTail(ctx); err == nil {
-					cursor, err = tx.Q.BridgeWorkerCursorCreate(ctx, db.BridgeWorkerCursorCreateParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: tail})
-				}
+		cursor, err := tx.Q.BridgeWorkerCursorForUpdate(ctx, db.BridgeWorkerCursorForUpdateParams{BridgeWorkerID: w.ID, Name: sub.Name})
+		if store.IsNoRows(err) {
+			// A Name's first connect: it starts at FromCursor when given, else at the log's tail. Later
+			// FromCursors are ignored, so pollers sharing a Name can never move each other back.
+			var tail int64
+			if tail, err = tx.Q.EventLogTail(ctx); err != nil {
+				return err
 			}
+			start := tail
+			if sub.FromCursor != nil {
+				if *sub.FromCursor > tail {
+					return apierr.Validation(fmt.Sprintf("FromCursor %d is past the event log's tail (%d)", *sub.FromCursor, tail),
+						apierr.Item{Item: "FromCursor", Description: "past the log's tail"})
+				}
+				start = *sub.FromCursor
+			}
+			cursor, err = tx.Q.BridgeWorkerCursorCreate(ctx, db.BridgeWorkerCursorCreateParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: start})
 		}
 		if err != nil {
+			if apierr.Is(store.Translate(err), apierr.TypeValidation) { // the worker was deleted meanwhile
+				return apierr.NotFound(EntityType, w.ID.String())
+			}
 			return err
 		}
 		entries, err := tx.Q.EventLogRead(ctx, db.EventLogReadParams{OrganizationID: w.OrganizationID, After: cursor, MaxEvents: int32(maxEvents)})

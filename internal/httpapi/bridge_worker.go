@@ -163,7 +163,7 @@ func (h *handlers) PollBridgeWorkerEvents(ctx context.Context, r api.PollBridgeW
 	if maxEvents < 1 || maxEvents > bridgeworker.MaxMaxEvents {
 		return nil, apierr.Validation("MaxEvents is 1 to 500", apierr.Item{Item: "MaxEvents", Description: "out of range"})
 	}
-	sub := bridgeworker.Subscription{Name: r.Name, EventTypes: b.EventTypes, SpaceID: b.SpaceID, TargetID: b.TargetID, FromCursor: b.FromCursor}
+	sub := bridgeworker.Subscription{Name: r.Name, EventTypes: deref(b.EventTypes), SpaceID: b.SpaceID, TargetID: b.TargetID, FromCursor: b.FromCursor}
 	events, err := h.s.deps.BridgeWorkers.Poll(ctx, r.SpaceId, r.BridgeWorkerId, sub, time.Duration(timeout)*time.Second, maxEvents)
 	if err != nil {
 		return nil, err

@@ -23,11 +23,13 @@ func TestBridgeWorkers(t *testing.T) {
 	sp := createSpace(t, c, map[string]any{"Slug": "ops"})
 	workers := "/api/space/" + sp.SpaceID.String() + "/bridge_worker"
 
-	// The Secret is shown once, in the create response; the bot User is a member by default.
+	// The Secret is shown once, in the create response; the bot User is a viewer by default (a leaked Secret cannot write).
 	var w api.BridgeWorker
 	c.Post(workers, map[string]any{"Slug": "k8s", "DisplayName": "Kubernetes", "Labels": map[string]string{"env": "prod"}}).Expect(http.StatusOK).JSON(&w)
 	require.NotEmpty(t, w.Secret)
-	require.Equal(t, api.OrgRole("member"), w.OrgRole)
+	require.Equal(t, api.OrgRole("viewer"), w.OrgRole)
+	// Its bot User's membership is the worker's: it is not removed on its own.
+	c.Delete("/api/organization/"+w.OrganizationID.String()+"/organization_member/"+w.UserID.String()).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
 	require.Equal(t, "Disconnected", w.Condition)
 	require.Nil(t, w.LastSeenAt)
 	require.NotEqual(t, uuid.Nil, w.UserID)
@@ -227,23 +229,24 @@ func TestWorkerEventCursor(t *testing.T) {
 	require.Equal(t, "first", got[0].Payload.(map[string]any)["Slug"])
 	require.Empty(t, f.poll(t, f.worker, "main", nil), "at most once")
 
+	// The worker's token reads; it cannot write (viewer by default).
+	f.worker.Post("/api/space", map[string]any{"Slug": "by-worker"}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+
 	// Polling makes the worker Ready.
 	var ext api.ExtendedBridgeWorker
 	f.admin.Get(f.base).Expect(http.StatusOK).JSON(&ext)
 	require.Equal(t, "Ready", ext.BridgeWorker.Condition)
 	require.NotNil(t, ext.BridgeWorker.LastSeenAt)
 
-	// FromCursor replays: a new Name starts there; sending the same FromCursor again resumes from the
-	// stored cursor, a different one moves it.
+	// FromCursor places a new Name; once the Name has a cursor FromCursor is ignored (a restart resumes,
+	// and pollers sending different FromCursors cannot move each other back). Past the tail is refused.
 	replay := f.poll(t, f.worker, "replay", map[string]any{"FromCursor": got[0].CursorID - 1, "EventTypes": []string{"space.created"}})
 	require.Equal(t, []uuid.UUID{first.SpaceID, second.SpaceID}, []uuid.UUID{*replay[0].SpaceID, *replay[1].SpaceID})
 	require.Empty(t, f.poll(t, f.worker, "replay", map[string]any{"FromCursor": got[0].CursorID - 1, "EventTypes": []string{"space.created"}}))
-	replay = f.poll(t, f.worker, "main", map[string]any{"FromCursor": got[0].CursorID, "EventTypes": []string{"space.created"}})
-	require.Len(t, replay, 1)
-	require.Equal(t, second.SpaceID, *replay[0].SpaceID)
-	require.Empty(t, f.poll(t, f.worker, "main", map[string]any{"FromCursor": got[0].CursorID}))
-	replay = f.poll(t, f.worker, "main", map[string]any{"FromCursor": got[0].CursorID - 1, "EventTypes": []string{"space.created"}})
-	require.Len(t, replay, 2)
+	require.Empty(t, f.poll(t, f.worker, "replay", map[string]any{"FromCursor": 0, "EventTypes": []string{"space.created"}}))
+	require.Empty(t, f.poll(t, f.worker, "main", map[string]any{"FromCursor": got[0].CursorID - 1, "EventTypes": []string{"space.created"}}))
+	f.worker.Post(f.base+"/event_cursor/fresh/poll", map[string]any{"Name": "fresh", "FromCursor": got[1].CursorID + 1_000_000, "TimeoutSeconds": 0}).
+		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	all := f.poll(t, f.worker, "all", map[string]any{"FromCursor": 0})
 	require.Contains(t, eventTypes(all), "bridge_worker.created")
 	require.NotContains(t, func() []uuid.UUID {

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,7 +165,8 @@ func TestCommandRuns(t *testing.T) {
 	} {
 		f.admin.Post("/api/command_run", bad).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	}
-	f.admin.Post("/api/command_run", map[string]any{"Command": "status", "DeadlineSeconds": 3601}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	e := f.admin.Post("/api/command_run", map[string]any{"Command": "status", "DeadlineSeconds": 3601}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	require.Equal(t, 1, strings.Count(e.Message, "DeadlineSeconds"), "the message says it once: %s", e.Message)
 	var runs []api.ExtendedCommandRun
 	f.admin.Get("/api/command_run").Expect(http.StatusOK).JSON(&runs)
 	require.Len(t, runs, 1)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
@@ -209,6 +210,10 @@ func TestDatabaseUnavailable(t *testing.T) {
 	_, err = admin.Exec(ctx, "DROP DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 	require.NoError(t, err)
 	c.Get("/api/space").ExpectError(http.StatusServiceUnavailable, api.ErrorTypeServiceUnavailable)
+	// The token endpoints answer in their own (RFC 6749) error shape.
+	r := env.Anonymous().Post("/auth/worker", map[string]any{"WorkerID": uuid.NewString(), "Secret": "s"})
+	require.Equal(t, http.StatusServiceUnavailable, r.Status)
+	require.Equal(t, "temporarily_unavailable", r.Map()["error"])
 	c.Get("/readyz").Expect(http.StatusServiceUnavailable)
 	c.Get("/healthz").Expect(http.StatusOK)
 	// With no pooled connection left, the next request connects anew and is refused by the server

@@ -7,8 +7,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/signin"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // The grant types of POST {base}/auth/token (DESIGN.md: one token endpoint for both).
@@ -33,13 +35,27 @@ type oauthError struct {
 	ErrorDescription string `json:"error_description"`
 }
 
+// oauthFail answers an RFC 6749 error (section 5.2).
+func oauthFail(c echo.Context, status int, code, description string) error {
+	return c.JSON(status, oauthError{Error: code, ErrorDescription: description})
+}
+
+// oauthInternal answers a failure of the service itself in the token endpoints' error shape: 503
+// temporarily_unavailable when the database cannot take requests, else 500 server_error (logged).
+func (s *Server) oauthInternal(c echo.Context, err error) error {
+	ae := apierr.From(store.Translate(err))
+	if ae.Type == apierr.TypeServiceUnavailable || ae.Type == apierr.TypeGatewayTimeout {
+		return oauthFail(c, http.StatusServiceUnavailable, "temporarily_unavailable", "the service cannot issue tokens right now; retry shortly")
+	}
+	s.log.Error("token endpoint failed", "path", c.Request().URL.Path, "err", err)
+	return oauthFail(c, http.StatusInternalServerError, "server_error", "the service failed to issue a token; retry, else report it")
+}
+
 // token serves POST {base}/auth/token: a signed assertion of a registered key (RFC 7523) becomes a
 // service token. Token exchange (RFC 8693) needs an identity provider, which is not configured.
 func (s *Server) token(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "no-store")
-	fail := func(status int, code, description string) error {
-		return c.JSON(status, oauthError{Error: code, ErrorDescription: description})
-	}
+	fail := func(status int, code, description string) error { return oauthFail(c, status, code, description) }
 	if err := c.Request().ParseForm(); err != nil {
 		return fail(http.StatusBadRequest, "invalid_request", "the body must be application/x-www-form-urlencoded")
 	}
@@ -70,7 +86,7 @@ func (s *Server) token(c echo.Context) error {
 		return fail(http.StatusBadRequest, ge.Code, ge.Description)
 	}
 	if err != nil {
-		return err
+		return s.oauthInternal(c, err)
 	}
 	return s.issue(c, p)
 }
@@ -83,7 +99,7 @@ func (s *Server) issue(c echo.Context, p auth.Principal) error {
 func (s *Server) issueWith(c echo.Context, issuer *auth.Issuer, p auth.Principal) error {
 	tok, exp, err := issuer.Mint(p)
 	if err != nil {
-		return err
+		return s.oauthInternal(c, err)
 	}
 	return c.JSON(http.StatusOK, tokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int64(time.Until(exp).Seconds()),
 		IssuedTokenType: tokenTypeAccess, OrganizationID: p.OrganizationID.String()})

@@ -25,9 +25,7 @@ type workerCredentials struct {
 // (bridgeworker.TokenTTL) service token of its bot User. Answers and errors are those of /auth/token.
 func (s *Server) workerToken(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "no-store")
-	fail := func(status int, code, description string) error {
-		return c.JSON(status, oauthError{Error: code, ErrorDescription: description})
-	}
+	fail := func(status int, code, description string) error { return oauthFail(c, status, code, description) }
 	creds, err := readWorkerCredentials(c.Request())
 	if err != nil {
 		return fail(http.StatusBadRequest, "invalid_request", err.Error())
@@ -45,7 +43,7 @@ func (s *Server) workerToken(c echo.Context) error {
 		return fail(http.StatusUnauthorized, "invalid_client", "unknown WorkerID or wrong Secret")
 	}
 	if err != nil {
-		return err
+		return s.oauthInternal(c, err)
 	}
 	short := *s.deps.Issuer
 	if short.TTL <= 0 || short.TTL > bridgeworker.TokenTTL {

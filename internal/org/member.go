@@ -298,6 +298,14 @@ func (s *Service) DeleteMember(ctx context.Context, orgID, userID uuid.UUID, dry
 		if err != nil {
 			return err
 		}
+		kind, err := tx.Q.UserBackingKind(ctx, userID)
+		if err != nil {
+			return err
+		}
+		if kind != "" {
+			return apierr.Conflict("%s is the bot User of a %s; delete the %s instead", m.Username, kind, kind).
+				WithEntity(MemberType, userID.String(), m.Slug)
+		}
 		if m.OrgRole == auth.RoleAdmin {
 			if p.Role != auth.RoleAdmin {
 				return apierr.Forbidden("only an admin can remove an admin")

@@ -27,7 +27,6 @@ CREATE INDEX bridge_worker_slug_idx ON bridge_worker (organization_id, slug, bri
 CREATE INDEX bridge_worker_display_name_idx ON bridge_worker (organization_id, display_name, bridge_worker_id);
 CREATE INDEX bridge_worker_user_idx ON bridge_worker (organization_id, user_id, bridge_worker_id);
 CREATE INDEX bridge_worker_hidden_reason_idx ON bridge_worker (organization_id, hidden_reason, bridge_worker_id);
-CREATE INDEX bridge_worker_last_seen_at_idx ON bridge_worker (organization_id, last_seen_at, bridge_worker_id);
 CREATE INDEX bridge_worker_created_at_idx ON bridge_worker (organization_id, created_at, bridge_worker_id);
 CREATE INDEX bridge_worker_updated_at_idx ON bridge_worker (organization_id, updated_at, bridge_worker_id);
 CREATE INDEX bridge_worker_labels_idx ON bridge_worker USING gin (labels);
@@ -35,14 +34,12 @@ CREATE INDEX bridge_worker_annotations_idx ON bridge_worker USING gin (annotatio
 CREATE INDEX bridge_worker_delete_gates_idx ON bridge_worker USING gin (delete_gates);
 CREATE INDEX bridge_worker_search_idx ON bridge_worker USING gin (search_text gin_trgm_ops);
 
--- One cursor per worker and Name: the CursorID of the last event handed out through it, and the last
--- FromCursor that placed it (a client re-sending the same FromCursor on every poll resumes; a different
--- one moves the cursor).
+-- One cursor per worker and Name: the CursorID of the last event handed out through it. FromCursor
+-- places it only when the Name first connects; afterwards the stored cursor is what counts.
 CREATE TABLE bridge_worker_cursor (
     bridge_worker_id uuid        NOT NULL REFERENCES bridge_worker ON DELETE CASCADE,
     name             text        NOT NULL,
     cursor           bigint      NOT NULL,
-    from_cursor      bigint,
     updated_at       timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (bridge_worker_id, name)
 );

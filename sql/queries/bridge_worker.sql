@@ -31,23 +31,13 @@ WHERE organization_id = @organization_id AND bridge_worker_id = @bridge_worker_i
 RETURNING bridge_worker_id;
 
 -- name: BridgeWorkerSeen :exec
-UPDATE bridge_worker SET last_seen_at = now() WHERE bridge_worker_id = @bridge_worker_id;
+-- At most every 15 seconds (Condition needs no finer grain), so polls do not rewrite the row each pass.
+UPDATE bridge_worker SET last_seen_at = now()
+WHERE bridge_worker_id = @bridge_worker_id AND (last_seen_at IS NULL OR last_seen_at < now() - interval '15 seconds');
 
 -- name: BridgeWorkerCursorForUpdate :one
 -- The named cursor, locked so pollers sharing a Name take turns: each event goes to one of them.
 SELECT cursor FROM bridge_worker_cursor WHERE bridge_worker_id = @bridge_worker_id AND name = @name FOR UPDATE;
-
--- name: BridgeWorkerCursorPlace :one
--- Applies a poll's FromCursor: creates the named cursor there, or moves an existing one there unless
--- this FromCursor is the one that placed it last (the same subscription sent again resumes). Answers
--- the cursor, locked.
-INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor, from_cursor)
-VALUES (@bridge_worker_id, @name, @from_cursor::bigint, @from_cursor::bigint)
-ON CONFLICT (bridge_worker_id, name) DO UPDATE
-SET cursor = CASE WHEN bridge_worker_cursor.from_cursor IS DISTINCT FROM EXCLUDED.from_cursor
-                  THEN EXCLUDED.cursor ELSE bridge_worker_cursor.cursor END,
-    from_cursor = EXCLUDED.from_cursor, updated_at = now()
-RETURNING cursor;
 
 -- name: BridgeWorkerCursorAdvance :exec
 UPDATE bridge_worker_cursor SET cursor = @cursor, updated_at = now()

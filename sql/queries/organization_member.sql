@@ -22,3 +22,11 @@ WHERE organization_id = @organization_id AND org_role = 'admin';
 
 -- name: OrganizationLockForMembership :exec
 SELECT 1 FROM organization WHERE organization_id = @organization_id FOR UPDATE;
+
+-- name: UserBackingKind :one
+-- What a bot User backs ('ServiceAccount', 'BridgeWorker'), or '' for a person: a bot's membership is
+-- managed through that entity, never removed on its own.
+SELECT CASE
+    WHEN EXISTS (SELECT 1 FROM service_account sa WHERE sa.user_id = @bot_user_id::uuid) THEN 'ServiceAccount'
+    WHEN EXISTS (SELECT 1 FROM bridge_worker bw WHERE bw.user_id = @bot_user_id::uuid) THEN 'BridgeWorker'
+    ELSE '' END::text;
