@@ -300,36 +300,9 @@ func (s *Service) ReportResult(ctx context.Context, spaceRef, ref string, runID 
 	default:
 		return Run{}, apierr.Validation("Status is Completed, Failed or Rejected", apierr.Item{Item: "Status", Description: "not an outcome"})
 	}
-	var out Run
-	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
-		spaceID, err := spaceByRef(ctx, tx.Q, spaceRef)
-		if err != nil {
-			return err
-		}
-		ch, run, err := s.runOfChannel(ctx, tx.Q, spaceID, ref, runID)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(ctx, authz.Claim, ch.Target()); err != nil {
-			return err
-		}
-		row, err := tx.Q.CommandRunAnswer(ctx, db.CommandRunAnswerParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID,
-			Status: status, Result: result, ErrorMessage: errorMessage})
-		if store.IsNoRows(err) {
-			return apierr.Conflict("the run is %s; only a delivered run takes a result, and the first answer wins", currentStatus(ctx, tx.Q, run))
-		}
-		if err != nil {
-			return err
-		}
-		if out, err = runFromRow(row); err != nil {
-			return err
-		}
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent("command_run.updated", sp.Slug))
-		return nil
-	})
-	return out, err
+	return s.transition(ctx, spaceRef, ref, runID, authz.Claim, "only a delivered run takes a result, and the first answer wins",
+		func(q *db.Queries, ch Channel) (*db.CommandRun, error) {
+			return q.CommandRunAnswer(ctx, db.CommandRunAnswerParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID,
+				Status: status, Result: result, ErrorMessage: errorMessage})
+		})
 }

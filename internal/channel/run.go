@@ -502,18 +502,34 @@ func currentStatus(ctx context.Context, q *db.Queries, r Run) string {
 
 // CancelRun cancels a run still Waiting; the caller needs Use on the Channel.
 func (s *Service) CancelRun(ctx context.Context, spaceID uuid.UUID, ref string, runID uuid.UUID) (Run, error) {
+	return s.transition(ctx, spaceID.String(), ref, runID, authz.Use,
+		"only a run still Waiting can be cancelled (a delivered run runs to its outcome)",
+		func(q *db.Queries, ch Channel) (*db.CommandRun, error) {
+			return q.CommandRunCancel(ctx, db.CommandRunCancelParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID})
+		})
+}
+
+// transition moves a run to a new state by a conditional update, in one transaction: the caller needs
+// perm on the Channel; when the update finds the run in another state, the answer is 409 with refusal.
+// It emits command_run.updated.
+func (s *Service) transition(ctx context.Context, spaceRef, ref string, runID uuid.UUID, perm authz.Permission, refusal string,
+	update func(*db.Queries, Channel) (*db.CommandRun, error)) (Run, error) {
 	var out Run
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		spaceID, err := spaceByRef(ctx, tx.Q, spaceRef)
+		if err != nil {
+			return err
+		}
 		ch, run, err := s.runOfChannel(ctx, tx.Q, spaceID, ref, runID)
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.Use, ch.Target()); err != nil {
+		if err := authz.Check(ctx, perm, ch.Target()); err != nil {
 			return err
 		}
-		row, err := tx.Q.CommandRunCancel(ctx, db.CommandRunCancelParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID})
+		row, err := update(tx.Q, ch)
 		if store.IsNoRows(err) {
-			return apierr.Conflict("the run is %s; only a run still Waiting can be cancelled (a delivered run runs to its outcome)", currentStatus(ctx, tx.Q, run))
+			return apierr.Conflict("the run is %s; %s", currentStatus(ctx, tx.Q, run), refusal)
 		}
 		if err != nil {
 			return err
