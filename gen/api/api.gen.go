@@ -877,9 +877,11 @@ type ExtendedMutation struct {
 	Error *ResponseError `json:"Error"`
 
 	// Mutation One source of change of a Revision (a data PUT, a restore, a clone; later a function, a link, a merge).
-	Mutation Mutation  `json:"Mutation"`
-	Revision *Revision `json:"Revision"`
-	Unit     *Unit     `json:"Unit"`
+	Mutation     Mutation      `json:"Mutation"`
+	Organization *Organization `json:"Organization"`
+	Revision     *Revision     `json:"Revision"`
+	Space        *Space        `json:"Space"`
+	Unit         *Unit         `json:"Unit"`
 }
 
 // ExtendedOrganization defines model for ExtendedOrganization.

@@ -465,11 +465,63 @@ func (h *handlers) ListExtendedMutations(ctx context.Context, r api.ListExtended
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.ExtendedMutation, len(page.Items))
-	for i, m := range page.Items {
-		out[i] = api.ExtendedMutation{Mutation: mutationToAPI(m)}
+	out, err := h.extendMutations(ctx, page.Items, page.Includes)
+	if err != nil {
+		return nil, err
 	}
 	return newPage(out, unit.MutationEntityType, page.Fields, page.Continue), nil
+}
+
+// extendMutations fills what include asks for, one query per family. Invocation, Link, MergeSource and
+// Trigger name families the service does not have yet; they stay absent.
+func (h *handlers) extendMutations(ctx context.Context, ms []unit.Mutation, includes map[string]bool) ([]api.ExtendedMutation, error) {
+	org, err := h.includedOrganization(ctx, includes)
+	if err != nil {
+		return nil, err
+	}
+	var unitIDs, revIDs, spaceIDs []uuid.UUID
+	for _, m := range ms {
+		unitIDs, revIDs, spaceIDs = append(unitIDs, m.UnitID), append(revIDs, m.RevisionID), append(spaceIDs, m.SpaceID)
+	}
+	units := map[uuid.UUID]unit.Unit{}
+	if includes["UnitID"] {
+		if units, err = h.s.deps.Units.UnitsByID(ctx, unitIDs); err != nil {
+			return nil, err
+		}
+	}
+	revs := map[uuid.UUID]unit.Revision{}
+	if includes["RevisionID"] {
+		if revs, err = h.s.deps.Units.RevisionsByID(ctx, revIDs); err != nil {
+			return nil, err
+		}
+	}
+	spaces := map[uuid.UUID]api.Space{}
+	if includes["SpaceID"] {
+		found, err := h.s.deps.Spaces.ByIDs(ctx, spaceIDs)
+		if err != nil {
+			return nil, err
+		}
+		for id, sp := range found {
+			spaces[id] = spaceToAPI(sp)
+		}
+	}
+	out := make([]api.ExtendedMutation, len(ms))
+	for i, m := range ms {
+		e := api.ExtendedMutation{Mutation: mutationToAPI(m), Organization: org}
+		if u, ok := units[m.UnitID]; ok {
+			a := unitToAPI(u)
+			e.Unit = &a
+		}
+		if rv, ok := revs[m.RevisionID]; ok {
+			a := revisionToAPI(rv)
+			e.Revision = &a
+		}
+		if sp, ok := spaces[m.SpaceID]; ok {
+			e.Space = &sp
+		}
+		out[i] = e
+	}
+	return out, nil
 }
 
 func (h *handlers) GetExtendedMutation(ctx context.Context, r api.GetExtendedMutationRequestObject) (api.GetExtendedMutationResponseObject, error) {
@@ -477,12 +529,17 @@ func (h *handlers) GetExtendedMutation(ctx context.Context, r api.GetExtendedMut
 	if err != nil {
 		return nil, err
 	}
-	if _, err := listquery.ParseIncludes(unit.MutationList, deref(r.Params.Include)); err != nil {
+	includes, err := listquery.ParseIncludes(unit.MutationList, deref(r.Params.Include))
+	if err != nil {
 		return nil, err
 	}
 	m, err := h.s.deps.Units.GetMutation(ctx, r.SpaceId, r.UnitId, r.MutationId)
 	if err != nil {
 		return nil, err
 	}
-	return itemResponse{item: api.ExtendedMutation{Mutation: mutationToAPI(m)}, entityField: unit.MutationEntityType, fields: fields}, nil
+	ext, err := h.extendMutations(ctx, []unit.Mutation{m}, includes)
+	if err != nil {
+		return nil, err
+	}
+	return itemResponse{item: ext[0], entityField: unit.MutationEntityType, fields: fields}, nil
 }

@@ -138,6 +138,14 @@ func TestUnitDataAndRevisions(t *testing.T) {
 	f.c.Get(f.path(u) + "/mutation/" + muts[1].Mutation.MutationID.String()).Expect(http.StatusOK).JSON(&mut)
 	require.Equal(t, int64(2), mut.Mutation.RevisionNum)
 	require.Nil(t, mut.Mutation.FunctionInvocation)
+	require.Nil(t, mut.Revision, "nothing is expanded unless included")
+	f.c.Get(f.path(u) + "/mutation?include=RevisionID,UnitID,SpaceID,OrganizationID").Expect(http.StatusOK).JSON(&muts)
+	require.Equal(t, muts[1].Mutation.RevisionID, muts[1].Revision.RevisionID)
+	require.Equal(t, u.UnitID, muts[1].Unit.UnitID)
+	require.Equal(t, u.SpaceID, muts[1].Space.SpaceID)
+	require.Equal(t, u.OrganizationID, muts[1].Organization.OrganizationID)
+	f.c.Get(f.path(u) + "/mutation/" + muts[0].Mutation.MutationID.String() + "?include=RevisionID").Expect(http.StatusOK).JSON(&mut)
+	require.Equal(t, int64(1), mut.Revision.RevisionNum)
 	f.c.Get(f.path(u)+"/mutation/"+uuid.NewString()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 
 	// Mutation sources: the changed path was set by Mutation 2, the rest by Mutation 1.

@@ -3,6 +3,7 @@ package unit
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -115,7 +116,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	if cond != nil {
 		q.Extra = append(q.Extra, cond)
 		// The data filter is part of the query a continue token resumes.
-		q.Path += "?where_data=" + df.WhereData + "&resource_type=" + df.ResourceType
+		q.Path += "?" + url.Values{"where_data": {df.WhereData}, "resource_type": {df.ResourceType}}.Encode()
 	}
 	page, err := listquery.Run[db.Unit](ctx, s.Store.Pool, s.Tokens, q)
 	if err != nil {
