@@ -106,3 +106,46 @@ func (q *Queries) UserSlugTaken(ctx context.Context, slug string) (bool, error) 
 	err := row.Scan(&exists)
 	return exists, err
 }
+
+const usersInOrganization = `-- name: UsersInOrganization :many
+SELECT u.user_id, u.username, u.slug, u.display_name, u.external_id, u.profile_picture_url, u.hidden_reason, u.version, u.created_at, u.updated_at, u.group_ids FROM app_user u JOIN organization_member m ON m.user_id = u.user_id
+WHERE m.organization_id = $1 AND u.user_id = ANY($2::uuid[])
+`
+
+type UsersInOrganizationParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	UserIds        []uuid.UUID `db:"user_ids"`
+}
+
+// Users of the organization among @user_ids, for include=UserID on a page (one query, not one per item).
+func (q *Queries) UsersInOrganization(ctx context.Context, arg UsersInOrganizationParams) ([]*User, error) {
+	rows, err := q.db.Query(ctx, usersInOrganization, arg.OrganizationID, arg.UserIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*User
+	for rows.Next() {
+		var i User
+		if err := rows.Scan(
+			&i.UserID,
+			&i.Username,
+			&i.Slug,
+			&i.DisplayName,
+			&i.ExternalID,
+			&i.ProfilePictureURL,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.GroupIDs,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

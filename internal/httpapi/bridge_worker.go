@@ -71,19 +71,22 @@ func (h *handlers) extendBridgeWorkers(ctx context.Context, ws []bridgeworker.Br
 			spaces[id] = spaceToAPI(sp)
 		}
 	}
+	userIDs := make([]uuid.UUID, len(ws))
+	for i, w := range ws {
+		userIDs[i] = w.UserID
+	}
+	users, err := h.includedUsers(ctx, includes, userIDs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]api.ExtendedBridgeWorker, len(ws))
 	for i, w := range ws {
 		out[i] = api.ExtendedBridgeWorker{BridgeWorker: bridgeWorkerToAPI(w), Organization: org}
 		if sp, ok := spaces[w.SpaceID]; ok {
 			out[i].Space = &sp
 		}
-		if includes["UserID"] {
-			u, err := h.s.deps.Orgs.GetUser(ctx, w.UserID)
-			if err != nil {
-				return nil, err
-			}
-			a := userToAPI(u)
-			out[i].User = &a
+		if u, ok := users[w.UserID]; ok {
+			out[i].User = &u
 		}
 	}
 	return out, nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
@@ -59,6 +61,22 @@ func deref[T any](p *T) T {
 
 // includedOrganization loads the caller's Organization when include names OrganizationID (every entity of
 // a list shares it, so one read serves the page).
+// includedUsers loads the Users include=UserID asks for, in one query.
+func (h *handlers) includedUsers(ctx context.Context, includes map[string]bool, ids []uuid.UUID) (map[uuid.UUID]api.User, error) {
+	out := map[uuid.UUID]api.User{}
+	if !includes["UserID"] {
+		return out, nil
+	}
+	found, err := h.s.deps.Orgs.UsersByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for id, u := range found {
+		out[id] = userToAPI(u)
+	}
+	return out, nil
+}
+
 func (h *handlers) includedOrganization(ctx context.Context, includes map[string]bool) (*api.Organization, error) {
 	if !includes["OrganizationID"] {
 		return nil, nil

@@ -59,16 +59,19 @@ func (h *handlers) extendServiceAccounts(ctx context.Context, sas []serviceaccou
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]uuid.UUID, len(sas))
+	for i, sa := range sas {
+		ids[i] = sa.UserID
+	}
+	users, err := h.includedUsers(ctx, includes, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]api.ExtendedServiceAccount, len(sas))
 	for i, sa := range sas {
 		out[i] = api.ExtendedServiceAccount{ServiceAccount: serviceAccountToAPI(sa), Organization: org}
-		if includes["UserID"] {
-			u, err := h.s.deps.Orgs.GetUser(ctx, sa.UserID)
-			if err != nil {
-				return nil, err
-			}
-			a := userToAPI(u)
-			out[i].User = &a
+		if u, ok := users[sa.UserID]; ok {
+			out[i].User = &u
 		}
 	}
 	return out, nil

@@ -393,18 +393,13 @@ func (h *handlers) extendRevisions(ctx context.Context, revs []unit.Revision, in
 			spaces[id] = spaceToAPI(sp)
 		}
 	}
-	users := map[uuid.UUID]api.User{}
-	if includes["UserID"] {
-		for _, r := range revs {
-			if _, seen := users[r.UserID]; seen {
-				continue
-			}
-			if u, err := h.s.deps.Orgs.GetUser(ctx, r.UserID); err == nil {
-				users[r.UserID] = userToAPI(u)
-			} else if !apierr.Is(err, apierr.TypeNotFound) {
-				return nil, err
-			}
-		}
+	userIDs := make([]uuid.UUID, len(revs))
+	for i, r := range revs {
+		userIDs[i] = r.UserID
+	}
+	users, err := h.includedUsers(ctx, includes, userIDs)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]api.ExtendedRevision, len(revs))
 	for i, r := range revs {

@@ -342,6 +342,23 @@ func (s *Service) ListUsers(ctx context.Context, path string, params listquery.P
 	return mapPage(page, err, func(r *db.User) (User, error) { return userFromRow(r), nil })
 }
 
+// UsersByID returns, in one query, the Users among ids that are members of the caller's organization
+// (others are left out).
+func (s *Service) UsersByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]User, error) {
+	out := map[uuid.UUID]User{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.Store.Q().UsersInOrganization(ctx, db.UsersInOrganizationParams{OrganizationID: authz.Caller(ctx).OrganizationID, UserIds: ids})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	for _, r := range rows {
+		out[r.UserID] = userFromRow(r)
+	}
+	return out, nil
+}
+
 // GetUser returns a User that is a member of the caller's organization; any other is NotFound.
 func (s *Service) GetUser(ctx context.Context, id uuid.UUID) (User, error) {
 	p := authz.Caller(ctx)
