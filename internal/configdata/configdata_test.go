@@ -76,6 +76,25 @@ func TestParseInvalid(t *testing.T) {
 	require.ErrorContains(t, err, "one document")
 	_, err = Parse(AppConfigJSON, []byte(`{} {}`))
 	require.ErrorContains(t, err, "more than one")
+
+	// yaml.v3 names no line for a tab that starts the document; the line is found all the same.
+	_, err = Parse(AppConfigYAML, []byte("\ta: 1\n"))
+	var pe *ParseError
+	require.True(t, errors.As(err, &pe))
+	require.Equal(t, 1, pe.Line, "%v", err)
+}
+
+// Properties are kept as written: ${...} is the reader's to expand, so self and circular references
+// are valid data, not errors.
+func TestPropertiesKeepReferences(t *testing.T) {
+	doc, err := Parse(AppConfigProperties, []byte("a=${a}\nb=${c}\nc=${b}\nhome=${user.home}/x\n"))
+	require.NoError(t, err)
+	got := map[string]any{}
+	for _, l := range doc.Leaves() {
+		got[l.Key()] = l.Value
+	}
+	require.Equal(t, "${a}", got["\x00a"])
+	require.Equal(t, "${user.home}/x", got["\x00home"])
 }
 
 func TestHashAndMediaType(t *testing.T) {

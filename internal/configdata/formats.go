@@ -42,6 +42,22 @@ func yamlError(err error) error {
 	return &ParseError{Line: line, Msg: strings.Join(parts, "; ")}
 }
 
+// yamlErrorIn is yamlError for data: yaml.v3 names no line for some scanner errors (a tab that starts
+// the first line), so the line of the first tab used as indentation is named then.
+func yamlErrorIn(data []byte, err error) error {
+	pe := yamlError(err).(*ParseError)
+	if pe.Line == 0 {
+		for i, l := range strings.Split(string(data), "\n") {
+			if indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]; strings.Contains(indent, "\t") {
+				pe.Line = i + 1
+				pe.Msg += " (YAML indentation cannot use tabs)"
+				break
+			}
+		}
+	}
+	return pe
+}
+
 // yamlDocuments decodes a YAML stream into its documents' nodes (empty documents skipped).
 func yamlDocuments(data []byte) ([]*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -53,7 +69,7 @@ func yamlDocuments(data []byte) ([]*yaml.Node, error) {
 			return docs, nil
 		}
 		if err != nil {
-			return nil, yamlError(err)
+			return nil, yamlErrorIn(data, err)
 		}
 		if len(n.Content) == 0 || (n.Content[0].Kind == yaml.ScalarNode && n.Content[0].Tag == "!!null") {
 			continue
@@ -276,7 +292,8 @@ func lineContaining(data []byte, msg string) int {
 var propertiesLine = regexp.MustCompile(`(?i)line (\d+)`)
 
 func parseProperties(data []byte) ([]Resource, error) {
-	p, err := properties.Load(data, properties.UTF8)
+	// Kept as written: ${...} references are the reader's to expand (a=${a} is valid data).
+	p, err := (&properties.Loader{Encoding: properties.UTF8, DisableExpansion: true}).LoadBytes(data)
 	if err != nil {
 		line := 0
 		if m := propertiesLine.FindStringSubmatch(err.Error()); m != nil {
@@ -284,7 +301,6 @@ func parseProperties(data []byte) ([]Resource, error) {
 		}
 		return nil, &ParseError{Line: line, Msg: strings.TrimPrefix(err.Error(), "properties: ")}
 	}
-	p.DisableExpansion = true
 	doc := map[string]any{}
 	for _, k := range p.Keys() {
 		v, _ := p.Get(k)

@@ -390,7 +390,7 @@ func TestUnitListsAndWhereData(t *testing.T) {
 	require.Equal(t, []string{"api", "web"}, names(f.unitsPath(), url.Values{"resource_type": {"apps/v1/Deployment"}}))
 	require.Equal(t, []string{}, names(f.unitsPath(), url.Values{"resource_type": {"v1/Service"}, "where_data": {"spec.replicas = 3"}}))
 	require.Equal(t, []string{"api", "web"}, names(f.unitsPath(), url.Values{"resource_type": {"v1/Service"}, "where_data": {"spec.ports.0.port = 80"}}))
-	for _, bad := range []string{`spec.replicas`, `spec.replicas IS NULL`, `'x' = spec`, `a ~ '('`} {
+	for _, bad := range []string{`spec.replicas`, `spec.replicas IS NULL`, `'x' = spec`, `a ~ '('`, `a ~ '\pL'`} {
 		e := f.c.Get(f.unitsPath()+"?"+wd(bad).Encode()).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 		require.Equal(t, "where_data", e.Error.ErrorMetadata.Items[0].Item, bad)
 	}

@@ -119,7 +119,7 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 	sql := q.sql(p, b)
 	rows, err := conn.Query(ctx, sql, b.args...)
 	if err != nil {
-		return Page[T]{}, translate(err)
+		return Page[T]{}, q.translate(err)
 	}
 	var keys []json.RawMessage
 	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) {
@@ -129,7 +129,7 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 		return v, err
 	})
 	if err != nil {
-		return Page[T]{}, translate(err)
+		return Page[T]{}, q.translate(err)
 	}
 	page := Page[T]{Items: items, Fields: p.fields, Includes: p.includes}
 	if p.limit > 0 && len(items) > p.limit {
@@ -156,14 +156,20 @@ func (r keyedRow) Scan(dest ...any) error {
 	return r.CollectableRow.Scan(append(dest, r.keyset)...)
 }
 
-// translate reports the database's refusal of a client-supplied pattern as the client's error.
-func translate(err error) error {
+// translate reports the database's refusal of a client-supplied pattern as the client's error, naming
+// the parameter it came from: a regular expression is in where (~) or else in a data condition
+// (where_data).
+func (q Query) translate(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
 		case "2201B":
-			return apierr.UserInput("where: invalid regular expression: "+pgErr.Message,
-				apierr.Item{Item: "where", Description: "invalid regular expression"})
+			param := "where"
+			if !strings.Contains(q.Params.Where, "~") && len(q.Extra) > 0 {
+				param = "where_data"
+			}
+			return apierr.UserInput(param+": invalid regular expression: "+pgErr.Message,
+				apierr.Item{Item: param, Description: "invalid regular expression"})
 		case "22025", "22019": // invalid escape sequence / escape character in a LIKE pattern
 			return apierr.UserInput("where: invalid LIKE pattern (a backslash escapes the next character and cannot end a pattern): "+pgErr.Message,
 				apierr.Item{Item: "where", Description: "invalid LIKE pattern"})
