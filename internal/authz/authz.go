@@ -99,3 +99,15 @@ func Caller(ctx context.Context) auth.Principal {
 func OrganizationTarget(orgID uuid.UUID) Target {
 	return Target{EntityType: "Organization", ID: orgID.String()}
 }
+
+// Filter keeps the items p may do perm on (in place): lists read a page, then drop what the caller may
+// not see.
+func Filter[T any](p auth.Principal, perm Permission, items []T, target func(T) Target) []T {
+	kept := items[:0]
+	for _, it := range items {
+		if Allowed(p, perm, target(it)) {
+			kept = append(kept, it)
+		}
+	}
+	return kept
+}

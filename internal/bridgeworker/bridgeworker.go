@@ -201,13 +201,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	if err != nil {
 		return out, err
 	}
-	visible := out.Items[:0]
-	for _, w := range out.Items {
-		if authz.Allowed(p, authz.View, w.Target()) {
-			visible = append(visible, w)
-		}
-	}
-	out.Items = visible
+	out.Items = authz.Filter(p, authz.View, out.Items, BridgeWorker.Target)
 	return out, nil
 }
 

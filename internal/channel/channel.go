@@ -276,13 +276,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	if err != nil {
 		return out, err
 	}
-	visible := out.Items[:0]
-	for _, c := range out.Items {
-		if authz.Allowed(p, authz.View, c.Target()) {
-			visible = append(visible, c)
-		}
-	}
-	out.Items = visible
+	out.Items = authz.Filter(p, authz.View, out.Items, Channel.Target)
 	return out, withLeases(ctx, s.Store.Q(), out.Items)
 }
 

@@ -453,13 +453,7 @@ func (s *Service) ListRuns(ctx context.Context, spaceID *uuid.UUID, ref string, 
 	if err != nil {
 		return out, err
 	}
-	visible := out.Items[:0]
-	for _, r := range out.Items {
-		if authz.Allowed(p, authz.ViewChildren, spaces[r.SpaceID]) {
-			visible = append(visible, r)
-		}
-	}
-	out.Items = visible
+	out.Items = authz.Filter(p, authz.ViewChildren, out.Items, func(r Run) authz.Target { return spaces[r.SpaceID] })
 	return out, nil
 }
 

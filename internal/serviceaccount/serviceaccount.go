@@ -148,13 +148,7 @@ func (s *Service) List(ctx context.Context, path string, params listquery.Params
 	if err != nil {
 		return out, err
 	}
-	visible := out.Items[:0]
-	for _, sa := range out.Items {
-		if authz.Allowed(p, authz.View, sa.Target()) {
-			visible = append(visible, sa)
-		}
-	}
-	out.Items = visible
+	out.Items = authz.Filter(p, authz.View, out.Items, ServiceAccount.Target)
 	return out, nil
 }
 

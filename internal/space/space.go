@@ -105,13 +105,7 @@ func (s *Service) List(ctx context.Context, path string, params listquery.Params
 	if err != nil {
 		return out, err
 	}
-	visible := out.Items[:0]
-	for _, sp := range out.Items {
-		if authz.Allowed(p, authz.View, sp.target()) {
-			visible = append(visible, sp)
-		}
-	}
-	out.Items = visible
+	out.Items = authz.Filter(p, authz.View, out.Items, Space.target)
 	return out, nil
 }
 

@@ -210,13 +210,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	if err != nil {
 		return out, err
 	}
-	visible := out.Items[:0]
-	for _, t := range out.Items {
-		if authz.Allowed(p, authz.View, t.authzTarget()) {
-			visible = append(visible, t)
-		}
-	}
-	out.Items = visible
+	out.Items = authz.Filter(p, authz.View, out.Items, Target.authzTarget)
 	return out, nil
 }
 

@@ -126,13 +126,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	if err != nil {
 		return out, err
 	}
-	visible := out.Items[:0]
-	for _, u := range out.Items {
-		if authz.Allowed(p, authz.View, u.target()) {
-			visible = append(visible, u)
-		}
-	}
-	out.Items = visible
+	out.Items = authz.Filter(p, authz.View, out.Items, Unit.target)
 	return out, nil
 }
 
