@@ -405,9 +405,11 @@ func (q *Queries) ChannelLeasesFor(ctx context.Context, channelIds []uuid.UUID) 
 }
 
 const channelSeen = `-- name: ChannelSeen :exec
-UPDATE channel SET last_seen_at = now() WHERE channel_id = $1
+UPDATE channel SET last_seen_at = now()
+WHERE channel_id = $1 AND (last_seen_at IS NULL OR last_seen_at < now() - interval '15 seconds')
 `
 
+// At most every 15 seconds (Last Seen needs no finer grain), so polls do not rewrite the row each pass.
 func (q *Queries) ChannelSeen(ctx context.Context, channelID uuid.UUID) error {
 	_, err := q.db.Exec(ctx, channelSeen, channelID)
 	return err

@@ -21,6 +21,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -146,15 +147,6 @@ type WriteOptions struct {
 	AllowExists bool
 }
 
-func spaceOf(ctx context.Context, q *db.Queries, spaceID uuid.UUID) (*db.Space, error) {
-	p := authz.Caller(ctx)
-	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID})
-	if store.IsNoRows(err) {
-		return nil, apierr.NotFound("Space", spaceID.String())
-	}
-	return row, store.Translate(err)
-}
-
 // resolve reads a BridgeWorker named by ID or Slug in a Space of the caller's organization, locking its
 // row first when lock is set.
 func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (BridgeWorker, error) {
@@ -172,7 +164,7 @@ func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, 
 		row, err = q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
 	}
 	if store.IsNoRows(err) {
-		if _, serr := spaceOf(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return BridgeWorker{}, serr
 		}
 		return BridgeWorker{}, apierr.NotFound(EntityType, ref)
@@ -188,7 +180,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	p := authz.Caller(ctx)
 	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := spaceOf(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[BridgeWorker]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "bw.space_id", Value: *spaceID}}
@@ -259,15 +251,14 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 	}
 	var out BridgeWorker
 	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
-		grants, err := store.DecodeJSON[authz.Grants](sp.Permissions)
+		st, err := space.RowTarget(sp)
 		if err != nil {
 			return err
 		}
-		st := authz.Target{EntityType: "Space", ID: spaceID.String(), Grants: grants}
 		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
 			return err
 		}
@@ -389,7 +380,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		if out, err = resolve(ctx, tx.Q, spaceID, cur.ID.String(), false); err != nil {
 			return err
 		}
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -421,7 +412,7 @@ func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dry
 		if err := tx.Q.UserDelete(ctx, cur.UserID); err != nil {
 			return store.TranslateDelete(err, EntityType, cur.ID.String())
 		}
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -201,15 +202,6 @@ type WriteOptions struct {
 	AllowExists bool
 }
 
-func spaceOf(ctx context.Context, q *db.Queries, spaceID uuid.UUID) (*db.Space, error) {
-	p := authz.Caller(ctx)
-	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID})
-	if store.IsNoRows(err) {
-		return nil, apierr.NotFound("Space", spaceID.String())
-	}
-	return row, store.Translate(err)
-}
-
 // resolve reads a Channel named by ID or Slug in a Space of the caller's organization.
 func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (*db.Channel, error) {
 	p := authz.Caller(ctx)
@@ -228,7 +220,7 @@ func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, 
 		}
 	}
 	if store.IsNoRows(err) {
-		if _, serr := spaceOf(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return nil, serr
 		}
 		return nil, apierr.NotFound(EntityType, ref)
@@ -263,7 +255,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	p := authz.Caller(ctx)
 	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := spaceOf(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Channel]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "channel.space_id", Value: *spaceID}}
@@ -311,15 +303,14 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 	}
 	var out Channel
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
-		grants, err := store.DecodeJSON[authz.Grants](sp.Permissions)
+		st, err := space.RowTarget(sp)
 		if err != nil {
 			return err
 		}
-		st := authz.Target{EntityType: "Space", ID: spaceID.String(), Grants: grants}
 		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
 			return err
 		}
@@ -480,7 +471,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		if out, err = fromRow(updated); err != nil {
 			return err
 		}
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -520,7 +511,7 @@ func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dry
 		if n == 0 {
 			return apierr.NotFound(EntityType, ref)
 		}
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -46,16 +47,14 @@ type Message struct {
 }
 
 // spaceByRef finds a Space of the caller's organization by ID or Slug: the protocol paths take either.
+// An ID is taken as it is (resolve reports a missing Space), sparing a poll one query.
 func spaceByRef(ctx context.Context, q *db.Queries, ref string) (uuid.UUID, error) {
 	if id, err := uuid.Parse(ref); err == nil {
-		return id, nil // resolve reports a missing Space
+		return id, nil
 	}
-	sp, err := q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: authz.Caller(ctx).OrganizationID, Slug: ref})
-	if store.IsNoRows(err) {
-		return uuid.Nil, apierr.NotFound("Space", ref)
-	}
+	sp, err := space.ParentByRef(ctx, q, ref)
 	if err != nil {
-		return uuid.Nil, store.Translate(err)
+		return uuid.Nil, err
 	}
 	return sp.SpaceID, nil
 }

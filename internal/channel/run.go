@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -115,12 +116,6 @@ type RunRequest struct {
 	DeadlineSeconds int
 }
 
-// spaceTarget is a Space row as a permission target.
-func spaceTarget(sp *db.Space) (authz.Target, error) {
-	grants, err := store.DecodeJSON[authz.Grants](sp.Permissions)
-	return authz.Target{EntityType: "Space", ID: sp.SpaceID.String(), Grants: grants}, err
-}
-
 // CreateRun resolves the command to its Channel, parses the options and stores the run, Waiting. The
 // caller needs Use on the Channel and CreateChildren on its Space.
 func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
@@ -149,11 +144,11 @@ func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
 		if err := authz.Check(ctx, authz.Use, ch.Target()); err != nil {
 			return err
 		}
-		sp, err := spaceOf(ctx, tx.Q, ch.SpaceID)
+		sp, err := space.Parent(ctx, tx.Q, ch.SpaceID)
 		if err != nil {
 			return err
 		}
-		st, err := spaceTarget(sp)
+		st, err := space.RowTarget(sp)
 		if err != nil {
 			return err
 		}
@@ -192,7 +187,7 @@ func (s *Service) channelForCommand(ctx context.Context, q *db.Queries, req RunR
 		return nil, apierr.Validation("Command is required", apierr.Item{Item: "Command", Description: "required"})
 	}
 	if req.SpaceID != nil {
-		if _, err := spaceOf(ctx, q, *req.SpaceID); err != nil {
+		if _, err := space.Parent(ctx, q, *req.SpaceID); err != nil {
 			if apierr.Is(err, apierr.TypeNotFound) {
 				return nil, apierr.Validation(fmt.Sprintf("no Space %s in your organization", req.SpaceID), apierr.Item{Item: "SpaceID", Description: "not found"})
 			}
@@ -332,7 +327,7 @@ func parseValue(ctx context.Context, q *db.Queries, ch Channel, o Option, v any)
 // resolveEntity finds an entity-typed option's entity by ID or Slug: a Space in the organization, or
 // a Unit, Target or Tag in the Channel's Space.
 func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, ref string) (uuid.UUID, error) {
-	org, space := ch.OrganizationID, ch.SpaceID
+	org, spaceID := ch.OrganizationID, ch.SpaceID
 	id, byID := uuid.Parse(ref)
 	var err error
 	var found uuid.UUID
@@ -350,9 +345,9 @@ func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, r
 	case "Unit":
 		var r *db.Unit
 		if byID == nil {
-			r, err = q.UnitGetByID(ctx, db.UnitGetByIDParams{OrganizationID: org, SpaceID: space, UnitID: id})
+			r, err = q.UnitGetByID(ctx, db.UnitGetByIDParams{OrganizationID: org, SpaceID: spaceID, UnitID: id})
 		} else {
-			r, err = q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: org, SpaceID: space, Slug: ref})
+			r, err = q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: org, SpaceID: spaceID, Slug: ref})
 		}
 		if err == nil {
 			found = r.UnitID
@@ -360,9 +355,9 @@ func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, r
 	case "Target":
 		var r *db.Target
 		if byID == nil {
-			r, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: org, SpaceID: space, TargetID: id})
+			r, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: org, SpaceID: spaceID, TargetID: id})
 		} else {
-			r, err = q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: org, SpaceID: space, Slug: ref})
+			r, err = q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: org, SpaceID: spaceID, Slug: ref})
 		}
 		if err == nil {
 			found = r.TargetID
@@ -370,9 +365,9 @@ func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, r
 	case "Tag":
 		var r *db.Tag
 		if byID == nil {
-			r, err = q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: org, SpaceID: space, TagID: id})
+			r, err = q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: org, SpaceID: spaceID, TagID: id})
 		} else {
-			r, err = q.TagGetBySlug(ctx, db.TagGetBySlugParams{OrganizationID: org, SpaceID: space, Slug: ref})
+			r, err = q.TagGetBySlug(ctx, db.TagGetBySlugParams{OrganizationID: org, SpaceID: spaceID, Slug: ref})
 		}
 		if err == nil {
 			found = r.TagID
@@ -418,11 +413,11 @@ func (s *Service) GetRun(ctx context.Context, spaceID uuid.UUID, ref string, run
 	if err != nil {
 		return run, err
 	}
-	sp, err := spaceOf(ctx, q, spaceID)
+	sp, err := space.Parent(ctx, q, spaceID)
 	if err != nil {
 		return run, err
 	}
-	st, err := spaceTarget(sp)
+	st, err := space.RowTarget(sp)
 	if err != nil {
 		return run, err
 	}
@@ -531,7 +526,7 @@ func (s *Service) transition(ctx context.Context, spaceRef, ref string, runID uu
 		if out, err = runFromRow(row); err != nil {
 			return err
 		}
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

@@ -211,14 +211,15 @@ func TestNotifierWakesOtherReplicas(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := event.NewNotifier(b.DBURL, b.Config.Logger)
+	org := a.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
 	go n.Run(ctx, event.Channel)
 	// The first wake-up is the listener connecting.
 	select {
-	case <-n.Wait():
+	case <-n.WaitFor(org):
 	case <-time.After(10 * time.Second):
 		t.Fatal("the notifier did not connect")
 	}
-	wait := n.Wait()
+	wait := n.WaitFor(org)
 	c := a.Client(a.Token("acme", "alice", auth.RoleAdmin))
 	c.Post("/api/space", map[string]any{"Slug": "dev"}).Expect(http.StatusOK)
 	select {

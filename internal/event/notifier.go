@@ -21,7 +21,6 @@ type Notifier struct {
 	Logger *slog.Logger
 
 	mu     sync.Mutex
-	wake   chan struct{}               // closed (and replaced) on every notification
 	orgs   map[uuid.UUID]chan struct{} // closed (and dropped) on a notification naming the organization
 	latest int64
 	stop   chan struct{} // closed by StopWaiters
@@ -52,14 +51,7 @@ func (n *Notifier) isStopped() bool {
 
 // NewNotifier returns a Notifier for the database at url; Run starts it.
 func NewNotifier(url string, logger *slog.Logger) *Notifier {
-	return &Notifier{URL: url, Logger: logger, wake: make(chan struct{}), orgs: map[uuid.UUID]chan struct{}{}, stop: make(chan struct{})}
-}
-
-// Wait returns a channel that is closed at the next notification.
-func (n *Notifier) Wait() <-chan struct{} {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.wake
+	return &Notifier{URL: url, Logger: logger, orgs: map[uuid.UUID]chan struct{}{}, stop: make(chan struct{})}
 }
 
 // WaitFor returns a channel that is closed at the next notification of events of the organization (or
@@ -90,8 +82,6 @@ func (n *Notifier) broadcast(cursor int64, orgs []uuid.UUID) {
 	if cursor > n.latest {
 		n.latest = cursor
 	}
-	close(n.wake)
-	n.wake = make(chan struct{})
 	if orgs == nil {
 		for org, ch := range n.orgs {
 			close(ch)

@@ -15,6 +15,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -95,15 +96,6 @@ type WriteOptions struct {
 	AllowExists bool
 }
 
-func spaceOf(ctx context.Context, q *db.Queries, spaceID uuid.UUID) (*db.Space, error) {
-	p := authz.Caller(ctx)
-	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID})
-	if store.IsNoRows(err) {
-		return nil, apierr.NotFound("Space", spaceID.String())
-	}
-	return row, store.Translate(err)
-}
-
 func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) (Tag, error) {
 	p := authz.Caller(ctx)
 	var row *db.Tag
@@ -114,7 +106,7 @@ func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) 
 		row, err = q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TagID: id})
 	}
 	if store.IsNoRows(err) {
-		if _, serr := spaceOf(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return Tag{}, serr
 		}
 		return Tag{}, apierr.NotFound(EntityType, id.String())
@@ -145,7 +137,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	p := authz.Caller(ctx)
 	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := spaceOf(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Tag]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "tag.space_id", Value: *spaceID}}
@@ -179,15 +171,15 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 	}
 	var out Tag
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
-		grants, err := store.DecodeJSON[authz.Grants](sp.Permissions)
+		st, err := space.RowTarget(sp)
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.CreateChildren, authz.Target{EntityType: "Space", ID: spaceID.String(), Grants: grants}); err != nil {
+		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
 			return err
 		}
 		bySlug := db.TagGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug}
@@ -281,7 +273,7 @@ func (s *Service) write(ctx context.Context, spaceID, id uuid.UUID, dryRun bool,
 		if out, err = fromRow(row); err != nil {
 			return err
 		}
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -315,7 +307,7 @@ func (s *Service) Delete(ctx context.Context, spaceID, id uuid.UUID, dryRun bool
 		if n == 0 {
 			return apierr.NotFound(EntityType, id.String())
 		}
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -162,15 +163,6 @@ type WriteOptions struct {
 	AllowExists bool
 }
 
-func spaceOf(ctx context.Context, q *db.Queries, spaceID uuid.UUID) (*db.Space, error) {
-	p := authz.Caller(ctx)
-	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID})
-	if store.IsNoRows(err) {
-		return nil, apierr.NotFound("Space", spaceID.String())
-	}
-	return row, store.Translate(err)
-}
-
 func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) (Target, error) {
 	p := authz.Caller(ctx)
 	var row *db.Target
@@ -181,7 +173,7 @@ func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) 
 		row, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: id})
 	}
 	if store.IsNoRows(err) {
-		if _, serr := spaceOf(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return Target{}, serr
 		}
 		return Target{}, apierr.NotFound(EntityType, id.String())
@@ -197,7 +189,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	p := authz.Caller(ctx)
 	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := spaceOf(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Target]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "target.space_id", Value: *spaceID}}
@@ -255,15 +247,14 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 	}
 	var out Target
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
-		grants, err := store.DecodeJSON[authz.Grants](sp.Permissions)
+		st, err := space.RowTarget(sp)
 		if err != nil {
 			return err
 		}
-		st := authz.Target{EntityType: "Space", ID: spaceID.String(), Grants: grants}
 		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
 			return err
 		}
@@ -414,7 +405,7 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 	if err != nil {
 		return out, err
 	}
-	sp, err := spaceOf(ctx, tx.Q, spaceID)
+	sp, err := space.Parent(ctx, tx.Q, spaceID)
 	if err != nil {
 		return out, err
 	}
@@ -449,7 +440,7 @@ func remove(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID) (Target, e
 	if n == 0 {
 		return cur, apierr.NotFound(EntityType, id.String())
 	}
-	sp, err := spaceOf(ctx, tx.Q, spaceID)
+	sp, err := space.Parent(ctx, tx.Q, spaceID)
 	if err != nil {
 		return cur, err
 	}

@@ -95,11 +95,11 @@ func (s *Service) BulkTag(ctx context.Context, path string, sel listquery.Params
 func (s *Service) Move(ctx context.Context, path string, sel listquery.Params, toSpaceID uuid.UUID, dryRun bool) ([]entity.BulkItem[Unit], error) {
 	p := authz.Caller(ctx)
 	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
-		to, err := spaceOf(ctx, tx.Q, toSpaceID)
+		to, err := space.Parent(ctx, tx.Q, toSpaceID)
 		if err != nil {
 			return Unit{}, apierr.Validation("the destination Space does not exist in your organization", apierr.Item{Item: "ToSpaceID", Description: "no such Space"})
 		}
-		st, err := spaceTarget(to)
+		st, err := space.RowTarget(to)
 		if err != nil {
 			return Unit{}, err
 		}
@@ -243,11 +243,11 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	if err := authz.Check(ctx, authz.View, src.target()); err != nil {
 		return src, err
 	}
-	dest, err := spaceOf(ctx, tx.Q, spaceID)
+	dest, err := space.Parent(ctx, tx.Q, spaceID)
 	if err != nil {
 		return src, err
 	}
-	st, err := spaceTarget(dest)
+	st, err := space.RowTarget(dest)
 	if err != nil {
 		return src, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -201,7 +202,7 @@ func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, do
 	if err != nil {
 		return WriteResult{}, err
 	}
-	sp, err := spaceOf(ctx, tx.Q, row.SpaceID)
+	sp, err := space.Parent(ctx, tx.Q, row.SpaceID)
 	if err != nil {
 		return WriteResult{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -104,7 +105,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	p := authz.Caller(ctx)
 	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := spaceOf(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Unit]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "unit.space_id", Value: *spaceID}}

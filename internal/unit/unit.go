@@ -18,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -162,21 +163,6 @@ func (u Unit) dataEvent(spaceSlug string) event.Event {
 	return e
 }
 
-// space returns the Space of the caller's organization a Unit path names (404 otherwise).
-func spaceOf(ctx context.Context, q *db.Queries, spaceID uuid.UUID) (*db.Space, error) {
-	p := authz.Caller(ctx)
-	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID})
-	if store.IsNoRows(err) {
-		return nil, apierr.NotFound("Space", spaceID.String())
-	}
-	return row, store.Translate(err)
-}
-
-func spaceTarget(sp *db.Space) (authz.Target, error) {
-	grants, err := store.DecodeJSON[authz.Grants](sp.Permissions)
-	return authz.Target{EntityType: "Space", ID: sp.SpaceID.String(), Grants: grants}, err
-}
-
 // loadRow reads a Unit of the caller's organization at the Space its path names; lock serializes writers.
 func loadRow(ctx context.Context, q *db.Queries, spaceID, unitID uuid.UUID, lock bool) (*db.Unit, error) {
 	p := authz.Caller(ctx)
@@ -189,7 +175,7 @@ func loadRow(ctx context.Context, q *db.Queries, spaceID, unitID uuid.UUID, lock
 		row, err = q.UnitGetByID(ctx, params)
 	}
 	if store.IsNoRows(err) {
-		if _, serr := spaceOf(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return nil, serr
 		}
 		return nil, apierr.NotFound(EntityType, unitID.String())
@@ -243,11 +229,11 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 	}
 	var out Unit
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := spaceOf(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
-		st, err := spaceTarget(sp)
+		st, err := space.RowTarget(sp)
 		if err != nil {
 			return err
 		}
@@ -431,7 +417,7 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 	if err != nil {
 		return u, "", err
 	}
-	sp, err := spaceOf(ctx, tx.Q, spaceID)
+	sp, err := space.Parent(ctx, tx.Q, spaceID)
 	if err != nil {
 		return u, "", err
 	}
@@ -469,7 +455,7 @@ func remove(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID) (Unit,
 	if n == 0 {
 		return cur, apierr.NotFound(EntityType, unitID.String())
 	}
-	sp, err := spaceOf(ctx, tx.Q, spaceID)
+	sp, err := space.Parent(ctx, tx.Q, spaceID)
 	if err != nil {
 		return cur, err
 	}

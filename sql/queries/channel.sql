@@ -50,7 +50,9 @@ RETURNING *;
 DELETE FROM channel_lease WHERE channel_id = @channel_id AND claim_token = @claim_token AND expires_at > now();
 
 -- name: ChannelSeen :exec
-UPDATE channel SET last_seen_at = now() WHERE channel_id = @channel_id;
+-- At most every 15 seconds (Last Seen needs no finer grain), so polls do not rewrite the row each pass.
+UPDATE channel SET last_seen_at = now()
+WHERE channel_id = @channel_id AND (last_seen_at IS NULL OR last_seen_at < now() - interval '15 seconds');
 
 -- name: ChannelBookmarkForUpdate :one
 -- The bookmark, locked so handing out events and moving the bookmark (PATCH) take turns.

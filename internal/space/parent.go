@@ -1,0 +1,41 @@
+package space
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Parent reads the Space a nested entity's path names (Units, Targets, Tags, Channels, BridgeWorkers
+// live in one), in the caller's organization; any other is NotFound.
+func Parent(ctx context.Context, q *db.Queries, id uuid.UUID) (*db.Space, error) {
+	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: authz.Caller(ctx).OrganizationID, SpaceID: id})
+	if store.IsNoRows(err) {
+		return nil, apierr.NotFound(EntityType, id.String())
+	}
+	return row, store.Translate(err)
+}
+
+// ParentByRef is Parent for a path that names the Space by ID or Slug.
+func ParentByRef(ctx context.Context, q *db.Queries, ref string) (*db.Space, error) {
+	if id, err := uuid.Parse(ref); err == nil {
+		return Parent(ctx, q, id)
+	}
+	row, err := q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: authz.Caller(ctx).OrganizationID, Slug: ref})
+	if store.IsNoRows(err) {
+		return nil, apierr.NotFound(EntityType, ref)
+	}
+	return row, store.Translate(err)
+}
+
+// RowTarget is a Space row as a permission target, for checks on what is created or read in it
+// (CreateChildren, ViewChildren, Manage).
+func RowTarget(row *db.Space) (authz.Target, error) {
+	grants, err := store.DecodeJSON[authz.Grants](row.Permissions)
+	return authz.Target{EntityType: EntityType, ID: row.SpaceID.String(), Grants: grants}, err
+}
