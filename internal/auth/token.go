@@ -93,11 +93,21 @@ func (is *Issuer) verify(token string) (Principal, error) {
 		jwt.WithAudience(Audience),
 		jwt.WithClock(jwt.ClockFunc(is.now)),
 		jwt.WithAcceptableSkew(30*time.Second),
+		jwt.WithRequiredClaim(jwt.ExpirationKey),
+		jwt.WithRequiredClaim(jwt.IssuedAtKey),
+		jwt.WithRequiredClaim(jwt.IssuerKey),
+		jwt.WithRequiredClaim(jwt.AudienceKey),
 		jwt.WithRequiredClaim(claimOrganization),
 		jwt.WithRequiredClaim(claimRole),
 	)
 	if err != nil {
 		return Principal{}, apierr.Unauthenticated("the bearer token is not valid: %s; get a new token", shortReason(err)).WithCause(err)
+	}
+	// A token that lives longer than this service issues them was not minted here as configured: a
+	// token without a bound would be a credential forever.
+	if lifetime := tok.Expiration().Sub(tok.IssuedAt()); lifetime > is.TTL+time.Second {
+		return Principal{}, apierr.Unauthenticated("the bearer token lives %s, longer than the %s this service issues; get a new token",
+			lifetime.Round(time.Second), is.TTL)
 	}
 	userID, err1 := uuid.Parse(tok.Subject())
 	orgRaw, _ := tok.Get(claimOrganization)
@@ -120,8 +130,10 @@ func shortReason(err error) string {
 		return "it was issued by another issuer"
 	case errors.Is(err, jwt.ErrInvalidAudience()):
 		return "it is for another audience"
-	case errors.Is(err, jwt.ErrTokenNotYetValid()):
+	case errors.Is(err, jwt.ErrTokenNotYetValid()), errors.Is(err, jwt.ErrInvalidIssuedAt()):
 		return "it is not valid yet"
+	case errors.Is(err, jwt.ErrRequiredClaim()):
+		return "it lacks a required claim (exp, iat, iss, aud, org and role are required)"
 	}
 	return "it could not be verified"
 }

@@ -87,15 +87,23 @@ func TestAuthentication(t *testing.T) {
 	good := env.Token("acme", "alice", auth.RoleAdmin)
 	p := env.Principal("acme", "alice", auth.RoleAdmin)
 	for name, header := range map[string]string{
-		"no token":        "",
-		"other scheme":    "Basic YWxpY2U6c2VjcmV0",
-		"empty bearer":    "Bearer ",
-		"garbage":         "Bearer not.a.jwt",
-		"tampered":        "Bearer " + good[:len(good)-4] + "AAAA",
-		"expired":         "Bearer " + mintWith(t, env, p, func(is *auth.Issuer) { is.Now = func() time.Time { return time.Now().Add(-3 * time.Hour) } }),
-		"other issuer":    "Bearer " + mintWith(t, env, p, func(is *auth.Issuer) { is.URL = "https://elsewhere.example" }),
-		"foreign key":     "Bearer " + foreignToken(t, env, p),
-		"other audience":  "Bearer " + otherAudience(t, env, p),
+		"no token":       "",
+		"other scheme":   "Basic YWxpY2U6c2VjcmV0",
+		"empty bearer":   "Bearer ",
+		"garbage":        "Bearer not.a.jwt",
+		"tampered":       "Bearer " + good[:len(good)-4] + "AAAA",
+		"expired":        "Bearer " + mintWith(t, env, p, func(is *auth.Issuer) { is.Now = func() time.Time { return time.Now().Add(-3 * time.Hour) } }),
+		"other issuer":   "Bearer " + mintWith(t, env, p, func(is *auth.Issuer) { is.URL = "https://elsewhere.example" }),
+		"foreign key":    "Bearer " + foreignToken(t, env, p),
+		"other audience": "Bearer " + serviceSigned(t, env, p, func(c map[string]any) { c["aud"] = []string{"someone-else"} }),
+		"no exp":         "Bearer " + serviceSigned(t, env, p, func(c map[string]any) { delete(c, "exp") }),
+		"no iat":         "Bearer " + serviceSigned(t, env, p, func(c map[string]any) { delete(c, "iat") }),
+		"no iss":         "Bearer " + serviceSigned(t, env, p, func(c map[string]any) { delete(c, "iss") }),
+		"no aud":         "Bearer " + serviceSigned(t, env, p, func(c map[string]any) { delete(c, "aud") }),
+		"iat in future":  "Bearer " + serviceSigned(t, env, p, func(c map[string]any) { c["iat"] = time.Now().Add(10 * time.Minute).Unix() }),
+		"lives too long": "Bearer " + serviceSigned(t, env, p, func(c map[string]any) {
+			c["exp"] = time.Now().Add(365 * 24 * time.Hour).Unix()
+		}),
 		"unknown subject": "Bearer " + mintWith(t, env, auth.Principal{UserID: uuid.New(), OrganizationID: p.OrganizationID, Role: auth.RoleAdmin}, nil),
 	} {
 		resp := env.Anonymous().Get("/api/space", apitest.WithHeader("Authorization", header))
@@ -103,6 +111,7 @@ func TestAuthentication(t *testing.T) {
 		require.NotEmpty(t, e.Error.Message, name)
 	}
 	env.Client(good).Get("/api/space").Expect(http.StatusOK)
+	env.Client(serviceSigned(t, env, p, func(map[string]any) {})).Get("/api/space").Expect(http.StatusOK)
 	env.Anonymous().Get("/api/space", apitest.WithHeader("Authorization", "bearer "+good)).Expect(http.StatusOK)
 
 	// A token never grants more than the membership holds now.
@@ -142,17 +151,25 @@ func foreignToken(t *testing.T, env *apitest.Env, p auth.Principal) string {
 	return string(signed)
 }
 
-// otherAudience is signed by hubd's own key but addressed to another audience.
-func otherAudience(t *testing.T, env *apitest.Env, p auth.Principal) string {
+// serviceSigned signs claims with hubd's own current key, so only the claims decide whether it verifies.
+// claims starts from a complete, valid set for p; edit drops or changes some of them.
+func serviceSigned(t *testing.T, env *apitest.Env, p auth.Principal, edit func(claims map[string]any)) string {
 	t.Helper()
 	var raw []byte
 	require.NoError(t, env.App.Store.Pool.QueryRow(context.Background(),
 		"SELECT private_jwk FROM signing_key WHERE retired_at IS NULL").Scan(&raw))
 	key, err := jwk.ParseKey(raw)
 	require.NoError(t, err)
-	tok, err := jwt.NewBuilder().Issuer(env.URL).Audience([]string{"someone-else"}).Subject(p.UserID.String()).
-		Expiration(time.Now().Add(time.Hour)).Claim("org", p.OrganizationID.String()).Claim("role", "admin").Build()
-	require.NoError(t, err)
+	now := time.Now()
+	claims := map[string]any{
+		"iss": env.URL, "aud": []string{auth.Audience}, "sub": p.UserID.String(), "iat": now.Unix(),
+		"exp": now.Add(time.Hour).Unix(), "org": p.OrganizationID.String(), "role": string(p.Role),
+	}
+	edit(claims)
+	tok := jwt.New()
+	for k, v := range claims {
+		require.NoError(t, tok.Set(k, v))
+	}
 	signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256, key))
 	require.NoError(t, err)
 	return string(signed)
