@@ -587,7 +587,10 @@ type BridgeWorker struct {
 	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted here.
 	Permissions Permissions `json:"Permissions"`
 
-	// Secret Server-generated; the worker authenticates with it at /auth/worker. Only the create response carries it; every other response has it empty.
+	// Secret Server-generated; the worker authenticates with it at /auth/worker. Only the create response carries it, and the
+	// response of an update that raises OrgRole above the role of whoever the current Secret was issued to: that
+	// update issues a new Secret to its caller and the old one stops working (a Secret never signs in with a role
+	// stronger than its holder's). Every other response has it empty.
 	Secret string `json:"Secret"`
 
 	// Slug URL-safe identifier, unique within its scope.
@@ -1547,7 +1550,8 @@ type User struct {
 	Version   int64              `json:"Version"`
 }
 
-// UserKey defines model for UserKey.
+// UserKey A public key registered for a User in one organization (OrganizationID). A sign-in with it gets the User's role in
+// that organization, but never more than MaxOrgRole, the role of whoever registered the key.
 type UserKey struct {
 	CreatedAt   time.Time  `json:"CreatedAt"`
 	Description string     `json:"Description"`
@@ -1556,6 +1560,12 @@ type UserKey struct {
 	// Kid The RFC 7638 thumbprint of the key (base64url SHA-256).
 	Kid        string     `json:"Kid"`
 	LastUsedAt *time.Time `json:"LastUsedAt"`
+
+	// MaxOrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and writes; viewer only reads.
+	MaxOrgRole OrgRole `json:"MaxOrgRole"`
+
+	// OrganizationID The organization the key signs in to (the one it was registered in).
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
 	// PublicJWK The public key as a JWK.
 	PublicJWK map[string]interface{} `json:"PublicJWK"`
@@ -3734,7 +3744,7 @@ type ServerInterface interface {
 	// CreateUserKey Register a public key for a User. Needs the admin or manager role; registering a key for yourself is refused.
 	// (POST /user/{user_id}/key)
 	CreateUserKey(ctx echo.Context, userId UserIDPath, params CreateUserKeyParams) error
-	// DeleteUserKey Remove a public key. Needs the admin or manager role.
+	// DeleteUserKey Remove a public key. Needs the admin or manager role (anyone may remove their own).
 	// (DELETE /user/{user_id}/key/{kid})
 	DeleteUserKey(ctx echo.Context, userId UserIDPath, kid Kid) error
 }
@@ -35177,7 +35187,7 @@ type StrictServerInterface interface {
 	// CreateUserKey Register a public key for a User. Needs the admin or manager role; registering a key for yourself is refused.
 	// (POST /user/{user_id}/key)
 	CreateUserKey(ctx context.Context, request CreateUserKeyRequestObject) (CreateUserKeyResponseObject, error)
-	// DeleteUserKey Remove a public key. Needs the admin or manager role.
+	// DeleteUserKey Remove a public key. Needs the admin or manager role (anyone may remove their own).
 	// (DELETE /user/{user_id}/key/{kid})
 	DeleteUserKey(ctx context.Context, request DeleteUserKeyRequestObject) (DeleteUserKeyResponseObject, error)
 }

@@ -68,30 +68,31 @@ func (q *Queries) BridgeWorkerCursorForUpdate(ctx context.Context, arg BridgeWor
 }
 
 const bridgeWorkerGetForAuth = `-- name: BridgeWorkerGetForAuth :one
-SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, m.org_role FROM bridge_worker bw
+SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, m.org_role FROM bridge_worker bw
 JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
 WHERE bw.bridge_worker_id = $1
 `
 
 type BridgeWorkerGetForAuthRow struct {
-	BridgeWorkerID uuid.UUID       `db:"bridge_worker_id"`
-	OrganizationID uuid.UUID       `db:"organization_id"`
-	SpaceID        uuid.UUID       `db:"space_id"`
-	UserID         uuid.UUID       `db:"user_id"`
-	Slug           string          `db:"slug"`
-	DisplayName    string          `db:"display_name"`
-	Labels         json.RawMessage `db:"labels"`
-	Annotations    json.RawMessage `db:"annotations"`
-	DeleteGates    json.RawMessage `db:"delete_gates"`
-	Permissions    json.RawMessage `db:"permissions"`
-	SecretHash     []byte          `db:"secret_hash"`
-	LastSeenAt     *time.Time      `db:"last_seen_at"`
-	HiddenReason   string          `db:"hidden_reason"`
-	Version        int64           `db:"version"`
-	CreatedAt      time.Time       `db:"created_at"`
-	UpdatedAt      time.Time       `db:"updated_at"`
-	SearchText     *string         `db:"search_text"`
-	OrgRole        string          `db:"org_role"`
+	BridgeWorkerID   uuid.UUID       `db:"bridge_worker_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	SecretHash       []byte          `db:"secret_hash"`
+	LastSeenAt       *time.Time      `db:"last_seen_at"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	SearchText       *string         `db:"search_text"`
+	SecretMaxOrgRole string          `db:"secret_max_org_role"`
+	OrgRole          string          `db:"org_role"`
 }
 
 // The worker and its bot User's role, by ID alone: /auth/worker has no organization yet.
@@ -116,6 +117,7 @@ func (q *Queries) BridgeWorkerGetForAuth(ctx context.Context, bridgeWorkerID uui
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.SecretMaxOrgRole,
 		&i.OrgRole,
 	)
 	return &i, err
@@ -139,7 +141,7 @@ func (q *Queries) BridgeWorkerGetIDBySlug(ctx context.Context, arg BridgeWorkerG
 }
 
 const bridgeWorkerGetWithRole = `-- name: BridgeWorkerGetWithRole :one
-SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, m.org_role FROM bridge_worker bw
+SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, m.org_role FROM bridge_worker bw
 JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
 WHERE bw.organization_id = $1 AND bw.space_id = $2 AND bw.bridge_worker_id = $3
 `
@@ -151,24 +153,25 @@ type BridgeWorkerGetWithRoleParams struct {
 }
 
 type BridgeWorkerGetWithRoleRow struct {
-	BridgeWorkerID uuid.UUID       `db:"bridge_worker_id"`
-	OrganizationID uuid.UUID       `db:"organization_id"`
-	SpaceID        uuid.UUID       `db:"space_id"`
-	UserID         uuid.UUID       `db:"user_id"`
-	Slug           string          `db:"slug"`
-	DisplayName    string          `db:"display_name"`
-	Labels         json.RawMessage `db:"labels"`
-	Annotations    json.RawMessage `db:"annotations"`
-	DeleteGates    json.RawMessage `db:"delete_gates"`
-	Permissions    json.RawMessage `db:"permissions"`
-	SecretHash     []byte          `db:"secret_hash"`
-	LastSeenAt     *time.Time      `db:"last_seen_at"`
-	HiddenReason   string          `db:"hidden_reason"`
-	Version        int64           `db:"version"`
-	CreatedAt      time.Time       `db:"created_at"`
-	UpdatedAt      time.Time       `db:"updated_at"`
-	SearchText     *string         `db:"search_text"`
-	OrgRole        string          `db:"org_role"`
+	BridgeWorkerID   uuid.UUID       `db:"bridge_worker_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	SecretHash       []byte          `db:"secret_hash"`
+	LastSeenAt       *time.Time      `db:"last_seen_at"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	SearchText       *string         `db:"search_text"`
+	SecretMaxOrgRole string          `db:"secret_max_org_role"`
+	OrgRole          string          `db:"org_role"`
 }
 
 func (q *Queries) BridgeWorkerGetWithRole(ctx context.Context, arg BridgeWorkerGetWithRoleParams) (*BridgeWorkerGetWithRoleRow, error) {
@@ -192,6 +195,7 @@ func (q *Queries) BridgeWorkerGetWithRole(ctx context.Context, arg BridgeWorkerG
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.SecretMaxOrgRole,
 		&i.OrgRole,
 	)
 	return &i, err
@@ -199,24 +203,25 @@ func (q *Queries) BridgeWorkerGetWithRole(ctx context.Context, arg BridgeWorkerG
 
 const bridgeWorkerInsert = `-- name: BridgeWorkerInsert :one
 INSERT INTO bridge_worker (bridge_worker_id, organization_id, space_id, user_id, slug, display_name, labels, annotations,
-                           delete_gates, permissions, secret_hash)
+                           delete_gates, permissions, secret_hash, secret_max_org_role)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-        $9, $10, $11)
+        $9, $10, $11, $12)
 RETURNING bridge_worker_id
 `
 
 type BridgeWorkerInsertParams struct {
-	BridgeWorkerID uuid.UUID       `db:"bridge_worker_id"`
-	OrganizationID uuid.UUID       `db:"organization_id"`
-	SpaceID        uuid.UUID       `db:"space_id"`
-	UserID         uuid.UUID       `db:"user_id"`
-	Slug           string          `db:"slug"`
-	DisplayName    string          `db:"display_name"`
-	Labels         json.RawMessage `db:"labels"`
-	Annotations    json.RawMessage `db:"annotations"`
-	DeleteGates    json.RawMessage `db:"delete_gates"`
-	Permissions    json.RawMessage `db:"permissions"`
-	SecretHash     []byte          `db:"secret_hash"`
+	BridgeWorkerID   uuid.UUID       `db:"bridge_worker_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	SecretHash       []byte          `db:"secret_hash"`
+	SecretMaxOrgRole string          `db:"secret_max_org_role"`
 }
 
 func (q *Queries) BridgeWorkerInsert(ctx context.Context, arg BridgeWorkerInsertParams) (uuid.UUID, error) {
@@ -232,6 +237,7 @@ func (q *Queries) BridgeWorkerInsert(ctx context.Context, arg BridgeWorkerInsert
 		arg.DeleteGates,
 		arg.Permissions,
 		arg.SecretHash,
+		arg.SecretMaxOrgRole,
 	)
 	var bridge_worker_id uuid.UUID
 	err := row.Scan(&bridge_worker_id)
@@ -264,6 +270,29 @@ WHERE bridge_worker_id = $1 AND (last_seen_at IS NULL OR last_seen_at < now() - 
 // At most every 15 seconds (Condition needs no finer grain), so polls do not rewrite the row each pass.
 func (q *Queries) BridgeWorkerSeen(ctx context.Context, bridgeWorkerID uuid.UUID) error {
 	_, err := q.db.Exec(ctx, bridgeWorkerSeen, bridgeWorkerID)
+	return err
+}
+
+const bridgeWorkerSetSecret = `-- name: BridgeWorkerSetSecret :exec
+UPDATE bridge_worker SET secret_hash = $1, secret_max_org_role = $2
+WHERE organization_id = $3 AND bridge_worker_id = $4
+`
+
+type BridgeWorkerSetSecretParams struct {
+	SecretHash       []byte    `db:"secret_hash"`
+	SecretMaxOrgRole string    `db:"secret_max_org_role"`
+	OrganizationID   uuid.UUID `db:"organization_id"`
+	BridgeWorkerID   uuid.UUID `db:"bridge_worker_id"`
+}
+
+// A new Secret replaces the old one, which stops working at once.
+func (q *Queries) BridgeWorkerSetSecret(ctx context.Context, arg BridgeWorkerSetSecretParams) error {
+	_, err := q.db.Exec(ctx, bridgeWorkerSetSecret,
+		arg.SecretHash,
+		arg.SecretMaxOrgRole,
+		arg.OrganizationID,
+		arg.BridgeWorkerID,
+	)
 	return err
 }
 

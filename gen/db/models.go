@@ -12,23 +12,24 @@ import (
 )
 
 type BridgeWorker struct {
-	BridgeWorkerID uuid.UUID       `db:"bridge_worker_id"`
-	OrganizationID uuid.UUID       `db:"organization_id"`
-	SpaceID        uuid.UUID       `db:"space_id"`
-	UserID         uuid.UUID       `db:"user_id"`
-	Slug           string          `db:"slug"`
-	DisplayName    string          `db:"display_name"`
-	Labels         json.RawMessage `db:"labels"`
-	Annotations    json.RawMessage `db:"annotations"`
-	DeleteGates    json.RawMessage `db:"delete_gates"`
-	Permissions    json.RawMessage `db:"permissions"`
-	SecretHash     []byte          `db:"secret_hash"`
-	LastSeenAt     *time.Time      `db:"last_seen_at"`
-	HiddenReason   string          `db:"hidden_reason"`
-	Version        int64           `db:"version"`
-	CreatedAt      time.Time       `db:"created_at"`
-	UpdatedAt      time.Time       `db:"updated_at"`
-	SearchText     *string         `db:"search_text"`
+	BridgeWorkerID   uuid.UUID       `db:"bridge_worker_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	SecretHash       []byte          `db:"secret_hash"`
+	LastSeenAt       *time.Time      `db:"last_seen_at"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	SearchText       *string         `db:"search_text"`
+	SecretMaxOrgRole string          `db:"secret_max_org_role"`
 }
 
 type BridgeWorkerCursor struct {
@@ -318,12 +319,14 @@ type User struct {
 }
 
 type UserKey struct {
-	UserKeyID   uuid.UUID       `db:"user_key_id"`
-	UserID      uuid.UUID       `db:"user_id"`
-	Kid         string          `db:"kid"`
-	PublicJWK   json.RawMessage `db:"public_jwk"`
-	Description string          `db:"description"`
-	ExpiresAt   *time.Time      `db:"expires_at"`
-	LastUsedAt  *time.Time      `db:"last_used_at"`
-	CreatedAt   time.Time       `db:"created_at"`
+	UserKeyID      uuid.UUID       `db:"user_key_id"`
+	UserID         uuid.UUID       `db:"user_id"`
+	Kid            string          `db:"kid"`
+	PublicJWK      json.RawMessage `db:"public_jwk"`
+	Description    string          `db:"description"`
+	ExpiresAt      *time.Time      `db:"expires_at"`
+	LastUsedAt     *time.Time      `db:"last_used_at"`
+	CreatedAt      time.Time       `db:"created_at"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	MaxOrgRole     string          `db:"max_org_role"`
 }

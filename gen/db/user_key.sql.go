@@ -44,86 +44,39 @@ func (q *Queries) UsedAssertionRecord(ctx context.Context, arg UsedAssertionReco
 }
 
 const userKeyDelete = `-- name: UserKeyDelete :execrows
-DELETE FROM user_key WHERE user_id = $1 AND kid = $2
+DELETE FROM user_key WHERE organization_id = $1 AND user_id = $2 AND kid = $3
 `
 
 type UserKeyDeleteParams struct {
-	UserID uuid.UUID `db:"user_id"`
-	Kid    string    `db:"kid"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UserID         uuid.UUID `db:"user_id"`
+	Kid            string    `db:"kid"`
 }
 
 func (q *Queries) UserKeyDelete(ctx context.Context, arg UserKeyDeleteParams) (int64, error) {
-	result, err := q.db.Exec(ctx, userKeyDelete, arg.UserID, arg.Kid)
+	result, err := q.db.Exec(ctx, userKeyDelete, arg.OrganizationID, arg.UserID, arg.Kid)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const userKeyGetByKid = `-- name: UserKeyGetByKid :one
-SELECT user_key_id, user_id, kid, public_jwk, description, expires_at, last_used_at, created_at FROM user_key WHERE kid = $1
+const userKeyGetForAssertion = `-- name: UserKeyGetForAssertion :many
+SELECT k.user_key_id, k.user_id, k.kid, k.public_jwk, k.description, k.expires_at, k.last_used_at, k.created_at, k.organization_id, k.max_org_role FROM user_key k
+LEFT JOIN service_account sa ON sa.user_id = k.user_id
+WHERE k.kid = $1 AND (k.user_id = $2 OR sa.service_account_id = $2)
+ORDER BY k.created_at
 `
 
-func (q *Queries) UserKeyGetByKid(ctx context.Context, kid string) (*UserKey, error) {
-	row := q.db.QueryRow(ctx, userKeyGetByKid, kid)
-	var i UserKey
-	err := row.Scan(
-		&i.UserKeyID,
-		&i.UserID,
-		&i.Kid,
-		&i.PublicJWK,
-		&i.Description,
-		&i.ExpiresAt,
-		&i.LastUsedAt,
-		&i.CreatedAt,
-	)
-	return &i, err
+type UserKeyGetForAssertionParams struct {
+	Kid     string    `db:"kid"`
+	Subject uuid.UUID `db:"subject"`
 }
 
-const userKeyInsert = `-- name: UserKeyInsert :one
-INSERT INTO user_key (user_key_id, user_id, kid, public_jwk, description, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING user_key_id, user_id, kid, public_jwk, description, expires_at, last_used_at, created_at
-`
-
-type UserKeyInsertParams struct {
-	UserKeyID   uuid.UUID       `db:"user_key_id"`
-	UserID      uuid.UUID       `db:"user_id"`
-	Kid         string          `db:"kid"`
-	PublicJWK   json.RawMessage `db:"public_jwk"`
-	Description string          `db:"description"`
-	ExpiresAt   *time.Time      `db:"expires_at"`
-}
-
-func (q *Queries) UserKeyInsert(ctx context.Context, arg UserKeyInsertParams) (*UserKey, error) {
-	row := q.db.QueryRow(ctx, userKeyInsert,
-		arg.UserKeyID,
-		arg.UserID,
-		arg.Kid,
-		arg.PublicJWK,
-		arg.Description,
-		arg.ExpiresAt,
-	)
-	var i UserKey
-	err := row.Scan(
-		&i.UserKeyID,
-		&i.UserID,
-		&i.Kid,
-		&i.PublicJWK,
-		&i.Description,
-		&i.ExpiresAt,
-		&i.LastUsedAt,
-		&i.CreatedAt,
-	)
-	return &i, err
-}
-
-const userKeyList = `-- name: UserKeyList :many
-SELECT user_key_id, user_id, kid, public_jwk, description, expires_at, last_used_at, created_at FROM user_key WHERE user_id = $1 ORDER BY created_at, kid
-`
-
-func (q *Queries) UserKeyList(ctx context.Context, userID uuid.UUID) ([]*UserKey, error) {
-	rows, err := q.db.Query(ctx, userKeyList, userID)
+// The registrations of one public key (its kid) for the identity an assertion names: a User by its ID, or
+// a ServiceAccount by its ID. One per organization the key was registered in.
+func (q *Queries) UserKeyGetForAssertion(ctx context.Context, arg UserKeyGetForAssertionParams) ([]*UserKey, error) {
+	rows, err := q.db.Query(ctx, userKeyGetForAssertion, arg.Kid, arg.Subject)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +93,8 @@ func (q *Queries) UserKeyList(ctx context.Context, userID uuid.UUID) ([]*UserKey
 			&i.ExpiresAt,
 			&i.LastUsedAt,
 			&i.CreatedAt,
+			&i.OrganizationID,
+			&i.MaxOrgRole,
 		); err != nil {
 			return nil, err
 		}
@@ -151,11 +106,108 @@ func (q *Queries) UserKeyList(ctx context.Context, userID uuid.UUID) ([]*UserKey
 	return items, nil
 }
 
-const userKeyTouch = `-- name: UserKeyTouch :exec
-UPDATE user_key SET last_used_at = now() WHERE kid = $1
+const userKeyInsert = `-- name: UserKeyInsert :one
+INSERT INTO user_key (user_key_id, organization_id, user_id, kid, public_jwk, description, expires_at, max_org_role)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING user_key_id, user_id, kid, public_jwk, description, expires_at, last_used_at, created_at, organization_id, max_org_role
 `
 
-func (q *Queries) UserKeyTouch(ctx context.Context, kid string) error {
-	_, err := q.db.Exec(ctx, userKeyTouch, kid)
+type UserKeyInsertParams struct {
+	UserKeyID      uuid.UUID       `db:"user_key_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	UserID         uuid.UUID       `db:"user_id"`
+	Kid            string          `db:"kid"`
+	PublicJWK      json.RawMessage `db:"public_jwk"`
+	Description    string          `db:"description"`
+	ExpiresAt      *time.Time      `db:"expires_at"`
+	MaxOrgRole     string          `db:"max_org_role"`
+}
+
+func (q *Queries) UserKeyInsert(ctx context.Context, arg UserKeyInsertParams) (*UserKey, error) {
+	row := q.db.QueryRow(ctx, userKeyInsert,
+		arg.UserKeyID,
+		arg.OrganizationID,
+		arg.UserID,
+		arg.Kid,
+		arg.PublicJWK,
+		arg.Description,
+		arg.ExpiresAt,
+		arg.MaxOrgRole,
+	)
+	var i UserKey
+	err := row.Scan(
+		&i.UserKeyID,
+		&i.UserID,
+		&i.Kid,
+		&i.PublicJWK,
+		&i.Description,
+		&i.ExpiresAt,
+		&i.LastUsedAt,
+		&i.CreatedAt,
+		&i.OrganizationID,
+		&i.MaxOrgRole,
+	)
+	return &i, err
+}
+
+const userKeyList = `-- name: UserKeyList :many
+SELECT user_key_id, user_id, kid, public_jwk, description, expires_at, last_used_at, created_at, organization_id, max_org_role FROM user_key WHERE organization_id = $1 AND user_id = $2 ORDER BY created_at, kid
+`
+
+type UserKeyListParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UserID         uuid.UUID `db:"user_id"`
+}
+
+// The keys of a User registered in one organization (keys never cross organizations).
+func (q *Queries) UserKeyList(ctx context.Context, arg UserKeyListParams) ([]*UserKey, error) {
+	rows, err := q.db.Query(ctx, userKeyList, arg.OrganizationID, arg.UserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*UserKey
+	for rows.Next() {
+		var i UserKey
+		if err := rows.Scan(
+			&i.UserKeyID,
+			&i.UserID,
+			&i.Kid,
+			&i.PublicJWK,
+			&i.Description,
+			&i.ExpiresAt,
+			&i.LastUsedAt,
+			&i.CreatedAt,
+			&i.OrganizationID,
+			&i.MaxOrgRole,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const userKeyPublicByKid = `-- name: UserKeyPublicByKid :one
+SELECT public_jwk FROM user_key WHERE kid = $1 LIMIT 1
+`
+
+// Any registration's public key: every registration of a kid holds the same key (kid is its thumbprint).
+func (q *Queries) UserKeyPublicByKid(ctx context.Context, kid string) (json.RawMessage, error) {
+	row := q.db.QueryRow(ctx, userKeyPublicByKid, kid)
+	var public_jwk json.RawMessage
+	err := row.Scan(&public_jwk)
+	return public_jwk, err
+}
+
+const userKeyTouch = `-- name: UserKeyTouch :exec
+UPDATE user_key SET last_used_at = now() WHERE user_key_id = $1
+`
+
+func (q *Queries) UserKeyTouch(ctx context.Context, userKeyID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, userKeyTouch, userKeyID)
 	return err
 }

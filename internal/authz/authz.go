@@ -86,6 +86,20 @@ func Check(ctx context.Context, perm Permission, t Target) error {
 		p.Role, perm, t.EntityType).WithEntity(t.EntityType, t.ID, "")
 }
 
+// CheckReach refuses to let the caller act on a principal, or grant a role, stronger than their own:
+// nobody grants a role stronger than their own, nor registers a key for, changes, removes or acts as a
+// stronger principal. act completes "your role X cannot ...", e.g. "grant the role".
+func CheckReach(ctx context.Context, role auth.Role, act string) error {
+	p, ok := auth.PrincipalFrom(ctx)
+	if !ok {
+		return apierr.Unauthenticated("a bearer token is required")
+	}
+	if p.Role.AtLeast(role) {
+		return nil
+	}
+	return apierr.Forbidden("your role %q cannot %s %q: it is stronger than yours", p.Role, act, role)
+}
+
 // Caller returns the request's Principal; handlers run only after authentication, so its absence is a bug.
 func Caller(ctx context.Context) auth.Principal {
 	p, ok := auth.PrincipalFrom(ctx)

@@ -37,13 +37,17 @@ type BridgeWorker struct {
 	OrganizationID uuid.UUID
 	SpaceID        uuid.UUID
 	UserID         uuid.UUID
-	// Secret is set only in the result of Create: it is never stored, only its hash.
-	Secret       string
-	LastSeenAt   *time.Time
-	HiddenReason string
-	Version      int64
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Secret is set only in the result of Create, and of an update that issued a new one: it is never
+	// stored, only its hash.
+	Secret string
+	// SecretMaxOrgRole is the strongest role a sign-in with the Secret gets: the role of whoever it was
+	// issued to, so a worker raised above it does not raise the power of whoever holds its old Secret.
+	SecretMaxOrgRole auth.Role
+	LastSeenAt       *time.Time
+	HiddenReason     string
+	Version          int64
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 	Fields
 }
 
@@ -92,7 +96,8 @@ func (f Fields) validate() error {
 func fromRow(r *db.BridgeWorkerGetWithRoleRow) (BridgeWorker, error) {
 	w := BridgeWorker{ID: r.BridgeWorkerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, UserID: r.UserID,
 		LastSeenAt: r.LastSeenAt, HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, OrgRole: auth.Role(r.OrgRole)}}
+		SecretMaxOrgRole: auth.Role(r.SecretMaxOrgRole),
+		Fields:           Fields{Slug: r.Slug, DisplayName: r.DisplayName, OrgRole: auth.Role(r.OrgRole)}}
 	var err error
 	if w.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
 		return w, err
@@ -227,11 +232,7 @@ func hashSecret(secret string) []byte {
 
 // checkRole: nobody gives a worker's bot User a role stronger than their own.
 func checkRole(ctx context.Context, role auth.Role) error {
-	p := authz.Caller(ctx)
-	if !p.Role.AtLeast(role) {
-		return apierr.Forbidden("your role %q cannot grant the stronger role %q", p.Role, role)
-	}
-	return nil
+	return authz.CheckReach(ctx, role, "grant the role")
 }
 
 // Create makes a BridgeWorker, its bot User and the User's membership with OrgRole. The result carries
@@ -280,7 +281,8 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			}
 			_, err = sv.Q.BridgeWorkerInsert(ctx, db.BridgeWorkerInsertParams{BridgeWorkerID: id, OrganizationID: p.OrganizationID, SpaceID: spaceID,
 				UserID: user.UserID, Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions), SecretHash: hash})
+				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions), SecretHash: hash,
+				SecretMaxOrgRole: string(p.Role)})
 			return err
 		})
 		if apierr.Is(err, apierr.TypeAlreadyExists) {
@@ -338,6 +340,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 	p := authz.Caller(ctx)
 	var out BridgeWorker
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		var secret string
 		cur, err := resolve(ctx, tx.Q, spaceID, ref, true)
 		if err != nil {
 			return err
@@ -365,11 +368,18 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			if err := checkRole(ctx, f.OrgRole); err != nil {
 				return err
 			}
-			if !p.Role.AtLeast(cur.OrgRole) {
-				return apierr.Forbidden("your role %q cannot change the role of a %q worker", p.Role, cur.OrgRole)
+			if err := authz.CheckReach(ctx, cur.OrgRole, "change the role of a worker with the role"); err != nil {
+				return err
 			}
 			if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: p.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
 				return err
+			}
+			if !cur.SecretMaxOrgRole.AtLeast(f.OrgRole) {
+				// The old Secret signs in with at most its holder's role; the new role comes with a new
+				// Secret, issued to the caller, and the old one stops working.
+				if secret, err = s.reissueSecret(ctx, tx, cur.ID); err != nil {
+					return err
+				}
 			}
 		}
 		if _, err := tx.Q.BridgeWorkerUpdate(ctx, db.BridgeWorkerUpdateParams{OrganizationID: p.OrganizationID, BridgeWorkerID: cur.ID, Version: cur.Version,
@@ -379,6 +389,9 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		}
 		if out, err = resolve(ctx, tx.Q, spaceID, cur.ID.String(), false); err != nil {
 			return err
+		}
+		if !dryRun {
+			out.Secret = secret
 		}
 		sp, err := space.Parent(ctx, tx.Q, spaceID)
 		if err != nil {
@@ -390,10 +403,20 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 	return out, err
 }
 
+// reissueSecret gives a worker a new Secret that signs in with at most the caller's role, and returns it.
+func (s *Service) reissueSecret(ctx context.Context, tx *store.Tx, id uuid.UUID) (string, error) {
+	p := authz.Caller(ctx)
+	secret, hash, err := newSecret()
+	if err != nil {
+		return "", err
+	}
+	return secret, tx.Q.BridgeWorkerSetSecret(ctx, db.BridgeWorkerSetSecretParams{OrganizationID: p.OrganizationID, BridgeWorkerID: id,
+		SecretHash: hash, SecretMaxOrgRole: string(p.Role)})
+}
+
 // Delete removes a BridgeWorker with its bot User (and so its membership and tokens) and its cursors;
 // refused while it has DeleteGates.
 func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dryRun bool) error {
-	p := authz.Caller(ctx)
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
 		cur, err := resolve(ctx, tx.Q, spaceID, ref, true)
 		if err != nil {
@@ -405,8 +428,8 @@ func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dry
 		if err := entity.CheckDeleteGates(EntityType, cur.ID, cur.Slug, cur.DeleteGates); err != nil {
 			return err
 		}
-		if !p.Role.AtLeast(cur.OrgRole) {
-			return apierr.Forbidden("your role %q cannot delete a %q worker", p.Role, cur.OrgRole)
+		if err := authz.CheckReach(ctx, cur.OrgRole, "delete a worker with the role"); err != nil {
+			return err
 		}
 		// Deleting the bot User deletes the worker, its membership and its cursors with it.
 		if err := tx.Q.UserDelete(ctx, cur.UserID); err != nil {

@@ -51,7 +51,9 @@ func (s *Service) Authenticate(ctx context.Context, workerID uuid.UUID, secret s
 	if err != nil || !ok {
 		return auth.Principal{}, ErrBadCredentials
 	}
-	return auth.Principal{UserID: row.UserID, OrganizationID: row.OrganizationID, Role: auth.Role(row.OrgRole)}, nil
+	// The Secret never signs in with more than the role of whoever it was issued to.
+	role := auth.Weaker(auth.Role(row.OrgRole), auth.Role(row.SecretMaxOrgRole))
+	return auth.Principal{UserID: row.UserID, OrganizationID: row.OrganizationID, Role: role}, nil
 }
 
 // Subscription is what a worker sends on every poll: which events it wants through which cursor.

@@ -30,8 +30,9 @@ func serviceAccountFields(b *api.ServiceAccount) serviceaccount.Fields {
 }
 
 func keyToAPI(k signin.Key) api.UserKey {
-	return api.UserKey{UserKeyID: k.ID, UserID: k.UserID, Kid: k.Kid, PublicJWK: k.PublicJWK, Description: k.Description,
-		ExpiresAt: k.ExpiresAt, LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt.UTC()}
+	return api.UserKey{UserKeyID: k.ID, OrganizationID: k.OrganizationID, UserID: k.UserID, Kid: k.Kid, PublicJWK: k.PublicJWK,
+		Description: k.Description, MaxOrgRole: api.OrgRole(k.MaxOrgRole), ExpiresAt: k.ExpiresAt, LastUsedAt: k.LastUsedAt,
+		CreatedAt: k.CreatedAt.UTC()}
 }
 
 func keysToAPI(keys []signin.Key) []api.UserKey {

@@ -67,6 +67,19 @@ func Down(databaseURL string, n int) error {
 	return nil
 }
 
+// To migrates up or down to version exactly (for tests that seed data in an older schema).
+func To(databaseURL string, version uint) error {
+	m, err := open(databaseURL)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := m.Migrate(version); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("migrating to %d: %w", version, err)
+	}
+	return nil
+}
+
 // Version reports the applied version and whether a failed migration left the schema dirty.
 func Version(databaseURL string) (uint, bool, error) {
 	m, err := open(databaseURL)

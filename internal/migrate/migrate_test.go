@@ -110,3 +110,63 @@ func TestForeignKeyIndexes(t *testing.T) {
 	require.NoError(t, migrate.Up(url))
 	require.Len(t, indexes(), 2)
 }
+
+// TestCredentialLimits: migration 000014 scopes the keys registered before it to one organization (a bot
+// User's to its account's, a person's to their only membership; a key of a person in two organizations
+// cannot be attributed and is removed) and caps them at the manager role; BridgeWorker Secrets are capped
+// at the worker's role.
+func TestCredentialLimits(t *testing.T) {
+	t.Parallel()
+	url := apitest.NewBlankDatabase(t)
+	ctx := context.Background()
+	require.NoError(t, migrate.To(url, 12))
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	const (
+		orgA, orgB      = "00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"
+		solo, both, bot = "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000003"
+		wbot            = "00000000-0000-4000-8000-000000000004"
+		spaceA          = "00000000-0000-4000-8000-0000000000c1"
+	)
+	for _, q := range []string{
+		`INSERT INTO organization (organization_id, slug) VALUES ('` + orgA + `', 'a'), ('` + orgB + `', 'b')`,
+		`INSERT INTO app_user (user_id, username, slug) VALUES ('` + solo + `', 'solo', 'solo'), ('` + both + `', 'both', 'both'),
+			('` + bot + `', 'sa-x', 'sa-x'), ('` + wbot + `', 'bw-x', 'bw-x')`,
+		`INSERT INTO organization_member (organization_id, user_id, org_role) VALUES ('` + orgA + `', '` + solo + `', 'admin'),
+			('` + orgA + `', '` + both + `', 'member'), ('` + orgB + `', '` + both + `', 'member'), ('` + orgB + `', '` + bot + `', 'admin'),
+			('` + orgA + `', '` + wbot + `', 'member')`,
+		`INSERT INTO service_account (service_account_id, organization_id, user_id, slug) VALUES (gen_random_uuid(), '` + orgB + `', '` + bot + `', 'sa')`,
+		`INSERT INTO space (space_id, organization_id, slug) VALUES ('` + spaceA + `', '` + orgA + `', 'dev')`,
+		`INSERT INTO bridge_worker (bridge_worker_id, organization_id, space_id, user_id, slug, secret_hash)
+			VALUES (gen_random_uuid(), '` + orgA + `', '` + spaceA + `', '` + wbot + `', 'w', '\x00')`,
+		`INSERT INTO user_key (user_key_id, user_id, kid, public_jwk) VALUES (gen_random_uuid(), '` + solo + `', 'k-solo', '{}'),
+			(gen_random_uuid(), '` + both + `', 'k-both', '{}'), (gen_random_uuid(), '` + bot + `', 'k-bot', '{}')`,
+	} {
+		_, err := conn.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	require.NoError(t, migrate.Up(url))
+
+	rows, err := conn.Query(ctx, `SELECT kid, organization_id::text, max_org_role FROM user_key ORDER BY kid`)
+	require.NoError(t, err)
+	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([3]string, error) {
+		var k [3]string
+		err := r.Scan(&k[0], &k[1], &k[2])
+		return k, err
+	})
+	require.NoError(t, err)
+	require.Equal(t, [][3]string{{"k-bot", orgB, "manager"}, {"k-solo", orgA, "manager"}}, keys)
+	var cap string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT secret_max_org_role FROM bridge_worker`).Scan(&cap))
+	require.Equal(t, "member", cap)
+
+	// A key follows its membership.
+	_, err = conn.Exec(ctx, `DELETE FROM organization_member WHERE user_id = '`+solo+`'`)
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM user_key WHERE kid = 'k-solo'`).Scan(&n))
+	require.Zero(t, n)
+	require.NoError(t, migrate.To(url, 12))
+	require.NoError(t, migrate.Up(url))
+}

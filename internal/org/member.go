@@ -129,8 +129,7 @@ func (s *Service) GetMember(ctx context.Context, orgID, userID uuid.UUID) (Membe
 // CreateMember makes a User a member of the caller's organization, creating the User when it is named
 // by a Username nobody has. Nobody grants a role stronger than their own.
 func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberInput, opts WriteOptions) (Member, error) {
-	p, err := ownOrganization(ctx, orgID)
-	if err != nil {
+	if _, err := ownOrganization(ctx, orgID); err != nil {
 		return Member{}, err
 	}
 	if in.OrgRole == "" {
@@ -145,11 +144,11 @@ func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberIn
 	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
 		return Member{}, err
 	}
-	if !p.Role.AtLeast(in.OrgRole) {
-		return Member{}, apierr.Forbidden("your role %q cannot grant the stronger role %q", p.Role, in.OrgRole)
+	if err := authz.CheckReach(ctx, in.OrgRole, "grant the role"); err != nil {
+		return Member{}, err
 	}
 	var out Member
-	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
 		// Serialize membership changes of the organization (and creations of the same member).
 		if err := tx.Q.OrganizationLockForMembership(ctx, orgID); err != nil {
 			return err

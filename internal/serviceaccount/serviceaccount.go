@@ -168,10 +168,7 @@ func checkRole(ctx context.Context, role auth.Role) error {
 	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
 		return err
 	}
-	if !p.Role.AtLeast(role) {
-		return apierr.Forbidden("your role %q cannot grant the stronger role %q", p.Role, role)
-	}
-	return nil
+	return authz.CheckReach(ctx, role, "grant the role")
 }
 
 func (sa ServiceAccount) changeEvent(c entity.Change) event.Event {
@@ -308,8 +305,8 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		if err := checkRole(ctx, f.OrgRole); err != nil {
 			return cur, err
 		}
-		if !p.Role.AtLeast(cur.OrgRole) {
-			return cur, apierr.Forbidden("your role %q cannot change the role of a %q account", p.Role, cur.OrgRole)
+		if err := authz.CheckReach(ctx, cur.OrgRole, "change the role of an account with the role"); err != nil {
+			return cur, err
 		}
 		if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: p.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
 			return cur, err
@@ -356,8 +353,8 @@ func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (ServiceAccount, er
 	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
 		return cur, err
 	}
-	if !p.Role.AtLeast(cur.OrgRole) {
-		return cur, apierr.Forbidden("your role %q cannot delete a %q account", p.Role, cur.OrgRole)
+	if err := authz.CheckReach(ctx, cur.OrgRole, "delete an account with the role"); err != nil {
+		return cur, err
 	}
 	// Deleting the backing User deletes the account, its membership and its keys with it.
 	if err := tx.Q.UserDelete(ctx, cur.UserID); err != nil {

@@ -28,22 +28,26 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
-// Key is a registered public key.
+// Key is a registered public key. It signs in to OrganizationID only, with at most MaxOrgRole (the role
+// of whoever registered it).
 type Key struct {
-	ID          uuid.UUID
-	UserID      uuid.UUID
-	Kid         string
-	PublicJWK   map[string]any
-	Description string
-	ExpiresAt   *time.Time
-	LastUsedAt  *time.Time
-	CreatedAt   time.Time
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	UserID         uuid.UUID
+	Kid            string
+	PublicJWK      map[string]any
+	Description    string
+	MaxOrgRole     auth.Role
+	ExpiresAt      *time.Time
+	LastUsedAt     *time.Time
+	CreatedAt      time.Time
 }
 
 func keyFromRow(r *db.UserKey) (Key, error) {
 	jwkMap, err := store.DecodeJSON[map[string]any](r.PublicJWK)
-	return Key{ID: r.UserKeyID, UserID: r.UserID, Kid: r.Kid, PublicJWK: jwkMap, Description: r.Description,
-		ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt, CreatedAt: r.CreatedAt}, err
+	return Key{ID: r.UserKeyID, OrganizationID: r.OrganizationID, UserID: r.UserID, Kid: r.Kid, PublicJWK: jwkMap,
+		Description: r.Description, MaxOrgRole: auth.Role(r.MaxOrgRole), ExpiresAt: r.ExpiresAt, LastUsedAt: r.LastUsedAt,
+		CreatedAt: r.CreatedAt}, err
 }
 
 // Service manages keys and exchanges assertions.
@@ -52,9 +56,11 @@ type Service struct {
 	Issuer *auth.Issuer
 }
 
-// ListKeys returns the keys of a User (unredacted: they are public).
+// ListKeys returns the keys of a User registered in the caller's organization (unredacted: they are
+// public). Keys another organization registered for the same User are not its to see.
 func (s *Service) ListKeys(ctx context.Context, userID uuid.UUID) ([]Key, error) {
-	rows, err := s.Store.Q().UserKeyList(ctx, userID)
+	p := authz.Caller(ctx)
+	rows, err := s.Store.Q().UserKeyList(ctx, db.UserKeyListParams{OrganizationID: p.OrganizationID, UserID: userID})
 	if err != nil {
 		return nil, store.Translate(err)
 	}
@@ -67,14 +73,46 @@ func (s *Service) ListKeys(ctx context.Context, userID uuid.UUID) ([]Key, error)
 	return out, nil
 }
 
-// RegisterKey adds a public key to a User. Only admins and managers register keys, and never their own.
-func (s *Service) RegisterKey(ctx context.Context, userID uuid.UUID, publicJWK map[string]any, description string, dryRun bool) (Key, error) {
+// checkKeyManagement is the rule for registering and removing keys of userID in the caller's
+// organization: it needs the admin or manager role, the holder's role may not be stronger than the
+// caller's (a key is the power to act as its holder), and only an admin manages the keys of a person;
+// managers manage those of bot Users (ServiceAccounts, BridgeWorkers). A User outside the organization
+// is NotFound, like one that does not exist.
+func checkKeyManagement(ctx context.Context, q *db.Queries, userID uuid.UUID) error {
 	p := authz.Caller(ctx)
 	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
-		return Key{}, err
+		return err
 	}
+	member, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: p.OrganizationID, UserID: userID})
+	if store.IsNoRows(err) {
+		return apierr.NotFound("User", userID.String())
+	}
+	if err != nil {
+		return store.Translate(err)
+	}
+	if err := authz.CheckReach(ctx, auth.Role(member.OrgRole), "manage the keys of a principal with the role"); err != nil {
+		return err
+	}
+	kind, err := q.UserBackingKind(ctx, userID)
+	if err != nil {
+		return store.Translate(err)
+	}
+	if kind == "" && p.Role != auth.RoleAdmin {
+		return apierr.Forbidden("only an admin manages the keys of a person; managers manage those of ServiceAccounts and BridgeWorkers")
+	}
+	return nil
+}
+
+// RegisterKey adds a public key to a User of the caller's organization (checkKeyManagement). Nobody
+// registers a key for themselves. The key signs in to this organization only, with at most the caller's
+// role.
+func (s *Service) RegisterKey(ctx context.Context, userID uuid.UUID, publicJWK map[string]any, description string, dryRun bool) (Key, error) {
+	p := authz.Caller(ctx)
 	if userID == p.UserID {
-		return Key{}, apierr.Forbidden("registering a key for yourself is not permitted; ask another admin or manager")
+		return Key{}, apierr.Forbidden("registering a key for yourself is not permitted; ask another admin")
+	}
+	if err := checkKeyManagement(ctx, s.Store.Q(), userID); err != nil {
+		return Key{}, err
 	}
 	key, kid, err := publicKey(publicJWK)
 	if err != nil {
@@ -89,11 +127,12 @@ func (s *Service) RegisterKey(ctx context.Context, userID uuid.UUID, publicJWK m
 		var row *db.UserKey
 		err := tx.Savepoint(ctx, func(sp *store.Tx) error {
 			var err error
-			row, err = sp.Q.UserKeyInsert(ctx, db.UserKeyInsertParams{UserKeyID: uuid.New(), UserID: userID, Kid: kid, PublicJWK: stored, Description: description})
+			row, err = sp.Q.UserKeyInsert(ctx, db.UserKeyInsertParams{UserKeyID: uuid.New(), OrganizationID: p.OrganizationID,
+				UserID: userID, Kid: kid, PublicJWK: stored, Description: description, MaxOrgRole: string(p.Role)})
 			return err
 		})
 		if apierr.Is(err, apierr.TypeAlreadyExists) {
-			return (&apierr.Error{Type: apierr.TypeAlreadyExists, Message: "this key is already registered (its Kid " + kid + " is taken)",
+			return (&apierr.Error{Type: apierr.TypeAlreadyExists, Message: "this key is already registered in this organization (its Kid " + kid + " is taken)",
 				Items: []apierr.Item{{Item: "PublicJWK", Description: "already registered"}}}).WithEntity("UserKey", "", kid)
 		}
 		if err != nil {
@@ -105,13 +144,17 @@ func (s *Service) RegisterKey(ctx context.Context, userID uuid.UUID, publicJWK m
 	return out, err
 }
 
-// DeleteKey removes a key of a User.
+// DeleteKey removes a key a User holds in the caller's organization (checkKeyManagement; anyone may
+// remove their own).
 func (s *Service) DeleteKey(ctx context.Context, userID uuid.UUID, kid string) error {
 	p := authz.Caller(ctx)
-	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
-		return err
+	q := s.Store.Q()
+	if userID != p.UserID {
+		if err := checkKeyManagement(ctx, q, userID); err != nil {
+			return err
+		}
 	}
-	n, err := s.Store.Q().UserKeyDelete(ctx, db.UserKeyDeleteParams{UserID: userID, Kid: kid})
+	n, err := q.UserKeyDelete(ctx, db.UserKeyDeleteParams{OrganizationID: p.OrganizationID, UserID: userID, Kid: kid})
 	if err != nil {
 		return store.Translate(err)
 	}
@@ -181,9 +224,10 @@ func invalidGrant(format string, args ...any) error {
 const MaxAssertionLifetime = 5 * time.Minute
 
 // Exchange verifies an RFC 7523 assertion and returns the identity it signs in: iss and sub name the
-// User (or ServiceAccount) whose registered key signed it, aud is the token endpoint, it expires within
-// MaxAssertionLifetime, and its jti was never used before. orgID chooses the organization of a User who
-// belongs to several (a ServiceAccount belongs to one).
+// User (or ServiceAccount) for whom the signing key is registered, aud is the token endpoint, it expires
+// within MaxAssertionLifetime, and its jti was never used before. A key signs in only to the organization
+// it was registered in, with at most the role of whoever registered it; orgID chooses among the
+// organizations when the same key is registered for the same User in several.
 func (s *Service) Exchange(ctx context.Context, assertion, audience string, orgID *uuid.UUID) (auth.Principal, error) {
 	msg, err := jws.ParseString(assertion)
 	if err != nil || len(msg.Signatures()) != 1 {
@@ -194,17 +238,16 @@ func (s *Service) Exchange(ctx context.Context, assertion, audience string, orgI
 		return auth.Principal{}, invalidGrant("the assertion's header names no kid")
 	}
 	q := s.Store.Q()
-	row, err := q.UserKeyGetByKid(ctx, kid)
+	// Every registration of a kid holds the same public key (the kid is its thumbprint), so the signature
+	// is checked once, before the claims choose a registration.
+	raw, err := q.UserKeyPublicByKid(ctx, kid)
 	if store.IsNoRows(err) {
 		return auth.Principal{}, invalidGrant("no registered key has kid %s", kid)
 	}
 	if err != nil {
 		return auth.Principal{}, store.Translate(err)
 	}
-	if row.ExpiresAt != nil && row.ExpiresAt.Before(time.Now()) {
-		return auth.Principal{}, invalidGrant("the key %s has expired", kid)
-	}
-	pub, err := jwk.ParseKey(row.PublicJWK)
+	pub, err := jwk.ParseKey(raw)
 	if err != nil {
 		return auth.Principal{}, err
 	}
@@ -225,12 +268,16 @@ func (s *Service) Exchange(ctx context.Context, assertion, audience string, orgI
 	if tok.Issuer() != tok.Subject() {
 		return auth.Principal{}, invalidGrant("the assertion's iss and sub must both name the signing identity")
 	}
-	sa, saErr := q.ServiceAccountGetByUser(ctx, row.UserID)
-	switch {
-	case tok.Subject() == row.UserID.String():
-	case saErr == nil && tok.Subject() == sa.ServiceAccountID.String():
-	default:
-		return auth.Principal{}, invalidGrant("the assertion's subject is not the identity of key %s", kid)
+	subject, err := uuid.Parse(tok.Subject())
+	if err != nil {
+		return auth.Principal{}, invalidGrant("the assertion's subject must be the ID of the User or ServiceAccount the key is registered for")
+	}
+	row, err := s.registration(ctx, q, kid, subject, orgID)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	if row.ExpiresAt != nil && row.ExpiresAt.Before(time.Now()) {
+		return auth.Principal{}, invalidGrant("the key %s has expired", kid)
 	}
 	n, err := q.UsedAssertionRecord(ctx, db.UsedAssertionRecordParams{Jti: tok.JwtID(), ExpiresAt: tok.Expiration()})
 	if err != nil {
@@ -239,26 +286,43 @@ func (s *Service) Exchange(ctx context.Context, assertion, audience string, orgI
 	if n == 0 {
 		return auth.Principal{}, invalidGrant("the assertion was used before (jti %s); sign a new one", tok.JwtID())
 	}
-	org := orgID
-	if saErr == nil {
-		org = &sa.OrganizationID
-	} else if !store.IsNoRows(saErr) {
-		return auth.Principal{}, store.Translate(saErr)
-	}
-	if org == nil {
-		return auth.Principal{}, &GrantError{Code: "invalid_request", Description: "name the organization to sign in to (organization_id)"}
-	}
-	member, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: *org, UserID: row.UserID})
+	member, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: row.UserID})
 	if store.IsNoRows(err) {
-		return auth.Principal{}, invalidGrant("the identity is not a member of organization %s", org)
+		return auth.Principal{}, invalidGrant("the identity of key %s is no longer a member of its organization", kid)
 	}
 	if err != nil {
 		return auth.Principal{}, store.Translate(err)
 	}
-	if err := q.UserKeyTouch(ctx, kid); err != nil {
+	if err := q.UserKeyTouch(ctx, row.UserKeyID); err != nil {
 		return auth.Principal{}, store.Translate(err)
 	}
-	return auth.Principal{UserID: row.UserID, OrganizationID: *org, Role: auth.Role(member.OrgRole)}, nil
+	role := auth.Weaker(auth.Role(member.OrgRole), auth.Role(row.MaxOrgRole))
+	return auth.Principal{UserID: row.UserID, OrganizationID: row.OrganizationID, Role: role}, nil
+}
+
+// registration chooses the key registration an assertion signs in with: the kid's registration for its
+// subject, in orgID when given.
+func (s *Service) registration(ctx context.Context, q *db.Queries, kid string, subject uuid.UUID, orgID *uuid.UUID) (*db.UserKey, error) {
+	rows, err := q.UserKeyGetForAssertion(ctx, db.UserKeyGetForAssertionParams{Kid: kid, Subject: subject})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	var match []*db.UserKey
+	for _, r := range rows {
+		if orgID == nil || r.OrganizationID == *orgID {
+			match = append(match, r)
+		}
+	}
+	switch {
+	case len(match) == 1:
+		return match[0], nil
+	case len(match) > 1:
+		return nil, &GrantError{Code: "invalid_request", Description: "this key is registered in several organizations: name the one to sign in to (organization_id)"}
+	case orgID != nil && len(rows) > 0:
+		return nil, invalidGrant("key %s is not registered in organization %s", kid, orgID)
+	default:
+		return nil, invalidGrant("the assertion's subject is not the identity of key %s", kid)
+	}
 }
 
 // IsGrantError reports an RFC 6749 error.

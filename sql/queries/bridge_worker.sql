@@ -18,9 +18,9 @@ WHERE bw.bridge_worker_id = @bridge_worker_id;
 
 -- name: BridgeWorkerInsert :one
 INSERT INTO bridge_worker (bridge_worker_id, organization_id, space_id, user_id, slug, display_name, labels, annotations,
-                           delete_gates, permissions, secret_hash)
+                           delete_gates, permissions, secret_hash, secret_max_org_role)
 VALUES (@bridge_worker_id, @organization_id, @space_id, @user_id, @slug, @display_name, @labels, @annotations,
-        @delete_gates, @permissions, @secret_hash)
+        @delete_gates, @permissions, @secret_hash, @secret_max_org_role)
 RETURNING bridge_worker_id;
 
 -- name: BridgeWorkerUpdate :one
@@ -29,6 +29,11 @@ SET slug = @slug, display_name = @display_name, labels = @labels, annotations = 
     delete_gates = @delete_gates, permissions = @permissions, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND bridge_worker_id = @bridge_worker_id AND version = @version
 RETURNING bridge_worker_id;
+
+-- name: BridgeWorkerSetSecret :exec
+-- A new Secret replaces the old one, which stops working at once.
+UPDATE bridge_worker SET secret_hash = @secret_hash, secret_max_org_role = @secret_max_org_role
+WHERE organization_id = @organization_id AND bridge_worker_id = @bridge_worker_id;
 
 -- name: BridgeWorkerSeen :exec
 -- At most every 15 seconds (Condition needs no finer grain), so polls do not rewrite the row each pass.
