@@ -146,6 +146,9 @@ func (s *Server) readBody(c echo.Context, rt *route) ([]byte, error) {
 		if err := singleJSONValue(data); err != nil {
 			return nil, err
 		}
+		if err := checkJSONText(data); err != nil {
+			return nil, err
+		}
 	}
 	return data, nil
 }
