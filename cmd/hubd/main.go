@@ -132,8 +132,10 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	ln = srv.Listener(ln) // errors net/http answers itself carry the API's error body
 	httpServer := &http.Server{
 		Handler:           srv.Handler(),
+		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,

@@ -61,7 +61,7 @@ func validate(req *http.Request, reqBody []byte, resp *http.Response, body []byt
 		op = item.GetOperation(req.Method)
 	}
 	if op == nil {
-		return "", validateUnroutable(d, item != nil, resp, body)
+		return "", validateUnroutable(item != nil, resp, body)
 	}
 	record(op.OperationID)
 	if op.Responses.Status(resp.StatusCode) == nil {
@@ -99,7 +99,7 @@ func validateDeclaredHeaders(op *openapi3.Operation, resp *http.Response) error 
 	return nil
 }
 
-func validateUnroutable(d *openapi3.T, pathExists bool, resp *http.Response, body []byte) error {
+func validateUnroutable(pathExists bool, resp *http.Response, body []byte) error {
 	want := http.StatusNotFound
 	if pathExists {
 		want = http.StatusMethodNotAllowed
@@ -110,12 +110,21 @@ func validateUnroutable(d *openapi3.T, pathExists bool, resp *http.Response, bod
 	if want == http.StatusMethodNotAllowed && resp.Header.Get("Allow") == "" {
 		return errors.New("a 405 must carry an Allow header")
 	}
-	schema := d.Components.Schemas["StandardErrorResponse"].Value
+	return ValidateErrorBody(body)
+}
+
+// ValidateErrorBody checks body against the document's StandardErrorResponse, for responses no operation
+// of the document describes (errors the HTTP server answers before routing).
+func ValidateErrorBody(body []byte) error {
+	d, err := Document()
+	if err != nil {
+		return err
+	}
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
 		return fmt.Errorf("error body is not JSON: %w", err)
 	}
-	return schema.VisitJSON(v)
+	return d.Components.Schemas["StandardErrorResponse"].Value.VisitJSON(v)
 }
 
 // matchPath finds the document path matching a concrete path (literal segments win over parameters).

@@ -64,6 +64,8 @@ func New(t testing.TB, opts ...Options) *Env {
 		t.Fatalf("building the server: %v", err)
 	}
 	httpSrv.Config.Handler = srv.Handler()
+	httpSrv.Config.MaxHeaderBytes = httpapi.MaxHeaderBytes
+	httpSrv.Listener = srv.Listener(httpSrv.Listener)
 	httpSrv.Start()
 	bg, stopBackground := context.WithCancel(ctx)
 	a.RunBackground(bg, cfg)

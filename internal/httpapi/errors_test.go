@@ -1,7 +1,11 @@
 package httpapi_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -65,6 +69,18 @@ func TestBodyErrors(t *testing.T) {
 
 	// A value the storage cannot hold (a NUL character in text) is 400 Data.
 	c.Post("/api/space", map[string]any{"Slug": "dev", "DisplayName": "nul\u0000byte"}).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+
+	// Text that is not valid Unicode (bytes that are not UTF-8, lone surrogate escapes) is refused, never
+	// stored altered (Go's decoder would turn it into U+FFFD).
+	for body, item := range map[string]string{
+		"{\"Slug\": \"dev\", \"DisplayName\": \"caf\xe9\"}":        "DisplayName",
+		`{"Slug": "dev", "DisplayName": "x\udc00"}`:                "DisplayName",
+		"{\"Slug\": \"dev\", \"Labels\": {\"team\xff\": \"ops\"}}": "Labels",
+		`{"Slug": "dev", "Annotations": {"note": "a\ud800b"}}`:     "Annotations.note",
+	} {
+		e = c.Post("/api/space", apitest.Raw{ContentType: "application/json", Data: []byte(body)}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+		require.Equal(t, item, e.Error.ErrorMetadata.Items[0].Item, body)
+	}
 
 	// Parameters: a path ID that is not a UUID, a query value of the wrong type.
 	e = c.Get("/api/space/not-a-uuid").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
@@ -250,4 +266,41 @@ func TestEveryErrorType(t *testing.T) {
 	e := c.Get("/test-error/UserInput").ExpectError(400, api.ErrorTypeUserInput)
 	require.Equal(t, []api.ErrorItem{{Item: "A.B", Description: "wrong"}}, e.Error.ErrorMetadata.Items)
 	require.Equal(t, "bad; while testing; A.B: wrong", e.Message)
+}
+
+// TestProtocolErrorsHaveTheErrorBody: what net/http refuses before any handler runs (headers over the
+// limit, a request that is not HTTP) is answered with the error body and the headers every response has.
+func TestProtocolErrorsHaveTheErrorBody(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	for name, tc := range map[string]struct {
+		request string
+		status  int
+	}{
+		"2 MB header":  {"GET /api/info HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n", http.StatusRequestHeaderFieldsTooLarge},
+		"no request":   {"GARBAGE\r\n\r\n", http.StatusBadRequest},
+		"bad header":   {"GET /api/info HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n", http.StatusBadRequest},
+		"no host":      {"GET /api/info HTTP/1.1\r\n\r\n", http.StatusBadRequest},
+		"odd encoding": {"POST /api/space HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", http.StatusNotImplemented},
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(env.URL, "http://"))
+		require.NoError(t, err, name)
+		go func() { _, _ = conn.Write([]byte(tc.request)) }()
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err, name)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err, name)
+		conn.Close()
+		require.Equal(t, tc.status, resp.StatusCode, name)
+		require.Equal(t, "application/json", resp.Header.Get("Content-Type"), name)
+		require.NotEmpty(t, resp.Header.Get("X-Request-Id"), name)
+		require.NotEmpty(t, resp.Header.Get("Hubd-Version"), name)
+		require.NoError(t, apitest.ValidateErrorBody(body), name)
+		var e api.StandardErrorResponse
+		require.NoError(t, json.Unmarshal(body, &e), name)
+		require.Equal(t, api.ErrorTypeUserInput, e.Error.Type, name)
+		require.Equal(t, tc.status, e.Error.Status, name)
+	}
+	// The connection-level wrapper leaves ordinary responses alone.
+	env.Anonymous().Get("/api/info").Expect(http.StatusOK)
 }
