@@ -195,3 +195,44 @@ func TestParseRefusesDuplicateKeys(t *testing.T) {
 	_, err = Parse(AppConfigYAML, []byte("x:\n  a: 1\n  a: 2\n  b: 1\n  b: 2\n"))
 	require.ErrorContains(t, err, `line 3: mapping key "a" already defined at line 2; line 5: mapping key "b" already defined at line 4`)
 }
+
+// TestEnvAssignments: AppConfig/Env is read strictly (every line blank, a comment or KEY=value) and kept
+// as written: $VAR and ${VAR} are not expanded, as Properties keep ${...}.
+func TestEnvAssignments(t *testing.T) {
+	t.Parallel()
+	data := "# comment\n" +
+		"\n" +
+		"  INDENTED=1\n" +
+		"SPACED = two words # comment\n" +
+		"export EXPORTED=x\n" +
+		"export = 1\n" +
+		"HASH=a#b\n" +
+		"EMPTY=\n" +
+		"EQ=b=c\n" +
+		"REF=$HOME/${USER}\n" +
+		"DQ=\"line\\none \\\"q\\\" \\\\ $A \\$B\"\n" +
+		"SQ='kept \\n $A' # comment\n" +
+		"MULTI=\"-----BEGIN-----\n" +
+		"abc\n" +
+		"-----END-----\"\n" +
+		"app.name-x=dots and dashes\r\n" +
+		"TWICE=1\n" +
+		"TWICE=2"
+	doc, err := Parse(AppConfigEnv, []byte(data))
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{
+		"INDENTED":   "1",
+		"SPACED":     "two words",
+		"EXPORTED":   "x",
+		"export":     "1",
+		"HASH":       "a#b",
+		"EMPTY":      "",
+		"EQ":         "b=c",
+		"REF":        "$HOME/${USER}",
+		"DQ":         "line\none \"q\" \\ $A \\$B",
+		"SQ":         "kept \\n $A",
+		"MULTI":      "-----BEGIN-----\nabc\n-----END-----",
+		"app.name-x": "dots and dashes",
+		"TWICE":      "2",
+	}, doc.Resources[0].Value)
+}

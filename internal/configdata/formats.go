@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/joho/godotenv"
 	"github.com/magiconair/properties"
 	"github.com/pelletier/go-toml/v2"
 	"gopkg.in/ini.v1"
@@ -337,28 +336,6 @@ func setDotted(doc map[string]any, key string, v string) {
 		}
 		m = nm
 	}
-}
-
-func parseEnv(data []byte) ([]Resource, error) {
-	vals, err := godotenv.UnmarshalBytes(data)
-	if err != nil {
-		return nil, &ParseError{Line: firstBadEnvLine(data), Msg: err.Error()}
-	}
-	doc := make(map[string]any, len(vals))
-	for k, v := range vals {
-		doc[k] = v
-	}
-	return []Resource{{Value: doc}}, nil
-}
-
-// firstBadEnvLine locates the first line godotenv refuses on its own.
-func firstBadEnvLine(data []byte) int {
-	for i, line := range strings.Split(string(data), "\n") {
-		if _, err := godotenv.Unmarshal(line); err != nil {
-			return i + 1
-		}
-	}
-	return 0
 }
 
 func parseText(data []byte) ([]Resource, error) {
