@@ -104,6 +104,9 @@ func Parse(toolchain string, data []byte) (*Document, error) {
 		var pe *ParseError
 		if asParseError(err, &pe) {
 			pe.Toolchain = toolchain
+			if pe.Line > 0 {
+				pe.Line = clampLine(data, pe.Line)
+			}
 			return nil, pe
 		}
 		return nil, &ParseError{Toolchain: toolchain, Msg: err.Error()}
@@ -318,4 +321,49 @@ func lineOf(data []byte, offset int64) int {
 		offset = int64(len(data))
 	}
 	return strings.Count(string(data[:offset]), "\n") + 1
+}
+
+// clampLine keeps a line a parser names (some name the line after the last, where they met the end)
+// within data's lines; lines below 1 become 1.
+func clampLine(data []byte, line int) int {
+	n := strings.Count(string(data), "\n")
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	if line > n {
+		line = n
+	}
+	if line < 1 {
+		line = 1
+	}
+	return line
+}
+
+// firstFailingLine is the smallest n for which the first n lines of data fail as data does (fails
+// says so; data itself must fail), found by bisection. For a parser that names no line this is the line
+// its failure is on: lines before it parse, and so does every prefix up to it, unless cutting the data
+// changes the failure.
+func firstFailingLine(data []byte, fails func(prefix []byte) bool) int {
+	var ends []int
+	for i, b := range data {
+		if b == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		ends = append(ends, len(data))
+	}
+	if len(ends) == 0 {
+		return 1
+	}
+	lo, hi := 1, len(ends)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if fails(data[:ends[mid-1]]) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }

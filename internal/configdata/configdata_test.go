@@ -2,6 +2,7 @@ package configdata
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -46,42 +47,135 @@ func TestParseValid(t *testing.T) {
 	}
 }
 
-func TestParseInvalid(t *testing.T) {
-	cases := map[string]struct {
+// TestParseMalformed: data that does not parse for its ToolchainType is refused by every format in the
+// same way: a ParseError naming the line (1-based, within the data) and saying what is wrong on it,
+// on one line.
+func TestParseMalformed(t *testing.T) {
+	t.Parallel()
+	type malformed struct {
 		data string
 		line int
-	}{
-		KubernetesYAML:      {"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nkind: ConfigMap\n", 6},
-		AppConfigYAML:       {"a: 1\nb: c: d\n", 2},
-		AppConfigJSON:       {"{\n  \"a\": 1,\n  \"b\": }\n", 3},
-		AppConfigTOML:       {"a = 1\nb = = 2\n", 2},
-		AppConfigINI:        {"[ok]\na = 1\n[broken\n", 3},
-		AppConfigProperties: {"a=1\nb=\\u12\n", 2},
-		AppConfigEnv:        {"A=1\nB='unterminated\n", 2},
-		AppConfigText:       {"ok\n\xff\xfe\n", 2},
+		msg  string
 	}
-	for tc, c := range cases {
-		_, err := Parse(tc, []byte(c.data))
-		var pe *ParseError
-		require.True(t, errors.As(err, &pe), "%s: %v", tc, err)
-		require.Equal(t, c.line, pe.Line, "%s: %v", tc, err)
-		require.Contains(t, pe.Error(), tc)
+	cases := map[string][]malformed{
+		KubernetesYAML: {
+			{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n   bad: 1\n", 5, "mapping values are not allowed"},
+			{"apiVersion: v1\nkind: 'ConfigMap\nmetadata:\n  name: a\n", 2, "unexpected end of stream"},
+			{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: a\n", 4, "YAML indentation cannot use tabs"},
+			{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: *n\n", 4, "unknown anchor 'n'"},
+			{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n...\nstray\n", 5, "expected <document start>"},
+			{"just text\n", 1, "must be a mapping"},
+			{"apiVersion: v1\nkind: A\nmetadata: {name: a}\n---\n- a\n- b\n", 5, "must be a mapping"},
+			{"apiVersion: v1\nmetadata:\n  name: a\n", 1, "needs apiVersion, kind and metadata.name"},
+			{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\nkind: ConfigMap\n", 6, "needs apiVersion, kind and metadata.name"},
+			{"apiVersion: v1\nkind: A\nmetadata: {name: x}\n---\napiVersion: v1\nkind: A\nmetadata: {name: x}\n", 5, "resource v1/A/x is defined twice (first at line 1)"},
+		},
+		AppConfigYAML: {
+			{"a: 1\nb: c: d\n", 2, "mapping values are not allowed"},
+			{"a:\n  b: 1\n   c: 2\n", 3, "mapping values are not allowed"},
+			{"a: 1\nb: 'open\n", 2, "unexpected end of stream"},
+			{"a:\n\tb: 1\n", 2, "YAML indentation cannot use tabs"},
+			{"\ta: 1\n", 1, "YAML indentation cannot use tabs"},
+			{"a:\n  b: 1\n\tc: 2\n", 3, "YAML indentation cannot use tabs"},
+			{"a: 1\nb: [1, 2\n", 2, "did not find expected ',' or ']'"},
+			{"a: 1\nb: {c: 1\n", 2, "did not find expected ',' or '}'"},
+			{"a: 1\nb: 2\n- c\n", 3, "did not find expected key"},
+			{"- a\n- b\nc: 1\n", 3, "did not find expected '-' indicator"},
+			{"a: 1\nb: *missing\n", 2, "unknown anchor 'missing'"},
+			{"a: 1\nq: '*x'\nb: *x\n", 3, "unknown anchor 'x'"},
+			{"a: 1\nb: !!int ten\n", 2, "cannot decode !!str `ten` as a !!int"},
+			{"a: 1\nb:\n  c: [1, !!bool maybe]\n", 3, "as a !!bool"},
+			{"a: 1\n? [k]\n: v\n", 2, "a mapping key must be a scalar"},
+			{"a: 1\nb: &x [*x]\n", 2, "contains itself"},
+			{"b: \"\\q\"\n", 1, "unknown escape character"},
+			{"a: 1\nb: \"\\q\"\n", 2, "unknown escape character"},
+			{"a: 1\nb: !x!y z\n", 2, "undefined tag handle"},
+			{"a: 1\nb: \x01\n", 2, "control characters are not allowed"},
+			{"a: 1\n---\nb: 2\n", 2, "one document"},
+			{"a: 1\nb: 2\na: 3\n", 3, `mapping key "a" already defined at line 1`},
+		},
+		AppConfigTOML: {
+			{"a = 1\nb = = 2\n", 2, "unexpected character"},
+			{"a = 1\nb = \n", 2, "at start of value"},
+			{"a = 1\nb = 'open\n", 2, "literal strings cannot have new lines"},
+			{"a = 1\nb = \"\"\"open\n", 2, "not terminated"},
+			{"[server\nport = 1\n", 1, "expected ']' to close table name"},
+			{"a = 1\n[a]\n", 2, "key a should be a table"},
+			{"a = 1\nb = [1,\n", 2, "array is incomplete"},
+			{"a = 1\nb = 1 c = 2\n", 2, "expected newline"},
+			{"a = 1\n= 2\n", 2, "invalid character at start of key"},
+			{"a = 1\nno equals\n", 2, "expected '=' after key"},
+			{"a = 1\nb = \"\\q\"\n", 2, "invalid escape character"},
+			{"a = 1\nd = 1979-13-01\n", 2, "impossible date"},
+			{"a = 1\na = 2\n", 2, "already defined"},
+		},
+		AppConfigINI: {
+			{"[ok]\na = 1\n[broken\n", 3, "unclosed section: [broken"},
+			{"a = 1\nno equals here\n", 2, "key-value delimiter not found: no equals here"},
+			{"[s]\na = 1\n  stray\n", 3, "key-value delimiter not found: stray"},
+			{"a = 1\n= v\n", 2, "empty key name"},
+			{"a = 1\n[]\n", 2, "empty section name"},
+			{"a = 1\nb = \"\"\"open\nmore\n", 2, "never closed"},
+			{"a = \"\"\"x\ny\n\"\"\"\nb = `open\nmore", 4, "never closed"},
+			{"[s]\na = 1\n\"q = 1\n", 3, "missing closing key quote"},
+		},
+		AppConfigJSON: {
+			{"{\n  \"a\": 1,\n  \"b\": }\n", 3, "looking for beginning of value"},
+			{"{\n  \"a\": 1,\n}\n", 3, "looking for beginning of object key"},
+			{"{\n  \"a\": 'x'\n}", 2, "invalid character '\\''"},
+			{"{\n  \"a\": [1,\n", 2, "unexpected end of JSON"},
+			{"", 1, "unexpected end of JSON"},
+			{"{\n  \"a\": 01\n}", 2, "after object key:value pair"},
+			{"{\n  \"a\": \"x\\q\"\n}", 2, "in string escape code"},
+			{"{\"a\": 1}\n{\"b\": 2}\n", 2, "more than one JSON value"},
+			{"// comment\n{}", 1, "invalid character '/'"},
+			{"{\"a\": 1,\n \"a\": 2}", 2, "defined twice (first at line 1)"},
+		},
+		AppConfigProperties: {
+			{"a=1\nb=\\u12\n", 2, "invalid unicode literal"},
+			{"a=1\nb=\\uZZZZ\n", 2, "invalid unicode literal"},
+			{"a=1\nb=x\\\n  \\u12\n", 2, "invalid unicode literal"},
+			{"a=1\n=v\n", 2, `a value without a key: "v"`},
+			{"a=1\n:v\n", 2, `a value without a key: "v"`},
+		},
+		AppConfigEnv: {
+			{"A=1\nno equals here\n", 2, "not an assignment"},
+			{"A=1\nno equals here", 2, "not an assignment"},
+			{"A=1\r\nno equals here\r\n", 2, "not an assignment"},
+			{"A=1\nB: 2\n", 2, "not an assignment"},
+			{"A=1\nexport\n", 2, "export must be followed by an assignment"},
+			{"A=1\nexport B\n", 2, "export must be followed by an assignment"},
+			{"A=1\nexport # B=1\n", 2, "export must be followed by an assignment"},
+			{"A=1\n=v\n", 2, "the key before = is empty"},
+			{"A=1\n  = v\n", 2, "the key before = is empty"},
+			{"A=1\n1BAD KEY=x\n", 2, `"1BAD KEY" is not a valid key`},
+			{"A=1\nA B=1\n", 2, `"A B" is not a valid key`},
+			{"A=1\nexport export B=1\n", 2, `"export B" is not a valid key`},
+			{"A=1\nB='open\n", 2, "the single-quoted value of B is never closed"},
+			{"A=1\nB=\"open\nC=3\n", 2, "the double-quoted value of B is never closed"},
+			{"A=1\nB=\"x\\\"\n", 2, "the double-quoted value of B is never closed"},
+			{"A=1\nB='x'y\n", 2, "unexpected text after the closing quote of B's value"},
+			{"A=1\nB=\"multi\nline\"tail\n", 3, "unexpected text after the closing quote of B's value"},
+		},
+		AppConfigText: {
+			{"ok\n\xff\xfe\n", 2, "UTF-8"},
+			{"\xc3\n", 1, "UTF-8"},
+			{"a\nb\ncaf\xe9\n", 3, "UTF-8"},
+		},
 	}
-	// A Kubernetes resource may not appear twice, nor be a scalar.
-	_, err := Parse(KubernetesYAML, []byte("apiVersion: v1\nkind: A\nmetadata: {name: x}\n---\napiVersion: v1\nkind: A\nmetadata: {name: x}\n"))
-	require.ErrorContains(t, err, "twice")
-	_, err = Parse(KubernetesYAML, []byte("just a string\n"))
-	require.ErrorContains(t, err, "mapping")
-	_, err = Parse(AppConfigYAML, []byte("a: 1\n---\nb: 2\n"))
-	require.ErrorContains(t, err, "one document")
-	_, err = Parse(AppConfigJSON, []byte(`{} {}`))
-	require.ErrorContains(t, err, "more than one")
-
-	// yaml.v3 names no line for a tab that starts the document; the line is found all the same.
-	_, err = Parse(AppConfigYAML, []byte("\ta: 1\n"))
-	var pe *ParseError
-	require.True(t, errors.As(err, &pe))
-	require.Equal(t, 1, pe.Line, "%v", err)
+	for _, tc := range ToolchainTypes {
+		require.NotEmpty(t, cases[tc], tc)
+		for _, c := range cases[tc] {
+			_, err := Parse(tc, []byte(c.data))
+			var pe *ParseError
+			require.True(t, errors.As(err, &pe), "%s %q: %v", tc, c.data, err)
+			require.Equal(t, tc, pe.Toolchain)
+			require.Equal(t, c.line, pe.Line, "%s %q: %v", tc, c.data, err)
+			require.Contains(t, pe.Msg, c.msg, "%s %q", tc, c.data)
+			require.NotContains(t, pe.Msg, "\n", "%s %q", tc, c.data)
+			require.Contains(t, pe.Error(), fmt.Sprintf("%s: line %d: ", tc, c.line))
+		}
+	}
 }
 
 // Properties are kept as written: ${...} is the reader's to expand, so self and circular references
@@ -194,4 +288,45 @@ func TestParseRefusesDuplicateKeys(t *testing.T) {
 	// Several YAML decoding errors stay readable, one after the other.
 	_, err = Parse(AppConfigYAML, []byte("x:\n  a: 1\n  a: 2\n  b: 1\n  b: 2\n"))
 	require.ErrorContains(t, err, `line 3: mapping key "a" already defined at line 2; line 5: mapping key "b" already defined at line 4`)
+}
+
+// TestEnvAssignments: AppConfig/Env is read strictly (every line blank, a comment or KEY=value) and kept
+// as written: $VAR and ${VAR} are not expanded, as Properties keep ${...}.
+func TestEnvAssignments(t *testing.T) {
+	t.Parallel()
+	data := "# comment\n" +
+		"\n" +
+		"  INDENTED=1\n" +
+		"SPACED = two words # comment\n" +
+		"export EXPORTED=x\n" +
+		"export = 1\n" +
+		"HASH=a#b\n" +
+		"EMPTY=\n" +
+		"EQ=b=c\n" +
+		"REF=$HOME/${USER}\n" +
+		"DQ=\"line\\none \\\"q\\\" \\\\ $A \\$B\"\n" +
+		"SQ='kept \\n $A' # comment\n" +
+		"MULTI=\"-----BEGIN-----\n" +
+		"abc\n" +
+		"-----END-----\"\n" +
+		"app.name-x=dots and dashes\r\n" +
+		"TWICE=1\n" +
+		"TWICE=2"
+	doc, err := Parse(AppConfigEnv, []byte(data))
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{
+		"INDENTED":   "1",
+		"SPACED":     "two words",
+		"EXPORTED":   "x",
+		"export":     "1",
+		"HASH":       "a#b",
+		"EMPTY":      "",
+		"EQ":         "b=c",
+		"REF":        "$HOME/${USER}",
+		"DQ":         "line\none \"q\" \\ $A \\$B",
+		"SQ":         "kept \\n $A",
+		"MULTI":      "-----BEGIN-----\nabc\n-----END-----",
+		"app.name-x": "dots and dashes",
+		"TWICE":      "2",
+	}, doc.Resources[0].Value)
 }

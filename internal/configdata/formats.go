@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/joho/godotenv"
 	"github.com/magiconair/properties"
 	"github.com/pelletier/go-toml/v2"
 	"gopkg.in/ini.v1"
@@ -20,10 +19,11 @@ import (
 
 var yamlLine = regexp.MustCompile(`^line (\d+): `)
 
-// yamlError reports a yaml.v3 error with its line. yaml.v3 writes "yaml: line N: msg", or for decoding
-// errors "yaml: unmarshal errors:\n  line N: msg" (one line each); the first error's "line N: " becomes
-// the Line, the rest of the text is kept as written (its own "at line M" references included).
-func yamlError(err error) error {
+// yamlError splits a yaml.v3 error into its line and message. yaml.v3 writes "yaml: line N: msg", or
+// for decoding errors "yaml: unmarshal errors:\n  line N: msg" (one line each); the first error's
+// "line N: " becomes the Line, the rest of the text is kept as written (its own "at line M" references
+// included). The Line is as yaml.v3 wrote it: see yamlStreamError and yamlDecodeError.
+func yamlError(err error) *ParseError {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:")
 	var parts []string
@@ -42,24 +42,109 @@ func yamlError(err error) error {
 	return &ParseError{Line: line, Msg: strings.Join(parts, "; ")}
 }
 
-// yamlErrorIn is yamlError for data: yaml.v3 names no line for some scanner errors (a tab that starts
-// the first line), so the line of the first tab used as indentation is named then.
-func yamlErrorIn(data []byte, err error) error {
-	pe := yamlError(err).(*ParseError)
-	if pe.Line == 0 {
-		for i, l := range strings.Split(string(data), "\n") {
-			if indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]; strings.Contains(indent, "\t") {
+// yamlParserProblems are the problems of yaml.v3's parser (as opposed to its scanner). yaml.v3 writes
+// the 1-based line of a scanner problem but the 0-based line of a parser problem (the line before the
+// one meant), and no line at all for either when its mark is on the first line.
+var yamlParserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found undefined tag handle":             true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
+// yamlStreamError reports an error reading data's YAML documents with the line it is on. Parser lines
+// are made 1-based; an error yaml.v3 names no line for (anything on the first line, an alias of an
+// unknown anchor, a character YAML does not allow) is placed on the first line whose prefix of the data
+// fails the same way.
+func yamlStreamError(data []byte, err error) *ParseError {
+	pe := yamlError(err)
+	switch {
+	case yamlParserProblems[pe.Msg]:
+		pe.Line++
+	case pe.Line == 0:
+		pe.Line = firstFailingLine(data, func(prefix []byte) bool {
+			_, perr := readYAMLStream(prefix)
+			return perr != nil && perr.Error() == err.Error()
+		})
+	}
+	pe.Line = clampLine(data, pe.Line)
+	// A tab in indentation: yaml.v3 names the line, or for "a tab character that violates indentation"
+	// the line where the scalar before it starts; the tab is on the first tab-indented line from there.
+	if strings.Contains(pe.Msg, "cannot start any token") || strings.Contains(pe.Msg, "tab character") {
+		lines := strings.Split(string(data), "\n")
+		for i := pe.Line - 1; i < len(lines); i++ {
+			l := lines[i]
+			if strings.Contains(l[:len(l)-len(strings.TrimLeft(l, " \t"))], "\t") {
 				pe.Line = i + 1
 				pe.Msg += " (YAML indentation cannot use tabs)"
 				break
+			}
+			if !strings.Contains(pe.Msg, "tab character") {
+				break // "cannot start any token" is on the named line or is not about tabs
 			}
 		}
 	}
 	return pe
 }
 
+// yamlDecodeError reports an error decoding the document n. yaml.v3 names the line of some (a key
+// defined twice) but not of others (a value its tag refuses, such as !!int x; a mapping key that is a
+// collection; an alias inside its own anchor): those are placed on the innermost node that does not
+// decode on its own.
+func yamlDecodeError(n *yaml.Node, err error) *ParseError {
+	pe := yamlError(err)
+	if pe.Line > 0 {
+		return pe
+	}
+	bad := undecodable(n)
+	pe.Line = bad.Line
+	if strings.HasPrefix(pe.Msg, "invalid map key") {
+		pe.Msg = "a mapping key must be a scalar, not a sequence or mapping"
+	}
+	return pe
+}
+
+// undecodable is the innermost node of n (which does not decode) that does not decode on its own; a
+// mapping failing for a key that is a collection gives that key.
+func undecodable(n *yaml.Node) *yaml.Node {
+	for _, c := range n.Content {
+		var v any
+		if c.Decode(&v) != nil {
+			return undecodable(c)
+		}
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i < len(n.Content); i += 2 {
+			k := n.Content[i]
+			for k.Kind == yaml.AliasNode && k.Alias != nil {
+				k = k.Alias
+			}
+			if k.Kind == yaml.SequenceNode || k.Kind == yaml.MappingNode {
+				return n.Content[i]
+			}
+		}
+	}
+	return n
+}
+
 // yamlDocuments decodes a YAML stream into its documents' nodes (empty documents skipped).
 func yamlDocuments(data []byte) ([]*yaml.Node, error) {
+	docs, err := readYAMLStream(data)
+	if err != nil {
+		return nil, yamlStreamError(data, err)
+	}
+	return docs, nil
+}
+
+// readYAMLStream is yamlDocuments with yaml.v3's own errors.
+func readYAMLStream(data []byte) ([]*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*yaml.Node
 	for {
@@ -69,7 +154,7 @@ func yamlDocuments(data []byte) ([]*yaml.Node, error) {
 			return docs, nil
 		}
 		if err != nil {
-			return nil, yamlErrorIn(data, err)
+			return nil, err
 		}
 		if len(n.Content) == 0 || (n.Content[0].Kind == yaml.ScalarNode && n.Content[0].Tag == "!!null") {
 			continue
@@ -84,7 +169,7 @@ func decodeNode(n *yaml.Node) (any, error) {
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
-		return nil, yamlError(err)
+		return nil, yamlDecodeError(n, err)
 	}
 	return normalize(v), nil
 }
@@ -249,7 +334,7 @@ func parseTOML(data []byte) ([]Resource, error) {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, _ := de.Position()
-			return nil, &ParseError{Line: row, Msg: de.Error()}
+			return nil, &ParseError{Line: row, Msg: strings.TrimPrefix(de.Error(), "toml: ")}
 		}
 		return nil, &ParseError{Msg: err.Error()}
 	}
@@ -259,10 +344,12 @@ func parseTOML(data []byte) ([]Resource, error) {
 	return []Resource{{Value: normalize(v)}}, nil
 }
 
+var iniOptions = ini.LoadOptions{AllowBooleanKeys: false, SpaceBeforeInlineComment: true}
+
 func parseINI(data []byte) ([]Resource, error) {
-	f, err := ini.LoadSources(ini.LoadOptions{AllowBooleanKeys: false, SpaceBeforeInlineComment: true}, data)
+	f, err := ini.LoadSources(iniOptions, data)
 	if err != nil {
-		return nil, &ParseError{Line: lineContaining(data, err.Error()), Msg: err.Error()}
+		return nil, iniError(data, err)
 	}
 	doc := map[string]any{}
 	for _, sec := range f.Sections() {
@@ -279,27 +366,49 @@ func parseINI(data []byte) ([]Resource, error) {
 	return []Resource{{Value: doc}}, nil
 }
 
-// lineContaining finds the line a parser's message quotes (for parsers that do not report lines).
-func lineContaining(data []byte, msg string) int {
-	for i, line := range strings.Split(string(data), "\n") {
-		if t := strings.TrimSpace(line); t != "" && strings.Contains(msg, t) {
-			return i + 1
+// iniUnclosed is ini.v1's message for a """ or ` value never closed: from the value's first line to the
+// last line read, which differs between the data and its prefixes.
+var iniUnclosed = regexp.MustCompile(`^missing closing key quote from ("(?:[^"\\]|\\.)*") to `)
+
+// iniError reports an ini.v1 error with its line. ini.v1 names no line, so the line is the first whose
+// prefix of the data fails the same way (the format is read line by line, so this is exact).
+func iniError(data []byte, err error) *ParseError {
+	kind := func(err error) string {
+		if m := iniUnclosed.FindStringSubmatch(err.Error()); m != nil {
+			return m[1]
 		}
+		return err.Error()
 	}
-	return 0
+	want := kind(err)
+	line := firstFailingLine(data, func(prefix []byte) bool {
+		_, perr := ini.LoadSources(iniOptions, prefix)
+		return perr != nil && kind(perr) == want
+	})
+	msg := strings.TrimSpace(err.Error())
+	if m := iniUnclosed.FindStringSubmatch(msg); m != nil {
+		msg = "a value opened with \"\"\" or ` is never closed"
+	}
+	return &ParseError{Line: line, Msg: msg}
 }
 
-var propertiesLine = regexp.MustCompile(`(?i)line (\d+)`)
+var propertiesLine = regexp.MustCompile(`^Line (\d+): `)
 
 func parseProperties(data []byte) ([]Resource, error) {
 	// Kept as written: ${...} references are the reader's to expand (a=${a} is valid data).
 	p, err := (&properties.Loader{Encoding: properties.UTF8, DisableExpansion: true}).LoadBytes(data)
 	if err != nil {
+		// The library writes "properties: Line N: msg".
 		line := 0
-		if m := propertiesLine.FindStringSubmatch(err.Error()); m != nil {
+		msg := strings.TrimPrefix(err.Error(), "properties: ")
+		if m := propertiesLine.FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
+			msg = strings.TrimPrefix(msg, m[0])
 		}
-		return nil, &ParseError{Line: line, Msg: strings.TrimPrefix(err.Error(), "properties: ")}
+		if strings.HasPrefix(msg, `"`) {
+			// The parser met a value where a key belongs: the line starts with = or :.
+			msg = "a value without a key: " + msg
+		}
+		return nil, &ParseError{Line: line, Msg: msg}
 	}
 	doc := map[string]any{}
 	for _, k := range p.Keys() {
@@ -337,28 +446,6 @@ func setDotted(doc map[string]any, key string, v string) {
 		}
 		m = nm
 	}
-}
-
-func parseEnv(data []byte) ([]Resource, error) {
-	vals, err := godotenv.UnmarshalBytes(data)
-	if err != nil {
-		return nil, &ParseError{Line: firstBadEnvLine(data), Msg: err.Error()}
-	}
-	doc := make(map[string]any, len(vals))
-	for k, v := range vals {
-		doc[k] = v
-	}
-	return []Resource{{Value: doc}}, nil
-}
-
-// firstBadEnvLine locates the first line godotenv refuses on its own.
-func firstBadEnvLine(data []byte) int {
-	for i, line := range strings.Split(string(data), "\n") {
-		if _, err := godotenv.Unmarshal(line); err != nil {
-			return i + 1
-		}
-	}
-	return 0
 }
 
 func parseText(data []byte) ([]Resource, error) {

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -42,6 +43,63 @@ func TestDataWithNonFiniteNumbers(t *testing.T) {
 	var units []api.ExtendedUnit
 	f.c.Get(f.unitsPath() + "?" + url.Values{"where_data": {"limit > 1"}}.Encode()).Expect(http.StatusOK).JSON(&units)
 	require.Len(t, units, 1)
+}
+
+// TestMalformedDataRefused: for every ToolchainType, data that does not parse (for Env: lines that are
+// not assignments, such as "no equals here", a bare "export" or "=v") is 400 Data naming its line, and
+// nothing is stored: the Unit keeps its head Revision, DataHash and data.
+func TestMalformedDataRefused(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	type malformed struct {
+		data string
+		line int
+	}
+	cases := []struct {
+		toolchain, valid string
+		malformed        []malformed
+	}{
+		{configdata.KubernetesYAML, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n", []malformed{
+			{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: a\n", 4},
+			{"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n- not a resource\n", 6},
+		}},
+		{configdata.AppConfigProperties, "a=1\n", []malformed{{"a=1\nb=\\u12\n", 2}, {"a=1\n=v\n", 2}}},
+		{configdata.AppConfigYAML, "a: 1\n", []malformed{{"a: 1\nb: 'open\n", 2}, {"a: 1\nb: 2\n- c\n", 3}}},
+		{configdata.AppConfigTOML, "a = 1\n", []malformed{{"a = 1\n[b\n", 2}}},
+		{configdata.AppConfigINI, "a = 1\n", []malformed{{"a = 1\nno equals here\n", 2}, {"a = 1\n[]\n", 2}}},
+		{configdata.AppConfigJSON, `{"a": 1}`, []malformed{{"{\n  \"a\": 1,\n}", 3}}},
+		{configdata.AppConfigEnv, "A=1\n", []malformed{
+			{"A=1\nno equals here\n", 2},
+			{"A=1\nexport\n", 2},
+			{"A=1\n=v\n", 2},
+			{"# c\nA=1\n\n1BAD KEY=x\n", 4},
+			{"A=1\nB='open\n", 2},
+		}},
+		{configdata.AppConfigText, "hello\n", []malformed{{"hello\ncaf\xe9\n", 2}}},
+	}
+	require.Len(t, cases, len(configdata.ToolchainTypes))
+	for i, c := range cases {
+		u := f.create(t, "u"+string(rune('a'+i)), c.toolchain)
+		f.put(t, u, "text/plain", c.valid).Expect(http.StatusOK)
+		var before api.ExtendedUnit
+		f.c.Get(f.path(u)).Expect(http.StatusOK).JSON(&before)
+		require.Equal(t, int64(1), before.Unit.HeadRevisionNum, c.toolchain)
+		for _, m := range c.malformed {
+			e := f.put(t, u, "text/plain", m.data).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+			line := fmt.Sprintf("line %d", m.line)
+			require.Contains(t, e.Error.Message, c.toolchain+": "+line+": ", "%s %q", c.toolchain, m.data)
+			require.Len(t, e.Error.ErrorMetadata.Items, 1)
+			require.Equal(t, line, e.Error.ErrorMetadata.Items[0].Item, "%s %q: %s", c.toolchain, m.data, e.Error.Message)
+			require.NotEmpty(t, e.Error.ErrorMetadata.Items[0].Description)
+
+			var after api.ExtendedUnit
+			f.c.Get(f.path(u)).Expect(http.StatusOK).JSON(&after)
+			require.Equal(t, before.Unit.HeadRevisionNum, after.Unit.HeadRevisionNum, "nothing stored: %s %q", c.toolchain, m.data)
+			require.Equal(t, before.Unit.DataHash, after.Unit.DataHash, "nothing stored: %s %q", c.toolchain, m.data)
+			require.Equal(t, before.Unit.Version, after.Unit.Version, "nothing stored: %s %q", c.toolchain, m.data)
+			require.Equal(t, c.valid, string(f.c.Get(f.path(u)+"/data").Expect(http.StatusOK).Body))
+		}
+	}
 }
 
 // TestDataMustBeUTF8: data in another encoding is refused for every ToolchainType (served inside JSON
