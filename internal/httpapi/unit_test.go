@@ -489,6 +489,11 @@ func TestMutationWherePaths(t *testing.T) {
 	f.c.Get(f.path(u) + "/mutation").Expect(http.StatusOK).JSON(&muts)
 	f.c.Get(f.path(u) + "/mutation/" + muts[0].Mutation.MutationID.String()).Expect(http.StatusOK).JSON(&m)
 	require.Equal(t, "set-replicas", m.Mutation.FunctionInvocation.FunctionName)
+	// contains matches the FunctionName (held in function_invocation; there is no column of that name).
+	for text, n := range map[string]int{"REPLICAS": 1, "nope": 0} {
+		f.c.Get(f.path(u) + "/mutation?" + url.Values{"contains": {text}}.Encode()).Expect(http.StatusOK).JSON(&muts)
+		require.Len(t, muts, n, text)
+	}
 	f.c.Get(f.path(u)+"/mutation?"+where("FunctionInvocation.Arguments.Value = 'x'").Encode()).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	f.c.Get(f.path(u)+"/mutation?"+where("FunctionInvocation = 'x'").Encode()).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 }

@@ -406,7 +406,7 @@ func parseOrderBy(e *Entity, s string) ([]orderItem, error) {
 			a := e.Attr(name)
 			if a == nil || !a.Orderable {
 				return nil, apierr.UserInput(fmt.Sprintf("order_by: %s lists cannot be ordered by %q; use one of: %s", e.Name, name,
-					e.names(func(a *Attribute) bool { return a.Orderable })), apierr.Item{Item: "order_by", Description: "unknown field " + name})
+					strings.Join(e.OrderFields(), ", ")), apierr.Item{Item: "order_by", Description: "unknown field " + name})
 			}
 			if seen[name] {
 				return nil, apierr.UserInput("order_by: "+name+" is named twice", apierr.Item{Item: "order_by", Description: "duplicate"})
@@ -426,11 +426,7 @@ func parseIncludes(e *Entity, s string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, name := range splitList(s) {
 		if e.include(name) == nil {
-			var known []string
-			for _, in := range e.Includes {
-				known = append(known, in.Name)
-			}
-			return nil, apierr.UserInput(fmt.Sprintf("include: %q is not a related entity of %s; use one of: %s", name, e.Name, strings.Join(known, ", ")),
+			return nil, apierr.UserInput(fmt.Sprintf("include: %q is not a related entity of %s; use one of: %s", name, e.Name, strings.Join(e.IncludeNames(), ", ")),
 				apierr.Item{Item: "include", Description: "unknown name " + name})
 		}
 		out[name] = true

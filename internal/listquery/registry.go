@@ -1,6 +1,9 @@
 package listquery
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // Type is an attribute's type in the query language.
 type Type int
@@ -76,21 +79,72 @@ type Entity struct {
 	byName map[string]*Attribute
 }
 
-// Define indexes an entity description; families declare theirs once, at package level.
+// defined holds the top-level entities by Name, so a description of the API (an operation's
+// x-hubd-entity) can be resolved to the registry that serves it.
+var defined = map[string]*Entity{}
+
+// Define indexes an entity description and registers it by Name; families declare theirs once, at
+// package level. A second top-level entity of the same Name panics: Lookup must be unambiguous.
 func Define(e *Entity) *Entity {
+	index(e)
+	if _, dup := defined[e.Name]; dup {
+		panic("listquery: entity " + e.Name + " is defined twice")
+	}
+	defined[e.Name] = e
+	return e
+}
+
+// index builds e's attribute index and those of its nested element entities (which are described
+// under their attribute, not registered).
+func index(e *Entity) {
 	e.byName = make(map[string]*Attribute, len(e.Attributes))
 	for i := range e.Attributes {
 		a := &e.Attributes[i]
 		e.byName[a.Name] = a
 		if a.Elem != nil && a.Elem.byName == nil {
-			Define(a.Elem)
+			index(a.Elem)
 		}
 	}
 	if e.Attr(e.ID) == nil {
 		panic("listquery: entity " + e.Name + " has no ID attribute " + e.ID)
 	}
-	return e
 }
+
+// Lookup returns the entity Define registered under name (an operation's x-hubd-entity), or nil.
+func Lookup(name string) *Entity { return defined[name] }
+
+// Names lists the registered entities' names, sorted.
+func Names() []string {
+	out := make([]string, 0, len(defined))
+	for n := range defined {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// OrderFields lists the attributes order_by accepts, in declaration order.
+func (e *Entity) OrderFields() []string {
+	var out []string
+	for i := range e.Attributes {
+		if e.Attributes[i].Orderable {
+			out = append(out, e.Attributes[i].Name)
+		}
+	}
+	return out
+}
+
+// IncludeNames lists the names include accepts, in declaration order.
+func (e *Entity) IncludeNames() []string {
+	out := make([]string, len(e.Includes))
+	for i, in := range e.Includes {
+		out[i] = in.Name
+	}
+	return out
+}
+
+// SupportsContains reports whether the entity's lists take contains (else it is 400).
+func (e *Entity) SupportsContains() bool { return e.Contains != "" }
 
 // Attr returns the attribute called name.
 func (e *Entity) Attr(name string) *Attribute { return e.byName[name] }

@@ -112,11 +112,15 @@ var RevisionList = listquery.Define(&listquery.Entity{
 	},
 })
 
+// mutationFunctionName is a Mutation's FunctionName: the function_invocation jsonb holds it (there is
+// no column), empty when the change was not a function's.
+const mutationFunctionName = "COALESCE(mutation.function_invocation ->> 'FunctionName', '')"
+
 // MutationList is how a Unit's Mutations are listed.
 var MutationList = listquery.Define(&listquery.Entity{
 	Name: MutationEntityType, From: "mutation", Columns: "mutation.*", ID: "MutationID", Org: "mutation.organization_id",
 	// A Unit's Mutations are few enough (the list is scoped to one Unit) to match without a text index.
-	Contains: "mutation.function_name", ContainsAttrs: []string{"FunctionName"},
+	Contains: mutationFunctionName, ContainsAttrs: []string{"FunctionName"},
 	HiddenReason: "mutation.hidden_reason",
 	Attributes: append([]listquery.Attribute{
 		attr("MutationID", listquery.UUID, "mutation.mutation_id", orderable, always),
@@ -126,7 +130,7 @@ var MutationList = listquery.Define(&listquery.Entity{
 		attr("UnitID", listquery.UUID, "mutation.unit_id", orderable, always),
 		attr("SpaceID", listquery.UUID, "mutation.space_id", always),
 		attr("OrganizationID", listquery.UUID, "mutation.organization_id", orderable, always),
-		attr("FunctionName", listquery.String, "COALESCE(mutation.function_invocation ->> 'FunctionName', '')", orderable),
+		attr("FunctionName", listquery.String, mutationFunctionName, orderable),
 		attr("RestoredRevisionNum", listquery.Int, "mutation.restored_revision_num", orderable),
 		attr("MergeBaseRevisionNum", listquery.Int, "mutation.merge_base_revision_num", orderable),
 		attr("MergeEndRevisionNum", listquery.Int, "mutation.merge_end_revision_num", orderable),

@@ -8,7 +8,11 @@
 //     404, 429, 500, 503, 504, default) and, when it takes a body, 413 and 415;
 //   - every response declares the X-Request-Id and Hubd-Version headers, and Warning (unknown fields);
 //   - every schema property is always serialized (x-omitempty: false), because in full responses every
-//     field is present (DESIGN.md); non-nullable properties are plain Go values, nullable ones pointers.
+//     field is present (DESIGN.md); non-nullable properties are plain Go values, nullable ones pointers;
+//   - every operation that takes list or selection parameters (where, filter, contains, order_by, select,
+//     include_hidden, the shared include) names the entity they apply to in x-hubd-entity: the Name of
+//     its listquery.Entity (Unit, Revision, Space...), so tests and tools map an operation to the registry
+//     that serves it without a table of their own. An operation without it fails the bundle.
 //
 // Usage: oasbundle <openapi-dir> <output-dir>
 package main
@@ -16,10 +20,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"gopkg.in/yaml.v3"
@@ -62,7 +68,9 @@ func run(srcDir, outDir string) error {
 			return err
 		}
 	}
-	applySharedRules(root)
+	if err := applySharedRules(root); err != nil {
+		return err
+	}
 
 	data, err := json.MarshalIndent(root, "", "  ")
 	if err != nil {
@@ -153,16 +161,21 @@ func child(m object, key string) object {
 
 var methods = []string{"get", "put", "post", "delete", "patch", "head", "options"}
 
-func applySharedRules(root object) {
+func applySharedRules(root object) error {
 	responses := child(child(root, "components"), "responses")
 	for _, r := range responses {
 		addResponseHeaders(r.(object))
 	}
-	for _, item := range child(root, "paths") {
+	parameters := child(child(root, "components"), "parameters")
+	var problems []string
+	for path, item := range child(root, "paths") {
 		for _, m := range methods {
 			op, ok := item.(object)[m].(object)
 			if !ok {
 				continue
+			}
+			if problem := checkEntity(op, item.(object), parameters); problem != "" {
+				problems = append(problems, fmt.Sprintf("operation %v (%s %s) %s", op["operationId"], strings.ToUpper(m), path, problem))
 			}
 			addErrorResponses(op)
 			for _, r := range child(op, "responses") {
@@ -175,6 +188,60 @@ func applySharedRules(root object) {
 	for _, s := range child(child(root, "components"), "schemas") {
 		alwaysSerialize(s.(object))
 	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
+// entityExtension names, on an operation, the listquery.Entity its list parameters apply to.
+const entityExtension = "x-hubd-entity"
+
+// listParameterRefs are the shared list and selection parameters (#/components/parameters/...) whose
+// meaning is an entity's: attributes (where, order_by, select), text (contains), related entities
+// (include), hidden reasons, stored Filters.
+var listParameterRefs = map[string]bool{
+	"Where": true, "Filter": true, "Contains": true, "OrderBy": true, "Select": true, "IncludeHidden": true, "Include": true,
+}
+
+// listParameterNames are the names that make an inline query parameter a list parameter. include is not
+// among them: only the shared Include names related entities (a Unit write's include names what the
+// write returns, ConfigData and MutationSources).
+var listParameterNames = map[string]bool{
+	"where": true, "filter": true, "contains": true, "order_by": true, "select": true, "include_hidden": true,
+}
+
+// checkEntity reports what is wrong with op's x-hubd-entity: missing while op (or its path item) takes
+// list parameters, or not a name. Empty when nothing is.
+func checkEntity(op, item, components object) string {
+	var found []string
+	for _, list := range []any{item["parameters"], op["parameters"]} {
+		params, _ := list.([]any)
+		for _, p := range params {
+			param, _ := p.(object)
+			if ref, ok := param["$ref"].(string); ok {
+				name := strings.TrimPrefix(ref, "#/components/parameters/")
+				resolved, _ := components[name].(object)
+				if listParameterRefs[name] {
+					found = append(found, fmt.Sprint(resolved["name"]))
+				}
+				continue
+			}
+			if name, _ := param["name"].(string); param["in"] == "query" && listParameterNames[name] {
+				found = append(found, name)
+			}
+		}
+	}
+	v, present := op[entityExtension]
+	if name, ok := v.(string); present && (!ok || name == "") {
+		return fmt.Sprintf("has %s %v: it must be the Name of a listquery.Entity (Unit, Space...)", entityExtension, v)
+	}
+	if len(found) > 0 && !present {
+		return fmt.Sprintf("takes %s but has no %s: name the listquery.Entity they select (Unit, Space...)",
+			strings.Join(found, ", "), entityExtension)
+	}
+	return ""
 }
 
 func addErrorResponses(op object) {
