@@ -193,3 +193,49 @@ func TestCrossOrganizationUser(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, status)
 	require.Equal(t, api.OrgRole("manager"), roleOf(t, env.Client(kb.token(t, env, sam, ""))))
 }
+
+// TestSignInRateLimits: failed sign-ins are limited per credential and per client address; once limited,
+// every attempt (even a right one) is 429 with Retry-After until the limit refills.
+func TestSignInRateLimits(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	sp := createSpace(t, admin, map[string]any{"Slug": "ops"})
+	var w api.BridgeWorker
+	admin.Post("/api/space/"+sp.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": "w"}).Expect(http.StatusOK).JSON(&w)
+
+	// Per worker: ten wrong Secrets, then even the right one waits.
+	wrong := map[string]string{"WorkerID": w.BridgeWorkerID.String(), "Secret": "guess"}
+	for i := 0; i < 10; i++ {
+		status, _ := workerSignIn(t, env, wrong)
+		require.Equal(t, http.StatusUnauthorized, status, "attempt %d", i+1)
+	}
+	resp := env.Anonymous().Post("/auth/worker", map[string]string{"WorkerID": w.BridgeWorkerID.String(), "Secret": w.Secret})
+	require.Equal(t, http.StatusTooManyRequests, resp.Status)
+	require.Equal(t, "slow_down", resp.Map()["error"])
+	require.NotEmpty(t, resp.Header.Get("Retry-After"))
+
+	// Per key: ten failed assertions of one kid, then it waits; another key is not held up by it.
+	var bot api.ServiceAccount
+	admin.Post("/api/service_account", map[string]any{"Slug": "bot"}).Expect(http.StatusOK).JSON(&bot)
+	k := newSigner(t)
+	admin.Post("/api/service_account/"+bot.ServiceAccountID.String()+"/key", map[string]any{"PublicJWK": k.jwk}).Expect(http.StatusOK)
+	for i := 0; i < 10; i++ {
+		status, body := k.signIn(t, env, uuid.NewString(), "") // a subject the key is not registered for
+		require.Equal(t, http.StatusBadRequest, status, body)
+	}
+	status, body := k.signIn(t, env, bot.ServiceAccountID.String(), "")
+	require.Equal(t, http.StatusTooManyRequests, status, body)
+	other := newSigner(t)
+	admin.Post("/api/service_account/"+bot.ServiceAccountID.String()+"/key", map[string]any{"PublicJWK": other.jwk}).Expect(http.StatusOK)
+	other.token(t, env, bot.ServiceAccountID.String(), "")
+
+	// Per address: failures spread over many credentials still run out (30 in all from one address).
+	for i := 0; i < 30; i++ {
+		status, _ := workerSignIn(t, env, map[string]string{"WorkerID": uuid.NewString(), "Secret": "guess"})
+		if status == http.StatusTooManyRequests {
+			return
+		}
+	}
+	t.Fatal("30 failed sign-ins from one address were never limited")
+}

@@ -75,6 +75,7 @@ type Server struct {
 	echo     *echo.Echo
 	routes   map[string]*route
 	limiter  *callerLimiter
+	signIns  *signInGuard
 	metrics  *metrics
 	draining atomic.Bool
 }
@@ -88,6 +89,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{
 		cfg: cfg, deps: deps, log: deps.Logger, doc: doc, docJSON: oas.Document,
 		limiter: newCallerLimiter(cfg.MaxInFlightPerCaller),
+		signIns: newSignInGuard(),
 		metrics: newMetrics(deps.Store),
 	}
 	s.routes = routesOf(doc)

@@ -81,14 +81,28 @@ func (s *Server) token(c echo.Context) error {
 		}
 		orgID = &id
 	}
+	kid, _ := signin.KeyID(assertion)
+	credential := "key:" + kid
+	if wait := s.signIns.check(c.Request(), credential); wait > 0 {
+		return s.signInsRefused(c, wait)
+	}
 	p, err := s.deps.SignIn.Exchange(c.Request().Context(), assertion, s.cfg.BaseURL+"/auth/token", orgID)
 	if ge, ok := signin.IsGrantError(err); ok {
+		s.signIns.failed(c.Request(), credential)
 		return fail(http.StatusBadRequest, ge.Code, ge.Description)
 	}
 	if err != nil {
 		return s.oauthInternal(c, err)
 	}
 	return s.issue(c, p)
+}
+
+// signInsRefused answers a sign-in attempt made while its credential or address has too many recent
+// failures (signInGuard).
+func (s *Server) signInsRefused(c echo.Context, wait time.Duration) error {
+	c.Response().Header().Set("Retry-After", retryAfterSeconds(wait))
+	return oauthFail(c, http.StatusTooManyRequests, "slow_down",
+		"too many failed sign-ins for this credential or from this address; retry after "+retryAfterSeconds(wait)+" seconds")
 }
 
 func (s *Server) issue(c echo.Context, p auth.Principal) error {

@@ -37,8 +37,13 @@ func (s *Server) workerToken(c echo.Context) error {
 	if err != nil {
 		return fail(http.StatusBadRequest, "invalid_request", "WorkerID must be the BridgeWorker's ID (a UUID)")
 	}
+	credential := "worker:" + id.String()
+	if wait := s.signIns.check(c.Request(), credential); wait > 0 {
+		return s.signInsRefused(c, wait)
+	}
 	p, err := s.deps.BridgeWorkers.Authenticate(c.Request().Context(), id, creds.Secret)
 	if errors.Is(err, bridgeworker.ErrBadCredentials) {
+		s.signIns.failed(c.Request(), credential)
 		c.Response().Header().Set("WWW-Authenticate", `Basic realm="hubd worker"`)
 		return fail(http.StatusUnauthorized, "invalid_client", "unknown WorkerID or wrong Secret")
 	}

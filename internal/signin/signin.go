@@ -229,13 +229,9 @@ const MaxAssertionLifetime = 5 * time.Minute
 // it was registered in, with at most the role of whoever registered it; orgID chooses among the
 // organizations when the same key is registered for the same User in several.
 func (s *Service) Exchange(ctx context.Context, assertion, audience string, orgID *uuid.UUID) (auth.Principal, error) {
-	msg, err := jws.ParseString(assertion)
-	if err != nil || len(msg.Signatures()) != 1 {
-		return auth.Principal{}, invalidGrant("the assertion is not a signed JWT")
-	}
-	kid := msg.Signatures()[0].ProtectedHeaders().KeyID()
-	if kid == "" {
-		return auth.Principal{}, invalidGrant("the assertion's header names no kid")
+	kid, err := KeyID(assertion)
+	if err != nil {
+		return auth.Principal{}, err
 	}
 	q := s.Store.Q()
 	// Every registration of a kid holds the same public key (the kid is its thumbprint), so the signature
@@ -298,6 +294,19 @@ func (s *Service) Exchange(ctx context.Context, assertion, audience string, orgI
 	}
 	role := auth.Weaker(auth.Role(member.OrgRole), auth.Role(row.MaxOrgRole))
 	return auth.Principal{UserID: row.UserID, OrganizationID: row.OrganizationID, Role: role}, nil
+}
+
+// KeyID reads the kid an assertion names (unverified: it says which key to verify it with).
+func KeyID(assertion string) (string, error) {
+	msg, err := jws.ParseString(assertion)
+	if err != nil || len(msg.Signatures()) != 1 {
+		return "", invalidGrant("the assertion is not a signed JWT")
+	}
+	kid := msg.Signatures()[0].ProtectedHeaders().KeyID()
+	if kid == "" {
+		return "", invalidGrant("the assertion's header names no kid")
+	}
+	return kid, nil
 }
 
 // registration chooses the key registration an assertion signs in with: the kid's registration for its
