@@ -3458,8 +3458,7 @@ type ServerInterface interface {
 
 	// (GET /organization/{organization_id}/organization_member)
 	ListOrganizationMembers(ctx echo.Context, organizationId OrganizationID, params ListOrganizationMembersParams) error
-	// CreateOrganizationMember Make a User a member. Name the User by UserID, or by Username (a User with that Username is created
-	// when none exists). OrgRole defaults to member. Needs the admin or manager role; only an admin grants admin.
+	// CreateOrganizationMember Make a User a member. Needs the admin or manager role; nobody grants a role stronger than their own.
 	// (POST /organization/{organization_id}/organization_member)
 	CreateOrganizationMember(ctx echo.Context, organizationId OrganizationID, params CreateOrganizationMemberParams) error
 	// DeleteOrganizationMember End a membership. The last admin cannot be removed (409). Needs the admin or manager role.
@@ -34901,8 +34900,7 @@ type StrictServerInterface interface {
 
 	// (GET /organization/{organization_id}/organization_member)
 	ListOrganizationMembers(ctx context.Context, request ListOrganizationMembersRequestObject) (ListOrganizationMembersResponseObject, error)
-	// CreateOrganizationMember Make a User a member. Name the User by UserID, or by Username (a User with that Username is created
-	// when none exists). OrgRole defaults to member. Needs the admin or manager role; only an admin grants admin.
+	// CreateOrganizationMember Make a User a member. Needs the admin or manager role; nobody grants a role stronger than their own.
 	// (POST /organization/{organization_id}/organization_member)
 	CreateOrganizationMember(ctx context.Context, request CreateOrganizationMemberRequestObject) (CreateOrganizationMemberResponseObject, error)
 	// DeleteOrganizationMember End a membership. The last admin cannot be removed (409). Needs the admin or manager role.

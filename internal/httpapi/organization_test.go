@@ -97,14 +97,27 @@ func TestOrganizationMembers(t *testing.T) {
 	require.Equal(t, "bob@example.com", bob.Username)
 	require.Equal(t, "bob-example.com", bob.Slug)
 	require.Equal(t, api.OrgRole("member"), bob.OrgRole)
-	// Users of other organizations are invisible: by UserID they are unknown, and their Username is taken.
+	// Users of other organizations are invisible: by UserID they are unknown, exactly like a random ID; by
+	// Username they join like a new Username does, so no answer tells whether a Username existed.
 	carolID := env.Principal("other-org", "carol", auth.RoleAdmin).UserID
-	admin.Post(members, map[string]any{"UserID": carolID.String(), "OrgRole": "viewer"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	unknown := admin.Post(members, map[string]any{"UserID": uuid.NewString(), "OrgRole": "viewer"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	foreign := admin.Post(members, map[string]any{"UserID": carolID.String(), "OrgRole": "viewer"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, unknown.Error.Message, foreign.Error.Message)
 	admin.Post(members+"?dry_run=true", map[string]any{"UserID": carolID.String()}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
-	e := admin.Post(members, map[string]any{"Username": "carol"}).ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
-	require.NotContains(t, string(e.Error.Message), carolID.String())
-	var carol api.OrganizationMember
-	admin.Post(members, map[string]any{"Username": "carol2", "OrgRole": "viewer"}).Expect(http.StatusOK).JSON(&carol)
+	var carol, fresh api.OrganizationMember
+	admin.Post(members, map[string]any{"Username": "carol", "OrgRole": "viewer"}).Expect(http.StatusOK).JSON(&carol)
+	admin.Post(members, map[string]any{"Username": "carol2", "OrgRole": "viewer"}).Expect(http.StatusOK).JSON(&fresh)
+	require.Equal(t, carolID, *carol.UserID, "the existing User joined")
+	require.Equal(t, fresh.OrgRole, carol.OrgRole)
+	// Bot Users' Usernames are reserved by their form, whether or not one exists.
+	var sa api.ServiceAccount
+	env.Client(env.Token("other-org", "carol", auth.RoleAdmin)).Post("/api/service_account", map[string]any{"Slug": "bot"}).Expect(http.StatusOK).JSON(&sa)
+	var saUser api.ExtendedUser
+	env.Client(env.Token("other-org", "carol", auth.RoleAdmin)).Get("/api/user/" + sa.UserID.String()).Expect(http.StatusOK).JSON(&saUser)
+	require.NotEmpty(t, saUser.User.Username)
+	existing := admin.Post(members, map[string]any{"Username": saUser.User.Username}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	invented := admin.Post(members, map[string]any{"Username": "sa-" + uuid.NewString()}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	require.Equal(t, existing.Error.Message, invented.Error.Message)
 	// A member may be named by UserID (allow_exists returns the membership).
 	var same api.OrganizationMember
 	admin.Post(members+"?allow_exists=true", map[string]any{"UserID": carol.UserID.String()}).Expect(http.StatusOK).JSON(&same)
@@ -127,7 +140,7 @@ func TestOrganizationMembers(t *testing.T) {
 
 	var list []api.ExtendedOrganizationMember
 	admin.Get(members).Expect(http.StatusOK).JSON(&list)
-	require.Len(t, list, 4) // alice, bob, carol2, dave
+	require.Len(t, list, 5) // alice, bob, carol, carol2, dave
 	var got api.ExtendedOrganizationMember
 	admin.Get(members + "/" + bob.UserID.String()).Expect(http.StatusOK).JSON(&got)
 	require.Equal(t, "Bob", got.OrganizationMember.DisplayName)
@@ -135,7 +148,7 @@ func TestOrganizationMembers(t *testing.T) {
 	// Users: the members, and only them.
 	var users []api.ExtendedUser
 	admin.Get("/api/user").Expect(http.StatusOK).JSON(&users)
-	require.Len(t, users, 4)
+	require.Len(t, users, 5)
 	var u api.ExtendedUser
 	admin.Get("/api/user/" + bob.UserID.String()).Expect(http.StatusOK).JSON(&u)
 	require.Equal(t, "bob@example.com", u.User.Username)

@@ -14,7 +14,6 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/store"
@@ -127,7 +126,9 @@ func (s *Service) GetMember(ctx context.Context, orgID, userID uuid.UUID) (Membe
 }
 
 // CreateMember makes a User a member of the caller's organization, creating the User when it is named
-// by a Username nobody has. Nobody grants a role stronger than their own.
+// by a Username nobody has; a User of other organizations named by Username joins as well (Usernames
+// are unique in the service), so the answer is the same whether or not the Username existed. Nobody
+// grants a role stronger than their own.
 func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberInput, opts WriteOptions) (Member, error) {
 	if _, err := ownOrganization(ctx, orgID); err != nil {
 		return Member{}, err
@@ -164,7 +165,7 @@ func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberIn
 			}
 			return err
 		}
-		user, err := newUser(ctx, tx, orgID, in)
+		user, err := newUser(ctx, tx, in)
 		if err != nil {
 			return err
 		}
@@ -208,24 +209,34 @@ func findMember(ctx context.Context, tx *store.Tx, orgID uuid.UUID, in MemberInp
 		return nil, apierr.Validation("no User with this UserID is a member of this organization; name a new member by Username",
 			apierr.Item{Item: "UserID", Description: in.UserID.String()})
 	}
-	// The Username belongs to a User of other organizations only: Usernames are unique in the service.
-	return nil, &apierr.Error{Type: apierr.TypeAlreadyExists, Message: "this Username is taken; choose another",
-		Items: []apierr.Item{{Item: "Username", Description: "taken"}}}
+	// A Username of a User who belongs to other organizations only: that User joins this one, exactly as a
+	// new Username creates a User and joins it, so the answer never tells whether the Username existed.
+	return nil, nil
 }
 
-// newUser creates the User a new member is named by.
-func newUser(ctx context.Context, tx *store.Tx, orgID uuid.UUID, in MemberInput) (User, error) {
-	return ensureUser(ctx, tx, orgID, in.Username, in.DisplayName)
+// newUser returns the User a new member is named by, creating it when the Username is new.
+func newUser(ctx context.Context, tx *store.Tx, in MemberInput) (User, error) {
+	return ensureUser(ctx, tx, in.Username, in.DisplayName)
 }
 
-var usernamePattern = regexp.MustCompile(`^[^\s\x00-\x1f]{1,128}$`)
+var (
+	usernamePattern = regexp.MustCompile(`^[^\s\x00-\x1f]{1,128}$`)
+	// botUsername is the form of the Usernames of bot Users (ServiceAccounts, BridgeWorkers): reserved, so
+	// a bot User is never made a member of another organization, and refused by its form alone.
+	botUsername = regexp.MustCompile(`^(?i)(sa|bw)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+)
 
-// ensureUser returns the User with username, creating it if there is none. The creation is reported as
-// an event of orgID, the organization the User is joining.
-func ensureUser(ctx context.Context, tx *store.Tx, orgID uuid.UUID, username, displayName string) (User, error) {
+// ensureUser returns the User with username, creating it if there is none. No event tells the two apart
+// (the organization the User joins sees organization_member.created either way), so an organization
+// cannot learn which Usernames other organizations' Users have.
+func ensureUser(ctx context.Context, tx *store.Tx, username, displayName string) (User, error) {
 	if !usernamePattern.MatchString(username) {
 		return User{}, apierr.UserInput("Username must be 1 to 128 characters without spaces or control characters",
 			apierr.Item{Item: "Username", Description: "invalid"})
+	}
+	if botUsername.MatchString(username) {
+		return User{}, apierr.UserInput("Usernames of the form sa-<uuid> and bw-<uuid> are reserved for the bot Users of ServiceAccounts and BridgeWorkers",
+			apierr.Item{Item: "Username", Description: "reserved"})
 	}
 	row, err := tx.Q.UserGetByUsername(ctx, username)
 	if err == nil {
@@ -245,9 +256,7 @@ func ensureUser(ctx context.Context, tx *store.Tx, orgID uuid.UUID, username, di
 	if err != nil {
 		return User{}, store.Translate(err)
 	}
-	u := userFromRow(row)
-	tx.Emit(entity.ChangeEvent("user", UserType, entity.Created, orgID, u.ID, u.Slug, u.Version, nil))
-	return u, nil
+	return userFromRow(row), nil
 }
 
 // slugFor derives a User's Slug from the Username: characters a Slug cannot hold become '-'.
@@ -417,7 +426,7 @@ func (s *Service) EnsureMembership(ctx context.Context, orgSlug, username string
 		default:
 			return err
 		}
-		u, err := ensureUser(ctx, tx, o.ID, username, "")
+		u, err := ensureUser(ctx, tx, username, "")
 		if err != nil {
 			return err
 		}
