@@ -144,6 +144,13 @@ func TestWorkerSignIn(t *testing.T) {
 	resp := env.Anonymous().Post("/auth/worker", apitest.Raw{ContentType: "application/x-www-form-urlencoded", Data: []byte(form.Encode())})
 	require.Equal(t, http.StatusOK, resp.Status)
 
+	// The reference client's names work as well, as JSON and as a form.
+	status, _ = workerSignIn(t, env, map[string]string{"worker_id": w.BridgeWorkerID.String(), "worker_secret": w.Secret})
+	require.Equal(t, http.StatusOK, status)
+	form = url.Values{"worker_id": {w.BridgeWorkerID.String()}, "worker_secret": {w.Secret}}
+	resp = env.Anonymous().Post("/auth/worker", apitest.Raw{ContentType: "application/x-www-form-urlencoded", Data: []byte(form.Encode())})
+	require.Equal(t, http.StatusOK, resp.Status)
+
 	// Wrong secret and unknown worker are the same invalid_client 401; malformed bodies are invalid_request.
 	for _, creds := range []map[string]string{
 		{"WorkerID": w.BridgeWorkerID.String(), "Secret": w.Secret + "x"},

@@ -44,6 +44,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			holder.principal = &p
 		}
 
+		warnUnknownQuery(c, rt)
 		for name, values := range req.URL.Query() {
 			for _, v := range values {
 				if !utf8.ValidString(v) {

@@ -116,6 +116,20 @@ func TestUnknownFieldsWarn(t *testing.T) {
 	require.Equal(t, []string{`299 hubd "Unknown field: Nope"`}, resp.Warnings())
 	// Responses without unknown fields carry no Warning.
 	require.Empty(t, c.Get("/api/space").Expect(http.StatusOK).Warnings())
+
+	// Query parameters the operation does not have are named too (declared ones are not), with the body's.
+	resp = c.Post("/api/space?dry_run=true&upstream_unit_id=x&Dry_Run=1", map[string]any{"Slug": "qa", "Bogus": 1}).Expect(http.StatusOK)
+	require.Equal(t, []string{
+		`299 hubd "Unknown query parameter: Dry_Run"`,
+		`299 hubd "Unknown query parameter: upstream_unit_id"`,
+		`299 hubd "Unknown field: Bogus"`,
+	}, resp.Warnings())
+	resp = c.Get("/api/space/" + sp.SpaceID.String() + "?revision_id=1&select=Slug").Expect(http.StatusOK)
+	require.Equal(t, []string{`299 hubd "Unknown query parameter: revision_id"`}, resp.Warnings())
+	// Also on errors: the client learns what was ignored while it fixes the rest.
+	resp = c.Post("/api/space?bogus=1", map[string]any{"Slug": 42})
+	resp.ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	require.Equal(t, []string{`299 hubd "Unknown query parameter: bogus"`}, resp.Warnings())
 }
 
 func TestRequestID(t *testing.T) {

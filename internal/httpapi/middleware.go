@@ -58,19 +58,20 @@ func requestID(c echo.Context) string {
 	return id
 }
 
-// maxWarnings bounds the Warning headers of one response; the last one counts the rest.
+// maxWarnings bounds the Warning headers of one kind in one response; the last one counts the rest.
 const maxWarnings = 20
 
-// addWarnings names ignored unknown body fields in Warning headers (RFC 7234 form, code 299), with the
-// path escaped for a quoted string.
-func addWarnings(c echo.Context, paths []string) {
-	var ws []string
-	for i, path := range paths {
+// addWarnings names what the request sent and the server ignored, in Warning headers (RFC 7234 form,
+// code 299): `Unknown <what>: <name>`, what being "field" (body fields, by dot path) or "query
+// parameter". Names are escaped for a quoted string.
+func addWarnings(c echo.Context, what string, names []string) {
+	ws, _ := c.Get(ctxWarnings).([]string)
+	for i, name := range names {
 		if i == maxWarnings {
-			ws = append(ws, fmt.Sprintf(`299 hubd "%d more unknown fields"`, len(paths)-maxWarnings))
+			ws = append(ws, fmt.Sprintf(`299 hubd "%d more unknown %ss"`, len(names)-maxWarnings, what))
 			break
 		}
-		ws = append(ws, fmt.Sprintf(`299 hubd "Unknown field: %s"`, quotedText(path)))
+		ws = append(ws, fmt.Sprintf(`299 hubd "Unknown %s: %s"`, what, quotedText(name)))
 	}
 	c.Set(ctxWarnings, ws)
 }

@@ -11,6 +11,22 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
+// warnUnknownQuery names each query parameter the operation does not declare in a Warning header: a
+// client sending a parameter hubd does not have must not believe it took effect.
+func warnUnknownQuery(c echo.Context, rt *route) {
+	var unknown []string
+	for name := range c.Request().URL.Query() {
+		if rt.pathItem.Parameters.GetByInAndName(openapi3.ParameterInQuery, name) == nil &&
+			rt.operation.Parameters.GetByInAndName(openapi3.ParameterInQuery, name) == nil {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		addWarnings(c, "query parameter", unknown)
+	}
+}
+
 // stripUnknownFields removes body fields the operation's schema does not know and names each in a
 // Warning header (SPEC.md: unknown fields are ignored, and warned about). Keys of map-typed fields are
 // data (Permissions.View); keys under a known object that its schema lacks are unknown
@@ -33,7 +49,7 @@ func stripUnknownFields(c echo.Context, rt *route, body []byte) []byte {
 		return body
 	}
 	sort.Strings(unknown)
-	addWarnings(c, unknown)
+	addWarnings(c, "field", unknown)
 	out, err := json.Marshal(doc)
 	if err != nil {
 		return body

@@ -15,10 +15,24 @@ import (
 	"github.com/hubd/hubd/internal/bridgeworker"
 )
 
-// workerCredentials is the body of POST {base}/auth/worker (JSON, or the same names form-encoded).
+// workerCredentials is the body of POST {base}/auth/worker (JSON, or the same names form-encoded). The
+// reference client's names worker_id and worker_secret are accepted too.
 type workerCredentials struct {
-	WorkerID string `json:"WorkerID"`
-	Secret   string `json:"Secret"`
+	WorkerID    string `json:"WorkerID"`
+	Secret      string `json:"Secret"`
+	WorkerIDAlt string `json:"worker_id"`
+	SecretAlt   string `json:"worker_secret"`
+}
+
+// merged takes the reference client's names where the hubd ones are absent.
+func (c workerCredentials) merged() workerCredentials {
+	if c.WorkerID == "" {
+		c.WorkerID = c.WorkerIDAlt
+	}
+	if c.Secret == "" {
+		c.Secret = c.SecretAlt
+	}
+	return c
 }
 
 // workerToken serves POST {base}/auth/worker: a BridgeWorker's ID and Secret become a short-lived
@@ -31,7 +45,7 @@ func (s *Server) workerToken(c echo.Context) error {
 		return fail(http.StatusBadRequest, "invalid_request", err.Error())
 	}
 	if creds.WorkerID == "" || creds.Secret == "" {
-		return fail(http.StatusBadRequest, "invalid_request", "WorkerID and Secret are required")
+		return fail(http.StatusBadRequest, "invalid_request", "WorkerID and Secret (or worker_id and worker_secret) are required")
 	}
 	id, err := uuid.Parse(creds.WorkerID)
 	if err != nil {
@@ -71,7 +85,8 @@ func readWorkerCredentials(r *http.Request) (workerCredentials, error) {
 		if err != nil {
 			return creds, errors.New("the form body is malformed")
 		}
-		creds.WorkerID, creds.Secret = form.Get("WorkerID"), form.Get("Secret")
+		creds = workerCredentials{WorkerID: form.Get("WorkerID"), Secret: form.Get("Secret"),
+			WorkerIDAlt: form.Get("worker_id"), SecretAlt: form.Get("worker_secret")}
 	case mediaType == "application/json" || mediaType == "" || strings.HasSuffix(mediaType, "+json"):
 		if err := json.Unmarshal(data, &creds); err != nil {
 			return creds, errors.New("the body must be a JSON object {WorkerID, Secret}")
@@ -79,5 +94,5 @@ func readWorkerCredentials(r *http.Request) (workerCredentials, error) {
 	default:
 		return creds, errors.New("the body must be application/json or application/x-www-form-urlencoded")
 	}
-	return creds, nil
+	return creds.merged(), nil
 }
