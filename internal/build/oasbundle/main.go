@@ -13,6 +13,10 @@
 //     include_hidden, the shared include) names the entity they apply to in x-hubd-entity: the Name of
 //     its listquery.Entity (Unit, Revision, Space...), so tests and tools map an operation to the registry
 //     that serves it without a table of their own. An operation without it fails the bundle.
+//   - every operation states in x-hubd-permission what its caller needs: None (no token), Authenticated
+//     (any member of the organization), or a permission name, held by the roles the document's
+//     description lists or granted through Permissions. Bundling appends the rule to its description,
+//     and the tests check every operation against it for every role.
 //
 // Usage: oasbundle <openapi-dir> <output-dir>
 package main
@@ -174,8 +178,10 @@ func applySharedRules(root object) error {
 			if !ok {
 				continue
 			}
-			if problem := checkEntity(op, item.(object), parameters); problem != "" {
-				problems = append(problems, fmt.Sprintf("operation %v (%s %s) %s", op["operationId"], strings.ToUpper(m), path, problem))
+			for _, problem := range []string{checkEntity(op, item.(object), parameters), checkPermission(op)} {
+				if problem != "" {
+					problems = append(problems, fmt.Sprintf("operation %v (%s %s) %s", op["operationId"], strings.ToUpper(m), path, problem))
+				}
 			}
 			addErrorResponses(op)
 			for _, r := range child(op, "responses") {
@@ -240,6 +246,51 @@ func checkEntity(op, item, components object) string {
 	if len(found) > 0 && !present {
 		return fmt.Sprintf("takes %s but has no %s: name the listquery.Entity they select (Unit, Space...)",
 			strings.Join(found, ", "), entityExtension)
+	}
+	return ""
+}
+
+// permissionExtension states, on an operation, what its caller needs.
+const permissionExtension = "x-hubd-permission"
+
+// permissionRules are the values x-hubd-permission may take, with the sentence bundling appends to the
+// operation's description. The permission names are those of the authorization model (internal/authz).
+var permissionRules = map[string]string{
+	"None":               "Needs no token.",
+	"Authenticated":      "Needs a token of any member of the organization.",
+	"View":               "Needs View (every role; guests by grant).",
+	"ViewChildren":       "Needs ViewChildren (every role; guests by grant).",
+	"Edit":               "Needs Edit (member, manager, admin, or a grant).",
+	"Delete":             "Needs Delete (member, manager, admin, or a grant).",
+	"CreateChildren":     "Needs CreateChildren (member, manager, admin, or a grant).",
+	"Use":                "Needs Use (member, manager, admin, or a grant).",
+	"Manage":             "Needs Manage (manager, admin, or a grant).",
+	"ManageMembers":      "Needs the manager or admin role.",
+	"ManageOrganization": "Needs the admin role.",
+	"Claim":              "Needs Claim (admin, or a grant: no other role includes it).",
+}
+
+// checkPermission reports what is wrong with op's x-hubd-permission, and appends its rule to op's
+// description. Empty when nothing is.
+func checkPermission(op object) string {
+	v, _ := op[permissionExtension].(string)
+	rule, ok := permissionRules[v]
+	if !ok {
+		names := make([]string, 0, len(permissionRules))
+		for n := range permissionRules {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Sprintf("has %s %q: it must be one of %s", permissionExtension, v, strings.Join(names, ", "))
+	}
+	sec, hasSec := op["security"].([]any)
+	if public := hasSec && len(sec) == 0; public != (v == "None") {
+		return fmt.Sprintf("has %s %s but security %v: None is for operations that need no token, and only for them", permissionExtension, v, op["security"])
+	}
+	if desc, _ := op["description"].(string); desc != "" {
+		op["description"] = strings.TrimRight(desc, "\n") + "\n\n" + rule
+	} else {
+		op["description"] = rule
 	}
 	return ""
 }

@@ -55,3 +55,25 @@ func TestSharedRulesRefuseAnUnmarkedList(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestCheckPermission(t *testing.T) {
+	for name, tc := range map[string]struct {
+		op   object
+		want string // a fragment of the problem; empty when there is none
+	}{
+		"missing":            {op: object{}, want: `has x-hubd-permission ""`},
+		"unknown":            {op: object{"x-hubd-permission": "Root"}, want: "must be one of"},
+		"a permission":       {op: object{"x-hubd-permission": "Edit"}},
+		"public":             {op: object{"x-hubd-permission": "None", "security": []any{}}},
+		"None with a token":  {op: object{"x-hubd-permission": "None"}, want: "None is for operations that need no token"},
+		"public but guarded": {op: object{"x-hubd-permission": "View", "security": []any{}}, want: "None is for"},
+	} {
+		got := checkPermission(tc.op)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", name, got, tc.want)
+		}
+		if tc.want == "" && !strings.HasPrefix(tc.op["description"].(string), "Needs") {
+			t.Errorf("%s: the rule is not in the description: %q", name, tc.op["description"])
+		}
+	}
+}

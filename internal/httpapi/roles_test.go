@@ -1,0 +1,256 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/authz"
+)
+
+// roleFixture is one organization holding an entity of every family, with a client per role.
+type roleFixture struct {
+	t       *testing.T
+	admin   *apitest.Client
+	clients map[auth.Role]*apitest.Client
+	// params are the values of the document's path parameters, by name.
+	params map[string]string
+	// ids of the fixture's entities, for bodies and selections.
+	otherSpace, emptySpace, tag, userKid string
+}
+
+func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
+	t.Helper()
+	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	f := &roleFixture{t: t, admin: admin, clients: map[auth.Role]*apitest.Client{
+		auth.RoleViewer: env.Client(env.Token("acme", "vic", auth.RoleViewer)), auth.RoleMember: env.Client(env.Token("acme", "mo", auth.RoleMember)),
+		auth.RoleManager: env.Client(env.Token("acme", "mia", auth.RoleManager)), auth.RoleAdmin: admin,
+	}}
+	var me api.OrganizationMember
+	admin.Get("/api/me").Expect(http.StatusOK).JSON(&me)
+	extra := env.Principal("acme", "extra", auth.RoleViewer)
+
+	sp := createSpace(t, admin, map[string]any{"Slug": "dev"})
+	f.otherSpace = createSpace(t, admin, map[string]any{"Slug": "prod"}).SpaceID.String()
+	f.emptySpace = createSpace(t, admin, map[string]any{"Slug": "empty"}).SpaceID.String()
+	base := "/api/space/" + sp.SpaceID.String()
+	var u api.UnitCreateOrUpdateResponse
+	admin.Post(base+"/unit", map[string]any{"Slug": "app", "ToolchainType": "AppConfig/Env"}).Expect(http.StatusOK).JSON(&u)
+	unit := base + "/unit/" + u.Unit.UnitID.String()
+	admin.Put(unit+"/data", apitest.Raw{ContentType: "text/plain", Data: []byte("A=1\n")}).Expect(http.StatusOK)
+	admin.Put(unit+"/data", apitest.Raw{ContentType: "text/plain", Data: []byte("A=2\n")}).Expect(http.StatusOK)
+	var revs []api.ExtendedRevision
+	admin.Get(unit + "/revision").Expect(http.StatusOK).JSON(&revs)
+	var muts []api.ExtendedMutation
+	admin.Get(unit + "/mutation").Expect(http.StatusOK).JSON(&muts)
+	var target api.Target
+	admin.Post(base+"/target", map[string]any{"Slug": "t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"}).Expect(http.StatusOK).JSON(&target)
+	var tag api.Tag
+	admin.Post(base+"/tag", map[string]any{"Slug": "v1"}).Expect(http.StatusOK).JSON(&tag)
+	f.tag = tag.TagID.String()
+	var ch api.Channel
+	admin.Post(base+"/channel", map[string]any{"Slug": "bot", "Commands": map[string]any{"deploy": map[string]any{"Description": "Deploy"}}}).
+		Expect(http.StatusOK).JSON(&ch)
+	var run api.CommandRun
+	admin.Post("/api/command_run", map[string]any{"Command": "deploy", "ChannelID": ch.ChannelID}).Expect(http.StatusOK).JSON(&run)
+	var w api.BridgeWorker
+	admin.Post(base+"/bridge_worker", map[string]any{"Slug": "w"}).Expect(http.StatusOK).JSON(&w)
+	var sa api.ServiceAccount
+	admin.Post("/api/service_account", map[string]any{"Slug": "fixture-sa"}).Expect(http.StatusOK).JSON(&sa)
+	saKey, userKey := newSigner(t), newSigner(t)
+	admin.Post("/api/service_account/"+sa.ServiceAccountID.String()+"/key", map[string]any{"PublicJWK": saKey.jwk}).Expect(http.StatusOK)
+	admin.Post("/api/user/"+sa.UserID.String()+"/key", map[string]any{"PublicJWK": userKey.jwk}).Expect(http.StatusOK)
+	f.userKid = userKey.kid
+
+	f.params = map[string]string{
+		"organization_id": me.OrganizationID.String(), "organization_member_id": extra.UserID.String(),
+		"space_id": sp.SpaceID.String(), "unit_id": u.Unit.UnitID.String(), "revision_id": revs[0].Revision.RevisionID.String(),
+		"mutation_id": muts[0].Mutation.MutationID.String(), "target_id": target.TargetID.String(), "tag_id": f.tag,
+		"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(), "bridge_worker_id": w.BridgeWorkerID.String(),
+		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
+	}
+	return f
+}
+
+// roleRequest is what the test sends for one operation: query parameters beyond dry_run, a path other
+// than the fixture's, and a body (built when sent, so a PUT carries the Version it reads).
+type roleRequest struct {
+	query url.Values
+	path  func(f *roleFixture) string
+	body  func(f *roleFixture, path string) any
+	// also are statuses an allowed caller may get besides 2xx, because an earlier allowed caller changed
+	// what the operation acts on (the run it cancelled, the key it removed) or the fixture cannot make it
+	// succeed for everyone (a poll without the lease).
+	also []int
+}
+
+func sel(w string) url.Values { return url.Values{"where": {w}} }
+
+func jsonBody(v any) func(*roleFixture, string) any {
+	return func(*roleFixture, string) any { return v }
+}
+
+// readBack is the body of a PUT: the entity as GET returns it, under field of the Extended form.
+func readBack(field string) func(*roleFixture, string) any {
+	return func(f *roleFixture, path string) any {
+		return f.admin.Get(path).Expect(http.StatusOK).Map()[field]
+	}
+}
+
+// roleRequests gives every operation with a body, a required selection or a special path its request;
+// operations not named here are sent with the fixture's path parameters and nothing else.
+var roleRequests = map[string]roleRequest{
+	"BulkPatchServiceAccounts":  {query: sel("Slug = 'fixture-sa'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteServiceAccounts": {query: sel("Slug = 'fixture-sa'")},
+	"BulkPatchSpaces":           {query: sel("Slug = 'dev'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteSpaces":          {query: sel("Slug = 'empty'")},
+	"BulkPatchTargets":          {query: sel("Slug = 't'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteTargets":         {query: sel("Slug = 't'")},
+	"BulkPatchUnits":            {query: sel("Slug = 'app'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteUnits":           {query: sel("Slug = 'app'")},
+	"BulkCreateUnits":           {query: url.Values{"where": {"Slug = 'app'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{})},
+	"BulkMoveUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any {
+		return map[string]any{"ToSpaceID": f.otherSpace}
+	}},
+	"BulkTagUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any { return map[string]any{"TagID": f.tag} }},
+	"CreateCommandRun": {body: func(f *roleFixture, _ string) any {
+		return map[string]any{"Command": "deploy", "ChannelID": f.params["channel_id"]}
+	}},
+	"CancelCommandRun":       {also: []int{http.StatusConflict}},
+	"ReportCommandRunResult": {body: jsonBody(map[string]any{"Status": "Completed"}), also: []int{http.StatusConflict}},
+	"AcquireChannelLease":    {body: jsonBody(map[string]any{})},
+	"ReleaseChannelLease":    {query: url.Values{"claim_token": {uuid.NewString()}}, also: []int{http.StatusConflict}},
+	"PollChannel":            {body: jsonBody(map[string]any{"ClaimToken": uuid.NewString(), "TimeoutSeconds": 0}), also: []int{http.StatusConflict}},
+	"PollBridgeWorkerEvents": {body: jsonBody(map[string]any{"Name": "cursor", "TimeoutSeconds": 0})},
+	"DiffConfigData":         {body: jsonBody(map[string]any{"ToolchainType": "AppConfig/Env", "From": "A=1\n", "To": "A=2\n"})},
+	"CreateOrganization":     {body: jsonBody(map[string]any{"Slug": "new-org"})},
+	"UpdateOrganization":     {body: readBack("Organization")},
+	// The organization holds the fixture: its delete passes the permission check, then finds it in use.
+	"DeleteOrganization":       {also: []int{http.StatusConflict}},
+	"CreateOrganizationMember": {body: jsonBody(map[string]any{"Username": "newbie", "OrgRole": "viewer"})},
+	"CreateServiceAccount":     {body: jsonBody(map[string]any{"Slug": "new-sa"})},
+	"UpdateServiceAccount":     {body: readBack("ServiceAccount")},
+	"PatchServiceAccount":      {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateServiceAccountKey":  {body: newKey},
+	"DeleteServiceAccountKey":  {also: []int{http.StatusNotFound}},
+	"CreateUserKey":            {body: newKey},
+	"DeleteUserKey": {path: func(f *roleFixture) string { return "/api/user/" + f.params["user_id"] + "/key/" + f.userKid },
+		also: []int{http.StatusNotFound}},
+	"CreateSpace":        {body: jsonBody(map[string]any{"Slug": "new-space"})},
+	"UpdateSpace":        {body: readBack("Space")},
+	"PatchSpace":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"DeleteSpace":        {path: func(f *roleFixture) string { return "/api/space/" + f.emptySpace }},
+	"CreateBridgeWorker": {body: jsonBody(map[string]any{"Slug": "new-w"})},
+	"UpdateBridgeWorker": {body: readBack("BridgeWorker")},
+	"PatchBridgeWorker":  {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateChannel":      {body: jsonBody(map[string]any{"Slug": "new-c"})},
+	"UpdateChannel":      {body: readBack("Channel")},
+	"PatchChannel":       {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTag":          {body: jsonBody(map[string]any{"Slug": "new-tag"})},
+	"UpdateTag":          {body: readBack("Tag")},
+	"PatchTag":           {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTarget":       {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
+	"UpdateTarget":       {body: readBack("Target")},
+	"PatchTarget":        {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateUnit":         {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
+	"UpdateUnit":         {body: readBack("Unit")},
+	"PatchUnit":          {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"UploadUnitData":     {body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},
+}
+
+func newKey(f *roleFixture, _ string) any { return map[string]any{"PublicJWK": newSigner(f.t).jwk} }
+
+// TestRolesOfEveryOperation calls every operation of the document as every role of one organization, and
+// checks the role rules: a caller is refused (403 Permission) exactly when its role does not hold what
+// the operation's x-hubd-permission names, and otherwise succeeds. Writes run with dry_run where the
+// operation has it; the weakest role goes first, so every refusal meets the fixture intact.
+func TestRolesOfEveryOperation(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newRoleFixture(t, env)
+	doc, err := apitest.Document()
+	require.NoError(t, err)
+
+	type operation struct {
+		method, path string
+		op           *openapi3.Operation
+	}
+	var ops []operation
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			ops = append(ops, operation{method, path, op})
+		}
+	}
+	// Operations that remove what others act on go last.
+	sort.Slice(ops, func(i, j int) bool {
+		di, dj := ops[i].method == http.MethodDelete, ops[j].method == http.MethodDelete
+		if di != dj {
+			return dj
+		}
+		return ops[i].op.OperationID < ops[j].op.OperationID
+	})
+	roles := []auth.Role{auth.RoleViewer, auth.RoleMember, auth.RoleManager, auth.RoleAdmin}
+	for _, o := range ops {
+		perm, _ := o.op.Extensions["x-hubd-permission"].(string)
+		req := roleRequests[o.op.OperationID]
+		path := "/api" + o.path
+		for name, value := range f.params {
+			path = strings.ReplaceAll(path, "{"+name+"}", value)
+		}
+		if req.path != nil {
+			path = req.path(f)
+		}
+		require.NotContains(t, path, "{", "%s: the fixture has no value for a path parameter of %s", o.op.OperationID, o.path)
+		query := url.Values{}
+		for k, v := range req.query {
+			query[k] = v
+		}
+		if o.op.Parameters.GetByInAndName(openapi3.ParameterInQuery, "dry_run") != nil {
+			query.Set("dry_run", "true")
+		}
+		if len(query) > 0 {
+			path += "?" + query.Encode()
+		}
+		if o.op.RequestBody != nil && o.op.RequestBody.Value.Required && req.body == nil {
+			t.Fatalf("%s takes a body: give it one in roleRequests", o.op.OperationID)
+		}
+		for _, role := range roles {
+			var body any
+			if req.body != nil {
+				body = req.body(f, strings.SplitN(path, "?", 2)[0])
+			}
+			resp := f.clients[role].Do(o.method, path, body)
+			allowed := perm == "None" || perm == "Authenticated" ||
+				authz.Allowed(auth.Principal{Role: role}, authz.Permission(perm), authz.Target{})
+			if !allowed {
+				if resp.Status != http.StatusForbidden {
+					t.Errorf("%s as %s (needs %s): status %d, want 403; body: %s", o.op.OperationID, role, perm, resp.Status, resp.Body)
+					continue
+				}
+				resp.ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+				continue
+			}
+			if resp.Status >= 300 && !contains(req.also, resp.Status) {
+				t.Errorf("%s as %s (needs %s): status %d, want success; body: %s", o.op.OperationID, role, perm, resp.Status, resp.Body)
+			}
+		}
+	}
+}
+
+func contains(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
