@@ -96,8 +96,11 @@ func (s *Service) Move(ctx context.Context, path string, sel listquery.Params, t
 	p := authz.Caller(ctx)
 	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
 		to, err := space.Parent(ctx, tx.Q, toSpaceID)
+		if apierr.Is(err, apierr.TypeNotFound) {
+			return Unit{}, apierr.NoSuchReference(space.EntityType, "of your organization", "ToSpaceID")
+		}
 		if err != nil {
-			return Unit{}, apierr.Validation("the destination Space does not exist in your organization", apierr.Item{Item: "ToSpaceID", Description: "no such Space"})
+			return Unit{}, err
 		}
 		st, err := space.RowTarget(to)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/target"
 )
 
 // Type names.
@@ -207,8 +208,7 @@ func checkTarget(ctx context.Context, q *db.Queries, spaceID uuid.UUID, f Fields
 	p := authz.Caller(ctx)
 	t, err := q.TargetGetByIDForShare(ctx, db.TargetGetByIDForShareParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
 	if store.IsNoRows(err) {
-		return apierr.Validation(fmt.Sprintf("Target %s does not exist in the Unit's Space", f.TargetID),
-			apierr.Item{Item: "TargetID", Description: "no such Target in this Space"})
+		return apierr.NoSuchReference(target.EntityType, "in the Unit's Space", "TargetID")
 	}
 	if err != nil {
 		return store.Translate(err)

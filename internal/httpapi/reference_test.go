@@ -1,0 +1,105 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/configdata"
+)
+
+// refFixture is two organizations, each with a Space holding a BridgeWorker and a Target. References are
+// written from acme (dev and ops Spaces); other's entities are real IDs that acme must not tell apart
+// from random ones.
+type refFixture struct {
+	env      *apitest.Env
+	c        *apitest.Client
+	dev, ops api.Space
+	worker   api.BridgeWorker // in ops
+	target   api.Target       // in ops
+	other    struct {
+		space  api.Space
+		worker api.BridgeWorker
+		target api.Target
+		user   uuid.UUID // a User who is a member of other only
+	}
+}
+
+func newRefFixture(t *testing.T) *refFixture {
+	t.Helper()
+	env := apitest.New(t)
+	f := &refFixture{env: env, c: env.Client(env.Token("acme", "alice", auth.RoleAdmin))}
+	f.dev = createSpace(t, f.c, map[string]any{"Slug": "dev"})
+	f.ops = createSpace(t, f.c, map[string]any{"Slug": "ops"})
+	f.worker, f.target = workerAndTarget(t, f.c, f.ops)
+	other := env.Client(env.Token("other", "bob", auth.RoleAdmin))
+	f.other.space = createSpace(t, other, map[string]any{"Slug": "ops"})
+	f.other.worker, f.other.target = workerAndTarget(t, other, f.other.space)
+	f.other.user = env.Principal("other", "bob", auth.RoleAdmin).UserID
+	return f
+}
+
+func workerAndTarget(t *testing.T, c *apitest.Client, sp api.Space) (api.BridgeWorker, api.Target) {
+	t.Helper()
+	var w api.BridgeWorker
+	c.Post("/api/space/"+sp.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": "k8s"}).Expect(http.StatusOK).JSON(&w)
+	var tg api.Target
+	c.Post("/api/space/"+sp.SpaceID.String()+"/target", map[string]any{"Slug": "cluster", "ToolchainType": configdata.KubernetesYAML,
+		"ProviderType": "Kubernetes", "BridgeWorkerID": w.BridgeWorkerID}).Expect(http.StatusOK).JSON(&tg)
+	return w, tg
+}
+
+// requireNoSuchReference sends a write naming a random ID and then another organization's real one
+// (otherID): both must be 400 Validation naming item ({id} stands for the ID sent), and the two answers
+// must be identical apart from the ID the client sent itself. It returns the first answer.
+func requireNoSuchReference(t *testing.T, item string, otherID uuid.UUID, send func(id uuid.UUID) *apitest.Response) api.StandardErrorResponse {
+	t.Helper()
+	random := uuid.New()
+	a := send(random).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	b := send(otherID).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Len(t, a.Error.ErrorMetadata.Items, 1)
+	require.Equal(t, strings.ReplaceAll(item, "{id}", random.String()), a.Error.ErrorMetadata.Items[0].Item)
+	if !strings.Contains(item, "{id}") {
+		require.NotContains(t, a.Error.Message, random.String(), "the message needs no ID: the item names the field")
+	}
+	require.Equal(t, withoutID(t, a, random), withoutID(t, b, otherID), "another organization's ID must look like a random one")
+	return a
+}
+
+func withoutID(t *testing.T, e api.StandardErrorResponse, id uuid.UUID) string {
+	t.Helper()
+	b, err := json.Marshal(e)
+	require.NoError(t, err)
+	return strings.ReplaceAll(string(b), id.String(), "{id}")
+}
+
+// TestUnitTargetIDAndMoveReferences: the existing Unit TargetID and move ToSpaceID checks answer another
+// organization's ID exactly like a random one.
+func TestUnitTargetIDAndMoveReferences(t *testing.T) {
+	t.Parallel()
+	f := newRefFixture(t)
+	c := f.c
+	units := "/api/space/" + f.ops.SpaceID.String() + "/unit"
+	requireNoSuchReference(t, "TargetID", f.other.target.TargetID, func(id uuid.UUID) *apitest.Response {
+		return c.Post(units, map[string]any{"Slug": "web", "ToolchainType": configdata.KubernetesYAML, "TargetID": id})
+	})
+	var res api.UnitCreateOrUpdateResponse
+	c.Post(units, map[string]any{"Slug": "web", "ToolchainType": configdata.KubernetesYAML, "TargetID": f.target.TargetID}).Expect(http.StatusOK).JSON(&res)
+	requireNoSuchReference(t, "TargetID", f.other.target.TargetID, func(id uuid.UUID) *apitest.Response {
+		return c.Patch(units+"/"+res.Unit.UnitID.String(), map[string]any{"TargetID": id})
+	})
+	requireNoSuchReference(t, "ToSpaceID", f.other.space.SpaceID, func(id uuid.UUID) *apitest.Response {
+		return c.Post("/api/unit/move?"+where("Slug = 'web'").Encode(), map[string]any{"ToSpaceID": id})
+	})
+	var got api.ExtendedUnit
+	c.Get(units + "/" + res.Unit.UnitID.String()).Expect(http.StatusOK).JSON(&got)
+	require.Equal(t, f.target.TargetID, *got.Unit.TargetID)
+	require.Equal(t, f.ops.SpaceID, got.Unit.SpaceID)
+}
