@@ -941,6 +941,8 @@ type ExtendedTag struct {
 
 // ExtendedTarget defines model for ExtendedTarget.
 type ExtendedTarget struct {
+	// BridgeWorker The Target's BridgeWorker (include=BridgeWorkerID), when the caller may view it; its Secret is always empty.
+	BridgeWorker *BridgeWorker  `json:"BridgeWorker"`
 	Error        *ResponseError `json:"Error"`
 	Organization *Organization  `json:"Organization"`
 	Space        *Space         `json:"Space"`
@@ -1336,7 +1338,8 @@ type Target struct {
 	Annotations  Annotations `json:"Annotations"`
 	BridgeHandle string      `json:"BridgeHandle"`
 
-	// BridgeWorkerID The BridgeWorker that serves the Target.
+	// BridgeWorkerID The BridgeWorker that serves the Target: one of the organization's, in any Space (else 400 Validation
+	// naming BridgeWorkerID). A BridgeWorker is not deleted while Targets name it (409 Conflict).
 	BridgeWorkerID *openapi_types.UUID      `json:"BridgeWorkerID"`
 	ConfigTypes    []map[string]interface{} `json:"ConfigTypes"`
 	CreatedAt      time.Time                `json:"CreatedAt"`

@@ -80,6 +80,100 @@ func withoutID(t *testing.T, e api.StandardErrorResponse, id uuid.UUID) string {
 	return strings.ReplaceAll(string(b), id.String(), "{id}")
 }
 
+// TestBridgeWorkerIDReference: a Target's BridgeWorkerID names a BridgeWorker of the organization, in
+// any of its Spaces, on create, PUT, PATCH and bulk patch; a refused write changes nothing; a worker is
+// not deleted while Targets name it; include=BridgeWorkerID expands it on gets and lists.
+func TestBridgeWorkerIDReference(t *testing.T) {
+	t.Parallel()
+	f := newRefFixture(t)
+	c := f.c
+	targets := "/api/space/" + f.dev.SpaceID.String() + "/target"
+	otherWorker := f.other.worker.BridgeWorkerID
+	body := func(id any) map[string]any {
+		return map[string]any{"Slug": "edge", "ToolchainType": configdata.KubernetesYAML, "ProviderType": "Kubernetes", "BridgeWorkerID": id}
+	}
+	bySlug := "/api/target?" + where("Slug = 'edge'").Encode()
+
+	// Create: refused, and nothing is created.
+	requireNoSuchReference(t, "BridgeWorkerID", otherWorker, func(id uuid.UUID) *apitest.Response { return c.Post(targets, body(id)) })
+	requireNoSuchReference(t, "BridgeWorkerID", otherWorker, func(id uuid.UUID) *apitest.Response { return c.Post(targets+"?dry_run=true", body(id)) })
+	var list []api.ExtendedTarget
+	c.Get(bySlug).Expect(http.StatusOK).JSON(&list)
+	require.Empty(t, list)
+
+	// A worker of another Space of the organization is accepted.
+	var edge api.Target
+	c.Post(targets, body(f.worker.BridgeWorkerID)).Expect(http.StatusOK).JSON(&edge)
+	require.Equal(t, f.worker.BridgeWorkerID, *edge.BridgeWorkerID)
+	tp := targets + "/" + edge.TargetID.String()
+	unchanged := func() {
+		t.Helper()
+		var got api.ExtendedTarget
+		c.Get(tp).Expect(http.StatusOK).JSON(&got)
+		require.Equal(t, f.worker.BridgeWorkerID, *got.Target.BridgeWorkerID)
+		require.Equal(t, edge.Version, got.Target.Version)
+	}
+
+	// PUT, PATCH and bulk patch: refused the same way, and the Target is as it was.
+	requireNoSuchReference(t, "BridgeWorkerID", otherWorker, func(id uuid.UUID) *apitest.Response {
+		put := edge
+		put.BridgeWorkerID = &id
+		return c.Put(tp, put)
+	})
+	unchanged()
+	requireNoSuchReference(t, "BridgeWorkerID", otherWorker, func(id uuid.UUID) *apitest.Response {
+		return c.Patch(tp, map[string]any{"BridgeWorkerID": id})
+	})
+	unchanged()
+	requireNoSuchReference(t, "BridgeWorkerID", otherWorker, func(id uuid.UUID) *apitest.Response {
+		return c.Patch(bySlug, map[string]any{"BridgeWorkerID": id})
+	})
+	unchanged()
+
+	// GET -> edit -> PUT keeps the worker; null clears it; a worker of the Target's own Space is fine too.
+	var got api.ExtendedTarget
+	c.Get(tp).Expect(http.StatusOK).JSON(&got)
+	got.Target.DisplayName = "Edge"
+	c.Put(tp, got.Target).Expect(http.StatusOK).JSON(&edge)
+	require.Equal(t, f.worker.BridgeWorkerID, *edge.BridgeWorkerID)
+	c.Patch(tp, map[string]any{"BridgeWorkerID": nil}).Expect(http.StatusOK).JSON(&edge)
+	require.Nil(t, edge.BridgeWorkerID)
+	var local api.BridgeWorker
+	c.Post("/api/space/"+f.dev.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": "local"}).Expect(http.StatusOK).JSON(&local)
+	var items []api.TargetCreateOrUpdateResponse
+	c.Patch(bySlug, map[string]any{"BridgeWorkerID": local.BridgeWorkerID}).Expect(http.StatusOK).JSON(&items)
+	require.Len(t, items, 1)
+	require.Equal(t, local.BridgeWorkerID, *items[0].Target.BridgeWorkerID)
+
+	// include=BridgeWorkerID: the worker on gets and lists (without its Secret), nothing without a worker.
+	c.Post(targets, map[string]any{"Slug": "bare", "ToolchainType": configdata.KubernetesYAML, "ProviderType": "Kubernetes"}).Expect(http.StatusOK)
+	c.Get(tp + "?include=BridgeWorkerID").Expect(http.StatusOK).JSON(&got)
+	require.NotNil(t, got.BridgeWorker)
+	require.Equal(t, "local", got.BridgeWorker.Slug)
+	require.Equal(t, local.BridgeWorkerID, got.BridgeWorker.BridgeWorkerID)
+	require.Empty(t, got.BridgeWorker.Secret)
+	c.Get(tp).Expect(http.StatusOK).JSON(&got)
+	require.Nil(t, got.BridgeWorker, "only when included")
+	c.Get("/api/target?include=BridgeWorkerID,SpaceID&order_by=Slug").Expect(http.StatusOK).JSON(&list)
+	workers := map[string]string{}
+	for _, e := range list {
+		workers[e.Target.Slug] = ""
+		if e.BridgeWorker != nil {
+			workers[e.Target.Slug] = e.BridgeWorker.Slug + "@" + e.Space.Slug
+		}
+	}
+	require.Equal(t, map[string]string{"bare": "", "cluster": "k8s@ops", "edge": "local@dev"}, workers)
+	c.Get(targets + "?include=BridgeWorkerID").Expect(http.StatusOK).JSON(&list)
+	require.Len(t, list, 2)
+
+	// A worker named by Targets is not deleted (409) until they name another.
+	wp := "/api/space/" + f.dev.SpaceID.String() + "/bridge_worker/local"
+	c.Delete(wp).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	c.Get(wp).Expect(http.StatusOK)
+	c.Patch(tp, map[string]any{"BridgeWorkerID": nil}).Expect(http.StatusOK)
+	c.Delete(wp).Expect(http.StatusOK)
+}
+
 // TestUnitTargetIDAndMoveReferences: the existing Unit TargetID and move ToSpaceID checks answer another
 // organization's ID exactly like a random one.
 func TestUnitTargetIDAndMoveReferences(t *testing.T) {

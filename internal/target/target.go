@@ -14,6 +14,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
@@ -275,6 +276,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		case !store.IsNoRows(err):
 			return err
 		}
+		if err := checkBridgeWorker(ctx, tx.Q, nil, f); err != nil {
+			return err
+		}
 		var row *db.Target
 		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
 			var err error
@@ -305,6 +309,23 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		return nil
 	})
 	return out, err
+}
+
+// checkBridgeWorker requires a BridgeWorkerID the write sets to name a BridgeWorker of the caller's
+// organization, in any Space (SPEC.md ties a Target to one BridgeWorker and says nothing of their Spaces).
+// The stored value (cur) passes unchecked: the foreign key keeps it naming an existing worker.
+func checkBridgeWorker(ctx context.Context, q *db.Queries, cur *uuid.UUID, f Fields) error {
+	if f.BridgeWorkerID == nil || (cur != nil && *cur == *f.BridgeWorkerID) {
+		return nil
+	}
+	ok, err := bridgeworker.Exists(ctx, q, *f.BridgeWorkerID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apierr.NoSuchReference(bridgeworker.EntityType, "of your organization", "BridgeWorkerID")
+	}
+	return nil
 }
 
 func (t Target) changeEvent(c entity.Change, spaceSlug string) event.Event {
@@ -379,6 +400,9 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 		}
 	}
 	if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
+		return cur, err
+	}
+	if err := checkBridgeWorker(ctx, tx.Q, cur.BridgeWorkerID, f); err != nil {
 		return cur, err
 	}
 	if f.ToolchainType != cur.ToolchainType {
