@@ -705,7 +705,8 @@ type ChannelSubscription struct {
 	// EventTypes Event types to receive (empty means every type).
 	EventTypes []string `json:"EventTypes"`
 
-	// TargetID Only events about this Target.
+	// TargetID Only events about this Target, one of the organization's in any Space (else 400 Validation naming
+	// Subscriptions.<index>.TargetID). A Target deleted since may stay named; it matches nothing more.
 	TargetID *openapi_types.UUID `json:"TargetID"`
 }
 

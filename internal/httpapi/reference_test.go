@@ -174,6 +174,69 @@ func TestBridgeWorkerIDReference(t *testing.T) {
 	c.Delete(wp).Expect(http.StatusOK)
 }
 
+// TestSubscriptionTargetIDReference: each Subscription's TargetID names a Target of the organization, on
+// create, PUT and PATCH, every bad one named by its dot path; a Target deleted since leaves its
+// Subscription in place and the Channel editable.
+func TestSubscriptionTargetIDReference(t *testing.T) {
+	t.Parallel()
+	f := newRefFixture(t)
+	c := f.c
+	chans := "/api/space/" + f.dev.SpaceID.String() + "/channel"
+	otherTarget := f.other.target.TargetID
+	subs := func(id any) []map[string]any {
+		return []map[string]any{{"EventTypes": []string{"unit.updated"}}, {"EventTypes": []string{}, "TargetID": id}}
+	}
+
+	requireNoSuchReference(t, "Subscriptions.1.TargetID", otherTarget, func(id uuid.UUID) *apitest.Response {
+		return c.Post(chans, map[string]any{"Slug": "bot", "Subscriptions": subs(id)})
+	})
+	c.Get(chans+"/bot").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+
+	// A Target of another Space of the organization is accepted.
+	var ch api.Channel
+	c.Post(chans, map[string]any{"Slug": "bot", "Subscriptions": subs(f.target.TargetID)}).Expect(http.StatusOK).JSON(&ch)
+	require.Equal(t, f.target.TargetID, *ch.Subscriptions[1].TargetID)
+	cp := chans + "/" + ch.ChannelID.String()
+	unchanged := func() {
+		t.Helper()
+		var got api.ExtendedChannel
+		c.Get(cp).Expect(http.StatusOK).JSON(&got)
+		require.Equal(t, ch.Subscriptions, got.Channel.Subscriptions)
+		require.Equal(t, ch.Version, got.Channel.Version)
+	}
+
+	requireNoSuchReference(t, "Subscriptions.1.TargetID", otherTarget, func(id uuid.UUID) *apitest.Response {
+		put := ch
+		put.Subscriptions = []api.ChannelSubscription{ch.Subscriptions[0], {EventTypes: []string{}, TargetID: &id}}
+		return c.Put(cp, put)
+	})
+	unchanged()
+	requireNoSuchReference(t, "Subscriptions.0.TargetID", otherTarget, func(id uuid.UUID) *apitest.Response {
+		return c.Patch(cp, map[string]any{"Subscriptions": []map[string]any{{"EventTypes": []string{}, "TargetID": id}, {"EventTypes": []string{}, "TargetID": f.target.TargetID}}})
+	})
+	unchanged()
+	// Every bad one is named at once.
+	none := []string{}
+	e := c.Patch(cp, map[string]any{"Subscriptions": []map[string]any{{"EventTypes": none, "TargetID": uuid.New()}, {"EventTypes": none}, {"EventTypes": none, "TargetID": otherTarget}}}).
+		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, []api.ErrorItem{{Item: "Subscriptions.0.TargetID", Description: "no such Target"}, {Item: "Subscriptions.2.TargetID", Description: "no such Target"}},
+		e.Error.ErrorMetadata.Items)
+	unchanged()
+
+	// A Subscription to a Target deleted since stays, and the Channel can still be written (GET -> PUT, PATCH).
+	var gone api.Target
+	c.Post("/api/space/"+f.dev.SpaceID.String()+"/target", map[string]any{"Slug": "gone", "ToolchainType": configdata.KubernetesYAML, "ProviderType": "Kubernetes"}).
+		Expect(http.StatusOK).JSON(&gone)
+	c.Patch(cp, map[string]any{"Subscriptions": subs(gone.TargetID)}).Expect(http.StatusOK)
+	c.Delete("/api/space/" + f.dev.SpaceID.String() + "/target/" + gone.TargetID.String()).Expect(http.StatusOK)
+	var got api.ExtendedChannel
+	c.Get(cp).Expect(http.StatusOK).JSON(&got)
+	got.Channel.DisplayName = "Bot"
+	c.Put(cp, got.Channel).Expect(http.StatusOK).JSON(&ch)
+	require.Equal(t, gone.TargetID, *ch.Subscriptions[1].TargetID)
+	c.Patch(cp, map[string]any{"DisplayName": "Bot 2"}).Expect(http.StatusOK)
+}
+
 // TestUnitTargetIDAndMoveReferences: the existing Unit TargetID and move ToSpaceID checks answer another
 // organization's ID exactly like a random one.
 func TestUnitTargetIDAndMoveReferences(t *testing.T) {

@@ -239,6 +239,23 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Tar
 	return out, nil
 }
 
+// Existing returns which of ids name Targets of the caller's organization (in any Space), in one query,
+// for entities that reference Targets.
+func Existing(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	out := map[uuid.UUID]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: authz.Caller(ctx).OrganizationID, TargetIds: ids})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	for _, r := range rows {
+		out[r.TargetID] = true
+	}
+	return out, nil
+}
+
 // Create makes a Target in a Space.
 func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (Target, error) {
 	p := authz.Caller(ctx)
