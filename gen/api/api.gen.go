@@ -1397,12 +1397,15 @@ type TargetPatch = json.RawMessage
 // Unit Configuration data (not a field; see /data) plus metadata.
 type Unit struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
-	Annotations   Annotations              `json:"Annotations"`
-	ApplyGates    map[string]bool          `json:"ApplyGates"`
-	ApplyWarnings map[string]bool          `json:"ApplyWarnings"`
-	ChangeSetID   *openapi_types.UUID      `json:"ChangeSetID"`
-	Conflicts     []map[string]interface{} `json:"Conflicts"`
-	CreatedAt     time.Time                `json:"CreatedAt"`
+	Annotations   Annotations     `json:"Annotations"`
+	ApplyGates    map[string]bool `json:"ApplyGates"`
+	ApplyWarnings map[string]bool `json:"ApplyWarnings"`
+
+	// ChangeSetID A ChangeSet of the organization (else 400 Validation naming ChangeSetID). ChangeSets are not served yet,
+	// so only null is accepted; a value already stored may be sent back unchanged.
+	ChangeSetID *openapi_types.UUID      `json:"ChangeSetID"`
+	Conflicts   []map[string]interface{} `json:"Conflicts"`
+	CreatedAt   time.Time                `json:"CreatedAt"`
 
 	// DataHash Lowercase hex SHA-256 of the data; the ETag of /data.
 	DataHash string `json:"DataHash"`
@@ -1441,7 +1444,7 @@ type Unit struct {
 	Slug    Slug               `json:"Slug"`
 	SpaceID openapi_types.UUID `json:"SpaceID"`
 
-	// TargetID A Target of the Unit's Space with the same ToolchainType.
+	// TargetID A Target of the Unit's Space with the same ToolchainType (else 400 Validation naming TargetID).
 	TargetID *openapi_types.UUID `json:"TargetID"`
 
 	// ToolchainType Kubernetes/YAML or AppConfig/Properties, YAML, TOML, INI, JSON, Env or Text. Set at creation.
@@ -2731,7 +2734,8 @@ type UploadUnitDataParams struct {
 	// LastChangeDescription Description of the change, recorded on the Revision and as the Unit's LastChangeDescription.
 	LastChangeDescription *LastChangeDescription `form:"last_change_description,omitempty" json:"last_change_description,omitempty"`
 
-	// ChangeSetId The ChangeSet the change belongs to (must be the Unit's ChangeSetID when it has one).
+	// ChangeSetId The ChangeSet the change belongs to: a ChangeSet of the organization (else 400 Validation naming
+	// change_set_id; ChangeSets are not served yet, so none is), and the Unit's ChangeSetID when it has one.
 	ChangeSetId *openapi_types.UUID `form:"change_set_id,omitempty" json:"change_set_id,omitempty"`
 
 	// IfMatch ETags (quoted or bare, comma-separated, or *) the write is prepared against, compared strongly (a W/ tag never matches); another is 409 Conflict.

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -235,6 +236,72 @@ func TestSubscriptionTargetIDReference(t *testing.T) {
 	c.Put(cp, got.Channel).Expect(http.StatusOK).JSON(&ch)
 	require.Equal(t, gone.TargetID, *ch.Subscriptions[1].TargetID)
 	c.Patch(cp, map[string]any{"DisplayName": "Bot 2"}).Expect(http.StatusOK)
+}
+
+// TestChangeSetIDReference: the ChangeSet family does not exist yet, so every ChangeSetID (create, PUT,
+// PATCH, bulk patch, clone) and change_set_id (data PUT) is a reference to a missing entity, and
+// nothing is written.
+func TestChangeSetIDReference(t *testing.T) {
+	t.Parallel()
+	f := newRefFixture(t)
+	c := f.c
+	units := "/api/space/" + f.dev.SpaceID.String() + "/unit"
+	// No organization has a ChangeSet: another organization's Space ID stands in for a real foreign ID.
+	foreign := f.other.space.SpaceID
+	bySlug := func(slug string) string { return "/api/unit?" + where("Slug = '"+slug+"'").Encode() }
+
+	requireNoSuchReference(t, "ChangeSetID", foreign, func(id uuid.UUID) *apitest.Response {
+		return c.Post(units, map[string]any{"Slug": "web", "ToolchainType": configdata.AppConfigEnv, "ChangeSetID": id})
+	})
+	var list []api.ExtendedUnit
+	c.Get(bySlug("web")).Expect(http.StatusOK).JSON(&list)
+	require.Empty(t, list)
+
+	var res api.UnitCreateOrUpdateResponse
+	c.Post(units, map[string]any{"Slug": "web", "ToolchainType": configdata.AppConfigEnv, "ChangeSetID": nil}).Expect(http.StatusOK).JSON(&res)
+	web := *res.Unit
+	up := units + "/" + web.UnitID.String()
+	unchanged := func() {
+		t.Helper()
+		var got api.ExtendedUnit
+		c.Get(up).Expect(http.StatusOK).JSON(&got)
+		require.Nil(t, got.Unit.ChangeSetID)
+		require.Equal(t, web.Version, got.Unit.Version)
+		require.Equal(t, web.HeadRevisionNum, got.Unit.HeadRevisionNum)
+	}
+
+	requireNoSuchReference(t, "ChangeSetID", foreign, func(id uuid.UUID) *apitest.Response {
+		put := web
+		put.ChangeSetID = &id
+		return c.Put(up, put)
+	})
+	unchanged()
+	requireNoSuchReference(t, "ChangeSetID", foreign, func(id uuid.UUID) *apitest.Response {
+		return c.Patch(up, map[string]any{"ChangeSetID": id})
+	})
+	unchanged()
+	requireNoSuchReference(t, "ChangeSetID", foreign, func(id uuid.UUID) *apitest.Response {
+		return c.Patch(bySlug("web"), map[string]any{"ChangeSetID": id})
+	})
+	unchanged()
+	requireNoSuchReference(t, "change_set_id", foreign, func(id uuid.UUID) *apitest.Response {
+		return c.Do(http.MethodPut, up+"/data?"+url.Values{"change_set_id": {id.String()}}.Encode(), apitest.Raw{ContentType: "text/plain", Data: []byte("A=1\n")})
+	})
+	unchanged()
+	clone := bySlug("web") + "&name_prefixes=copy-"
+	requireNoSuchReference(t, "ChangeSetID", foreign, func(id uuid.UUID) *apitest.Response {
+		return c.Post(clone, map[string]any{"ChangeSetID": id})
+	})
+	c.Get(bySlug("copy-web")).Expect(http.StatusOK).JSON(&list)
+	require.Empty(t, list)
+
+	// Without a ChangeSet every write goes through.
+	c.Patch(up, map[string]any{"ChangeSetID": nil, "DisplayName": "Web"}).Expect(http.StatusOK)
+	c.Do(http.MethodPut, up+"/data", apitest.Raw{ContentType: "text/plain", Data: []byte("A=1\n")}).Expect(http.StatusOK)
+	var items []api.UnitCreateOrUpdateResponse
+	c.Post(clone, map[string]any{"ChangeSetID": nil}).Expect(http.StatusOK).JSON(&items)
+	require.Len(t, items, 1)
+	require.Nil(t, items[0].Unit.ChangeSetID)
 }
 
 // TestUnitTargetIDAndMoveReferences: the existing Unit TargetID and move ToSpaceID checks answer another

@@ -284,13 +284,17 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
 		return src, err
 	}
+	// So may a ChangeSetID (the source's is not copied).
+	if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
+		return src, err
+	}
 	upstreamUnit, upstreamSpace := src.ID, src.SpaceID
 	row, err := tx.Q.UnitInsert(ctx, db.UnitInsertParams{
 		UnitID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
 		Permissions: store.EncodeJSON(f.Permissions), ToolchainType: f.ToolchainType, ProviderType: f.ProviderType,
-		TargetID: f.TargetID, LastChangeDescription: f.LastChangeDescription, DataHash: configdata.Hash(nil), HeadDoc: []byte("[]"),
+		TargetID: f.TargetID, ChangeSetID: f.ChangeSetID, LastChangeDescription: f.LastChangeDescription, DataHash: configdata.Hash(nil), HeadDoc: []byte("[]"),
 		UpstreamUnitID: &upstreamUnit, UpstreamSpaceID: &upstreamSpace, UpstreamRevisionNum: src.HeadRevisionNum,
 	})
 	if err != nil {

@@ -220,6 +220,20 @@ func checkTarget(ctx context.Context, q *db.Queries, spaceID uuid.UUID, f Fields
 	return nil
 }
 
+// checkChangeSet is the one lookup of a ChangeSetID: the Unit's ChangeSetID (create, PUT, PATCH, bulk
+// patch, clone) and the change_set_id parameter of writes that record a Revision all come here; field
+// names what carried the ID.
+//
+// The ChangeSet family does not exist yet, so no ID names a ChangeSet of the organization and every one
+// is refused. When the family arrives, this becomes a call to its resolver (a ChangeSet of the caller's
+// organization, share-locked in q's transaction as tag.LookupForShare does) and the callers stay as they are.
+func checkChangeSet(_ context.Context, _ *db.Queries, field string, id *uuid.UUID) error {
+	if id == nil {
+		return nil
+	}
+	return apierr.NoSuchReference("ChangeSet", "of your organization", field)
+}
+
 // Create makes a Unit without data (HeadRevisionNum 0); PUT its data to make Revision 1.
 func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (Unit, error) {
 	p := authz.Caller(ctx)
@@ -258,6 +272,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			return err
 		}
 		if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
+			return err
+		}
+		if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
 			return err
 		}
 		if err := tx.Q.ConfigDataPut(ctx, db.ConfigDataPutParams{DataHash: configdata.Hash(nil), Data: []byte{}, DataSize: 0}); err != nil {
@@ -401,6 +418,12 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 	}
 	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
 		return cur, "", err
+	}
+	// A ChangeSetID the write leaves as stored was checked when it was set.
+	if f.ChangeSetID != nil && (cur.ChangeSetID == nil || *cur.ChangeSetID != *f.ChangeSetID) {
+		if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
+			return cur, "", err
+		}
 	}
 	out, err := tx.Q.UnitUpdate(ctx, db.UnitUpdateParams{
 		OrganizationID: p.OrganizationID, UnitID: unitID, Version: cur.Version,
