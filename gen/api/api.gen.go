@@ -1114,10 +1114,11 @@ type PathChangeChange string
 
 // PermissionSubjects defines model for PermissionSubjects.
 type PermissionSubjects struct {
-	// GroupIDs Set of Group IDs (value true).
+	// GroupIDs Set of Group IDs (value true). Not checked yet, as Groups are not served.
 	GroupIDs map[string]bool `json:"GroupIDs"`
 
-	// UserIDs Set of User IDs (value true).
+	// UserIDs Set of User IDs (value true). A User newly granted must be a member of the organization (else 400
+	// Validation naming Permissions.<permission>.UserIDs.<id>); one granted before may stay after leaving.
 	UserIDs map[string]bool `json:"UserIDs"`
 }
 

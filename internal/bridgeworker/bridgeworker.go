@@ -21,6 +21,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -301,6 +302,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if err := authz.Check(ctx, authz.Manage, st); err != nil {
 				return err
 			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+				return err
+			}
 		}
 		id := uuid.New()
 		// The bot User, its membership and the worker go in together or not at all.
@@ -390,6 +394,9 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		}
 		if !cur.Permissions.Equal(f.Permissions) {
 			if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {
+				return err
+			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 				return err
 			}
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/target"
@@ -319,6 +320,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if err := authz.Check(ctx, authz.Manage, st); err != nil {
 				return err
 			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+				return err
+			}
 		}
 		if f.EventBookmark == 0 {
 			f.EventBookmark = tailBookmark
@@ -495,6 +499,9 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		}
 		if !cur.Permissions.Equal(f.Permissions) {
 			if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {
+				return err
+			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 				return err
 			}
 		}

@@ -327,3 +327,71 @@ func TestUnitTargetIDAndMoveReferences(t *testing.T) {
 	require.Equal(t, f.target.TargetID, *got.Unit.TargetID)
 	require.Equal(t, f.ops.SpaceID, got.Unit.SpaceID)
 }
+
+// TestPermissionsGranteeReference: Permissions grant only to members of the organization (create, PUT,
+// PATCH, across families); Users already granted pass again, even after leaving.
+func TestPermissionsGranteeReference(t *testing.T) {
+	t.Parallel()
+	f := newRefFixture(t)
+	c := f.c
+	member := f.env.Principal("acme", "vic", auth.RoleViewer).UserID
+	grant := func(id uuid.UUID) map[string]any {
+		return map[string]any{"Edit": map[string]any{"UserIDs": map[string]bool{id.String(): true}}}
+	}
+	item := "Permissions.Edit.UserIDs.{id}"
+
+	// Create, in each family that has Permissions; nothing is created.
+	creates := map[string]map[string]any{
+		"/api/space": {"Slug": "granted"},
+		"/api/space/" + f.dev.SpaceID.String() + "/unit":          {"Slug": "granted", "ToolchainType": configdata.AppConfigEnv},
+		"/api/space/" + f.dev.SpaceID.String() + "/target":        {"Slug": "granted", "ToolchainType": configdata.AppConfigEnv, "ProviderType": "Kubernetes"},
+		"/api/space/" + f.dev.SpaceID.String() + "/channel":       {"Slug": "granted"},
+		"/api/space/" + f.dev.SpaceID.String() + "/bridge_worker": {"Slug": "granted"},
+		"/api/service_account":                                    {"Slug": "granted"},
+	}
+	for path, body := range creates {
+		requireNoSuchReference(t, item, f.other.user, func(id uuid.UUID) *apitest.Response {
+			b := map[string]any{"Permissions": grant(id)}
+			for k, v := range body {
+				b[k] = v
+			}
+			return c.Post(path, b)
+		})
+		var list []map[string]any
+		c.Get(path + "?" + where("Slug = 'granted'").Encode()).Expect(http.StatusOK).JSON(&list)
+		require.Empty(t, list, path)
+		b := map[string]any{"Permissions": grant(member)}
+		for k, v := range body {
+			b[k] = v
+		}
+		c.Post(path, b).Expect(http.StatusOK)
+	}
+
+	// PUT and PATCH (a Space): refused and unchanged; members and Users already granted pass.
+	sp := "/api/space/" + f.dev.SpaceID.String()
+	var cur api.ExtendedSpace
+	c.Get(sp).Expect(http.StatusOK).JSON(&cur)
+	requireNoSuchReference(t, item, f.other.user, func(id uuid.UUID) *apitest.Response {
+		put := cur.Space
+		put.Permissions = api.Permissions{"Edit": {UserIDs: map[string]bool{id.String(): true}, GroupIDs: map[string]bool{}}}
+		return c.Put(sp, put)
+	})
+	requireNoSuchReference(t, item, f.other.user, func(id uuid.UUID) *apitest.Response {
+		return c.Patch(sp, map[string]any{"Permissions": grant(id)})
+	})
+	var after api.ExtendedSpace
+	c.Get(sp).Expect(http.StatusOK).JSON(&after)
+	require.Equal(t, cur.Space.Version, after.Space.Version)
+	require.Empty(t, after.Space.Permissions)
+	var upd api.Space
+	c.Patch(sp, map[string]any{"Permissions": grant(member)}).Expect(http.StatusOK).JSON(&upd)
+	require.True(t, upd.Permissions["Edit"].UserIDs[member.String()])
+
+	// A member who leaves keeps a grant that grants nothing; the Space stays writable without touching it.
+	c.Delete("/api/organization/" + cur.Space.OrganizationID.String() + "/organization_member/" + member.String()).Expect(http.StatusOK)
+	c.Get(sp).Expect(http.StatusOK).JSON(&after)
+	after.Space.DisplayName = "Dev"
+	c.Put(sp, after.Space).Expect(http.StatusOK)
+	c.Patch(sp, map[string]any{"Permissions": map[string]any{"View": map[string]any{"UserIDs": map[string]bool{member.String(): true}}}}).
+		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -280,6 +281,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if err := authz.Check(ctx, authz.Manage, st); err != nil {
 				return err
 			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+				return err
+			}
 		}
 		existing, err := tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 		switch {
@@ -413,6 +417,9 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
 		if err := authz.Check(ctx, authz.Manage, cur.authzTarget()); err != nil {
+			return cur, err
+		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tag"
@@ -268,6 +269,9 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	// Permissions the patch sets are a grant made in the destination Space: Manage there, as Create asks.
 	if !f.Permissions.Equal(src.Permissions) {
 		if err := authz.Check(ctx, authz.Manage, st); err != nil {
+			return src, err
+		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
 			return src, err
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/target"
@@ -258,6 +259,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if err := authz.Check(ctx, authz.Manage, st); err != nil {
 				return err
 			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+				return err
+			}
 		}
 		existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 		switch {
@@ -410,6 +414,9 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
 		if err := authz.Check(ctx, authz.Manage, cur.target()); err != nil {
+			return cur, "", err
+		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, "", err
 		}
 	}
