@@ -426,7 +426,8 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
 		return cur, "", err
 	}
-	// A ChangeSetID the write leaves as stored was checked when it was set.
+	// A ChangeSetID the write leaves as stored passes again (like a Space's ComponentID), so a Unit given
+	// one before this check existed can still be written without clearing it.
 	if f.ChangeSetID != nil && (cur.ChangeSetID == nil || *cur.ChangeSetID != *f.ChangeSetID) {
 		if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
 			return cur, "", err
