@@ -708,7 +708,8 @@ type ChannelSubscription struct {
 	// EventTypes Event types to receive (empty means every type).
 	EventTypes []string `json:"EventTypes"`
 
-	// TargetID Only events about this Target.
+	// TargetID Only events about this Target, one of the organization's in any Space (else 400 Validation naming
+	// Subscriptions.<index>.TargetID). A Target deleted since may stay named; it matches nothing more.
 	TargetID *openapi_types.UUID `json:"TargetID"`
 }
 
@@ -944,6 +945,8 @@ type ExtendedTag struct {
 
 // ExtendedTarget defines model for ExtendedTarget.
 type ExtendedTarget struct {
+	// BridgeWorker The Target's BridgeWorker (include=BridgeWorkerID), when the caller may view it; its Secret is always empty.
+	BridgeWorker *BridgeWorker  `json:"BridgeWorker"`
 	Error        *ResponseError `json:"Error"`
 	Organization *Organization  `json:"Organization"`
 	Space        *Space         `json:"Space"`
@@ -1114,10 +1117,11 @@ type PathChangeChange string
 
 // PermissionSubjects defines model for PermissionSubjects.
 type PermissionSubjects struct {
-	// GroupIDs Set of Group IDs (value true).
+	// GroupIDs Set of Group IDs (value true). Not checked yet, as Groups are not served.
 	GroupIDs map[string]bool `json:"GroupIDs"`
 
-	// UserIDs Set of User IDs (value true).
+	// UserIDs Set of User IDs (value true). A User newly granted must be a member of the organization (else 400
+	// Validation naming Permissions.<permission>.UserIDs.<id>); one granted before may stay after leaving.
 	UserIDs map[string]bool `json:"UserIDs"`
 }
 
@@ -1339,7 +1343,8 @@ type Target struct {
 	Annotations  Annotations `json:"Annotations"`
 	BridgeHandle string      `json:"BridgeHandle"`
 
-	// BridgeWorkerID The BridgeWorker that serves the Target.
+	// BridgeWorkerID The BridgeWorker that serves the Target: one of the organization's, in any Space (else 400 Validation
+	// naming BridgeWorkerID). A BridgeWorker is not deleted while Targets name it (409 Conflict).
 	BridgeWorkerID *openapi_types.UUID      `json:"BridgeWorkerID"`
 	ConfigTypes    []map[string]interface{} `json:"ConfigTypes"`
 	CreatedAt      time.Time                `json:"CreatedAt"`
@@ -1396,12 +1401,15 @@ type TargetPatch = json.RawMessage
 // Unit Configuration data (not a field; see /data) plus metadata.
 type Unit struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
-	Annotations   Annotations              `json:"Annotations"`
-	ApplyGates    map[string]bool          `json:"ApplyGates"`
-	ApplyWarnings map[string]bool          `json:"ApplyWarnings"`
-	ChangeSetID   *openapi_types.UUID      `json:"ChangeSetID"`
-	Conflicts     []map[string]interface{} `json:"Conflicts"`
-	CreatedAt     time.Time                `json:"CreatedAt"`
+	Annotations   Annotations     `json:"Annotations"`
+	ApplyGates    map[string]bool `json:"ApplyGates"`
+	ApplyWarnings map[string]bool `json:"ApplyWarnings"`
+
+	// ChangeSetID A ChangeSet of the organization (else 400 Validation naming ChangeSetID). ChangeSets are not served yet,
+	// so only null is accepted; a value already stored may be sent back unchanged.
+	ChangeSetID *openapi_types.UUID      `json:"ChangeSetID"`
+	Conflicts   []map[string]interface{} `json:"Conflicts"`
+	CreatedAt   time.Time                `json:"CreatedAt"`
 
 	// DataHash Lowercase hex SHA-256 of the data; the ETag of /data.
 	DataHash string `json:"DataHash"`
@@ -1440,7 +1448,7 @@ type Unit struct {
 	Slug    Slug               `json:"Slug"`
 	SpaceID openapi_types.UUID `json:"SpaceID"`
 
-	// TargetID A Target of the Unit's Space with the same ToolchainType.
+	// TargetID A Target of the Unit's Space with the same ToolchainType (else 400 Validation naming TargetID).
 	TargetID *openapi_types.UUID `json:"TargetID"`
 
 	// ToolchainType Kubernetes/YAML or AppConfig/Properties, YAML, TOML, INI, JSON, Env or Text. Set at creation.
@@ -2737,7 +2745,8 @@ type UploadUnitDataParams struct {
 	// LastChangeDescription Description of the change, recorded on the Revision and as the Unit's LastChangeDescription.
 	LastChangeDescription *LastChangeDescription `form:"last_change_description,omitempty" json:"last_change_description,omitempty"`
 
-	// ChangeSetId The ChangeSet the change belongs to (must be the Unit's ChangeSetID when it has one).
+	// ChangeSetId The ChangeSet the change belongs to: a ChangeSet of the organization (else 400 Validation naming
+	// change_set_id; ChangeSets are not served yet, so none is), and the Unit's ChangeSetID when it has one.
 	ChangeSetId *openapi_types.UUID `form:"change_set_id,omitempty" json:"change_set_id,omitempty"`
 
 	// IfMatch ETags (quoted or bare, comma-separated, or *) the write is prepared against, compared strongly (a W/ tag never matches); another is 409 Conflict.

@@ -244,6 +244,100 @@ func (q *Queries) BridgeWorkerInsert(ctx context.Context, arg BridgeWorkerInsert
 	return bridge_worker_id, err
 }
 
+const bridgeWorkerKeyShare = `-- name: BridgeWorkerKeyShare :one
+SELECT bridge_worker_id FROM bridge_worker
+WHERE organization_id = $1 AND bridge_worker_id = $2 FOR KEY SHARE
+`
+
+type BridgeWorkerKeyShareParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
+}
+
+// A worker of the organization in any Space, for a Target naming it. The key-share lock lasts until the
+// Target's write commits, so a delete waits for it (and then meets the foreign key), while polls
+// updating last_seen_at do not.
+func (q *Queries) BridgeWorkerKeyShare(ctx context.Context, arg BridgeWorkerKeyShareParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, bridgeWorkerKeyShare, arg.OrganizationID, arg.BridgeWorkerID)
+	var bridge_worker_id uuid.UUID
+	err := row.Scan(&bridge_worker_id)
+	return bridge_worker_id, err
+}
+
+const bridgeWorkerListByIDs = `-- name: BridgeWorkerListByIDs :many
+SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, m.org_role FROM bridge_worker bw
+JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
+WHERE bw.organization_id = $1 AND bw.bridge_worker_id = ANY($2::uuid[])
+`
+
+type BridgeWorkerListByIDsParams struct {
+	OrganizationID  uuid.UUID   `db:"organization_id"`
+	BridgeWorkerIds []uuid.UUID `db:"bridge_worker_ids"`
+}
+
+type BridgeWorkerListByIDsRow struct {
+	BridgeWorkerID   uuid.UUID       `db:"bridge_worker_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	SecretHash       []byte          `db:"secret_hash"`
+	LastSeenAt       *time.Time      `db:"last_seen_at"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	SearchText       *string         `db:"search_text"`
+	SecretMaxOrgRole string          `db:"secret_max_org_role"`
+	OrgRole          string          `db:"org_role"`
+}
+
+// The workers of a page's include=BridgeWorkerID, in one query.
+func (q *Queries) BridgeWorkerListByIDs(ctx context.Context, arg BridgeWorkerListByIDsParams) ([]*BridgeWorkerListByIDsRow, error) {
+	rows, err := q.db.Query(ctx, bridgeWorkerListByIDs, arg.OrganizationID, arg.BridgeWorkerIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*BridgeWorkerListByIDsRow
+	for rows.Next() {
+		var i BridgeWorkerListByIDsRow
+		if err := rows.Scan(
+			&i.BridgeWorkerID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.UserID,
+			&i.Slug,
+			&i.DisplayName,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.Permissions,
+			&i.SecretHash,
+			&i.LastSeenAt,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SearchText,
+			&i.SecretMaxOrgRole,
+			&i.OrgRole,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const bridgeWorkerLock = `-- name: BridgeWorkerLock :one
 SELECT bridge_worker_id FROM bridge_worker
 WHERE organization_id = $1 AND space_id = $2 AND bridge_worker_id = $3 FOR UPDATE

@@ -123,6 +123,36 @@ func (q *Queries) OrganizationMemberSetRole(ctx context.Context, arg Organizatio
 	return err
 }
 
+const organizationMembersAmong = `-- name: OrganizationMembersAmong :many
+SELECT user_id FROM organization_member WHERE organization_id = $1 AND user_id = ANY($2::uuid[])
+`
+
+type OrganizationMembersAmongParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	UserIds        []uuid.UUID `db:"user_ids"`
+}
+
+// Which of the given Users are members of the organization (Permissions may grant only to members).
+func (q *Queries) OrganizationMembersAmong(ctx context.Context, arg OrganizationMembersAmongParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, organizationMembersAmong, arg.OrganizationID, arg.UserIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var user_id uuid.UUID
+		if err := rows.Scan(&user_id); err != nil {
+			return nil, err
+		}
+		items = append(items, user_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const userBackingKind = `-- name: UserBackingKind :one
 SELECT CASE
     WHEN EXISTS (SELECT 1 FROM service_account sa WHERE sa.user_id = $1::uuid) THEN 'ServiceAccount'

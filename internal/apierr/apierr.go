@@ -145,6 +145,22 @@ func Validation(message string, items ...Item) *Error {
 	return &Error{Type: TypeValidation, Message: message, Items: items}
 }
 
+// NoSuchReference is fields (dot paths: BridgeWorkerID, Subscriptions.0.TargetID, change_set_id) naming
+// no entityType where they require one (scope: "of your organization", "in the Unit's Space"). It
+// deliberately says nothing about the IDs: a random one, a deleted one and one of another organization
+// get the same status, message and items, so the answer reveals nothing about other organizations.
+func NoSuchReference(entityType, scope string, fields ...string) *Error {
+	verb := "names"
+	if len(fields) > 1 {
+		verb = "name"
+	}
+	items := make([]Item, len(fields))
+	for i, f := range fields {
+		items[i] = Item{Item: f, Description: "no such " + entityType}
+	}
+	return Validation(fmt.Sprintf("%s %s no %s %s; give the ID of one that exists there", strings.Join(fields, ", "), verb, entityType, scope), items...)
+}
+
 // Data is a value out of range or in the wrong format for its storage.
 func Data(message string, items ...Item) *Error {
 	return &Error{Type: TypeData, Message: message, Items: items}

@@ -21,6 +21,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -211,6 +212,41 @@ func (s *Service) Get(ctx context.Context, spaceID uuid.UUID, ref string) (Bridg
 	return w, authz.Check(ctx, authz.View, w.Target())
 }
 
+// ByIDs loads BridgeWorkers of the caller's organization the caller may view, by ID, in one query (for
+// include=BridgeWorkerID on Targets).
+func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]BridgeWorker, error) {
+	out := map[uuid.UUID]BridgeWorker{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	p := authz.Caller(ctx)
+	rows, err := s.Store.Q().BridgeWorkerListByIDs(ctx, db.BridgeWorkerListByIDsParams{OrganizationID: p.OrganizationID, BridgeWorkerIds: ids})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	for _, r := range rows {
+		w, err := fromRow((*db.BridgeWorkerGetWithRoleRow)(r))
+		if err != nil {
+			return nil, err
+		}
+		if authz.Allowed(p, authz.View, w.Target()) {
+			out[w.ID] = w
+		}
+	}
+	return out, nil
+}
+
+// Exists reports whether id names a BridgeWorker of the caller's organization (in any Space), for an
+// entity that references one. The worker's row stays key-share locked until q's transaction ends, so
+// it cannot be deleted before the reference commits.
+func Exists(ctx context.Context, q *db.Queries, id uuid.UUID) (bool, error) {
+	_, err := q.BridgeWorkerKeyShare(ctx, db.BridgeWorkerKeyShareParams{OrganizationID: authz.Caller(ctx).OrganizationID, BridgeWorkerID: id})
+	if store.IsNoRows(err) {
+		return false, nil
+	}
+	return err == nil, store.Translate(err)
+}
+
 func (w BridgeWorker) changeEvent(ch entity.Change, spaceSlug string) event.Event {
 	return entity.ChangeEvent("bridge_worker", EntityType, ch, w.OrganizationID, w.ID, w.Slug, w.Version, &entity.SpaceRef{ID: w.SpaceID, Slug: spaceSlug})
 }
@@ -265,6 +301,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		}
 		if len(f.Permissions) > 0 {
 			if err := authz.Check(ctx, authz.Manage, st); err != nil {
+				return err
+			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 				return err
 			}
 		}
@@ -360,6 +399,9 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {
 				return err
 			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+				return err
+			}
 		}
 		if err := entity.CheckVersion(EntityType, cur.ID, version, cur.Version); err != nil {
 			return err
@@ -415,7 +457,8 @@ func (s *Service) reissueSecret(ctx context.Context, tx *store.Tx, id uuid.UUID)
 }
 
 // Delete removes a BridgeWorker with its bot User (and so its membership and tokens) and its cursors;
-// refused while it has DeleteGates.
+// refused (409 Conflict) while it has DeleteGates or Targets name it as their BridgeWorkerID (the
+// foreign key of migration 000013).
 func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dryRun bool) error {
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
 		cur, err := resolve(ctx, tx.Q, spaceID, ref, true)

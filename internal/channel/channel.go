@@ -21,8 +21,10 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/target"
 )
 
 // EntityType is the Channel's type name.
@@ -318,11 +320,17 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if err := authz.Check(ctx, authz.Manage, st); err != nil {
 				return err
 			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+				return err
+			}
 		}
 		if f.EventBookmark == 0 {
 			f.EventBookmark = tailBookmark
 		}
 		if f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark); err != nil {
+			return err
+		}
+		if err := checkSubscriptions(ctx, tx.Q, nil, f); err != nil {
 			return err
 		}
 		var row *db.Channel
@@ -354,6 +362,42 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		return nil
 	})
 	return out, err
+}
+
+// checkSubscriptions requires every Subscription's TargetID the write sets to name a Target of the
+// organization (in any Space: a Channel may follow any Target's events), all reported at once, by dot path.
+// TargetIDs the stored Subscriptions (cur) already name pass unchecked: a Target deleted since leaves its
+// Subscription matching nothing, and the Channel can still be edited without touching it.
+func checkSubscriptions(ctx context.Context, q *db.Queries, cur []Subscription, f Fields) error {
+	stored := map[uuid.UUID]bool{}
+	for _, s := range cur {
+		if s.TargetID != nil {
+			stored[*s.TargetID] = true
+		}
+	}
+	var ids []uuid.UUID
+	for _, s := range f.Subscriptions {
+		if s.TargetID != nil && !stored[*s.TargetID] {
+			ids = append(ids, *s.TargetID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	found, err := target.Existing(ctx, q, ids)
+	if err != nil {
+		return err
+	}
+	var bad []string
+	for i, s := range f.Subscriptions {
+		if s.TargetID != nil && !stored[*s.TargetID] && !found[*s.TargetID] {
+			bad = append(bad, fmt.Sprintf("Subscriptions.%d.TargetID", i))
+		}
+	}
+	if len(bad) > 0 {
+		return apierr.NoSuchReference(target.EntityType, "of your organization", bad...)
+	}
+	return nil
 }
 
 // tailBookmark asks checkBookmark for the log's tail (validate lets it through; every other negative
@@ -457,8 +501,14 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {
 				return err
 			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+				return err
+			}
 		}
 		if err := entity.CheckVersion(EntityType, cur.ID, version, cur.Version); err != nil {
+			return err
+		}
+		if err := checkSubscriptions(ctx, tx.Q, cur.Subscriptions, f); err != nil {
 			return err
 		}
 		updated, err := tx.Q.ChannelUpdate(ctx, db.ChannelUpdateParams{OrganizationID: p.OrganizationID, ChannelID: cur.ID, Version: cur.Version,

@@ -52,11 +52,32 @@ func (h *handlers) extendTargets(ctx context.Context, ts []target.Target, includ
 			spaces[id] = spaceToAPI(sp)
 		}
 	}
+	workers := map[uuid.UUID]api.BridgeWorker{}
+	if includes["BridgeWorkerID"] {
+		var ids []uuid.UUID
+		for _, t := range ts {
+			if t.BridgeWorkerID != nil {
+				ids = append(ids, *t.BridgeWorkerID)
+			}
+		}
+		found, err := h.s.deps.BridgeWorkers.ByIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for id, w := range found {
+			workers[id] = bridgeWorkerToAPI(w)
+		}
+	}
 	out := make([]api.ExtendedTarget, len(ts))
 	for i, t := range ts {
 		e := api.ExtendedTarget{Target: targetToAPI(t), Organization: org}
 		if sp, ok := spaces[t.SpaceID]; ok {
 			e.Space = &sp
+		}
+		if t.BridgeWorkerID != nil {
+			if w, ok := workers[*t.BridgeWorkerID]; ok {
+				e.BridgeWorker = &w
+			}
 		}
 		out[i] = e
 	}

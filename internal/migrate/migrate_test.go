@@ -170,3 +170,68 @@ func TestCredentialLimits(t *testing.T) {
 	require.NoError(t, migrate.To(url, 12))
 	require.NoError(t, migrate.Up(url))
 }
+
+// TestTargetBridgeWorkerReference: migration 000013 clears the BridgeWorkerIDs of Targets that name no
+// BridgeWorker of their organization (a new Version each), keeps the others, and from then on a
+// BridgeWorker named by a Target cannot be deleted; its down migration drops the key and its index.
+func TestTargetBridgeWorkerReference(t *testing.T) {
+	t.Parallel()
+	url := apitest.NewBlankDatabase(t)
+	ctx := context.Background()
+	require.NoError(t, migrate.To(url, 12))
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+
+	const (
+		acme, other          = "00000000-0000-4000-8000-0000000000a1", "00000000-0000-4000-8000-0000000000b1"
+		acmeSpace, otherSp   = "00000000-0000-4000-8000-0000000000a2", "00000000-0000-4000-8000-0000000000b2"
+		acmeBot, otherBot    = "00000000-0000-4000-8000-0000000000a3", "00000000-0000-4000-8000-0000000000b3"
+		acmeWorker, otherWkr = "00000000-0000-4000-8000-0000000000a4", "00000000-0000-4000-8000-0000000000b4"
+	)
+	seed := []string{
+		`INSERT INTO organization (organization_id, slug) VALUES ('` + acme + `', 'acme'), ('` + other + `', 'other')`,
+		`INSERT INTO app_user (user_id, username, slug) VALUES ('` + acmeBot + `', 'bot-a', 'bot-a'), ('` + otherBot + `', 'bot-b', 'bot-b')`,
+		`INSERT INTO organization_member (organization_id, user_id, org_role) VALUES ('` + acme + `', '` + acmeBot + `', 'viewer'), ('` + other + `', '` + otherBot + `', 'viewer')`,
+		`INSERT INTO space (space_id, organization_id, slug) VALUES ('` + acmeSpace + `', '` + acme + `', 'dev'), ('` + otherSp + `', '` + other + `', 'dev')`,
+		`INSERT INTO bridge_worker (bridge_worker_id, organization_id, space_id, user_id, slug, secret_hash) VALUES
+			('` + acmeWorker + `', '` + acme + `', '` + acmeSpace + `', '` + acmeBot + `', 'w', '\x00'),
+			('` + otherWkr + `', '` + other + `', '` + otherSp + `', '` + otherBot + `', 'w', '\x00')`,
+		`INSERT INTO target (target_id, organization_id, space_id, slug, toolchain_type, provider_type, bridge_worker_id) VALUES
+			('00000000-0000-4000-8000-0000000000c1', '` + acme + `', '` + acmeSpace + `', 'own', 'Kubernetes/YAML', 'Kubernetes', '` + acmeWorker + `'),
+			('00000000-0000-4000-8000-0000000000c2', '` + acme + `', '` + acmeSpace + `', 'foreign', 'Kubernetes/YAML', 'Kubernetes', '` + otherWkr + `'),
+			('00000000-0000-4000-8000-0000000000c3', '` + acme + `', '` + acmeSpace + `', 'random', 'Kubernetes/YAML', 'Kubernetes', gen_random_uuid()),
+			('00000000-0000-4000-8000-0000000000c4', '` + acme + `', '` + acmeSpace + `', 'none', 'Kubernetes/YAML', 'Kubernetes', NULL)`,
+	}
+	for _, q := range seed {
+		_, err := conn.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	require.NoError(t, migrate.Up(url))
+
+	rows, err := conn.Query(ctx, `SELECT slug, bridge_worker_id::text, version FROM target ORDER BY slug`)
+	require.NoError(t, err)
+	type row struct {
+		Slug    string
+		Worker  *string
+		Version int64
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+	require.NoError(t, err)
+	worker := acmeWorker
+	require.Equal(t, []row{{"foreign", nil, 2}, {"none", nil, 1}, {"own", &worker, 1}, {"random", nil, 2}}, got)
+
+	_, err = conn.Exec(ctx, `DELETE FROM app_user WHERE user_id = '`+acmeBot+`'`)
+	require.Error(t, err, "a BridgeWorker named by a Target is not deleted")
+	_, err = conn.Exec(ctx, `UPDATE target SET bridge_worker_id = '`+otherWkr+`' WHERE slug = 'none'`)
+	require.NoError(t, err, "the key does not check organizations: the service does")
+	_, err = conn.Exec(ctx, `UPDATE target SET bridge_worker_id = gen_random_uuid() WHERE slug = 'none'`)
+	require.Error(t, err)
+
+	require.NoError(t, migrate.To(url, 12))
+	var n int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE indexname = 'target_bridge_worker_id_idx'`).Scan(&n))
+	require.Zero(t, n)
+	_, err = conn.Exec(ctx, `DELETE FROM app_user WHERE user_id = '`+acmeBot+`'`)
+	require.NoError(t, err)
+}

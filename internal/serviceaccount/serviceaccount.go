@@ -17,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -200,6 +201,9 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Serv
 		case !store.IsNoRows(err):
 			return err
 		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+			return err
+		}
 		id := uuid.New()
 		username := "sa-" + id.String()
 		user, err := tx.Q.UserInsert(ctx, db.UserInsertParams{UserID: uuid.New(), Username: username, Slug: username, DisplayName: f.DisplayName})
@@ -298,6 +302,9 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
 		if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {
+			return cur, err
+		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, err
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -145,12 +146,12 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 	if err := f.validate(); err != nil {
 		return Space{}, err
 	}
-	org := authz.OrganizationTarget(p.OrganizationID)
-	if err := authz.Check(ctx, authz.CreateChildren, org); err != nil {
+	orgTarget := authz.OrganizationTarget(p.OrganizationID)
+	if err := authz.Check(ctx, authz.CreateChildren, orgTarget); err != nil {
 		return Space{}, err
 	}
 	if len(f.Permissions) > 0 {
-		if err := authz.Check(ctx, authz.Manage, org); err != nil {
+		if err := authz.Check(ctx, authz.Manage, orgTarget); err != nil {
 			return Space{}, err
 		}
 	}
@@ -170,6 +171,9 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 			return err
 		}
 		if err := checkComponent(f); err != nil {
+			return err
+		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 			return err
 		}
 		var row *db.Space
@@ -271,6 +275,9 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
 		if err := authz.Check(ctx, authz.Manage, cur.target()); err != nil {
+			return cur, err
+		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, err
 		}
 	}

@@ -14,10 +14,12 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -238,6 +240,23 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Tar
 	return out, nil
 }
 
+// Existing returns which of ids name Targets of the caller's organization (in any Space), in one query,
+// for entities that reference Targets.
+func Existing(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	out := map[uuid.UUID]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: authz.Caller(ctx).OrganizationID, TargetIds: ids})
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	for _, r := range rows {
+		out[r.TargetID] = true
+	}
+	return out, nil
+}
+
 // Create makes a Target in a Space.
 func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (Target, error) {
 	p := authz.Caller(ctx)
@@ -262,6 +281,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if err := authz.Check(ctx, authz.Manage, st); err != nil {
 				return err
 			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+				return err
+			}
 		}
 		existing, err := tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 		switch {
@@ -273,6 +295,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
 		case !store.IsNoRows(err):
+			return err
+		}
+		if err := checkBridgeWorker(ctx, tx.Q, nil, f); err != nil {
 			return err
 		}
 		var row *db.Target
@@ -305,6 +330,23 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		return nil
 	})
 	return out, err
+}
+
+// checkBridgeWorker requires a BridgeWorkerID the write sets to name a BridgeWorker of the caller's
+// organization, in any Space (SPEC.md ties a Target to one BridgeWorker and says nothing of their Spaces).
+// The stored value (cur) passes unchecked: the foreign key keeps it naming an existing worker.
+func checkBridgeWorker(ctx context.Context, q *db.Queries, cur *uuid.UUID, f Fields) error {
+	if f.BridgeWorkerID == nil || (cur != nil && *cur == *f.BridgeWorkerID) {
+		return nil
+	}
+	ok, err := bridgeworker.Exists(ctx, q, *f.BridgeWorkerID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apierr.NoSuchReference(bridgeworker.EntityType, "of your organization", "BridgeWorkerID")
+	}
+	return nil
 }
 
 func (t Target) changeEvent(c entity.Change, spaceSlug string) event.Event {
@@ -377,8 +419,14 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 		if err := authz.Check(ctx, authz.Manage, cur.authzTarget()); err != nil {
 			return cur, err
 		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+			return cur, err
+		}
 	}
 	if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
+		return cur, err
+	}
+	if err := checkBridgeWorker(ctx, tx.Q, cur.BridgeWorkerID, f); err != nil {
 		return cur, err
 	}
 	if f.ToolchainType != cur.ToolchainType {

@@ -15,6 +15,7 @@ import (
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tag"
@@ -96,8 +97,11 @@ func (s *Service) Move(ctx context.Context, path string, sel listquery.Params, t
 	p := authz.Caller(ctx)
 	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
 		to, err := space.Parent(ctx, tx.Q, toSpaceID)
+		if apierr.Is(err, apierr.TypeNotFound) {
+			return Unit{}, apierr.NoSuchReference(space.EntityType, "of your organization", "ToSpaceID")
+		}
 		if err != nil {
-			return Unit{}, apierr.Validation("the destination Space does not exist in your organization", apierr.Item{Item: "ToSpaceID", Description: "no such Space"})
+			return Unit{}, err
 		}
 		st, err := space.RowTarget(to)
 		if err != nil {
@@ -267,6 +271,9 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 		if err := authz.Check(ctx, authz.Manage, st); err != nil {
 			return src, err
 		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
+			return src, err
+		}
 	}
 	existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 	switch {
@@ -281,13 +288,17 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
 		return src, err
 	}
+	// So may a ChangeSetID (the source's is not copied).
+	if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
+		return src, err
+	}
 	upstreamUnit, upstreamSpace := src.ID, src.SpaceID
 	row, err := tx.Q.UnitInsert(ctx, db.UnitInsertParams{
 		UnitID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
 		Permissions: store.EncodeJSON(f.Permissions), ToolchainType: f.ToolchainType, ProviderType: f.ProviderType,
-		TargetID: f.TargetID, LastChangeDescription: f.LastChangeDescription, DataHash: configdata.Hash(nil), HeadDoc: []byte("[]"),
+		TargetID: f.TargetID, ChangeSetID: f.ChangeSetID, LastChangeDescription: f.LastChangeDescription, DataHash: configdata.Hash(nil), HeadDoc: []byte("[]"),
 		UpstreamUnitID: &upstreamUnit, UpstreamSpaceID: &upstreamSpace, UpstreamRevisionNum: src.HeadRevisionNum,
 	})
 	if err != nil {

@@ -97,7 +97,7 @@ func (s *Service) PutData(ctx context.Context, spaceID, unitID uuid.UUID, data [
 			return apierr.Conflict("the Unit's data changed since it was read: If-Match does not name its DataHash %q; read it again and reapply the change", cur.DataHash).
 				WithEntity(EntityType, unitID.String(), cur.Slug)
 		}
-		if err := checkChangeSet(cur, opts.ChangeSetID); err != nil {
+		if err := checkRevisionChangeSet(ctx, tx.Q, cur, opts.ChangeSetID); err != nil {
 			return err
 		}
 		doc, err := configdata.Parse(cur.ToolchainType, data)
@@ -110,7 +110,12 @@ func (s *Service) PutData(ctx context.Context, spaceID, unitID uuid.UUID, data [
 	return out, err
 }
 
-func checkChangeSet(cur Unit, id *uuid.UUID) error {
+// checkRevisionChangeSet checks the change_set_id parameter of a write that records a Revision: it names
+// a ChangeSet of the organization, and the Unit's own when the Unit has one.
+func checkRevisionChangeSet(ctx context.Context, q *db.Queries, cur Unit, id *uuid.UUID) error {
+	if err := checkChangeSet(ctx, q, "change_set_id", id); err != nil {
+		return err
+	}
 	if id != nil && cur.ChangeSetID != nil && *id != *cur.ChangeSetID {
 		return apierr.Validation("change_set_id must be the Unit's ChangeSetID", apierr.Item{Item: "change_set_id", Description: "not the Unit's ChangeSet"})
 	}

@@ -18,8 +18,10 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/target"
 )
 
 // Type names.
@@ -207,8 +209,7 @@ func checkTarget(ctx context.Context, q *db.Queries, spaceID uuid.UUID, f Fields
 	p := authz.Caller(ctx)
 	t, err := q.TargetGetByIDForShare(ctx, db.TargetGetByIDForShareParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
 	if store.IsNoRows(err) {
-		return apierr.Validation(fmt.Sprintf("Target %s does not exist in the Unit's Space", f.TargetID),
-			apierr.Item{Item: "TargetID", Description: "no such Target in this Space"})
+		return apierr.NoSuchReference(target.EntityType, "in the Unit's Space", "TargetID")
 	}
 	if err != nil {
 		return store.Translate(err)
@@ -218,6 +219,20 @@ func checkTarget(ctx context.Context, q *db.Queries, spaceID uuid.UUID, f Fields
 			apierr.Item{Item: "TargetID", Description: "incompatible ToolchainType"})
 	}
 	return nil
+}
+
+// checkChangeSet is the one lookup of a ChangeSetID: the Unit's ChangeSetID (create, PUT, PATCH, bulk
+// patch, clone) and the change_set_id parameter of writes that record a Revision all come here; field
+// names what carried the ID.
+//
+// The ChangeSet family does not exist yet, so no ID names a ChangeSet of the organization and every one
+// is refused. When the family arrives, this becomes a call to its resolver (a ChangeSet of the caller's
+// organization, share-locked in q's transaction as tag.LookupForShare does) and the callers stay as they are.
+func checkChangeSet(_ context.Context, _ *db.Queries, field string, id *uuid.UUID) error {
+	if id == nil {
+		return nil
+	}
+	return apierr.NoSuchReference("ChangeSet", "of your organization", field)
 }
 
 // Create makes a Unit without data (HeadRevisionNum 0); PUT its data to make Revision 1.
@@ -244,6 +259,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if err := authz.Check(ctx, authz.Manage, st); err != nil {
 				return err
 			}
+			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+				return err
+			}
 		}
 		existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 		switch {
@@ -258,6 +276,9 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			return err
 		}
 		if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
+			return err
+		}
+		if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
 			return err
 		}
 		if err := tx.Q.ConfigDataPut(ctx, db.ConfigDataPutParams{DataHash: configdata.Hash(nil), Data: []byte{}, DataSize: 0}); err != nil {
@@ -395,12 +416,22 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 		if err := authz.Check(ctx, authz.Manage, cur.target()); err != nil {
 			return cur, "", err
 		}
+		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+			return cur, "", err
+		}
 	}
 	if err := entity.CheckVersion(EntityType, unitID, version, cur.Version); err != nil {
 		return cur, "", err
 	}
 	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
 		return cur, "", err
+	}
+	// A ChangeSetID the write leaves as stored passes again (like a Space's ComponentID), so a Unit given
+	// one before this check existed can still be written without clearing it.
+	if f.ChangeSetID != nil && (cur.ChangeSetID == nil || *cur.ChangeSetID != *f.ChangeSetID) {
+		if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
+			return cur, "", err
+		}
 	}
 	out, err := tx.Q.UnitUpdate(ctx, db.UnitUpdateParams{
 		OrganizationID: p.OrganizationID, UnitID: unitID, Version: cur.Version,

@@ -30,3 +30,7 @@ SELECT CASE
     WHEN EXISTS (SELECT 1 FROM service_account sa WHERE sa.user_id = @bot_user_id::uuid) THEN 'ServiceAccount'
     WHEN EXISTS (SELECT 1 FROM bridge_worker bw WHERE bw.user_id = @bot_user_id::uuid) THEN 'BridgeWorker'
     ELSE '' END::text;
+
+-- name: OrganizationMembersAmong :many
+-- Which of the given Users are members of the organization (Permissions may grant only to members).
+SELECT user_id FROM organization_member WHERE organization_id = @organization_id AND user_id = ANY(@user_ids::uuid[]);
