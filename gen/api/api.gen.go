@@ -713,7 +713,8 @@ type ChannelSubscription struct {
 	TargetID *openapi_types.UUID `json:"TargetID"`
 }
 
-// CommandRun defines model for CommandRun.
+// CommandRun A command sent to the bot holding a Channel. Full responses carry every field; a select returns the IDs and
+// Status always, and the other fields only when selected.
 type CommandRun struct {
 	ChannelID    openapi_types.UUID `json:"ChannelID"`
 	Command      string             `json:"Command"`
@@ -870,6 +871,8 @@ type ExtendedChannel struct {
 
 // ExtendedCommandRun defines model for ExtendedCommandRun.
 type ExtendedCommandRun struct {
+	// CommandRun A command sent to the bot holding a Channel. Full responses carry every field; a select returns the IDs and
+	// Status always, and the other fields only when selected.
 	CommandRun   CommandRun     `json:"CommandRun"`
 	Error        *ResponseError `json:"Error"`
 	Organization *Organization  `json:"Organization"`

@@ -105,6 +105,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	var bw api.BridgeWorker
 	c.Post(sp+"/bridge_worker", map[string]any{"Slug": "k8s"}).Expect(http.StatusOK).JSON(&bw)
 	c.Post(sp+"/bridge_worker", map[string]any{"Slug": "vm"}).Expect(http.StatusOK)
+	c.Patch(sp+"/target/"+cluster.TargetID.String(), map[string]any{"BridgeWorkerID": bw.BridgeWorkerID}).Expect(http.StatusOK)
 	var sa api.ServiceAccount
 	c.Post("/api/service_account", map[string]any{"Slug": "deployer"}).Expect(http.StatusOK).JSON(&sa)
 	c.Post("/api/service_account", map[string]any{"Slug": "reader", "OrgRole": "viewer"}).Expect(http.StatusOK)
@@ -489,6 +490,11 @@ func TestListParameters(t *testing.T) {
 				every = append(every, a.Name)
 			}
 			r.ok(url.Values{"select": {strings.Join(every, ",")}})
+			// Each field alone: what select leaves out never breaks the response schema (fields it
+			// requires are always returned).
+			for _, a := range every {
+				r.ok(url.Values{"select": {a}})
+			}
 		}
 		if op.params["include_hidden"] {
 			r.ok(url.Values{"include_hidden": {"*"}})

@@ -130,8 +130,9 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		{Name: "OrganizationID", Type: listquery.UUID, SQL: "target.organization_id", Filterable: true, Orderable: true, Always: true},
 		{Name: "Slug", Type: listquery.String, SQL: "target.slug", Filterable: true, Orderable: true, Always: true},
 		{Name: "DisplayName", Type: listquery.String, SQL: "target.display_name", Filterable: true, Orderable: true},
-		{Name: "ToolchainType", Type: listquery.String, SQL: "target.toolchain_type", Filterable: true, Orderable: true},
-		{Name: "ProviderType", Type: listquery.String, SQL: "target.provider_type", Filterable: true, Orderable: true},
+		// A Target's kind (toolchain and provider): select always returns it.
+		{Name: "ToolchainType", Type: listquery.String, SQL: "target.toolchain_type", Filterable: true, Orderable: true, Always: true},
+		{Name: "ProviderType", Type: listquery.String, SQL: "target.provider_type", Filterable: true, Orderable: true, Always: true},
 		{Name: "BridgeWorkerID", Type: listquery.UUID, SQL: "target.bridge_worker_id", Nullable: true, Filterable: true},
 		{Name: "LiveStateType", Type: listquery.String, SQL: "target.live_state_type", Filterable: true},
 		{Name: "Labels", Type: listquery.StringMap, SQL: "target.labels", Filterable: true},

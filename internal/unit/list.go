@@ -46,7 +46,8 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		attr("Annotations", listquery.StringMap, "unit.annotations"),
 		attr("DeleteGates", listquery.BoolMap, "unit.delete_gates"),
 		attr("DestroyGates", listquery.BoolMap, "unit.destroy_gates"),
-		attr("ToolchainType", listquery.String, "unit.toolchain_type", orderable),
+		// ToolchainType says how to read the Unit's data: select always returns it.
+		attr("ToolchainType", listquery.String, "unit.toolchain_type", orderable, always),
 		attr("ProviderType", listquery.String, "unit.provider_type", orderable),
 		attr("TargetID", listquery.UUID, "unit.target_id", nullableUUID("unit.target_id")),
 		attr("ChangeSetID", listquery.UUID, "unit.change_set_id", nullableUUID("unit.change_set_id")),
