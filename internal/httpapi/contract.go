@@ -27,7 +27,7 @@ import (
 func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		rt := s.routes[req.Method+" "+c.Path()]
+		rt := s.routeOf(c)
 		if rt == nil {
 			// Echo matched no operation of the document: 404 and 405 are Echo's to report.
 			return next(c)

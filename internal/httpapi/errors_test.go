@@ -221,6 +221,16 @@ func TestGatewayTimeout(t *testing.T) {
 	c.Get("/api/space").ExpectError(http.StatusGatewayTimeout, api.ErrorTypeGatewayTimeout)
 	require.NoError(t, tx.Rollback(ctx))
 	c.Get("/api/space").Expect(http.StatusOK)
+
+	// A long poll (x-hubd-class: long-poll) may wait past the request timeout: its own timeout bounds it.
+	sp := createSpace(t, c, map[string]any{"Slug": "ops"})
+	channel := "/api/space/" + sp.SpaceID.String() + "/channel/bot"
+	c.Post("/api/space/"+sp.SpaceID.String()+"/channel", map[string]any{"Slug": "bot"}).Expect(http.StatusOK)
+	var lease api.ChannelLease
+	c.Post(channel+"/lease", map[string]any{}).Expect(http.StatusOK).JSON(&lease)
+	start := time.Now()
+	c.Post(channel+"/poll", map[string]any{"ClaimToken": lease.ClaimToken, "TimeoutSeconds": 1}).Expect(http.StatusNoContent)
+	require.GreaterOrEqual(t, time.Since(start), 900*time.Millisecond, "the poll waited its own timeout")
 }
 
 func TestDatabaseUnavailable(t *testing.T) {

@@ -134,26 +134,23 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// streamedReads are the bulk reads that stream their answer; they get streamedReadFactor times the
-// request timeout, so large selections can be read whole.
-var streamedReads = map[string]bool{"/unit_data": true, "/revision_data": true, "/unit_mutation_sources": true,
-	"/revision_mutation_sources": true, "/unit_diff": true}
-
+// streamedReadFactor is how many request timeouts a streamed read (x-hubd-class: streamed-read) gets: it
+// writes as it reads, page by page, so its length follows the selection.
 const streamedReadFactor = 10
 
 // limitTime bounds the request's work; a dependency that overruns it yields 504 GatewayTimeout.
 func (s *Server) limitTime(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.cfg.RequestTimeout <= 0 || !strings.HasPrefix(c.Request().URL.Path, BasePath+"/") {
+		rt := s.routeOf(c)
+		if s.cfg.RequestTimeout <= 0 || rt == nil {
 			return next(c)
 		}
 		limit := s.cfg.RequestTimeout
-		switch path := c.Request().URL.Path; {
-		case strings.HasSuffix(path, "/poll"):
+		switch rt.class {
+		case classLongPoll:
 			// A long poll waits up to its own timeout before it starts its last, bounded piece of work.
 			limit += channel.MaxPollSeconds * time.Second
-		case streamedReads[strings.TrimPrefix(path, BasePath)]:
-			// Streamed bulk reads write as they read, page by page; their length follows the selection.
+		case classStreamedRead:
 			limit *= streamedReadFactor
 		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), limit)

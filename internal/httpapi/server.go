@@ -148,6 +148,19 @@ type route struct {
 	method    string
 	pathItem  *openapi3.PathItem
 	operation *openapi3.Operation
+	// class is the operation's x-hubd-class: classLongPoll, classStreamedRead, or "".
+	class string
+}
+
+// The operation classes of x-hubd-class: operations whose work is not bounded by the request timeout alone.
+const (
+	classLongPoll     = "long-poll"
+	classStreamedRead = "streamed-read"
+)
+
+// routeOf returns the operation Echo matched for the request, nil for paths outside the document.
+func (s *Server) routeOf(c echo.Context) *route {
+	return s.routes[c.Request().Method+" "+c.Path()]
 }
 
 // routesOf indexes the document's operations by "METHOD /api/echo/:pattern".
@@ -156,7 +169,8 @@ func routesOf(doc *openapi3.T) map[string]*route {
 	for path, item := range doc.Paths.Map() {
 		echoPath := BasePath + toEchoPattern(path)
 		for method, op := range item.Operations() {
-			out[method+" "+echoPath] = &route{path: path, method: method, pathItem: item, operation: op}
+			class, _ := op.Extensions["x-hubd-class"].(string)
+			out[method+" "+echoPath] = &route{path: path, method: method, pathItem: item, operation: op, class: class}
 		}
 	}
 	return out

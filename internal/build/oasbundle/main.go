@@ -17,6 +17,9 @@
 //     (any member of the organization), or a permission name, held by the roles the document's
 //     description lists or granted through Permissions. Bundling appends the rule to its description,
 //     and the tests check every operation against it for every role.
+//   - an operation that runs longer than a request may declares its class in x-hubd-class: long-poll
+//     (waits up to its own timeout before answering) or streamed-read (writes its answer as it reads);
+//     the server reads the mark once to set the operation's deadline.
 //
 // Usage: oasbundle <openapi-dir> <output-dir>
 package main
@@ -178,7 +181,7 @@ func applySharedRules(root object) error {
 			if !ok {
 				continue
 			}
-			for _, problem := range []string{checkEntity(op, item.(object), parameters), checkPermission(op)} {
+			for _, problem := range []string{checkEntity(op, item.(object), parameters), checkPermission(op), checkClass(op)} {
 				if problem != "" {
 					problems = append(problems, fmt.Sprintf("operation %v (%s %s) %s", op["operationId"], strings.ToUpper(m), path, problem))
 				}
@@ -246,6 +249,21 @@ func checkEntity(op, item, components object) string {
 	if len(found) > 0 && !present {
 		return fmt.Sprintf("takes %s but has no %s: name the listquery.Entity they select (Unit, Space...)",
 			strings.Join(found, ", "), entityExtension)
+	}
+	return ""
+}
+
+// classExtension marks an operation whose work is not bounded by the request timeout alone.
+const classExtension = "x-hubd-class"
+
+// operationClasses are the values x-hubd-class may take (httpapi reads them).
+var operationClasses = map[string]bool{"long-poll": true, "streamed-read": true}
+
+// checkClass reports an x-hubd-class the server does not know. Empty when there is none or it is known.
+func checkClass(op object) string {
+	v, present := op[classExtension]
+	if name, ok := v.(string); present && (!ok || !operationClasses[name]) {
+		return fmt.Sprintf("has %s %v: it must be long-poll or streamed-read", classExtension, v)
 	}
 	return ""
 }

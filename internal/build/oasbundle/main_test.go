@@ -77,3 +77,21 @@ func TestCheckPermission(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckClass(t *testing.T) {
+	for name, tc := range map[string]struct {
+		op   object
+		want string
+	}{
+		"none":          {op: object{}},
+		"long poll":     {op: object{"x-hubd-class": "long-poll"}},
+		"streamed read": {op: object{"x-hubd-class": "streamed-read"}},
+		"unknown":       {op: object{"x-hubd-class": "slow"}, want: "must be long-poll or streamed-read"},
+		"not a string":  {op: object{"x-hubd-class": true}, want: "must be long-poll or streamed-read"},
+	} {
+		got := checkClass(tc.op)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", name, got, tc.want)
+		}
+	}
+}
