@@ -310,16 +310,12 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		id := uuid.New()
 		// The bot User, its membership and the worker go in together or not at all.
 		err = tx.Savepoint(ctx, func(sv *store.Tx) error {
-			username := "bw-" + id.String()
-			user, err := sv.Q.UserInsert(ctx, db.UserInsertParams{UserID: uuid.New(), Username: username, Slug: username, DisplayName: f.DisplayName})
+			userID, err := org.CreateBotUser(ctx, sv, p.OrganizationID, org.BotBridgeWorker, id, f.DisplayName, f.OrgRole)
 			if err != nil {
 				return err
 			}
-			if err := sv.Q.OrganizationMemberInsert(ctx, db.OrganizationMemberInsertParams{OrganizationID: p.OrganizationID, UserID: user.UserID, OrgRole: string(f.OrgRole)}); err != nil {
-				return err
-			}
 			_, err = sv.Q.BridgeWorkerInsert(ctx, db.BridgeWorkerInsertParams{BridgeWorkerID: id, OrganizationID: p.OrganizationID, SpaceID: spaceID,
-				UserID: user.UserID, Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+				UserID: userID, Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions), SecretHash: hash,
 				SecretMaxOrgRole: string(p.Role)})
 			return err

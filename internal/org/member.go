@@ -221,8 +221,8 @@ func newUser(ctx context.Context, tx *store.Tx, in MemberInput) (User, error) {
 
 var (
 	usernamePattern = regexp.MustCompile(`^[^\s\x00-\x1f]{1,128}$`)
-	// botUsername is the form of the Usernames of bot Users (ServiceAccounts, BridgeWorkers): reserved, so
-	// a bot User is never made a member of another organization, and refused by its form alone.
+	// botUsername is the form of the Usernames of bot Users (CreateBotUser): reserved, so a bot User is
+	// never made a member of another organization, and refused by its form alone.
 	botUsername = regexp.MustCompile(`^(?i)(sa|bw)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 

@@ -205,16 +205,12 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Serv
 			return err
 		}
 		id := uuid.New()
-		username := "sa-" + id.String()
-		user, err := tx.Q.UserInsert(ctx, db.UserInsertParams{UserID: uuid.New(), Username: username, Slug: username, DisplayName: f.DisplayName})
+		userID, err := org.CreateBotUser(ctx, tx, p.OrganizationID, org.BotServiceAccount, id, f.DisplayName, f.OrgRole)
 		if err != nil {
 			return err
 		}
-		if err := tx.Q.OrganizationMemberInsert(ctx, db.OrganizationMemberInsertParams{OrganizationID: p.OrganizationID, UserID: user.UserID, OrgRole: string(f.OrgRole)}); err != nil {
-			return err
-		}
 		if _, err := tx.Q.ServiceAccountInsert(ctx, db.ServiceAccountInsertParams{
-			ServiceAccountID: id, OrganizationID: p.OrganizationID, UserID: user.UserID, Slug: f.Slug, DisplayName: f.DisplayName,
+			ServiceAccountID: id, OrganizationID: p.OrganizationID, UserID: userID, Slug: f.Slug, DisplayName: f.DisplayName,
 			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 		}); err != nil {
