@@ -12,8 +12,9 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 )
 
-// ErrNoRows is returned by the generated :one queries when nothing matched. Domain code turns it into
-// the NotFound of the entity it looked for (IsNoRows).
+// ErrNoRows is the cause of the NotFound the generated :one queries return when nothing matched. Domain
+// code turns it into the NotFound of the entity it looked for (IsNoRows); one it does not is still a
+// NotFound, never a 500.
 var ErrNoRows = pgx.ErrNoRows
 
 // IsNoRows reports whether err says a query matched no row.
@@ -29,6 +30,9 @@ func Translate(err error) error {
 	var ae *apierr.Error
 	if errors.As(err, &ae) {
 		return err
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return (&apierr.Error{Type: apierr.TypeNotFound, Message: "the entity does not exist"}).WithCause(err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return apierr.Timeout("the database did not answer in time").WithCause(err)

@@ -37,10 +37,11 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 // Close closes the pool.
 func (s *Store) Close() { s.Pool.Close() }
 
-// Q returns the queries bound to the pool, for reads outside a transaction.
-func (s *Store) Q() *db.Queries { return db.New(s.Pool) }
+// Q returns the queries bound to the pool, for reads outside a transaction. Their errors are translated.
+func (s *Store) Q() *db.Queries { return queries(s.Pool) }
 
-// Tx is a write transaction. Q runs the generated queries in it; Emit collects the events it causes.
+// Tx is a write transaction. Q runs the generated queries in it (errors translated); Emit collects the
+// events it causes.
 type Tx struct {
 	pgx.Tx
 	Q      *db.Queries
@@ -83,7 +84,7 @@ func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) e
 	// Roll back even when the request's context has ended; a no-op after Commit.
 	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
 
-	tx := &Tx{Tx: ptx, Q: db.New(ptx), DryRun: opts.DryRun}
+	tx := &Tx{Tx: ptx, Q: queries(ptx), DryRun: opts.DryRun}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func (t *Tx) Savepoint(ctx context.Context, fn func(*Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("creating savepoint: %w", err)
 	}
-	inner := &Tx{Tx: sp, Q: db.New(sp), DryRun: t.DryRun}
+	inner := &Tx{Tx: sp, Q: queries(sp), DryRun: t.DryRun}
 	if err := fn(inner); err != nil {
 		if rerr := sp.Rollback(ctx); rerr != nil {
 			return fmt.Errorf("rolling back savepoint: %w", rerr)
