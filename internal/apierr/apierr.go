@@ -189,6 +189,16 @@ func NotFound(entityType, id string) *Error {
 	return e
 }
 
+// NotFoundAs names the entity a lookup was for: the anonymous NotFound of a query that matched no row
+// becomes NotFound(entityType, id), keeping its cause; any other error (or nil) is returned unchanged.
+func NotFoundAs(err error, entityType, id string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Type == TypeNotFound && e.EntityType == "" {
+		return NotFound(entityType, id).WithCause(e.cause)
+	}
+	return err
+}
+
 // Conflict is a state conflict: a stale Version, or a delete blocked by use, DeleteGates or references.
 func Conflict(format string, args ...any) *Error {
 	return newError(TypeConflict, format, args...)
