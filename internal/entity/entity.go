@@ -168,10 +168,10 @@ type SpaceRef struct {
 	Slug string
 }
 
-// SlugClash translates a write's database error, reporting a unique violation (a concurrent write of the
-// same Slug) as AlreadyExists of entityType.
+// SlugClash names the entity of a write's AlreadyExists (the unique violation of a concurrent write of
+// the same Slug, translated where the query ran): AlreadyExists of entityType with its Slug. Any other
+// error is returned unchanged.
 func SlugClash(err error, entityType, slug string) error {
-	err = store.Translate(err)
 	if apierr.Is(err, apierr.TypeAlreadyExists) {
 		return apierr.AlreadyExists(entityType, slug)
 	}

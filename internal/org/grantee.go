@@ -9,7 +9,6 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/store"
 )
 
 // CheckGrantees requires every User that the Permissions field after grants to, and before did not, to
@@ -41,7 +40,7 @@ func CheckGrantees(ctx context.Context, q *db.Queries, field string, before, aft
 	}
 	members, err := q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: authz.Caller(ctx).OrganizationID, UserIds: ids})
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	for _, id := range members {
 		delete(paths, id)

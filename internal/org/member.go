@@ -79,11 +79,8 @@ func userFromRow(r *db.User) User {
 
 func loadMember(ctx context.Context, q *db.Queries, orgID, userID uuid.UUID) (Member, error) {
 	row, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
-	if store.IsNoRows(err) {
-		return Member{}, apierr.NotFound(MemberType, userID.String())
-	}
 	if err != nil {
-		return Member{}, store.Translate(err)
+		return Member{}, apierr.NotFoundAs(err, MemberType, userID.String())
 	}
 	return memberFromRow(row), nil
 }
@@ -187,7 +184,7 @@ func findMember(ctx context.Context, tx *store.Tx, orgID uuid.UUID, in MemberInp
 		userID = *in.UserID
 	default:
 		row, err := tx.Q.UserGetByUsername(ctx, in.Username)
-		if store.IsNoRows(err) {
+		if apierr.Is(err, apierr.TypeNotFound) {
 			return nil, nil
 		}
 		if err != nil {
@@ -242,7 +239,7 @@ func ensureUser(ctx context.Context, tx *store.Tx, username, displayName string)
 	if err == nil {
 		return userFromRow(row), nil
 	}
-	if !store.IsNoRows(err) {
+	if !apierr.Is(err, apierr.TypeNotFound) {
 		return User{}, err
 	}
 	id := uuid.New()
@@ -254,7 +251,7 @@ func ensureUser(ctx context.Context, tx *store.Tx, username, displayName string)
 	}
 	row, err = tx.Q.UserInsert(ctx, db.UserInsertParams{UserID: id, Username: username, Slug: slug, DisplayName: displayName})
 	if err != nil {
-		return User{}, store.Translate(err)
+		return User{}, err
 	}
 	return userFromRow(row), nil
 }
@@ -279,7 +276,7 @@ func slugFor(username string) string {
 
 func addMember(ctx context.Context, tx *store.Tx, orgID, userID uuid.UUID, role auth.Role) error {
 	if err := tx.Q.OrganizationMemberInsert(ctx, db.OrganizationMemberInsertParams{OrganizationID: orgID, UserID: userID, OrgRole: string(role)}); err != nil {
-		return store.Translate(err)
+		return err
 	}
 	tx.Emit(event.Event{
 		OrganizationID: orgID, EventType: "organization_member.created", SubjectEntityType: MemberType, SubjectEntityID: userID,
@@ -359,7 +356,7 @@ func (s *Service) UsersByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID
 	}
 	rows, err := s.Store.Q().UsersInOrganization(ctx, db.UsersInOrganizationParams{OrganizationID: authz.Caller(ctx).OrganizationID, UserIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	for _, r := range rows {
 		out[r.UserID] = userFromRow(r)
@@ -378,10 +375,7 @@ func (s *Service) GetUser(ctx context.Context, id uuid.UUID) (User, error) {
 	}
 	row, err := s.Store.Q().UserGetByID(ctx, id)
 	if err != nil {
-		if store.IsNoRows(err) {
-			return User{}, apierr.NotFound(UserType, id.String())
-		}
-		return User{}, store.Translate(err)
+		return User{}, apierr.NotFoundAs(err, UserType, id.String())
 	}
 	return userFromRow(row), nil
 }
@@ -390,11 +384,11 @@ func (s *Service) GetUser(ctx context.Context, id uuid.UUID) (User, error) {
 // when the membership no longer exists.
 func (s *Service) RoleOf(ctx context.Context, orgID, userID uuid.UUID) (role auth.Role, ok bool, err error) {
 	row, err := s.Store.Q().OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: orgID, UserID: userID})
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, store.Translate(err)
+		return "", false, err
 	}
 	return auth.Role(row.OrgRole), true, nil
 }
@@ -414,7 +408,7 @@ func (s *Service) EnsureMembership(ctx context.Context, orgSlug, username string
 			if o, err = organizationFromRow(row); err != nil {
 				return err
 			}
-		case store.IsNoRows(err):
+		case apierr.Is(err, apierr.TypeNotFound):
 			f := OrganizationFields{Slug: orgSlug, DisplayName: orgSlug}
 			f.Meta = f.Meta.Normalized()
 			if err := f.validate(); err != nil {

@@ -83,11 +83,8 @@ func ownOrganization(ctx context.Context, id uuid.UUID) (auth.Principal, error) 
 
 func loadOrganization(ctx context.Context, q *db.Queries, id uuid.UUID) (Organization, error) {
 	row, err := q.OrganizationGetByID(ctx, id)
-	if store.IsNoRows(err) {
-		return Organization{}, apierr.NotFound(OrganizationType, id.String())
-	}
 	if err != nil {
-		return Organization{}, store.Translate(err)
+		return Organization{}, apierr.NotFoundAs(err, OrganizationType, id.String())
 	}
 	return organizationFromRow(row)
 }
@@ -142,7 +139,7 @@ func (s *Service) CreateOrganization(ctx context.Context, f OrganizationFields, 
 			return apierr.AlreadyExists(OrganizationType, f.Slug)
 		case err == nil:
 			return apierr.AlreadyExists(OrganizationType, f.Slug)
-		case !store.IsNoRows(err):
+		case !apierr.Is(err, apierr.TypeNotFound):
 			return err
 		}
 		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
@@ -216,7 +213,7 @@ func (s *Service) UpdateOrganization(ctx context.Context, id uuid.UUID, version 
 			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 			DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
 		})
-		if store.IsNoRows(err) {
+		if apierr.Is(err, apierr.TypeNotFound) {
 			return apierr.Conflict("the Organization was changed by a concurrent write; read it again").WithEntity(OrganizationType, id.String(), cur.Slug)
 		}
 		if err != nil {

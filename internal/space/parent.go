@@ -15,10 +15,10 @@ import (
 // live in one), in the caller's organization; any other is NotFound.
 func Parent(ctx context.Context, q *db.Queries, id uuid.UUID) (*db.Space, error) {
 	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: authz.Caller(ctx).OrganizationID, SpaceID: id})
-	if store.IsNoRows(err) {
-		return nil, apierr.NotFound(EntityType, id.String())
+	if err != nil {
+		return nil, apierr.NotFoundAs(err, EntityType, id.String())
 	}
-	return row, store.Translate(err)
+	return row, nil
 }
 
 // ParentByRef is Parent for a path that names the Space by ID or Slug.
@@ -27,10 +27,10 @@ func ParentByRef(ctx context.Context, q *db.Queries, ref string) (*db.Space, err
 		return Parent(ctx, q, id)
 	}
 	row, err := q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: authz.Caller(ctx).OrganizationID, Slug: ref})
-	if store.IsNoRows(err) {
-		return nil, apierr.NotFound(EntityType, ref)
+	if err != nil {
+		return nil, apierr.NotFoundAs(err, EntityType, ref)
 	}
-	return row, store.Translate(err)
+	return row, nil
 }
 
 // RowTarget is a Space row as a permission target, for checks on what is created or read in it

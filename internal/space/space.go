@@ -130,11 +130,8 @@ func load(ctx context.Context, q *db.Queries, id uuid.UUID, lock bool) (Space, e
 	} else {
 		row, err = q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: id})
 	}
-	if store.IsNoRows(err) {
-		return Space{}, apierr.NotFound(EntityType, id.String())
-	}
 	if err != nil {
-		return Space{}, store.Translate(err)
+		return Space{}, apierr.NotFoundAs(err, EntityType, id.String())
 	}
 	return fromRow(row)
 }
@@ -167,7 +164,7 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 			return authz.Check(ctx, authz.View, out.target())
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
-		case !store.IsNoRows(err):
+		case !apierr.Is(err, apierr.TypeNotFound):
 			return err
 		}
 		if err := checkComponent(f); err != nil {
@@ -296,7 +293,7 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 		ComponentID: f.ComponentID,
 	})
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		// The row is locked, so this is unreachable unless the schema changes; report it as a conflict.
 		return cur, apierr.Conflict("the Space was changed by a concurrent write; read it again").WithEntity(EntityType, id.String(), cur.Slug)
 	}
@@ -403,7 +400,7 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Spa
 	p := authz.Caller(ctx)
 	rows, err := s.Store.Q().SpaceListByIDs(ctx, db.SpaceListByIDsParams{OrganizationID: p.OrganizationID, SpaceIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	for _, r := range rows {
 		sp, err := fromRow(r)

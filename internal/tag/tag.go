@@ -105,14 +105,14 @@ func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) 
 	} else {
 		row, err = q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TagID: id})
 	}
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return Tag{}, serr
 		}
 		return Tag{}, apierr.NotFound(EntityType, id.String())
 	}
 	if err != nil {
-		return Tag{}, store.Translate(err)
+		return Tag{}, err
 	}
 	return fromRow(row)
 }
@@ -123,11 +123,11 @@ func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) 
 func LookupForShare(ctx context.Context, q *db.Queries, id uuid.UUID) (Tag, error) {
 	p := authz.Caller(ctx)
 	row, err := q.TagGetInOrganizationForShare(ctx, db.TagGetInOrganizationForShareParams{OrganizationID: p.OrganizationID, TagID: id})
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		return Tag{}, apierr.Validation("Tag "+id.String()+" does not exist in your organization", apierr.Item{Item: "TagID", Description: "no such Tag"})
 	}
 	if err != nil {
-		return Tag{}, store.Translate(err)
+		return Tag{}, err
 	}
 	return fromRow(row)
 }

@@ -175,14 +175,14 @@ func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) 
 	} else {
 		row, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: id})
 	}
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return Target{}, serr
 		}
 		return Target{}, apierr.NotFound(EntityType, id.String())
 	}
 	if err != nil {
-		return Target{}, store.Translate(err)
+		return Target{}, err
 	}
 	return fromRow(row)
 }
@@ -227,7 +227,7 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Tar
 	p := authz.Caller(ctx)
 	rows, err := s.Store.Q().TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: p.OrganizationID, TargetIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	for _, r := range rows {
 		t, err := fromRow(r)
@@ -250,7 +250,7 @@ func Existing(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid.UUI
 	}
 	rows, err := q.TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: authz.Caller(ctx).OrganizationID, TargetIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	for _, r := range rows {
 		out[r.TargetID] = true
@@ -295,7 +295,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			return authz.Check(ctx, authz.View, out.authzTarget())
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
-		case !store.IsNoRows(err):
+		case !apierr.Is(err, apierr.TypeNotFound):
 			return err
 		}
 		if err := checkBridgeWorker(ctx, tx.Q, nil, f); err != nil {
