@@ -281,7 +281,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 		return fromRow(existing)
 	case err == nil:
 		return src, apierr.AlreadyExists(EntityType, f.Slug).WithEntity(EntityType, "", f.Slug)
-	case !store.IsNoRows(err):
+	case !apierr.Is(err, apierr.TypeNotFound):
 		return src, err
 	}
 	// A TargetID the patch sets names a Target of the destination Space with the clone's ToolchainType.

@@ -72,7 +72,7 @@ func (s *Service) Data(ctx context.Context, spaceID, unitID uuid.UUID) ([]byte, 
 	}
 	data, err := s.Store.Q().ConfigDataGet(ctx, u.DataHash)
 	if err != nil {
-		return nil, "", "", store.Translate(err)
+		return nil, "", "", err
 	}
 	return data, u.DataHash, u.ToolchainType, nil
 }
@@ -223,7 +223,7 @@ func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUI
 		return WriteResult{}, err
 	}
 	rev, err := tx.Q.RevisionGetByNum(ctx, db.RevisionGetByNumParams{OrganizationID: p.OrganizationID, UnitID: unitID, RevisionNum: num})
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		return WriteResult{}, apierr.Validation(fmt.Sprintf("the Unit has no Revision %d to restore", num), apierr.Item{Item: "restore", Description: "no such RevisionNum"})
 	}
 	if err != nil {
@@ -258,7 +258,7 @@ func headSources(ctx context.Context, q *db.Queries, row *db.Unit) ([]Source, er
 	}
 	rev, err := q.RevisionGet(ctx, db.RevisionGetParams{OrganizationID: row.OrganizationID, UnitID: row.UnitID, RevisionID: *row.HeadRevisionID})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	return store.DecodeJSON[[]Source](rev.MutationSources)
 }

@@ -205,7 +205,7 @@ func (s *Service) unitsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID
 	p := authz.Caller(ctx)
 	rows, err := s.Store.Q().UnitListByIDs(ctx, db.UnitListByIDsParams{OrganizationID: p.OrganizationID, UnitIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	for _, r := range rows {
 		u, err := fromRow(r)
@@ -241,7 +241,7 @@ func (s *Service) RevisionsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.
 	p := authz.Caller(ctx)
 	rows, err := s.Store.Q().RevisionListByIDs(ctx, db.RevisionListByIDsParams{OrganizationID: p.OrganizationID, RevisionIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	for _, r := range rows {
 		rev, _ := revisionFromRow(r)
@@ -257,11 +257,8 @@ func (s *Service) GetRevision(ctx context.Context, spaceID, unitID, revisionID u
 	}
 	p := authz.Caller(ctx)
 	row, err := s.Store.Q().RevisionGet(ctx, db.RevisionGetParams{OrganizationID: p.OrganizationID, UnitID: unitID, RevisionID: revisionID})
-	if store.IsNoRows(err) {
-		return Revision{}, apierr.NotFound(RevisionEntityType, revisionID.String())
-	}
 	if err != nil {
-		return Revision{}, store.Translate(err)
+		return Revision{}, apierr.NotFoundAs(err, RevisionEntityType, revisionID.String())
 	}
 	return revisionFromRow(row)
 }
@@ -278,7 +275,7 @@ func (s *Service) RevisionData(ctx context.Context, spaceID, unitID, revisionID 
 	}
 	data, err := s.Store.Q().ConfigDataGet(ctx, rev.DataHash)
 	if err != nil {
-		return nil, "", "", store.Translate(err)
+		return nil, "", "", err
 	}
 	return data, rev.DataHash, u.ToolchainType, nil
 }
@@ -291,7 +288,7 @@ func (s *Service) RevisionSources(ctx context.Context, spaceID, unitID, revision
 	p := authz.Caller(ctx)
 	row, err := s.Store.Q().RevisionGet(ctx, db.RevisionGetParams{OrganizationID: p.OrganizationID, UnitID: unitID, RevisionID: revisionID})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	return store.DecodeJSON[[]Source](row.MutationSources)
 }
@@ -322,11 +319,8 @@ func (s *Service) GetMutation(ctx context.Context, spaceID, unitID, mutationID u
 	}
 	p := authz.Caller(ctx)
 	row, err := s.Store.Q().MutationGet(ctx, db.MutationGetParams{OrganizationID: p.OrganizationID, UnitID: unitID, MutationID: mutationID})
-	if store.IsNoRows(err) {
-		return Mutation{}, apierr.NotFound(MutationEntityType, mutationID.String())
-	}
 	if err != nil {
-		return Mutation{}, store.Translate(err)
+		return Mutation{}, apierr.NotFoundAs(err, MutationEntityType, mutationID.String())
 	}
 	return mutationFromRow(row)
 }

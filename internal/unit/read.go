@@ -32,7 +32,7 @@ func (s *Service) RevisionPager(ctx context.Context, path string, params listque
 func (s *Service) DataByHash(ctx context.Context, hashes []string) (map[string][]byte, error) {
 	rows, err := s.Store.Q().ConfigDataGetMany(ctx, hashes)
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	out := make(map[string][]byte, len(rows))
 	for _, r := range rows {
@@ -46,7 +46,7 @@ func (s *Service) SourcesByRevision(ctx context.Context, ids []uuid.UUID) (map[u
 	p := authz.Caller(ctx)
 	rows, err := s.Store.Q().RevisionSourcesByIDs(ctx, db.RevisionSourcesByIDsParams{OrganizationID: p.OrganizationID, RevisionIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	out := make(map[uuid.UUID][]Source, len(rows))
 	for _, r := range rows {
@@ -121,11 +121,11 @@ func (s *Service) revisionContent(ctx context.Context, u Unit, num int64) ([]byt
 	}
 	rev, err := s.Store.Q().RevisionGetByNum(ctx, db.RevisionGetByNumParams{OrganizationID: u.OrganizationID, UnitID: u.ID, RevisionNum: num})
 	if err != nil {
-		return nil, nil, store.Translate(err)
+		return nil, nil, err
 	}
 	data, err := s.Store.Q().ConfigDataGet(ctx, rev.DataHash)
 	if err != nil {
-		return nil, nil, store.Translate(err)
+		return nil, nil, err
 	}
 	doc, err := configdata.Parse(u.ToolchainType, data)
 	if err != nil {

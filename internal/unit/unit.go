@@ -176,13 +176,13 @@ func loadRow(ctx context.Context, q *db.Queries, spaceID, unitID uuid.UUID, lock
 	} else {
 		row, err = q.UnitGetByID(ctx, params)
 	}
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return nil, serr
 		}
 		return nil, apierr.NotFound(EntityType, unitID.String())
 	}
-	return row, store.Translate(err)
+	return row, err
 }
 
 // Get returns one Unit.
@@ -208,11 +208,11 @@ func checkTarget(ctx context.Context, q *db.Queries, spaceID uuid.UUID, f Fields
 	}
 	p := authz.Caller(ctx)
 	t, err := q.TargetGetByIDForShare(ctx, db.TargetGetByIDForShareParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		return apierr.NoSuchReference(target.EntityType, "in the Unit's Space", "TargetID")
 	}
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if t.ToolchainType != f.ToolchainType {
 		return apierr.Validation(fmt.Sprintf("Target %s takes %s, not the Unit's %s", t.Slug, t.ToolchainType, f.ToolchainType),
@@ -272,7 +272,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			return authz.Check(ctx, authz.View, out.target())
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
-		case !store.IsNoRows(err):
+		case !apierr.Is(err, apierr.TypeNotFound):
 			return err
 		}
 		if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
