@@ -169,14 +169,14 @@ func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, 
 	if err == nil {
 		row, err = q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
 	}
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return BridgeWorker{}, serr
 		}
 		return BridgeWorker{}, apierr.NotFound(EntityType, ref)
 	}
 	if err != nil {
-		return BridgeWorker{}, store.Translate(err)
+		return BridgeWorker{}, err
 	}
 	return fromRow(row)
 }
@@ -222,7 +222,7 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Bri
 	p := authz.Caller(ctx)
 	rows, err := s.Store.Q().BridgeWorkerListByIDs(ctx, db.BridgeWorkerListByIDsParams{OrganizationID: p.OrganizationID, BridgeWorkerIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	for _, r := range rows {
 		w, err := fromRow((*db.BridgeWorkerGetWithRoleRow)(r))
@@ -241,10 +241,10 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Bri
 // it cannot be deleted before the reference commits.
 func Exists(ctx context.Context, q *db.Queries, id uuid.UUID) (bool, error) {
 	_, err := q.BridgeWorkerKeyShare(ctx, db.BridgeWorkerKeyShareParams{OrganizationID: authz.Caller(ctx).OrganizationID, BridgeWorkerID: id})
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		return false, nil
 	}
-	return err == nil, store.Translate(err)
+	return err == nil, err
 }
 
 func (w BridgeWorker) changeEvent(ch entity.Change, spaceSlug string) event.Event {

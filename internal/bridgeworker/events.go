@@ -44,8 +44,8 @@ func (s *Service) Authenticate(ctx context.Context, workerID uuid.UUID, secret s
 	switch {
 	case err == nil:
 		stored = row.SecretHash
-	case !store.IsNoRows(err):
-		return auth.Principal{}, store.Translate(err)
+	case !apierr.Is(err, apierr.TypeNotFound):
+		return auth.Principal{}, err
 	}
 	ok := subtle.ConstantTimeCompare(hashSecret(secret), stored) == 1
 	if err != nil || !ok {
@@ -103,7 +103,7 @@ func (s *Service) Poll(ctx context.Context, spaceID uuid.UUID, ref string, sub S
 	}
 	return event.LongPoll(ctx, s.Notifier, w.OrganizationID, timeout, func() ([]event.Entry, bool, error) {
 		if err := s.Store.Q().BridgeWorkerSeen(ctx, w.ID); err != nil {
-			return nil, false, store.Translate(err)
+			return nil, false, err
 		}
 		return s.take(ctx, w, sub, maxEvents)
 	})
@@ -118,7 +118,7 @@ func (s *Service) take(ctx context.Context, w BridgeWorker, sub Subscription, ma
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		out, more = nil, false
 		cursor, err := tx.Q.BridgeWorkerCursorForUpdate(ctx, db.BridgeWorkerCursorForUpdateParams{BridgeWorkerID: w.ID, Name: sub.Name})
-		if store.IsNoRows(err) {
+		if apierr.Is(err, apierr.TypeNotFound) {
 			// A Name's first connect: it starts at FromCursor when given, else at the log's tail. Later
 			// FromCursors are ignored, so pollers sharing a Name can never move each other back.
 			var tail int64
@@ -136,7 +136,7 @@ func (s *Service) take(ctx context.Context, w BridgeWorker, sub Subscription, ma
 			cursor, err = tx.Q.BridgeWorkerCursorCreate(ctx, db.BridgeWorkerCursorCreateParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: start})
 		}
 		if err != nil {
-			if apierr.Is(store.Translate(err), apierr.TypeValidation) { // the worker was deleted meanwhile
+			if apierr.Is(err, apierr.TypeValidation) { // the worker was deleted meanwhile
 				return apierr.NotFound(EntityType, w.ID.String())
 			}
 			return err

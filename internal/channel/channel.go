@@ -221,13 +221,13 @@ func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, 
 			row, err = q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, ChannelID: row.ChannelID})
 		}
 	}
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
 			return nil, serr
 		}
 		return nil, apierr.NotFound(EntityType, ref)
 	}
-	return row, store.Translate(err)
+	return row, err
 }
 
 // withLeases fills the lease state of Channels from one query.
@@ -238,7 +238,7 @@ func withLeases(ctx context.Context, q *db.Queries, chans []Channel) error {
 	}
 	leases, err := q.ChannelLeasesFor(ctx, ids)
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	by := map[uuid.UUID]*db.ChannelLease{}
 	for _, l := range leases {

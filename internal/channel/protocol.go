@@ -100,7 +100,7 @@ func (s *Service) AcquireLease(ctx context.Context, spaceRef, ref string, comman
 	err = s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		l, err := tx.Q.ChannelLeaseTake(ctx, db.ChannelLeaseTakeParams{ChannelID: ch.ID, ClaimToken: uuid.New(), HolderUserID: p.UserID,
 			HolderAddress: holderAddress, Commands: store.EncodeJSON(commands), LeaseSeconds: LeaseSeconds})
-		if store.IsNoRows(err) {
+		if apierr.Is(err, apierr.TypeNotFound) {
 			return apierr.Conflict("another holder has the lease of Channel %s; it is free when released or %d seconds after its last poll", ch.Slug, LeaseSeconds)
 		}
 		if err != nil {
@@ -120,7 +120,7 @@ func (s *Service) ReleaseLease(ctx context.Context, spaceRef, ref string, token 
 	}
 	n, err := s.Store.Q().ChannelLeaseRelease(ctx, db.ChannelLeaseReleaseParams{ChannelID: ch.ID, ClaimToken: token})
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if n == 0 {
 		return apierr.Conflict("the claim token does not hold the lease of Channel %s", ch.Slug)
@@ -150,7 +150,7 @@ func (s *Service) take(ctx context.Context, ch Channel, token uuid.UUID, maxRuns
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		msgs, more = nil, false
 		lease, err := tx.Q.ChannelLeaseRenew(ctx, db.ChannelLeaseRenewParams{ChannelID: ch.ID, ClaimToken: token, LeaseSeconds: LeaseSeconds})
-		if store.IsNoRows(err) {
+		if apierr.Is(err, apierr.TypeNotFound) {
 			return apierr.Conflict("the claim token no longer holds the lease of Channel %s; acquire the lease again", ch.Slug)
 		}
 		if err != nil {
@@ -255,7 +255,7 @@ func (s *Service) deliverable(ctx context.Context, q *db.Queries, p auth.Princip
 	if len(targetIDs) > 0 {
 		rows, err := q.TargetGrantsFor(ctx, db.TargetGrantsForParams{OrganizationID: p.OrganizationID, TargetIds: targetIDs})
 		if err != nil {
-			return nil, store.Translate(err)
+			return nil, err
 		}
 		for _, r := range rows {
 			g, err := store.DecodeJSON[authz.Grants](r.Permissions)

@@ -196,11 +196,11 @@ func (s *Service) channelForCommand(ctx context.Context, q *db.Queries, req RunR
 	}
 	if req.ChannelID != nil {
 		row, err := q.ChannelGetInOrg(ctx, db.ChannelGetInOrgParams{OrganizationID: p.OrganizationID, ChannelID: *req.ChannelID})
-		if store.IsNoRows(err) {
+		if apierr.Is(err, apierr.TypeNotFound) {
 			return nil, apierr.Validation(fmt.Sprintf("no Channel %s in your organization", req.ChannelID), apierr.Item{Item: "ChannelID", Description: "not found"})
 		}
 		if err != nil {
-			return nil, store.Translate(err)
+			return nil, err
 		}
 		if req.SpaceID != nil && row.SpaceID != *req.SpaceID {
 			return nil, apierr.Validation("the Channel is not in the given Space", apierr.Item{Item: "ChannelID", Description: "not in SpaceID"})
@@ -216,7 +216,7 @@ func (s *Service) channelForCommand(ctx context.Context, q *db.Queries, req RunR
 	}
 	rows, err := q.ChannelsDeclaring(ctx, db.ChannelsDeclaringParams{OrganizationID: p.OrganizationID, Command: req.Command, SpaceID: req.SpaceID})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	scope := "in your organization"
 	if req.SpaceID != nil {
@@ -375,14 +375,14 @@ func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, r
 	default:
 		return uuid.Nil, fmt.Errorf("the option's DataType %q is not known", entityType)
 	}
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		where := "the Channel's Space"
 		if entityType == "Space" {
 			where = "your organization"
 		}
 		return uuid.Nil, fmt.Errorf("no %s %q in %s", entityType, ref, where)
 	}
-	return found, store.Translate(err)
+	return found, err
 }
 
 // runOfChannel reads a run of a Channel the caller can see, with the Channel.
@@ -396,11 +396,8 @@ func (s *Service) runOfChannel(ctx context.Context, q *db.Queries, spaceID uuid.
 		return ch, Run{}, err
 	}
 	r, err := q.CommandRunGet(ctx, db.CommandRunGetParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID})
-	if store.IsNoRows(err) {
-		return ch, Run{}, apierr.NotFound(RunEntityType, runID.String())
-	}
 	if err != nil {
-		return ch, Run{}, store.Translate(err)
+		return ch, Run{}, apierr.NotFoundAs(err, RunEntityType, runID.String())
 	}
 	run, err := runFromRow(r)
 	return ch, run, err
@@ -468,7 +465,7 @@ func (s *Service) spaceTargets(ctx context.Context, q *db.Queries, org uuid.UUID
 	}
 	rows, err := q.SpaceGrantsFor(ctx, db.SpaceGrantsForParams{OrganizationID: org, SpaceIds: ids})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	for _, r := range rows {
 		g, err := store.DecodeJSON[authz.Grants](r.Permissions)
@@ -517,7 +514,7 @@ func (s *Service) transition(ctx context.Context, spaceRef, ref string, runID uu
 			return err
 		}
 		row, err := update(tx.Q, ch)
-		if store.IsNoRows(err) {
+		if apierr.Is(err, apierr.TypeNotFound) {
 			return apierr.Conflict("the run is %s; %s", currentStatus(ctx, tx.Q, run), refusal)
 		}
 		if err != nil {
@@ -570,7 +567,7 @@ func (s *Service) PruneRuns(ctx context.Context) (int64, error) {
 	for {
 		n, err := s.Store.Q().CommandRunPrune(ctx, db.CommandRunPruneParams{RetentionSeconds: int64(runRetention / time.Second), Batch: 1000})
 		if err != nil {
-			return total, store.Translate(err)
+			return total, err
 		}
 		total += n
 		if n < 1000 {

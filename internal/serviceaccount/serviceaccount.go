@@ -128,11 +128,8 @@ type WriteOptions struct {
 func Load(ctx context.Context, q *db.Queries, id uuid.UUID) (ServiceAccount, error) {
 	p := authz.Caller(ctx)
 	row, err := q.ServiceAccountGetWithRole(ctx, db.ServiceAccountGetWithRoleParams{OrganizationID: p.OrganizationID, ServiceAccountID: id})
-	if store.IsNoRows(err) {
-		return ServiceAccount{}, apierr.NotFound(EntityType, id.String())
-	}
 	if err != nil {
-		return ServiceAccount{}, store.Translate(err)
+		return ServiceAccount{}, apierr.NotFoundAs(err, EntityType, id.String())
 	}
 	return fromRow(row)
 }
@@ -198,7 +195,7 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Serv
 			return err
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
-		case !store.IsNoRows(err):
+		case !apierr.Is(err, apierr.TypeNotFound):
 			return err
 		}
 		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
@@ -273,10 +270,7 @@ func mergePatch(patch json.RawMessage) changeFunc {
 func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) (ServiceAccount, error) {
 	p := authz.Caller(ctx)
 	if _, err := tx.Q.ServiceAccountGetByIDForUpdate(ctx, db.ServiceAccountGetByIDForUpdateParams{OrganizationID: p.OrganizationID, ServiceAccountID: id}); err != nil {
-		if store.IsNoRows(err) {
-			return ServiceAccount{}, apierr.NotFound(EntityType, id.String())
-		}
-		return ServiceAccount{}, store.Translate(err)
+		return ServiceAccount{}, apierr.NotFoundAs(err, EntityType, id.String())
 	}
 	cur, err := Load(ctx, tx.Q, id)
 	if err != nil {
@@ -341,10 +335,7 @@ func (s *Service) Delete(ctx context.Context, id uuid.UUID, dryRun bool) error {
 func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (ServiceAccount, error) {
 	p := authz.Caller(ctx)
 	if _, err := tx.Q.ServiceAccountGetByIDForUpdate(ctx, db.ServiceAccountGetByIDForUpdateParams{OrganizationID: p.OrganizationID, ServiceAccountID: id}); err != nil {
-		if store.IsNoRows(err) {
-			return ServiceAccount{}, apierr.NotFound(EntityType, id.String())
-		}
-		return ServiceAccount{}, store.Translate(err)
+		return ServiceAccount{}, apierr.NotFoundAs(err, EntityType, id.String())
 	}
 	cur, err := Load(ctx, tx.Q, id)
 	if err != nil {
