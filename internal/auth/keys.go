@@ -121,7 +121,7 @@ func (kr *KeyRing) graceSeconds() int64 { return int64(kr.grace.Seconds()) }
 func (kr *KeyRing) reload(ctx context.Context) error {
 	rows, err := kr.store.Q().SigningKeyListUsable(ctx, kr.graceSeconds())
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	public := jwk.NewSet()
 	var signing jwk.Key

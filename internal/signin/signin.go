@@ -62,7 +62,7 @@ func (s *Service) ListKeys(ctx context.Context, userID uuid.UUID) ([]Key, error)
 	p := authz.Caller(ctx)
 	rows, err := s.Store.Q().UserKeyList(ctx, db.UserKeyListParams{OrganizationID: p.OrganizationID, UserID: userID})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	out := make([]Key, len(rows))
 	for i, r := range rows {
@@ -84,18 +84,15 @@ func checkKeyManagement(ctx context.Context, q *db.Queries, userID uuid.UUID) er
 		return err
 	}
 	member, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: p.OrganizationID, UserID: userID})
-	if store.IsNoRows(err) {
-		return apierr.NotFound("User", userID.String())
-	}
 	if err != nil {
-		return store.Translate(err)
+		return apierr.NotFoundAs(err, "User", userID.String())
 	}
 	if err := authz.CheckReach(ctx, auth.Role(member.OrgRole), "manage the keys of a principal with the role"); err != nil {
 		return err
 	}
 	kind, err := q.UserBackingKind(ctx, userID)
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if kind == "" && p.Role != auth.RoleAdmin {
 		return apierr.Forbidden("only an admin manages the keys of a person; managers manage those of ServiceAccounts and BridgeWorkers")
@@ -156,7 +153,7 @@ func (s *Service) DeleteKey(ctx context.Context, userID uuid.UUID, kid string) e
 	}
 	n, err := q.UserKeyDelete(ctx, db.UserKeyDeleteParams{OrganizationID: p.OrganizationID, UserID: userID, Kid: kid})
 	if err != nil {
-		return store.Translate(err)
+		return err
 	}
 	if n == 0 {
 		return apierr.NotFound("UserKey", kid)
@@ -237,11 +234,11 @@ func (s *Service) Exchange(ctx context.Context, assertion, audience string, orgI
 	// Every registration of a kid holds the same public key (the kid is its thumbprint), so the signature
 	// is checked once, before the claims choose a registration.
 	raw, err := q.UserKeyPublicByKid(ctx, kid)
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		return auth.Principal{}, invalidGrant("no registered key has kid %s", kid)
 	}
 	if err != nil {
-		return auth.Principal{}, store.Translate(err)
+		return auth.Principal{}, err
 	}
 	pub, err := jwk.ParseKey(raw)
 	if err != nil {
@@ -277,20 +274,20 @@ func (s *Service) Exchange(ctx context.Context, assertion, audience string, orgI
 	}
 	n, err := q.UsedAssertionRecord(ctx, db.UsedAssertionRecordParams{Jti: tok.JwtID(), ExpiresAt: tok.Expiration()})
 	if err != nil {
-		return auth.Principal{}, store.Translate(err)
+		return auth.Principal{}, err
 	}
 	if n == 0 {
 		return auth.Principal{}, invalidGrant("the assertion was used before (jti %s); sign a new one", tok.JwtID())
 	}
 	member, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: row.UserID})
-	if store.IsNoRows(err) {
+	if apierr.Is(err, apierr.TypeNotFound) {
 		return auth.Principal{}, invalidGrant("the identity of key %s is no longer a member of its organization", kid)
 	}
 	if err != nil {
-		return auth.Principal{}, store.Translate(err)
+		return auth.Principal{}, err
 	}
 	if err := q.UserKeyTouch(ctx, row.UserKeyID); err != nil {
-		return auth.Principal{}, store.Translate(err)
+		return auth.Principal{}, err
 	}
 	role := auth.Weaker(auth.Role(member.OrgRole), auth.Role(row.MaxOrgRole))
 	return auth.Principal{UserID: row.UserID, OrganizationID: row.OrganizationID, Role: role}, nil
@@ -314,7 +311,7 @@ func KeyID(assertion string) (string, error) {
 func (s *Service) registration(ctx context.Context, q *db.Queries, kid string, subject uuid.UUID, orgID *uuid.UUID) (*db.UserKey, error) {
 	rows, err := q.UserKeyGetForAssertion(ctx, db.UserKeyGetForAssertionParams{Kid: kid, Subject: subject})
 	if err != nil {
-		return nil, store.Translate(err)
+		return nil, err
 	}
 	var match []*db.UserKey
 	for _, r := range rows {
