@@ -3,6 +3,7 @@ package channel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -262,6 +263,10 @@ func parseParameters(ctx context.Context, q *db.Queries, ch Channel, req RunRequ
 			continue
 		}
 		v, err := parseValue(ctx, q, ch, o, given[name])
+		var failure *apierr.Error
+		if errors.As(err, &failure) {
+			return nil, err // the database failed while resolving it: not the option's fault
+		}
 		if err != nil {
 			items = append(items, apierr.Item{Item: field + "." + name, Description: err.Error()})
 			continue

@@ -13,8 +13,8 @@ import (
 )
 
 // ErrNoRows is the cause of the NotFound the generated :one queries return when nothing matched. Domain
-// code turns it into the NotFound of the entity it looked for (IsNoRows); one it does not is still a
-// NotFound, never a 500.
+// code names the entity it looked for with apierr.NotFoundAs; one it does not name is still a NotFound,
+// never a 500.
 var ErrNoRows = pgx.ErrNoRows
 
 // IsNoRows reports whether err says a query matched no row.
