@@ -1,0 +1,30 @@
+package authz
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/internal/auth"
+)
+
+// Scope is who acts and in which organization. Every service operation takes it as an argument, so
+// what a call may see and do is visible in its signature, and work that no request carries (sweepers
+// today; triggers, invocations and promotions tomorrow) acts as a named system principal.
+type Scope struct {
+	auth.Principal
+	// System names the background work acting, for a system principal ("sweeper"); empty for a request's
+	// caller. A system principal has no User: what it does is recorded as done by no User, and logged
+	// under this name.
+	System string
+}
+
+// RequestScope is the Scope of an authenticated caller.
+func RequestScope(p auth.Principal) Scope { return Scope{Principal: p} }
+
+// SystemScope is the Scope of background work of the service itself in one organization: it holds every
+// permission there (as an admin would) and acts as no User.
+func SystemScope(orgID uuid.UUID, name string) Scope {
+	return Scope{Principal: auth.Principal{OrganizationID: orgID, Role: auth.RoleAdmin}, System: name}
+}
+
+// IsSystem reports a system principal.
+func (s Scope) IsSystem() bool { return s.System != "" }
