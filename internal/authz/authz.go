@@ -1,6 +1,7 @@
-// Package authz is the one permission checker. Every operation asks it the same question — may the
-// caller do Permission on this Target? — and the answer combines the caller's organization role with
-// the grants in the entity's Permissions field (DESIGN.md). Tenancy is settled before it is asked: an
+// Package authz is the one permission checker. Every operation asks it the same question — may this
+// Scope do Permission on this Target? — and the answer combines the Scope's organization role with
+// the grants in the entity's Permissions field (DESIGN.md). The Scope is always an argument, never read
+// from a context: a request's caller (RequestScope) or the service's own background work (SystemScope). Tenancy is settled before it is asked: an
 // entity of another organization is never loaded, so it is 404, never 403.
 package authz
 
@@ -63,7 +64,8 @@ type Target struct {
 	Grants     Grants
 }
 
-// Allowed reports whether p may do perm on t.
+// Allowed reports whether p may do perm on t: the rule itself, over a role and the grants. Services ask
+// their Scope (Scope.Allows, Check, Filter), which also lets a system principal through.
 func Allowed(p auth.Principal, perm Permission, t Target) bool {
 	if p.Role == auth.RoleAdmin || roleGrants[p.Role][perm] {
 		return true
@@ -71,42 +73,42 @@ func Allowed(p auth.Principal, perm Permission, t Target) bool {
 	return t.Grants.grants(perm, p.UserID)
 }
 
-// Check returns a Permission error unless the request's caller may do perm on t.
-func Check(ctx context.Context, perm Permission, t Target) error {
-	p, ok := auth.PrincipalFrom(ctx)
-	if !ok {
+// Check returns a Permission error unless sc may do perm on t. A system Scope passes every Check.
+func Check(sc Scope, perm Permission, t Target) error {
+	if sc.none() {
 		return apierr.Unauthenticated("a bearer token is required")
 	}
-	if Allowed(p, perm, t) {
+	if sc.Allows(perm, t) {
 		return nil
 	}
 	// The message names no entity (ErrorMetadata does), so a bulk operation refused for every item
 	// reports one shared error.
 	return apierr.Forbidden("your role %q does not allow %s on this %s, and no Permissions grant it to you",
-		p.Role, perm, t.EntityType).WithEntity(t.EntityType, t.ID, "")
+		sc.Role, perm, t.EntityType).WithEntity(t.EntityType, t.ID, "")
 }
 
-// CheckReach refuses to let the caller act on a principal, or grant a role, stronger than their own:
-// nobody grants a role stronger than their own, nor registers a key for, changes, removes or acts as a
-// stronger principal. act completes "your role X cannot ...", e.g. "grant the role".
-func CheckReach(ctx context.Context, role auth.Role, act string) error {
-	p, ok := auth.PrincipalFrom(ctx)
-	if !ok {
+// CheckReach refuses to let sc act on a principal, or grant a role, stronger than its own: nobody
+// grants a role stronger than their own, nor registers a key for, changes, removes or acts as a
+// stronger principal. act completes "your role X cannot ...", e.g. "grant the role". A system Scope
+// reaches every role.
+func CheckReach(sc Scope, role auth.Role, act string) error {
+	if sc.none() {
 		return apierr.Unauthenticated("a bearer token is required")
 	}
-	if p.Role.AtLeast(role) {
+	if sc.IsSystem() || sc.Role.AtLeast(role) {
 		return nil
 	}
-	return apierr.Forbidden("your role %q cannot %s %q: it is stronger than yours", p.Role, act, role)
+	return apierr.Forbidden("your role %q cannot %s %q: it is stronger than yours", sc.Role, act, role)
 }
 
-// Caller returns the request's Principal; handlers run only after authentication, so its absence is a bug.
-func Caller(ctx context.Context) auth.Principal {
+// Caller returns the request's caller as a Scope, for the services that still read it from the
+// context; it goes when every service takes its Scope as an argument.
+func Caller(ctx context.Context) Scope {
 	p, ok := auth.PrincipalFrom(ctx)
 	if !ok {
 		panic("authz: no principal in an authenticated request")
 	}
-	return p
+	return RequestScope(p)
 }
 
 // OrganizationTarget is the caller's organization as a Target, for organization-level checks.
@@ -114,12 +116,12 @@ func OrganizationTarget(orgID uuid.UUID) Target {
 	return Target{EntityType: "Organization", ID: orgID.String()}
 }
 
-// Filter keeps the items p may do perm on (in place): lists read a page, then drop what the caller may
+// Filter keeps the items sc may do perm on (in place): lists read a page, then drop what the caller may
 // not see.
-func Filter[T any](p auth.Principal, perm Permission, items []T, target func(T) Target) []T {
+func Filter[T any](sc Scope, perm Permission, items []T, target func(T) Target) []T {
 	kept := items[:0]
 	for _, it := range items {
-		if Allowed(p, perm, target(it)) {
+		if sc.Allows(perm, target(it)) {
 			kept = append(kept, it)
 		}
 	}

@@ -28,3 +28,13 @@ func SystemScope(orgID uuid.UUID, name string) Scope {
 
 // IsSystem reports a system principal.
 func (s Scope) IsSystem() bool { return s.System != "" }
+
+// Allows reports whether sc may do perm on t: a system principal may do anything in its organization;
+// anyone else as Allowed says.
+func (s Scope) Allows(perm Permission, t Target) bool {
+	return s.IsSystem() || Allowed(s.Principal, perm, t)
+}
+
+// none reports the zero Scope: nobody, in no organization (a bug at the call site, answered as 401 as
+// an unauthenticated request would be).
+func (s Scope) none() bool { return !s.IsSystem() && s.OrganizationID == uuid.Nil }

@@ -209,7 +209,7 @@ func (s *Service) Get(ctx context.Context, spaceID uuid.UUID, ref string) (Bridg
 	if err != nil {
 		return w, err
 	}
-	return w, authz.Check(ctx, authz.View, w.Target())
+	return w, authz.Check(authz.Caller(ctx), authz.View, w.Target())
 }
 
 // ByIDs loads BridgeWorkers of the caller's organization the caller may view, by ID, in one query (for
@@ -229,7 +229,7 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Bri
 		if err != nil {
 			return nil, err
 		}
-		if authz.Allowed(p, authz.View, w.Target()) {
+		if p.Allows(authz.View, w.Target()) {
 			out[w.ID] = w
 		}
 	}
@@ -268,7 +268,7 @@ func hashSecret(secret string) []byte {
 
 // checkRole: nobody gives a worker's bot User a role stronger than their own.
 func checkRole(ctx context.Context, role auth.Role) error {
-	return authz.CheckReach(ctx, role, "grant the role")
+	return authz.CheckReach(authz.Caller(ctx), role, "grant the role")
 }
 
 // Create makes a BridgeWorker, its bot User and the User's membership with OrgRole. The result carries
@@ -296,11 +296,11 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
 			return err
 		}
 		if len(f.Permissions) > 0 {
-			if err := authz.Check(ctx, authz.Manage, st); err != nil {
+			if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
 				return err
 			}
 			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
@@ -380,7 +380,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.Edit, cur.Target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.Target()); err != nil {
 			return err
 		}
 		version, f, err := change(cur)
@@ -392,7 +392,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			return err
 		}
 		if !cur.Permissions.Equal(f.Permissions) {
-			if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {
+			if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.Target()); err != nil {
 				return err
 			}
 			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
@@ -406,7 +406,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			if err := checkRole(ctx, f.OrgRole); err != nil {
 				return err
 			}
-			if err := authz.CheckReach(ctx, cur.OrgRole, "change the role of a worker with the role"); err != nil {
+			if err := authz.CheckReach(authz.Caller(ctx), cur.OrgRole, "change the role of a worker with the role"); err != nil {
 				return err
 			}
 			if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: p.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
@@ -461,13 +461,13 @@ func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dry
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.Delete, cur.Target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.Target()); err != nil {
 			return err
 		}
 		if err := entity.CheckDeleteGates(EntityType, cur.ID, cur.Slug, cur.DeleteGates); err != nil {
 			return err
 		}
-		if err := authz.CheckReach(ctx, cur.OrgRole, "delete a worker with the role"); err != nil {
+		if err := authz.CheckReach(authz.Caller(ctx), cur.OrgRole, "delete a worker with the role"); err != nil {
 			return err
 		}
 		// Deleting the bot User deletes the worker, its membership and its cursors with it.

@@ -97,7 +97,7 @@ func (s *Service) Poll(ctx context.Context, spaceID uuid.UUID, ref string, sub S
 		return nil, err
 	}
 	if p.UserID != w.UserID {
-		if err := authz.Check(ctx, authz.Edit, w.Target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Edit, w.Target()); err != nil {
 			return nil, err
 		}
 	}

@@ -284,7 +284,7 @@ func (s *Service) Get(ctx context.Context, spaceID uuid.UUID, ref string) (Chann
 	if err != nil {
 		return c, err
 	}
-	if err := authz.Check(ctx, authz.View, c.Target()); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.View, c.Target()); err != nil {
 		return c, err
 	}
 	chans := []Channel{c}
@@ -313,11 +313,11 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
 			return err
 		}
 		if len(f.Permissions) > 0 {
-			if err := authz.Check(ctx, authz.Manage, st); err != nil {
+			if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
 				return err
 			}
 			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
@@ -481,7 +481,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.Edit, cur.Target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.Target()); err != nil {
 			return err
 		}
 		version, f, err := change(cur)
@@ -498,7 +498,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			}
 		}
 		if !cur.Permissions.Equal(f.Permissions) {
-			if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {
+			if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.Target()); err != nil {
 				return err
 			}
 			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
@@ -548,7 +548,7 @@ func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dry
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.Delete, cur.Target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.Target()); err != nil {
 			return err
 		}
 		if err := entity.CheckDeleteGates(EntityType, cur.ID, cur.Slug, cur.DeleteGates); err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
-	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/space"
@@ -73,7 +72,7 @@ func claimable(ctx context.Context, q *db.Queries, spaceRef, ref string) (Channe
 	if err != nil {
 		return ch, err
 	}
-	return ch, authz.Check(ctx, authz.Claim, ch.Target())
+	return ch, authz.Check(authz.Caller(ctx), authz.Claim, ch.Target())
 }
 
 // AcquireLease takes the Channel's lease for the caller, serving commands (all the Channel declares
@@ -229,7 +228,7 @@ func matches(subs []Subscription, e *db.EventLog) bool {
 // deliverable keeps the events the subscriptions select and the bot's account may see: View on the
 // event's Space, or ViewChildren on its Target; events outside any Space need View on the organization.
 // Grants are read now, so a grant change applies from the next poll.
-func (s *Service) deliverable(ctx context.Context, q *db.Queries, p auth.Principal, subs []Subscription, entries []*db.EventLog) ([]event.Entry, error) {
+func (s *Service) deliverable(ctx context.Context, q *db.Queries, p authz.Scope, subs []Subscription, entries []*db.EventLog) ([]event.Entry, error) {
 	var selected []*db.EventLog
 	var spaceIDs, targetIDs []uuid.UUID
 	for _, e := range entries {
@@ -274,14 +273,14 @@ func (s *Service) deliverable(ctx context.Context, q *db.Queries, p auth.Princip
 			if !ok { // the Space is gone: what its role grants everywhere still applies
 				st = authz.Target{EntityType: "Space", ID: e.SpaceID.String()}
 			}
-			visible = authz.Allowed(p, authz.View, st)
+			visible = p.Allows(authz.View, st)
 			if !visible && e.TargetID != nil {
 				if tt, ok := targets[*e.TargetID]; ok {
-					visible = authz.Allowed(p, authz.ViewChildren, tt)
+					visible = p.Allows(authz.ViewChildren, tt)
 				}
 			}
 		default:
-			visible = authz.Allowed(p, authz.View, authz.OrganizationTarget(p.OrganizationID))
+			visible = p.Allows(authz.View, authz.OrganizationTarget(p.OrganizationID))
 		}
 		if visible {
 			out = append(out, event.Entry{CursorID: e.CursorID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,

@@ -142,7 +142,7 @@ func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.Use, ch.Target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Use, ch.Target()); err != nil {
 			return err
 		}
 		sp, err := space.Parent(ctx, tx.Q, ch.SpaceID)
@@ -153,7 +153,7 @@ func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
 			return err
 		}
 		params, err := parseParameters(ctx, tx.Q, ch, req)
@@ -423,7 +423,7 @@ func (s *Service) GetRun(ctx context.Context, spaceID uuid.UUID, ref string, run
 	if err != nil {
 		return run, err
 	}
-	return run, authz.Check(ctx, authz.ViewChildren, st)
+	return run, authz.Check(authz.Caller(ctx), authz.ViewChildren, st)
 }
 
 // ListRuns returns a page of runs (of one Channel when ref is set) whose Spaces the caller may
@@ -515,7 +515,7 @@ func (s *Service) transition(ctx context.Context, spaceRef, ref string, runID uu
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, perm, ch.Target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), perm, ch.Target()); err != nil {
 			return err
 		}
 		row, err := update(tx.Q, ch)

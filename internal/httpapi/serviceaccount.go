@@ -246,7 +246,7 @@ func (h *handlers) ListUserKeys(ctx context.Context, r api.ListUserKeysRequestOb
 	if err != nil {
 		return nil, err
 	}
-	if err := authz.Check(ctx, authz.View, authz.OrganizationTarget(authz.Caller(ctx).OrganizationID)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.View, authz.OrganizationTarget(authz.Caller(ctx).OrganizationID)); err != nil {
 		return nil, err
 	}
 	keys, err := h.s.deps.SignIn.ListKeys(ctx, userID)

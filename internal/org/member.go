@@ -103,7 +103,7 @@ func (s *Service) ListMembers(ctx context.Context, orgID uuid.UUID, path string,
 	if err != nil {
 		return listquery.Page[Member]{}, err
 	}
-	if err := authz.Check(ctx, authz.View, authz.OrganizationTarget(orgID)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.View, authz.OrganizationTarget(orgID)); err != nil {
 		return listquery.Page[Member]{}, err
 	}
 	page, err := listquery.Run[db.OrganizationMemberGetRow](ctx, s.Store.Pool, s.Tokens,
@@ -116,7 +116,7 @@ func (s *Service) GetMember(ctx context.Context, orgID, userID uuid.UUID) (Membe
 	if _, err := ownOrganization(ctx, orgID); err != nil {
 		return Member{}, err
 	}
-	if err := authz.Check(ctx, authz.View, authz.OrganizationTarget(orgID)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.View, authz.OrganizationTarget(orgID)); err != nil {
 		return Member{}, err
 	}
 	return loadMember(ctx, s.Store.Q(), orgID, userID)
@@ -139,10 +139,10 @@ func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberIn
 	if in.UserID == nil && in.Username == "" {
 		return Member{}, apierr.UserInput("name the User by UserID or Username", apierr.Item{Item: "UserID", Description: "UserID or Username is required"})
 	}
-	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
 		return Member{}, err
 	}
-	if err := authz.CheckReach(ctx, in.OrgRole, "grant the role"); err != nil {
+	if err := authz.CheckReach(authz.Caller(ctx), in.OrgRole, "grant the role"); err != nil {
 		return Member{}, err
 	}
 	var out Member
@@ -291,7 +291,7 @@ func (s *Service) DeleteMember(ctx context.Context, orgID, userID uuid.UUID, dry
 	if err != nil {
 		return err
 	}
-	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
 		return err
 	}
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {

@@ -73,7 +73,7 @@ type WriteOptions struct {
 }
 
 // ownOrganization refuses any organization but the caller's, as NotFound.
-func ownOrganization(ctx context.Context, id uuid.UUID) (auth.Principal, error) {
+func ownOrganization(ctx context.Context, id uuid.UUID) (authz.Scope, error) {
 	p := authz.Caller(ctx)
 	if id != p.OrganizationID {
 		return p, apierr.NotFound(OrganizationType, id.String())
@@ -115,7 +115,7 @@ func (s *Service) GetOrganization(ctx context.Context, id uuid.UUID) (Organizati
 	if err != nil {
 		return Organization{}, err
 	}
-	return o, authz.Check(ctx, authz.View, authz.OrganizationTarget(id))
+	return o, authz.Check(authz.Caller(ctx), authz.View, authz.OrganizationTarget(id))
 }
 
 // CreateOrganization makes a new organization with the caller as its admin. Slugs are unique across
@@ -193,7 +193,7 @@ func (s *Service) UpdateOrganization(ctx context.Context, id uuid.UUID, version 
 	if err := f.validate(); err != nil {
 		return Organization{}, err
 	}
-	if err := authz.Check(ctx, authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
 		return Organization{}, err
 	}
 	var out Organization
@@ -233,7 +233,7 @@ func (s *Service) DeleteOrganization(ctx context.Context, id uuid.UUID, dryRun b
 	if _, err := ownOrganization(ctx, id); err != nil {
 		return err
 	}
-	if err := authz.Check(ctx, authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
 		return err
 	}
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {

@@ -156,17 +156,17 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (ServiceAccount, error)
 	if err != nil {
 		return sa, err
 	}
-	return sa, authz.Check(ctx, authz.View, sa.Target())
+	return sa, authz.Check(authz.Caller(ctx), authz.View, sa.Target())
 }
 
 // checkRole: ServiceAccounts are organization members; managing them is managing members, and nobody
 // grants a role stronger than their own.
 func checkRole(ctx context.Context, role auth.Role) error {
 	p := authz.Caller(ctx)
-	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
 		return err
 	}
-	return authz.CheckReach(ctx, role, "grant the role")
+	return authz.CheckReach(authz.Caller(ctx), role, "grant the role")
 }
 
 func (sa ServiceAccount) changeEvent(c entity.Change) event.Event {
@@ -276,7 +276,7 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(ctx, authz.Edit, cur.Target()); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.Target()); err != nil {
 		return cur, err
 	}
 	version, f, err := change(cur)
@@ -291,7 +291,7 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		return cur, err
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(ctx, authz.Manage, cur.Target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.Target()); err != nil {
 			return cur, err
 		}
 		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
@@ -302,7 +302,7 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		if err := checkRole(ctx, f.OrgRole); err != nil {
 			return cur, err
 		}
-		if err := authz.CheckReach(ctx, cur.OrgRole, "change the role of an account with the role"); err != nil {
+		if err := authz.CheckReach(authz.Caller(ctx), cur.OrgRole, "change the role of an account with the role"); err != nil {
 			return cur, err
 		}
 		if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: p.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
@@ -341,13 +341,13 @@ func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (ServiceAccount, er
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
 		return cur, err
 	}
 	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
 		return cur, err
 	}
-	if err := authz.CheckReach(ctx, cur.OrgRole, "delete an account with the role"); err != nil {
+	if err := authz.CheckReach(authz.Caller(ctx), cur.OrgRole, "delete an account with the role"); err != nil {
 		return cur, err
 	}
 	// Deleting the backing User deletes the account, its membership and its keys with it.

@@ -80,14 +80,14 @@ func (s *Service) ListKeys(ctx context.Context, userID uuid.UUID) ([]Key, error)
 // is NotFound, like one that does not exist.
 func checkKeyManagement(ctx context.Context, q *db.Queries, userID uuid.UUID) error {
 	p := authz.Caller(ctx)
-	if err := authz.Check(ctx, authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
 		return err
 	}
 	member, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: p.OrganizationID, UserID: userID})
 	if err != nil {
 		return apierr.NotFoundAs(err, "User", userID.String())
 	}
-	if err := authz.CheckReach(ctx, auth.Role(member.OrgRole), "manage the keys of a principal with the role"); err != nil {
+	if err := authz.CheckReach(authz.Caller(ctx), auth.Role(member.OrgRole), "manage the keys of a principal with the role"); err != nil {
 		return err
 	}
 	kind, err := q.UserBackingKind(ctx, userID)

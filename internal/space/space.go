@@ -116,7 +116,7 @@ func (s *Service) Get(ctx context.Context, id uuid.UUID) (Space, error) {
 	if err != nil {
 		return Space{}, err
 	}
-	return sp, authz.Check(ctx, authz.View, sp.target())
+	return sp, authz.Check(authz.Caller(ctx), authz.View, sp.target())
 }
 
 // load reads a Space of the caller's organization; one of another organization is NotFound. Writers
@@ -144,11 +144,11 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 		return Space{}, err
 	}
 	orgTarget := authz.OrganizationTarget(p.OrganizationID)
-	if err := authz.Check(ctx, authz.CreateChildren, orgTarget); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, orgTarget); err != nil {
 		return Space{}, err
 	}
 	if len(f.Permissions) > 0 {
-		if err := authz.Check(ctx, authz.Manage, orgTarget); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Manage, orgTarget); err != nil {
 			return Space{}, err
 		}
 	}
@@ -161,7 +161,7 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 			if err != nil {
 				return err
 			}
-			return authz.Check(ctx, authz.View, out.target())
+			return authz.Check(authz.Caller(ctx), authz.View, out.target())
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
 		case !apierr.Is(err, apierr.TypeNotFound):
@@ -259,7 +259,7 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.target()); err != nil {
 		return cur, err
 	}
 	version, f, err := change(cur)
@@ -271,7 +271,7 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		return cur, err
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(ctx, authz.Manage, cur.target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.target()); err != nil {
 			return cur, err
 		}
 		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
@@ -323,7 +323,7 @@ func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (Space, error) {
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(ctx, authz.Delete, cur.target()); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.target()); err != nil {
 		return cur, err
 	}
 	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
@@ -407,7 +407,7 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Spa
 		if err != nil {
 			return nil, err
 		}
-		if authz.Allowed(p, authz.View, sp.target()) {
+		if p.Allows(authz.View, sp.target()) {
 			out[sp.ID] = sp
 		}
 	}

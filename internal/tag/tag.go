@@ -155,7 +155,7 @@ func (s *Service) Get(ctx context.Context, spaceID, id uuid.UUID) (Tag, error) {
 	if err != nil {
 		return t, err
 	}
-	return t, authz.Check(ctx, authz.View, t.authzTarget())
+	return t, authz.Check(authz.Caller(ctx), authz.View, t.authzTarget())
 }
 
 func (t Tag) changeEvent(c entity.Change, spaceSlug string) event.Event {
@@ -179,7 +179,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
 			return err
 		}
 		bySlug := db.TagGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug}
@@ -250,7 +250,7 @@ func (s *Service) write(ctx context.Context, spaceID, id uuid.UUID, dryRun bool,
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.Edit, cur.authzTarget()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.authzTarget()); err != nil {
 			return err
 		}
 		version, f, err := change(cur)
@@ -291,7 +291,7 @@ func (s *Service) Delete(ctx context.Context, spaceID, id uuid.UUID, dryRun bool
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.Delete, cur.authzTarget()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.authzTarget()); err != nil {
 			return err
 		}
 		if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {

@@ -215,7 +215,7 @@ func (s *Service) Get(ctx context.Context, spaceID, id uuid.UUID) (Target, error
 	if err != nil {
 		return t, err
 	}
-	return t, authz.Check(ctx, authz.View, t.authzTarget())
+	return t, authz.Check(authz.Caller(ctx), authz.View, t.authzTarget())
 }
 
 // ByIDs loads Targets the caller may view, by ID (for include=TargetID).
@@ -234,7 +234,7 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Tar
 		if err != nil {
 			return nil, err
 		}
-		if authz.Allowed(p, authz.View, t.authzTarget()) {
+		if p.Allows(authz.View, t.authzTarget()) {
 			out[t.ID] = t
 		}
 	}
@@ -275,11 +275,11 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
 			return err
 		}
 		if len(f.Permissions) > 0 {
-			if err := authz.Check(ctx, authz.Manage, st); err != nil {
+			if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
 				return err
 			}
 			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
@@ -292,7 +292,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if out, err = fromRow(existing); err != nil {
 				return err
 			}
-			return authz.Check(ctx, authz.View, out.authzTarget())
+			return authz.Check(authz.Caller(ctx), authz.View, out.authzTarget())
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
 		case !apierr.Is(err, apierr.TypeNotFound):
@@ -405,7 +405,7 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(ctx, authz.Edit, cur.authzTarget()); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.authzTarget()); err != nil {
 		return cur, err
 	}
 	version, f, err := change(cur)
@@ -417,7 +417,7 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 		return cur, err
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(ctx, authz.Manage, cur.authzTarget()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.authzTarget()); err != nil {
 			return cur, err
 		}
 		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
@@ -476,7 +476,7 @@ func remove(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID) (Target, e
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(ctx, authz.Delete, cur.authzTarget()); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.authzTarget()); err != nil {
 		return cur, err
 	}
 	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {

@@ -76,7 +76,7 @@ func (s *Service) BulkTag(ctx context.Context, path string, sel listquery.Params
 		if err != nil {
 			return u, err
 		}
-		if err := authz.Check(ctx, authz.Edit, u.target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Edit, u.target()); err != nil {
 			return u, err
 		}
 		if remove {
@@ -107,7 +107,7 @@ func (s *Service) Move(ctx context.Context, path string, sel listquery.Params, t
 		if err != nil {
 			return Unit{}, err
 		}
-		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
 			return Unit{}, err
 		}
 		row, err := loadRow(ctx, tx.Q, ref.SpaceID, ref.ID, true)
@@ -118,7 +118,7 @@ func (s *Service) Move(ctx context.Context, path string, sel listquery.Params, t
 		if err != nil {
 			return cur, err
 		}
-		if err := authz.Check(ctx, authz.Delete, cur.target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.target()); err != nil {
 			return cur, err
 		}
 		if cur.SpaceID == toSpaceID {
@@ -244,7 +244,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	if err != nil {
 		return src, err
 	}
-	if err := authz.Check(ctx, authz.View, src.target()); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.View, src.target()); err != nil {
 		return src, err
 	}
 	dest, err := space.Parent(ctx, tx.Q, spaceID)
@@ -255,7 +255,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	if err != nil {
 		return src, err
 	}
-	if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
 		return src, err
 	}
 	f, err := cloneFields(src, prefix, patch)
@@ -268,7 +268,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	}
 	// Permissions the patch sets are a grant made in the destination Space: Manage there, as Create asks.
 	if !f.Permissions.Equal(src.Permissions) {
-		if err := authz.Check(ctx, authz.Manage, st); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
 			return src, err
 		}
 		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {

@@ -90,7 +90,7 @@ func (s *Service) PutData(ctx context.Context, spaceID, unitID uuid.UUID, data [
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.target()); err != nil {
 			return err
 		}
 		if ifMatch != "" && !ETagMatchesStrong(ifMatch, cur.DataHash) {

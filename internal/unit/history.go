@@ -188,7 +188,7 @@ func (s *Service) visibleRevisions(ctx context.Context, page listquery.Page[Revi
 	}
 	visible := page.Items[:0]
 	for _, r := range page.Items {
-		if u, ok := units[r.UnitID]; ok && authz.Allowed(p, authz.View, u.target()) {
+		if u, ok := units[r.UnitID]; ok && p.Allows(authz.View, u.target()) {
 			visible = append(visible, r)
 		}
 	}
@@ -225,7 +225,7 @@ func (s *Service) UnitsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID
 	}
 	p := authz.Caller(ctx)
 	for id, u := range units {
-		if !authz.Allowed(p, authz.View, u.target()) {
+		if !p.Allows(authz.View, u.target()) {
 			delete(units, id)
 		}
 	}

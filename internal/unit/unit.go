@@ -195,7 +195,7 @@ func (s *Service) Get(ctx context.Context, spaceID, unitID uuid.UUID) (Unit, err
 	if err != nil {
 		return u, err
 	}
-	return u, authz.Check(ctx, authz.View, u.target())
+	return u, authz.Check(authz.Caller(ctx), authz.View, u.target())
 }
 
 // checkTarget requires TargetID to name a Target of the Unit's Space with its ToolchainType. It reads the
@@ -252,11 +252,11 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(ctx, authz.CreateChildren, st); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
 			return err
 		}
 		if len(f.Permissions) > 0 {
-			if err := authz.Check(ctx, authz.Manage, st); err != nil {
+			if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
 				return err
 			}
 			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
@@ -269,7 +269,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if out, err = fromRow(existing); err != nil {
 				return err
 			}
-			return authz.Check(ctx, authz.View, out.target())
+			return authz.Check(authz.Caller(ctx), authz.View, out.target())
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
 		case !apierr.Is(err, apierr.TypeNotFound):
@@ -394,7 +394,7 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 	if err != nil {
 		return cur, "", err
 	}
-	if err := authz.Check(ctx, authz.Edit, cur.target()); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.target()); err != nil {
 		return cur, "", err
 	}
 	version, f, err := change(cur)
@@ -413,7 +413,7 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 			apierr.Item{Item: "ToolchainType", Description: "cannot change"})
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(ctx, authz.Manage, cur.target()); err != nil {
+		if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.target()); err != nil {
 			return cur, "", err
 		}
 		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
@@ -473,7 +473,7 @@ func remove(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID) (Unit,
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(ctx, authz.Delete, cur.target()); err != nil {
+	if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.target()); err != nil {
 		return cur, err
 	}
 	if err := entity.CheckDeleteGates(EntityType, unitID, cur.Slug, cur.DeleteGates); err != nil {
