@@ -303,14 +303,14 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+			if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", nil, f.Permissions); err != nil {
 				return err
 			}
 		}
 		id := uuid.New()
 		// The bot User, its membership and the worker go in together or not at all.
 		err = tx.Savepoint(ctx, func(sv *store.Tx) error {
-			userID, err := org.CreateBotUser(ctx, sv, p.OrganizationID, org.BotBridgeWorker, id, f.DisplayName, f.OrgRole)
+			userID, err := org.CreateBotUser(ctx, p, sv, org.BotBridgeWorker, id, f.DisplayName, f.OrgRole)
 			if err != nil {
 				return err
 			}
@@ -395,7 +395,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.Target()); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+			if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 				return err
 			}
 		}

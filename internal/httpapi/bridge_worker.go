@@ -9,6 +9,7 @@ import (
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
@@ -33,27 +34,29 @@ func bridgeWorkerFields(b *api.BridgeWorker) bridgeworker.Fields {
 }
 
 func (h *handlers) ListAllBridgeWorkers(ctx context.Context, r api.ListAllBridgeWorkersRequestObject) (api.ListAllBridgeWorkersResponseObject, error) {
-	return h.listBridgeWorkers(ctx, nil, listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listBridgeWorkers(ctx, sc, nil, listParams(r.Params))
 }
 
 func (h *handlers) ListBridgeWorkers(ctx context.Context, r api.ListBridgeWorkersRequestObject) (api.ListBridgeWorkersResponseObject, error) {
-	return h.listBridgeWorkers(ctx, &r.SpaceId, listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listBridgeWorkers(ctx, sc, &r.SpaceId, listParams(r.Params))
 }
 
-func (h *handlers) listBridgeWorkers(ctx context.Context, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+func (h *handlers) listBridgeWorkers(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.BridgeWorkers.List(ctx, spaceID, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
-	out, err := h.extendBridgeWorkers(ctx, page.Items, page.Includes)
+	out, err := h.extendBridgeWorkers(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return pageResponse{}, err
 	}
 	return newPage(out, bridgeworker.EntityType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) extendBridgeWorkers(ctx context.Context, ws []bridgeworker.BridgeWorker, includes map[string]bool) ([]api.ExtendedBridgeWorker, error) {
-	org, err := h.includedOrganization(ctx, includes)
+func (h *handlers) extendBridgeWorkers(ctx context.Context, sc authz.Scope, ws []bridgeworker.BridgeWorker, includes map[string]bool) ([]api.ExtendedBridgeWorker, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +78,7 @@ func (h *handlers) extendBridgeWorkers(ctx context.Context, ws []bridgeworker.Br
 	for i, w := range ws {
 		userIDs[i] = w.UserID
 	}
-	users, err := h.includedUsers(ctx, includes, userIDs)
+	users, err := h.includedUsers(ctx, sc, includes, userIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +96,7 @@ func (h *handlers) extendBridgeWorkers(ctx context.Context, ws []bridgeworker.Br
 }
 
 func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerRequestObject) (api.GetBridgeWorkerResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(bridgeworker.ListEntity, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -105,7 +109,7 @@ func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerReq
 	if err != nil {
 		return nil, err
 	}
-	ext, err := h.extendBridgeWorkers(ctx, []bridgeworker.BridgeWorker{w}, includes)
+	ext, err := h.extendBridgeWorkers(ctx, sc, []bridgeworker.BridgeWorker{w}, includes)
 	if err != nil {
 		return nil, err
 	}

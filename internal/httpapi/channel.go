@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
@@ -54,27 +55,29 @@ func channelFields(b *api.Channel) channel.Fields {
 }
 
 func (h *handlers) ListAllChannels(ctx context.Context, r api.ListAllChannelsRequestObject) (api.ListAllChannelsResponseObject, error) {
-	return h.listChannels(ctx, nil, listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listChannels(ctx, sc, nil, listParams(r.Params))
 }
 
 func (h *handlers) ListChannels(ctx context.Context, r api.ListChannelsRequestObject) (api.ListChannelsResponseObject, error) {
-	return h.listChannels(ctx, &r.SpaceId, listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listChannels(ctx, sc, &r.SpaceId, listParams(r.Params))
 }
 
-func (h *handlers) listChannels(ctx context.Context, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+func (h *handlers) listChannels(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Channels.List(ctx, spaceID, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
-	out, err := h.extendChannels(ctx, page.Items, page.Includes)
+	out, err := h.extendChannels(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return pageResponse{}, err
 	}
 	return newPage(out, channel.EntityType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) extendChannels(ctx context.Context, cs []channel.Channel, includes map[string]bool) ([]api.ExtendedChannel, error) {
-	org, err := h.includedOrganization(ctx, includes)
+func (h *handlers) extendChannels(ctx context.Context, sc authz.Scope, cs []channel.Channel, includes map[string]bool) ([]api.ExtendedChannel, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +106,7 @@ func (h *handlers) extendChannels(ctx context.Context, cs []channel.Channel, inc
 }
 
 func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject) (api.GetChannelResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(channel.ListEntity, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -115,7 +119,7 @@ func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject
 	if err != nil {
 		return nil, err
 	}
-	ext, err := h.extendChannels(ctx, []channel.Channel{c}, includes)
+	ext, err := h.extendChannels(ctx, sc, []channel.Channel{c}, includes)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
@@ -115,27 +116,29 @@ func (h *handlers) CreateCommandRun(ctx context.Context, r api.CreateCommandRunR
 }
 
 func (h *handlers) ListAllCommandRuns(ctx context.Context, r api.ListAllCommandRunsRequestObject) (api.ListAllCommandRunsResponseObject, error) {
-	return h.listRuns(ctx, nil, "", listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listRuns(ctx, sc, nil, "", listParams(r.Params))
 }
 
 func (h *handlers) ListCommandRuns(ctx context.Context, r api.ListCommandRunsRequestObject) (api.ListCommandRunsResponseObject, error) {
-	return h.listRuns(ctx, &r.SpaceId, r.ChannelId, listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listRuns(ctx, sc, &r.SpaceId, r.ChannelId, listParams(r.Params))
 }
 
-func (h *handlers) listRuns(ctx context.Context, spaceID *uuid.UUID, ref string, params listquery.Params) (pageResponse, error) {
+func (h *handlers) listRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Channels.ListRuns(ctx, spaceID, ref, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
-	out, err := h.extendRuns(ctx, page.Items, page.Includes)
+	out, err := h.extendRuns(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return pageResponse{}, err
 	}
 	return newPage(out, channel.RunEntityType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) extendRuns(ctx context.Context, runs []channel.Run, includes map[string]bool) ([]api.ExtendedCommandRun, error) {
-	org, err := h.includedOrganization(ctx, includes)
+func (h *handlers) extendRuns(ctx context.Context, sc authz.Scope, runs []channel.Run, includes map[string]bool) ([]api.ExtendedCommandRun, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +167,7 @@ func (h *handlers) extendRuns(ctx context.Context, runs []channel.Run, includes 
 }
 
 func (h *handlers) GetCommandRun(ctx context.Context, r api.GetCommandRunRequestObject) (api.GetCommandRunResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(channel.RunListEntity, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -176,7 +180,7 @@ func (h *handlers) GetCommandRun(ctx context.Context, r api.GetCommandRunRequest
 	if err != nil {
 		return nil, err
 	}
-	ext, err := h.extendRuns(ctx, []channel.Run{run}, includes)
+	ext, err := h.extendRuns(ctx, sc, []channel.Run{run}, includes)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/authz"
 )
 
 // contract checks each API request against its operation in the document before the handler runs:
@@ -318,4 +319,15 @@ func (jsonBinder) Bind(i any, c echo.Context) error {
 		return apierr.UserInput("the request body is not valid JSON: " + err.Error())
 	}
 	return nil
+}
+
+// scopeOf is the Scope a handler passes to the services: the caller the contract middleware
+// authenticated and put in the request's context. It is the one place a request becomes a Scope; only
+// operations that require a token call it, so its absence is a bug.
+func scopeOf(ctx context.Context) authz.Scope {
+	p, ok := auth.PrincipalFrom(ctx)
+	if !ok {
+		panic("httpapi: no principal in an authenticated request")
+	}
+	return authz.RequestScope(p)
 }

@@ -62,12 +62,12 @@ func deref[T any](p *T) T {
 // includedOrganization loads the caller's Organization when include names OrganizationID (every entity of
 // a list shares it, so one read serves the page).
 // includedUsers loads the Users include=UserID asks for, in one query.
-func (h *handlers) includedUsers(ctx context.Context, includes map[string]bool, ids []uuid.UUID) (map[uuid.UUID]api.User, error) {
+func (h *handlers) includedUsers(ctx context.Context, sc authz.Scope, includes map[string]bool, ids []uuid.UUID) (map[uuid.UUID]api.User, error) {
 	out := map[uuid.UUID]api.User{}
 	if !includes["UserID"] {
 		return out, nil
 	}
-	found, err := h.s.deps.Orgs.UsersByID(ctx, ids)
+	found, err := h.s.deps.Orgs.UsersByID(ctx, sc, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -77,11 +77,11 @@ func (h *handlers) includedUsers(ctx context.Context, includes map[string]bool, 
 	return out, nil
 }
 
-func (h *handlers) includedOrganization(ctx context.Context, includes map[string]bool) (*api.Organization, error) {
+func (h *handlers) includedOrganization(ctx context.Context, sc authz.Scope, includes map[string]bool) (*api.Organization, error) {
 	if !includes["OrganizationID"] {
 		return nil, nil
 	}
-	o, err := h.s.deps.Orgs.GetOrganization(ctx, authz.Caller(ctx).OrganizationID)
+	o, err := h.s.deps.Orgs.GetOrganization(ctx, sc, sc.OrganizationID)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,8 @@ func (h *handlers) ApiInfo(ctx context.Context, _ api.ApiInfoRequestObject) (api
 }
 
 func (h *handlers) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.GetMeResponseObject, error) {
-	m, err := h.s.deps.Orgs.Me(ctx)
+	sc := scopeOf(ctx)
+	m, err := h.s.deps.Orgs.Me(ctx, sc)
 	if err != nil {
 		return nil, err
 	}

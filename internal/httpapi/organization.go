@@ -10,7 +10,8 @@ import (
 )
 
 func (h *handlers) ListOrganizations(ctx context.Context, r api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
-	page, err := h.s.deps.Orgs.ListOrganizations(ctx, requestPath(ctx), listParams(r.Params))
+	sc := scopeOf(ctx)
+	page, err := h.s.deps.Orgs.ListOrganizations(ctx, sc, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -22,11 +23,12 @@ func (h *handlers) ListOrganizations(ctx context.Context, r api.ListOrganization
 }
 
 func (h *handlers) GetOrganization(ctx context.Context, r api.GetOrganizationRequestObject) (api.GetOrganizationResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(org.OrganizationList, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
 	}
-	o, err := h.s.deps.Orgs.GetOrganization(ctx, r.OrganizationId)
+	o, err := h.s.deps.Orgs.GetOrganization(ctx, sc, r.OrganizationId)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +36,8 @@ func (h *handlers) GetOrganization(ctx context.Context, r api.GetOrganizationReq
 }
 
 func (h *handlers) CreateOrganization(ctx context.Context, r api.CreateOrganizationRequestObject) (api.CreateOrganizationResponseObject, error) {
-	o, err := h.s.deps.Orgs.CreateOrganization(ctx, organizationFields(r.Body),
+	sc := scopeOf(ctx)
+	o, err := h.s.deps.Orgs.CreateOrganization(ctx, sc, organizationFields(r.Body),
 		org.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
@@ -43,7 +46,8 @@ func (h *handlers) CreateOrganization(ctx context.Context, r api.CreateOrganizat
 }
 
 func (h *handlers) UpdateOrganization(ctx context.Context, r api.UpdateOrganizationRequestObject) (api.UpdateOrganizationResponseObject, error) {
-	o, err := h.s.deps.Orgs.UpdateOrganization(ctx, r.OrganizationId, r.Body.Version, organizationFields(r.Body), flag(r.Params.DryRun))
+	sc := scopeOf(ctx)
+	o, err := h.s.deps.Orgs.UpdateOrganization(ctx, sc, r.OrganizationId, r.Body.Version, organizationFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -51,14 +55,16 @@ func (h *handlers) UpdateOrganization(ctx context.Context, r api.UpdateOrganizat
 }
 
 func (h *handlers) DeleteOrganization(ctx context.Context, r api.DeleteOrganizationRequestObject) (api.DeleteOrganizationResponseObject, error) {
-	if err := h.s.deps.Orgs.DeleteOrganization(ctx, r.OrganizationId, flag(r.Params.DryRun)); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.Orgs.DeleteOrganization(ctx, sc, r.OrganizationId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteOrganization200JSONResponse{Body: deleted(org.OrganizationType)}, nil
 }
 
 func (h *handlers) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
-	page, err := h.s.deps.Orgs.ListMembers(ctx, r.OrganizationId, requestPath(ctx), listParams(r.Params))
+	sc := scopeOf(ctx)
+	page, err := h.s.deps.Orgs.ListMembers(ctx, sc, r.OrganizationId, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +76,8 @@ func (h *handlers) ListOrganizationMembers(ctx context.Context, r api.ListOrgani
 }
 
 func (h *handlers) GetOrganizationMember(ctx context.Context, r api.GetOrganizationMemberRequestObject) (api.GetOrganizationMemberResponseObject, error) {
-	m, err := h.s.deps.Orgs.GetMember(ctx, r.OrganizationId, r.OrganizationMemberId)
+	sc := scopeOf(ctx)
+	m, err := h.s.deps.Orgs.GetMember(ctx, sc, r.OrganizationId, r.OrganizationMemberId)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +85,9 @@ func (h *handlers) GetOrganizationMember(ctx context.Context, r api.GetOrganizat
 }
 
 func (h *handlers) CreateOrganizationMember(ctx context.Context, r api.CreateOrganizationMemberRequestObject) (api.CreateOrganizationMemberResponseObject, error) {
+	sc := scopeOf(ctx)
 	in := org.MemberInput{UserID: r.Body.UserID, Username: r.Body.Username, DisplayName: r.Body.DisplayName, OrgRole: auth.Role(r.Body.OrgRole)}
-	m, err := h.s.deps.Orgs.CreateMember(ctx, r.OrganizationId, in,
+	m, err := h.s.deps.Orgs.CreateMember(ctx, sc, r.OrganizationId, in,
 		org.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
@@ -88,14 +96,16 @@ func (h *handlers) CreateOrganizationMember(ctx context.Context, r api.CreateOrg
 }
 
 func (h *handlers) DeleteOrganizationMember(ctx context.Context, r api.DeleteOrganizationMemberRequestObject) (api.DeleteOrganizationMemberResponseObject, error) {
-	if err := h.s.deps.Orgs.DeleteMember(ctx, r.OrganizationId, r.OrganizationMemberId, flag(r.Params.DryRun)); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.Orgs.DeleteMember(ctx, sc, r.OrganizationId, r.OrganizationMemberId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteOrganizationMember200JSONResponse{Body: deleted(org.MemberType)}, nil
 }
 
 func (h *handlers) ListUsers(ctx context.Context, r api.ListUsersRequestObject) (api.ListUsersResponseObject, error) {
-	page, err := h.s.deps.Orgs.ListUsers(ctx, requestPath(ctx), listParams(r.Params))
+	sc := scopeOf(ctx)
+	page, err := h.s.deps.Orgs.ListUsers(ctx, sc, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -107,11 +117,12 @@ func (h *handlers) ListUsers(ctx context.Context, r api.ListUsersRequestObject) 
 }
 
 func (h *handlers) GetUser(ctx context.Context, r api.GetUserRequestObject) (api.GetUserResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(org.UserList, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
 	}
-	u, err := h.s.deps.Orgs.GetUser(ctx, r.UserId)
+	u, err := h.s.deps.Orgs.GetUser(ctx, sc, r.UserId)
 	if err != nil {
 		return nil, err
 	}

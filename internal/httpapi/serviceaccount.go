@@ -44,19 +44,20 @@ func keysToAPI(keys []signin.Key) []api.UserKey {
 }
 
 func (h *handlers) ListServiceAccounts(ctx context.Context, r api.ListServiceAccountsRequestObject) (api.ListServiceAccountsResponseObject, error) {
-	page, err := h.s.deps.ServiceAccounts.List(ctx, requestPath(ctx), listParams(r.Params))
+	sc := scopeOf(ctx)
+	page, err := h.s.deps.ServiceAccounts.List(ctx, sc, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	out, err := h.extendServiceAccounts(ctx, page.Items, page.Includes)
+	out, err := h.extendServiceAccounts(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return nil, err
 	}
 	return newPage(out, serviceaccount.EntityType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) extendServiceAccounts(ctx context.Context, sas []serviceaccount.ServiceAccount, includes map[string]bool) ([]api.ExtendedServiceAccount, error) {
-	org, err := h.includedOrganization(ctx, includes)
+func (h *handlers) extendServiceAccounts(ctx context.Context, sc authz.Scope, sas []serviceaccount.ServiceAccount, includes map[string]bool) ([]api.ExtendedServiceAccount, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func (h *handlers) extendServiceAccounts(ctx context.Context, sas []serviceaccou
 	for i, sa := range sas {
 		ids[i] = sa.UserID
 	}
-	users, err := h.includedUsers(ctx, includes, ids)
+	users, err := h.includedUsers(ctx, sc, includes, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +80,7 @@ func (h *handlers) extendServiceAccounts(ctx context.Context, sas []serviceaccou
 }
 
 func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccountRequestObject) (api.GetServiceAccountResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(serviceaccount.ListEntity, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -87,11 +89,11 @@ func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccoun
 	if err != nil {
 		return nil, err
 	}
-	sa, err := h.s.deps.ServiceAccounts.Get(ctx, r.ServiceAccountId)
+	sa, err := h.s.deps.ServiceAccounts.Get(ctx, sc, r.ServiceAccountId)
 	if err != nil {
 		return nil, err
 	}
-	ext, err := h.extendServiceAccounts(ctx, []serviceaccount.ServiceAccount{sa}, includes)
+	ext, err := h.extendServiceAccounts(ctx, sc, []serviceaccount.ServiceAccount{sa}, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +101,8 @@ func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccoun
 }
 
 func (h *handlers) CreateServiceAccount(ctx context.Context, r api.CreateServiceAccountRequestObject) (api.CreateServiceAccountResponseObject, error) {
-	sa, err := h.s.deps.ServiceAccounts.Create(ctx, serviceAccountFields(r.Body),
+	sc := scopeOf(ctx)
+	sa, err := h.s.deps.ServiceAccounts.Create(ctx, sc, serviceAccountFields(r.Body),
 		serviceaccount.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
@@ -108,7 +111,8 @@ func (h *handlers) CreateServiceAccount(ctx context.Context, r api.CreateService
 }
 
 func (h *handlers) UpdateServiceAccount(ctx context.Context, r api.UpdateServiceAccountRequestObject) (api.UpdateServiceAccountResponseObject, error) {
-	sa, err := h.s.deps.ServiceAccounts.Update(ctx, r.ServiceAccountId, r.Body.Version, serviceAccountFields(r.Body), flag(r.Params.DryRun))
+	sc := scopeOf(ctx)
+	sa, err := h.s.deps.ServiceAccounts.Update(ctx, sc, r.ServiceAccountId, r.Body.Version, serviceAccountFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -116,11 +120,12 @@ func (h *handlers) UpdateServiceAccount(ctx context.Context, r api.UpdateService
 }
 
 func (h *handlers) PatchServiceAccount(ctx context.Context, r api.PatchServiceAccountRequestObject) (api.PatchServiceAccountResponseObject, error) {
+	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
 		return nil, err
 	}
-	sa, err := h.s.deps.ServiceAccounts.Patch(ctx, r.ServiceAccountId, patch, flag(r.Params.DryRun))
+	sa, err := h.s.deps.ServiceAccounts.Patch(ctx, sc, r.ServiceAccountId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -128,13 +133,15 @@ func (h *handlers) PatchServiceAccount(ctx context.Context, r api.PatchServiceAc
 }
 
 func (h *handlers) DeleteServiceAccount(ctx context.Context, r api.DeleteServiceAccountRequestObject) (api.DeleteServiceAccountResponseObject, error) {
-	if err := h.s.deps.ServiceAccounts.Delete(ctx, r.ServiceAccountId, flag(r.Params.DryRun)); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.ServiceAccounts.Delete(ctx, sc, r.ServiceAccountId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteServiceAccount200JSONResponse{Body: deleted(serviceaccount.EntityType)}, nil
 }
 
 func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatchServiceAccountsRequestObject) (api.BulkPatchServiceAccountsResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
@@ -143,7 +150,7 @@ func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatch
 	if err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.ServiceAccounts.BulkPatch(ctx, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
+	items, err := h.s.deps.ServiceAccounts.BulkPatch(ctx, sc, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -170,11 +177,12 @@ func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatch
 }
 
 func (h *handlers) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDeleteServiceAccountsRequestObject) (api.BulkDeleteServiceAccountsResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.ServiceAccounts.BulkDelete(ctx, requestPath(ctx), sel, flag(r.Params.DryRun))
+	items, err := h.s.deps.ServiceAccounts.BulkDelete(ctx, sc, requestPath(ctx), sel, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -195,23 +203,24 @@ func (h *handlers) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDele
 }
 
 // accountUser resolves a ServiceAccount to its backing User; listing its keys needs View on it.
-func (h *handlers) accountUser(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	sa, err := h.s.deps.ServiceAccounts.Get(ctx, id)
+func (h *handlers) accountUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (uuid.UUID, error) {
+	sa, err := h.s.deps.ServiceAccounts.Get(ctx, sc, id)
 	return sa.UserID, err
 }
 
 // memberUser requires a User of the caller's organization (any other is NotFound).
-func (h *handlers) memberUser(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	u, err := h.s.deps.Orgs.GetUser(ctx, id)
+func (h *handlers) memberUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (uuid.UUID, error) {
+	u, err := h.s.deps.Orgs.GetUser(ctx, sc, id)
 	return u.ID, err
 }
 
 func (h *handlers) ListServiceAccountKeys(ctx context.Context, r api.ListServiceAccountKeysRequestObject) (api.ListServiceAccountKeysResponseObject, error) {
-	userID, err := h.accountUser(ctx, r.ServiceAccountId)
+	sc := scopeOf(ctx)
+	userID, err := h.accountUser(ctx, sc, r.ServiceAccountId)
 	if err != nil {
 		return nil, err
 	}
-	keys, err := h.s.deps.SignIn.ListKeys(ctx, userID)
+	keys, err := h.s.deps.SignIn.ListKeys(ctx, sc, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +228,12 @@ func (h *handlers) ListServiceAccountKeys(ctx context.Context, r api.ListService
 }
 
 func (h *handlers) CreateServiceAccountKey(ctx context.Context, r api.CreateServiceAccountKeyRequestObject) (api.CreateServiceAccountKeyResponseObject, error) {
-	userID, err := h.accountUser(ctx, r.ServiceAccountId)
+	sc := scopeOf(ctx)
+	userID, err := h.accountUser(ctx, sc, r.ServiceAccountId)
 	if err != nil {
 		return nil, err
 	}
-	k, err := h.s.deps.SignIn.RegisterKey(ctx, userID, r.Body.PublicJWK, r.Body.Description, flag(r.Params.DryRun))
+	k, err := h.s.deps.SignIn.RegisterKey(ctx, sc, userID, r.Body.PublicJWK, r.Body.Description, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -231,25 +241,27 @@ func (h *handlers) CreateServiceAccountKey(ctx context.Context, r api.CreateServ
 }
 
 func (h *handlers) DeleteServiceAccountKey(ctx context.Context, r api.DeleteServiceAccountKeyRequestObject) (api.DeleteServiceAccountKeyResponseObject, error) {
-	userID, err := h.accountUser(ctx, r.ServiceAccountId)
+	sc := scopeOf(ctx)
+	userID, err := h.accountUser(ctx, sc, r.ServiceAccountId)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.s.deps.SignIn.DeleteKey(ctx, userID, r.Kid); err != nil {
+	if err := h.s.deps.SignIn.DeleteKey(ctx, sc, userID, r.Kid); err != nil {
 		return nil, err
 	}
 	return api.DeleteServiceAccountKey200JSONResponse{Body: deleted("UserKey")}, nil
 }
 
 func (h *handlers) ListUserKeys(ctx context.Context, r api.ListUserKeysRequestObject) (api.ListUserKeysResponseObject, error) {
-	userID, err := h.memberUser(ctx, r.UserId)
+	sc := scopeOf(ctx)
+	userID, err := h.memberUser(ctx, sc, r.UserId)
 	if err != nil {
 		return nil, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.View, authz.OrganizationTarget(authz.Caller(ctx).OrganizationID)); err != nil {
+	if err := authz.Check(sc, authz.View, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
 		return nil, err
 	}
-	keys, err := h.s.deps.SignIn.ListKeys(ctx, userID)
+	keys, err := h.s.deps.SignIn.ListKeys(ctx, sc, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -257,11 +269,12 @@ func (h *handlers) ListUserKeys(ctx context.Context, r api.ListUserKeysRequestOb
 }
 
 func (h *handlers) CreateUserKey(ctx context.Context, r api.CreateUserKeyRequestObject) (api.CreateUserKeyResponseObject, error) {
-	userID, err := h.memberUser(ctx, r.UserId)
+	sc := scopeOf(ctx)
+	userID, err := h.memberUser(ctx, sc, r.UserId)
 	if err != nil {
 		return nil, err
 	}
-	k, err := h.s.deps.SignIn.RegisterKey(ctx, userID, r.Body.PublicJWK, r.Body.Description, flag(r.Params.DryRun))
+	k, err := h.s.deps.SignIn.RegisterKey(ctx, sc, userID, r.Body.PublicJWK, r.Body.Description, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -269,11 +282,12 @@ func (h *handlers) CreateUserKey(ctx context.Context, r api.CreateUserKeyRequest
 }
 
 func (h *handlers) DeleteUserKey(ctx context.Context, r api.DeleteUserKeyRequestObject) (api.DeleteUserKeyResponseObject, error) {
-	userID, err := h.memberUser(ctx, r.UserId)
+	sc := scopeOf(ctx)
+	userID, err := h.memberUser(ctx, sc, r.UserId)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.s.deps.SignIn.DeleteKey(ctx, userID, r.Kid); err != nil {
+	if err := h.s.deps.SignIn.DeleteKey(ctx, sc, userID, r.Kid); err != nil {
 		return nil, err
 	}
 	return api.DeleteUserKey200JSONResponse{Body: deleted("UserKey")}, nil

@@ -12,11 +12,12 @@ import (
 )
 
 func (h *handlers) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
+	sc := scopeOf(ctx)
 	page, err := h.s.deps.Spaces.List(ctx, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	orgs, err := h.includedOrganization(ctx, page.Includes)
+	orgs, err := h.includedOrganization(ctx, sc, page.Includes)
 	if err != nil {
 		return nil, err
 	}
@@ -28,6 +29,7 @@ func (h *handlers) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject
 }
 
 func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (api.GetSpaceResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(space.ListEntity, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -40,7 +42,7 @@ func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
-	orgs, err := h.includedOrganization(ctx, includes)
+	orgs, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}

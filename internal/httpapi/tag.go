@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/tag"
@@ -23,27 +24,29 @@ func tagFields(b *api.Tag) tag.Fields {
 }
 
 func (h *handlers) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObject) (api.ListAllTagsResponseObject, error) {
-	return h.listTags(ctx, nil, listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listTags(ctx, sc, nil, listParams(r.Params))
 }
 
 func (h *handlers) ListTags(ctx context.Context, r api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
-	return h.listTags(ctx, &r.SpaceId, listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listTags(ctx, sc, &r.SpaceId, listParams(r.Params))
 }
 
-func (h *handlers) listTags(ctx context.Context, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+func (h *handlers) listTags(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Tags.List(ctx, spaceID, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
-	out, err := h.extendTags(ctx, page.Items, page.Includes)
+	out, err := h.extendTags(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return pageResponse{}, err
 	}
 	return newPage(out, tag.EntityType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) extendTags(ctx context.Context, ts []tag.Tag, includes map[string]bool) ([]api.ExtendedTag, error) {
-	org, err := h.includedOrganization(ctx, includes)
+func (h *handlers) extendTags(ctx context.Context, sc authz.Scope, ts []tag.Tag, includes map[string]bool) ([]api.ExtendedTag, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +75,7 @@ func (h *handlers) extendTags(ctx context.Context, ts []tag.Tag, includes map[st
 }
 
 func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.GetTagResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(tag.ListEntity, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -84,7 +88,7 @@ func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.G
 	if err != nil {
 		return nil, err
 	}
-	ext, err := h.extendTags(ctx, []tag.Tag{t}, includes)
+	ext, err := h.extendTags(ctx, sc, []tag.Tag{t}, includes)
 	if err != nil {
 		return nil, err
 	}

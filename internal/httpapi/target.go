@@ -8,33 +8,36 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/target"
 )
 
 func (h *handlers) ListAllTargets(ctx context.Context, r api.ListAllTargetsRequestObject) (api.ListAllTargetsResponseObject, error) {
-	return h.listTargets(ctx, nil, listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listTargets(ctx, sc, nil, listParams(r.Params))
 }
 
 func (h *handlers) ListTargets(ctx context.Context, r api.ListTargetsRequestObject) (api.ListTargetsResponseObject, error) {
-	return h.listTargets(ctx, &r.SpaceId, listParams(r.Params))
+	sc := scopeOf(ctx)
+	return h.listTargets(ctx, sc, &r.SpaceId, listParams(r.Params))
 }
 
-func (h *handlers) listTargets(ctx context.Context, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+func (h *handlers) listTargets(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Targets.List(ctx, spaceID, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
-	out, err := h.extendTargets(ctx, page.Items, page.Includes)
+	out, err := h.extendTargets(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return pageResponse{}, err
 	}
 	return newPage(out, target.EntityType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) extendTargets(ctx context.Context, ts []target.Target, includes map[string]bool) ([]api.ExtendedTarget, error) {
-	org, err := h.includedOrganization(ctx, includes)
+func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []target.Target, includes map[string]bool) ([]api.ExtendedTarget, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +88,7 @@ func (h *handlers) extendTargets(ctx context.Context, ts []target.Target, includ
 }
 
 func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) (api.GetTargetResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(target.ListEntity, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -97,7 +101,7 @@ func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	ext, err := h.extendTargets(ctx, []target.Target{t}, includes)
+	ext, err := h.extendTargets(ctx, sc, []target.Target{t}, includes)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/unit"
@@ -29,19 +30,21 @@ func dataFilter(generated any) unit.DataFilter {
 }
 
 func (h *handlers) ListAllUnits(ctx context.Context, r api.ListAllUnitsRequestObject) (api.ListAllUnitsResponseObject, error) {
-	return h.listUnits(ctx, nil, listParams(r.Params), dataFilter(r.Params))
+	sc := scopeOf(ctx)
+	return h.listUnits(ctx, sc, nil, listParams(r.Params), dataFilter(r.Params))
 }
 
 func (h *handlers) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (api.ListUnitsResponseObject, error) {
-	return h.listUnits(ctx, &r.SpaceId, listParams(r.Params), dataFilter(r.Params))
+	sc := scopeOf(ctx)
+	return h.listUnits(ctx, sc, &r.SpaceId, listParams(r.Params), dataFilter(r.Params))
 }
 
-func (h *handlers) listUnits(ctx context.Context, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
+func (h *handlers) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
 	page, err := h.s.deps.Units.List(ctx, spaceID, requestPath(ctx), params, df)
 	if err != nil {
 		return pageResponse{}, err
 	}
-	out, err := h.extendUnits(ctx, page.Items, page.Includes)
+	out, err := h.extendUnits(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return pageResponse{}, err
 	}
@@ -49,8 +52,8 @@ func (h *handlers) listUnits(ctx context.Context, spaceID *uuid.UUID, params lis
 }
 
 // extendUnits builds ExtendedUnits with what include asks for, loading each related family once per page.
-func (h *handlers) extendUnits(ctx context.Context, units []unit.Unit, includes map[string]bool) ([]api.ExtendedUnit, error) {
-	org, err := h.includedOrganization(ctx, includes)
+func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit.Unit, includes map[string]bool) ([]api.ExtendedUnit, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +148,7 @@ func (h *handlers) extendUnits(ctx context.Context, units []unit.Unit, includes 
 }
 
 func (h *handlers) GetUnit(ctx context.Context, r api.GetUnitRequestObject) (api.GetUnitResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(unit.ListEntity, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -157,7 +161,7 @@ func (h *handlers) GetUnit(ctx context.Context, r api.GetUnitRequestObject) (api
 	if err != nil {
 		return nil, err
 	}
-	ext, err := h.extendUnits(ctx, []unit.Unit{u}, includes)
+	ext, err := h.extendUnits(ctx, sc, []unit.Unit{u}, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -340,32 +344,34 @@ func (h *handlers) GetUnitMutationSources(ctx context.Context, r api.GetUnitMuta
 }
 
 func (h *handlers) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {
+	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllRevisionsParamsDistinctOnOff
 	page, err := h.s.deps.Units.ListAllRevisions(ctx, requestPath(ctx), listParams(r.Params), all)
 	if err != nil {
 		return nil, err
 	}
-	return h.revisionPage(ctx, page)
+	return h.revisionPage(ctx, sc, page)
 }
 
 func (h *handlers) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
+	sc := scopeOf(ctx)
 	page, err := h.s.deps.Units.ListRevisions(ctx, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	return h.revisionPage(ctx, page)
+	return h.revisionPage(ctx, sc, page)
 }
 
-func (h *handlers) revisionPage(ctx context.Context, page listquery.Page[unit.Revision]) (pageResponse, error) {
-	out, err := h.extendRevisions(ctx, page.Items, page.Includes)
+func (h *handlers) revisionPage(ctx context.Context, sc authz.Scope, page listquery.Page[unit.Revision]) (pageResponse, error) {
+	out, err := h.extendRevisions(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return pageResponse{}, err
 	}
 	return newPage(out, unit.RevisionEntityType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) extendRevisions(ctx context.Context, revs []unit.Revision, includes map[string]bool) ([]api.ExtendedRevision, error) {
-	org, err := h.includedOrganization(ctx, includes)
+func (h *handlers) extendRevisions(ctx context.Context, sc authz.Scope, revs []unit.Revision, includes map[string]bool) ([]api.ExtendedRevision, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +403,7 @@ func (h *handlers) extendRevisions(ctx context.Context, revs []unit.Revision, in
 	for i, r := range revs {
 		userIDs[i] = r.UserID
 	}
-	users, err := h.includedUsers(ctx, includes, userIDs)
+	users, err := h.includedUsers(ctx, sc, includes, userIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -420,6 +426,7 @@ func (h *handlers) extendRevisions(ctx context.Context, revs []unit.Revision, in
 }
 
 func (h *handlers) GetExtendedRevision(ctx context.Context, r api.GetExtendedRevisionRequestObject) (api.GetExtendedRevisionResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(unit.RevisionList, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -432,7 +439,7 @@ func (h *handlers) GetExtendedRevision(ctx context.Context, r api.GetExtendedRev
 	if err != nil {
 		return nil, err
 	}
-	ext, err := h.extendRevisions(ctx, []unit.Revision{rev}, includes)
+	ext, err := h.extendRevisions(ctx, sc, []unit.Revision{rev}, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -456,11 +463,12 @@ func (h *handlers) GetRevisionMutationSources(ctx context.Context, r api.GetRevi
 }
 
 func (h *handlers) ListExtendedMutations(ctx context.Context, r api.ListExtendedMutationsRequestObject) (api.ListExtendedMutationsResponseObject, error) {
+	sc := scopeOf(ctx)
 	page, err := h.s.deps.Units.ListMutations(ctx, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	out, err := h.extendMutations(ctx, page.Items, page.Includes)
+	out, err := h.extendMutations(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return nil, err
 	}
@@ -469,8 +477,8 @@ func (h *handlers) ListExtendedMutations(ctx context.Context, r api.ListExtended
 
 // extendMutations fills what include asks for, one query per family. Invocation, Link, MergeSource and
 // Trigger name families the service does not have yet; they stay absent.
-func (h *handlers) extendMutations(ctx context.Context, ms []unit.Mutation, includes map[string]bool) ([]api.ExtendedMutation, error) {
-	org, err := h.includedOrganization(ctx, includes)
+func (h *handlers) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.Mutation, includes map[string]bool) ([]api.ExtendedMutation, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -520,6 +528,7 @@ func (h *handlers) extendMutations(ctx context.Context, ms []unit.Mutation, incl
 }
 
 func (h *handlers) GetExtendedMutation(ctx context.Context, r api.GetExtendedMutationRequestObject) (api.GetExtendedMutationResponseObject, error) {
+	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(unit.MutationList, deref(r.Params.Select))
 	if err != nil {
 		return nil, err
@@ -532,7 +541,7 @@ func (h *handlers) GetExtendedMutation(ctx context.Context, r api.GetExtendedMut
 	if err != nil {
 		return nil, err
 	}
-	ext, err := h.extendMutations(ctx, []unit.Mutation{m}, includes)
+	ext, err := h.extendMutations(ctx, sc, []unit.Mutation{m}, includes)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // organization's. Users before already named pass again: a member removed since keeps grants that grant
 // nothing (a token needs a current membership), and the entity stays writable without Manage.
 // GroupIDs are not checked: the Group family does not exist yet.
-func CheckGrantees(ctx context.Context, q *db.Queries, field string, before, after authz.Grants) error {
+func CheckGrantees(ctx context.Context, sc authz.Scope, q *db.Queries, field string, before, after authz.Grants) error {
 	paths := map[uuid.UUID][]string{}
 	for perm, subjects := range after {
 		for id := range subjects.UserIDs {
@@ -38,7 +38,7 @@ func CheckGrantees(ctx context.Context, q *db.Queries, field string, before, aft
 	for id := range paths {
 		ids = append(ids, id)
 	}
-	members, err := q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: authz.Caller(ctx).OrganizationID, UserIds: ids})
+	members, err := q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: sc.OrganizationID, UserIds: ids})
 	if err != nil {
 		return err
 	}

@@ -86,37 +86,35 @@ func loadMember(ctx context.Context, q *db.Queries, orgID, userID uuid.UUID) (Me
 }
 
 // Me returns the caller's membership.
-func (s *Service) Me(ctx context.Context) (Member, error) {
-	p := authz.Caller(ctx)
-	m, err := loadMember(ctx, s.Store.Q(), p.OrganizationID, p.UserID)
+func (s *Service) Me(ctx context.Context, sc authz.Scope) (Member, error) {
+	m, err := loadMember(ctx, s.Store.Q(), sc.OrganizationID, sc.UserID)
 	if err != nil {
 		return Member{}, err
 	}
 	// The token may carry a weaker role than the membership; report the one in force.
-	m.OrgRole = p.Role
+	m.OrgRole = sc.Role
 	return m, nil
 }
 
 // ListMembers returns a page of the members of the caller's organization.
-func (s *Service) ListMembers(ctx context.Context, orgID uuid.UUID, path string, params listquery.Params) (listquery.Page[Member], error) {
-	p, err := ownOrganization(ctx, orgID)
-	if err != nil {
+func (s *Service) ListMembers(ctx context.Context, sc authz.Scope, orgID uuid.UUID, path string, params listquery.Params) (listquery.Page[Member], error) {
+	if err := ownOrganization(sc, orgID); err != nil {
 		return listquery.Page[Member]{}, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.View, authz.OrganizationTarget(orgID)); err != nil {
+	if err := authz.Check(sc, authz.View, authz.OrganizationTarget(orgID)); err != nil {
 		return listquery.Page[Member]{}, err
 	}
 	page, err := listquery.Run[db.OrganizationMemberGetRow](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: MemberList, OrganizationID: p.OrganizationID, Path: path, Params: params})
+		listquery.Query{Entity: MemberList, OrganizationID: sc.OrganizationID, Path: path, Params: params})
 	return mapPage(page, err, func(r *db.OrganizationMemberGetRow) (Member, error) { return memberFromRow(r), nil })
 }
 
 // GetMember returns one member of the caller's organization.
-func (s *Service) GetMember(ctx context.Context, orgID, userID uuid.UUID) (Member, error) {
-	if _, err := ownOrganization(ctx, orgID); err != nil {
+func (s *Service) GetMember(ctx context.Context, sc authz.Scope, orgID, userID uuid.UUID) (Member, error) {
+	if err := ownOrganization(sc, orgID); err != nil {
 		return Member{}, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.View, authz.OrganizationTarget(orgID)); err != nil {
+	if err := authz.Check(sc, authz.View, authz.OrganizationTarget(orgID)); err != nil {
 		return Member{}, err
 	}
 	return loadMember(ctx, s.Store.Q(), orgID, userID)
@@ -126,8 +124,8 @@ func (s *Service) GetMember(ctx context.Context, orgID, userID uuid.UUID) (Membe
 // by a Username nobody has; a User of other organizations named by Username joins as well (Usernames
 // are unique in the service), so the answer is the same whether or not the Username existed. Nobody
 // grants a role stronger than their own.
-func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberInput, opts WriteOptions) (Member, error) {
-	if _, err := ownOrganization(ctx, orgID); err != nil {
+func (s *Service) CreateMember(ctx context.Context, sc authz.Scope, orgID uuid.UUID, in MemberInput, opts WriteOptions) (Member, error) {
+	if err := ownOrganization(sc, orgID); err != nil {
 		return Member{}, err
 	}
 	if in.OrgRole == "" {
@@ -139,10 +137,10 @@ func (s *Service) CreateMember(ctx context.Context, orgID uuid.UUID, in MemberIn
 	if in.UserID == nil && in.Username == "" {
 		return Member{}, apierr.UserInput("name the User by UserID or Username", apierr.Item{Item: "UserID", Description: "UserID or Username is required"})
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
+	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
 		return Member{}, err
 	}
-	if err := authz.CheckReach(authz.Caller(ctx), in.OrgRole, "grant the role"); err != nil {
+	if err := authz.CheckReach(sc, in.OrgRole, "grant the role"); err != nil {
 		return Member{}, err
 	}
 	var out Member
@@ -286,12 +284,11 @@ func addMember(ctx context.Context, tx *store.Tx, orgID, userID uuid.UUID, role 
 }
 
 // DeleteMember ends a membership. The last admin stays; only an admin removes an admin.
-func (s *Service) DeleteMember(ctx context.Context, orgID, userID uuid.UUID, dryRun bool) error {
-	p, err := ownOrganization(ctx, orgID)
-	if err != nil {
+func (s *Service) DeleteMember(ctx context.Context, sc authz.Scope, orgID, userID uuid.UUID, dryRun bool) error {
+	if err := ownOrganization(sc, orgID); err != nil {
 		return err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
+	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(orgID)); err != nil {
 		return err
 	}
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
@@ -312,7 +309,7 @@ func (s *Service) DeleteMember(ctx context.Context, orgID, userID uuid.UUID, dry
 				WithEntity(MemberType, userID.String(), m.Slug)
 		}
 		if m.OrgRole == auth.RoleAdmin {
-			if p.Role != auth.RoleAdmin {
+			if sc.Role != auth.RoleAdmin {
 				return apierr.Forbidden("only an admin can remove an admin")
 			}
 			admins, err := tx.Q.OrganizationMemberCountAdmins(ctx, orgID)
@@ -340,21 +337,20 @@ func (s *Service) DeleteMember(ctx context.Context, orgID, userID uuid.UUID, dry
 }
 
 // ListUsers returns a page of the Users that are members of the caller's organization.
-func (s *Service) ListUsers(ctx context.Context, path string, params listquery.Params) (listquery.Page[User], error) {
-	p := authz.Caller(ctx)
+func (s *Service) ListUsers(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[User], error) {
 	page, err := listquery.Run[db.User](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: UserList, OrganizationID: p.OrganizationID, Path: path, Params: params})
+		listquery.Query{Entity: UserList, OrganizationID: sc.OrganizationID, Path: path, Params: params})
 	return mapPage(page, err, func(r *db.User) (User, error) { return userFromRow(r), nil })
 }
 
 // UsersByID returns, in one query, the Users among ids that are members of the caller's organization
 // (others are left out).
-func (s *Service) UsersByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]User, error) {
+func (s *Service) UsersByID(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]User, error) {
 	out := map[uuid.UUID]User{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.Store.Q().UsersInOrganization(ctx, db.UsersInOrganizationParams{OrganizationID: authz.Caller(ctx).OrganizationID, UserIds: ids})
+	rows, err := s.Store.Q().UsersInOrganization(ctx, db.UsersInOrganizationParams{OrganizationID: sc.OrganizationID, UserIds: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -365,9 +361,8 @@ func (s *Service) UsersByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID
 }
 
 // GetUser returns a User that is a member of the caller's organization; any other is NotFound.
-func (s *Service) GetUser(ctx context.Context, id uuid.UUID) (User, error) {
-	p := authz.Caller(ctx)
-	if _, err := loadMember(ctx, s.Store.Q(), p.OrganizationID, id); err != nil {
+func (s *Service) GetUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (User, error) {
+	if _, err := loadMember(ctx, s.Store.Q(), sc.OrganizationID, id); err != nil {
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return User{}, apierr.NotFound(UserType, id.String())
 		}

@@ -73,12 +73,11 @@ type WriteOptions struct {
 }
 
 // ownOrganization refuses any organization but the caller's, as NotFound.
-func ownOrganization(ctx context.Context, id uuid.UUID) (authz.Scope, error) {
-	p := authz.Caller(ctx)
-	if id != p.OrganizationID {
-		return p, apierr.NotFound(OrganizationType, id.String())
+func ownOrganization(sc authz.Scope, id uuid.UUID) error {
+	if id != sc.OrganizationID {
+		return apierr.NotFound(OrganizationType, id.String())
 	}
-	return p, nil
+	return nil
 }
 
 func loadOrganization(ctx context.Context, q *db.Queries, id uuid.UUID) (Organization, error) {
@@ -91,10 +90,9 @@ func loadOrganization(ctx context.Context, q *db.Queries, id uuid.UUID) (Organiz
 
 // ListOrganizations lists the caller's organization (a token names exactly one), through the same list
 // path as every family, so where, select and the rest apply.
-func (s *Service) ListOrganizations(ctx context.Context, path string, params listquery.Params) (listquery.Page[Organization], error) {
-	p := authz.Caller(ctx)
+func (s *Service) ListOrganizations(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[Organization], error) {
 	page, err := listquery.Run[db.Organization](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: OrganizationList, OrganizationID: p.OrganizationID, Path: path, Params: params})
+		listquery.Query{Entity: OrganizationList, OrganizationID: sc.OrganizationID, Path: path, Params: params})
 	return mapPage(page, err, organizationFromRow)
 }
 
@@ -107,21 +105,20 @@ func mapPage[R, T any](page listquery.Page[R], err error, convert func(*R) (T, e
 }
 
 // GetOrganization returns the caller's organization if id names it.
-func (s *Service) GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error) {
-	if _, err := ownOrganization(ctx, id); err != nil {
+func (s *Service) GetOrganization(ctx context.Context, sc authz.Scope, id uuid.UUID) (Organization, error) {
+	if err := ownOrganization(sc, id); err != nil {
 		return Organization{}, err
 	}
 	o, err := loadOrganization(ctx, s.Store.Q(), id)
 	if err != nil {
 		return Organization{}, err
 	}
-	return o, authz.Check(authz.Caller(ctx), authz.View, authz.OrganizationTarget(id))
+	return o, authz.Check(sc, authz.View, authz.OrganizationTarget(id))
 }
 
 // CreateOrganization makes a new organization with the caller as its admin. Slugs are unique across
 // the service; with AllowExists an organization the caller already belongs to is returned instead.
-func (s *Service) CreateOrganization(ctx context.Context, f OrganizationFields, opts WriteOptions) (Organization, error) {
-	p := authz.Caller(ctx)
+func (s *Service) CreateOrganization(ctx context.Context, sc authz.Scope, f OrganizationFields, opts WriteOptions) (Organization, error) {
 	f.Meta = f.Meta.Normalized()
 	if err := f.validate(); err != nil {
 		return Organization{}, err
@@ -132,7 +129,7 @@ func (s *Service) CreateOrganization(ctx context.Context, f OrganizationFields, 
 		switch {
 		case err == nil && opts.AllowExists:
 			// Only an organization the caller belongs to may be handed back: another tenant's is not theirs to see.
-			if _, merr := tx.Q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: existing.OrganizationID, UserID: p.UserID}); merr == nil {
+			if _, merr := tx.Q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: existing.OrganizationID, UserID: sc.UserID}); merr == nil {
 				out, err = organizationFromRow(existing)
 				return err
 			}
@@ -147,7 +144,7 @@ func (s *Service) CreateOrganization(ctx context.Context, f OrganizationFields, 
 			if out, err = insertOrganization(ctx, sp, f); err != nil {
 				return err
 			}
-			return addMember(ctx, sp, out.ID, p.UserID, auth.RoleAdmin)
+			return addMember(ctx, sp, out.ID, sc.UserID, auth.RoleAdmin)
 		})
 		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
 			// A concurrent create of the same Slug won: hand it back if the caller belongs to it.
@@ -155,7 +152,7 @@ func (s *Service) CreateOrganization(ctx context.Context, f OrganizationFields, 
 			if gerr != nil {
 				return gerr
 			}
-			if _, merr := tx.Q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: existing.OrganizationID, UserID: p.UserID}); merr == nil {
+			if _, merr := tx.Q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: existing.OrganizationID, UserID: sc.UserID}); merr == nil {
 				out, err = organizationFromRow(existing)
 			}
 		}
@@ -182,8 +179,8 @@ func insertOrganization(ctx context.Context, tx *store.Tx, f OrganizationFields)
 }
 
 // UpdateOrganization replaces the caller's organization's fields; version must be the stored one.
-func (s *Service) UpdateOrganization(ctx context.Context, id uuid.UUID, version int64, f OrganizationFields, dryRun bool) (Organization, error) {
-	if _, err := ownOrganization(ctx, id); err != nil {
+func (s *Service) UpdateOrganization(ctx context.Context, sc authz.Scope, id uuid.UUID, version int64, f OrganizationFields, dryRun bool) (Organization, error) {
+	if err := ownOrganization(sc, id); err != nil {
 		return Organization{}, err
 	}
 	if err := entity.RequireVersion(version); err != nil {
@@ -193,7 +190,7 @@ func (s *Service) UpdateOrganization(ctx context.Context, id uuid.UUID, version 
 	if err := f.validate(); err != nil {
 		return Organization{}, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
+	if err := authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
 		return Organization{}, err
 	}
 	var out Organization
@@ -229,11 +226,11 @@ func (s *Service) UpdateOrganization(ctx context.Context, id uuid.UUID, version 
 }
 
 // DeleteOrganization deletes the caller's organization; refused while it has DeleteGates or Spaces.
-func (s *Service) DeleteOrganization(ctx context.Context, id uuid.UUID, dryRun bool) error {
-	if _, err := ownOrganization(ctx, id); err != nil {
+func (s *Service) DeleteOrganization(ctx context.Context, sc authz.Scope, id uuid.UUID, dryRun bool) error {
+	if err := ownOrganization(sc, id); err != nil {
 		return err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
+	if err := authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
 		return err
 	}
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {

@@ -125,9 +125,8 @@ type WriteOptions struct {
 }
 
 // Load reads a ServiceAccount of the caller's organization.
-func Load(ctx context.Context, q *db.Queries, id uuid.UUID) (ServiceAccount, error) {
-	p := authz.Caller(ctx)
-	row, err := q.ServiceAccountGetWithRole(ctx, db.ServiceAccountGetWithRoleParams{OrganizationID: p.OrganizationID, ServiceAccountID: id})
+func Load(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (ServiceAccount, error) {
+	row, err := q.ServiceAccountGetWithRole(ctx, db.ServiceAccountGetWithRoleParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id})
 	if err != nil {
 		return ServiceAccount{}, apierr.NotFoundAs(err, EntityType, id.String())
 	}
@@ -135,10 +134,9 @@ func Load(ctx context.Context, q *db.Queries, id uuid.UUID) (ServiceAccount, err
 }
 
 // List returns a page of the organization's ServiceAccounts the caller may view.
-func (s *Service) List(ctx context.Context, path string, params listquery.Params) (listquery.Page[ServiceAccount], error) {
-	p := authz.Caller(ctx)
+func (s *Service) List(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[ServiceAccount], error) {
 	page, err := listquery.Run[db.ServiceAccountGetWithRoleRow](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params})
+		listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params})
 	if err != nil {
 		return listquery.Page[ServiceAccount]{}, err
 	}
@@ -146,27 +144,26 @@ func (s *Service) List(ctx context.Context, path string, params listquery.Params
 	if err != nil {
 		return out, err
 	}
-	out.Items = authz.Filter(p, authz.View, out.Items, ServiceAccount.Target)
+	out.Items = authz.Filter(sc, authz.View, out.Items, ServiceAccount.Target)
 	return out, nil
 }
 
 // Get returns one ServiceAccount.
-func (s *Service) Get(ctx context.Context, id uuid.UUID) (ServiceAccount, error) {
-	sa, err := Load(ctx, s.Store.Q(), id)
+func (s *Service) Get(ctx context.Context, sc authz.Scope, id uuid.UUID) (ServiceAccount, error) {
+	sa, err := Load(ctx, sc, s.Store.Q(), id)
 	if err != nil {
 		return sa, err
 	}
-	return sa, authz.Check(authz.Caller(ctx), authz.View, sa.Target())
+	return sa, authz.Check(sc, authz.View, sa.Target())
 }
 
 // checkRole: ServiceAccounts are organization members; managing them is managing members, and nobody
 // grants a role stronger than their own.
-func checkRole(ctx context.Context, role auth.Role) error {
-	p := authz.Caller(ctx)
-	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
+func checkRole(ctx context.Context, sc authz.Scope, role auth.Role) error {
+	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
 		return err
 	}
-	return authz.CheckReach(authz.Caller(ctx), role, "grant the role")
+	return authz.CheckReach(sc, role, "grant the role")
 }
 
 func (sa ServiceAccount) changeEvent(c entity.Change) event.Event {
@@ -174,46 +171,45 @@ func (sa ServiceAccount) changeEvent(c entity.Change) event.Event {
 }
 
 // Create makes a ServiceAccount, its backing User and the User's membership with OrgRole.
-func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (ServiceAccount, error) {
-	p := authz.Caller(ctx)
+func (s *Service) Create(ctx context.Context, sc authz.Scope, f Fields, opts WriteOptions) (ServiceAccount, error) {
 	f = f.normalized()
 	if err := f.validate(); err != nil {
 		return ServiceAccount{}, err
 	}
-	if err := checkRole(ctx, f.OrgRole); err != nil {
+	if err := checkRole(ctx, sc, f.OrgRole); err != nil {
 		return ServiceAccount{}, err
 	}
 	var out ServiceAccount
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		if err := tx.Q.OrganizationLockForMembership(ctx, p.OrganizationID); err != nil {
+		if err := tx.Q.OrganizationLockForMembership(ctx, sc.OrganizationID); err != nil {
 			return err
 		}
-		existing, err := tx.Q.ServiceAccountGetBySlug(ctx, db.ServiceAccountGetBySlugParams{OrganizationID: p.OrganizationID, Slug: f.Slug})
+		existing, err := tx.Q.ServiceAccountGetBySlug(ctx, db.ServiceAccountGetBySlugParams{OrganizationID: sc.OrganizationID, Slug: f.Slug})
 		switch {
 		case err == nil && opts.AllowExists:
-			out, err = Load(ctx, tx.Q, existing.ServiceAccountID)
+			out, err = Load(ctx, sc, tx.Q, existing.ServiceAccountID)
 			return err
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
 		case !apierr.Is(err, apierr.TypeNotFound):
 			return err
 		}
-		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 			return err
 		}
 		id := uuid.New()
-		userID, err := org.CreateBotUser(ctx, tx, p.OrganizationID, org.BotServiceAccount, id, f.DisplayName, f.OrgRole)
+		userID, err := org.CreateBotUser(ctx, sc, tx, org.BotServiceAccount, id, f.DisplayName, f.OrgRole)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.Q.ServiceAccountInsert(ctx, db.ServiceAccountInsertParams{
-			ServiceAccountID: id, OrganizationID: p.OrganizationID, UserID: userID, Slug: f.Slug, DisplayName: f.DisplayName,
+			ServiceAccountID: id, OrganizationID: sc.OrganizationID, UserID: userID, Slug: f.Slug, DisplayName: f.DisplayName,
 			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 		}); err != nil {
 			return entity.SlugClash(err, EntityType, f.Slug)
 		}
-		if out, err = Load(ctx, tx.Q, id); err != nil {
+		if out, err = Load(ctx, sc, tx.Q, id); err != nil {
 			return err
 		}
 		tx.Emit(out.changeEvent(entity.Created))
@@ -225,25 +221,25 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Serv
 type changeFunc func(ServiceAccount) (*int64, Fields, error)
 
 // Update replaces a ServiceAccount's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, id uuid.UUID, version int64, f Fields, dryRun bool) (ServiceAccount, error) {
+func (s *Service) Update(ctx context.Context, sc authz.Scope, id uuid.UUID, version int64, f Fields, dryRun bool) (ServiceAccount, error) {
 	if err := entity.RequireVersion(version); err != nil {
 		return ServiceAccount{}, err
 	}
 	var out ServiceAccount
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
 		var err error
-		out, err = update(ctx, tx, id, func(ServiceAccount) (*int64, Fields, error) { return &version, f, nil })
+		out, err = update(ctx, sc, tx, id, func(ServiceAccount) (*int64, Fields, error) { return &version, f, nil })
 		return err
 	})
 	return out, err
 }
 
 // Patch applies a merge patch to a ServiceAccount's fields.
-func (s *Service) Patch(ctx context.Context, id uuid.UUID, patch json.RawMessage, dryRun bool) (ServiceAccount, error) {
+func (s *Service) Patch(ctx context.Context, sc authz.Scope, id uuid.UUID, patch json.RawMessage, dryRun bool) (ServiceAccount, error) {
 	var out ServiceAccount
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
 		var err error
-		out, err = update(ctx, tx, id, mergePatch(patch))
+		out, err = update(ctx, sc, tx, id, mergePatch(patch))
 		return err
 	})
 	return out, err
@@ -267,16 +263,15 @@ func mergePatch(patch json.RawMessage) changeFunc {
 	}
 }
 
-func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) (ServiceAccount, error) {
-	p := authz.Caller(ctx)
-	if _, err := tx.Q.ServiceAccountGetByIDForUpdate(ctx, db.ServiceAccountGetByIDForUpdateParams{OrganizationID: p.OrganizationID, ServiceAccountID: id}); err != nil {
+func update(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID, change changeFunc) (ServiceAccount, error) {
+	if _, err := tx.Q.ServiceAccountGetByIDForUpdate(ctx, db.ServiceAccountGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id}); err != nil {
 		return ServiceAccount{}, apierr.NotFoundAs(err, EntityType, id.String())
 	}
-	cur, err := Load(ctx, tx.Q, id)
+	cur, err := Load(ctx, sc, tx.Q, id)
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.Target()); err != nil {
+	if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 		return cur, err
 	}
 	version, f, err := change(cur)
@@ -291,32 +286,32 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		return cur, err
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.Target()); err != nil {
+		if err := authz.Check(sc, authz.Manage, cur.Target()); err != nil {
 			return cur, err
 		}
-		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, err
 		}
 	}
 	if f.OrgRole != cur.OrgRole {
-		if err := checkRole(ctx, f.OrgRole); err != nil {
+		if err := checkRole(ctx, sc, f.OrgRole); err != nil {
 			return cur, err
 		}
-		if err := authz.CheckReach(authz.Caller(ctx), cur.OrgRole, "change the role of an account with the role"); err != nil {
+		if err := authz.CheckReach(sc, cur.OrgRole, "change the role of an account with the role"); err != nil {
 			return cur, err
 		}
-		if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: p.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
+		if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: sc.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
 			return cur, err
 		}
 	}
 	if _, err := tx.Q.ServiceAccountUpdate(ctx, db.ServiceAccountUpdateParams{
-		OrganizationID: p.OrganizationID, ServiceAccountID: id, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
+		OrganizationID: sc.OrganizationID, ServiceAccountID: id, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 	}); err != nil {
 		return cur, entity.SlugClash(err, EntityType, f.Slug)
 	}
-	out, err := Load(ctx, tx.Q, id)
+	out, err := Load(ctx, sc, tx.Q, id)
 	if err != nil {
 		return out, err
 	}
@@ -325,29 +320,28 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 }
 
 // Delete removes a ServiceAccount with its backing User, membership and keys.
-func (s *Service) Delete(ctx context.Context, id uuid.UUID, dryRun bool) error {
+func (s *Service) Delete(ctx context.Context, sc authz.Scope, id uuid.UUID, dryRun bool) error {
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		_, err := remove(ctx, tx, id)
+		_, err := remove(ctx, sc, tx, id)
 		return err
 	})
 }
 
-func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (ServiceAccount, error) {
-	p := authz.Caller(ctx)
-	if _, err := tx.Q.ServiceAccountGetByIDForUpdate(ctx, db.ServiceAccountGetByIDForUpdateParams{OrganizationID: p.OrganizationID, ServiceAccountID: id}); err != nil {
+func remove(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID) (ServiceAccount, error) {
+	if _, err := tx.Q.ServiceAccountGetByIDForUpdate(ctx, db.ServiceAccountGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id}); err != nil {
 		return ServiceAccount{}, apierr.NotFoundAs(err, EntityType, id.String())
 	}
-	cur, err := Load(ctx, tx.Q, id)
+	cur, err := Load(ctx, sc, tx.Q, id)
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
+	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
 		return cur, err
 	}
 	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
 		return cur, err
 	}
-	if err := authz.CheckReach(authz.Caller(ctx), cur.OrgRole, "delete an account with the role"); err != nil {
+	if err := authz.CheckReach(sc, cur.OrgRole, "delete an account with the role"); err != nil {
 		return cur, err
 	}
 	// Deleting the backing User deletes the account, its membership and its keys with it.
@@ -359,26 +353,25 @@ func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (ServiceAccount, er
 }
 
 // BulkPatch applies a merge patch to every selected ServiceAccount.
-func (s *Service) BulkPatch(ctx context.Context, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[ServiceAccount], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (ServiceAccount, error) {
-		return update(ctx, tx, ref.ID, mergePatch(patch))
+func (s *Service) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[ServiceAccount], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (ServiceAccount, error) {
+		return update(ctx, sc, tx, ref.ID, mergePatch(patch))
 	})
 }
 
 // BulkDelete deletes every selected ServiceAccount.
-func (s *Service) BulkDelete(ctx context.Context, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[ServiceAccount], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (ServiceAccount, error) {
-		return remove(ctx, tx, ref.ID)
+func (s *Service) BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[ServiceAccount], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (ServiceAccount, error) {
+		return remove(ctx, sc, tx, ref.ID)
 	})
 }
 
-func (s *Service) selector(path string, sel listquery.Params) entity.Selector {
+func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) entity.Selector {
 	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
-		p := authz.Caller(ctx)
 		limit := entity.MaxBulk
 		sel.Limit = &limit
 		page, err := listquery.Run[db.ServiceAccountGetWithRoleRow](ctx, tx, s.Tokens,
-			listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: sel})
+			listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: sel})
 		if err != nil {
 			return nil, err
 		}

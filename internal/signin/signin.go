@@ -58,9 +58,8 @@ type Service struct {
 
 // ListKeys returns the keys of a User registered in the caller's organization (unredacted: they are
 // public). Keys another organization registered for the same User are not its to see.
-func (s *Service) ListKeys(ctx context.Context, userID uuid.UUID) ([]Key, error) {
-	p := authz.Caller(ctx)
-	rows, err := s.Store.Q().UserKeyList(ctx, db.UserKeyListParams{OrganizationID: p.OrganizationID, UserID: userID})
+func (s *Service) ListKeys(ctx context.Context, sc authz.Scope, userID uuid.UUID) ([]Key, error) {
+	rows, err := s.Store.Q().UserKeyList(ctx, db.UserKeyListParams{OrganizationID: sc.OrganizationID, UserID: userID})
 	if err != nil {
 		return nil, err
 	}
@@ -78,23 +77,22 @@ func (s *Service) ListKeys(ctx context.Context, userID uuid.UUID) ([]Key, error)
 // caller's (a key is the power to act as its holder), and only an admin manages the keys of a person;
 // managers manage those of bot Users (ServiceAccounts, BridgeWorkers). A User outside the organization
 // is NotFound, like one that does not exist.
-func checkKeyManagement(ctx context.Context, q *db.Queries, userID uuid.UUID) error {
-	p := authz.Caller(ctx)
-	if err := authz.Check(authz.Caller(ctx), authz.ManageMembers, authz.OrganizationTarget(p.OrganizationID)); err != nil {
+func checkKeyManagement(ctx context.Context, sc authz.Scope, q *db.Queries, userID uuid.UUID) error {
+	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
 		return err
 	}
-	member, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: p.OrganizationID, UserID: userID})
+	member, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: sc.OrganizationID, UserID: userID})
 	if err != nil {
 		return apierr.NotFoundAs(err, "User", userID.String())
 	}
-	if err := authz.CheckReach(authz.Caller(ctx), auth.Role(member.OrgRole), "manage the keys of a principal with the role"); err != nil {
+	if err := authz.CheckReach(sc, auth.Role(member.OrgRole), "manage the keys of a principal with the role"); err != nil {
 		return err
 	}
 	kind, err := q.UserBackingKind(ctx, userID)
 	if err != nil {
 		return err
 	}
-	if kind == "" && p.Role != auth.RoleAdmin {
+	if kind == "" && sc.Role != auth.RoleAdmin {
 		return apierr.Forbidden("only an admin manages the keys of a person; managers manage those of ServiceAccounts and BridgeWorkers")
 	}
 	return nil
@@ -103,12 +101,11 @@ func checkKeyManagement(ctx context.Context, q *db.Queries, userID uuid.UUID) er
 // RegisterKey adds a public key to a User of the caller's organization (checkKeyManagement). Nobody
 // registers a key for themselves. The key signs in to this organization only, with at most the caller's
 // role.
-func (s *Service) RegisterKey(ctx context.Context, userID uuid.UUID, publicJWK map[string]any, description string, dryRun bool) (Key, error) {
-	p := authz.Caller(ctx)
-	if userID == p.UserID {
+func (s *Service) RegisterKey(ctx context.Context, sc authz.Scope, userID uuid.UUID, publicJWK map[string]any, description string, dryRun bool) (Key, error) {
+	if userID == sc.UserID {
 		return Key{}, apierr.Forbidden("registering a key for yourself is not permitted; ask another admin")
 	}
-	if err := checkKeyManagement(ctx, s.Store.Q(), userID); err != nil {
+	if err := checkKeyManagement(ctx, sc, s.Store.Q(), userID); err != nil {
 		return Key{}, err
 	}
 	key, kid, err := publicKey(publicJWK)
@@ -124,8 +121,8 @@ func (s *Service) RegisterKey(ctx context.Context, userID uuid.UUID, publicJWK m
 		var row *db.UserKey
 		err := tx.Savepoint(ctx, func(sp *store.Tx) error {
 			var err error
-			row, err = sp.Q.UserKeyInsert(ctx, db.UserKeyInsertParams{UserKeyID: uuid.New(), OrganizationID: p.OrganizationID,
-				UserID: userID, Kid: kid, PublicJWK: stored, Description: description, MaxOrgRole: string(p.Role)})
+			row, err = sp.Q.UserKeyInsert(ctx, db.UserKeyInsertParams{UserKeyID: uuid.New(), OrganizationID: sc.OrganizationID,
+				UserID: userID, Kid: kid, PublicJWK: stored, Description: description, MaxOrgRole: string(sc.Role)})
 			return err
 		})
 		if apierr.Is(err, apierr.TypeAlreadyExists) {
@@ -143,15 +140,14 @@ func (s *Service) RegisterKey(ctx context.Context, userID uuid.UUID, publicJWK m
 
 // DeleteKey removes a key a User holds in the caller's organization (checkKeyManagement; anyone may
 // remove their own).
-func (s *Service) DeleteKey(ctx context.Context, userID uuid.UUID, kid string) error {
-	p := authz.Caller(ctx)
+func (s *Service) DeleteKey(ctx context.Context, sc authz.Scope, userID uuid.UUID, kid string) error {
 	q := s.Store.Q()
-	if userID != p.UserID {
-		if err := checkKeyManagement(ctx, q, userID); err != nil {
+	if userID != sc.UserID {
+		if err := checkKeyManagement(ctx, sc, q, userID); err != nil {
 			return err
 		}
 	}
-	n, err := q.UserKeyDelete(ctx, db.UserKeyDeleteParams{OrganizationID: p.OrganizationID, UserID: userID, Kid: kid})
+	n, err := q.UserKeyDelete(ctx, db.UserKeyDeleteParams{OrganizationID: sc.OrganizationID, UserID: userID, Kid: kid})
 	if err != nil {
 		return err
 	}

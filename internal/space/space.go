@@ -170,7 +170,7 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 		if err := checkComponent(f); err != nil {
 			return err
 		}
-		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", nil, f.Permissions); err != nil {
 			return err
 		}
 		var row *db.Space
@@ -274,7 +274,7 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.target()); err != nil {
 			return cur, err
 		}
-		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, err
 		}
 	}

@@ -271,7 +271,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 		if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
 			return src, err
 		}
-		if err := org.CheckGrantees(ctx, tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
 			return src, err
 		}
 	}
