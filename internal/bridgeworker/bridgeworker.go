@@ -170,7 +170,7 @@ func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, 
 		row, err = q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, authz.Caller(ctx), q, spaceID); serr != nil {
 			return BridgeWorker{}, serr
 		}
 		return BridgeWorker{}, apierr.NotFound(EntityType, ref)
@@ -186,7 +186,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	p := authz.Caller(ctx)
 	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, authz.Caller(ctx), s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[BridgeWorker]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "bw.space_id", Value: *spaceID}}
@@ -288,7 +288,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 	}
 	var out BridgeWorker
 	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -431,7 +431,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		if !dryRun {
 			out.Secret = secret
 		}
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -474,7 +474,7 @@ func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dry
 		if err := tx.Q.UserDelete(ctx, cur.UserID); err != nil {
 			return store.TranslateDelete(err, EntityType, cur.ID.String())
 		}
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

@@ -222,7 +222,7 @@ func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, 
 		}
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, authz.Caller(ctx), q, spaceID); serr != nil {
 			return nil, serr
 		}
 		return nil, apierr.NotFound(EntityType, ref)
@@ -257,7 +257,7 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	p := authz.Caller(ctx)
 	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, authz.Caller(ctx), s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Channel]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "channel.space_id", Value: *spaceID}}
@@ -305,7 +305,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 	}
 	var out Channel
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -384,7 +384,7 @@ func checkSubscriptions(ctx context.Context, q *db.Queries, cur []Subscription, 
 	if len(ids) == 0 {
 		return nil
 	}
-	found, err := target.Existing(ctx, q, ids)
+	found, err := target.Existing(ctx, authz.Caller(ctx), q, ids)
 	if err != nil {
 		return err
 	}
@@ -521,7 +521,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		if out, err = fromRow(updated); err != nil {
 			return err
 		}
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -561,7 +561,7 @@ func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dry
 		if n == 0 {
 			return apierr.NotFound(EntityType, ref)
 		}
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

@@ -51,7 +51,7 @@ func spaceByRef(ctx context.Context, q *db.Queries, ref string) (uuid.UUID, erro
 	if id, err := uuid.Parse(ref); err == nil {
 		return id, nil
 	}
-	sp, err := space.ParentByRef(ctx, q, ref)
+	sp, err := space.ParentByRef(ctx, authz.Caller(ctx), q, ref)
 	if err != nil {
 		return uuid.Nil, err
 	}

@@ -145,7 +145,7 @@ func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
 		if err := authz.Check(authz.Caller(ctx), authz.Use, ch.Target()); err != nil {
 			return err
 		}
-		sp, err := space.Parent(ctx, tx.Q, ch.SpaceID)
+		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, ch.SpaceID)
 		if err != nil {
 			return err
 		}
@@ -188,7 +188,7 @@ func (s *Service) channelForCommand(ctx context.Context, q *db.Queries, req RunR
 		return nil, apierr.Validation("Command is required", apierr.Item{Item: "Command", Description: "required"})
 	}
 	if req.SpaceID != nil {
-		if _, err := space.Parent(ctx, q, *req.SpaceID); err != nil {
+		if _, err := space.Parent(ctx, authz.Caller(ctx), q, *req.SpaceID); err != nil {
 			if apierr.Is(err, apierr.TypeNotFound) {
 				return nil, apierr.Validation(fmt.Sprintf("no Space %s in your organization", req.SpaceID), apierr.Item{Item: "SpaceID", Description: "not found"})
 			}
@@ -415,7 +415,7 @@ func (s *Service) GetRun(ctx context.Context, spaceID uuid.UUID, ref string, run
 	if err != nil {
 		return run, err
 	}
-	sp, err := space.Parent(ctx, q, spaceID)
+	sp, err := space.Parent(ctx, authz.Caller(ctx), q, spaceID)
 	if err != nil {
 		return run, err
 	}
@@ -528,7 +528,7 @@ func (s *Service) transition(ctx context.Context, spaceRef, ref string, runID uu
 		if out, err = runFromRow(row); err != nil {
 			return err
 		}
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

@@ -30,7 +30,8 @@ func (h *handlers) DiffConfigData(ctx context.Context, r api.DiffConfigDataReque
 }
 
 func (h *handlers) GetUnitDiff(ctx context.Context, r api.GetUnitDiffRequestObject) (api.GetUnitDiffResponseObject, error) {
-	d, err := h.s.deps.Units.Diff(ctx, r.SpaceId, r.UnitId, r.Params.From, r.Params.To)
+	sc := scopeOf(ctx)
+	d, err := h.s.deps.Units.Diff(ctx, sc, r.SpaceId, r.UnitId, r.Params.From, r.Params.To)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,8 @@ func revisionPages(p *listquery.Pager[unit.Revision]) func() ([]unit.Revision, s
 }
 
 func (h *handlers) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffRequestObject) (api.SearchUnitDiffResponseObject, error) {
-	pager := h.s.deps.Units.UnitPager(ctx, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
+	sc := scopeOf(ctx)
+	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		out := make([]any, len(units))
 		for i, u := range units {
@@ -77,7 +79,8 @@ func (h *handlers) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffReque
 }
 
 func (h *handlers) SearchUnitData(ctx context.Context, r api.SearchUnitDataRequestObject) (api.SearchUnitDataResponseObject, error) {
-	pager := h.s.deps.Units.UnitPager(ctx, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
+	sc := scopeOf(ctx)
+	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		hashes := make([]string, len(units))
 		for i, u := range units {
@@ -96,7 +99,8 @@ func (h *handlers) SearchUnitData(ctx context.Context, r api.SearchUnitDataReque
 }
 
 func (h *handlers) SearchUnitMutationSources(ctx context.Context, r api.SearchUnitMutationSourcesRequestObject) (api.SearchUnitMutationSourcesResponseObject, error) {
-	pager := h.s.deps.Units.UnitPager(ctx, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
+	sc := scopeOf(ctx)
+	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		var ids []uuid.UUID
 		for _, u := range units {
@@ -104,7 +108,7 @@ func (h *handlers) SearchUnitMutationSources(ctx context.Context, r api.SearchUn
 				ids = append(ids, *u.HeadRevisionID)
 			}
 		}
-		sources, err := h.s.deps.Units.SourcesByRevision(ctx, ids)
+		sources, err := h.s.deps.Units.SourcesByRevision(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -121,11 +125,12 @@ func (h *handlers) SearchUnitMutationSources(ctx context.Context, r api.SearchUn
 }
 
 func (h *handlers) SearchRevisionData(ctx context.Context, r api.SearchRevisionDataRequestObject) (api.SearchRevisionDataResponseObject, error) {
+	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionDataParamsDistinctOnOff
 	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
 		return nil, err
 	}
-	pager := h.s.deps.Units.RevisionPager(ctx, requestPath(ctx), listParams(r.Params), all)
+	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), listParams(r.Params), all)
 	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
 		hashes := make([]string, len(revs))
 		for i, rev := range revs {
@@ -145,17 +150,18 @@ func (h *handlers) SearchRevisionData(ctx context.Context, r api.SearchRevisionD
 }
 
 func (h *handlers) SearchRevisionMutationSources(ctx context.Context, r api.SearchRevisionMutationSourcesRequestObject) (api.SearchRevisionMutationSourcesResponseObject, error) {
+	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionMutationSourcesParamsDistinctOnOff
 	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
 		return nil, err
 	}
-	pager := h.s.deps.Units.RevisionPager(ctx, requestPath(ctx), listParams(r.Params), all)
+	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), listParams(r.Params), all)
 	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
 		ids := make([]uuid.UUID, len(revs))
 		for i, rev := range revs {
 			ids[i] = rev.ID
 		}
-		sources, err := h.s.deps.Units.SourcesByRevision(ctx, ids)
+		sources, err := h.s.deps.Units.SourcesByRevision(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 
 func (h *handlers) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Spaces.List(ctx, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Spaces.List(ctx, sc, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
-	sp, err := h.s.deps.Spaces.Get(ctx, r.SpaceId)
+	sp, err := h.s.deps.Spaces.Get(ctx, sc, r.SpaceId)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +50,7 @@ func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (a
 }
 
 func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesRequestObject) (api.BulkPatchSpacesResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesReq
 	if err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.Spaces.BulkPatch(ctx, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
+	items, err := h.s.deps.Spaces.BulkPatch(ctx, sc, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -85,11 +86,12 @@ func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesReq
 }
 
 func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesRequestObject) (api.BulkDeleteSpacesResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.Spaces.BulkDelete(ctx, requestPath(ctx), sel, flag(r.Params.DryRun))
+	items, err := h.s.deps.Spaces.BulkDelete(ctx, sc, requestPath(ctx), sel, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +112,8 @@ func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesR
 }
 
 func (h *handlers) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObject) (api.CreateSpaceResponseObject, error) {
-	sp, err := h.s.deps.Spaces.Create(ctx, spaceFields(r.Body),
+	sc := scopeOf(ctx)
+	sp, err := h.s.deps.Spaces.Create(ctx, sc, spaceFields(r.Body),
 		space.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
@@ -119,7 +122,8 @@ func (h *handlers) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObje
 }
 
 func (h *handlers) UpdateSpace(ctx context.Context, r api.UpdateSpaceRequestObject) (api.UpdateSpaceResponseObject, error) {
-	sp, err := h.s.deps.Spaces.Update(ctx, r.SpaceId, r.Body.Version, spaceFields(r.Body), flag(r.Params.DryRun))
+	sc := scopeOf(ctx)
+	sp, err := h.s.deps.Spaces.Update(ctx, sc, r.SpaceId, r.Body.Version, spaceFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -127,11 +131,12 @@ func (h *handlers) UpdateSpace(ctx context.Context, r api.UpdateSpaceRequestObje
 }
 
 func (h *handlers) PatchSpace(ctx context.Context, r api.PatchSpaceRequestObject) (api.PatchSpaceResponseObject, error) {
+	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
 		return nil, err
 	}
-	sp, err := h.s.deps.Spaces.Patch(ctx, r.SpaceId, patch, flag(r.Params.DryRun))
+	sp, err := h.s.deps.Spaces.Patch(ctx, sc, r.SpaceId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +144,8 @@ func (h *handlers) PatchSpace(ctx context.Context, r api.PatchSpaceRequestObject
 }
 
 func (h *handlers) DeleteSpace(ctx context.Context, r api.DeleteSpaceRequestObject) (api.DeleteSpaceResponseObject, error) {
-	if err := h.s.deps.Spaces.Delete(ctx, r.SpaceId, flag(r.Params.DryRun)); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.Spaces.Delete(ctx, sc, r.SpaceId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteSpace200JSONResponse{Body: deleted(space.EntityType)}, nil

@@ -34,7 +34,7 @@ func (h *handlers) ListTags(ctx context.Context, r api.ListTagsRequestObject) (a
 }
 
 func (h *handlers) listTags(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
-	page, err := h.s.deps.Tags.List(ctx, spaceID, requestPath(ctx), params)
+	page, err := h.s.deps.Tags.List(ctx, sc, spaceID, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
@@ -56,7 +56,7 @@ func (h *handlers) extendTags(ctx context.Context, sc authz.Scope, ts []tag.Tag,
 		for i, t := range ts {
 			ids[i] = t.SpaceID
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.G
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.s.deps.Tags.Get(ctx, r.SpaceId, r.TagId)
+	t, err := h.s.deps.Tags.Get(ctx, sc, r.SpaceId, r.TagId)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,8 @@ func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.G
 }
 
 func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
-	t, err := h.s.deps.Tags.Create(ctx, r.SpaceId, tagFields(r.Body), tag.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	sc := scopeOf(ctx)
+	t, err := h.s.deps.Tags.Create(ctx, sc, r.SpaceId, tagFields(r.Body), tag.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,8 @@ func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) 
 }
 
 func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) (api.UpdateTagResponseObject, error) {
-	t, err := h.s.deps.Tags.Update(ctx, r.SpaceId, r.TagId, r.Body.Version, tagFields(r.Body), flag(r.Params.DryRun))
+	sc := scopeOf(ctx)
+	t, err := h.s.deps.Tags.Update(ctx, sc, r.SpaceId, r.TagId, r.Body.Version, tagFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +114,12 @@ func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) 
 }
 
 func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (api.PatchTagResponseObject, error) {
+	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.s.deps.Tags.Patch(ctx, r.SpaceId, r.TagId, patch, flag(r.Params.DryRun))
+	t, err := h.s.deps.Tags.Patch(ctx, sc, r.SpaceId, r.TagId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +127,8 @@ func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (a
 }
 
 func (h *handlers) DeleteTag(ctx context.Context, r api.DeleteTagRequestObject) (api.DeleteTagResponseObject, error) {
-	if err := h.s.deps.Tags.Delete(ctx, r.SpaceId, r.TagId, flag(r.Params.DryRun)); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.Tags.Delete(ctx, sc, r.SpaceId, r.TagId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteTag200JSONResponse{Body: deleted(tag.EntityType)}, nil

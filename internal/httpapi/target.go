@@ -25,7 +25,7 @@ func (h *handlers) ListTargets(ctx context.Context, r api.ListTargetsRequestObje
 }
 
 func (h *handlers) listTargets(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
-	page, err := h.s.deps.Targets.List(ctx, spaceID, requestPath(ctx), params)
+	page, err := h.s.deps.Targets.List(ctx, sc, spaceID, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
@@ -47,7 +47,7 @@ func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []targe
 		for i, t := range ts {
 			ids[i] = t.SpaceID
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +97,7 @@ func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.s.deps.Targets.Get(ctx, r.SpaceId, r.TargetId)
+	t, err := h.s.deps.Targets.Get(ctx, sc, r.SpaceId, r.TargetId)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,8 @@ func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) 
 }
 
 func (h *handlers) CreateTarget(ctx context.Context, r api.CreateTargetRequestObject) (api.CreateTargetResponseObject, error) {
-	t, err := h.s.deps.Targets.Create(ctx, r.SpaceId, targetFields(r.Body),
+	sc := scopeOf(ctx)
+	t, err := h.s.deps.Targets.Create(ctx, sc, r.SpaceId, targetFields(r.Body),
 		target.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
@@ -118,7 +119,8 @@ func (h *handlers) CreateTarget(ctx context.Context, r api.CreateTargetRequestOb
 }
 
 func (h *handlers) UpdateTarget(ctx context.Context, r api.UpdateTargetRequestObject) (api.UpdateTargetResponseObject, error) {
-	t, err := h.s.deps.Targets.Update(ctx, r.SpaceId, r.TargetId, r.Body.Version, targetFields(r.Body), flag(r.Params.DryRun))
+	sc := scopeOf(ctx)
+	t, err := h.s.deps.Targets.Update(ctx, sc, r.SpaceId, r.TargetId, r.Body.Version, targetFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -126,11 +128,12 @@ func (h *handlers) UpdateTarget(ctx context.Context, r api.UpdateTargetRequestOb
 }
 
 func (h *handlers) PatchTarget(ctx context.Context, r api.PatchTargetRequestObject) (api.PatchTargetResponseObject, error) {
+	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.s.deps.Targets.Patch(ctx, r.SpaceId, r.TargetId, patch, flag(r.Params.DryRun))
+	t, err := h.s.deps.Targets.Patch(ctx, sc, r.SpaceId, r.TargetId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -138,13 +141,15 @@ func (h *handlers) PatchTarget(ctx context.Context, r api.PatchTargetRequestObje
 }
 
 func (h *handlers) DeleteTarget(ctx context.Context, r api.DeleteTargetRequestObject) (api.DeleteTargetResponseObject, error) {
-	if err := h.s.deps.Targets.Delete(ctx, r.SpaceId, r.TargetId, flag(r.Params.DryRun)); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.Targets.Delete(ctx, sc, r.SpaceId, r.TargetId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteTarget200JSONResponse{Body: deleted(target.EntityType)}, nil
 }
 
 func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsRequestObject) (api.BulkPatchTargetsResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
@@ -153,7 +158,7 @@ func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsR
 	if err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.Targets.BulkPatch(ctx, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
+	items, err := h.s.deps.Targets.BulkPatch(ctx, sc, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -180,11 +185,12 @@ func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsR
 }
 
 func (h *handlers) BulkDeleteTargets(ctx context.Context, r api.BulkDeleteTargetsRequestObject) (api.BulkDeleteTargetsResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.Targets.BulkDelete(ctx, requestPath(ctx), sel, flag(r.Params.DryRun))
+	items, err := h.s.deps.Targets.BulkDelete(ctx, sc, requestPath(ctx), sel, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}

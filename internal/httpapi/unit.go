@@ -40,7 +40,7 @@ func (h *handlers) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) 
 }
 
 func (h *handlers) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
-	page, err := h.s.deps.Units.List(ctx, spaceID, requestPath(ctx), params, df)
+	page, err := h.s.deps.Units.List(ctx, sc, spaceID, requestPath(ctx), params, df)
 	if err != nil {
 		return pageResponse{}, err
 	}
@@ -66,7 +66,7 @@ func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit
 				ids = append(ids, *u.UpstreamSpaceID)
 			}
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +82,7 @@ func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit
 				ids = append(ids, *u.UpstreamUnitID)
 			}
 		}
-		if upstream, err = h.s.deps.Units.UnitsByID(ctx, ids); err != nil {
+		if upstream, err = h.s.deps.Units.UnitsByID(ctx, sc, ids); err != nil {
 			return nil, err
 		}
 	}
@@ -94,7 +94,7 @@ func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit
 				ids = append(ids, *u.TargetID)
 			}
 		}
-		found, err := h.s.deps.Targets.ByIDs(ctx, ids)
+		found, err := h.s.deps.Targets.ByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +110,7 @@ func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit
 				ids = append(ids, *u.HeadRevisionID)
 			}
 		}
-		if heads, err = h.s.deps.Units.RevisionsByID(ctx, ids); err != nil {
+		if heads, err = h.s.deps.Units.RevisionsByID(ctx, sc, ids); err != nil {
 			return nil, err
 		}
 	}
@@ -157,7 +157,7 @@ func (h *handlers) GetUnit(ctx context.Context, r api.GetUnitRequestObject) (api
 	if err != nil {
 		return nil, err
 	}
-	u, err := h.s.deps.Units.Get(ctx, r.SpaceId, r.UnitId)
+	u, err := h.s.deps.Units.Get(ctx, sc, r.SpaceId, r.UnitId)
 	if err != nil {
 		return nil, err
 	}
@@ -204,11 +204,12 @@ func writeResponse(res unit.WriteResult, includes map[string]bool) api.UnitCreat
 }
 
 func (h *handlers) CreateUnit(ctx context.Context, r api.CreateUnitRequestObject) (api.CreateUnitResponseObject, error) {
+	sc := scopeOf(ctx)
 	includes, err := writeIncludes(r.Params.Include)
 	if err != nil {
 		return nil, err
 	}
-	u, err := h.s.deps.Units.Create(ctx, r.SpaceId, unitFields(r.Body),
+	u, err := h.s.deps.Units.Create(ctx, sc, r.SpaceId, unitFields(r.Body),
 		unit.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
@@ -217,15 +218,16 @@ func (h *handlers) CreateUnit(ctx context.Context, r api.CreateUnitRequestObject
 }
 
 func (h *handlers) UpdateUnit(ctx context.Context, r api.UpdateUnitRequestObject) (api.UpdateUnitResponseObject, error) {
+	sc := scopeOf(ctx)
 	includes, err := writeIncludes(r.Params.Include)
 	if err != nil {
 		return nil, err
 	}
-	u, err := h.s.deps.Units.Update(ctx, r.SpaceId, r.UnitId, r.Body.Version, unitFields(r.Body), unit.WriteOptions{DryRun: flag(r.Params.DryRun)})
+	u, err := h.s.deps.Units.Update(ctx, sc, r.SpaceId, r.UnitId, r.Body.Version, unitFields(r.Body), unit.WriteOptions{DryRun: flag(r.Params.DryRun)})
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.withData(ctx, u, includes)
+	res, err := h.withData(ctx, sc, u, includes)
 	if err != nil {
 		return nil, err
 	}
@@ -233,16 +235,16 @@ func (h *handlers) UpdateUnit(ctx context.Context, r api.UpdateUnitRequestObject
 }
 
 // withData fills what include asks for after a write that did not touch the data.
-func (h *handlers) withData(ctx context.Context, u unit.Unit, includes map[string]bool) (unit.WriteResult, error) {
+func (h *handlers) withData(ctx context.Context, sc authz.Scope, u unit.Unit, includes map[string]bool) (unit.WriteResult, error) {
 	res := unit.WriteResult{Unit: u, Sources: []unit.Source{}}
 	var err error
 	if includes["ConfigData"] {
-		if res.Data, _, _, err = h.s.deps.Units.Data(ctx, u.SpaceID, u.ID); err != nil {
+		if res.Data, _, _, err = h.s.deps.Units.Data(ctx, sc, u.SpaceID, u.ID); err != nil {
 			return res, err
 		}
 	}
 	if includes["MutationSources"] {
-		if res.Sources, err = h.s.deps.Units.MutationSources(ctx, u.SpaceID, u.ID); err != nil {
+		if res.Sources, err = h.s.deps.Units.MutationSources(ctx, sc, u.SpaceID, u.ID); err != nil {
 			return res, err
 		}
 	}
@@ -250,6 +252,7 @@ func (h *handlers) withData(ctx context.Context, u unit.Unit, includes map[strin
 }
 
 func (h *handlers) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) (api.PatchUnitResponseObject, error) {
+	sc := scopeOf(ctx)
 	includes, err := writeIncludes(r.Params.Include)
 	if err != nil {
 		return nil, err
@@ -259,12 +262,12 @@ func (h *handlers) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) 
 		return nil, err
 	}
 	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription, UserAgent: userAgent(ctx)}
-	res, err := h.s.deps.Units.Patch(ctx, r.SpaceId, r.UnitId, patch, deref(r.Params.Restore), opts)
+	res, err := h.s.deps.Units.Patch(ctx, sc, r.SpaceId, r.UnitId, patch, deref(r.Params.Restore), opts)
 	if err != nil {
 		return nil, err
 	}
 	if res.Data == nil && (includes["ConfigData"] || includes["MutationSources"]) {
-		if res, err = h.withData(ctx, res.Unit, includes); err != nil {
+		if res, err = h.withData(ctx, sc, res.Unit, includes); err != nil {
 			return nil, err
 		}
 	}
@@ -272,7 +275,8 @@ func (h *handlers) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) 
 }
 
 func (h *handlers) DeleteUnit(ctx context.Context, r api.DeleteUnitRequestObject) (api.DeleteUnitResponseObject, error) {
-	if err := h.s.deps.Units.Delete(ctx, r.SpaceId, r.UnitId, flag(r.Params.DryRun)); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.Units.Delete(ctx, sc, r.SpaceId, r.UnitId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteUnit200JSONResponse{Body: deleted(unit.EntityType)}, nil
@@ -309,7 +313,8 @@ func (r dataResponse) VisitDownloadRevisionDataResponse(w http.ResponseWriter) e
 }
 
 func (h *handlers) DownloadUnitData(ctx context.Context, r api.DownloadUnitDataRequestObject) (api.DownloadUnitDataResponseObject, error) {
-	data, hash, toolchain, err := h.s.deps.Units.Data(ctx, r.SpaceId, r.UnitId)
+	sc := scopeOf(ctx)
+	data, hash, toolchain, err := h.s.deps.Units.Data(ctx, sc, r.SpaceId, r.UnitId)
 	if err != nil {
 		return nil, err
 	}
@@ -317,6 +322,7 @@ func (h *handlers) DownloadUnitData(ctx context.Context, r api.DownloadUnitDataR
 }
 
 func (h *handlers) UploadUnitData(ctx context.Context, r api.UploadUnitDataRequestObject) (api.UploadUnitDataResponseObject, error) {
+	sc := scopeOf(ctx)
 	includes, err := writeIncludes(r.Params.Include)
 	if err != nil {
 		return nil, err
@@ -327,7 +333,7 @@ func (h *handlers) UploadUnitData(ctx context.Context, r api.UploadUnitDataReque
 	}
 	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription,
 		ChangeSetID: r.Params.ChangeSetId, UserAgent: userAgent(ctx)}
-	res, err := h.s.deps.Units.PutData(ctx, r.SpaceId, r.UnitId, data, deref(r.Params.IfMatch), opts)
+	res, err := h.s.deps.Units.PutData(ctx, sc, r.SpaceId, r.UnitId, data, deref(r.Params.IfMatch), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +342,8 @@ func (h *handlers) UploadUnitData(ctx context.Context, r api.UploadUnitDataReque
 }
 
 func (h *handlers) GetUnitMutationSources(ctx context.Context, r api.GetUnitMutationSourcesRequestObject) (api.GetUnitMutationSourcesResponseObject, error) {
-	sources, err := h.s.deps.Units.MutationSources(ctx, r.SpaceId, r.UnitId)
+	sc := scopeOf(ctx)
+	sources, err := h.s.deps.Units.MutationSources(ctx, sc, r.SpaceId, r.UnitId)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +353,7 @@ func (h *handlers) GetUnitMutationSources(ctx context.Context, r api.GetUnitMuta
 func (h *handlers) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllRevisionsParamsDistinctOnOff
-	page, err := h.s.deps.Units.ListAllRevisions(ctx, requestPath(ctx), listParams(r.Params), all)
+	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(r.Params), all)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +362,7 @@ func (h *handlers) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsR
 
 func (h *handlers) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListRevisions(ctx, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +388,7 @@ func (h *handlers) extendRevisions(ctx context.Context, sc authz.Scope, revs []u
 		for _, r := range revs {
 			ids = append(ids, r.UnitID)
 		}
-		if units, err = h.s.deps.Units.UnitsByID(ctx, ids); err != nil {
+		if units, err = h.s.deps.Units.UnitsByID(ctx, sc, ids); err != nil {
 			return nil, err
 		}
 	}
@@ -391,7 +398,7 @@ func (h *handlers) extendRevisions(ctx context.Context, sc authz.Scope, revs []u
 		for _, r := range revs {
 			ids = append(ids, r.SpaceID)
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, ids)
+		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -435,7 +442,7 @@ func (h *handlers) GetExtendedRevision(ctx context.Context, r api.GetExtendedRev
 	if err != nil {
 		return nil, err
 	}
-	rev, err := h.s.deps.Units.GetRevision(ctx, r.SpaceId, r.UnitId, r.RevisionId)
+	rev, err := h.s.deps.Units.GetRevision(ctx, sc, r.SpaceId, r.UnitId, r.RevisionId)
 	if err != nil {
 		return nil, err
 	}
@@ -447,7 +454,8 @@ func (h *handlers) GetExtendedRevision(ctx context.Context, r api.GetExtendedRev
 }
 
 func (h *handlers) DownloadRevisionData(ctx context.Context, r api.DownloadRevisionDataRequestObject) (api.DownloadRevisionDataResponseObject, error) {
-	data, hash, toolchain, err := h.s.deps.Units.RevisionData(ctx, r.SpaceId, r.UnitId, r.RevisionId)
+	sc := scopeOf(ctx)
+	data, hash, toolchain, err := h.s.deps.Units.RevisionData(ctx, sc, r.SpaceId, r.UnitId, r.RevisionId)
 	if err != nil {
 		return nil, err
 	}
@@ -455,7 +463,8 @@ func (h *handlers) DownloadRevisionData(ctx context.Context, r api.DownloadRevis
 }
 
 func (h *handlers) GetRevisionMutationSources(ctx context.Context, r api.GetRevisionMutationSourcesRequestObject) (api.GetRevisionMutationSourcesResponseObject, error) {
-	sources, err := h.s.deps.Units.RevisionSources(ctx, r.SpaceId, r.UnitId, r.RevisionId)
+	sc := scopeOf(ctx)
+	sources, err := h.s.deps.Units.RevisionSources(ctx, sc, r.SpaceId, r.UnitId, r.RevisionId)
 	if err != nil {
 		return nil, err
 	}
@@ -464,7 +473,7 @@ func (h *handlers) GetRevisionMutationSources(ctx context.Context, r api.GetRevi
 
 func (h *handlers) ListExtendedMutations(ctx context.Context, r api.ListExtendedMutationsRequestObject) (api.ListExtendedMutationsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListMutations(ctx, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -488,19 +497,19 @@ func (h *handlers) extendMutations(ctx context.Context, sc authz.Scope, ms []uni
 	}
 	units := map[uuid.UUID]unit.Unit{}
 	if includes["UnitID"] {
-		if units, err = h.s.deps.Units.UnitsByID(ctx, unitIDs); err != nil {
+		if units, err = h.s.deps.Units.UnitsByID(ctx, sc, unitIDs); err != nil {
 			return nil, err
 		}
 	}
 	revs := map[uuid.UUID]unit.Revision{}
 	if includes["RevisionID"] {
-		if revs, err = h.s.deps.Units.RevisionsByID(ctx, revIDs); err != nil {
+		if revs, err = h.s.deps.Units.RevisionsByID(ctx, sc, revIDs); err != nil {
 			return nil, err
 		}
 	}
 	spaces := map[uuid.UUID]api.Space{}
 	if includes["SpaceID"] {
-		found, err := h.s.deps.Spaces.ByIDs(ctx, spaceIDs)
+		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, spaceIDs)
 		if err != nil {
 			return nil, err
 		}
@@ -537,7 +546,7 @@ func (h *handlers) GetExtendedMutation(ctx context.Context, r api.GetExtendedMut
 	if err != nil {
 		return nil, err
 	}
-	m, err := h.s.deps.Units.GetMutation(ctx, r.SpaceId, r.UnitId, r.MutationId)
+	m, err := h.s.deps.Units.GetMutation(ctx, sc, r.SpaceId, r.UnitId, r.MutationId)
 	if err != nil {
 		return nil, err
 	}

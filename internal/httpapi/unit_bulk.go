@@ -31,6 +31,7 @@ func unitWriteItems(items []entity.BulkItem[unit.Unit]) ([]api.UnitCreateOrUpdat
 }
 
 func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsRequestObject) (api.BulkCreateUnitsResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReq
 			prefixes = append(prefixes, strings.TrimSpace(p))
 		}
 	}
-	items, err := h.s.deps.Units.Clone(ctx, requestPath(ctx), sel, patch, unit.CloneOptions{
+	items, err := h.s.deps.Units.Clone(ctx, sc, requestPath(ctx), sel, patch, unit.CloneOptions{
 		WhereSpace: deref(r.Params.WhereSpace), Prefixes: prefixes, AllowExists: isTrue(r.Params.AllowExists),
 		DryRun: flag(r.Params.DryRun), UserAgent: userAgent(ctx),
 	})
@@ -67,6 +68,7 @@ func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReq
 }
 
 func (h *handlers) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsRequestObject) (api.BulkPatchUnitsResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
@@ -75,7 +77,7 @@ func (h *handlers) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsReque
 	if err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.Units.BulkPatch(ctx, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
+	items, err := h.s.deps.Units.BulkPatch(ctx, sc, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -90,11 +92,12 @@ func (h *handlers) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsReque
 }
 
 func (h *handlers) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsRequestObject) (api.BulkDeleteUnitsResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.Units.BulkDelete(ctx, requestPath(ctx), sel, flag(r.Params.DryRun))
+	items, err := h.s.deps.Units.BulkDelete(ctx, sc, requestPath(ctx), sel, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +118,12 @@ func (h *handlers) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsReq
 }
 
 func (h *handlers) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestObject) (api.BulkMoveUnitsResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.Units.Move(ctx, requestPath(ctx), sel, r.Body.ToSpaceID, flag(r.Params.DryRun))
+	items, err := h.s.deps.Units.Move(ctx, sc, requestPath(ctx), sel, r.Body.ToSpaceID, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -144,12 +148,13 @@ func (h *handlers) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequest
 }
 
 func (h *handlers) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestObject) (api.BulkTagUnitsResponseObject, error) {
+	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
 	remove := r.Body.Revision == api.Remove
-	items, err := h.s.deps.Units.BulkTag(ctx, requestPath(ctx), sel, r.Body.TagID, remove, flag(r.Params.DryRun))
+	items, err := h.s.deps.Units.BulkTag(ctx, sc, requestPath(ctx), sel, r.Body.TagID, remove, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,8 @@ import (
 
 // Parent reads the Space a nested entity's path names (Units, Targets, Tags, Channels, BridgeWorkers
 // live in one), in the caller's organization; any other is NotFound.
-func Parent(ctx context.Context, q *db.Queries, id uuid.UUID) (*db.Space, error) {
-	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: authz.Caller(ctx).OrganizationID, SpaceID: id})
+func Parent(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (*db.Space, error) {
+	row, err := q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: id})
 	if err != nil {
 		return nil, apierr.NotFoundAs(err, EntityType, id.String())
 	}
@@ -22,11 +22,11 @@ func Parent(ctx context.Context, q *db.Queries, id uuid.UUID) (*db.Space, error)
 }
 
 // ParentByRef is Parent for a path that names the Space by ID or Slug.
-func ParentByRef(ctx context.Context, q *db.Queries, ref string) (*db.Space, error) {
+func ParentByRef(ctx context.Context, sc authz.Scope, q *db.Queries, ref string) (*db.Space, error) {
 	if id, err := uuid.Parse(ref); err == nil {
-		return Parent(ctx, q, id)
+		return Parent(ctx, sc, q, id)
 	}
-	row, err := q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: authz.Caller(ctx).OrganizationID, Slug: ref})
+	row, err := q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: sc.OrganizationID, Slug: ref})
 	if err != nil {
 		return nil, apierr.NotFoundAs(err, EntityType, ref)
 	}

@@ -95,10 +95,9 @@ type WriteOptions struct {
 
 // List returns a page of the Spaces of the caller's organization; those the caller may not view are
 // left out (so a page may hold fewer than limit).
-func (s *Service) List(ctx context.Context, path string, params listquery.Params) (listquery.Page[Space], error) {
-	p := authz.Caller(ctx)
+func (s *Service) List(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[Space], error) {
 	page, err := listquery.Run[db.Space](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params})
+		listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params})
 	if err != nil {
 		return listquery.Page[Space]{}, err
 	}
@@ -106,29 +105,28 @@ func (s *Service) List(ctx context.Context, path string, params listquery.Params
 	if err != nil {
 		return out, err
 	}
-	out.Items = authz.Filter(p, authz.View, out.Items, Space.target)
+	out.Items = authz.Filter(sc, authz.View, out.Items, Space.target)
 	return out, nil
 }
 
 // Get returns one Space of the caller's organization.
-func (s *Service) Get(ctx context.Context, id uuid.UUID) (Space, error) {
-	sp, err := load(ctx, s.Store.Q(), id, false)
+func (s *Service) Get(ctx context.Context, sc authz.Scope, id uuid.UUID) (Space, error) {
+	sp, err := load(ctx, sc, s.Store.Q(), id, false)
 	if err != nil {
 		return Space{}, err
 	}
-	return sp, authz.Check(authz.Caller(ctx), authz.View, sp.target())
+	return sp, authz.Check(sc, authz.View, sp.target())
 }
 
 // load reads a Space of the caller's organization; one of another organization is NotFound. Writers
 // lock the row, so concurrent writes of one Space happen one after the other.
-func load(ctx context.Context, q *db.Queries, id uuid.UUID, lock bool) (Space, error) {
-	p := authz.Caller(ctx)
+func load(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID, lock bool) (Space, error) {
 	var row *db.Space
 	var err error
 	if lock {
-		row, err = q.SpaceGetByIDForUpdate(ctx, db.SpaceGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: id})
+		row, err = q.SpaceGetByIDForUpdate(ctx, db.SpaceGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: id})
 	} else {
-		row, err = q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: id})
+		row, err = q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: id})
 	}
 	if err != nil {
 		return Space{}, apierr.NotFoundAs(err, EntityType, id.String())
@@ -137,31 +135,30 @@ func load(ctx context.Context, q *db.Queries, id uuid.UUID, lock bool) (Space, e
 }
 
 // Create makes a Space. With AllowExists, an existing Space of the same Slug is returned instead.
-func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Space, error) {
-	p := authz.Caller(ctx)
+func (s *Service) Create(ctx context.Context, sc authz.Scope, f Fields, opts WriteOptions) (Space, error) {
 	f = f.normalized()
 	if err := f.validate(); err != nil {
 		return Space{}, err
 	}
-	orgTarget := authz.OrganizationTarget(p.OrganizationID)
-	if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, orgTarget); err != nil {
+	orgTarget := authz.OrganizationTarget(sc.OrganizationID)
+	if err := authz.Check(sc, authz.CreateChildren, orgTarget); err != nil {
 		return Space{}, err
 	}
 	if len(f.Permissions) > 0 {
-		if err := authz.Check(authz.Caller(ctx), authz.Manage, orgTarget); err != nil {
+		if err := authz.Check(sc, authz.Manage, orgTarget); err != nil {
 			return Space{}, err
 		}
 	}
 	var out Space
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		existing, err := tx.Q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: p.OrganizationID, Slug: f.Slug})
+		existing, err := tx.Q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: sc.OrganizationID, Slug: f.Slug})
 		switch {
 		case err == nil && opts.AllowExists:
 			out, err = fromRow(existing)
 			if err != nil {
 				return err
 			}
-			return authz.Check(authz.Caller(ctx), authz.View, out.target())
+			return authz.Check(sc, authz.View, out.target())
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
 		case !apierr.Is(err, apierr.TypeNotFound):
@@ -170,14 +167,14 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 		if err := checkComponent(f); err != nil {
 			return err
 		}
-		if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", nil, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 			return err
 		}
 		var row *db.Space
 		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
 			var err error
 			row, err = sp.Q.SpaceInsert(ctx, db.SpaceInsertParams{
-				SpaceID: uuid.New(), OrganizationID: p.OrganizationID, Slug: f.Slug, DisplayName: f.DisplayName,
+				SpaceID: uuid.New(), OrganizationID: sc.OrganizationID, Slug: f.Slug, DisplayName: f.DisplayName,
 				Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 				ComponentID: f.ComponentID,
@@ -186,7 +183,7 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 		})
 		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
 			// A concurrent create of the same Slug won: hand back its Space.
-			existing, err := tx.Q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: p.OrganizationID, Slug: f.Slug})
+			existing, err := tx.Q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: sc.OrganizationID, Slug: f.Slug})
 			if err != nil {
 				return err
 			}
@@ -206,16 +203,16 @@ func (s *Service) Create(ctx context.Context, f Fields, opts WriteOptions) (Spac
 }
 
 // Update replaces a Space's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, id uuid.UUID, version int64, f Fields, dryRun bool) (Space, error) {
+func (s *Service) Update(ctx context.Context, sc authz.Scope, id uuid.UUID, version int64, f Fields, dryRun bool) (Space, error) {
 	if err := entity.RequireVersion(version); err != nil {
 		return Space{}, err
 	}
-	return s.write(ctx, id, dryRun, func(Space) (*int64, Fields, error) { return &version, f, nil })
+	return s.write(ctx, sc, id, dryRun, func(Space) (*int64, Fields, error) { return &version, f, nil })
 }
 
 // Patch applies an RFC 7386 merge patch to a Space's fields; a Version in the patch is checked.
-func (s *Service) Patch(ctx context.Context, id uuid.UUID, patch json.RawMessage, dryRun bool) (Space, error) {
-	return s.write(ctx, id, dryRun, mergePatch(patch))
+func (s *Service) Patch(ctx context.Context, sc authz.Scope, id uuid.UUID, patch json.RawMessage, dryRun bool) (Space, error) {
+	return s.write(ctx, sc, id, dryRun, mergePatch(patch))
 }
 
 // mergePatch is the change of a merge patch.
@@ -238,11 +235,11 @@ func mergePatch(patch json.RawMessage) changeFunc {
 }
 
 // write runs the one update path of PUT and PATCH in its own transaction.
-func (s *Service) write(ctx context.Context, id uuid.UUID, dryRun bool, change changeFunc) (Space, error) {
+func (s *Service) write(ctx context.Context, sc authz.Scope, id uuid.UUID, dryRun bool, change changeFunc) (Space, error) {
 	var out Space
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
 		var err error
-		out, err = update(ctx, tx, id, change)
+		out, err = update(ctx, sc, tx, id, change)
 		return err
 	})
 	return out, err
@@ -253,13 +250,12 @@ func (s *Service) write(ctx context.Context, id uuid.UUID, dryRun bool, change c
 type changeFunc func(Space) (*int64, Fields, error)
 
 // update loads, changes, checks, stores and emits, in tx.
-func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) (Space, error) {
-	p := authz.Caller(ctx)
-	cur, err := load(ctx, tx.Q, id, true)
+func update(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID, change changeFunc) (Space, error) {
+	cur, err := load(ctx, sc, tx.Q, id, true)
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.target()); err != nil {
+	if err := authz.Check(sc, authz.Edit, cur.target()); err != nil {
 		return cur, err
 	}
 	version, f, err := change(cur)
@@ -271,10 +267,10 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		return cur, err
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.target()); err != nil {
+		if err := authz.Check(sc, authz.Manage, cur.target()); err != nil {
 			return cur, err
 		}
-		if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, err
 		}
 	}
@@ -287,7 +283,7 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 		}
 	}
 	row, err := tx.Q.SpaceUpdate(ctx, db.SpaceUpdateParams{
-		OrganizationID: p.OrganizationID, SpaceID: id, Version: cur.Version,
+		OrganizationID: sc.OrganizationID, SpaceID: id, Version: cur.Version,
 		Slug: f.Slug, DisplayName: f.DisplayName,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
@@ -309,27 +305,26 @@ func update(ctx context.Context, tx *store.Tx, id uuid.UUID, change changeFunc) 
 }
 
 // Delete removes a Space. It is refused while the Space has DeleteGates or holds entities.
-func (s *Service) Delete(ctx context.Context, id uuid.UUID, dryRun bool) error {
+func (s *Service) Delete(ctx context.Context, sc authz.Scope, id uuid.UUID, dryRun bool) error {
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		_, err := remove(ctx, tx, id)
+		_, err := remove(ctx, sc, tx, id)
 		return err
 	})
 }
 
 // remove deletes a Space in tx and returns what it was.
-func remove(ctx context.Context, tx *store.Tx, id uuid.UUID) (Space, error) {
-	p := authz.Caller(ctx)
-	cur, err := load(ctx, tx.Q, id, true)
+func remove(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID) (Space, error) {
+	cur, err := load(ctx, sc, tx.Q, id, true)
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.target()); err != nil {
+	if err := authz.Check(sc, authz.Delete, cur.target()); err != nil {
 		return cur, err
 	}
 	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
 		return cur, err
 	}
-	n, err := tx.Q.SpaceDelete(ctx, db.SpaceDeleteParams{OrganizationID: p.OrganizationID, SpaceID: id})
+	n, err := tx.Q.SpaceDelete(ctx, db.SpaceDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: id})
 	if err != nil {
 		return cur, store.TranslateDelete(err, EntityType, id.String())
 	}
@@ -346,27 +341,26 @@ func (s Space) changeEvent(c entity.Change) event.Event {
 }
 
 // BulkPatch applies one merge patch to every Space the selection picks, each in its own savepoint.
-func (s *Service) BulkPatch(ctx context.Context, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Space], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Space, error) {
-		return update(ctx, tx, ref.ID, mergePatch(patch))
+func (s *Service) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Space], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Space, error) {
+		return update(ctx, sc, tx, ref.ID, mergePatch(patch))
 	})
 }
 
 // BulkDelete deletes every Space the selection picks, each in its own savepoint.
-func (s *Service) BulkDelete(ctx context.Context, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Space], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Space, error) {
-		return remove(ctx, tx, ref.ID)
+func (s *Service) BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Space], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Space, error) {
+		return remove(ctx, sc, tx, ref.ID)
 	})
 }
 
 // selector picks the Spaces of a bulk operation through the list path, in tx.
-func (s *Service) selector(path string, sel listquery.Params) entity.Selector {
+func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) entity.Selector {
 	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
-		p := authz.Caller(ctx)
 		limit := entity.MaxBulk
 		sel.Limit = &limit
 		page, err := listquery.Run[db.Space](ctx, tx, s.Tokens,
-			listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: sel})
+			listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: sel})
 		if err != nil {
 			return nil, err
 		}
@@ -392,13 +386,12 @@ func checkComponent(f Fields) error {
 }
 
 // ByIDs loads Spaces of the caller's organization the caller may view, by ID (for include expansions).
-func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Space, error) {
+func (s *Service) ByIDs(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]Space, error) {
 	out := map[uuid.UUID]Space{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	p := authz.Caller(ctx)
-	rows, err := s.Store.Q().SpaceListByIDs(ctx, db.SpaceListByIDsParams{OrganizationID: p.OrganizationID, SpaceIds: ids})
+	rows, err := s.Store.Q().SpaceListByIDs(ctx, db.SpaceListByIDsParams{OrganizationID: sc.OrganizationID, SpaceIds: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -407,7 +400,7 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Spa
 		if err != nil {
 			return nil, err
 		}
-		if p.Allows(authz.View, sp.target()) {
+		if sc.Allows(authz.View, sp.target()) {
 			out[sp.ID] = sp
 		}
 	}

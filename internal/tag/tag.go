@@ -96,17 +96,16 @@ type WriteOptions struct {
 	AllowExists bool
 }
 
-func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) (Tag, error) {
-	p := authz.Caller(ctx)
+func load(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID, lock bool) (Tag, error) {
 	var row *db.Tag
 	var err error
 	if lock {
-		row, err = q.TagGetByIDForUpdate(ctx, db.TagGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TagID: id})
+		row, err = q.TagGetByIDForUpdate(ctx, db.TagGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TagID: id})
 	} else {
-		row, err = q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TagID: id})
+		row, err = q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TagID: id})
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
 			return Tag{}, serr
 		}
 		return Tag{}, apierr.NotFound(EntityType, id.String())
@@ -120,9 +119,8 @@ func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) 
 // LookupForShare returns a Tag of the caller's organization by ID, in any Space, and holds a share lock
 // on it until the transaction of q ends: a write putting the Tag on Revisions reads it this way, so a
 // concurrent Delete (which takes the Tag off every Revision) waits for it rather than missing its Revisions.
-func LookupForShare(ctx context.Context, q *db.Queries, id uuid.UUID) (Tag, error) {
-	p := authz.Caller(ctx)
-	row, err := q.TagGetInOrganizationForShare(ctx, db.TagGetInOrganizationForShareParams{OrganizationID: p.OrganizationID, TagID: id})
+func LookupForShare(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (Tag, error) {
+	row, err := q.TagGetInOrganizationForShare(ctx, db.TagGetInOrganizationForShareParams{OrganizationID: sc.OrganizationID, TagID: id})
 	if apierr.Is(err, apierr.TypeNotFound) {
 		return Tag{}, apierr.Validation("Tag "+id.String()+" does not exist in your organization", apierr.Item{Item: "TagID", Description: "no such Tag"})
 	}
@@ -133,11 +131,10 @@ func LookupForShare(ctx context.Context, q *db.Queries, id uuid.UUID) (Tag, erro
 }
 
 // List returns a page of Tags (of one Space when spaceID is set).
-func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Tag], error) {
-	p := authz.Caller(ctx)
-	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Tag], error) {
+	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Tag]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "tag.space_id", Value: *spaceID}}
@@ -150,12 +147,12 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 }
 
 // Get returns one Tag.
-func (s *Service) Get(ctx context.Context, spaceID, id uuid.UUID) (Tag, error) {
-	t, err := load(ctx, s.Store.Q(), spaceID, id, false)
+func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID) (Tag, error) {
+	t, err := load(ctx, sc, s.Store.Q(), spaceID, id, false)
 	if err != nil {
 		return t, err
 	}
-	return t, authz.Check(authz.Caller(ctx), authz.View, t.authzTarget())
+	return t, authz.Check(sc, authz.View, t.authzTarget())
 }
 
 func (t Tag) changeEvent(c entity.Change, spaceSlug string) event.Event {
@@ -163,15 +160,14 @@ func (t Tag) changeEvent(c entity.Change, spaceSlug string) event.Event {
 }
 
 // Create makes a Tag in a Space.
-func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (Tag, error) {
-	p := authz.Caller(ctx)
+func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (Tag, error) {
 	f.Meta = f.Meta.Normalized()
 	if err := f.validate(); err != nil {
 		return Tag{}, err
 	}
 	var out Tag
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -179,14 +175,14 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
+		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 			return err
 		}
-		bySlug := db.TagGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug}
+		bySlug := db.TagGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug}
 		var row *db.Tag
 		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
 			var err error
-			row, err = sp.Q.TagInsert(ctx, db.TagInsertParams{TagID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID,
+			row, err = sp.Q.TagInsert(ctx, db.TagInsertParams{TagID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID,
 				Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 				DeleteGates: store.EncodeJSON(f.DeleteGates)})
 			return err
@@ -216,16 +212,16 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 type changeFunc func(Tag) (*int64, Fields, error)
 
 // Update replaces a Tag's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, spaceID, id uuid.UUID, version int64, f Fields, dryRun bool) (Tag, error) {
+func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, version int64, f Fields, dryRun bool) (Tag, error) {
 	if err := entity.RequireVersion(version); err != nil {
 		return Tag{}, err
 	}
-	return s.write(ctx, spaceID, id, dryRun, func(Tag) (*int64, Fields, error) { return &version, f, nil })
+	return s.write(ctx, sc, spaceID, id, dryRun, func(Tag) (*int64, Fields, error) { return &version, f, nil })
 }
 
 // Patch applies a merge patch to a Tag's fields.
-func (s *Service) Patch(ctx context.Context, spaceID, id uuid.UUID, patch json.RawMessage, dryRun bool) (Tag, error) {
-	return s.write(ctx, spaceID, id, dryRun, func(cur Tag) (*int64, Fields, error) {
+func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, patch json.RawMessage, dryRun bool) (Tag, error) {
+	return s.write(ctx, sc, spaceID, id, dryRun, func(cur Tag) (*int64, Fields, error) {
 		version, err := entity.SentVersion(patch)
 		if err != nil {
 			return nil, Fields{}, err
@@ -242,15 +238,14 @@ func (s *Service) Patch(ctx context.Context, spaceID, id uuid.UUID, patch json.R
 	})
 }
 
-func (s *Service) write(ctx context.Context, spaceID, id uuid.UUID, dryRun bool, change changeFunc) (Tag, error) {
-	p := authz.Caller(ctx)
+func (s *Service) write(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool, change changeFunc) (Tag, error) {
 	var out Tag
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		cur, err := load(ctx, tx.Q, spaceID, id, true)
+		cur, err := load(ctx, sc, tx.Q, spaceID, id, true)
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.authzTarget()); err != nil {
+		if err := authz.Check(sc, authz.Edit, cur.authzTarget()); err != nil {
 			return err
 		}
 		version, f, err := change(cur)
@@ -264,7 +259,7 @@ func (s *Service) write(ctx context.Context, spaceID, id uuid.UUID, dryRun bool,
 		if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
 			return err
 		}
-		row, err := tx.Q.TagUpdate(ctx, db.TagUpdateParams{OrganizationID: p.OrganizationID, TagID: id, Version: cur.Version,
+		row, err := tx.Q.TagUpdate(ctx, db.TagUpdateParams{OrganizationID: sc.OrganizationID, TagID: id, Version: cur.Version,
 			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 			DeleteGates: store.EncodeJSON(f.DeleteGates)})
 		if err != nil {
@@ -273,7 +268,7 @@ func (s *Service) write(ctx context.Context, spaceID, id uuid.UUID, dryRun bool,
 		if out, err = fromRow(row); err != nil {
 			return err
 		}
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -284,30 +279,29 @@ func (s *Service) write(ctx context.Context, spaceID, id uuid.UUID, dryRun bool,
 }
 
 // Delete removes a Tag and takes it off every Revision; refused while it has DeleteGates.
-func (s *Service) Delete(ctx context.Context, spaceID, id uuid.UUID, dryRun bool) error {
-	p := authz.Caller(ctx)
+func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool) error {
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		cur, err := load(ctx, tx.Q, spaceID, id, true)
+		cur, err := load(ctx, sc, tx.Q, spaceID, id, true)
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.authzTarget()); err != nil {
+		if err := authz.Check(sc, authz.Delete, cur.authzTarget()); err != nil {
 			return err
 		}
 		if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
 			return err
 		}
-		if err := tx.Q.TagRemoveFromRevisions(ctx, db.TagRemoveFromRevisionsParams{OrganizationID: p.OrganizationID, TagID: id.String()}); err != nil {
+		if err := tx.Q.TagRemoveFromRevisions(ctx, db.TagRemoveFromRevisionsParams{OrganizationID: sc.OrganizationID, TagID: id.String()}); err != nil {
 			return err
 		}
-		n, err := tx.Q.TagDelete(ctx, db.TagDeleteParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TagID: id})
+		n, err := tx.Q.TagDelete(ctx, db.TagDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TagID: id})
 		if err != nil {
 			return store.TranslateDelete(err, EntityType, id.String())
 		}
 		if n == 0 {
 			return apierr.NotFound(EntityType, id.String())
 		}
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

@@ -166,17 +166,16 @@ type WriteOptions struct {
 	AllowExists bool
 }
 
-func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) (Target, error) {
-	p := authz.Caller(ctx)
+func load(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID, lock bool) (Target, error) {
 	var row *db.Target
 	var err error
 	if lock {
-		row, err = q.TargetGetByIDForUpdate(ctx, db.TargetGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: id})
+		row, err = q.TargetGetByIDForUpdate(ctx, db.TargetGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
 	} else {
-		row, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: id})
+		row, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
 			return Target{}, serr
 		}
 		return Target{}, apierr.NotFound(EntityType, id.String())
@@ -188,11 +187,10 @@ func load(ctx context.Context, q *db.Queries, spaceID, id uuid.UUID, lock bool) 
 }
 
 // List returns a page of Targets (of one Space when spaceID is set) the caller may view.
-func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Target], error) {
-	p := authz.Caller(ctx)
-	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Target], error) {
+	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Target]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "target.space_id", Value: *spaceID}}
@@ -205,27 +203,26 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	if err != nil {
 		return out, err
 	}
-	out.Items = authz.Filter(p, authz.View, out.Items, Target.authzTarget)
+	out.Items = authz.Filter(sc, authz.View, out.Items, Target.authzTarget)
 	return out, nil
 }
 
 // Get returns one Target.
-func (s *Service) Get(ctx context.Context, spaceID, id uuid.UUID) (Target, error) {
-	t, err := load(ctx, s.Store.Q(), spaceID, id, false)
+func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID) (Target, error) {
+	t, err := load(ctx, sc, s.Store.Q(), spaceID, id, false)
 	if err != nil {
 		return t, err
 	}
-	return t, authz.Check(authz.Caller(ctx), authz.View, t.authzTarget())
+	return t, authz.Check(sc, authz.View, t.authzTarget())
 }
 
 // ByIDs loads Targets the caller may view, by ID (for include=TargetID).
-func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Target, error) {
+func (s *Service) ByIDs(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]Target, error) {
 	out := map[uuid.UUID]Target{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	p := authz.Caller(ctx)
-	rows, err := s.Store.Q().TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: p.OrganizationID, TargetIds: ids})
+	rows, err := s.Store.Q().TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: sc.OrganizationID, TargetIds: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +231,7 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Tar
 		if err != nil {
 			return nil, err
 		}
-		if p.Allows(authz.View, t.authzTarget()) {
+		if sc.Allows(authz.View, t.authzTarget()) {
 			out[t.ID] = t
 		}
 	}
@@ -243,12 +240,12 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Tar
 
 // Existing returns which of ids name Targets of the caller's organization (in any Space), in one query,
 // for entities that reference Targets.
-func Existing(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+func Existing(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
 	out := map[uuid.UUID]bool{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := q.TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: authz.Caller(ctx).OrganizationID, TargetIds: ids})
+	rows, err := q.TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: sc.OrganizationID, TargetIds: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -259,15 +256,14 @@ func Existing(ctx context.Context, q *db.Queries, ids []uuid.UUID) (map[uuid.UUI
 }
 
 // Create makes a Target in a Space.
-func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (Target, error) {
-	p := authz.Caller(ctx)
+func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (Target, error) {
 	f = f.normalized()
 	if err := f.validate(); err != nil {
 		return Target{}, err
 	}
 	var out Target
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -275,24 +271,24 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
+		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 			return err
 		}
 		if len(f.Permissions) > 0 {
-			if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
+			if err := authz.Check(sc, authz.Manage, st); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", nil, f.Permissions); err != nil {
+			if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 				return err
 			}
 		}
-		existing, err := tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
+		existing, err := tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 		switch {
 		case err == nil && opts.AllowExists:
 			if out, err = fromRow(existing); err != nil {
 				return err
 			}
-			return authz.Check(authz.Caller(ctx), authz.View, out.authzTarget())
+			return authz.Check(sc, authz.View, out.authzTarget())
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
 		case !apierr.Is(err, apierr.TypeNotFound):
@@ -305,7 +301,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
 			var err error
 			row, err = sp.Q.TargetInsert(ctx, db.TargetInsertParams{
-				TargetID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
+				TargetID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
 				Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 				ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
@@ -315,7 +311,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			return err
 		})
 		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
-			if row, err = tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
+			if row, err = tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
 				return err
 			}
 			out, err = fromRow(row)
@@ -359,16 +355,16 @@ func (t Target) changeEvent(c entity.Change, spaceSlug string) event.Event {
 type changeFunc func(Target) (*int64, Fields, error)
 
 // Update replaces a Target's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, spaceID, id uuid.UUID, version int64, f Fields, dryRun bool) (Target, error) {
+func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, version int64, f Fields, dryRun bool) (Target, error) {
 	if err := entity.RequireVersion(version); err != nil {
 		return Target{}, err
 	}
-	return s.write(ctx, spaceID, id, dryRun, func(Target) (*int64, Fields, error) { return &version, f, nil })
+	return s.write(ctx, sc, spaceID, id, dryRun, func(Target) (*int64, Fields, error) { return &version, f, nil })
 }
 
 // Patch applies a merge patch to a Target's fields.
-func (s *Service) Patch(ctx context.Context, spaceID, id uuid.UUID, patch json.RawMessage, dryRun bool) (Target, error) {
-	return s.write(ctx, spaceID, id, dryRun, mergePatch(patch))
+func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, patch json.RawMessage, dryRun bool) (Target, error) {
+	return s.write(ctx, sc, spaceID, id, dryRun, mergePatch(patch))
 }
 
 func mergePatch(patch json.RawMessage) changeFunc {
@@ -389,23 +385,22 @@ func mergePatch(patch json.RawMessage) changeFunc {
 	}
 }
 
-func (s *Service) write(ctx context.Context, spaceID, id uuid.UUID, dryRun bool, change changeFunc) (Target, error) {
+func (s *Service) write(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool, change changeFunc) (Target, error) {
 	var out Target
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
 		var err error
-		out, err = update(ctx, tx, spaceID, id, change)
+		out, err = update(ctx, sc, tx, spaceID, id, change)
 		return err
 	})
 	return out, err
 }
 
-func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change changeFunc) (Target, error) {
-	p := authz.Caller(ctx)
-	cur, err := load(ctx, tx.Q, spaceID, id, true)
+func update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.UUID, change changeFunc) (Target, error) {
+	cur, err := load(ctx, sc, tx.Q, spaceID, id, true)
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.authzTarget()); err != nil {
+	if err := authz.Check(sc, authz.Edit, cur.authzTarget()); err != nil {
 		return cur, err
 	}
 	version, f, err := change(cur)
@@ -417,10 +412,10 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 		return cur, err
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.authzTarget()); err != nil {
+		if err := authz.Check(sc, authz.Manage, cur.authzTarget()); err != nil {
 			return cur, err
 		}
-		if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, err
 		}
 	}
@@ -440,7 +435,7 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 		}
 	}
 	row, err := tx.Q.TargetUpdate(ctx, db.TargetUpdateParams{
-		OrganizationID: p.OrganizationID, TargetID: id, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
+		OrganizationID: sc.OrganizationID, TargetID: id, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 		ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
@@ -454,7 +449,7 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 	if err != nil {
 		return out, err
 	}
-	sp, err := space.Parent(ctx, tx.Q, spaceID)
+	sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 	if err != nil {
 		return out, err
 	}
@@ -463,33 +458,32 @@ func update(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID, change cha
 }
 
 // Delete removes a Target; refused while it has DeleteGates or Units use it.
-func (s *Service) Delete(ctx context.Context, spaceID, id uuid.UUID, dryRun bool) error {
+func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool) error {
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		_, err := remove(ctx, tx, spaceID, id)
+		_, err := remove(ctx, sc, tx, spaceID, id)
 		return err
 	})
 }
 
-func remove(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID) (Target, error) {
-	p := authz.Caller(ctx)
-	cur, err := load(ctx, tx.Q, spaceID, id, true)
+func remove(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.UUID) (Target, error) {
+	cur, err := load(ctx, sc, tx.Q, spaceID, id, true)
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.authzTarget()); err != nil {
+	if err := authz.Check(sc, authz.Delete, cur.authzTarget()); err != nil {
 		return cur, err
 	}
 	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
 		return cur, err
 	}
-	n, err := tx.Q.TargetDelete(ctx, db.TargetDeleteParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: id})
+	n, err := tx.Q.TargetDelete(ctx, db.TargetDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
 	if err != nil {
 		return cur, store.TranslateDelete(err, EntityType, id.String())
 	}
 	if n == 0 {
 		return cur, apierr.NotFound(EntityType, id.String())
 	}
-	sp, err := space.Parent(ctx, tx.Q, spaceID)
+	sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 	if err != nil {
 		return cur, err
 	}
@@ -498,25 +492,24 @@ func remove(ctx context.Context, tx *store.Tx, spaceID, id uuid.UUID) (Target, e
 }
 
 // BulkPatch applies one merge patch to every Target the selection picks, each in its own savepoint.
-func (s *Service) BulkPatch(ctx context.Context, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Target], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Target, error) {
-		return update(ctx, tx, ref.SpaceID, ref.ID, mergePatch(patch))
+func (s *Service) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Target], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Target, error) {
+		return update(ctx, sc, tx, ref.SpaceID, ref.ID, mergePatch(patch))
 	})
 }
 
 // BulkDelete deletes every Target the selection picks.
-func (s *Service) BulkDelete(ctx context.Context, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Target], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Target, error) {
-		return remove(ctx, tx, ref.SpaceID, ref.ID)
+func (s *Service) BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Target], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Target, error) {
+		return remove(ctx, sc, tx, ref.SpaceID, ref.ID)
 	})
 }
 
-func (s *Service) selector(path string, sel listquery.Params) entity.Selector {
+func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) entity.Selector {
 	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
-		p := authz.Caller(ctx)
 		limit := entity.MaxBulk
 		sel.Limit = &limit
-		page, err := listquery.Run[db.Target](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: sel})
+		page, err := listquery.Run[db.Target](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: sel})
 		if err != nil {
 			return nil, err
 		}

@@ -22,12 +22,11 @@ import (
 )
 
 // selector picks the Units of a bulk operation through the list path, in its transaction.
-func (s *Service) selector(path string, sel listquery.Params) entity.Selector {
+func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) entity.Selector {
 	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
-		p := authz.Caller(ctx)
 		limit := entity.MaxBulk
 		sel.Limit = &limit
-		page, err := listquery.Run[db.Unit](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: sel})
+		page, err := listquery.Run[db.Unit](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: sel})
 		if err != nil {
 			return nil, err
 		}
@@ -43,32 +42,31 @@ func (s *Service) selector(path string, sel listquery.Params) entity.Selector {
 }
 
 // BulkPatch applies one merge patch to every selected Unit, each in its own savepoint.
-func (s *Service) BulkPatch(ctx context.Context, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Unit], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
-		return update(ctx, tx, ref.SpaceID, ref.ID, mergePatch(patch))
+func (s *Service) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Unit], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+		return update(ctx, sc, tx, ref.SpaceID, ref.ID, mergePatch(patch))
 	})
 }
 
 // BulkDelete deletes every selected Unit.
-func (s *Service) BulkDelete(ctx context.Context, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Unit], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
-		return remove(ctx, tx, ref.SpaceID, ref.ID)
+func (s *Service) BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Unit], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+		return remove(ctx, sc, tx, ref.SpaceID, ref.ID)
 	})
 }
 
 // BulkTag puts a Tag on the head Revision of every selected Unit, or (remove) takes it off their Revisions.
-func (s *Service) BulkTag(ctx context.Context, path string, sel listquery.Params, tagID uuid.UUID, remove bool, dryRun bool) ([]entity.BulkItem[Unit], error) {
-	p := authz.Caller(ctx)
-	selectRefs := s.selector(path, sel)
+func (s *Service) BulkTag(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, tagID uuid.UUID, remove bool, dryRun bool) ([]entity.BulkItem[Unit], error) {
+	selectRefs := s.selector(sc, path, sel)
 	// The Tag is read (and share-locked) in the operation's transaction, before the Units are selected.
 	withTag := func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
-		if _, err := tag.LookupForShare(ctx, tx.Q, tagID); err != nil {
+		if _, err := tag.LookupForShare(ctx, sc, tx.Q, tagID); err != nil {
 			return nil, err
 		}
 		return selectRefs(ctx, tx)
 	}
 	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, withTag, func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
-		row, err := loadRow(ctx, tx.Q, ref.SpaceID, ref.ID, true)
+		row, err := loadRow(ctx, sc, tx.Q, ref.SpaceID, ref.ID, true)
 		if err != nil {
 			return Unit{}, err
 		}
@@ -76,27 +74,26 @@ func (s *Service) BulkTag(ctx context.Context, path string, sel listquery.Params
 		if err != nil {
 			return u, err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Edit, u.target()); err != nil {
+		if err := authz.Check(sc, authz.Edit, u.target()); err != nil {
 			return u, err
 		}
 		if remove {
-			_, err := tx.Q.RevisionRemoveTagFromUnit(ctx, db.RevisionRemoveTagFromUnitParams{OrganizationID: p.OrganizationID, UnitID: u.ID, TagID: tagID.String()})
+			_, err := tx.Q.RevisionRemoveTagFromUnit(ctx, db.RevisionRemoveTagFromUnitParams{OrganizationID: sc.OrganizationID, UnitID: u.ID, TagID: tagID.String()})
 			return u, err
 		}
 		if u.HeadRevisionID == nil {
 			return u, apierr.Validation("the Unit has no Revision to tag yet; put its data first")
 		}
-		return u, tx.Q.RevisionAddTag(ctx, db.RevisionAddTagParams{OrganizationID: p.OrganizationID, RevisionID: *u.HeadRevisionID,
+		return u, tx.Q.RevisionAddTag(ctx, db.RevisionAddTagParams{OrganizationID: sc.OrganizationID, RevisionID: *u.HeadRevisionID,
 			TagID: tagID.String(), TaggedAt: time.Now().UTC().Format(time.RFC3339Nano)})
 	})
 }
 
 // Move moves every selected Unit (with its history) to another Space of the organization. A moved Unit
 // loses its TargetID: Targets belong to a Space.
-func (s *Service) Move(ctx context.Context, path string, sel listquery.Params, toSpaceID uuid.UUID, dryRun bool) ([]entity.BulkItem[Unit], error) {
-	p := authz.Caller(ctx)
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
-		to, err := space.Parent(ctx, tx.Q, toSpaceID)
+func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, toSpaceID uuid.UUID, dryRun bool) ([]entity.BulkItem[Unit], error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+		to, err := space.Parent(ctx, sc, tx.Q, toSpaceID)
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return Unit{}, apierr.NoSuchReference(space.EntityType, "of your organization", "ToSpaceID")
 		}
@@ -107,10 +104,10 @@ func (s *Service) Move(ctx context.Context, path string, sel listquery.Params, t
 		if err != nil {
 			return Unit{}, err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
+		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 			return Unit{}, err
 		}
-		row, err := loadRow(ctx, tx.Q, ref.SpaceID, ref.ID, true)
+		row, err := loadRow(ctx, sc, tx.Q, ref.SpaceID, ref.ID, true)
 		if err != nil {
 			return Unit{}, err
 		}
@@ -118,13 +115,13 @@ func (s *Service) Move(ctx context.Context, path string, sel listquery.Params, t
 		if err != nil {
 			return cur, err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.target()); err != nil {
+		if err := authz.Check(sc, authz.Delete, cur.target()); err != nil {
 			return cur, err
 		}
 		if cur.SpaceID == toSpaceID {
 			return cur, nil
 		}
-		moved, err := tx.Q.UnitMove(ctx, db.UnitMoveParams{OrganizationID: p.OrganizationID, UnitID: cur.ID, ToSpaceID: toSpaceID})
+		moved, err := tx.Q.UnitMove(ctx, db.UnitMoveParams{OrganizationID: sc.OrganizationID, UnitID: cur.ID, ToSpaceID: toSpaceID})
 		if err != nil {
 			return cur, entity.SlugClash(err, EntityType, cur.Slug)
 		}
@@ -157,20 +154,20 @@ type CloneOptions struct {
 // Clone copies every selected Unit (fields and head data, server-side) into the destination Spaces,
 // applying patch to each clone. A clone records its upstream: UpstreamUnitID, UpstreamSpaceID and
 // UpstreamRevisionNum (the source's head Revision), and its data becomes its Revision 1.
-func (s *Service) Clone(ctx context.Context, path string, sel listquery.Params, patch json.RawMessage, opts CloneOptions) ([]entity.BulkItem[Unit], error) {
+func (s *Service) Clone(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, opts CloneOptions) ([]entity.BulkItem[Unit], error) {
 	if len(opts.Prefixes) == 0 {
 		opts.Prefixes = []string{""}
 	}
 	var items []entity.BulkItem[Unit]
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
 		items = nil
-		refs, err := s.selector(path, sel)(ctx, tx)
+		refs, err := s.selector(sc, path, sel)(ctx, tx)
 		if err != nil {
 			return err
 		}
 		var dest []uuid.UUID
 		if strings.TrimSpace(opts.WhereSpace) != "" {
-			if dest, err = s.spacesWhere(ctx, tx, opts.WhereSpace); err != nil {
+			if dest, err = s.spacesWhere(ctx, sc, tx, opts.WhereSpace); err != nil {
 				return err
 			}
 			if len(dest) == 0 {
@@ -192,7 +189,7 @@ func (s *Service) Clone(ctx context.Context, path string, sel listquery.Params, 
 					item := entity.BulkItem[Unit]{Ref: ref}
 					err := tx.Savepoint(ctx, func(sp *store.Tx) error {
 						var err error
-						item.Value, err = cloneOne(ctx, sp, ref, spaceID, prefix, patch, opts)
+						item.Value, err = cloneOne(ctx, sc, sp, ref, spaceID, prefix, patch, opts)
 						return err
 					})
 					if err != nil {
@@ -215,10 +212,9 @@ func (s *Service) Clone(ctx context.Context, path string, sel listquery.Params, 
 }
 
 // spacesWhere resolves where_space to the Spaces of the organization it selects.
-func (s *Service) spacesWhere(ctx context.Context, tx *store.Tx, where string) ([]uuid.UUID, error) {
-	p := authz.Caller(ctx)
+func (s *Service) spacesWhere(ctx context.Context, sc authz.Scope, tx *store.Tx, where string) ([]uuid.UUID, error) {
 	limit := entity.MaxBulk
-	page, err := listquery.Run[db.Space](ctx, tx, s.Tokens, listquery.Query{Entity: space.ListEntity, OrganizationID: p.OrganizationID,
+	page, err := listquery.Run[db.Space](ctx, tx, s.Tokens, listquery.Query{Entity: space.ListEntity, OrganizationID: sc.OrganizationID,
 		Path: "where_space", Params: listquery.Params{Where: where, Limit: &limit}})
 	if err != nil {
 		if e := apierr.From(err); e.Type == apierr.TypeUserInput {
@@ -234,9 +230,8 @@ func (s *Service) spacesWhere(ctx context.Context, tx *store.Tx, where string) (
 }
 
 // cloneOne makes one clone of the Unit ref in spaceID.
-func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UUID, prefix string, patch json.RawMessage, opts CloneOptions) (Unit, error) {
-	p := authz.Caller(ctx)
-	srcRow, err := loadRow(ctx, tx.Q, ref.SpaceID, ref.ID, false)
+func cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, spaceID uuid.UUID, prefix string, patch json.RawMessage, opts CloneOptions) (Unit, error) {
+	srcRow, err := loadRow(ctx, sc, tx.Q, ref.SpaceID, ref.ID, false)
 	if err != nil {
 		return Unit{}, err
 	}
@@ -244,10 +239,10 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	if err != nil {
 		return src, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.View, src.target()); err != nil {
+	if err := authz.Check(sc, authz.View, src.target()); err != nil {
 		return src, err
 	}
-	dest, err := space.Parent(ctx, tx.Q, spaceID)
+	dest, err := space.Parent(ctx, sc, tx.Q, spaceID)
 	if err != nil {
 		return src, err
 	}
@@ -255,7 +250,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	if err != nil {
 		return src, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
+	if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 		return src, err
 	}
 	f, err := cloneFields(src, prefix, patch)
@@ -268,14 +263,14 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	}
 	// Permissions the patch sets are a grant made in the destination Space: Manage there, as Create asks.
 	if !f.Permissions.Equal(src.Permissions) {
-		if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
+		if err := authz.Check(sc, authz.Manage, st); err != nil {
 			return src, err
 		}
-		if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
 			return src, err
 		}
 	}
-	existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
+	existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 	switch {
 	case err == nil && opts.AllowExists:
 		return fromRow(existing)
@@ -285,7 +280,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 		return src, err
 	}
 	// A TargetID the patch sets names a Target of the destination Space with the clone's ToolchainType.
-	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
+	if err := checkTarget(ctx, sc, tx.Q, spaceID, f); err != nil {
 		return src, err
 	}
 	// So may a ChangeSetID (the source's is not copied).
@@ -294,7 +289,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 	}
 	upstreamUnit, upstreamSpace := src.ID, src.SpaceID
 	row, err := tx.Q.UnitInsert(ctx, db.UnitInsertParams{
-		UnitID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
+		UnitID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
 		Permissions: store.EncodeJSON(f.Permissions), ToolchainType: f.ToolchainType, ProviderType: f.ProviderType,
@@ -321,7 +316,7 @@ func cloneOne(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UU
 		return clone, dataError(err)
 	}
 	description := fmt.Sprintf("Cloned from %s (Revision %d)", src.Slug, src.HeadRevisionNum)
-	res, err := commitData(ctx, tx, row, data, doc, dataChange{source: SourceClone, always: true,
+	res, err := commitData(ctx, sc, tx, row, data, doc, dataChange{source: SourceClone, always: true,
 		opts: WriteOptions{Description: &description, UserAgent: opts.UserAgent}})
 	return res.Unit, err
 }

@@ -65,8 +65,8 @@ func etagMatches(header, hash string, strong bool) bool {
 }
 
 // Data returns a Unit's data, its hash and ToolchainType.
-func (s *Service) Data(ctx context.Context, spaceID, unitID uuid.UUID) ([]byte, string, string, error) {
-	u, err := s.Get(ctx, spaceID, unitID)
+func (s *Service) Data(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) ([]byte, string, string, error) {
+	u, err := s.Get(ctx, sc, spaceID, unitID)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -79,10 +79,10 @@ func (s *Service) Data(ctx context.Context, spaceID, unitID uuid.UUID) ([]byte, 
 
 // PutData makes data the Unit's head: it must parse for the ToolchainType; ifMatch (when given) must name
 // the current DataHash. The same data again makes no Revision.
-func (s *Service) PutData(ctx context.Context, spaceID, unitID uuid.UUID, data []byte, ifMatch string, opts WriteOptions) (WriteResult, error) {
+func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, data []byte, ifMatch string, opts WriteOptions) (WriteResult, error) {
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
+		row, err := loadRow(ctx, sc, tx.Q, spaceID, unitID, true)
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func (s *Service) PutData(ctx context.Context, spaceID, unitID uuid.UUID, data [
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.target()); err != nil {
+		if err := authz.Check(sc, authz.Edit, cur.target()); err != nil {
 			return err
 		}
 		if ifMatch != "" && !ETagMatchesStrong(ifMatch, cur.DataHash) {
@@ -104,7 +104,7 @@ func (s *Service) PutData(ctx context.Context, spaceID, unitID uuid.UUID, data [
 		if err != nil {
 			return dataError(err)
 		}
-		out, err = commitData(ctx, tx, row, data, doc, dataChange{source: SourceDataPut, opts: opts})
+		out, err = commitData(ctx, sc, tx, row, data, doc, dataChange{source: SourceDataPut, opts: opts})
 		return err
 	})
 	return out, err
@@ -148,8 +148,7 @@ type dataChange struct {
 
 // commitData records data as a new Revision and Mutation of the locked Unit row and makes it the head.
 // Unchanged data records nothing.
-func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, doc *configdata.Document, change dataChange) (WriteResult, error) {
-	p := authz.Caller(ctx)
+func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, data []byte, doc *configdata.Document, change dataChange) (WriteResult, error) {
 	hash := configdata.Hash(data)
 	prevSources, err := headSources(ctx, tx.Q, row)
 	if err != nil {
@@ -176,9 +175,10 @@ func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, do
 	if change.opts.ChangeSetID != nil {
 		changeSet = change.opts.ChangeSetID
 	}
+	// The revision records who acted; a system principal is no User and records uuid.Nil.
 	rev, err := tx.Q.RevisionInsert(ctx, db.RevisionInsertParams{
 		RevisionID: uuid.New(), OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
-		RevisionNum: revNum, Description: description, Source: change.source, UserID: p.UserID,
+		RevisionNum: revNum, Description: description, Source: change.source, UserID: sc.UserID,
 		UserAgent: change.opts.UserAgent, ChangeSetID: changeSet, DataHash: hash, DataSize: int64(len(data)),
 		MutationSources: store.EncodeJSON(sources),
 	})
@@ -207,7 +207,7 @@ func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, do
 	if err != nil {
 		return WriteResult{}, err
 	}
-	sp, err := space.Parent(ctx, tx.Q, row.SpaceID)
+	sp, err := space.Parent(ctx, sc, tx.Q, row.SpaceID)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -216,13 +216,12 @@ func commitData(ctx context.Context, tx *store.Tx, row *db.Unit, data []byte, do
 }
 
 // restoreRevision makes Revision num's data the head again, as a new Revision.
-func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
-	p := authz.Caller(ctx)
-	row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
+func restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
+	row, err := loadRow(ctx, sc, tx.Q, spaceID, unitID, true)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	rev, err := tx.Q.RevisionGetByNum(ctx, db.RevisionGetByNumParams{OrganizationID: p.OrganizationID, UnitID: unitID, RevisionNum: num})
+	rev, err := tx.Q.RevisionGetByNum(ctx, db.RevisionGetByNumParams{OrganizationID: sc.OrganizationID, UnitID: unitID, RevisionNum: num})
 	if apierr.Is(err, apierr.TypeNotFound) {
 		return WriteResult{}, apierr.Validation(fmt.Sprintf("the Unit has no Revision %d to restore", num), apierr.Item{Item: "restore", Description: "no such RevisionNum"})
 	}
@@ -237,7 +236,7 @@ func restoreRevision(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUI
 	if err != nil {
 		return WriteResult{}, dataError(err)
 	}
-	return commitData(ctx, tx, row, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
+	return commitData(ctx, sc, tx, row, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
 }
 
 // projectionDocument rebuilds the path model from a stored projection.
@@ -312,11 +311,11 @@ func encode(v any) string {
 }
 
 // MutationSources returns, for each path of the head data, the Mutation that last set it.
-func (s *Service) MutationSources(ctx context.Context, spaceID, unitID uuid.UUID) ([]Source, error) {
-	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+func (s *Service) MutationSources(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) ([]Source, error) {
+	if _, err := s.Get(ctx, sc, spaceID, unitID); err != nil {
 		return nil, err
 	}
-	row, err := loadRow(ctx, s.Store.Q(), spaceID, unitID, false)
+	row, err := loadRow(ctx, sc, s.Store.Q(), spaceID, unitID, false)
 	if err != nil {
 		return nil, err
 	}

@@ -101,11 +101,10 @@ type DataFilter struct {
 }
 
 // List returns a page of Units (of one Space when spaceID is set) the caller may view.
-func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, params listquery.Params, df DataFilter) (listquery.Page[Unit], error) {
-	p := authz.Caller(ctx)
-	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params, df DataFilter) (listquery.Page[Unit], error) {
+	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := space.Parent(ctx, s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Unit]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "unit.space_id", Value: *spaceID}}
@@ -127,21 +126,20 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	if err != nil {
 		return out, err
 	}
-	out.Items = authz.Filter(p, authz.View, out.Items, Unit.target)
+	out.Items = authz.Filter(sc, authz.View, out.Items, Unit.target)
 	return out, nil
 }
 
 // ListRevisions returns a page of one Unit's Revisions.
-func (s *Service) ListRevisions(ctx context.Context, spaceID, unitID uuid.UUID, path string, params listquery.Params) (listquery.Page[Revision], error) {
-	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+func (s *Service) ListRevisions(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, path string, params listquery.Params) (listquery.Page[Revision], error) {
+	if _, err := s.Get(ctx, sc, spaceID, unitID); err != nil {
 		return listquery.Page[Revision]{}, err
 	}
-	p := authz.Caller(ctx)
 	if params.OrderBy == "" {
 		params.OrderBy = "RevisionNum"
 	}
 	page, err := listquery.Run[db.Revision](ctx, s.Store.Pool, s.Tokens, listquery.Query{
-		Entity: RevisionList, OrganizationID: p.OrganizationID, Path: path, Params: params,
+		Entity: RevisionList, OrganizationID: sc.OrganizationID, Path: path, Params: params,
 		Scope: []listquery.Condition{{Column: "revision.unit_id", Value: unitID}},
 	})
 	if err != nil {
@@ -153,13 +151,12 @@ func (s *Service) ListRevisions(ctx context.Context, spaceID, unitID uuid.UUID, 
 // ListAllRevisions lists Revisions across the organization: the latest matching one of each Unit, or
 // with all (distinct_on=Off, which needs limit) every one. Revisions of Units the caller may not view
 // are left out.
-func (s *Service) ListAllRevisions(ctx context.Context, path string, params listquery.Params, all bool) (listquery.Page[Revision], error) {
-	p := authz.Caller(ctx)
+func (s *Service) ListAllRevisions(ctx context.Context, sc authz.Scope, path string, params listquery.Params, all bool) (listquery.Page[Revision], error) {
 	if all && params.Limit == nil {
 		return listquery.Page[Revision]{}, apierr.UserInput("distinct_on=Off returns every Revision and needs an explicit limit",
 			apierr.Item{Item: "distinct_on", Description: "Off requires limit"})
 	}
-	q := listquery.Query{Entity: RevisionList, OrganizationID: p.OrganizationID, Path: path, Params: params}
+	q := listquery.Query{Entity: RevisionList, OrganizationID: sc.OrganizationID, Path: path, Params: params}
 	if !all {
 		q.Distinct = &listquery.Distinct{Partition: "revision.unit_id", Latest: "revision.revision_num"}
 		q.Path += "?distinct_on=Unit"
@@ -172,23 +169,22 @@ func (s *Service) ListAllRevisions(ctx context.Context, path string, params list
 	if err != nil {
 		return out, err
 	}
-	return s.visibleRevisions(ctx, out)
+	return s.visibleRevisions(ctx, sc, out)
 }
 
 // visibleRevisions drops Revisions of Units the caller may not view (one query for the page's Units).
-func (s *Service) visibleRevisions(ctx context.Context, page listquery.Page[Revision]) (listquery.Page[Revision], error) {
-	p := authz.Caller(ctx)
+func (s *Service) visibleRevisions(ctx context.Context, sc authz.Scope, page listquery.Page[Revision]) (listquery.Page[Revision], error) {
 	ids := make([]uuid.UUID, 0, len(page.Items))
 	for _, r := range page.Items {
 		ids = append(ids, r.UnitID)
 	}
-	units, err := s.unitsByID(ctx, ids)
+	units, err := s.unitsByID(ctx, sc, ids)
 	if err != nil {
 		return page, err
 	}
 	visible := page.Items[:0]
 	for _, r := range page.Items {
-		if u, ok := units[r.UnitID]; ok && p.Allows(authz.View, u.target()) {
+		if u, ok := units[r.UnitID]; ok && sc.Allows(authz.View, u.target()) {
 			visible = append(visible, r)
 		}
 	}
@@ -197,13 +193,12 @@ func (s *Service) visibleRevisions(ctx context.Context, page listquery.Page[Revi
 }
 
 // unitsByID loads Units of the caller's organization by ID, in one query.
-func (s *Service) unitsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Unit, error) {
+func (s *Service) unitsByID(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]Unit, error) {
 	out := map[uuid.UUID]Unit{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	p := authz.Caller(ctx)
-	rows, err := s.Store.Q().UnitListByIDs(ctx, db.UnitListByIDsParams{OrganizationID: p.OrganizationID, UnitIds: ids})
+	rows, err := s.Store.Q().UnitListByIDs(ctx, db.UnitListByIDsParams{OrganizationID: sc.OrganizationID, UnitIds: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -218,14 +213,13 @@ func (s *Service) unitsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID
 }
 
 // UnitsByID loads Units the caller may view, by ID (for include expansions).
-func (s *Service) UnitsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Unit, error) {
-	units, err := s.unitsByID(ctx, ids)
+func (s *Service) UnitsByID(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]Unit, error) {
+	units, err := s.unitsByID(ctx, sc, ids)
 	if err != nil {
 		return nil, err
 	}
-	p := authz.Caller(ctx)
 	for id, u := range units {
-		if !p.Allows(authz.View, u.target()) {
+		if !sc.Allows(authz.View, u.target()) {
 			delete(units, id)
 		}
 	}
@@ -233,13 +227,12 @@ func (s *Service) UnitsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID
 }
 
 // RevisionsByID loads Revisions of the caller's organization by ID (for include=HeadRevisionNum).
-func (s *Service) RevisionsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Revision, error) {
+func (s *Service) RevisionsByID(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]Revision, error) {
 	out := map[uuid.UUID]Revision{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	p := authz.Caller(ctx)
-	rows, err := s.Store.Q().RevisionListByIDs(ctx, db.RevisionListByIDsParams{OrganizationID: p.OrganizationID, RevisionIds: ids})
+	rows, err := s.Store.Q().RevisionListByIDs(ctx, db.RevisionListByIDsParams{OrganizationID: sc.OrganizationID, RevisionIds: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -251,12 +244,11 @@ func (s *Service) RevisionsByID(ctx context.Context, ids []uuid.UUID) (map[uuid.
 }
 
 // GetRevision returns one Revision of a Unit.
-func (s *Service) GetRevision(ctx context.Context, spaceID, unitID, revisionID uuid.UUID) (Revision, error) {
-	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+func (s *Service) GetRevision(ctx context.Context, sc authz.Scope, spaceID, unitID, revisionID uuid.UUID) (Revision, error) {
+	if _, err := s.Get(ctx, sc, spaceID, unitID); err != nil {
 		return Revision{}, err
 	}
-	p := authz.Caller(ctx)
-	row, err := s.Store.Q().RevisionGet(ctx, db.RevisionGetParams{OrganizationID: p.OrganizationID, UnitID: unitID, RevisionID: revisionID})
+	row, err := s.Store.Q().RevisionGet(ctx, db.RevisionGetParams{OrganizationID: sc.OrganizationID, UnitID: unitID, RevisionID: revisionID})
 	if err != nil {
 		return Revision{}, apierr.NotFoundAs(err, RevisionEntityType, revisionID.String())
 	}
@@ -264,12 +256,12 @@ func (s *Service) GetRevision(ctx context.Context, spaceID, unitID, revisionID u
 }
 
 // RevisionData returns a Revision's data, hash and the Unit's ToolchainType.
-func (s *Service) RevisionData(ctx context.Context, spaceID, unitID, revisionID uuid.UUID) ([]byte, string, string, error) {
-	u, err := s.Get(ctx, spaceID, unitID)
+func (s *Service) RevisionData(ctx context.Context, sc authz.Scope, spaceID, unitID, revisionID uuid.UUID) ([]byte, string, string, error) {
+	u, err := s.Get(ctx, sc, spaceID, unitID)
 	if err != nil {
 		return nil, "", "", err
 	}
-	rev, err := s.GetRevision(ctx, spaceID, unitID, revisionID)
+	rev, err := s.GetRevision(ctx, sc, spaceID, unitID, revisionID)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -281,12 +273,11 @@ func (s *Service) RevisionData(ctx context.Context, spaceID, unitID, revisionID 
 }
 
 // RevisionSources returns a Revision's mutation sources.
-func (s *Service) RevisionSources(ctx context.Context, spaceID, unitID, revisionID uuid.UUID) ([]Source, error) {
-	if _, err := s.GetRevision(ctx, spaceID, unitID, revisionID); err != nil {
+func (s *Service) RevisionSources(ctx context.Context, sc authz.Scope, spaceID, unitID, revisionID uuid.UUID) ([]Source, error) {
+	if _, err := s.GetRevision(ctx, sc, spaceID, unitID, revisionID); err != nil {
 		return nil, err
 	}
-	p := authz.Caller(ctx)
-	row, err := s.Store.Q().RevisionGet(ctx, db.RevisionGetParams{OrganizationID: p.OrganizationID, UnitID: unitID, RevisionID: revisionID})
+	row, err := s.Store.Q().RevisionGet(ctx, db.RevisionGetParams{OrganizationID: sc.OrganizationID, UnitID: unitID, RevisionID: revisionID})
 	if err != nil {
 		return nil, err
 	}
@@ -294,16 +285,15 @@ func (s *Service) RevisionSources(ctx context.Context, spaceID, unitID, revision
 }
 
 // ListMutations returns a page of one Unit's Mutations (MutationNum order unless order_by says otherwise).
-func (s *Service) ListMutations(ctx context.Context, spaceID, unitID uuid.UUID, path string, params listquery.Params) (listquery.Page[Mutation], error) {
-	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+func (s *Service) ListMutations(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, path string, params listquery.Params) (listquery.Page[Mutation], error) {
+	if _, err := s.Get(ctx, sc, spaceID, unitID); err != nil {
 		return listquery.Page[Mutation]{}, err
 	}
-	p := authz.Caller(ctx)
 	if params.OrderBy == "" {
 		params.OrderBy = "MutationNum"
 	}
 	page, err := listquery.Run[db.Mutation](ctx, s.Store.Pool, s.Tokens, listquery.Query{
-		Entity: MutationList, OrganizationID: p.OrganizationID, Path: path, Params: params,
+		Entity: MutationList, OrganizationID: sc.OrganizationID, Path: path, Params: params,
 		Scope: []listquery.Condition{{Column: "mutation.unit_id", Value: unitID}},
 	})
 	if err != nil {
@@ -313,12 +303,11 @@ func (s *Service) ListMutations(ctx context.Context, spaceID, unitID uuid.UUID, 
 }
 
 // GetMutation returns one Mutation of a Unit.
-func (s *Service) GetMutation(ctx context.Context, spaceID, unitID, mutationID uuid.UUID) (Mutation, error) {
-	if _, err := s.Get(ctx, spaceID, unitID); err != nil {
+func (s *Service) GetMutation(ctx context.Context, sc authz.Scope, spaceID, unitID, mutationID uuid.UUID) (Mutation, error) {
+	if _, err := s.Get(ctx, sc, spaceID, unitID); err != nil {
 		return Mutation{}, err
 	}
-	p := authz.Caller(ctx)
-	row, err := s.Store.Q().MutationGet(ctx, db.MutationGetParams{OrganizationID: p.OrganizationID, UnitID: unitID, MutationID: mutationID})
+	row, err := s.Store.Q().MutationGet(ctx, db.MutationGetParams{OrganizationID: sc.OrganizationID, UnitID: unitID, MutationID: mutationID})
 	if err != nil {
 		return Mutation{}, apierr.NotFoundAs(err, MutationEntityType, mutationID.String())
 	}

@@ -15,16 +15,16 @@ import (
 )
 
 // UnitPager pages through the Units a selection picks (for bulk reads).
-func (s *Service) UnitPager(ctx context.Context, path string, params listquery.Params, df DataFilter) *listquery.Pager[Unit] {
+func (s *Service) UnitPager(ctx context.Context, sc authz.Scope, path string, params listquery.Params, df DataFilter) *listquery.Pager[Unit] {
 	return listquery.NewPager(params, func(p listquery.Params) (listquery.Page[Unit], error) {
-		return s.List(ctx, nil, path, p, df)
+		return s.List(ctx, sc, nil, path, p, df)
 	})
 }
 
 // RevisionPager pages through the Revisions a selection picks (for bulk reads).
-func (s *Service) RevisionPager(ctx context.Context, path string, params listquery.Params, all bool) *listquery.Pager[Revision] {
+func (s *Service) RevisionPager(ctx context.Context, sc authz.Scope, path string, params listquery.Params, all bool) *listquery.Pager[Revision] {
 	return listquery.NewPager(params, func(p listquery.Params) (listquery.Page[Revision], error) {
-		return s.ListAllRevisions(ctx, path, p, all)
+		return s.ListAllRevisions(ctx, sc, path, p, all)
 	})
 }
 
@@ -42,9 +42,8 @@ func (s *Service) DataByHash(ctx context.Context, hashes []string) (map[string][
 }
 
 // SourcesByRevision loads the mutation sources of many Revisions in one query.
-func (s *Service) SourcesByRevision(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID][]Source, error) {
-	p := authz.Caller(ctx)
-	rows, err := s.Store.Q().RevisionSourcesByIDs(ctx, db.RevisionSourcesByIDsParams{OrganizationID: p.OrganizationID, RevisionIds: ids})
+func (s *Service) SourcesByRevision(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID][]Source, error) {
+	rows, err := s.Store.Q().RevisionSourcesByIDs(ctx, db.RevisionSourcesByIDsParams{OrganizationID: sc.OrganizationID, RevisionIds: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +69,8 @@ type DiffResult struct {
 
 // Diff compares two Revisions of a Unit (to defaults to the head, from to the Revision before to;
 // Revision 0 is the empty data before the first).
-func (s *Service) Diff(ctx context.Context, spaceID, unitID uuid.UUID, from, to *int64) (DiffResult, error) {
-	u, err := s.Get(ctx, spaceID, unitID)
+func (s *Service) Diff(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, from, to *int64) (DiffResult, error) {
+	u, err := s.Get(ctx, sc, spaceID, unitID)
 	if err != nil {
 		return DiffResult{}, err
 	}

@@ -166,9 +166,8 @@ func (u Unit) dataEvent(spaceSlug string) event.Event {
 }
 
 // loadRow reads a Unit of the caller's organization at the Space its path names; lock serializes writers.
-func loadRow(ctx context.Context, q *db.Queries, spaceID, unitID uuid.UUID, lock bool) (*db.Unit, error) {
-	p := authz.Caller(ctx)
-	params := db.UnitGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, UnitID: unitID}
+func loadRow(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, unitID uuid.UUID, lock bool) (*db.Unit, error) {
+	params := db.UnitGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: unitID}
 	var row *db.Unit
 	var err error
 	if lock {
@@ -177,7 +176,7 @@ func loadRow(ctx context.Context, q *db.Queries, spaceID, unitID uuid.UUID, lock
 		row, err = q.UnitGetByID(ctx, params)
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
 			return nil, serr
 		}
 		return nil, apierr.NotFound(EntityType, unitID.String())
@@ -186,8 +185,8 @@ func loadRow(ctx context.Context, q *db.Queries, spaceID, unitID uuid.UUID, lock
 }
 
 // Get returns one Unit.
-func (s *Service) Get(ctx context.Context, spaceID, unitID uuid.UUID) (Unit, error) {
-	row, err := loadRow(ctx, s.Store.Q(), spaceID, unitID, false)
+func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) (Unit, error) {
+	row, err := loadRow(ctx, sc, s.Store.Q(), spaceID, unitID, false)
 	if err != nil {
 		return Unit{}, err
 	}
@@ -195,19 +194,18 @@ func (s *Service) Get(ctx context.Context, spaceID, unitID uuid.UUID) (Unit, err
 	if err != nil {
 		return u, err
 	}
-	return u, authz.Check(authz.Caller(ctx), authz.View, u.target())
+	return u, authz.Check(sc, authz.View, u.target())
 }
 
 // checkTarget requires TargetID to name a Target of the Unit's Space with its ToolchainType. It reads the
 // Target FOR SHARE in the Unit's transaction: a Target update changing its ToolchainType (which holds the
 // row FOR UPDATE while it checks that no Unit uses it) either waits for this Unit and then sees it, or
 // commits first and this check sees its new ToolchainType.
-func checkTarget(ctx context.Context, q *db.Queries, spaceID uuid.UUID, f Fields) error {
+func checkTarget(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, f Fields) error {
 	if f.TargetID == nil {
 		return nil
 	}
-	p := authz.Caller(ctx)
-	t, err := q.TargetGetByIDForShare(ctx, db.TargetGetByIDForShareParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
+	t, err := q.TargetGetByIDForShare(ctx, db.TargetGetByIDForShareParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
 	if apierr.Is(err, apierr.TypeNotFound) {
 		return apierr.NoSuchReference(target.EntityType, "in the Unit's Space", "TargetID")
 	}
@@ -236,15 +234,14 @@ func checkChangeSet(_ context.Context, _ *db.Queries, field string, id *uuid.UUI
 }
 
 // Create makes a Unit without data (HeadRevisionNum 0); PUT its data to make Revision 1.
-func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (Unit, error) {
-	p := authz.Caller(ctx)
+func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (Unit, error) {
 	f = f.normalized()
 	if err := f.validate(); err != nil {
 		return Unit{}, err
 	}
 	var out Unit
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -252,30 +249,30 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
+		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 			return err
 		}
 		if len(f.Permissions) > 0 {
-			if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
+			if err := authz.Check(sc, authz.Manage, st); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", nil, f.Permissions); err != nil {
+			if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 				return err
 			}
 		}
-		existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
+		existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 		switch {
 		case err == nil && opts.AllowExists:
 			if out, err = fromRow(existing); err != nil {
 				return err
 			}
-			return authz.Check(authz.Caller(ctx), authz.View, out.target())
+			return authz.Check(sc, authz.View, out.target())
 		case err == nil:
 			return apierr.AlreadyExists(EntityType, f.Slug)
 		case !apierr.Is(err, apierr.TypeNotFound):
 			return err
 		}
-		if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
+		if err := checkTarget(ctx, sc, tx.Q, spaceID, f); err != nil {
 			return err
 		}
 		if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
@@ -288,7 +285,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
 			var err error
 			row, err = sp.Q.UnitInsert(ctx, db.UnitInsertParams{
-				UnitID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
+				UnitID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
 				Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 				DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
 				Permissions: store.EncodeJSON(f.Permissions), ToolchainType: f.ToolchainType, ProviderType: f.ProviderType,
@@ -299,7 +296,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		})
 		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
 			// A concurrent create of the same Slug won: hand back its Unit.
-			if row, err = tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
+			if row, err = tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
 				return err
 			}
 			out, err = fromRow(row)
@@ -318,14 +315,14 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 }
 
 // Update replaces a Unit's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, spaceID, unitID uuid.UUID, version int64, f Fields, opts WriteOptions) (Unit, error) {
+func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, version int64, f Fields, opts WriteOptions) (Unit, error) {
 	if err := entity.RequireVersion(version); err != nil {
 		return Unit{}, err
 	}
 	var out Unit
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
 		var err error
-		out, err = update(ctx, tx, spaceID, unitID, func(Unit) (*int64, Fields, error) { return &version, f, nil })
+		out, err = update(ctx, sc, tx, spaceID, unitID, func(Unit) (*int64, Fields, error) { return &version, f, nil })
 		return err
 	})
 	return out, err
@@ -333,20 +330,20 @@ func (s *Service) Update(ctx context.Context, spaceID, unitID uuid.UUID, version
 
 // Patch applies a merge patch to a Unit's fields and, with restore > 0, makes Revision restore's data the
 // head again; both in one transaction.
-func (s *Service) Patch(ctx context.Context, spaceID, unitID uuid.UUID, patch json.RawMessage, restore int64, opts WriteOptions) (WriteResult, error) {
+func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, patch json.RawMessage, restore int64, opts WriteOptions) (WriteResult, error) {
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
 		if restore == 0 {
-			u, err := update(ctx, tx, spaceID, unitID, mergePatch(patch))
+			u, err := update(ctx, sc, tx, spaceID, unitID, mergePatch(patch))
 			out.Unit = u
 			return err
 		}
 		// One write: the fields change and the restore make one Version and one event (the data's).
-		if _, _, err := updateFields(ctx, tx, spaceID, unitID, mergePatch(patch)); err != nil {
+		if _, _, err := updateFields(ctx, sc, tx, spaceID, unitID, mergePatch(patch)); err != nil {
 			return err
 		}
 		var err error
-		out, err = restoreRevision(ctx, tx, spaceID, unitID, restore, opts, true)
+		out, err = restoreRevision(ctx, sc, tx, spaceID, unitID, restore, opts, true)
 		return err
 	})
 	return out, err
@@ -374,8 +371,8 @@ func mergePatch(patch json.RawMessage) changeFunc {
 }
 
 // update is the one path of field changes (PUT, PATCH, bulk patch).
-func update(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, error) {
-	u, spaceSlug, err := updateFields(ctx, tx, spaceID, unitID, change)
+func update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, error) {
+	u, spaceSlug, err := updateFields(ctx, sc, tx, spaceID, unitID, change)
 	if err != nil {
 		return u, err
 	}
@@ -384,9 +381,8 @@ func update(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, change
 }
 
 // updateFields is update without its event: it returns the Unit written and its Space's Slug.
-func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, string, error) {
-	p := authz.Caller(ctx)
-	row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
+func updateFields(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, string, error) {
+	row, err := loadRow(ctx, sc, tx.Q, spaceID, unitID, true)
 	if err != nil {
 		return Unit{}, "", err
 	}
@@ -394,7 +390,7 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 	if err != nil {
 		return cur, "", err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.target()); err != nil {
+	if err := authz.Check(sc, authz.Edit, cur.target()); err != nil {
 		return cur, "", err
 	}
 	version, f, err := change(cur)
@@ -413,17 +409,17 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 			apierr.Item{Item: "ToolchainType", Description: "cannot change"})
 	}
 	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.target()); err != nil {
+		if err := authz.Check(sc, authz.Manage, cur.target()); err != nil {
 			return cur, "", err
 		}
-		if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, "", err
 		}
 	}
 	if err := entity.CheckVersion(EntityType, unitID, version, cur.Version); err != nil {
 		return cur, "", err
 	}
-	if err := checkTarget(ctx, tx.Q, spaceID, f); err != nil {
+	if err := checkTarget(ctx, sc, tx.Q, spaceID, f); err != nil {
 		return cur, "", err
 	}
 	// A ChangeSetID the write leaves as stored passes again (like a Space's ComponentID), so a Unit given
@@ -434,7 +430,7 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 		}
 	}
 	out, err := tx.Q.UnitUpdate(ctx, db.UnitUpdateParams{
-		OrganizationID: p.OrganizationID, UnitID: unitID, Version: cur.Version,
+		OrganizationID: sc.OrganizationID, UnitID: unitID, Version: cur.Version,
 		Slug: f.Slug, DisplayName: f.DisplayName,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
@@ -448,7 +444,7 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 	if err != nil {
 		return u, "", err
 	}
-	sp, err := space.Parent(ctx, tx.Q, spaceID)
+	sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 	if err != nil {
 		return u, "", err
 	}
@@ -456,16 +452,15 @@ func updateFields(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID, 
 }
 
 // Delete removes a Unit and its history; refused while it has DeleteGates.
-func (s *Service) Delete(ctx context.Context, spaceID, unitID uuid.UUID, dryRun bool) error {
+func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, dryRun bool) error {
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		_, err := remove(ctx, tx, spaceID, unitID)
+		_, err := remove(ctx, sc, tx, spaceID, unitID)
 		return err
 	})
 }
 
-func remove(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID) (Unit, error) {
-	p := authz.Caller(ctx)
-	row, err := loadRow(ctx, tx.Q, spaceID, unitID, true)
+func remove(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID) (Unit, error) {
+	row, err := loadRow(ctx, sc, tx.Q, spaceID, unitID, true)
 	if err != nil {
 		return Unit{}, err
 	}
@@ -473,20 +468,20 @@ func remove(ctx context.Context, tx *store.Tx, spaceID, unitID uuid.UUID) (Unit,
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.target()); err != nil {
+	if err := authz.Check(sc, authz.Delete, cur.target()); err != nil {
 		return cur, err
 	}
 	if err := entity.CheckDeleteGates(EntityType, unitID, cur.Slug, cur.DeleteGates); err != nil {
 		return cur, err
 	}
-	n, err := tx.Q.UnitDelete(ctx, db.UnitDeleteParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, UnitID: unitID})
+	n, err := tx.Q.UnitDelete(ctx, db.UnitDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: unitID})
 	if err != nil {
 		return cur, store.TranslateDelete(err, EntityType, unitID.String())
 	}
 	if n == 0 {
 		return cur, apierr.NotFound(EntityType, unitID.String())
 	}
-	sp, err := space.Parent(ctx, tx.Q, spaceID)
+	sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 	if err != nil {
 		return cur, err
 	}
