@@ -155,22 +155,21 @@ type WriteOptions struct {
 
 // resolve reads a BridgeWorker named by ID or Slug in a Space of the caller's organization, locking its
 // row first when lock is set.
-func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (BridgeWorker, error) {
-	p := authz.Caller(ctx)
+func resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (BridgeWorker, error) {
 	id, perr := uuid.Parse(ref)
 	var err error
 	if perr != nil {
-		id, err = q.BridgeWorkerGetIDBySlug(ctx, db.BridgeWorkerGetIDBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: ref})
+		id, err = q.BridgeWorkerGetIDBySlug(ctx, db.BridgeWorkerGetIDBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: ref})
 	}
 	if err == nil && lock {
-		_, err = q.BridgeWorkerLock(ctx, db.BridgeWorkerLockParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
+		_, err = q.BridgeWorkerLock(ctx, db.BridgeWorkerLockParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
 	}
 	var row *db.BridgeWorkerGetWithRoleRow
 	if err == nil {
-		row, err = q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
+		row, err = q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, authz.Caller(ctx), q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
 			return BridgeWorker{}, serr
 		}
 		return BridgeWorker{}, apierr.NotFound(EntityType, ref)
@@ -182,11 +181,10 @@ func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, 
 }
 
 // List returns a page of BridgeWorkers (of one Space when spaceID is set) the caller may view.
-func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[BridgeWorker], error) {
-	p := authz.Caller(ctx)
-	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[BridgeWorker], error) {
+	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := space.Parent(ctx, authz.Caller(ctx), s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[BridgeWorker]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "bw.space_id", Value: *spaceID}}
@@ -199,28 +197,27 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	if err != nil {
 		return out, err
 	}
-	out.Items = authz.Filter(p, authz.View, out.Items, BridgeWorker.Target)
+	out.Items = authz.Filter(sc, authz.View, out.Items, BridgeWorker.Target)
 	return out, nil
 }
 
 // Get returns one BridgeWorker (by ID or Slug).
-func (s *Service) Get(ctx context.Context, spaceID uuid.UUID, ref string) (BridgeWorker, error) {
-	w, err := resolve(ctx, s.Store.Q(), spaceID, ref, false)
+func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (BridgeWorker, error) {
+	w, err := resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
 	if err != nil {
 		return w, err
 	}
-	return w, authz.Check(authz.Caller(ctx), authz.View, w.Target())
+	return w, authz.Check(sc, authz.View, w.Target())
 }
 
 // ByIDs loads BridgeWorkers of the caller's organization the caller may view, by ID, in one query (for
 // include=BridgeWorkerID on Targets).
-func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]BridgeWorker, error) {
+func (s *Service) ByIDs(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]BridgeWorker, error) {
 	out := map[uuid.UUID]BridgeWorker{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	p := authz.Caller(ctx)
-	rows, err := s.Store.Q().BridgeWorkerListByIDs(ctx, db.BridgeWorkerListByIDsParams{OrganizationID: p.OrganizationID, BridgeWorkerIds: ids})
+	rows, err := s.Store.Q().BridgeWorkerListByIDs(ctx, db.BridgeWorkerListByIDsParams{OrganizationID: sc.OrganizationID, BridgeWorkerIds: ids})
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +226,7 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Bri
 		if err != nil {
 			return nil, err
 		}
-		if p.Allows(authz.View, w.Target()) {
+		if sc.Allows(authz.View, w.Target()) {
 			out[w.ID] = w
 		}
 	}
@@ -239,8 +236,8 @@ func (s *Service) ByIDs(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Bri
 // Exists reports whether id names a BridgeWorker of the caller's organization (in any Space), for an
 // entity that references one. The worker's row stays key-share locked until q's transaction ends, so
 // it cannot be deleted before the reference commits.
-func Exists(ctx context.Context, q *db.Queries, id uuid.UUID) (bool, error) {
-	_, err := q.BridgeWorkerKeyShare(ctx, db.BridgeWorkerKeyShareParams{OrganizationID: authz.Caller(ctx).OrganizationID, BridgeWorkerID: id})
+func Exists(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (bool, error) {
+	_, err := q.BridgeWorkerKeyShare(ctx, db.BridgeWorkerKeyShareParams{OrganizationID: sc.OrganizationID, BridgeWorkerID: id})
 	if apierr.Is(err, apierr.TypeNotFound) {
 		return false, nil
 	}
@@ -267,19 +264,18 @@ func hashSecret(secret string) []byte {
 }
 
 // checkRole: nobody gives a worker's bot User a role stronger than their own.
-func checkRole(ctx context.Context, role auth.Role) error {
-	return authz.CheckReach(authz.Caller(ctx), role, "grant the role")
+func checkRole(ctx context.Context, sc authz.Scope, role auth.Role) error {
+	return authz.CheckReach(sc, role, "grant the role")
 }
 
 // Create makes a BridgeWorker, its bot User and the User's membership with OrgRole. The result carries
 // the Secret (unless it found an existing worker, or it is a dry run); it is never shown again.
-func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (BridgeWorker, error) {
-	p := authz.Caller(ctx)
+func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (BridgeWorker, error) {
 	f = f.normalized()
 	if err := f.validate(); err != nil {
 		return BridgeWorker{}, err
 	}
-	if err := checkRole(ctx, f.OrgRole); err != nil {
+	if err := checkRole(ctx, sc, f.OrgRole); err != nil {
 		return BridgeWorker{}, err
 	}
 	secret, hash, err := newSecret()
@@ -288,7 +284,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 	}
 	var out BridgeWorker
 	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -296,41 +292,41 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
+		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 			return err
 		}
 		if len(f.Permissions) > 0 {
-			if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
+			if err := authz.Check(sc, authz.Manage, st); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", nil, f.Permissions); err != nil {
+			if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 				return err
 			}
 		}
 		id := uuid.New()
 		// The bot User, its membership and the worker go in together or not at all.
 		err = tx.Savepoint(ctx, func(sv *store.Tx) error {
-			userID, err := org.CreateBotUser(ctx, p, sv, org.BotBridgeWorker, id, f.DisplayName, f.OrgRole)
+			userID, err := org.CreateBotUser(ctx, sc, sv, org.BotBridgeWorker, id, f.DisplayName, f.OrgRole)
 			if err != nil {
 				return err
 			}
-			_, err = sv.Q.BridgeWorkerInsert(ctx, db.BridgeWorkerInsertParams{BridgeWorkerID: id, OrganizationID: p.OrganizationID, SpaceID: spaceID,
+			_, err = sv.Q.BridgeWorkerInsert(ctx, db.BridgeWorkerInsertParams{BridgeWorkerID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID,
 				UserID: userID, Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions), SecretHash: hash,
-				SecretMaxOrgRole: string(p.Role)})
+				SecretMaxOrgRole: string(sc.Role)})
 			return err
 		})
 		if apierr.Is(err, apierr.TypeAlreadyExists) {
 			if !opts.AllowExists {
 				return apierr.AlreadyExists(EntityType, f.Slug)
 			}
-			out, err = resolve(ctx, tx.Q, spaceID, f.Slug, false)
+			out, err = resolve(ctx, sc, tx.Q, spaceID, f.Slug, false)
 			return err
 		}
 		if err != nil {
 			return err
 		}
-		if out, err = resolve(ctx, tx.Q, spaceID, id.String(), false); err != nil {
+		if out, err = resolve(ctx, sc, tx.Q, spaceID, id.String(), false); err != nil {
 			return err
 		}
 		if !opts.DryRun {
@@ -345,16 +341,16 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 type changeFunc func(BridgeWorker) (*int64, Fields, error)
 
 // Update replaces a BridgeWorker's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, spaceID uuid.UUID, ref string, version int64, f Fields, dryRun bool) (BridgeWorker, error) {
+func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, version int64, f Fields, dryRun bool) (BridgeWorker, error) {
 	if err := entity.RequireVersion(version); err != nil {
 		return BridgeWorker{}, err
 	}
-	return s.write(ctx, spaceID, ref, dryRun, func(BridgeWorker) (*int64, Fields, error) { return &version, f, nil })
+	return s.write(ctx, sc, spaceID, ref, dryRun, func(BridgeWorker) (*int64, Fields, error) { return &version, f, nil })
 }
 
 // Patch applies a merge patch to a BridgeWorker's fields.
-func (s *Service) Patch(ctx context.Context, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (BridgeWorker, error) {
-	return s.write(ctx, spaceID, ref, dryRun, func(cur BridgeWorker) (*int64, Fields, error) {
+func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (BridgeWorker, error) {
+	return s.write(ctx, sc, spaceID, ref, dryRun, func(cur BridgeWorker) (*int64, Fields, error) {
 		version, err := entity.SentVersion(patch)
 		if err != nil {
 			return nil, Fields{}, err
@@ -371,16 +367,15 @@ func (s *Service) Patch(ctx context.Context, spaceID uuid.UUID, ref string, patc
 	})
 }
 
-func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryRun bool, change changeFunc) (BridgeWorker, error) {
-	p := authz.Caller(ctx)
+func (s *Service) write(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool, change changeFunc) (BridgeWorker, error) {
 	var out BridgeWorker
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
 		var secret string
-		cur, err := resolve(ctx, tx.Q, spaceID, ref, true)
+		cur, err := resolve(ctx, sc, tx.Q, spaceID, ref, true)
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.Target()); err != nil {
+		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 			return err
 		}
 		version, f, err := change(cur)
@@ -392,10 +387,10 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			return err
 		}
 		if !cur.Permissions.Equal(f.Permissions) {
-			if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.Target()); err != nil {
+			if err := authz.Check(sc, authz.Manage, cur.Target()); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+			if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 				return err
 			}
 		}
@@ -403,35 +398,35 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			return err
 		}
 		if f.OrgRole != cur.OrgRole {
-			if err := checkRole(ctx, f.OrgRole); err != nil {
+			if err := checkRole(ctx, sc, f.OrgRole); err != nil {
 				return err
 			}
-			if err := authz.CheckReach(authz.Caller(ctx), cur.OrgRole, "change the role of a worker with the role"); err != nil {
+			if err := authz.CheckReach(sc, cur.OrgRole, "change the role of a worker with the role"); err != nil {
 				return err
 			}
-			if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: p.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
+			if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: sc.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
 				return err
 			}
 			if !cur.SecretMaxOrgRole.AtLeast(f.OrgRole) {
 				// The old Secret signs in with at most its holder's role; the new role comes with a new
 				// Secret, issued to the caller, and the old one stops working.
-				if secret, err = s.reissueSecret(ctx, tx, cur.ID); err != nil {
+				if secret, err = s.reissueSecret(ctx, sc, tx, cur.ID); err != nil {
 					return err
 				}
 			}
 		}
-		if _, err := tx.Q.BridgeWorkerUpdate(ctx, db.BridgeWorkerUpdateParams{OrganizationID: p.OrganizationID, BridgeWorkerID: cur.ID, Version: cur.Version,
+		if _, err := tx.Q.BridgeWorkerUpdate(ctx, db.BridgeWorkerUpdateParams{OrganizationID: sc.OrganizationID, BridgeWorkerID: cur.ID, Version: cur.Version,
 			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions)}); err != nil {
 			return entity.SlugClash(err, EntityType, f.Slug)
 		}
-		if out, err = resolve(ctx, tx.Q, spaceID, cur.ID.String(), false); err != nil {
+		if out, err = resolve(ctx, sc, tx.Q, spaceID, cur.ID.String(), false); err != nil {
 			return err
 		}
 		if !dryRun {
 			out.Secret = secret
 		}
-		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -442,39 +437,38 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 }
 
 // reissueSecret gives a worker a new Secret that signs in with at most the caller's role, and returns it.
-func (s *Service) reissueSecret(ctx context.Context, tx *store.Tx, id uuid.UUID) (string, error) {
-	p := authz.Caller(ctx)
+func (s *Service) reissueSecret(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID) (string, error) {
 	secret, hash, err := newSecret()
 	if err != nil {
 		return "", err
 	}
-	return secret, tx.Q.BridgeWorkerSetSecret(ctx, db.BridgeWorkerSetSecretParams{OrganizationID: p.OrganizationID, BridgeWorkerID: id,
-		SecretHash: hash, SecretMaxOrgRole: string(p.Role)})
+	return secret, tx.Q.BridgeWorkerSetSecret(ctx, db.BridgeWorkerSetSecretParams{OrganizationID: sc.OrganizationID, BridgeWorkerID: id,
+		SecretHash: hash, SecretMaxOrgRole: string(sc.Role)})
 }
 
 // Delete removes a BridgeWorker with its bot User (and so its membership and tokens) and its cursors;
 // refused (409 Conflict) while it has DeleteGates or Targets name it as their BridgeWorkerID (the
 // foreign key of migration 000013).
-func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dryRun bool) error {
+func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool) error {
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		cur, err := resolve(ctx, tx.Q, spaceID, ref, true)
+		cur, err := resolve(ctx, sc, tx.Q, spaceID, ref, true)
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.Target()); err != nil {
+		if err := authz.Check(sc, authz.Delete, cur.Target()); err != nil {
 			return err
 		}
 		if err := entity.CheckDeleteGates(EntityType, cur.ID, cur.Slug, cur.DeleteGates); err != nil {
 			return err
 		}
-		if err := authz.CheckReach(authz.Caller(ctx), cur.OrgRole, "delete a worker with the role"); err != nil {
+		if err := authz.CheckReach(sc, cur.OrgRole, "delete a worker with the role"); err != nil {
 			return err
 		}
 		// Deleting the bot User deletes the worker, its membership and its cursors with it.
 		if err := tx.Q.UserDelete(ctx, cur.UserID); err != nil {
 			return store.TranslateDelete(err, EntityType, cur.ID.String())
 		}
-		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

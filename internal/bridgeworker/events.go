@@ -90,14 +90,13 @@ func (sub Subscription) matches(e *db.EventLog) bool {
 // hands out at most maxEvents of them, advancing the cursor past every event read. The caller is the
 // worker's bot User or holds Edit on the worker. It holds no database connection while it waits: it
 // wakes when events commit on any replica and at the timeout. An empty result means nothing arrived.
-func (s *Service) Poll(ctx context.Context, spaceID uuid.UUID, ref string, sub Subscription, timeout time.Duration, maxEvents int) ([]event.Entry, error) {
-	p := authz.Caller(ctx)
-	w, err := resolve(ctx, s.Store.Q(), spaceID, ref, false)
+func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, sub Subscription, timeout time.Duration, maxEvents int) ([]event.Entry, error) {
+	w, err := resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
 	if err != nil {
 		return nil, err
 	}
-	if p.UserID != w.UserID {
-		if err := authz.Check(authz.Caller(ctx), authz.Edit, w.Target()); err != nil {
+	if sc.UserID != w.UserID {
+		if err := authz.Check(sc, authz.Edit, w.Target()); err != nil {
 			return nil, err
 		}
 	}

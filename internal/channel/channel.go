@@ -205,24 +205,23 @@ type WriteOptions struct {
 }
 
 // resolve reads a Channel named by ID or Slug in a Space of the caller's organization.
-func resolve(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (*db.Channel, error) {
-	p := authz.Caller(ctx)
+func resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (*db.Channel, error) {
 	var row *db.Channel
 	var err error
 	if id, perr := uuid.Parse(ref); perr == nil {
 		if lock {
-			row, err = q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, ChannelID: id})
+			row, err = q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: id})
 		} else {
-			row, err = q.ChannelGetByID(ctx, db.ChannelGetByIDParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, ChannelID: id})
+			row, err = q.ChannelGetByID(ctx, db.ChannelGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: id})
 		}
 	} else {
-		row, err = q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: ref})
+		row, err = q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: ref})
 		if err == nil && lock {
-			row, err = q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, ChannelID: row.ChannelID})
+			row, err = q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: row.ChannelID})
 		}
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, authz.Caller(ctx), q, spaceID); serr != nil {
+		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
 			return nil, serr
 		}
 		return nil, apierr.NotFound(EntityType, ref)
@@ -253,11 +252,10 @@ func withLeases(ctx context.Context, q *db.Queries, chans []Channel) error {
 }
 
 // List returns a page of Channels (of one Space when spaceID is set) the caller may view.
-func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Channel], error) {
-	p := authz.Caller(ctx)
-	q := listquery.Query{Entity: ListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Channel], error) {
+	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := space.Parent(ctx, authz.Caller(ctx), s.Store.Q(), *spaceID); err != nil {
+		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Channel]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "channel.space_id", Value: *spaceID}}
@@ -270,13 +268,13 @@ func (s *Service) List(ctx context.Context, spaceID *uuid.UUID, path string, par
 	if err != nil {
 		return out, err
 	}
-	out.Items = authz.Filter(p, authz.View, out.Items, Channel.Target)
+	out.Items = authz.Filter(sc, authz.View, out.Items, Channel.Target)
 	return out, withLeases(ctx, s.Store.Q(), out.Items)
 }
 
 // Get returns one Channel (by ID or Slug).
-func (s *Service) Get(ctx context.Context, spaceID uuid.UUID, ref string) (Channel, error) {
-	row, err := resolve(ctx, s.Store.Q(), spaceID, ref, false)
+func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (Channel, error) {
+	row, err := resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
 	if err != nil {
 		return Channel{}, err
 	}
@@ -284,7 +282,7 @@ func (s *Service) Get(ctx context.Context, spaceID uuid.UUID, ref string) (Chann
 	if err != nil {
 		return c, err
 	}
-	if err := authz.Check(authz.Caller(ctx), authz.View, c.Target()); err != nil {
+	if err := authz.Check(sc, authz.View, c.Target()); err != nil {
 		return c, err
 	}
 	chans := []Channel{c}
@@ -297,15 +295,14 @@ func (c Channel) changeEvent(ch entity.Change, spaceSlug string) event.Event {
 }
 
 // Create makes a Channel; its event bookmark starts at the log's tail unless one is given.
-func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts WriteOptions) (Channel, error) {
-	p := authz.Caller(ctx)
+func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (Channel, error) {
 	f = f.normalized()
 	if err := f.validate(); err != nil {
 		return Channel{}, err
 	}
 	var out Channel
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -313,14 +310,14 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
+		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 			return err
 		}
 		if len(f.Permissions) > 0 {
-			if err := authz.Check(authz.Caller(ctx), authz.Manage, st); err != nil {
+			if err := authz.Check(sc, authz.Manage, st); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", nil, f.Permissions); err != nil {
+			if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 				return err
 			}
 		}
@@ -330,13 +327,13 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 		if f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark); err != nil {
 			return err
 		}
-		if err := checkSubscriptions(ctx, tx.Q, nil, f); err != nil {
+		if err := checkSubscriptions(ctx, sc, tx.Q, nil, f); err != nil {
 			return err
 		}
 		var row *db.Channel
 		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
 			var err error
-			row, err = sp.Q.ChannelInsert(ctx, db.ChannelInsertParams{ChannelID: uuid.New(), OrganizationID: p.OrganizationID, SpaceID: spaceID,
+			row, err = sp.Q.ChannelInsert(ctx, db.ChannelInsertParams{ChannelID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID,
 				Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 				Commands: store.EncodeJSON(f.Commands), Subscriptions: jsonArray(f.Subscriptions), EventBookmark: f.EventBookmark})
@@ -346,7 +343,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 			if !opts.AllowExists {
 				return apierr.AlreadyExists(EntityType, f.Slug)
 			}
-			if row, err = tx.Q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
+			if row, err = tx.Q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
 				return err
 			}
 			out, err = fromRow(row)
@@ -368,7 +365,7 @@ func (s *Service) Create(ctx context.Context, spaceID uuid.UUID, f Fields, opts 
 // organization (in any Space: a Channel may follow any Target's events), all reported at once, by dot path.
 // TargetIDs the stored Subscriptions (cur) already name pass unchecked: a Target deleted since leaves its
 // Subscription matching nothing, and the Channel can still be edited without touching it.
-func checkSubscriptions(ctx context.Context, q *db.Queries, cur []Subscription, f Fields) error {
+func checkSubscriptions(ctx context.Context, sc authz.Scope, q *db.Queries, cur []Subscription, f Fields) error {
 	stored := map[uuid.UUID]bool{}
 	for _, s := range cur {
 		if s.TargetID != nil {
@@ -384,7 +381,7 @@ func checkSubscriptions(ctx context.Context, q *db.Queries, cur []Subscription, 
 	if len(ids) == 0 {
 		return nil
 	}
-	found, err := target.Existing(ctx, authz.Caller(ctx), q, ids)
+	found, err := target.Existing(ctx, sc, q, ids)
 	if err != nil {
 		return err
 	}
@@ -432,11 +429,11 @@ func jsonArray(v any) []byte {
 type changeFunc func(Channel) (*int64, Fields, error)
 
 // Update replaces a Channel's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, spaceID uuid.UUID, ref string, version int64, f Fields, dryRun bool) (Channel, error) {
+func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, version int64, f Fields, dryRun bool) (Channel, error) {
 	if err := entity.RequireVersion(version); err != nil {
 		return Channel{}, err
 	}
-	return s.write(ctx, spaceID, ref, dryRun, func(cur Channel) (*int64, Fields, error) {
+	return s.write(ctx, sc, spaceID, ref, dryRun, func(cur Channel) (*int64, Fields, error) {
 		// Polls move the bookmark without a new Version, so a GET -> edit -> PUT would move it back
 		// and deliver events twice: PUT keeps it, PATCH moves it.
 		f.EventBookmark = cur.EventBookmark
@@ -445,8 +442,8 @@ func (s *Service) Update(ctx context.Context, spaceID uuid.UUID, ref string, ver
 }
 
 // Patch applies a merge patch to a Channel's fields.
-func (s *Service) Patch(ctx context.Context, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (Channel, error) {
-	return s.write(ctx, spaceID, ref, dryRun, func(cur Channel) (*int64, Fields, error) {
+func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (Channel, error) {
+	return s.write(ctx, sc, spaceID, ref, dryRun, func(cur Channel) (*int64, Fields, error) {
 		version, err := entity.SentVersion(patch)
 		if err != nil {
 			return nil, Fields{}, err
@@ -469,11 +466,10 @@ func (s *Service) Patch(ctx context.Context, spaceID uuid.UUID, ref string, patc
 	})
 }
 
-func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryRun bool, change changeFunc) (Channel, error) {
-	p := authz.Caller(ctx)
+func (s *Service) write(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool, change changeFunc) (Channel, error) {
 	var out Channel
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		row, err := resolve(ctx, tx.Q, spaceID, ref, true)
+		row, err := resolve(ctx, sc, tx.Q, spaceID, ref, true)
 		if err != nil {
 			return err
 		}
@@ -481,7 +477,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Edit, cur.Target()); err != nil {
+		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 			return err
 		}
 		version, f, err := change(cur)
@@ -498,20 +494,20 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 			}
 		}
 		if !cur.Permissions.Equal(f.Permissions) {
-			if err := authz.Check(authz.Caller(ctx), authz.Manage, cur.Target()); err != nil {
+			if err := authz.Check(sc, authz.Manage, cur.Target()); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, authz.Caller(ctx), tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+			if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 				return err
 			}
 		}
 		if err := entity.CheckVersion(EntityType, cur.ID, version, cur.Version); err != nil {
 			return err
 		}
-		if err := checkSubscriptions(ctx, tx.Q, cur.Subscriptions, f); err != nil {
+		if err := checkSubscriptions(ctx, sc, tx.Q, cur.Subscriptions, f); err != nil {
 			return err
 		}
-		updated, err := tx.Q.ChannelUpdate(ctx, db.ChannelUpdateParams{OrganizationID: p.OrganizationID, ChannelID: cur.ID, Version: cur.Version,
+		updated, err := tx.Q.ChannelUpdate(ctx, db.ChannelUpdateParams{OrganizationID: sc.OrganizationID, ChannelID: cur.ID, Version: cur.Version,
 			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 			Commands: store.EncodeJSON(f.Commands), Subscriptions: jsonArray(f.Subscriptions), EventBookmark: f.EventBookmark})
@@ -521,7 +517,7 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 		if out, err = fromRow(updated); err != nil {
 			return err
 		}
-		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -537,10 +533,9 @@ func (s *Service) write(ctx context.Context, spaceID uuid.UUID, ref string, dryR
 }
 
 // Delete removes a Channel (its lease and runs with it); refused while it has DeleteGates.
-func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dryRun bool) error {
-	p := authz.Caller(ctx)
+func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool) error {
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		row, err := resolve(ctx, tx.Q, spaceID, ref, true)
+		row, err := resolve(ctx, sc, tx.Q, spaceID, ref, true)
 		if err != nil {
 			return err
 		}
@@ -548,20 +543,20 @@ func (s *Service) Delete(ctx context.Context, spaceID uuid.UUID, ref string, dry
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Delete, cur.Target()); err != nil {
+		if err := authz.Check(sc, authz.Delete, cur.Target()); err != nil {
 			return err
 		}
 		if err := entity.CheckDeleteGates(EntityType, cur.ID, cur.Slug, cur.DeleteGates); err != nil {
 			return err
 		}
-		n, err := tx.Q.ChannelDelete(ctx, db.ChannelDeleteParams{OrganizationID: p.OrganizationID, SpaceID: spaceID, ChannelID: cur.ID})
+		n, err := tx.Q.ChannelDelete(ctx, db.ChannelDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: cur.ID})
 		if err != nil {
 			return store.TranslateDelete(err, EntityType, cur.ID.String())
 		}
 		if n == 0 {
 			return apierr.NotFound(EntityType, ref)
 		}
-		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

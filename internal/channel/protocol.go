@@ -47,11 +47,11 @@ type Message struct {
 
 // spaceByRef finds a Space of the caller's organization by ID or Slug: the protocol paths take either.
 // An ID is taken as it is (resolve reports a missing Space), sparing a poll one query.
-func spaceByRef(ctx context.Context, q *db.Queries, ref string) (uuid.UUID, error) {
+func spaceByRef(ctx context.Context, sc authz.Scope, q *db.Queries, ref string) (uuid.UUID, error) {
 	if id, err := uuid.Parse(ref); err == nil {
 		return id, nil
 	}
-	sp, err := space.ParentByRef(ctx, authz.Caller(ctx), q, ref)
+	sp, err := space.ParentByRef(ctx, sc, q, ref)
 	if err != nil {
 		return uuid.Nil, err
 	}
@@ -59,12 +59,12 @@ func spaceByRef(ctx context.Context, q *db.Queries, ref string) (uuid.UUID, erro
 }
 
 // claimable reads a Channel the caller may hold the lease of (Claim).
-func claimable(ctx context.Context, q *db.Queries, spaceRef, ref string) (Channel, error) {
-	spaceID, err := spaceByRef(ctx, q, spaceRef)
+func claimable(ctx context.Context, sc authz.Scope, q *db.Queries, spaceRef, ref string) (Channel, error) {
+	spaceID, err := spaceByRef(ctx, sc, q, spaceRef)
 	if err != nil {
 		return Channel{}, err
 	}
-	row, err := resolve(ctx, q, spaceID, ref, false)
+	row, err := resolve(ctx, sc, q, spaceID, ref, false)
 	if err != nil {
 		return Channel{}, err
 	}
@@ -72,14 +72,13 @@ func claimable(ctx context.Context, q *db.Queries, spaceRef, ref string) (Channe
 	if err != nil {
 		return ch, err
 	}
-	return ch, authz.Check(authz.Caller(ctx), authz.Claim, ch.Target())
+	return ch, authz.Check(sc, authz.Claim, ch.Target())
 }
 
 // AcquireLease takes the Channel's lease for the caller, serving commands (all the Channel declares
 // when empty). 409 while another claim token holds it.
-func (s *Service) AcquireLease(ctx context.Context, spaceRef, ref string, commands []string, holderAddress string) (Lease, error) {
-	p := authz.Caller(ctx)
-	ch, err := claimable(ctx, s.Store.Q(), spaceRef, ref)
+func (s *Service) AcquireLease(ctx context.Context, sc authz.Scope, spaceRef, ref string, commands []string, holderAddress string) (Lease, error) {
+	ch, err := claimable(ctx, sc, s.Store.Q(), spaceRef, ref)
 	if err != nil {
 		return Lease{}, err
 	}
@@ -97,7 +96,7 @@ func (s *Service) AcquireLease(ctx context.Context, spaceRef, ref string, comman
 	}
 	var out Lease
 	err = s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
-		l, err := tx.Q.ChannelLeaseTake(ctx, db.ChannelLeaseTakeParams{ChannelID: ch.ID, ClaimToken: uuid.New(), HolderUserID: p.UserID,
+		l, err := tx.Q.ChannelLeaseTake(ctx, db.ChannelLeaseTakeParams{ChannelID: ch.ID, ClaimToken: uuid.New(), HolderUserID: sc.UserID,
 			HolderAddress: holderAddress, Commands: store.EncodeJSON(commands), LeaseSeconds: LeaseSeconds})
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return apierr.Conflict("another holder has the lease of Channel %s; it is free when released or %d seconds after its last poll", ch.Slug, LeaseSeconds)
@@ -112,8 +111,8 @@ func (s *Service) AcquireLease(ctx context.Context, spaceRef, ref string, comman
 }
 
 // ReleaseLease gives the lease up; 409 unless the claim token holds it.
-func (s *Service) ReleaseLease(ctx context.Context, spaceRef, ref string, token uuid.UUID) error {
-	ch, err := claimable(ctx, s.Store.Q(), spaceRef, ref)
+func (s *Service) ReleaseLease(ctx context.Context, sc authz.Scope, spaceRef, ref string, token uuid.UUID) error {
+	ch, err := claimable(ctx, sc, s.Store.Q(), spaceRef, ref)
 	if err != nil {
 		return err
 	}
@@ -130,20 +129,19 @@ func (s *Service) ReleaseLease(ctx context.Context, spaceRef, ref string, token 
 // Poll waits up to timeout for runs and subscribed events and hands them out, renewing the lease. It
 // holds no database connection while it waits: it wakes when events commit on any replica (a run's
 // creation is one) and at the timeout. An empty result means nothing arrived.
-func (s *Service) Poll(ctx context.Context, spaceRef, ref string, token uuid.UUID, timeout time.Duration, maxRuns int) ([]Message, error) {
-	ch, err := claimable(ctx, s.Store.Q(), spaceRef, ref)
+func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string, token uuid.UUID, timeout time.Duration, maxRuns int) ([]Message, error) {
+	ch, err := claimable(ctx, sc, s.Store.Q(), spaceRef, ref)
 	if err != nil {
 		return nil, err
 	}
 	return event.LongPoll(ctx, s.Notifier, ch.OrganizationID, timeout, func() ([]Message, bool, error) {
-		return s.take(ctx, ch, token, maxRuns)
+		return s.take(ctx, sc, ch, token, maxRuns)
 	})
 }
 
 // take renews the lease and, in one transaction, hands out due runs and the subscribed events after the
 // bookmark, advancing the bookmark past every event read: an event is handed out at most once.
-func (s *Service) take(ctx context.Context, ch Channel, token uuid.UUID, maxRuns int) ([]Message, bool, error) {
-	p := authz.Caller(ctx)
+func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uuid.UUID, maxRuns int) ([]Message, bool, error) {
 	var msgs []Message
 	more := false
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
@@ -190,12 +188,12 @@ func (s *Service) take(ctx context.Context, ch Channel, token uuid.UUID, maxRuns
 		if err != nil {
 			return err
 		}
-		entries, err := tx.Q.EventLogRead(ctx, db.EventLogReadParams{OrganizationID: p.OrganizationID, After: cur.EventBookmark, MaxEvents: maxEventsPerPoll})
+		entries, err := tx.Q.EventLogRead(ctx, db.EventLogReadParams{OrganizationID: sc.OrganizationID, After: cur.EventBookmark, MaxEvents: maxEventsPerPoll})
 		if err != nil || len(entries) == 0 {
 			return err
 		}
 		more = len(entries) == maxEventsPerPoll
-		events, err := s.deliverable(ctx, tx.Q, p, subs, entries)
+		events, err := s.deliverable(ctx, sc, tx.Q, subs, entries)
 		if err != nil {
 			return err
 		}
@@ -228,7 +226,7 @@ func matches(subs []Subscription, e *db.EventLog) bool {
 // deliverable keeps the events the subscriptions select and the bot's account may see: View on the
 // event's Space, or ViewChildren on its Target; events outside any Space need View on the organization.
 // Grants are read now, so a grant change applies from the next poll.
-func (s *Service) deliverable(ctx context.Context, q *db.Queries, p authz.Scope, subs []Subscription, entries []*db.EventLog) ([]event.Entry, error) {
+func (s *Service) deliverable(ctx context.Context, sc authz.Scope, q *db.Queries, subs []Subscription, entries []*db.EventLog) ([]event.Entry, error) {
 	var selected []*db.EventLog
 	var spaceIDs, targetIDs []uuid.UUID
 	for _, e := range entries {
@@ -246,13 +244,13 @@ func (s *Service) deliverable(ctx context.Context, q *db.Queries, p authz.Scope,
 	if len(selected) == 0 {
 		return nil, nil
 	}
-	spaces, err := s.spaceTargets(ctx, q, p.OrganizationID, spaceIDs)
+	spaces, err := s.spaceTargets(ctx, q, sc.OrganizationID, spaceIDs)
 	if err != nil {
 		return nil, err
 	}
 	targets := map[uuid.UUID]authz.Target{}
 	if len(targetIDs) > 0 {
-		rows, err := q.TargetGrantsFor(ctx, db.TargetGrantsForParams{OrganizationID: p.OrganizationID, TargetIds: targetIDs})
+		rows, err := q.TargetGrantsFor(ctx, db.TargetGrantsForParams{OrganizationID: sc.OrganizationID, TargetIds: targetIDs})
 		if err != nil {
 			return nil, err
 		}
@@ -273,14 +271,14 @@ func (s *Service) deliverable(ctx context.Context, q *db.Queries, p authz.Scope,
 			if !ok { // the Space is gone: what its role grants everywhere still applies
 				st = authz.Target{EntityType: "Space", ID: e.SpaceID.String()}
 			}
-			visible = p.Allows(authz.View, st)
+			visible = sc.Allows(authz.View, st)
 			if !visible && e.TargetID != nil {
 				if tt, ok := targets[*e.TargetID]; ok {
-					visible = p.Allows(authz.ViewChildren, tt)
+					visible = sc.Allows(authz.ViewChildren, tt)
 				}
 			}
 		default:
-			visible = p.Allows(authz.View, authz.OrganizationTarget(p.OrganizationID))
+			visible = sc.Allows(authz.View, authz.OrganizationTarget(sc.OrganizationID))
 		}
 		if visible {
 			out = append(out, event.Entry{CursorID: e.CursorID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
@@ -292,13 +290,13 @@ func (s *Service) deliverable(ctx context.Context, q *db.Queries, p authz.Scope,
 
 // ReportResult records a delivered run's outcome. The first answer wins; a run in any other state is
 // 409. The caller needs Claim on the Channel.
-func (s *Service) ReportResult(ctx context.Context, spaceRef, ref string, runID uuid.UUID, status string, result json.RawMessage, errorMessage string) (Run, error) {
+func (s *Service) ReportResult(ctx context.Context, sc authz.Scope, spaceRef, ref string, runID uuid.UUID, status string, result json.RawMessage, errorMessage string) (Run, error) {
 	switch status {
 	case "Completed", "Failed", "Rejected":
 	default:
 		return Run{}, apierr.Validation("Status is Completed, Failed or Rejected", apierr.Item{Item: "Status", Description: "not an outcome"})
 	}
-	return s.transition(ctx, spaceRef, ref, runID, authz.Claim, "only a delivered run takes a result, and the first answer wins",
+	return s.transition(ctx, sc, spaceRef, ref, runID, authz.Claim, "only a delivered run takes a result, and the first answer wins",
 		func(q *db.Queries, ch Channel) (*db.CommandRun, error) {
 			return q.CommandRunAnswer(ctx, db.CommandRunAnswerParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID,
 				Status: status, Result: result, ErrorMessage: errorMessage})

@@ -119,8 +119,7 @@ type RunRequest struct {
 
 // CreateRun resolves the command to its Channel, parses the options and stores the run, Waiting. The
 // caller needs Use on the Channel and CreateChildren on its Space.
-func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
-	p := authz.Caller(ctx)
+func (s *Service) CreateRun(ctx context.Context, sc authz.Scope, req RunRequest) (Run, error) {
 	deadline := req.DeadlineSeconds
 	if deadline == 0 {
 		deadline = DefaultDeadlineSeconds
@@ -134,7 +133,7 @@ func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
 	}
 	var out Run
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
-		row, err := s.channelForCommand(ctx, tx.Q, req)
+		row, err := s.channelForCommand(ctx, sc, tx.Q, req)
 		if err != nil {
 			return err
 		}
@@ -142,10 +141,10 @@ func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.Use, ch.Target()); err != nil {
+		if err := authz.Check(sc, authz.Use, ch.Target()); err != nil {
 			return err
 		}
-		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, ch.SpaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, ch.SpaceID)
 		if err != nil {
 			return err
 		}
@@ -153,7 +152,7 @@ func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), authz.CreateChildren, st); err != nil {
+		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 			return err
 		}
 		params, err := parseParameters(ctx, tx.Q, ch, req)
@@ -164,9 +163,9 @@ func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
 		if options == nil {
 			options = map[string]string{}
 		}
-		inserted, err := tx.Q.CommandRunInsert(ctx, db.CommandRunInsertParams{CommandRunID: uuid.New(), OrganizationID: p.OrganizationID,
+		inserted, err := tx.Q.CommandRunInsert(ctx, db.CommandRunInsertParams{CommandRunID: uuid.New(), OrganizationID: sc.OrganizationID,
 			SpaceID: ch.SpaceID, ChannelID: ch.ID, Command: req.Command, Options: store.EncodeJSON(options),
-			Parameters: store.EncodeJSON(params), UserID: p.UserID, DeadlineSeconds: int32(deadline)})
+			Parameters: store.EncodeJSON(params), UserID: sc.UserID, DeadlineSeconds: int32(deadline)})
 		if err != nil {
 			return err
 		}
@@ -182,13 +181,12 @@ func (s *Service) CreateRun(ctx context.Context, req RunRequest) (Run, error) {
 
 // channelForCommand finds the one Channel the run is for: the named one, or the only one declaring the
 // command in the organization (or the chosen Space).
-func (s *Service) channelForCommand(ctx context.Context, q *db.Queries, req RunRequest) (*db.Channel, error) {
-	p := authz.Caller(ctx)
+func (s *Service) channelForCommand(ctx context.Context, sc authz.Scope, q *db.Queries, req RunRequest) (*db.Channel, error) {
 	if req.Command == "" {
 		return nil, apierr.Validation("Command is required", apierr.Item{Item: "Command", Description: "required"})
 	}
 	if req.SpaceID != nil {
-		if _, err := space.Parent(ctx, authz.Caller(ctx), q, *req.SpaceID); err != nil {
+		if _, err := space.Parent(ctx, sc, q, *req.SpaceID); err != nil {
 			if apierr.Is(err, apierr.TypeNotFound) {
 				return nil, apierr.Validation(fmt.Sprintf("no Space %s in your organization", req.SpaceID), apierr.Item{Item: "SpaceID", Description: "not found"})
 			}
@@ -196,7 +194,7 @@ func (s *Service) channelForCommand(ctx context.Context, q *db.Queries, req RunR
 		}
 	}
 	if req.ChannelID != nil {
-		row, err := q.ChannelGetInOrg(ctx, db.ChannelGetInOrgParams{OrganizationID: p.OrganizationID, ChannelID: *req.ChannelID})
+		row, err := q.ChannelGetInOrg(ctx, db.ChannelGetInOrgParams{OrganizationID: sc.OrganizationID, ChannelID: *req.ChannelID})
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return nil, apierr.Validation(fmt.Sprintf("no Channel %s in your organization", req.ChannelID), apierr.Item{Item: "ChannelID", Description: "not found"})
 		}
@@ -215,7 +213,7 @@ func (s *Service) channelForCommand(ctx context.Context, q *db.Queries, req RunR
 		}
 		return row, nil
 	}
-	rows, err := q.ChannelsDeclaring(ctx, db.ChannelsDeclaringParams{OrganizationID: p.OrganizationID, Command: req.Command, SpaceID: req.SpaceID})
+	rows, err := q.ChannelsDeclaring(ctx, db.ChannelsDeclaringParams{OrganizationID: sc.OrganizationID, Command: req.Command, SpaceID: req.SpaceID})
 	if err != nil {
 		return nil, err
 	}
@@ -391,8 +389,8 @@ func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, r
 }
 
 // runOfChannel reads a run of a Channel the caller can see, with the Channel.
-func (s *Service) runOfChannel(ctx context.Context, q *db.Queries, spaceID uuid.UUID, ref string, runID uuid.UUID) (Channel, Run, error) {
-	row, err := resolve(ctx, q, spaceID, ref, false)
+func (s *Service) runOfChannel(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, runID uuid.UUID) (Channel, Run, error) {
+	row, err := resolve(ctx, sc, q, spaceID, ref, false)
 	if err != nil {
 		return Channel{}, Run{}, err
 	}
@@ -409,13 +407,13 @@ func (s *Service) runOfChannel(ctx context.Context, q *db.Queries, spaceID uuid.
 }
 
 // GetRun reads one run; the caller needs ViewChildren on the Channel's Space.
-func (s *Service) GetRun(ctx context.Context, spaceID uuid.UUID, ref string, runID uuid.UUID) (Run, error) {
+func (s *Service) GetRun(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, runID uuid.UUID) (Run, error) {
 	q := s.Store.Q()
-	_, run, err := s.runOfChannel(ctx, q, spaceID, ref, runID)
+	_, run, err := s.runOfChannel(ctx, sc, q, spaceID, ref, runID)
 	if err != nil {
 		return run, err
 	}
-	sp, err := space.Parent(ctx, authz.Caller(ctx), q, spaceID)
+	sp, err := space.Parent(ctx, sc, q, spaceID)
 	if err != nil {
 		return run, err
 	}
@@ -423,16 +421,15 @@ func (s *Service) GetRun(ctx context.Context, spaceID uuid.UUID, ref string, run
 	if err != nil {
 		return run, err
 	}
-	return run, authz.Check(authz.Caller(ctx), authz.ViewChildren, st)
+	return run, authz.Check(sc, authz.ViewChildren, st)
 }
 
 // ListRuns returns a page of runs (of one Channel when ref is set) whose Spaces the caller may
 // ViewChildren of.
-func (s *Service) ListRuns(ctx context.Context, spaceID *uuid.UUID, ref string, path string, params listquery.Params) (listquery.Page[Run], error) {
-	p := authz.Caller(ctx)
-	q := listquery.Query{Entity: RunListEntity, OrganizationID: p.OrganizationID, Path: path, Params: params}
+func (s *Service) ListRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, path string, params listquery.Params) (listquery.Page[Run], error) {
+	q := listquery.Query{Entity: RunListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		row, err := resolve(ctx, s.Store.Q(), *spaceID, ref, false)
+		row, err := resolve(ctx, sc, s.Store.Q(), *spaceID, ref, false)
 		if err != nil {
 			return listquery.Page[Run]{}, err
 		}
@@ -446,11 +443,11 @@ func (s *Service) ListRuns(ctx context.Context, spaceID *uuid.UUID, ref string, 
 	if err != nil {
 		return out, err
 	}
-	spaces, err := s.spaceTargets(ctx, s.Store.Q(), p.OrganizationID, runSpaces(out.Items))
+	spaces, err := s.spaceTargets(ctx, s.Store.Q(), sc.OrganizationID, runSpaces(out.Items))
 	if err != nil {
 		return out, err
 	}
-	out.Items = authz.Filter(p, authz.ViewChildren, out.Items, func(r Run) authz.Target { return spaces[r.SpaceID] })
+	out.Items = authz.Filter(sc, authz.ViewChildren, out.Items, func(r Run) authz.Target { return spaces[r.SpaceID] })
 	return out, nil
 }
 
@@ -492,8 +489,8 @@ func currentStatus(ctx context.Context, q *db.Queries, r Run) string {
 }
 
 // CancelRun cancels a run still Waiting; the caller needs Use on the Channel.
-func (s *Service) CancelRun(ctx context.Context, spaceID uuid.UUID, ref string, runID uuid.UUID) (Run, error) {
-	return s.transition(ctx, spaceID.String(), ref, runID, authz.Use,
+func (s *Service) CancelRun(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, runID uuid.UUID) (Run, error) {
+	return s.transition(ctx, sc, spaceID.String(), ref, runID, authz.Use,
 		"only a run still Waiting can be cancelled (a delivered run runs to its outcome)",
 		func(q *db.Queries, ch Channel) (*db.CommandRun, error) {
 			return q.CommandRunCancel(ctx, db.CommandRunCancelParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID})
@@ -503,19 +500,19 @@ func (s *Service) CancelRun(ctx context.Context, spaceID uuid.UUID, ref string, 
 // transition moves a run to a new state by a conditional update, in one transaction: the caller needs
 // perm on the Channel; when the update finds the run in another state, the answer is 409 with refusal.
 // It emits command_run.updated.
-func (s *Service) transition(ctx context.Context, spaceRef, ref string, runID uuid.UUID, perm authz.Permission, refusal string,
+func (s *Service) transition(ctx context.Context, sc authz.Scope, spaceRef, ref string, runID uuid.UUID, perm authz.Permission, refusal string,
 	update func(*db.Queries, Channel) (*db.CommandRun, error)) (Run, error) {
 	var out Run
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
-		spaceID, err := spaceByRef(ctx, tx.Q, spaceRef)
+		spaceID, err := spaceByRef(ctx, sc, tx.Q, spaceRef)
 		if err != nil {
 			return err
 		}
-		ch, run, err := s.runOfChannel(ctx, tx.Q, spaceID, ref, runID)
+		ch, run, err := s.runOfChannel(ctx, sc, tx.Q, spaceID, ref, runID)
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(authz.Caller(ctx), perm, ch.Target()); err != nil {
+		if err := authz.Check(sc, perm, ch.Target()); err != nil {
 			return err
 		}
 		row, err := update(tx.Q, ch)
@@ -528,7 +525,7 @@ func (s *Service) transition(ctx context.Context, spaceRef, ref string, runID uu
 		if out, err = runFromRow(row); err != nil {
 			return err
 		}
-		sp, err := space.Parent(ctx, authz.Caller(ctx), tx.Q, spaceID)
+		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -538,16 +535,22 @@ func (s *Service) transition(ctx context.Context, spaceRef, ref string, runID uu
 	return out, err
 }
 
+// RunSweeperName is the system principal the command-run sweep acts as: ending a run whose time is up
+// is the service's own work in the run's organization, done by no User.
+const RunSweeperName = "command-run-sweeper"
+
 // SweepRuns ends the runs whose time is up (expired deadlines, unanswered deliveries) and returns how
-// many. It is safe on every replica at once.
+// many. Each run is ended, and its command_run.updated event emitted, as RunSweeperName in the run's
+// organization (authz.SystemScope); neither the run nor the event records an acting User. It is safe on
+// every replica at once.
 func (s *Service) SweepRuns(ctx context.Context) (int, error) {
-	n := 0
+	ended := map[authz.Scope]int{}
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+		clear(ended)
 		rows, err := tx.Q.CommandRunSweep(ctx, AnswerSeconds)
 		if err != nil {
 			return err
 		}
-		n = len(rows)
 		for _, r := range rows {
 			run, err := runFromRow(&db.CommandRun{CommandRunID: r.CommandRunID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID,
 				ChannelID: r.ChannelID, Command: r.Command, Options: r.Options, Parameters: r.Parameters, Status: r.Status, Result: r.Result,
@@ -556,17 +559,29 @@ func (s *Service) SweepRuns(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
+			ended[authz.SystemScope(run.OrganizationID, RunSweeperName)]++
 			tx.Emit(run.changeEvent("command_run.updated", r.SpaceSlug))
 		}
 		return nil
 	})
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for sc, count := range ended {
+		n += count
+		if s.Logger != nil {
+			s.Logger.Debug("ended command runs whose time is up", "system", sc.System, "organization", sc.OrganizationID, "runs", count)
+		}
+	}
+	return n, nil
 }
 
 // runRetention is how long finished runs stay readable.
 const runRetention = 7 * 24 * time.Hour
 
-// PruneRuns deletes finished runs older than runRetention, in batches, and returns how many.
+// PruneRuns deletes finished runs older than runRetention, in batches, and returns how many. It is
+// housekeeping across organizations, acting as no principal, so it takes no Scope.
 func (s *Service) PruneRuns(ctx context.Context) (int64, error) {
 	var total int64
 	for {

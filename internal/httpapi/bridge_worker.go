@@ -44,7 +44,7 @@ func (h *handlers) ListBridgeWorkers(ctx context.Context, r api.ListBridgeWorker
 }
 
 func (h *handlers) listBridgeWorkers(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
-	page, err := h.s.deps.BridgeWorkers.List(ctx, spaceID, requestPath(ctx), params)
+	page, err := h.s.deps.BridgeWorkers.List(ctx, sc, spaceID, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
@@ -105,7 +105,7 @@ func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerReq
 	if err != nil {
 		return nil, err
 	}
-	w, err := h.s.deps.BridgeWorkers.Get(ctx, r.SpaceId, r.BridgeWorkerId)
+	w, err := h.s.deps.BridgeWorkers.Get(ctx, sc, r.SpaceId, r.BridgeWorkerId)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,8 @@ func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerReq
 }
 
 func (h *handlers) CreateBridgeWorker(ctx context.Context, r api.CreateBridgeWorkerRequestObject) (api.CreateBridgeWorkerResponseObject, error) {
-	w, err := h.s.deps.BridgeWorkers.Create(ctx, r.SpaceId, bridgeWorkerFields(r.Body),
+	sc := scopeOf(ctx)
+	w, err := h.s.deps.BridgeWorkers.Create(ctx, sc, r.SpaceId, bridgeWorkerFields(r.Body),
 		bridgeworker.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
@@ -126,7 +127,8 @@ func (h *handlers) CreateBridgeWorker(ctx context.Context, r api.CreateBridgeWor
 }
 
 func (h *handlers) UpdateBridgeWorker(ctx context.Context, r api.UpdateBridgeWorkerRequestObject) (api.UpdateBridgeWorkerResponseObject, error) {
-	w, err := h.s.deps.BridgeWorkers.Update(ctx, r.SpaceId, r.BridgeWorkerId, r.Body.Version, bridgeWorkerFields(r.Body), flag(r.Params.DryRun))
+	sc := scopeOf(ctx)
+	w, err := h.s.deps.BridgeWorkers.Update(ctx, sc, r.SpaceId, r.BridgeWorkerId, r.Body.Version, bridgeWorkerFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -134,11 +136,12 @@ func (h *handlers) UpdateBridgeWorker(ctx context.Context, r api.UpdateBridgeWor
 }
 
 func (h *handlers) PatchBridgeWorker(ctx context.Context, r api.PatchBridgeWorkerRequestObject) (api.PatchBridgeWorkerResponseObject, error) {
+	sc := scopeOf(ctx)
 	patch := r.JSONBody
 	if patch == nil {
 		patch = r.ApplicationMergePatchPlusJSONBody
 	}
-	w, err := h.s.deps.BridgeWorkers.Patch(ctx, r.SpaceId, r.BridgeWorkerId, *patch, flag(r.Params.DryRun))
+	w, err := h.s.deps.BridgeWorkers.Patch(ctx, sc, r.SpaceId, r.BridgeWorkerId, *patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -146,13 +149,15 @@ func (h *handlers) PatchBridgeWorker(ctx context.Context, r api.PatchBridgeWorke
 }
 
 func (h *handlers) DeleteBridgeWorker(ctx context.Context, r api.DeleteBridgeWorkerRequestObject) (api.DeleteBridgeWorkerResponseObject, error) {
-	if err := h.s.deps.BridgeWorkers.Delete(ctx, r.SpaceId, r.BridgeWorkerId, flag(r.Params.DryRun)); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.BridgeWorkers.Delete(ctx, sc, r.SpaceId, r.BridgeWorkerId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteBridgeWorker200JSONResponse{Body: deleted(bridgeworker.EntityType)}, nil
 }
 
 func (h *handlers) PollBridgeWorkerEvents(ctx context.Context, r api.PollBridgeWorkerEventsRequestObject) (api.PollBridgeWorkerEventsResponseObject, error) {
+	sc := scopeOf(ctx)
 	b := r.Body
 	if err := bridgeworker.ValidateName(r.Name, b.Name); err != nil {
 		return nil, err
@@ -171,7 +176,7 @@ func (h *handlers) PollBridgeWorkerEvents(ctx context.Context, r api.PollBridgeW
 		return nil, apierr.Validation("MaxEvents is 1 to 500", apierr.Item{Item: "MaxEvents", Description: "out of range"})
 	}
 	sub := bridgeworker.Subscription{Name: r.Name, EventTypes: deref(b.EventTypes), SpaceID: b.SpaceID, TargetID: b.TargetID, FromCursor: b.FromCursor}
-	events, err := h.s.deps.BridgeWorkers.Poll(ctx, r.SpaceId, r.BridgeWorkerId, sub, time.Duration(timeout)*time.Second, maxEvents)
+	events, err := h.s.deps.BridgeWorkers.Poll(ctx, sc, r.SpaceId, r.BridgeWorkerId, sub, time.Duration(timeout)*time.Second, maxEvents)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func (h *handlers) ListChannels(ctx context.Context, r api.ListChannelsRequestOb
 }
 
 func (h *handlers) listChannels(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
-	page, err := h.s.deps.Channels.List(ctx, spaceID, requestPath(ctx), params)
+	page, err := h.s.deps.Channels.List(ctx, sc, spaceID, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
@@ -115,7 +115,7 @@ func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject
 	if err != nil {
 		return nil, err
 	}
-	c, err := h.s.deps.Channels.Get(ctx, r.SpaceId, r.ChannelId)
+	c, err := h.s.deps.Channels.Get(ctx, sc, r.SpaceId, r.ChannelId)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,8 @@ func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject
 }
 
 func (h *handlers) CreateChannel(ctx context.Context, r api.CreateChannelRequestObject) (api.CreateChannelResponseObject, error) {
-	c, err := h.s.deps.Channels.Create(ctx, r.SpaceId, channelFields(r.Body), channel.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	sc := scopeOf(ctx)
+	c, err := h.s.deps.Channels.Create(ctx, sc, r.SpaceId, channelFields(r.Body), channel.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +136,8 @@ func (h *handlers) CreateChannel(ctx context.Context, r api.CreateChannelRequest
 }
 
 func (h *handlers) UpdateChannel(ctx context.Context, r api.UpdateChannelRequestObject) (api.UpdateChannelResponseObject, error) {
-	c, err := h.s.deps.Channels.Update(ctx, r.SpaceId, r.ChannelId, r.Body.Version, channelFields(r.Body), flag(r.Params.DryRun))
+	sc := scopeOf(ctx)
+	c, err := h.s.deps.Channels.Update(ctx, sc, r.SpaceId, r.ChannelId, r.Body.Version, channelFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -143,11 +145,12 @@ func (h *handlers) UpdateChannel(ctx context.Context, r api.UpdateChannelRequest
 }
 
 func (h *handlers) PatchChannel(ctx context.Context, r api.PatchChannelRequestObject) (api.PatchChannelResponseObject, error) {
+	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
 		return nil, err
 	}
-	c, err := h.s.deps.Channels.Patch(ctx, r.SpaceId, r.ChannelId, patch, flag(r.Params.DryRun))
+	c, err := h.s.deps.Channels.Patch(ctx, sc, r.SpaceId, r.ChannelId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +158,8 @@ func (h *handlers) PatchChannel(ctx context.Context, r api.PatchChannelRequestOb
 }
 
 func (h *handlers) DeleteChannel(ctx context.Context, r api.DeleteChannelRequestObject) (api.DeleteChannelResponseObject, error) {
-	if err := h.s.deps.Channels.Delete(ctx, r.SpaceId, r.ChannelId, flag(r.Params.DryRun)); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.Channels.Delete(ctx, sc, r.SpaceId, r.ChannelId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteChannel200JSONResponse{Body: deleted(channel.EntityType)}, nil

@@ -40,11 +40,12 @@ func eventToAPI(e event.Entry) api.EventLogEntry {
 }
 
 func (h *handlers) AcquireChannelLease(ctx context.Context, r api.AcquireChannelLeaseRequestObject) (api.AcquireChannelLeaseResponseObject, error) {
+	sc := scopeOf(ctx)
 	var body api.ChannelLeaseRequest
 	if r.Body != nil {
 		body = *r.Body
 	}
-	l, err := h.s.deps.Channels.AcquireLease(ctx, r.SpaceId, r.ChannelId, body.Commands, body.HolderAddress)
+	l, err := h.s.deps.Channels.AcquireLease(ctx, sc, r.SpaceId, r.ChannelId, body.Commands, body.HolderAddress)
 	if err != nil {
 		return nil, err
 	}
@@ -52,13 +53,15 @@ func (h *handlers) AcquireChannelLease(ctx context.Context, r api.AcquireChannel
 }
 
 func (h *handlers) ReleaseChannelLease(ctx context.Context, r api.ReleaseChannelLeaseRequestObject) (api.ReleaseChannelLeaseResponseObject, error) {
-	if err := h.s.deps.Channels.ReleaseLease(ctx, r.SpaceId, r.ChannelId, r.Params.ClaimToken); err != nil {
+	sc := scopeOf(ctx)
+	if err := h.s.deps.Channels.ReleaseLease(ctx, sc, r.SpaceId, r.ChannelId, r.Params.ClaimToken); err != nil {
 		return nil, err
 	}
 	return api.ReleaseChannelLease204Response{}, nil
 }
 
 func (h *handlers) PollChannel(ctx context.Context, r api.PollChannelRequestObject) (api.PollChannelResponseObject, error) {
+	sc := scopeOf(ctx)
 	timeout, maxRuns := channel.DefaultPollSeconds, channel.DefaultMaxRuns
 	if r.Body.TimeoutSeconds != nil {
 		timeout = *r.Body.TimeoutSeconds
@@ -69,7 +72,7 @@ func (h *handlers) PollChannel(ctx context.Context, r api.PollChannelRequestObje
 	if timeout < 0 || timeout > channel.MaxPollSeconds {
 		return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
 	}
-	msgs, err := h.s.deps.Channels.Poll(ctx, r.SpaceId, r.ChannelId, r.Body.ClaimToken, time.Duration(timeout)*time.Second, maxRuns)
+	msgs, err := h.s.deps.Channels.Poll(ctx, sc, r.SpaceId, r.ChannelId, r.Body.ClaimToken, time.Duration(timeout)*time.Second, maxRuns)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +93,7 @@ func (h *handlers) PollChannel(ctx context.Context, r api.PollChannelRequestObje
 }
 
 func (h *handlers) ReportCommandRunResult(ctx context.Context, r api.ReportCommandRunResultRequestObject) (api.ReportCommandRunResultResponseObject, error) {
+	sc := scopeOf(ctx)
 	var result json.RawMessage
 	if r.Body.Result != nil {
 		b, err := json.Marshal(r.Body.Result)
@@ -98,7 +102,7 @@ func (h *handlers) ReportCommandRunResult(ctx context.Context, r api.ReportComma
 		}
 		result = b
 	}
-	run, err := h.s.deps.Channels.ReportResult(ctx, r.SpaceId, r.ChannelId, r.CommandRunId, string(r.Body.Status), result, r.Body.ErrorMessage)
+	run, err := h.s.deps.Channels.ReportResult(ctx, sc, r.SpaceId, r.ChannelId, r.CommandRunId, string(r.Body.Status), result, r.Body.ErrorMessage)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +110,9 @@ func (h *handlers) ReportCommandRunResult(ctx context.Context, r api.ReportComma
 }
 
 func (h *handlers) CreateCommandRun(ctx context.Context, r api.CreateCommandRunRequestObject) (api.CreateCommandRunResponseObject, error) {
+	sc := scopeOf(ctx)
 	b := r.Body
-	run, err := h.s.deps.Channels.CreateRun(ctx, channel.RunRequest{Command: b.Command, SpaceID: b.SpaceID, ChannelID: b.ChannelID,
+	run, err := h.s.deps.Channels.CreateRun(ctx, sc, channel.RunRequest{Command: b.Command, SpaceID: b.SpaceID, ChannelID: b.ChannelID,
 		Options: b.Options, Parameters: b.Parameters, DeadlineSeconds: b.DeadlineSeconds})
 	if err != nil {
 		return nil, err
@@ -126,7 +131,7 @@ func (h *handlers) ListCommandRuns(ctx context.Context, r api.ListCommandRunsReq
 }
 
 func (h *handlers) listRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, params listquery.Params) (pageResponse, error) {
-	page, err := h.s.deps.Channels.ListRuns(ctx, spaceID, ref, requestPath(ctx), params)
+	page, err := h.s.deps.Channels.ListRuns(ctx, sc, spaceID, ref, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
 	}
@@ -176,7 +181,7 @@ func (h *handlers) GetCommandRun(ctx context.Context, r api.GetCommandRunRequest
 	if err != nil {
 		return nil, err
 	}
-	run, err := h.s.deps.Channels.GetRun(ctx, r.SpaceId, r.ChannelId, r.CommandRunId)
+	run, err := h.s.deps.Channels.GetRun(ctx, sc, r.SpaceId, r.ChannelId, r.CommandRunId)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +193,8 @@ func (h *handlers) GetCommandRun(ctx context.Context, r api.GetCommandRunRequest
 }
 
 func (h *handlers) CancelCommandRun(ctx context.Context, r api.CancelCommandRunRequestObject) (api.CancelCommandRunResponseObject, error) {
-	run, err := h.s.deps.Channels.CancelRun(ctx, r.SpaceId, r.ChannelId, r.CommandRunId)
+	sc := scopeOf(ctx)
+	run, err := h.s.deps.Channels.CancelRun(ctx, sc, r.SpaceId, r.ChannelId, r.CommandRunId)
 	if err != nil {
 		return nil, err
 	}

@@ -335,6 +335,7 @@ func IsGrantError(err error) (*GrantError, bool) {
 }
 
 // PruneAssertions forgets assertion IDs whose assertions have expired (they can no longer be replayed).
+// It is housekeeping across organizations, acting as no principal, so it takes no Scope.
 func (s *Service) PruneAssertions(ctx context.Context) error {
 	_, err := s.Store.Q().UsedAssertionPrune(ctx)
 	return err

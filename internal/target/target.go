@@ -294,7 +294,7 @@ func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 		case !apierr.Is(err, apierr.TypeNotFound):
 			return err
 		}
-		if err := checkBridgeWorker(ctx, tx.Q, nil, f); err != nil {
+		if err := checkBridgeWorker(ctx, sc, tx.Q, nil, f); err != nil {
 			return err
 		}
 		var row *db.Target
@@ -332,11 +332,11 @@ func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 // checkBridgeWorker requires a BridgeWorkerID the write sets to name a BridgeWorker of the caller's
 // organization, in any Space (SPEC.md ties a Target to one BridgeWorker and says nothing of their Spaces).
 // The stored value (cur) passes unchecked: the foreign key keeps it naming an existing worker.
-func checkBridgeWorker(ctx context.Context, q *db.Queries, cur *uuid.UUID, f Fields) error {
+func checkBridgeWorker(ctx context.Context, sc authz.Scope, q *db.Queries, cur *uuid.UUID, f Fields) error {
 	if f.BridgeWorkerID == nil || (cur != nil && *cur == *f.BridgeWorkerID) {
 		return nil
 	}
-	ok, err := bridgeworker.Exists(ctx, q, *f.BridgeWorkerID)
+	ok, err := bridgeworker.Exists(ctx, sc, q, *f.BridgeWorkerID)
 	if err != nil {
 		return err
 	}
@@ -422,7 +422,7 @@ func update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.
 	if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
 		return cur, err
 	}
-	if err := checkBridgeWorker(ctx, tx.Q, cur.BridgeWorkerID, f); err != nil {
+	if err := checkBridgeWorker(ctx, sc, tx.Q, cur.BridgeWorkerID, f); err != nil {
 		return cur, err
 	}
 	if f.ToolchainType != cur.ToolchainType {
