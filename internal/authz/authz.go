@@ -6,8 +6,6 @@
 package authz
 
 import (
-	"context"
-
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/internal/apierr"
@@ -99,16 +97,6 @@ func CheckReach(sc Scope, role auth.Role, act string) error {
 		return nil
 	}
 	return apierr.Forbidden("your role %q cannot %s %q: it is stronger than yours", sc.Role, act, role)
-}
-
-// Caller returns the request's caller as a Scope, for the services that still read it from the
-// context; it goes when every service takes its Scope as an argument.
-func Caller(ctx context.Context) Scope {
-	p, ok := auth.PrincipalFrom(ctx)
-	if !ok {
-		panic("authz: no principal in an authenticated request")
-	}
-	return RequestScope(p)
 }
 
 // OrganizationTarget is the caller's organization as a Target, for organization-level checks.
