@@ -299,7 +299,7 @@ func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 			if err := authz.Check(sc, authz.Manage, st); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+			if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 				return err
 			}
 		}
@@ -390,7 +390,7 @@ func (s *Service) write(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, 
 			if err := authz.Check(sc, authz.Manage, cur.Target()); err != nil {
 				return err
 			}
-			if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+			if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 				return err
 			}
 		}

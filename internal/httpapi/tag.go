@@ -97,7 +97,7 @@ func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.G
 
 func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
 	sc := scopeOf(ctx)
-	t, err := h.s.deps.Tags.Create(ctx, sc, r.SpaceId, tagFields(r.Body), tag.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	t, err := h.s.deps.Tags.Create(ctx, sc, r.SpaceId, tagFields(r.Body), entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}

@@ -111,7 +111,7 @@ func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) 
 func (h *handlers) CreateTarget(ctx context.Context, r api.CreateTargetRequestObject) (api.CreateTargetResponseObject, error) {
 	sc := scopeOf(ctx)
 	t, err := h.s.deps.Targets.Create(ctx, sc, r.SpaceId, targetFields(r.Body),
-		target.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}

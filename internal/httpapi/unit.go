@@ -94,7 +94,7 @@ func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit
 				ids = append(ids, *u.TargetID)
 			}
 		}
-		found, err := h.s.deps.Targets.ByIDs(ctx, sc, ids)
+		found, err := h.s.deps.Targets.LoadByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}

@@ -194,7 +194,7 @@ func (s *Service) Create(ctx context.Context, sc authz.Scope, f Fields, opts Wri
 		case !apierr.Is(err, apierr.TypeNotFound):
 			return err
 		}
-		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+		if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 			return err
 		}
 		id := uuid.New()
@@ -289,7 +289,7 @@ func update(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID, cha
 		if err := authz.Check(sc, authz.Manage, cur.Target()); err != nil {
 			return cur, err
 		}
-		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+		if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -38,4 +39,15 @@ func ParentByRef(ctx context.Context, sc authz.Scope, q *db.Queries, ref string)
 func RowTarget(row *db.Space) (authz.Target, error) {
 	grants, err := store.DecodeJSON[authz.Grants](row.Permissions)
 	return authz.Target{EntityType: EntityType, ID: row.SpaceID.String(), Grants: grants}, err
+}
+
+// Of is Parent as the entity kit needs it (entity.ParentFunc): the Space's reference for events and its
+// permission target, for the families that live in Spaces.
+func Of(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (entity.Parent, error) {
+	row, err := Parent(ctx, sc, q, id)
+	if err != nil {
+		return entity.Parent{}, err
+	}
+	t, err := RowTarget(row)
+	return entity.Parent{Ref: entity.SpaceRef{ID: row.SpaceID, Slug: row.Slug}, Target: t}, err
 }

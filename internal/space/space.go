@@ -17,7 +17,6 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
-	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -167,7 +166,7 @@ func (s *Service) Create(ctx context.Context, sc authz.Scope, f Fields, opts Wri
 		if err := checkComponent(f); err != nil {
 			return err
 		}
-		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
+		if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
 			return err
 		}
 		var row *db.Space
@@ -270,7 +269,7 @@ func update(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID, cha
 		if err := authz.Check(sc, authz.Manage, cur.target()); err != nil {
 			return cur, err
 		}
-		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
+		if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
 			return cur, err
 		}
 	}

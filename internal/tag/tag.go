@@ -4,7 +4,6 @@ package tag
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,7 +12,6 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
-	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
@@ -84,36 +82,55 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}},
 })
 
-// Service carries out Tag operations.
-type Service struct {
-	Store  *store.Store
-	Tokens *listquery.TokenCodec
-}
-
-// WriteOptions are the query parameters every write takes.
-type WriteOptions struct {
-	DryRun      bool
-	AllowExists bool
-}
-
-func load(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID, lock bool) (Tag, error) {
-	var row *db.Tag
-	var err error
-	if lock {
-		row, err = q.TagGetByIDForUpdate(ctx, db.TagGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TagID: id})
-	} else {
-		row, err = q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TagID: id})
-	}
-	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
-			return Tag{}, serr
+// Family declares Tags to the entity kit: a Tag lives in a Space, carries no Permissions (the role
+// decides), and is taken off every Revision when it is deleted.
+var Family = &entity.Family[db.Tag, Tag, Fields]{
+	Type: EntityType, Event: "tag", Listing: ListEntity, Parent: space.Of, SpaceColumn: "tag.space_id",
+	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Tag, error) {
+		if lock {
+			return q.TagGetByIDForUpdate(ctx, db.TagGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TagID: id})
 		}
-		return Tag{}, apierr.NotFound(EntityType, id.String())
-	}
-	if err != nil {
-		return Tag{}, err
-	}
-	return fromRow(row)
+		return q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TagID: id})
+	},
+	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Tag, error) {
+		return q.TagGetBySlug(ctx, db.TagGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
+	},
+	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Tag, error) {
+		return q.TagInsert(ctx, db.TagInsertParams{TagID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID,
+			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates)})
+	},
+	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Tag, f Fields) (*db.Tag, error) {
+		return q.TagUpdate(ctx, db.TagUpdateParams{OrganizationID: sc.OrganizationID, TagID: cur.ID, Version: cur.Version,
+			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates)})
+	},
+	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Tag) (int64, error) {
+		return q.TagDelete(ctx, db.TagDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, TagID: cur.ID})
+	},
+	FromRow: fromRow,
+	Ident: func(t Tag) entity.Ident {
+		return entity.Ident{ID: t.ID, SpaceID: t.SpaceID, Slug: t.Slug, Version: t.Version, DeleteGates: t.DeleteGates}
+	},
+	Fields: func(t Tag) Fields { return t.Fields },
+	Slug:   func(f Fields) string { return f.Slug },
+	Target: Tag.authzTarget,
+	Normalize: func(f Fields) (Fields, error) {
+		f.Meta = f.Meta.Normalized()
+		return f, f.validate()
+	},
+	// A deleted Tag leaves every Revision it was on.
+	BeforeDelete: func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur Tag) error {
+		return tx.Q.TagRemoveFromRevisions(ctx, db.TagRemoveFromRevisionsParams{OrganizationID: sc.OrganizationID, TagID: cur.ID.String()})
+	},
+}
+
+// Service carries out Tag operations (the kit's).
+type Service = entity.Service[db.Tag, Tag, Fields]
+
+// NewService serves Tags from a store.
+func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
+	return entity.NewService(Family, st, tokens)
 }
 
 // LookupForShare returns a Tag of the caller's organization by ID, in any Space, and holds a share lock
@@ -128,184 +145,4 @@ func LookupForShare(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.
 		return Tag{}, err
 	}
 	return fromRow(row)
-}
-
-// List returns a page of Tags (of one Space when spaceID is set).
-func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Tag], error) {
-	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
-	if spaceID != nil {
-		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
-			return listquery.Page[Tag]{}, err
-		}
-		q.Scope = []listquery.Condition{{Column: "tag.space_id", Value: *spaceID}}
-	}
-	page, err := listquery.Run[db.Tag](ctx, s.Store.Pool, s.Tokens, q)
-	if err != nil {
-		return listquery.Page[Tag]{}, err
-	}
-	return listquery.MapPage(page, fromRow)
-}
-
-// Get returns one Tag.
-func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID) (Tag, error) {
-	t, err := load(ctx, sc, s.Store.Q(), spaceID, id, false)
-	if err != nil {
-		return t, err
-	}
-	return t, authz.Check(sc, authz.View, t.authzTarget())
-}
-
-func (t Tag) changeEvent(c entity.Change, spaceSlug string) event.Event {
-	return entity.ChangeEvent("tag", EntityType, c, t.OrganizationID, t.ID, t.Slug, t.Version, &entity.SpaceRef{ID: t.SpaceID, Slug: spaceSlug})
-}
-
-// Create makes a Tag in a Space.
-func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (Tag, error) {
-	f.Meta = f.Meta.Normalized()
-	if err := f.validate(); err != nil {
-		return Tag{}, err
-	}
-	var out Tag
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		st, err := space.RowTarget(sp)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
-			return err
-		}
-		bySlug := db.TagGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug}
-		var row *db.Tag
-		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
-			var err error
-			row, err = sp.Q.TagInsert(ctx, db.TagInsertParams{TagID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID,
-				Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-				DeleteGates: store.EncodeJSON(f.DeleteGates)})
-			return err
-		})
-		if apierr.Is(err, apierr.TypeAlreadyExists) {
-			if !opts.AllowExists {
-				return apierr.AlreadyExists(EntityType, f.Slug)
-			}
-			if row, err = tx.Q.TagGetBySlug(ctx, bySlug); err != nil {
-				return err
-			}
-			out, err = fromRow(row)
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		if out, err = fromRow(row); err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Created, sp.Slug))
-		return nil
-	})
-	return out, err
-}
-
-type changeFunc func(Tag) (*int64, Fields, error)
-
-// Update replaces a Tag's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, version int64, f Fields, dryRun bool) (Tag, error) {
-	if err := entity.RequireVersion(version); err != nil {
-		return Tag{}, err
-	}
-	return s.write(ctx, sc, spaceID, id, dryRun, func(Tag) (*int64, Fields, error) { return &version, f, nil })
-}
-
-// Patch applies a merge patch to a Tag's fields.
-func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, patch json.RawMessage, dryRun bool) (Tag, error) {
-	return s.write(ctx, sc, spaceID, id, dryRun, func(cur Tag) (*int64, Fields, error) {
-		version, err := entity.SentVersion(patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		merged, err := entity.MergePatch(cur.Fields, patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		var f Fields
-		if err := json.Unmarshal(merged, &f); err != nil {
-			return nil, Fields{}, apierr.UserInput("the patched Tag is not valid: " + err.Error())
-		}
-		return version, f, nil
-	})
-}
-
-func (s *Service) write(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool, change changeFunc) (Tag, error) {
-	var out Tag
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		cur, err := load(ctx, sc, tx.Q, spaceID, id, true)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.Edit, cur.authzTarget()); err != nil {
-			return err
-		}
-		version, f, err := change(cur)
-		if err != nil {
-			return err
-		}
-		f.Meta = f.Meta.Normalized()
-		if err := f.validate(); err != nil {
-			return err
-		}
-		if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
-			return err
-		}
-		row, err := tx.Q.TagUpdate(ctx, db.TagUpdateParams{OrganizationID: sc.OrganizationID, TagID: id, Version: cur.Version,
-			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates)})
-		if err != nil {
-			return entity.SlugClash(err, EntityType, f.Slug)
-		}
-		if out, err = fromRow(row); err != nil {
-			return err
-		}
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Updated, sp.Slug))
-		return nil
-	})
-	return out, err
-}
-
-// Delete removes a Tag and takes it off every Revision; refused while it has DeleteGates.
-func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool) error {
-	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		cur, err := load(ctx, sc, tx.Q, spaceID, id, true)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.Delete, cur.authzTarget()); err != nil {
-			return err
-		}
-		if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
-			return err
-		}
-		if err := tx.Q.TagRemoveFromRevisions(ctx, db.TagRemoveFromRevisionsParams{OrganizationID: sc.OrganizationID, TagID: id.String()}); err != nil {
-			return err
-		}
-		n, err := tx.Q.TagDelete(ctx, db.TagDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TagID: id})
-		if err != nil {
-			return store.TranslateDelete(err, EntityType, id.String())
-		}
-		if n == 0 {
-			return apierr.NotFound(EntityType, id.String())
-		}
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		tx.Emit(cur.changeEvent(entity.Deleted, sp.Slug))
-		return nil
-	})
 }

@@ -5,7 +5,6 @@ package target
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
-	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -154,179 +152,94 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	},
 })
 
-// Service carries out Target operations.
-type Service struct {
-	Store  *store.Store
-	Tokens *listquery.TokenCodec
-}
-
-// WriteOptions are the query parameters every write takes.
-type WriteOptions struct {
-	DryRun      bool
-	AllowExists bool
-}
-
-func load(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID, lock bool) (Target, error) {
-	var row *db.Target
-	var err error
-	if lock {
-		row, err = q.TargetGetByIDForUpdate(ctx, db.TargetGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
-	} else {
-		row, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
-	}
-	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
-			return Target{}, serr
+// Family declares Targets to the entity kit: a Target lives in a Space and carries Permissions; the
+// BridgeWorker a write names must exist, and its ToolchainType cannot change while Units use it.
+var Family = &entity.Family[db.Target, Target, Fields]{
+	Type: EntityType, Event: "target", Listing: ListEntity, Parent: space.Of, SpaceColumn: "target.space_id",
+	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Target, error) {
+		if lock {
+			return q.TargetGetByIDForUpdate(ctx, db.TargetGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
 		}
-		return Target{}, apierr.NotFound(EntityType, id.String())
-	}
-	if err != nil {
-		return Target{}, err
-	}
-	return fromRow(row)
-}
-
-// List returns a page of Targets (of one Space when spaceID is set) the caller may view.
-func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Target], error) {
-	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
-	if spaceID != nil {
-		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
-			return listquery.Page[Target]{}, err
-		}
-		q.Scope = []listquery.Condition{{Column: "target.space_id", Value: *spaceID}}
-	}
-	page, err := listquery.Run[db.Target](ctx, s.Store.Pool, s.Tokens, q)
-	if err != nil {
-		return listquery.Page[Target]{}, err
-	}
-	out, err := listquery.MapPage(page, fromRow)
-	if err != nil {
-		return out, err
-	}
-	out.Items = authz.Filter(sc, authz.View, out.Items, Target.authzTarget)
-	return out, nil
-}
-
-// Get returns one Target.
-func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID) (Target, error) {
-	t, err := load(ctx, sc, s.Store.Q(), spaceID, id, false)
-	if err != nil {
-		return t, err
-	}
-	return t, authz.Check(sc, authz.View, t.authzTarget())
-}
-
-// ByIDs loads Targets the caller may view, by ID (for include=TargetID).
-func (s *Service) ByIDs(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]Target, error) {
-	out := map[uuid.UUID]Target{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := s.Store.Q().TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: sc.OrganizationID, TargetIds: ids})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		t, err := fromRow(r)
-		if err != nil {
-			return nil, err
-		}
-		if sc.Allows(authz.View, t.authzTarget()) {
-			out[t.ID] = t
-		}
-	}
-	return out, nil
-}
-
-// Existing returns which of ids name Targets of the caller's organization (in any Space), in one query,
-// for entities that reference Targets.
-func Existing(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
-	out := map[uuid.UUID]bool{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := q.TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: sc.OrganizationID, TargetIds: ids})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		out[r.TargetID] = true
-	}
-	return out, nil
-}
-
-// Create makes a Target in a Space.
-func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (Target, error) {
-	f = f.normalized()
-	if err := f.validate(); err != nil {
-		return Target{}, err
-	}
-	var out Target
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		st, err := space.RowTarget(sp)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
-			return err
-		}
-		if len(f.Permissions) > 0 {
-			if err := authz.Check(sc, authz.Manage, st); err != nil {
-				return err
-			}
-			if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
-				return err
-			}
-		}
-		existing, err := tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
-		switch {
-		case err == nil && opts.AllowExists:
-			if out, err = fromRow(existing); err != nil {
-				return err
-			}
-			return authz.Check(sc, authz.View, out.authzTarget())
-		case err == nil:
-			return apierr.AlreadyExists(EntityType, f.Slug)
-		case !apierr.Is(err, apierr.TypeNotFound):
-			return err
-		}
-		if err := checkBridgeWorker(ctx, sc, tx.Q, nil, f); err != nil {
-			return err
-		}
-		var row *db.Target
-		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
-			var err error
-			row, err = sp.Q.TargetInsert(ctx, db.TargetInsertParams{
-				TargetID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
-				Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-				ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
-				BridgeHandle: f.BridgeHandle, Options: store.EncodeJSON(f.Options), Facts: store.EncodeJSON(f.Facts),
-				LiveStateType: f.LiveStateType,
-			})
-			return err
+		return q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
+	},
+	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Target, error) {
+		return q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
+	},
+	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Target, error) {
+		return q.TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: sc.OrganizationID, TargetIds: ids})
+	},
+	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Target, error) {
+		return q.TargetInsert(ctx, db.TargetInsertParams{
+			TargetID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
+			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+			ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
+			BridgeHandle: f.BridgeHandle, Options: store.EncodeJSON(f.Options), Facts: store.EncodeJSON(f.Facts),
+			LiveStateType: f.LiveStateType,
 		})
-		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
-			if row, err = tx.Q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
-				return err
-			}
-			out, err = fromRow(row)
-			return err
-		}
-		if err != nil {
-			return entity.SlugClash(err, EntityType, f.Slug)
-		}
-		if out, err = fromRow(row); err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Created, sp.Slug))
+	},
+	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Target, f Fields) (*db.Target, error) {
+		return q.TargetUpdate(ctx, db.TargetUpdateParams{
+			OrganizationID: sc.OrganizationID, TargetID: cur.ID, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
+			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+			ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
+			BridgeHandle: f.BridgeHandle, Options: store.EncodeJSON(f.Options), Facts: store.EncodeJSON(f.Facts),
+			LiveStateType: f.LiveStateType,
+		})
+	},
+	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Target) (int64, error) {
+		return q.TargetDelete(ctx, db.TargetDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, TargetID: cur.ID})
+	},
+	FromRow: fromRow,
+	Ident: func(t Target) entity.Ident {
+		return entity.Ident{ID: t.ID, SpaceID: t.SpaceID, Slug: t.Slug, Version: t.Version, DeleteGates: t.DeleteGates}
+	},
+	Fields: func(t Target) Fields { return t.Fields },
+	Slug:   func(f Fields) string { return f.Slug },
+	Target: Target.authzTarget,
+	Grants: func(f Fields) authz.Grants { return f.Permissions },
+	Normalize: func(f Fields) (Fields, error) {
+		f = f.normalized()
+		return f, f.validate()
+	},
+	Check: check,
+	// A Target's events name it in TargetID, so Target subscriptions select them.
+	AdjustEvent: func(t Target, e event.Event) event.Event {
+		e.TargetID = &t.ID
+		return e
+	},
+}
+
+// Service carries out Target operations (the kit's).
+type Service = entity.Service[db.Target, Target, Fields]
+
+// NewService serves Targets from a store.
+func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
+	return entity.NewService(Family, st, tokens)
+}
+
+// check validates a write's references: the BridgeWorker it names, and a ToolchainType change (refused
+// while Units use the Target, as their data is of the old type).
+func check(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Target, f Fields) error {
+	var curWorker *uuid.UUID
+	if cur != nil {
+		curWorker = cur.BridgeWorkerID
+	}
+	if err := checkBridgeWorker(ctx, sc, tx.Q, curWorker, f); err != nil {
+		return err
+	}
+	if cur == nil || f.ToolchainType == cur.ToolchainType {
 		return nil
-	})
-	return out, err
+	}
+	inUse, err := tx.Q.TargetInUse(ctx, &cur.ID)
+	if err != nil {
+		return err
+	}
+	if inUse {
+		return apierr.Conflict("the Target's ToolchainType cannot change while Units use it").WithEntity(EntityType, cur.ID.String(), cur.Slug)
+	}
+	return nil
 }
 
 // checkBridgeWorker requires a BridgeWorkerID the write sets to name a BridgeWorker of the caller's
@@ -346,180 +259,19 @@ func checkBridgeWorker(ctx context.Context, sc authz.Scope, q *db.Queries, cur *
 	return nil
 }
 
-func (t Target) changeEvent(c entity.Change, spaceSlug string) event.Event {
-	e := entity.ChangeEvent("target", EntityType, c, t.OrganizationID, t.ID, t.Slug, t.Version, &entity.SpaceRef{ID: t.SpaceID, Slug: spaceSlug})
-	e.TargetID = &t.ID
-	return e
-}
-
-type changeFunc func(Target) (*int64, Fields, error)
-
-// Update replaces a Target's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, version int64, f Fields, dryRun bool) (Target, error) {
-	if err := entity.RequireVersion(version); err != nil {
-		return Target{}, err
+// Existing returns which of ids name Targets of the caller's organization (in any Space), in one query,
+// for entities that reference Targets.
+func Existing(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	out := map[uuid.UUID]bool{}
+	if len(ids) == 0 {
+		return out, nil
 	}
-	return s.write(ctx, sc, spaceID, id, dryRun, func(Target) (*int64, Fields, error) { return &version, f, nil })
-}
-
-// Patch applies a merge patch to a Target's fields.
-func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, patch json.RawMessage, dryRun bool) (Target, error) {
-	return s.write(ctx, sc, spaceID, id, dryRun, mergePatch(patch))
-}
-
-func mergePatch(patch json.RawMessage) changeFunc {
-	return func(cur Target) (*int64, Fields, error) {
-		version, err := entity.SentVersion(patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		merged, err := entity.MergePatch(cur.Fields, patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		var f Fields
-		if err := json.Unmarshal(merged, &f); err != nil {
-			return nil, Fields{}, apierr.UserInput("the patched Target is not valid: " + err.Error())
-		}
-		return version, f, nil
-	}
-}
-
-func (s *Service) write(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool, change changeFunc) (Target, error) {
-	var out Target
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		var err error
-		out, err = update(ctx, sc, tx, spaceID, id, change)
-		return err
-	})
-	return out, err
-}
-
-func update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.UUID, change changeFunc) (Target, error) {
-	cur, err := load(ctx, sc, tx.Q, spaceID, id, true)
+	rows, err := q.TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: sc.OrganizationID, TargetIds: ids})
 	if err != nil {
-		return cur, err
+		return nil, err
 	}
-	if err := authz.Check(sc, authz.Edit, cur.authzTarget()); err != nil {
-		return cur, err
+	for _, r := range rows {
+		out[r.TargetID] = true
 	}
-	version, f, err := change(cur)
-	if err != nil {
-		return cur, err
-	}
-	f = f.normalized()
-	if err := f.validate(); err != nil {
-		return cur, err
-	}
-	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(sc, authz.Manage, cur.authzTarget()); err != nil {
-			return cur, err
-		}
-		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
-			return cur, err
-		}
-	}
-	if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
-		return cur, err
-	}
-	if err := checkBridgeWorker(ctx, sc, tx.Q, cur.BridgeWorkerID, f); err != nil {
-		return cur, err
-	}
-	if f.ToolchainType != cur.ToolchainType {
-		inUse, err := tx.Q.TargetInUse(ctx, &id)
-		if err != nil {
-			return cur, err
-		}
-		if inUse {
-			return cur, apierr.Conflict("the Target's ToolchainType cannot change while Units use it").WithEntity(EntityType, id.String(), cur.Slug)
-		}
-	}
-	row, err := tx.Q.TargetUpdate(ctx, db.TargetUpdateParams{
-		OrganizationID: sc.OrganizationID, TargetID: id, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
-		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-		ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
-		BridgeHandle: f.BridgeHandle, Options: store.EncodeJSON(f.Options), Facts: store.EncodeJSON(f.Facts),
-		LiveStateType: f.LiveStateType,
-	})
-	if err != nil {
-		return cur, entity.SlugClash(err, EntityType, f.Slug)
-	}
-	out, err := fromRow(row)
-	if err != nil {
-		return out, err
-	}
-	sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-	if err != nil {
-		return out, err
-	}
-	tx.Emit(out.changeEvent(entity.Updated, sp.Slug))
 	return out, nil
-}
-
-// Delete removes a Target; refused while it has DeleteGates or Units use it.
-func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool) error {
-	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		_, err := remove(ctx, sc, tx, spaceID, id)
-		return err
-	})
-}
-
-func remove(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.UUID) (Target, error) {
-	cur, err := load(ctx, sc, tx.Q, spaceID, id, true)
-	if err != nil {
-		return cur, err
-	}
-	if err := authz.Check(sc, authz.Delete, cur.authzTarget()); err != nil {
-		return cur, err
-	}
-	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
-		return cur, err
-	}
-	n, err := tx.Q.TargetDelete(ctx, db.TargetDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
-	if err != nil {
-		return cur, store.TranslateDelete(err, EntityType, id.String())
-	}
-	if n == 0 {
-		return cur, apierr.NotFound(EntityType, id.String())
-	}
-	sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-	if err != nil {
-		return cur, err
-	}
-	tx.Emit(cur.changeEvent(entity.Deleted, sp.Slug))
-	return cur, nil
-}
-
-// BulkPatch applies one merge patch to every Target the selection picks, each in its own savepoint.
-func (s *Service) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Target], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Target, error) {
-		return update(ctx, sc, tx, ref.SpaceID, ref.ID, mergePatch(patch))
-	})
-}
-
-// BulkDelete deletes every Target the selection picks.
-func (s *Service) BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Target], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Target, error) {
-		return remove(ctx, sc, tx, ref.SpaceID, ref.ID)
-	})
-}
-
-func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) entity.Selector {
-	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
-		limit := entity.MaxBulk
-		sel.Limit = &limit
-		page, err := listquery.Run[db.Target](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: sel})
-		if err != nil {
-			return nil, err
-		}
-		if page.Continue != "" {
-			return nil, entity.TooManySelected(EntityType)
-		}
-		refs := make([]entity.Ref, len(page.Items))
-		for i, r := range page.Items {
-			refs[i] = entity.Ref{ID: r.TargetID, SpaceID: r.SpaceID, Slug: r.Slug}
-		}
-		return refs, nil
-	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
-	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tag"
@@ -266,7 +265,7 @@ func cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref,
 		if err := authz.Check(sc, authz.Manage, st); err != nil {
 			return src, err
 		}
-		if err := org.CheckGrantees(ctx, sc, tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
+		if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
 			return src, err
 		}
 	}

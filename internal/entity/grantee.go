@@ -1,4 +1,4 @@
-package org
+package entity
 
 import (
 	"context"
@@ -53,5 +53,5 @@ func CheckGrantees(ctx context.Context, sc authz.Scope, q *db.Queries, field str
 		return nil
 	}
 	sort.Strings(bad)
-	return apierr.NoSuchReference(UserType, "among the members of your organization", bad...)
+	return apierr.NoSuchReference("User", "among the members of your organization", bad...)
 }

@@ -1,0 +1,447 @@
+package entity
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Family declares an entity family to the kit: its names, how it is listed, and typed functions over its
+// sqlc rows. Service then provides every operation the families share (get, list, create with
+// allow_exists, update with a Version check, merge patch, delete with DeleteGates, bulk patch and delete,
+// load by IDs for includes) the same way for all of them. A family writes only what is its own: the
+// queries, the row conversion, and the rules of its fields.
+//
+// R is the sqlc row type (what the family's queries and its list return), E the domain entity, F the
+// fields a write sets (their JSON tags are the wire names, so a merge patch applies to them).
+type Family[R, E, F any] struct {
+	// Type is the entity type name (Tag); Event names its events (tag.created, tag.updated, tag.deleted).
+	Type, Event string
+	// Listing is how the family is listed (its Name is Type).
+	Listing *listquery.Entity
+	// Parent loads the Space a Space-resident family lives in (space.Of); nil for families of the
+	// organization. SpaceColumn is the list column a list of one Space is scoped by (tag.space_id).
+	Parent      ParentFunc
+	SpaceColumn string
+
+	// Row access: each one generated query. A missing row is the anonymous NotFound the queries return.
+	ReadRow    func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*R, error)
+	ReadBySlug func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*R, error)
+	// ReadByIDs, optional, reads the rows among ids of the organization (any Space), for includes.
+	ReadByIDs func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*R, error)
+	InsertRow func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f F) (*R, error)
+	UpdateRow func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, f F) (*R, error)
+	DeleteRow func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E) (int64, error)
+	FromRow   func(*R) (E, error)
+
+	// Accessors of the entity and its fields.
+	Ident  func(E) Ident
+	Fields func(E) F
+	Slug   func(F) string
+	Target func(E) authz.Target
+	// Grants returns the Permissions a write sets; nil when the family has none.
+	Grants func(F) authz.Grants
+
+	// Normalize puts fields into their one stored form and validates them on their own (no database).
+	Normalize func(F) (F, error)
+	// Check, optional, validates what needs the database (references to other entities), in the write's
+	// transaction, after the permission checks; cur is nil on create.
+	Check func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *E, f F) error
+	// BeforeDelete, optional, undoes what references the entity before its row goes (after the
+	// permission and DeleteGates checks).
+	BeforeDelete func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur E) error
+	// AdjustEvent, optional, adds to a change event what the family's events carry beyond the common
+	// payload (a Target's events name the Target in TargetID).
+	AdjustEvent func(E, event.Event) event.Event
+}
+
+// Ident is what the kit reads of every entity.
+type Ident struct {
+	ID          uuid.UUID
+	SpaceID     uuid.UUID // uuid.Nil for families of the organization
+	Slug        string
+	Version     int64
+	DeleteGates map[string]bool
+}
+
+// Parent is the Space an entity lives in: its reference for events, and its permission target for
+// what is created in it (CreateChildren, Manage).
+type Parent struct {
+	Ref    SpaceRef
+	Target authz.Target
+}
+
+// ParentFunc loads a Space of the caller's organization, NotFound when there is none.
+type ParentFunc func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID) (Parent, error)
+
+// WriteOptions are the query parameters every write takes.
+type WriteOptions struct {
+	DryRun      bool
+	AllowExists bool
+}
+
+// Service carries out a family's operations.
+type Service[R, E, F any] struct {
+	*Family[R, E, F]
+	Store  *store.Store
+	Tokens *listquery.TokenCodec
+}
+
+// NewService serves a family from a store.
+func NewService[R, E, F any](fam *Family[R, E, F], st *store.Store, tokens *listquery.TokenCodec) *Service[R, E, F] {
+	return &Service[R, E, F]{Family: fam, Store: st, Tokens: tokens}
+}
+
+// parent loads the Space of a Space-resident family (nil for families of the organization).
+func (f *Family[R, E, F]) parent(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID) (*Parent, error) {
+	if f.Parent == nil {
+		return nil, nil
+	}
+	p, err := f.Parent(ctx, sc, q, spaceID)
+	return &p, err
+}
+
+// load reads an entity; a missing one is NotFound, of its Space first when that is what is missing.
+func (f *Family[R, E, F]) load(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID, lock bool) (E, error) {
+	row, err := f.ReadRow(ctx, q, sc, spaceID, id, lock)
+	if apierr.Is(err, apierr.TypeNotFound) {
+		if _, perr := f.parent(ctx, sc, q, spaceID); perr != nil {
+			var zero E
+			return zero, perr
+		}
+		err = apierr.NotFoundAs(err, f.Type, id.String())
+	}
+	if err != nil {
+		var zero E
+		return zero, err
+	}
+	return f.FromRow(row)
+}
+
+// event is the change event of e, in the Scope's organization and the Space it lives in.
+func (f *Family[R, E, F]) event(sc authz.Scope, e E, c Change, p *Parent) event.Event {
+	id := f.Ident(e)
+	var space *SpaceRef
+	if p != nil {
+		space = &p.Ref
+	}
+	ev := ChangeEvent(f.Event, f.Type, c, sc.OrganizationID, id.ID, id.Slug, id.Version, space)
+	if f.AdjustEvent != nil {
+		ev = f.AdjustEvent(e, ev)
+	}
+	return ev
+}
+
+// Get returns one entity the caller may view.
+func (s *Service[R, E, F]) Get(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID) (E, error) {
+	e, err := s.load(ctx, sc, s.Store.Q(), spaceID, id, false)
+	if err != nil {
+		return e, err
+	}
+	return e, authz.Check(sc, authz.View, s.Target(e))
+}
+
+// List returns a page of the family's entities (of one Space when spaceID is set) the caller may view.
+func (s *Service[R, E, F]) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[E], error) {
+	q := listquery.Query{Entity: s.Listing, OrganizationID: sc.OrganizationID, Path: path, Params: params}
+	if spaceID != nil {
+		if _, err := s.parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
+			return listquery.Page[E]{}, err
+		}
+		q.Scope = []listquery.Condition{{Column: s.SpaceColumn, Value: *spaceID}}
+	}
+	page, err := listquery.Run[R](ctx, s.Store.Pool, s.Tokens, q)
+	if err != nil {
+		return listquery.Page[E]{}, err
+	}
+	out, err := listquery.MapPage(page, s.FromRow)
+	if err != nil {
+		return out, err
+	}
+	out.Items = authz.Filter(sc, authz.View, out.Items, s.Target)
+	return out, nil
+}
+
+// LoadByIDs returns, in one query, the entities among ids the caller may view (for includes).
+func (s *Service[R, E, F]) LoadByIDs(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]E, error) {
+	out := map[uuid.UUID]E{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.ReadByIDs(ctx, s.Store.Q(), sc, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		e, err := s.FromRow(r)
+		if err != nil {
+			return nil, err
+		}
+		if sc.Allows(authz.View, s.Target(e)) {
+			out[s.Ident(e).ID] = e
+		}
+	}
+	return out, nil
+}
+
+// Create makes an entity (in a Space for Space-resident families). With AllowExists, an entity of the
+// same Slug is returned instead, as a concurrent create of the same Slug is.
+func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f F, opts WriteOptions) (E, error) {
+	var out E
+	f, err := s.Normalize(f)
+	if err != nil {
+		return out, err
+	}
+	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+		p, err := s.parent(ctx, sc, tx.Q, spaceID)
+		if err != nil {
+			return err
+		}
+		createIn := authz.OrganizationTarget(sc.OrganizationID)
+		if p != nil {
+			createIn = p.Target
+		}
+		if err := authz.Check(sc, authz.CreateChildren, createIn); err != nil {
+			return err
+		}
+		if s.Grants != nil && len(s.Grants(f)) > 0 {
+			if err := authz.Check(sc, authz.Manage, createIn); err != nil {
+				return err
+			}
+			if err := CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, s.Grants(f)); err != nil {
+				return err
+			}
+		}
+		// existing hands back the entity of the same Slug (allow_exists), if the caller may view it.
+		existing := func(row *R) error {
+			var err error
+			if out, err = s.FromRow(row); err != nil {
+				return err
+			}
+			return authz.Check(sc, authz.View, s.Target(out))
+		}
+		row, err := s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f))
+		switch {
+		case err == nil && opts.AllowExists:
+			return existing(row)
+		case err == nil:
+			return apierr.AlreadyExists(s.Type, s.Slug(f))
+		case !apierr.Is(err, apierr.TypeNotFound):
+			return err
+		}
+		if s.Check != nil {
+			if err := s.Check(ctx, tx, sc, nil, f); err != nil {
+				return err
+			}
+		}
+		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
+			var err error
+			row, err = s.InsertRow(ctx, sp.Q, sc, spaceID, uuid.New(), f)
+			return err
+		})
+		if apierr.Is(err, apierr.TypeAlreadyExists) {
+			// A concurrent create of the same Slug committed first.
+			if !opts.AllowExists {
+				return apierr.AlreadyExists(s.Type, s.Slug(f))
+			}
+			if row, err = s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f)); err != nil {
+				return err
+			}
+			return existing(row)
+		}
+		if err != nil {
+			return err
+		}
+		if out, err = s.FromRow(row); err != nil {
+			return err
+		}
+		tx.Emit(s.event(sc, out, Created, p))
+		return nil
+	})
+	return out, err
+}
+
+// change computes the Version a write was prepared against (nil: none sent) and the fields it sets.
+type change[E, F any] func(cur E) (*int64, F, error)
+
+// Update replaces an entity's fields; version must be the stored one.
+func (s *Service[R, E, F]) Update(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, version int64, f F, dryRun bool) (E, error) {
+	if err := RequireVersion(version); err != nil {
+		var zero E
+		return zero, err
+	}
+	return s.write(ctx, sc, spaceID, id, dryRun, func(E) (*int64, F, error) { return &version, f, nil })
+}
+
+// Patch applies an RFC 7386 merge patch to an entity's fields (Version checked when the patch has one).
+func (s *Service[R, E, F]) Patch(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, patch json.RawMessage, dryRun bool) (E, error) {
+	return s.write(ctx, sc, spaceID, id, dryRun, s.mergePatch(patch))
+}
+
+func (s *Service[R, E, F]) mergePatch(patch json.RawMessage) change[E, F] {
+	return func(cur E) (*int64, F, error) {
+		var f F
+		version, err := SentVersion(patch)
+		if err != nil {
+			return nil, f, err
+		}
+		merged, err := MergePatch(s.Fields(cur), patch)
+		if err != nil {
+			return nil, f, err
+		}
+		if err := json.Unmarshal(merged, &f); err != nil {
+			return nil, f, apierr.UserInput(fmt.Sprintf("the patched %s is not valid: %v", s.Type, err))
+		}
+		return version, f, nil
+	}
+}
+
+func (s *Service[R, E, F]) write(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool, ch change[E, F]) (E, error) {
+	var out E
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		var err error
+		out, err = s.update(ctx, sc, tx, spaceID, id, ch)
+		return err
+	})
+	return out, err
+}
+
+// update is one write in tx: read and lock, Edit, the new fields, Manage when Permissions change, the
+// Version, the family's checks, the row, the event.
+func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.UUID, ch change[E, F]) (E, error) {
+	cur, err := s.load(ctx, sc, tx.Q, spaceID, id, true)
+	if err != nil {
+		return cur, err
+	}
+	if err := authz.Check(sc, authz.Edit, s.Target(cur)); err != nil {
+		return cur, err
+	}
+	version, f, err := ch(cur)
+	if err != nil {
+		return cur, err
+	}
+	if f, err = s.Normalize(f); err != nil {
+		return cur, err
+	}
+	if s.Grants != nil {
+		before, after := s.Grants(s.Fields(cur)), s.Grants(f)
+		if !before.Equal(after) {
+			if err := authz.Check(sc, authz.Manage, s.Target(cur)); err != nil {
+				return cur, err
+			}
+			if err := CheckGrantees(ctx, sc, tx.Q, "Permissions", before, after); err != nil {
+				return cur, err
+			}
+		}
+	}
+	if err := CheckVersion(s.Type, id, version, s.Ident(cur).Version); err != nil {
+		return cur, err
+	}
+	if s.Check != nil {
+		if err := s.Check(ctx, tx, sc, &cur, f); err != nil {
+			return cur, err
+		}
+	}
+	row, err := s.UpdateRow(ctx, tx.Q, sc, cur, f)
+	if err != nil {
+		return cur, SlugClash(err, s.Type, s.Slug(f))
+	}
+	out, err := s.FromRow(row)
+	if err != nil {
+		return out, err
+	}
+	p, err := s.parent(ctx, sc, tx.Q, spaceID)
+	if err != nil {
+		return out, err
+	}
+	tx.Emit(s.event(sc, out, Updated, p))
+	return out, nil
+}
+
+// Delete removes an entity; refused while it has DeleteGates or other entities still reference it.
+func (s *Service[R, E, F]) Delete(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool) error {
+	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
+		_, err := s.remove(ctx, sc, tx, spaceID, id)
+		return err
+	})
+}
+
+func (s *Service[R, E, F]) remove(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.UUID) (E, error) {
+	cur, err := s.load(ctx, sc, tx.Q, spaceID, id, true)
+	if err != nil {
+		return cur, err
+	}
+	if err := authz.Check(sc, authz.Delete, s.Target(cur)); err != nil {
+		return cur, err
+	}
+	ident := s.Ident(cur)
+	if err := CheckDeleteGates(s.Type, id, ident.Slug, ident.DeleteGates); err != nil {
+		return cur, err
+	}
+	if s.BeforeDelete != nil {
+		if err := s.BeforeDelete(ctx, tx, sc, cur); err != nil {
+			return cur, err
+		}
+	}
+	n, err := s.DeleteRow(ctx, tx.Q, sc, cur)
+	if err != nil {
+		return cur, store.TranslateDelete(err, s.Type, id.String())
+	}
+	if n == 0 {
+		return cur, apierr.NotFound(s.Type, id.String())
+	}
+	p, err := s.parent(ctx, sc, tx.Q, spaceID)
+	if err != nil {
+		return cur, err
+	}
+	tx.Emit(s.event(sc, cur, Deleted, p))
+	return cur, nil
+}
+
+// BulkPatch applies one merge patch to every entity the selection picks, each in its own savepoint.
+func (s *Service[R, E, F]) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]BulkItem[E], error) {
+	return RunBulk(ctx, s.Store, s.Type, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref Ref) (E, error) {
+		return s.update(ctx, sc, tx, ref.SpaceID, ref.ID, s.mergePatch(patch))
+	})
+}
+
+// BulkDelete deletes every entity the selection picks.
+func (s *Service[R, E, F]) BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]BulkItem[E], error) {
+	return RunBulk(ctx, s.Store, s.Type, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref Ref) (E, error) {
+		return s.remove(ctx, sc, tx, ref.SpaceID, ref.ID)
+	})
+}
+
+// selector picks a bulk operation's entities with the list's query language (at most MaxBulk).
+func (s *Service[R, E, F]) selector(sc authz.Scope, path string, sel listquery.Params) Selector {
+	return func(ctx context.Context, tx *store.Tx) ([]Ref, error) {
+		limit := MaxBulk
+		sel.Limit = &limit
+		page, err := listquery.Run[R](ctx, tx, s.Tokens, listquery.Query{Entity: s.Listing, OrganizationID: sc.OrganizationID, Path: path, Params: sel})
+		if err != nil {
+			return nil, err
+		}
+		if page.Continue != "" {
+			return nil, TooManySelected(s.Type)
+		}
+		refs := make([]Ref, len(page.Items))
+		for i := range page.Items {
+			e, err := s.FromRow(&page.Items[i])
+			if err != nil {
+				return nil, err
+			}
+			id := s.Ident(e)
+			refs[i] = Ref{ID: id.ID, SpaceID: id.SpaceID, Slug: id.Slug}
+		}
+		return refs, nil
+	}
+}
