@@ -53,9 +53,18 @@ type Family[R, E, F any] struct {
 
 	// Normalize puts fields into their one stored form and validates them on their own (no database).
 	Normalize func(F) (F, error)
-	// Check, optional, validates what needs the database (references to other entities), in the write's
-	// transaction, after the permission checks; cur is nil on create.
-	Check func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *E, f F) error
+	// Check, optional, validates what needs the database (references to other entities) and resolves
+	// what the database decides (a Channel's bookmark at the log's tail), in the write's transaction,
+	// after the permission checks; cur is nil on create.
+	Check func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *E, f F) (F, error)
+	// OnPut, optional, keeps what a PUT does not replace (a Channel's bookmark, which polls move without a
+	// new Version); OnPatch, optional, reads what a merge patch means beyond the merge (null bookmark: the
+	// tail).
+	OnPut   func(cur E, f F) F
+	OnPatch func(patch json.RawMessage, f F) F
+	// Enrich, optional, adds to entities read or written what is not in their row (a Channel's lease), in
+	// one query for a page.
+	Enrich func(ctx context.Context, q *db.Queries, items []E) error
 	// BeforeDelete, optional, undoes what references the entity before its row goes (after the
 	// permission and DeleteGates checks).
 	BeforeDelete func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur E) error
@@ -110,21 +119,46 @@ func (f *Family[R, E, F]) parent(ctx context.Context, sc authz.Scope, q *db.Quer
 	return &p, err
 }
 
-// load reads an entity; a missing one is NotFound, of its Space first when that is what is missing.
-func (f *Family[R, E, F]) load(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID, lock bool) (E, error) {
-	row, err := f.ReadRow(ctx, q, sc, spaceID, id, lock)
+// Resolve reads an entity named by ID or Slug (lock: FOR UPDATE); a missing one is NotFound, of its
+// Space first when that is what is missing.
+func (f *Family[R, E, F]) Resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (E, error) {
+	var zero E
+	var row *R
+	id, perr := uuid.Parse(ref)
+	var err error
+	if perr == nil {
+		row, err = f.ReadRow(ctx, q, sc, spaceID, id, lock)
+	} else if row, err = f.ReadBySlug(ctx, q, sc, spaceID, ref); err == nil && lock {
+		var e E
+		if e, err = f.FromRow(row); err != nil {
+			return zero, err
+		}
+		row, err = f.ReadRow(ctx, q, sc, spaceID, f.Ident(e).ID, true)
+	}
 	if apierr.Is(err, apierr.TypeNotFound) {
 		if _, perr := f.parent(ctx, sc, q, spaceID); perr != nil {
-			var zero E
 			return zero, perr
 		}
-		err = apierr.NotFoundAs(err, f.Type, id.String())
+		err = apierr.NotFoundAs(err, f.Type, ref)
 	}
 	if err != nil {
-		var zero E
 		return zero, err
 	}
 	return f.FromRow(row)
+}
+
+// enrich applies Enrich to the entities, when the family has it.
+func (f *Family[R, E, F]) enrich(ctx context.Context, q *db.Queries, items ...E) ([]E, error) {
+	if f.Enrich == nil {
+		return items, nil
+	}
+	return items, f.Enrich(ctx, q, items)
+}
+
+// enrichOne is enrich of one entity.
+func (f *Family[R, E, F]) enrichOne(ctx context.Context, q *db.Queries, e E) (E, error) {
+	items, err := f.enrich(ctx, q, e)
+	return items[0], err
 }
 
 // event is the change event of e, in the Scope's organization and the Space it lives in.
@@ -141,13 +175,16 @@ func (f *Family[R, E, F]) event(sc authz.Scope, e E, c Change, p *Parent) event.
 	return ev
 }
 
-// Get returns one entity the caller may view.
-func (s *Service[R, E, F]) Get(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID) (E, error) {
-	e, err := s.load(ctx, sc, s.Store.Q(), spaceID, id, false)
+// Get returns one entity the caller may view, named by ID or Slug.
+func (s *Service[R, E, F]) Get(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (E, error) {
+	e, err := s.Resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
 	if err != nil {
 		return e, err
 	}
-	return e, authz.Check(sc, authz.View, s.Target(e))
+	if err := authz.Check(sc, authz.View, s.Target(e)); err != nil {
+		return e, err
+	}
+	return s.enrichOne(ctx, s.Store.Q(), e)
 }
 
 // List returns a page of the family's entities (of one Space when spaceID is set) the caller may view.
@@ -168,7 +205,8 @@ func (s *Service[R, E, F]) List(ctx context.Context, sc authz.Scope, spaceID *uu
 		return out, err
 	}
 	out.Items = authz.Filter(sc, authz.View, out.Items, s.Target)
-	return out, nil
+	out.Items, err = s.enrich(ctx, s.Store.Q(), out.Items...)
+	return out, err
 }
 
 // LoadByIDs returns, in one query, the entities among ids the caller may view (for includes).
@@ -239,7 +277,7 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 			return err
 		}
 		if s.Check != nil {
-			if err := s.Check(ctx, tx, sc, nil, f); err != nil {
+			if f, err = s.Check(ctx, tx, sc, nil, f); err != nil {
 				return err
 			}
 		}
@@ -267,24 +305,32 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 		tx.Emit(s.event(sc, out, Created, p))
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	return s.enrichOne(ctx, s.Store.Q(), out)
 }
 
 // change computes the Version a write was prepared against (nil: none sent) and the fields it sets.
 type change[E, F any] func(cur E) (*int64, F, error)
 
-// Update replaces an entity's fields; version must be the stored one.
-func (s *Service[R, E, F]) Update(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, version int64, f F, dryRun bool) (E, error) {
+// Update replaces an entity's fields (named by ID or Slug); version must be the stored one.
+func (s *Service[R, E, F]) Update(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, version int64, f F, dryRun bool) (E, error) {
 	if err := RequireVersion(version); err != nil {
 		var zero E
 		return zero, err
 	}
-	return s.write(ctx, sc, spaceID, id, dryRun, func(E) (*int64, F, error) { return &version, f, nil })
+	return s.write(ctx, sc, spaceID, ref, dryRun, func(cur E) (*int64, F, error) {
+		if s.OnPut != nil {
+			f = s.OnPut(cur, f)
+		}
+		return &version, f, nil
+	})
 }
 
 // Patch applies an RFC 7386 merge patch to an entity's fields (Version checked when the patch has one).
-func (s *Service[R, E, F]) Patch(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, patch json.RawMessage, dryRun bool) (E, error) {
-	return s.write(ctx, sc, spaceID, id, dryRun, s.mergePatch(patch))
+func (s *Service[R, E, F]) Patch(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (E, error) {
+	return s.write(ctx, sc, spaceID, ref, dryRun, s.mergePatch(patch))
 }
 
 func (s *Service[R, E, F]) mergePatch(patch json.RawMessage) change[E, F] {
@@ -301,24 +347,30 @@ func (s *Service[R, E, F]) mergePatch(patch json.RawMessage) change[E, F] {
 		if err := json.Unmarshal(merged, &f); err != nil {
 			return nil, f, apierr.UserInput(fmt.Sprintf("the patched %s is not valid: %v", s.Type, err))
 		}
+		if s.OnPatch != nil {
+			f = s.OnPatch(patch, f)
+		}
 		return version, f, nil
 	}
 }
 
-func (s *Service[R, E, F]) write(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool, ch change[E, F]) (E, error) {
+func (s *Service[R, E, F]) write(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool, ch change[E, F]) (E, error) {
 	var out E
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
 		var err error
-		out, err = s.update(ctx, sc, tx, spaceID, id, ch)
+		out, err = s.update(ctx, sc, tx, spaceID, ref, ch)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	return s.enrichOne(ctx, s.Store.Q(), out)
 }
 
 // update is one write in tx: read and lock, Edit, the new fields, Manage when Permissions change, the
 // Version, the family's checks, the row, the event.
-func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.UUID, ch change[E, F]) (E, error) {
-	cur, err := s.load(ctx, sc, tx.Q, spaceID, id, true)
+func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, ref string, ch change[E, F]) (E, error) {
+	cur, err := s.Resolve(ctx, sc, tx.Q, spaceID, ref, true)
 	if err != nil {
 		return cur, err
 	}
@@ -343,11 +395,11 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 			}
 		}
 	}
-	if err := CheckVersion(s.Type, id, version, s.Ident(cur).Version); err != nil {
+	if err := CheckVersion(s.Type, s.Ident(cur).ID, version, s.Ident(cur).Version); err != nil {
 		return cur, err
 	}
 	if s.Check != nil {
-		if err := s.Check(ctx, tx, sc, &cur, f); err != nil {
+		if f, err = s.Check(ctx, tx, sc, &cur, f); err != nil {
 			return cur, err
 		}
 	}
@@ -368,18 +420,19 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 }
 
 // Delete removes an entity; refused while it has DeleteGates or other entities still reference it.
-func (s *Service[R, E, F]) Delete(ctx context.Context, sc authz.Scope, spaceID, id uuid.UUID, dryRun bool) error {
+func (s *Service[R, E, F]) Delete(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool) error {
 	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		_, err := s.remove(ctx, sc, tx, spaceID, id)
+		_, err := s.remove(ctx, sc, tx, spaceID, ref)
 		return err
 	})
 }
 
-func (s *Service[R, E, F]) remove(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.UUID) (E, error) {
-	cur, err := s.load(ctx, sc, tx.Q, spaceID, id, true)
+func (s *Service[R, E, F]) remove(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, ref string) (E, error) {
+	cur, err := s.Resolve(ctx, sc, tx.Q, spaceID, ref, true)
 	if err != nil {
 		return cur, err
 	}
+	id := s.Ident(cur).ID
 	if err := authz.Check(sc, authz.Delete, s.Target(cur)); err != nil {
 		return cur, err
 	}
@@ -410,14 +463,14 @@ func (s *Service[R, E, F]) remove(ctx context.Context, sc authz.Scope, tx *store
 // BulkPatch applies one merge patch to every entity the selection picks, each in its own savepoint.
 func (s *Service[R, E, F]) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]BulkItem[E], error) {
 	return RunBulk(ctx, s.Store, s.Type, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref Ref) (E, error) {
-		return s.update(ctx, sc, tx, ref.SpaceID, ref.ID, s.mergePatch(patch))
+		return s.update(ctx, sc, tx, ref.SpaceID, ref.ID.String(), s.mergePatch(patch))
 	})
 }
 
 // BulkDelete deletes every entity the selection picks.
 func (s *Service[R, E, F]) BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]BulkItem[E], error) {
 	return RunBulk(ctx, s.Store, s.Type, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref Ref) (E, error) {
-		return s.remove(ctx, sc, tx, ref.SpaceID, ref.ID)
+		return s.remove(ctx, sc, tx, ref.SpaceID, ref.ID.String())
 	})
 }
 

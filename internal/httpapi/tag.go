@@ -84,7 +84,7 @@ func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.G
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.s.deps.Tags.Get(ctx, sc, r.SpaceId, r.TagId)
+	t, err := h.s.deps.Tags.Get(ctx, sc, r.SpaceId, r.TagId.String())
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) 
 
 func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) (api.UpdateTagResponseObject, error) {
 	sc := scopeOf(ctx)
-	t, err := h.s.deps.Tags.Update(ctx, sc, r.SpaceId, r.TagId, r.Body.Version, tagFields(r.Body), flag(r.Params.DryRun))
+	t, err := h.s.deps.Tags.Update(ctx, sc, r.SpaceId, r.TagId.String(), r.Body.Version, tagFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.s.deps.Tags.Patch(ctx, sc, r.SpaceId, r.TagId, patch, flag(r.Params.DryRun))
+	t, err := h.s.deps.Tags.Patch(ctx, sc, r.SpaceId, r.TagId.String(), patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (a
 
 func (h *handlers) DeleteTag(ctx context.Context, r api.DeleteTagRequestObject) (api.DeleteTagResponseObject, error) {
 	sc := scopeOf(ctx)
-	if err := h.s.deps.Tags.Delete(ctx, sc, r.SpaceId, r.TagId, flag(r.Params.DryRun)); err != nil {
+	if err := h.s.deps.Tags.Delete(ctx, sc, r.SpaceId, r.TagId.String(), flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteTag200JSONResponse{Body: deleted(tag.EntityType)}, nil

@@ -97,7 +97,7 @@ func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.s.deps.Targets.Get(ctx, sc, r.SpaceId, r.TargetId)
+	t, err := h.s.deps.Targets.Get(ctx, sc, r.SpaceId, r.TargetId.String())
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (h *handlers) CreateTarget(ctx context.Context, r api.CreateTargetRequestOb
 
 func (h *handlers) UpdateTarget(ctx context.Context, r api.UpdateTargetRequestObject) (api.UpdateTargetResponseObject, error) {
 	sc := scopeOf(ctx)
-	t, err := h.s.deps.Targets.Update(ctx, sc, r.SpaceId, r.TargetId, r.Body.Version, targetFields(r.Body), flag(r.Params.DryRun))
+	t, err := h.s.deps.Targets.Update(ctx, sc, r.SpaceId, r.TargetId.String(), r.Body.Version, targetFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (h *handlers) PatchTarget(ctx context.Context, r api.PatchTargetRequestObje
 	if err != nil {
 		return nil, err
 	}
-	t, err := h.s.deps.Targets.Patch(ctx, sc, r.SpaceId, r.TargetId, patch, flag(r.Params.DryRun))
+	t, err := h.s.deps.Targets.Patch(ctx, sc, r.SpaceId, r.TargetId.String(), patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (h *handlers) PatchTarget(ctx context.Context, r api.PatchTargetRequestObje
 
 func (h *handlers) DeleteTarget(ctx context.Context, r api.DeleteTargetRequestObject) (api.DeleteTargetResponseObject, error) {
 	sc := scopeOf(ctx)
-	if err := h.s.deps.Targets.Delete(ctx, sc, r.SpaceId, r.TargetId, flag(r.Params.DryRun)); err != nil {
+	if err := h.s.deps.Targets.Delete(ctx, sc, r.SpaceId, r.TargetId.String(), flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteTarget200JSONResponse{Body: deleted(target.EntityType)}, nil

@@ -221,25 +221,25 @@ func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
 
 // check validates a write's references: the BridgeWorker it names, and a ToolchainType change (refused
 // while Units use the Target, as their data is of the old type).
-func check(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Target, f Fields) error {
+func check(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Target, f Fields) (Fields, error) {
 	var curWorker *uuid.UUID
 	if cur != nil {
 		curWorker = cur.BridgeWorkerID
 	}
 	if err := checkBridgeWorker(ctx, sc, tx.Q, curWorker, f); err != nil {
-		return err
+		return f, err
 	}
 	if cur == nil || f.ToolchainType == cur.ToolchainType {
-		return nil
+		return f, nil
 	}
 	inUse, err := tx.Q.TargetInUse(ctx, &cur.ID)
 	if err != nil {
-		return err
+		return f, err
 	}
 	if inUse {
-		return apierr.Conflict("the Target's ToolchainType cannot change while Units use it").WithEntity(EntityType, cur.ID.String(), cur.Slug)
+		return f, apierr.Conflict("the Target's ToolchainType cannot change while Units use it").WithEntity(EntityType, cur.ID.String(), cur.Slug)
 	}
-	return nil
+	return f, nil
 }
 
 // checkBridgeWorker requires a BridgeWorkerID the write sets to name a BridgeWorker of the caller's
