@@ -97,7 +97,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Tags:            tag.NewService(st, tokens),
 		ServiceAccounts: &serviceaccount.Service{Store: st, Tokens: tokens},
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
-		Channels:        &channel.Service{Store: st, Tokens: tokens, Notifier: notifier, Logger: cfg.Logger},
+		Channels:        channel.NewService(st, tokens, notifier, cfg.Logger),
 		BridgeWorkers:   &bridgeworker.Service{Store: st, Tokens: tokens, Notifier: notifier},
 		Notifier:        notifier,
 	}, nil

@@ -188,44 +188,102 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}},
 })
 
-// Service carries out Channel operations.
+// Family declares Channels to the entity kit: a Channel lives in a Space and carries Permissions; its
+// bookmark starts at the log's tail and only a PATCH moves it (polls move it without a new Version); its
+// Subscriptions name Targets of the organization; reads add the state of its lease.
+var Family = &entity.Family[db.Channel, Channel, Fields]{
+	Type: EntityType, Event: "channel", Listing: ListEntity, Parent: space.Of, SpaceColumn: "channel.space_id",
+	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Channel, error) {
+		if lock {
+			return q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: id})
+		}
+		return q.ChannelGetByID(ctx, db.ChannelGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: id})
+	},
+	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Channel, error) {
+		return q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
+	},
+	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Channel, error) {
+		return q.ChannelInsert(ctx, db.ChannelInsertParams{ChannelID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID,
+			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+			Commands: store.EncodeJSON(f.Commands), Subscriptions: jsonArray(f.Subscriptions), EventBookmark: f.EventBookmark})
+	},
+	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Channel, f Fields) (*db.Channel, error) {
+		return q.ChannelUpdate(ctx, db.ChannelUpdateParams{OrganizationID: sc.OrganizationID, ChannelID: cur.ID, Version: cur.Version,
+			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+			Commands: store.EncodeJSON(f.Commands), Subscriptions: jsonArray(f.Subscriptions), EventBookmark: f.EventBookmark})
+	},
+	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Channel) (int64, error) {
+		return q.ChannelDelete(ctx, db.ChannelDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, ChannelID: cur.ID})
+	},
+	FromRow: fromRow,
+	Ident: func(c Channel) entity.Ident {
+		return entity.Ident{ID: c.ID, SpaceID: c.SpaceID, Slug: c.Slug, Version: c.Version, DeleteGates: c.DeleteGates}
+	},
+	Fields: func(c Channel) Fields { return c.Fields },
+	Slug:   func(f Fields) string { return f.Slug },
+	Target: Channel.Target,
+	Grants: func(f Fields) authz.Grants { return f.Permissions },
+	Normalize: func(f Fields) (Fields, error) {
+		f = f.normalized()
+		return f, f.validate()
+	},
+	Check: func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Channel, f Fields) (Fields, error) {
+		var err error
+		var subs []Subscription
+		switch {
+		case cur == nil:
+			if f.EventBookmark == 0 {
+				f.EventBookmark = tailBookmark // a new Channel starts at the log's tail
+			}
+			f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark)
+		case f.EventBookmark != cur.EventBookmark:
+			subs = cur.Subscriptions
+			f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark)
+		default:
+			subs = cur.Subscriptions
+		}
+		if err != nil {
+			return f, err
+		}
+		return f, checkSubscriptions(ctx, sc, tx.Q, subs, f)
+	},
+	// Polls move the bookmark without a new Version, so a GET -> edit -> PUT would move it back and
+	// deliver events twice: PUT keeps it, PATCH moves it.
+	OnPut: func(cur Channel, f Fields) Fields {
+		f.EventBookmark = cur.EventBookmark
+		return f
+	},
+	// A null bookmark in a patch moves it to the log's tail.
+	OnPatch: func(patch json.RawMessage, f Fields) Fields {
+		var sent map[string]json.RawMessage
+		if err := json.Unmarshal(patch, &sent); err == nil {
+			if v, ok := sent["EventBookmark"]; ok && string(v) == "null" {
+				f.EventBookmark = tailBookmark
+			}
+		}
+		return f
+	},
+	Enrich: withLeases,
+}
+
+// Service carries out Channel operations: the kit's, and the protocol of the bots holding them.
 type Service struct {
-	Store  *store.Store
-	Tokens *listquery.TokenCodec
+	*entity.Service[db.Channel, Channel, Fields]
 	// Notifier wakes long polls when events commit on any replica.
 	Notifier *event.Notifier
 	Logger   *slog.Logger
 }
 
-// WriteOptions are the query parameters every write takes.
-type WriteOptions struct {
-	DryRun      bool
-	AllowExists bool
+// NewService serves Channels and their protocol from a store.
+func NewService(st *store.Store, tokens *listquery.TokenCodec, notifier *event.Notifier, logger *slog.Logger) *Service {
+	return &Service{Service: entity.NewService(Family, st, tokens), Notifier: notifier, Logger: logger}
 }
 
 // resolve reads a Channel named by ID or Slug in a Space of the caller's organization.
-func resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (*db.Channel, error) {
-	var row *db.Channel
-	var err error
-	if id, perr := uuid.Parse(ref); perr == nil {
-		if lock {
-			row, err = q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: id})
-		} else {
-			row, err = q.ChannelGetByID(ctx, db.ChannelGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: id})
-		}
-	} else {
-		row, err = q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: ref})
-		if err == nil && lock {
-			row, err = q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: row.ChannelID})
-		}
-	}
-	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
-			return nil, serr
-		}
-		return nil, apierr.NotFound(EntityType, ref)
-	}
-	return row, err
+func resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (Channel, error) {
+	return Family.Resolve(ctx, sc, q, spaceID, ref, lock)
 }
 
 // withLeases fills the lease state of Channels from one query.
@@ -248,116 +306,6 @@ func withLeases(ctx context.Context, q *db.Queries, chans []Channel) error {
 		}
 	}
 	return nil
-}
-
-// List returns a page of Channels (of one Space when spaceID is set) the caller may view.
-func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[Channel], error) {
-	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
-	if spaceID != nil {
-		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
-			return listquery.Page[Channel]{}, err
-		}
-		q.Scope = []listquery.Condition{{Column: "channel.space_id", Value: *spaceID}}
-	}
-	page, err := listquery.Run[db.Channel](ctx, s.Store.Pool, s.Tokens, q)
-	if err != nil {
-		return listquery.Page[Channel]{}, err
-	}
-	out, err := listquery.MapPage(page, fromRow)
-	if err != nil {
-		return out, err
-	}
-	out.Items = authz.Filter(sc, authz.View, out.Items, Channel.Target)
-	return out, withLeases(ctx, s.Store.Q(), out.Items)
-}
-
-// Get returns one Channel (by ID or Slug).
-func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (Channel, error) {
-	row, err := resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
-	if err != nil {
-		return Channel{}, err
-	}
-	c, err := fromRow(row)
-	if err != nil {
-		return c, err
-	}
-	if err := authz.Check(sc, authz.View, c.Target()); err != nil {
-		return c, err
-	}
-	chans := []Channel{c}
-	err = withLeases(ctx, s.Store.Q(), chans)
-	return chans[0], err
-}
-
-func (c Channel) changeEvent(ch entity.Change, spaceSlug string) event.Event {
-	return entity.ChangeEvent("channel", EntityType, ch, c.OrganizationID, c.ID, c.Slug, c.Version, &entity.SpaceRef{ID: c.SpaceID, Slug: spaceSlug})
-}
-
-// Create makes a Channel; its event bookmark starts at the log's tail unless one is given.
-func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (Channel, error) {
-	f = f.normalized()
-	if err := f.validate(); err != nil {
-		return Channel{}, err
-	}
-	var out Channel
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		st, err := space.RowTarget(sp)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
-			return err
-		}
-		if len(f.Permissions) > 0 {
-			if err := authz.Check(sc, authz.Manage, st); err != nil {
-				return err
-			}
-			if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
-				return err
-			}
-		}
-		if f.EventBookmark == 0 {
-			f.EventBookmark = tailBookmark
-		}
-		if f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark); err != nil {
-			return err
-		}
-		if err := checkSubscriptions(ctx, sc, tx.Q, nil, f); err != nil {
-			return err
-		}
-		var row *db.Channel
-		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
-			var err error
-			row, err = sp.Q.ChannelInsert(ctx, db.ChannelInsertParams{ChannelID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID,
-				Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-				Commands: store.EncodeJSON(f.Commands), Subscriptions: jsonArray(f.Subscriptions), EventBookmark: f.EventBookmark})
-			return err
-		})
-		if apierr.Is(err, apierr.TypeAlreadyExists) {
-			if !opts.AllowExists {
-				return apierr.AlreadyExists(EntityType, f.Slug)
-			}
-			if row, err = tx.Q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
-				return err
-			}
-			out, err = fromRow(row)
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		if out, err = fromRow(row); err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Created, sp.Slug))
-		return nil
-	})
-	return out, err
 }
 
 // checkSubscriptions requires every Subscription's TargetID the write sets to name a Target of the
@@ -423,143 +371,4 @@ func jsonArray(v any) []byte {
 		return []byte("[]")
 	}
 	return b
-}
-
-type changeFunc func(Channel) (*int64, Fields, error)
-
-// Update replaces a Channel's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, version int64, f Fields, dryRun bool) (Channel, error) {
-	if err := entity.RequireVersion(version); err != nil {
-		return Channel{}, err
-	}
-	return s.write(ctx, sc, spaceID, ref, dryRun, func(cur Channel) (*int64, Fields, error) {
-		// Polls move the bookmark without a new Version, so a GET -> edit -> PUT would move it back
-		// and deliver events twice: PUT keeps it, PATCH moves it.
-		f.EventBookmark = cur.EventBookmark
-		return &version, f, nil
-	})
-}
-
-// Patch applies a merge patch to a Channel's fields.
-func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (Channel, error) {
-	return s.write(ctx, sc, spaceID, ref, dryRun, func(cur Channel) (*int64, Fields, error) {
-		version, err := entity.SentVersion(patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		merged, err := entity.MergePatch(cur.Fields, patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		var f Fields
-		if err := json.Unmarshal(merged, &f); err != nil {
-			return nil, Fields{}, apierr.UserInput("the patched Channel is not valid: " + err.Error())
-		}
-		var sent map[string]json.RawMessage
-		if err := json.Unmarshal(patch, &sent); err == nil {
-			if v, ok := sent["EventBookmark"]; ok && string(v) == "null" {
-				f.EventBookmark = tailBookmark // null moves the bookmark to the log's tail
-			}
-		}
-		return version, f, nil
-	})
-}
-
-func (s *Service) write(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool, change changeFunc) (Channel, error) {
-	var out Channel
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		row, err := resolve(ctx, sc, tx.Q, spaceID, ref, true)
-		if err != nil {
-			return err
-		}
-		cur, err := fromRow(row)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
-			return err
-		}
-		version, f, err := change(cur)
-		if err != nil {
-			return err
-		}
-		f = f.normalized()
-		if err := f.validate(); err != nil {
-			return err
-		}
-		if f.EventBookmark != cur.EventBookmark {
-			if f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark); err != nil {
-				return err
-			}
-		}
-		if !cur.Permissions.Equal(f.Permissions) {
-			if err := authz.Check(sc, authz.Manage, cur.Target()); err != nil {
-				return err
-			}
-			if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
-				return err
-			}
-		}
-		if err := entity.CheckVersion(EntityType, cur.ID, version, cur.Version); err != nil {
-			return err
-		}
-		if err := checkSubscriptions(ctx, sc, tx.Q, cur.Subscriptions, f); err != nil {
-			return err
-		}
-		updated, err := tx.Q.ChannelUpdate(ctx, db.ChannelUpdateParams{OrganizationID: sc.OrganizationID, ChannelID: cur.ID, Version: cur.Version,
-			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-			Commands: store.EncodeJSON(f.Commands), Subscriptions: jsonArray(f.Subscriptions), EventBookmark: f.EventBookmark})
-		if err != nil {
-			return entity.SlugClash(err, EntityType, f.Slug)
-		}
-		if out, err = fromRow(updated); err != nil {
-			return err
-		}
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Updated, sp.Slug))
-		return nil
-	})
-	if err != nil {
-		return out, err
-	}
-	chans := []Channel{out}
-	err = withLeases(ctx, s.Store.Q(), chans)
-	return chans[0], err
-}
-
-// Delete removes a Channel (its lease and runs with it); refused while it has DeleteGates.
-func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool) error {
-	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		row, err := resolve(ctx, sc, tx.Q, spaceID, ref, true)
-		if err != nil {
-			return err
-		}
-		cur, err := fromRow(row)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.Delete, cur.Target()); err != nil {
-			return err
-		}
-		if err := entity.CheckDeleteGates(EntityType, cur.ID, cur.Slug, cur.DeleteGates); err != nil {
-			return err
-		}
-		n, err := tx.Q.ChannelDelete(ctx, db.ChannelDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: cur.ID})
-		if err != nil {
-			return store.TranslateDelete(err, EntityType, cur.ID.String())
-		}
-		if n == 0 {
-			return apierr.NotFound(EntityType, ref)
-		}
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		tx.Emit(cur.changeEvent(entity.Deleted, sp.Slug))
-		return nil
-	})
 }

@@ -64,11 +64,7 @@ func claimable(ctx context.Context, sc authz.Scope, q *db.Queries, spaceRef, ref
 	if err != nil {
 		return Channel{}, err
 	}
-	row, err := resolve(ctx, sc, q, spaceID, ref, false)
-	if err != nil {
-		return Channel{}, err
-	}
-	ch, err := fromRow(row)
+	ch, err := resolve(ctx, sc, q, spaceID, ref, false)
 	if err != nil {
 		return ch, err
 	}

@@ -390,11 +390,7 @@ func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, r
 
 // runOfChannel reads a run of a Channel the caller can see, with the Channel.
 func (s *Service) runOfChannel(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, runID uuid.UUID) (Channel, Run, error) {
-	row, err := resolve(ctx, sc, q, spaceID, ref, false)
-	if err != nil {
-		return Channel{}, Run{}, err
-	}
-	ch, err := fromRow(row)
+	ch, err := resolve(ctx, sc, q, spaceID, ref, false)
 	if err != nil {
 		return ch, Run{}, err
 	}
@@ -429,11 +425,11 @@ func (s *Service) GetRun(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 func (s *Service) ListRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, path string, params listquery.Params) (listquery.Page[Run], error) {
 	q := listquery.Query{Entity: RunListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
 	if spaceID != nil {
-		row, err := resolve(ctx, sc, s.Store.Q(), *spaceID, ref, false)
+		ch, err := resolve(ctx, sc, s.Store.Q(), *spaceID, ref, false)
 		if err != nil {
 			return listquery.Page[Run]{}, err
 		}
-		q.Scope = []listquery.Condition{{Column: "command_run.channel_id", Value: row.ChannelID}}
+		q.Scope = []listquery.Condition{{Column: "command_run.channel_id", Value: ch.ID}}
 	}
 	page, err := listquery.Run[db.CommandRun](ctx, s.Store.Pool, s.Tokens, q)
 	if err != nil {

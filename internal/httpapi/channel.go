@@ -128,7 +128,7 @@ func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject
 
 func (h *handlers) CreateChannel(ctx context.Context, r api.CreateChannelRequestObject) (api.CreateChannelResponseObject, error) {
 	sc := scopeOf(ctx)
-	c, err := h.s.deps.Channels.Create(ctx, sc, r.SpaceId, channelFields(r.Body), channel.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	c, err := h.s.deps.Channels.Create(ctx, sc, r.SpaceId, channelFields(r.Body), entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}
