@@ -91,7 +91,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Keys:            keys,
 		Issuer:          &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
 		Orgs:            &org.Service{Store: st, Tokens: tokens},
-		Spaces:          &space.Service{Store: st, Tokens: tokens},
+		Spaces:          space.NewService(st, tokens),
 		Units:           &unit.Service{Store: st, Tokens: tokens},
 		Targets:         target.NewService(st, tokens),
 		Tags:            tag.NewService(st, tokens),

@@ -66,7 +66,7 @@ func (h *handlers) extendBridgeWorkers(ctx context.Context, sc authz.Scope, ws [
 		for i, w := range ws {
 			ids[i] = w.SpaceID
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
+		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}

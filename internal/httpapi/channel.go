@@ -87,7 +87,7 @@ func (h *handlers) extendChannels(ctx context.Context, sc authz.Scope, cs []chan
 		for i, c := range cs {
 			ids[i] = c.SpaceID
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
+		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}

@@ -153,7 +153,7 @@ func (h *handlers) extendRuns(ctx context.Context, sc authz.Scope, runs []channe
 		for i, r := range runs {
 			ids[i] = r.SpaceID
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
+		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}

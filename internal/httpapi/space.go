@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/entity"
@@ -13,7 +15,7 @@ import (
 
 func (h *handlers) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Spaces.List(ctx, sc, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Spaces.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +40,7 @@ func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
-	sp, err := h.s.deps.Spaces.Get(ctx, sc, r.SpaceId)
+	sp, err := h.s.deps.Spaces.Get(ctx, sc, uuid.Nil, r.SpaceId.String())
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +115,8 @@ func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesR
 
 func (h *handlers) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObject) (api.CreateSpaceResponseObject, error) {
 	sc := scopeOf(ctx)
-	sp, err := h.s.deps.Spaces.Create(ctx, sc, spaceFields(r.Body),
-		space.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+	sp, err := h.s.deps.Spaces.Create(ctx, sc, uuid.Nil, spaceFields(r.Body),
+		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +125,7 @@ func (h *handlers) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObje
 
 func (h *handlers) UpdateSpace(ctx context.Context, r api.UpdateSpaceRequestObject) (api.UpdateSpaceResponseObject, error) {
 	sc := scopeOf(ctx)
-	sp, err := h.s.deps.Spaces.Update(ctx, sc, r.SpaceId, r.Body.Version, spaceFields(r.Body), flag(r.Params.DryRun))
+	sp, err := h.s.deps.Spaces.Update(ctx, sc, uuid.Nil, r.SpaceId.String(), r.Body.Version, spaceFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +138,7 @@ func (h *handlers) PatchSpace(ctx context.Context, r api.PatchSpaceRequestObject
 	if err != nil {
 		return nil, err
 	}
-	sp, err := h.s.deps.Spaces.Patch(ctx, sc, r.SpaceId, patch, flag(r.Params.DryRun))
+	sp, err := h.s.deps.Spaces.Patch(ctx, sc, uuid.Nil, r.SpaceId.String(), patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +147,7 @@ func (h *handlers) PatchSpace(ctx context.Context, r api.PatchSpaceRequestObject
 
 func (h *handlers) DeleteSpace(ctx context.Context, r api.DeleteSpaceRequestObject) (api.DeleteSpaceResponseObject, error) {
 	sc := scopeOf(ctx)
-	if err := h.s.deps.Spaces.Delete(ctx, sc, r.SpaceId, flag(r.Params.DryRun)); err != nil {
+	if err := h.s.deps.Spaces.Delete(ctx, sc, uuid.Nil, r.SpaceId.String(), flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteSpace200JSONResponse{Body: deleted(space.EntityType)}, nil

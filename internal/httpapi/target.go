@@ -47,7 +47,7 @@ func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []targe
 		for i, t := range ts {
 			ids[i] = t.SpaceID
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
+		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}

@@ -66,7 +66,7 @@ func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit
 				ids = append(ids, *u.UpstreamSpaceID)
 			}
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
+		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -398,7 +398,7 @@ func (h *handlers) extendRevisions(ctx context.Context, sc authz.Scope, revs []u
 		for _, r := range revs {
 			ids = append(ids, r.SpaceID)
 		}
-		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, ids)
+		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -509,7 +509,7 @@ func (h *handlers) extendMutations(ctx context.Context, sc authz.Scope, ms []uni
 	}
 	spaces := map[uuid.UUID]api.Space{}
 	if includes["SpaceID"] {
-		found, err := h.s.deps.Spaces.ByIDs(ctx, sc, spaceIDs)
+		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, spaceIDs)
 		if err != nil {
 			return nil, err
 		}
