@@ -147,12 +147,6 @@ type Service struct {
 	Notifier *event.Notifier
 }
 
-// WriteOptions are the query parameters every write takes.
-type WriteOptions struct {
-	DryRun      bool
-	AllowExists bool
-}
-
 // resolve reads a BridgeWorker named by ID or Slug in a Space of the caller's organization, locking its
 // row first when lock is set.
 func resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (BridgeWorker, error) {
@@ -270,7 +264,7 @@ func checkRole(ctx context.Context, sc authz.Scope, role auth.Role) error {
 
 // Create makes a BridgeWorker, its bot User and the User's membership with OrgRole. The result carries
 // the Secret (unless it found an existing worker, or it is a dry run); it is never shown again.
-func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (BridgeWorker, error) {
+func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts entity.WriteOptions) (BridgeWorker, error) {
 	f = f.normalized()
 	if err := f.validate(); err != nil {
 		return BridgeWorker{}, err

@@ -119,7 +119,7 @@ func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerReq
 func (h *handlers) CreateBridgeWorker(ctx context.Context, r api.CreateBridgeWorkerRequestObject) (api.CreateBridgeWorkerResponseObject, error) {
 	sc := scopeOf(ctx)
 	w, err := h.s.deps.BridgeWorkers.Create(ctx, sc, r.SpaceId, bridgeWorkerFields(r.Body),
-		bridgeworker.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/org"
 )
@@ -38,7 +39,7 @@ func (h *handlers) GetOrganization(ctx context.Context, r api.GetOrganizationReq
 func (h *handlers) CreateOrganization(ctx context.Context, r api.CreateOrganizationRequestObject) (api.CreateOrganizationResponseObject, error) {
 	sc := scopeOf(ctx)
 	o, err := h.s.deps.Orgs.CreateOrganization(ctx, sc, organizationFields(r.Body),
-		org.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func (h *handlers) CreateOrganizationMember(ctx context.Context, r api.CreateOrg
 	sc := scopeOf(ctx)
 	in := org.MemberInput{UserID: r.Body.UserID, Username: r.Body.Username, DisplayName: r.Body.DisplayName, OrgRole: auth.Role(r.Body.OrgRole)}
 	m, err := h.s.deps.Orgs.CreateMember(ctx, sc, r.OrganizationId, in,
-		org.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}

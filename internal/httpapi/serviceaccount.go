@@ -103,7 +103,7 @@ func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccoun
 func (h *handlers) CreateServiceAccount(ctx context.Context, r api.CreateServiceAccountRequestObject) (api.CreateServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
 	sa, err := h.s.deps.ServiceAccounts.Create(ctx, sc, serviceAccountFields(r.Body),
-		serviceaccount.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
+		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/store"
@@ -124,7 +125,7 @@ func (s *Service) GetMember(ctx context.Context, sc authz.Scope, orgID, userID u
 // by a Username nobody has; a User of other organizations named by Username joins as well (Usernames
 // are unique in the service), so the answer is the same whether or not the Username existed. Nobody
 // grants a role stronger than their own.
-func (s *Service) CreateMember(ctx context.Context, sc authz.Scope, orgID uuid.UUID, in MemberInput, opts WriteOptions) (Member, error) {
+func (s *Service) CreateMember(ctx context.Context, sc authz.Scope, orgID uuid.UUID, in MemberInput, opts entity.WriteOptions) (Member, error) {
 	if err := ownOrganization(sc, orgID); err != nil {
 		return Member{}, err
 	}

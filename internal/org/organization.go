@@ -66,12 +66,6 @@ type Service struct {
 	Tokens *listquery.TokenCodec
 }
 
-// WriteOptions are the query parameters every write takes.
-type WriteOptions struct {
-	DryRun      bool
-	AllowExists bool
-}
-
 // ownOrganization refuses any organization but the caller's, as NotFound.
 func ownOrganization(sc authz.Scope, id uuid.UUID) error {
 	if id != sc.OrganizationID {
@@ -118,7 +112,7 @@ func (s *Service) GetOrganization(ctx context.Context, sc authz.Scope, id uuid.U
 
 // CreateOrganization makes a new organization with the caller as its admin. Slugs are unique across
 // the service; with AllowExists an organization the caller already belongs to is returned instead.
-func (s *Service) CreateOrganization(ctx context.Context, sc authz.Scope, f OrganizationFields, opts WriteOptions) (Organization, error) {
+func (s *Service) CreateOrganization(ctx context.Context, sc authz.Scope, f OrganizationFields, opts entity.WriteOptions) (Organization, error) {
 	f.Meta = f.Meta.Normalized()
 	if err := f.validate(); err != nil {
 		return Organization{}, err

@@ -118,12 +118,6 @@ type Service struct {
 	Tokens *listquery.TokenCodec
 }
 
-// WriteOptions are the query parameters every write takes.
-type WriteOptions struct {
-	DryRun      bool
-	AllowExists bool
-}
-
 // Load reads a ServiceAccount of the caller's organization.
 func Load(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (ServiceAccount, error) {
 	row, err := q.ServiceAccountGetWithRole(ctx, db.ServiceAccountGetWithRoleParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id})
@@ -171,7 +165,7 @@ func (sa ServiceAccount) changeEvent(c entity.Change) event.Event {
 }
 
 // Create makes a ServiceAccount, its backing User and the User's membership with OrgRole.
-func (s *Service) Create(ctx context.Context, sc authz.Scope, f Fields, opts WriteOptions) (ServiceAccount, error) {
+func (s *Service) Create(ctx context.Context, sc authz.Scope, f Fields, opts entity.WriteOptions) (ServiceAccount, error) {
 	f = f.normalized()
 	if err := f.validate(); err != nil {
 		return ServiceAccount{}, err

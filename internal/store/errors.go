@@ -12,14 +12,6 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 )
 
-// ErrNoRows is the cause of the NotFound the generated :one queries return when nothing matched. Domain
-// code names the entity it looked for with apierr.NotFoundAs; one it does not name is still a NotFound,
-// never a 500.
-var ErrNoRows = pgx.ErrNoRows
-
-// IsNoRows reports whether err says a query matched no row.
-func IsNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
-
 // Translate turns database errors into apierr errors. It is the one place that reads PostgreSQL error
 // codes; apierr errors and nil pass through. Messages name the constraint's meaning, never the database's
 // own text.

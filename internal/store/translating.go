@@ -11,7 +11,7 @@ import (
 
 // translating runs the generated queries and translates every error they return where it arises
 // (Translate): a query a family forgot to translate can no longer reach a client as a raw database
-// error (500). Translated errors keep the database error as their cause, so IsNoRows, TranslateDelete
+// error (500). Translated errors keep the database error as their cause, so errors.Is(err, pgx.ErrNoRows), TranslateDelete
 // and the retry of serialization failures still see it.
 type translating struct{ db db.DBTX }
 

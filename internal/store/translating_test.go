@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
@@ -28,7 +29,7 @@ func TestQueriesTranslateErrors(t *testing.T) {
 
 	_, err = st.Q().OrganizationGetByID(ctx, uuid.New())
 	require.True(t, apierr.Is(err, apierr.TypeNotFound), "no rows: %v", err)
-	require.True(t, store.IsNoRows(err))
+	require.True(t, errors.Is(err, pgx.ErrNoRows), "the cause is kept")
 
 	insert := func(q *db.Queries) error {
 		_, err := q.OrganizationInsert(ctx, db.OrganizationInsertParams{OrganizationID: uuid.New(), Slug: "acme",
