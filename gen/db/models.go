@@ -318,6 +318,22 @@ type User struct {
 	GroupIDs          []uuid.UUID `db:"group_ids"`
 }
 
+type UserGroup struct {
+	GroupID        uuid.UUID       `db:"group_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	Slug           string          `db:"slug"`
+	DisplayName    string          `db:"display_name"`
+	UserIds        []uuid.UUID     `db:"user_ids"`
+	Labels         json.RawMessage `db:"labels"`
+	Annotations    json.RawMessage `db:"annotations"`
+	DeleteGates    json.RawMessage `db:"delete_gates"`
+	HiddenReason   string          `db:"hidden_reason"`
+	Version        int64           `db:"version"`
+	CreatedAt      time.Time       `db:"created_at"`
+	UpdatedAt      time.Time       `db:"updated_at"`
+	SearchText     *string         `db:"search_text"`
+}
+
 type UserKey struct {
 	UserKeyID      uuid.UUID       `db:"user_key_id"`
 	UserID         uuid.UUID       `db:"user_id"`
