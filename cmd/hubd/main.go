@@ -64,7 +64,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage: hubd <command> [flags]
   serve      serve the API on --addr (migrates the database first)
   migrate    up | down [N] | version
-  token      --org SLUG --user USERNAME [--role admin|manager|member|viewer]: print a service token
+  token      --org SLUG --user USERNAME [--role admin|manager|member|viewer|guest]: print a service token
   keys       rotate: make a new token-signing key
   version    print the version
 Run 'hubd <command> -h' for a command's flags.`)
@@ -199,7 +199,7 @@ func token(ctx context.Context, args []string) error {
 	c.register(fs)
 	orgSlug := fs.String("org", "", "organization Slug (created if missing)")
 	user := fs.String("user", "", "Username (created if missing)")
-	role := fs.String("role", "", "admin, manager, member or viewer (default: the membership's role, admin when new)")
+	role := fs.String("role", "", "admin, manager, member, viewer or guest (default: the membership's role, admin when new)")
 	_ = fs.Parse(args)
 	if *orgSlug == "" || *user == "" {
 		return errors.New("token: --org and --user are required")

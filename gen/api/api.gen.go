@@ -208,6 +208,7 @@ func (e FunctionInvocationClearanceOperator) Valid() bool {
 // Defines values for OrgRole.
 const (
 	Admin   OrgRole = "admin"
+	Guest   OrgRole = "guest"
 	Manager OrgRole = "manager"
 	Member  OrgRole = "member"
 	Viewer  OrgRole = "viewer"
@@ -217,6 +218,8 @@ const (
 func (e OrgRole) Valid() bool {
 	switch e {
 	case Admin:
+		return true
+	case Guest:
 		return true
 	case Manager:
 		return true
@@ -579,12 +582,15 @@ type BridgeWorker struct {
 	Labels     Labels     `json:"Labels"`
 	LastSeenAt *time.Time `json:"LastSeenAt"`
 
-	// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and writes; viewer only reads.
+	// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and
+	// writes; viewer only reads; guest holds nothing organization-wide, only what entities' Permissions grant it
+	// (directly or through a Group).
 	OrgRole        OrgRole            `json:"OrgRole"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
 	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
-	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted here.
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions Permissions `json:"Permissions"`
 
 	// Secret Server-generated; the worker authenticates with it at /auth/worker. Only the create response carries it, and the
@@ -635,7 +641,8 @@ type Channel struct {
 	OrganizationID     openapi_types.UUID `json:"OrganizationID"`
 
 	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
-	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted here.
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions Permissions `json:"Permissions"`
 
 	// Slug URL-safe identifier, unique within its scope.
@@ -1049,7 +1056,9 @@ type MutationSourcesResponse struct {
 	Sources []MutationSource `json:"Sources"`
 }
 
-// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and writes; viewer only reads.
+// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and
+// writes; viewer only reads; guest holds nothing organization-wide, only what entities' Permissions grant it
+// (directly or through a Group).
 type OrgRole string
 
 // Organization The top-level container (tenant).
@@ -1086,7 +1095,9 @@ type OrganizationMember struct {
 	ExternalID             string `json:"ExternalID"`
 	ExternalOrganizationID string `json:"ExternalOrganizationID"`
 
-	// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and writes; viewer only reads.
+	// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and
+	// writes; viewer only reads; guest holds nothing organization-wide, only what entities' Permissions grant it
+	// (directly or through a Group).
 	OrgRole           OrgRole            `json:"OrgRole"`
 	OrganizationID    openapi_types.UUID `json:"OrganizationID"`
 	ProfilePictureURL string             `json:"ProfilePictureURL"`
@@ -1120,7 +1131,8 @@ type PathChangeChange string
 
 // PermissionSubjects defines model for PermissionSubjects.
 type PermissionSubjects struct {
-	// GroupIDs Set of Group IDs (value true). Not checked yet, as Groups are not served.
+	// GroupIDs Set of Group IDs (value true); the Group's members hold the permission. A Group newly granted must be
+	// one of the organization's (else 400 Validation naming Permissions.<permission>.GroupIDs.<id>).
 	GroupIDs map[string]bool `json:"GroupIDs"`
 
 	// UserIDs Set of User IDs (value true). A User newly granted must be a member of the organization (else 400
@@ -1129,7 +1141,8 @@ type PermissionSubjects struct {
 }
 
 // Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
-// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted here.
+// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 type Permissions map[string]PermissionSubjects
 
 // PermissionsPatch defines model for PermissionsPatch.
@@ -1227,12 +1240,15 @@ type ServiceAccount struct {
 	// Labels Key/value pairs for selection (values at most 128 characters).
 	Labels Labels `json:"Labels"`
 
-	// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and writes; viewer only reads.
+	// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and
+	// writes; viewer only reads; guest holds nothing organization-wide, only what entities' Permissions grant it
+	// (directly or through a Group).
 	OrgRole        OrgRole            `json:"OrgRole"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
 	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
-	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted here.
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions      Permissions        `json:"Permissions"`
 	ServiceAccountID openapi_types.UUID `json:"ServiceAccountID"`
 
@@ -1279,7 +1295,8 @@ type Space struct {
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
 	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
-	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted here.
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions Permissions `json:"Permissions"`
 
 	// Slug URL-safe identifier, unique within its scope.
@@ -1370,7 +1387,8 @@ type Target struct {
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
 	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
-	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted here.
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions Permissions `json:"Permissions"`
 
 	// ProviderType ArgoCDOCI, FluxOCI or Kubernetes.
@@ -1442,7 +1460,8 @@ type Unit struct {
 	OrganizationID          openapi_types.UUID       `json:"OrganizationID"`
 
 	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
-	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted here.
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions   Permissions              `json:"Permissions"`
 	ProvidedPaths []map[string]interface{} `json:"ProvidedPaths"`
 	ProviderType  string                   `json:"ProviderType"`
@@ -1572,7 +1591,9 @@ type UserKey struct {
 	Kid        string     `json:"Kid"`
 	LastUsedAt *time.Time `json:"LastUsedAt"`
 
-	// MaxOrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and writes; viewer only reads.
+	// MaxOrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and
+	// writes; viewer only reads; guest holds nothing organization-wide, only what entities' Permissions grant it
+	// (directly or through a Group).
 	MaxOrgRole OrgRole `json:"MaxOrgRole"`
 
 	// OrganizationID The organization the key signs in to (the one it was registered in).

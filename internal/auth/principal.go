@@ -15,11 +15,17 @@ const (
 	RoleManager Role = "manager"
 	RoleMember  Role = "member"
 	RoleViewer  Role = "viewer"
+	// RoleGuest holds nothing organization-wide: only what entities' Permissions grant it, directly or
+	// through a Group.
+	RoleGuest Role = "guest"
 )
 
-var roleRank = map[Role]int{RoleAdmin: 4, RoleManager: 3, RoleMember: 2, RoleViewer: 1}
+var roleRank = map[Role]int{RoleAdmin: 5, RoleManager: 4, RoleMember: 3, RoleViewer: 2, RoleGuest: 1}
 
-// Valid reports whether r is one of the four roles.
+// RoleNames lists the roles, strongest first, for messages.
+const RoleNames = "admin, manager, member, viewer or guest"
+
+// Valid reports whether r is one of the five roles.
 func (r Role) Valid() bool { return roleRank[r] > 0 }
 
 // AtLeast reports whether r is as strong as other.
@@ -38,6 +44,13 @@ type Principal struct {
 	UserID         uuid.UUID
 	OrganizationID uuid.UUID
 	Role           Role
+	// GroupIDs are the organization's Groups the User is in, read with the membership on every request
+	// (Permissions granted to a Group reach its members).
+	GroupIDs []uuid.UUID
+	// SpacePermissions are the permission names Spaces' Permissions grant the User or its Groups, by
+	// Space, read with the membership for every role but admin: a grant on a Space reaches the entities
+	// in it, so checks on them need no further query.
+	SpacePermissions map[uuid.UUID]map[string]bool
 }
 
 type principalKey struct{}

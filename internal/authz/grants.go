@@ -1,11 +1,13 @@
 package authz
 
 import (
+	"encoding/json"
 	"sort"
 
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/auth"
 )
 
 // Subjects are the users and groups a permission is granted to (sets: the value is true).
@@ -17,8 +19,21 @@ type Subjects struct {
 // Grants is an entity's Permissions field: permission name to Subjects.
 type Grants map[string]Subjects
 
-func (g Grants) grants(perm Permission, user uuid.UUID) bool {
-	return g[string(perm)].UserIDs[user.String()]
+// grants reports whether g grants perm to p's User or to one of its Groups.
+func (g Grants) grants(perm Permission, p auth.Principal) bool {
+	s, ok := g[string(perm)]
+	if !ok {
+		return false
+	}
+	if s.UserIDs[p.UserID.String()] {
+		return true
+	}
+	for _, id := range p.GroupIDs {
+		if s.GroupIDs[id.String()] {
+			return true
+		}
+	}
+	return false
 }
 
 // Validate checks permission names and subject IDs, naming each bad one by its path under field.
@@ -99,4 +114,33 @@ func sameSet(a, b map[string]bool) bool {
 		}
 	}
 	return true
+}
+
+// Containing returns, for each of perms, the Permissions documents granting it to p's User or to one of
+// its Groups: a Permissions column grants one of perms to p exactly when it contains (@>) one of them,
+// which its GIN (jsonb_path_ops) index answers.
+func Containing(p auth.Principal, perms ...Permission) []json.RawMessage {
+	var docs []json.RawMessage
+	for _, perm := range perms {
+		add := func(kind, id string) {
+			doc, _ := json.Marshal(map[string]map[string]map[string]bool{string(perm): {kind: {id: true}}})
+			docs = append(docs, doc)
+		}
+		add("UserIDs", p.UserID.String())
+		for _, g := range p.GroupIDs {
+			add("GroupIDs", g.String())
+		}
+	}
+	return docs
+}
+
+// Holds returns the names of the permissions g grants to p's User or one of its Groups.
+func (g Grants) Holds(p auth.Principal) map[string]bool {
+	out := map[string]bool{}
+	for name := range g {
+		if g.grants(Permission(name), p) {
+			out[name] = true
+		}
+	}
+	return out
 }

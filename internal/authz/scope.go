@@ -35,6 +35,25 @@ func (s Scope) Allows(perm Permission, t Target) bool {
 	return s.IsSystem() || Allowed(s.Principal, perm, t)
 }
 
+// ByRole reports whether sc holds perm everywhere in its organization by its role alone (a system
+// principal holds everything): then no entity's Permissions need to be read to answer.
+func (s Scope) ByRole(perm Permission) bool { return s.IsSystem() || ByRole(s.Role, perm) }
+
+// SpacesReached lists the Spaces whose Permissions grant sc one of perms (what lists of Space-resident
+// entities add to what their own Permissions grant).
+func (s Scope) SpacesReached(perms ...Permission) []uuid.UUID {
+	var out []uuid.UUID
+	for id, held := range s.SpacePermissions {
+		for _, p := range perms {
+			if held[string(p)] {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // none reports the zero Scope: nobody, in no organization (a bug at the call site, answered as 401 as
 // an unauthenticated request would be).
 func (s Scope) none() bool { return !s.IsSystem() && s.OrganizationID == uuid.Nil }

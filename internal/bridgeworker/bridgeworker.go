@@ -68,7 +68,7 @@ type Fields struct {
 
 // Target is the BridgeWorker as a permission target (View, Edit, Manage, Delete).
 func (w BridgeWorker) Target() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: w.ID.String(), Grants: w.Permissions}
+	return authz.Target{EntityType: EntityType, ID: w.ID.String(), Grants: w.Permissions, SpaceID: w.SpaceID}
 }
 
 func (f Fields) normalized() Fields {
@@ -86,7 +86,7 @@ func (f Fields) validate() error {
 		return err
 	}
 	if !f.OrgRole.Valid() {
-		return apierr.UserInput("OrgRole must be admin, manager, member or viewer", apierr.Item{Item: "OrgRole", Description: "unknown role"})
+		return apierr.UserInput("OrgRole must be "+auth.RoleNames, apierr.Item{Item: "OrgRole", Description: "unknown role"})
 	}
 	if err := f.Meta.Validate(); err != nil {
 		return err
@@ -116,6 +116,7 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	From:    "bridge_worker bw JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id",
 	Columns: "bw.*, m.org_role", ID: "BridgeWorkerID", Org: "bw.organization_id", Slug: "Slug",
 	Contains: "bw.search_text", HiddenReason: "bw.hidden_reason",
+	Visibility:    &listquery.Visibility{Grants: "bw.permissions", Space: "bw.space_id"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
 		{Name: "BridgeWorkerID", Type: listquery.UUID, SQL: "bw.bridge_worker_id", Filterable: true, Orderable: true, Always: true},
@@ -171,14 +172,19 @@ func resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UU
 	if err != nil {
 		return BridgeWorker{}, err
 	}
-	return fromRow(row)
+	w, err := fromRow(row)
+	if err != nil {
+		return w, err
+	}
+	return w, authz.Viewable(sc, w.Target(), ref)
 }
 
-// List returns a page of BridgeWorkers (of one Space when spaceID is set) the caller may view.
+// List returns a page of BridgeWorkers (of one Space when spaceID is set) the caller may view (the
+// list's SQL keeps to them).
 func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[BridgeWorker], error) {
-	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
+	q := listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
+		if _, _, err := space.VisibleParent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[BridgeWorker]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "bw.space_id", Value: *spaceID}}
@@ -187,21 +193,12 @@ func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, 
 	if err != nil {
 		return listquery.Page[BridgeWorker]{}, err
 	}
-	out, err := listquery.MapPage(page, fromRow)
-	if err != nil {
-		return out, err
-	}
-	out.Items = authz.Filter(sc, authz.View, out.Items, BridgeWorker.Target)
-	return out, nil
+	return listquery.MapPage(page, fromRow)
 }
 
 // Get returns one BridgeWorker (by ID or Slug).
 func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (BridgeWorker, error) {
-	w, err := resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
-	if err != nil {
-		return w, err
-	}
-	return w, authz.Check(sc, authz.View, w.Target())
+	return resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
 }
 
 // ByIDs loads BridgeWorkers of the caller's organization the caller may view, by ID, in one query (for
@@ -278,11 +275,7 @@ func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 	}
 	var out BridgeWorker
 	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		st, err := space.RowTarget(sp)
+		sp, st, err := space.VisibleParent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

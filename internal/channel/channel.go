@@ -76,7 +76,7 @@ type Fields struct {
 
 // Target is the Channel as a permission target (Claim, Use, Edit, Manage).
 func (c Channel) Target() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: c.ID.String(), Grants: c.Permissions}
+	return authz.Target{EntityType: EntityType, ID: c.ID.String(), Grants: c.Permissions, SpaceID: c.SpaceID}
 }
 
 var commandName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$`)
@@ -166,6 +166,7 @@ func fromRow(r *db.Channel) (Channel, error) {
 var ListEntity = listquery.Define(&listquery.Entity{
 	Name: EntityType, From: "channel", Columns: "channel.*", ID: "ChannelID", Org: "channel.organization_id", Slug: "Slug",
 	Contains: "channel.search_text", HiddenReason: "channel.hidden_reason",
+	Visibility:    &listquery.Visibility{Grants: "channel.permissions", Space: "channel.space_id"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
 		{Name: "ChannelID", Type: listquery.UUID, SQL: "channel.channel_id", Filterable: true, Orderable: true, Always: true},

@@ -15,6 +15,7 @@ import (
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/target"
 )
 
 // Protocol timings (SPEC.md, DESIGN.md).
@@ -240,23 +241,13 @@ func (s *Service) deliverable(ctx context.Context, sc authz.Scope, q *db.Queries
 	if len(selected) == 0 {
 		return nil, nil
 	}
-	spaces, err := s.spaceTargets(ctx, q, sc.OrganizationID, spaceIDs)
+	spaces, err := space.AuthzTargets(ctx, sc, q, spaceIDs)
 	if err != nil {
 		return nil, err
 	}
-	targets := map[uuid.UUID]authz.Target{}
-	if len(targetIDs) > 0 {
-		rows, err := q.TargetGrantsFor(ctx, db.TargetGrantsForParams{OrganizationID: sc.OrganizationID, TargetIds: targetIDs})
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			g, err := store.DecodeJSON[authz.Grants](r.Permissions)
-			if err != nil {
-				return nil, err
-			}
-			targets[r.TargetID] = authz.Target{EntityType: "Target", ID: r.TargetID.String(), Grants: g}
-		}
+	targets, err := target.AuthzTargets(ctx, sc, q, targetIDs)
+	if err != nil {
+		return nil, err
 	}
 	var out []event.Entry
 	for _, e := range selected {
@@ -267,7 +258,7 @@ func (s *Service) deliverable(ctx context.Context, sc authz.Scope, q *db.Queries
 			if !ok { // the Space is gone: what its role grants everywhere still applies
 				st = authz.Target{EntityType: "Space", ID: e.SpaceID.String()}
 			}
-			visible = sc.Allows(authz.View, st)
+			visible = authz.ViewsInside(sc, st)
 			if !visible && e.TargetID != nil {
 				if tt, ok := targets[*e.TargetID]; ok {
 					visible = sc.Allows(authz.ViewChildren, tt)

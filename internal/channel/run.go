@@ -88,6 +88,8 @@ func (r Run) changeEvent(eventType, spaceSlug string) event.Event {
 // RunListEntity is how CommandRuns are listed.
 var RunListEntity = listquery.Define(&listquery.Entity{
 	Name: RunEntityType, From: "command_run", Columns: "command_run.*", ID: "CommandRunID", Org: "command_run.organization_id",
+	// A run is read with ViewChildren on its Space.
+	Visibility: &listquery.Visibility{Space: "command_run.space_id", SpacePermissions: []authz.Permission{authz.ViewChildren}},
 	Attributes: []listquery.Attribute{
 		{Name: "CommandRunID", Type: listquery.UUID, SQL: "command_run.command_run_id", Filterable: true, Orderable: true, Always: true},
 		{Name: "ChannelID", Type: listquery.UUID, SQL: "command_run.channel_id", Filterable: true, Orderable: true, Always: true},
@@ -144,11 +146,7 @@ func (s *Service) CreateRun(ctx context.Context, sc authz.Scope, req RunRequest)
 		if err := authz.Check(sc, authz.Use, ch.Target()); err != nil {
 			return err
 		}
-		sp, err := space.Parent(ctx, sc, tx.Q, ch.SpaceID)
-		if err != nil {
-			return err
-		}
-		st, err := space.RowTarget(sp)
+		sp, st, err := space.VisibleParent(ctx, sc, tx.Q, ch.SpaceID)
 		if err != nil {
 			return err
 		}
@@ -409,11 +407,7 @@ func (s *Service) GetRun(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 	if err != nil {
 		return run, err
 	}
-	sp, err := space.Parent(ctx, sc, q, spaceID)
-	if err != nil {
-		return run, err
-	}
-	st, err := space.RowTarget(sp)
+	_, st, err := space.VisibleParent(ctx, sc, q, spaceID)
 	if err != nil {
 		return run, err
 	}
@@ -421,9 +415,9 @@ func (s *Service) GetRun(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 }
 
 // ListRuns returns a page of runs (of one Channel when ref is set) whose Spaces the caller may
-// ViewChildren of.
+// ViewChildren of (the list's SQL keeps to them).
 func (s *Service) ListRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, path string, params listquery.Params) (listquery.Page[Run], error) {
-	q := listquery.Query{Entity: RunListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
+	q := listquery.Query{Entity: RunListEntity, Caller: sc, Path: path, Params: params}
 	if spaceID != nil {
 		ch, err := resolve(ctx, sc, s.Store.Q(), *spaceID, ref, false)
 		if err != nil {
@@ -435,44 +429,7 @@ func (s *Service) ListRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UU
 	if err != nil {
 		return listquery.Page[Run]{}, err
 	}
-	out, err := listquery.MapPage(page, runFromRow)
-	if err != nil {
-		return out, err
-	}
-	spaces, err := s.spaceTargets(ctx, s.Store.Q(), sc.OrganizationID, runSpaces(out.Items))
-	if err != nil {
-		return out, err
-	}
-	out.Items = authz.Filter(sc, authz.ViewChildren, out.Items, func(r Run) authz.Target { return spaces[r.SpaceID] })
-	return out, nil
-}
-
-func runSpaces(runs []Run) []uuid.UUID {
-	ids := make([]uuid.UUID, len(runs))
-	for i, r := range runs {
-		ids[i] = r.SpaceID
-	}
-	return ids
-}
-
-// spaceTargets loads the permission targets of Spaces in one query.
-func (s *Service) spaceTargets(ctx context.Context, q *db.Queries, org uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]authz.Target, error) {
-	out := map[uuid.UUID]authz.Target{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := q.SpaceGrantsFor(ctx, db.SpaceGrantsForParams{OrganizationID: org, SpaceIds: ids})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		g, err := store.DecodeJSON[authz.Grants](r.Permissions)
-		if err != nil {
-			return nil, err
-		}
-		out[r.SpaceID] = authz.Target{EntityType: "Space", ID: r.SpaceID.String(), Grants: g}
-	}
-	return out, nil
+	return listquery.MapPage(page, runFromRow)
 }
 
 // currentStatus re-reads a run's status after a conditional update found it changed, for the message.
@@ -540,7 +497,7 @@ const RunSweeperName = "command-run-sweeper"
 // organization (authz.SystemScope); neither the run nor the event records an acting User. It is safe on
 // every replica at once.
 func (s *Service) SweepRuns(ctx context.Context) (int, error) {
-	ended := map[authz.Scope]int{}
+	ended := map[uuid.UUID]int{} // runs ended per organization
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		clear(ended)
 		rows, err := tx.Q.CommandRunSweep(ctx, AnswerSeconds)
@@ -555,7 +512,7 @@ func (s *Service) SweepRuns(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			ended[authz.SystemScope(run.OrganizationID, RunSweeperName)]++
+			ended[run.OrganizationID]++
 			tx.Emit(run.changeEvent("command_run.updated", r.SpaceSlug))
 		}
 		return nil
@@ -564,10 +521,10 @@ func (s *Service) SweepRuns(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	n := 0
-	for sc, count := range ended {
+	for orgID, count := range ended {
 		n += count
 		if s.Logger != nil {
-			s.Logger.Debug("ended command runs whose time is up", "system", sc.System, "organization", sc.OrganizationID, "runs", count)
+			s.Logger.Debug("ended command runs whose time is up", "system", RunSweeperName, "organization", orgID, "runs", count)
 		}
 	}
 	return n, nil

@@ -119,8 +119,18 @@ func (f *Family[R, E, F]) parent(ctx context.Context, sc authz.Scope, q *db.Quer
 	return &p, err
 }
 
+// visibleParent is parent for what a caller reads or creates inside a Space: one it may not see into
+// (View or ViewChildren) is NotFound.
+func (f *Family[R, E, F]) visibleParent(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID) (*Parent, error) {
+	p, err := f.parent(ctx, sc, q, spaceID)
+	if err == nil && p != nil && !authz.ViewsInside(sc, p.Target) {
+		return nil, apierr.NotFound(p.Target.EntityType, spaceID.String())
+	}
+	return p, err
+}
+
 // Resolve reads an entity named by ID or Slug (lock: FOR UPDATE); a missing one is NotFound, of its
-// Space first when that is what is missing.
+// Space first when that is what is missing, and so is one the caller may not view.
 func (f *Family[R, E, F]) Resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (E, error) {
 	var zero E
 	var row *R
@@ -144,7 +154,11 @@ func (f *Family[R, E, F]) Resolve(ctx context.Context, sc authz.Scope, q *db.Que
 	if err != nil {
 		return zero, err
 	}
-	return f.FromRow(row)
+	e, err := f.FromRow(row)
+	if err != nil {
+		return zero, err
+	}
+	return e, authz.Viewable(sc, f.Target(e), ref)
 }
 
 // enrich applies Enrich to the entities, when the family has it.
@@ -181,17 +195,15 @@ func (s *Service[R, E, F]) Get(ctx context.Context, sc authz.Scope, spaceID uuid
 	if err != nil {
 		return e, err
 	}
-	if err := authz.Check(sc, authz.View, s.Target(e)); err != nil {
-		return e, err
-	}
 	return s.enrichOne(ctx, s.Store.Q(), e)
 }
 
-// List returns a page of the family's entities (of one Space when spaceID is set) the caller may view.
+// List returns a page of the family's entities (of one Space when spaceID is set) the caller may view:
+// the list's SQL keeps to them (listquery), so pages are full.
 func (s *Service[R, E, F]) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[E], error) {
-	q := listquery.Query{Entity: s.Listing, OrganizationID: sc.OrganizationID, Path: path, Params: params}
+	q := listquery.Query{Entity: s.Listing, Caller: sc, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := s.parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
+		if _, err := s.visibleParent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[E]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: s.SpaceColumn, Value: *spaceID}}
@@ -204,7 +216,6 @@ func (s *Service[R, E, F]) List(ctx context.Context, sc authz.Scope, spaceID *uu
 	if err != nil {
 		return out, err
 	}
-	out.Items = authz.Filter(sc, authz.View, out.Items, s.Target)
 	out.Items, err = s.enrich(ctx, s.Store.Q(), out.Items...)
 	return out, err
 }
@@ -240,7 +251,7 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 		return out, err
 	}
 	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		p, err := s.parent(ctx, sc, tx.Q, spaceID)
+		p, err := s.visibleParent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}
@@ -479,7 +490,7 @@ func (s *Service[R, E, F]) selector(sc authz.Scope, path string, sel listquery.P
 	return func(ctx context.Context, tx *store.Tx) ([]Ref, error) {
 		limit := MaxBulk
 		sel.Limit = &limit
-		page, err := listquery.Run[R](ctx, tx, s.Tokens, listquery.Query{Entity: s.Listing, OrganizationID: sc.OrganizationID, Path: path, Params: sel})
+		page, err := listquery.Run[R](ctx, tx, s.Tokens, listquery.Query{Entity: s.Listing, Caller: sc, Path: path, Params: sel})
 		if err != nil {
 			return nil, err
 		}

@@ -20,6 +20,8 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/group"
+	"github.com/hubd/hubd/internal/space"
 )
 
 // contract checks each API request against its operation in the document before the handler runs:
@@ -196,7 +198,7 @@ func (s *Server) needsToken(op *openapi3.Operation) bool {
 }
 
 // authenticate verifies a bearer token with the key ring and confirms the membership still exists: a
-// token never outlives it, nor grants more than it holds now.
+// token never outlives it, nor grants more than it holds now. The caller's Groups and the grants Spaces give it are read with it (but for admins).
 func (s *Server) authenticate(ctx context.Context, header string) (auth.Principal, error) {
 	scheme, token, found := strings.Cut(header, " ")
 	if header == "" {
@@ -217,7 +219,15 @@ func (s *Server) authenticate(ctx context.Context, header string) (auth.Principa
 		return p, apierr.Unauthenticated("the token's user is no longer a member of its organization")
 	}
 	p.Role = auth.Weaker(p.Role, role)
-	return p, nil
+	if p.Role == auth.RoleAdmin {
+		return p, nil // admins hold every permission: no grant can matter
+	}
+	q := s.deps.Store.Q()
+	if p.GroupIDs, err = group.IDsOf(ctx, q, p.OrganizationID, p.UserID); err != nil {
+		return p, err
+	}
+	p.SpacePermissions, err = space.PermissionsHeld(ctx, q, p)
+	return p, err
 }
 
 // isBinaryBody reports an operation whose body is raw bytes (configuration data).

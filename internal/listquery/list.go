@@ -19,6 +19,7 @@ import (
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -46,12 +47,13 @@ type Condition struct {
 	Value  any
 }
 
-// Query is one list request of an entity, scoped to the caller's organization and a parent.
+// Query is one list request of an entity, by a caller (in its organization), under a parent.
 type Query struct {
-	Entity         *Entity
-	OrganizationID uuid.UUID
-	Scope          []Condition
-	Params         Params
+	Entity *Entity
+	// Caller is who lists: the list holds only what it may view, and only its organization's rows.
+	Caller authz.Scope
+	Scope  []Condition
+	Params Params
 	// Path identifies the listed collection (the request path); continue tokens are bound to it.
 	Path string
 	// Distinct, when set, keeps one row per Partition: the one with the greatest Latest among those
@@ -182,7 +184,10 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 	e, prm := q.Entity, q.Params
 	p := &plan{}
 	b := &binder{}
-	b.bind(q.OrganizationID)
+	if q.Caller.OrganizationID == uuid.Nil {
+		return nil, nil, errors.New("listquery: a list needs its caller's Scope")
+	}
+	b.bind(q.Caller.OrganizationID)
 	for _, c := range q.Scope {
 		b.bind(c.Value)
 	}
@@ -317,6 +322,9 @@ func (q Query) sql(p *plan, b *binder) string {
 	}
 	for _, extra := range q.Extra {
 		f.WriteString(" AND " + extra(b.bind))
+	}
+	if visible := visibleTo(e, q.Caller, b); visible != "" {
+		f.WriteString(" AND " + visible)
 	}
 	var w strings.Builder
 	fmt.Fprintf(&w, "SELECT %s, jsonb_build_array(%s) AS hubd_keyset FROM %s WHERE ", e.Columns, strings.Join(keyCols, ", "), e.From)
@@ -505,7 +513,7 @@ func (q Query) signature() string {
 	prm := q.Params
 	parts := map[string]string{
 		"path": q.Path, "where": prm.Where, "contains": prm.Contains, "select": prm.Select, "include": prm.Include,
-		"include_hidden": prm.IncludeHidden, "order_by": prm.OrderBy, "org": q.OrganizationID.String(),
+		"include_hidden": prm.IncludeHidden, "order_by": prm.OrderBy, "org": q.Caller.OrganizationID.String(),
 	}
 	if prm.Filter != nil {
 		parts["filter"] = prm.Filter.String()

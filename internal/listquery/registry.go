@@ -75,6 +75,8 @@ type Entity struct {
 	Slug       string
 	Attributes []Attribute
 	Includes   []Include
+	// Visibility is how a list keeps to what a guest may view; nil lists nothing to guests.
+	Visibility *Visibility
 
 	byName map[string]*Attribute
 }

@@ -106,7 +106,7 @@ func (s *Service) ListMembers(ctx context.Context, sc authz.Scope, orgID uuid.UU
 		return listquery.Page[Member]{}, err
 	}
 	page, err := listquery.Run[db.OrganizationMemberGetRow](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: MemberList, OrganizationID: sc.OrganizationID, Path: path, Params: params})
+		listquery.Query{Entity: MemberList, Caller: sc, Path: path, Params: params})
 	return mapPage(page, err, func(r *db.OrganizationMemberGetRow) (Member, error) { return memberFromRow(r), nil })
 }
 
@@ -133,7 +133,7 @@ func (s *Service) CreateMember(ctx context.Context, sc authz.Scope, orgID uuid.U
 		in.OrgRole = auth.RoleMember
 	}
 	if !in.OrgRole.Valid() {
-		return Member{}, apierr.UserInput("OrgRole must be admin, manager, member or viewer", apierr.Item{Item: "OrgRole", Description: "unknown role"})
+		return Member{}, apierr.UserInput("OrgRole must be "+auth.RoleNames, apierr.Item{Item: "OrgRole", Description: "unknown role"})
 	}
 	if in.UserID == nil && in.Username == "" {
 		return Member{}, apierr.UserInput("name the User by UserID or Username", apierr.Item{Item: "UserID", Description: "UserID or Username is required"})
@@ -340,7 +340,7 @@ func (s *Service) DeleteMember(ctx context.Context, sc authz.Scope, orgID, userI
 // ListUsers returns a page of the Users that are members of the caller's organization.
 func (s *Service) ListUsers(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[User], error) {
 	page, err := listquery.Run[db.User](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: UserList, OrganizationID: sc.OrganizationID, Path: path, Params: params})
+		listquery.Query{Entity: UserList, Caller: sc, Path: path, Params: params})
 	return mapPage(page, err, func(r *db.User) (User, error) { return userFromRow(r), nil })
 }
 
@@ -393,7 +393,7 @@ func (s *Service) RoleOf(ctx context.Context, orgID, userID uuid.UUID) (role aut
 // (by Username) and the membership. A role given sets the membership's role; none keeps it (admin when new).
 func (s *Service) EnsureMembership(ctx context.Context, orgSlug, username string, role auth.Role) (auth.Principal, error) {
 	if role != "" && !role.Valid() {
-		return auth.Principal{}, apierr.UserInput("role must be admin, manager, member or viewer")
+		return auth.Principal{}, apierr.UserInput("role must be " + auth.RoleNames)
 	}
 	var p auth.Principal
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {

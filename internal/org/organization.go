@@ -86,7 +86,7 @@ func loadOrganization(ctx context.Context, q *db.Queries, id uuid.UUID) (Organiz
 // path as every family, so where, select and the rest apply.
 func (s *Service) ListOrganizations(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[Organization], error) {
 	page, err := listquery.Run[db.Organization](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: OrganizationList, OrganizationID: sc.OrganizationID, Path: path, Params: params})
+		listquery.Query{Entity: OrganizationList, Caller: sc, Path: path, Params: params})
 	return mapPage(page, err, organizationFromRow)
 }
 

@@ -64,7 +64,7 @@ func (f Fields) validate() error {
 		return err
 	}
 	if !f.OrgRole.Valid() {
-		return apierr.UserInput("OrgRole must be admin, manager, member or viewer", apierr.Item{Item: "OrgRole", Description: "unknown role"})
+		return apierr.UserInput("OrgRole must be "+auth.RoleNames, apierr.Item{Item: "OrgRole", Description: "unknown role"})
 	}
 	if err := f.Meta.Validate(); err != nil {
 		return err
@@ -93,6 +93,7 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	From:    "service_account sa JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id",
 	Columns: "sa.*, m.org_role", ID: "ServiceAccountID", Org: "sa.organization_id", Slug: "Slug",
 	Contains: "sa.search_text", HiddenReason: "sa.hidden_reason",
+	Visibility:    &listquery.Visibility{Grants: "sa.permissions"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
 		{Name: "ServiceAccountID", Type: listquery.UUID, SQL: "sa.service_account_id", Filterable: true, Orderable: true, Always: true},
@@ -127,19 +128,15 @@ func Load(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (Ser
 	return fromRow(row)
 }
 
-// List returns a page of the organization's ServiceAccounts the caller may view.
+// List returns a page of the organization's ServiceAccounts the caller may view (the list's SQL keeps to
+// them).
 func (s *Service) List(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[ServiceAccount], error) {
 	page, err := listquery.Run[db.ServiceAccountGetWithRoleRow](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params})
+		listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: params})
 	if err != nil {
 		return listquery.Page[ServiceAccount]{}, err
 	}
-	out, err := listquery.MapPage(page, fromRow)
-	if err != nil {
-		return out, err
-	}
-	out.Items = authz.Filter(sc, authz.View, out.Items, ServiceAccount.Target)
-	return out, nil
+	return listquery.MapPage(page, fromRow)
 }
 
 // Get returns one ServiceAccount.
@@ -148,7 +145,7 @@ func (s *Service) Get(ctx context.Context, sc authz.Scope, id uuid.UUID) (Servic
 	if err != nil {
 		return sa, err
 	}
-	return sa, authz.Check(sc, authz.View, sa.Target())
+	return sa, authz.Viewable(sc, sa.Target(), id.String())
 }
 
 // checkRole: ServiceAccounts are organization members; managing them is managing members, and nobody
@@ -365,7 +362,7 @@ func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) en
 		limit := entity.MaxBulk
 		sel.Limit = &limit
 		page, err := listquery.Run[db.ServiceAccountGetWithRoleRow](ctx, tx, s.Tokens,
-			listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: sel})
+			listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: sel})
 		if err != nil {
 			return nil, err
 		}

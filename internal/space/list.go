@@ -8,6 +8,7 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	Name: EntityType, From: "space", Columns: "space.*",
 	ID: "SpaceID", Org: "space.organization_id", Slug: "Slug",
 	Contains: "space.search_text", HiddenReason: "space.hidden_reason",
+	Visibility:    &listquery.Visibility{Grants: "space.permissions"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "HiddenReason", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
 		{Name: "SpaceID", Type: listquery.UUID, SQL: "space.space_id", Filterable: true, Orderable: true, Always: true},

@@ -46,9 +46,9 @@ func (f Fields) validate() error {
 	return f.Meta.Validate()
 }
 
-// authzTarget: Tags carry no Permissions of their own; the role decides.
+// authzTarget: Tags carry no Permissions of their own; the role and the grants of their Space decide.
 func (t Tag) authzTarget() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: t.ID.String()}
+	return authz.Target{EntityType: EntityType, ID: t.ID.String(), SpaceID: t.SpaceID}
 }
 
 func fromRow(r *db.Tag) (Tag, error) {
@@ -63,6 +63,7 @@ func fromRow(r *db.Tag) (Tag, error) {
 var ListEntity = listquery.Define(&listquery.Entity{
 	Name: EntityType, From: "tag", Columns: "tag.*", ID: "TagID", Org: "tag.organization_id", Slug: "Slug",
 	Contains: "tag.search_text", HiddenReason: "tag.hidden_reason",
+	Visibility:    &listquery.Visibility{Space: "tag.space_id"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
 		{Name: "TagID", Type: listquery.UUID, SQL: "tag.tag_id", Filterable: true, Orderable: true, Always: true},

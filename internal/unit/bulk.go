@@ -25,7 +25,7 @@ func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) en
 	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
 		limit := entity.MaxBulk
 		sel.Limit = &limit
-		page, err := listquery.Run[db.Unit](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: sel})
+		page, err := listquery.Run[db.Unit](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: sel})
 		if err != nil {
 			return nil, err
 		}
@@ -92,14 +92,10 @@ func (s *Service) BulkTag(ctx context.Context, sc authz.Scope, path string, sel 
 // loses its TargetID: Targets belong to a Space.
 func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, toSpaceID uuid.UUID, dryRun bool) ([]entity.BulkItem[Unit], error) {
 	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
-		to, err := space.Parent(ctx, sc, tx.Q, toSpaceID)
+		to, st, err := space.VisibleParent(ctx, sc, tx.Q, toSpaceID)
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return Unit{}, apierr.NoSuchReference(space.EntityType, "of your organization", "ToSpaceID")
 		}
-		if err != nil {
-			return Unit{}, err
-		}
-		st, err := space.RowTarget(to)
 		if err != nil {
 			return Unit{}, err
 		}
@@ -213,7 +209,7 @@ func (s *Service) Clone(ctx context.Context, sc authz.Scope, path string, sel li
 // spacesWhere resolves where_space to the Spaces of the organization it selects.
 func (s *Service) spacesWhere(ctx context.Context, sc authz.Scope, tx *store.Tx, where string) ([]uuid.UUID, error) {
 	limit := entity.MaxBulk
-	page, err := listquery.Run[db.Space](ctx, tx, s.Tokens, listquery.Query{Entity: space.ListEntity, OrganizationID: sc.OrganizationID,
+	page, err := listquery.Run[db.Space](ctx, tx, s.Tokens, listquery.Query{Entity: space.ListEntity, Caller: sc,
 		Path: "where_space", Params: listquery.Params{Where: where, Limit: &limit}})
 	if err != nil {
 		if e := apierr.From(err); e.Type == apierr.TypeUserInput {
@@ -241,11 +237,7 @@ func cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref,
 	if err := authz.Check(sc, authz.View, src.target()); err != nil {
 		return src, err
 	}
-	dest, err := space.Parent(ctx, sc, tx.Q, spaceID)
-	if err != nil {
-		return src, err
-	}
-	st, err := space.RowTarget(dest)
+	dest, st, err := space.VisibleParent(ctx, sc, tx.Q, spaceID)
 	if err != nil {
 		return src, err
 	}

@@ -100,11 +100,12 @@ type DataFilter struct {
 	ResourceType string
 }
 
-// List returns a page of Units (of one Space when spaceID is set) the caller may view.
+// List returns a page of Units (of one Space when spaceID is set) the caller may view (the list's SQL
+// keeps to them).
 func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params, df DataFilter) (listquery.Page[Unit], error) {
-	q := listquery.Query{Entity: ListEntity, OrganizationID: sc.OrganizationID, Path: path, Params: params}
+	q := listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: params}
 	if spaceID != nil {
-		if _, err := space.Parent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
+		if _, _, err := space.VisibleParent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[Unit]{}, err
 		}
 		q.Scope = []listquery.Condition{{Column: "unit.space_id", Value: *spaceID}}
@@ -122,12 +123,7 @@ func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, 
 	if err != nil {
 		return listquery.Page[Unit]{}, err
 	}
-	out, err := listquery.MapPage(page, fromRow)
-	if err != nil {
-		return out, err
-	}
-	out.Items = authz.Filter(sc, authz.View, out.Items, Unit.target)
-	return out, nil
+	return listquery.MapPage(page, fromRow)
 }
 
 // ListRevisions returns a page of one Unit's Revisions.
@@ -139,7 +135,7 @@ func (s *Service) ListRevisions(ctx context.Context, sc authz.Scope, spaceID, un
 		params.OrderBy = "RevisionNum"
 	}
 	page, err := listquery.Run[db.Revision](ctx, s.Store.Pool, s.Tokens, listquery.Query{
-		Entity: RevisionList, OrganizationID: sc.OrganizationID, Path: path, Params: params,
+		Entity: RevisionList, Caller: sc, Path: path, Params: params,
 		Scope: []listquery.Condition{{Column: "revision.unit_id", Value: unitID}},
 	})
 	if err != nil {
@@ -156,7 +152,7 @@ func (s *Service) ListAllRevisions(ctx context.Context, sc authz.Scope, path str
 		return listquery.Page[Revision]{}, apierr.UserInput("distinct_on=Off returns every Revision and needs an explicit limit",
 			apierr.Item{Item: "distinct_on", Description: "Off requires limit"})
 	}
-	q := listquery.Query{Entity: RevisionList, OrganizationID: sc.OrganizationID, Path: path, Params: params}
+	q := listquery.Query{Entity: RevisionList, Caller: sc, Path: path, Params: params}
 	if !all {
 		q.Distinct = &listquery.Distinct{Partition: "revision.unit_id", Latest: "revision.revision_num"}
 		q.Path += "?distinct_on=Unit"
@@ -165,31 +161,7 @@ func (s *Service) ListAllRevisions(ctx context.Context, sc authz.Scope, path str
 	if err != nil {
 		return listquery.Page[Revision]{}, err
 	}
-	out, err := listquery.MapPage(page, revisionFromRow)
-	if err != nil {
-		return out, err
-	}
-	return s.visibleRevisions(ctx, sc, out)
-}
-
-// visibleRevisions drops Revisions of Units the caller may not view (one query for the page's Units).
-func (s *Service) visibleRevisions(ctx context.Context, sc authz.Scope, page listquery.Page[Revision]) (listquery.Page[Revision], error) {
-	ids := make([]uuid.UUID, 0, len(page.Items))
-	for _, r := range page.Items {
-		ids = append(ids, r.UnitID)
-	}
-	units, err := s.unitsByID(ctx, sc, ids)
-	if err != nil {
-		return page, err
-	}
-	visible := page.Items[:0]
-	for _, r := range page.Items {
-		if u, ok := units[r.UnitID]; ok && sc.Allows(authz.View, u.target()) {
-			visible = append(visible, r)
-		}
-	}
-	page.Items = visible
-	return page, nil
+	return listquery.MapPage(page, revisionFromRow)
 }
 
 // unitsByID loads Units of the caller's organization by ID, in one query.
@@ -226,7 +198,7 @@ func (s *Service) UnitsByID(ctx context.Context, sc authz.Scope, ids []uuid.UUID
 	return units, nil
 }
 
-// RevisionsByID loads Revisions of the caller's organization by ID (for include=HeadRevisionNum).
+// RevisionsByID loads Revisions the caller may view by ID (for include=HeadRevisionNum).
 func (s *Service) RevisionsByID(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]Revision, error) {
 	out := map[uuid.UUID]Revision{}
 	if len(ids) == 0 {
@@ -236,9 +208,24 @@ func (s *Service) RevisionsByID(ctx context.Context, sc authz.Scope, ids []uuid.
 	if err != nil {
 		return nil, err
 	}
+	var unitIDs []uuid.UUID
 	for _, r := range rows {
 		rev, _ := revisionFromRow(r)
 		out[rev.ID] = rev
+		unitIDs = append(unitIDs, rev.UnitID)
+	}
+	if sc.ByRole(authz.View) {
+		return out, nil
+	}
+	// A Revision is visible with its Unit.
+	units, err := s.UnitsByID(ctx, sc, unitIDs)
+	if err != nil {
+		return nil, err
+	}
+	for id, rev := range out {
+		if _, ok := units[rev.UnitID]; !ok {
+			delete(out, id)
+		}
 	}
 	return out, nil
 }
@@ -293,7 +280,7 @@ func (s *Service) ListMutations(ctx context.Context, sc authz.Scope, spaceID, un
 		params.OrderBy = "MutationNum"
 	}
 	page, err := listquery.Run[db.Mutation](ctx, s.Store.Pool, s.Tokens, listquery.Query{
-		Entity: MutationList, OrganizationID: sc.OrganizationID, Path: path, Params: params,
+		Entity: MutationList, Caller: sc, Path: path, Params: params,
 		Scope: []listquery.Condition{{Column: "mutation.unit_id", Value: unitID}},
 	})
 	if err != nil {

@@ -35,6 +35,7 @@ func opaque(names ...string) []listquery.Attribute {
 var ListEntity = listquery.Define(&listquery.Entity{
 	Name: EntityType, From: "unit", Columns: "unit.*", ID: "UnitID", Org: "unit.organization_id", Slug: "Slug",
 	Contains: "unit.search_text", HiddenReason: "unit.hidden_reason",
+	Visibility:    &listquery.Visibility{Grants: "unit.permissions", Space: "unit.space_id"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "ToolchainType", "LastChangeDescription", "Labels", "Annotations"},
 	Attributes: append([]listquery.Attribute{
 		attr("UnitID", listquery.UUID, "unit.unit_id", orderable, always),
@@ -84,6 +85,9 @@ var ListEntity = listquery.Define(&listquery.Entity{
 var RevisionList = listquery.Define(&listquery.Entity{
 	Name: RevisionEntityType, From: "revision", Columns: "revision.*", ID: "RevisionID", Org: "revision.organization_id",
 	Contains: "revision.description", HiddenReason: "revision.hidden_reason",
+	// A Revision is visible with its Unit.
+	Visibility: &listquery.Visibility{Space: "revision.space_id", Owner: &listquery.Owner{From: "unit hubd_owner",
+		Join: "hubd_owner.unit_id = revision.unit_id AND hubd_owner.organization_id = revision.organization_id", Grants: "hubd_owner.permissions"}},
 	ContainsAttrs: []string{"Description"},
 	Attributes: append([]listquery.Attribute{
 		attr("RevisionID", listquery.UUID, "revision.revision_id", orderable, always),
@@ -123,6 +127,9 @@ var MutationList = listquery.Define(&listquery.Entity{
 	// A Unit's Mutations are few enough (the list is scoped to one Unit) to match without a text index.
 	Contains: mutationFunctionName, ContainsAttrs: []string{"FunctionName"},
 	HiddenReason: "mutation.hidden_reason",
+	// A Mutation is visible with its Unit.
+	Visibility: &listquery.Visibility{Space: "mutation.space_id", Owner: &listquery.Owner{From: "unit hubd_owner",
+		Join: "hubd_owner.unit_id = mutation.unit_id AND hubd_owner.organization_id = mutation.organization_id", Grants: "hubd_owner.permissions"}},
 	Attributes: append([]listquery.Attribute{
 		attr("MutationID", listquery.UUID, "mutation.mutation_id", orderable, always),
 		attr("MutationNum", listquery.Int, "mutation.mutation_num", orderable),

@@ -69,7 +69,7 @@ type Fields struct {
 }
 
 func (u Unit) target() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: u.ID.String(), Grants: u.Permissions}
+	return authz.Target{EntityType: EntityType, ID: u.ID.String(), Grants: u.Permissions, SpaceID: u.SpaceID}
 }
 
 func (f Fields) normalized() Fields {
@@ -164,7 +164,8 @@ func (u Unit) dataEvent(spaceSlug string) event.Event {
 	return e
 }
 
-// loadRow reads a Unit of the caller's organization at the Space its path names; lock serializes writers.
+// loadRow reads a Unit of the caller's organization at the Space its path names, NotFound unless the
+// caller may view it; lock serializes writers.
 func loadRow(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, unitID uuid.UUID, lock bool) (*db.Unit, error) {
 	params := db.UnitGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: unitID}
 	var row *db.Unit
@@ -180,20 +181,29 @@ func loadRow(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, unitID
 		}
 		return nil, apierr.NotFound(EntityType, unitID.String())
 	}
-	return row, err
+	if err != nil {
+		return nil, err
+	}
+	// A Unit the caller may not view does not exist for it.
+	if !sc.ByRole(authz.View) {
+		grants, err := store.DecodeJSON[authz.Grants](row.Permissions)
+		if err != nil {
+			return nil, err
+		}
+		if err := authz.Viewable(sc, authz.Target{EntityType: EntityType, ID: unitID.String(), Grants: grants, SpaceID: row.SpaceID}, unitID.String()); err != nil {
+			return nil, err
+		}
+	}
+	return row, nil
 }
 
-// Get returns one Unit.
+// Get returns one Unit the caller may view.
 func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) (Unit, error) {
 	row, err := loadRow(ctx, sc, s.Store.Q(), spaceID, unitID, false)
 	if err != nil {
 		return Unit{}, err
 	}
-	u, err := fromRow(row)
-	if err != nil {
-		return u, err
-	}
-	return u, authz.Check(sc, authz.View, u.target())
+	return fromRow(row)
 }
 
 // checkTarget requires TargetID to name a Target of the Unit's Space with its ToolchainType. It reads the
@@ -240,11 +250,7 @@ func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 	}
 	var out Unit
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		st, err := space.RowTarget(sp)
+		sp, st, err := space.VisibleParent(ctx, sc, tx.Q, spaceID)
 		if err != nil {
 			return err
 		}

@@ -72,9 +72,3 @@ LIMIT 2;
 
 -- name: ChannelGetInOrg :one
 SELECT * FROM channel WHERE organization_id = @organization_id AND channel_id = @channel_id;
-
--- name: SpaceGrantsFor :many
-SELECT space_id, permissions FROM space WHERE organization_id = @organization_id AND space_id = ANY(@space_ids::uuid[]);
-
--- name: TargetGrantsFor :many
-SELECT target_id, permissions FROM target WHERE organization_id = @organization_id AND target_id = ANY(@target_ids::uuid[]);

@@ -275,7 +275,7 @@ const permissionExtension = "x-hubd-permission"
 // operation's description. The permission names are those of the authorization model (internal/authz).
 var permissionRules = map[string]string{
 	"None":               "Needs no token.",
-	"Authenticated":      "Needs a token of any member of the organization.",
+	"Authenticated":      "Needs a token of any member of the organization (guests included).",
 	"View":               "Needs View (every role; guests by grant).",
 	"ViewChildren":       "Needs ViewChildren (every role; guests by grant).",
 	"Edit":               "Needs Edit (member, manager, admin, or a grant).",

@@ -1,0 +1,175 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/auth"
+)
+
+// guestFixture: one organization with a Space granted to a guest ("granted", 25 Units) and one it is not
+// ("hidden", over 1,000 Units whose Slugs sort before the granted ones, so a list that filtered after its
+// LIMIT would answer empty first pages).
+type guestFixture struct {
+	env             *apitest.Env
+	admin, guest    *apitest.Client
+	guestID         uuid.UUID
+	granted, hidden api.Space
+	visible         []string // the granted Space's Unit Slugs, sorted
+	hiddenUnit      api.UnitCreateOrUpdateResponse
+}
+
+const hiddenUnits = 1010
+
+func newGuestFixture(t *testing.T) *guestFixture {
+	t.Helper()
+	env := apitest.New(t)
+	f := &guestFixture{env: env, admin: env.Client(env.Token("acme", "alice", auth.RoleAdmin))}
+	f.guestID = env.Principal("acme", "gus", auth.RoleGuest).UserID
+	f.guest = env.Client(env.Token("acme", "gus", auth.RoleGuest))
+	f.hidden = createSpace(t, f.admin, map[string]any{"Slug": "hidden"})
+	f.granted = createSpace(t, f.admin, map[string]any{"Slug": "granted",
+		"Permissions": map[string]any{"View": map[string]any{"UserIDs": map[string]bool{f.guestID.String(): true}}}})
+	for i := 0; i < hiddenUnits; i++ {
+		var u api.UnitCreateOrUpdateResponse
+		f.admin.Post("/api/space/"+f.hidden.SpaceID.String()+"/unit", map[string]any{"Slug": fmt.Sprintf("a-%04d", i), "ToolchainType": "Kubernetes/YAML"}).
+			Expect(http.StatusOK).JSON(&u)
+		if i == 0 {
+			f.hiddenUnit = u
+		}
+	}
+	for i := 0; i < 25; i++ {
+		slug := fmt.Sprintf("b-%02d", i)
+		var u api.UnitCreateOrUpdateResponse
+		units := "/api/space/" + f.granted.SpaceID.String() + "/unit"
+		f.admin.Post(units, map[string]any{"Slug": slug, "ToolchainType": "Kubernetes/YAML"}).Expect(http.StatusOK).JSON(&u)
+		f.admin.Do(http.MethodPut, units+"/"+u.Unit.UnitID.String()+"/data", apitest.Raw{ContentType: "text/plain", Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")}).
+			Expect(http.StatusOK)
+		f.visible = append(f.visible, slug)
+	}
+	f.admin.Do(http.MethodPut, "/api/space/"+f.hidden.SpaceID.String()+"/unit/"+f.hiddenUnit.Unit.UnitID.String()+"/data",
+		apitest.Raw{ContentType: "text/plain", Data: []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n")}).Expect(http.StatusOK)
+	return f
+}
+
+// TestGuestSeesOnlyWhatIsGranted: a guest holds nothing organization-wide; a View grant on a Space lets it
+// see that Space and its Units, in full pages however many rows are withheld, and nothing else exists
+// for it: hidden entities are 404 exactly as unknown ones are.
+func TestGuestSeesOnlyWhatIsGranted(t *testing.T) {
+	t.Parallel()
+	f := newGuestFixture(t)
+
+	// Lists: full pages of the granted Space's Units only, continued to the end.
+	for _, path := range []string{"/api/unit", "/api/space/" + f.granted.SpaceID.String() + "/unit"} {
+		got, pages := unitSlugPages(t, f.guest, path, 10)
+		require.Equal(t, f.visible, got, path)
+		require.Equal(t, 3, pages, "%s: pages of 10, 10 and 5", path)
+	}
+	// The admin sees everything.
+	got, _ := unitSlugPages(t, f.admin, "/api/unit", 1000)
+	require.Len(t, got, hiddenUnits+25)
+
+	// Spaces: only the granted one.
+	var spaces []api.ExtendedSpace
+	f.guest.Get("/api/space").Expect(http.StatusOK).JSON(&spaces)
+	require.Len(t, spaces, 1)
+	require.Equal(t, f.granted.SpaceID, spaces[0].Space.SpaceID)
+
+	// Hidden entities are 404, answered as an unknown ID is (no hint that they exist).
+	hiddenUnit := "/api/space/" + f.hidden.SpaceID.String() + "/unit/" + f.hiddenUnit.Unit.UnitID.String()
+	unknownUnit := "/api/space/" + f.hidden.SpaceID.String() + "/unit/" + uuid.NewString()
+	e := f.guest.Get(hiddenUnit).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	u := f.guest.Get(unknownUnit).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	require.Equal(t, u.Error.ErrorMetadata.EntityType, e.Error.ErrorMetadata.EntityType)
+	require.Equal(t, strings.ReplaceAll(u.Error.Message, unknownUnit[strings.LastIndex(unknownUnit, "/")+1:], "X"),
+		strings.ReplaceAll(e.Error.Message, f.hiddenUnit.Unit.UnitID.String(), "X"))
+	f.guest.Get("/api/space/"+f.hidden.SpaceID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	f.guest.Get("/api/space/"+f.hidden.SpaceID.String()+"/unit").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	f.guest.Patch(hiddenUnit, map[string]any{"DisplayName": "x"}).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	f.guest.Delete(hiddenUnit).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	f.guest.Get(hiddenUnit+"/revision").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	f.guest.Post("/api/space/"+f.hidden.SpaceID.String()+"/unit", map[string]any{"Slug": "x", "ToolchainType": "Kubernetes/YAML"}).
+		ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+
+	// View is not Edit: a visible Unit is read, not changed (403, as it exists for the guest).
+	visible := "/api/space/" + f.granted.SpaceID.String() + "/unit/"
+	var listed []api.ExtendedUnit
+	f.guest.Get("/api/space/" + f.granted.SpaceID.String() + "/unit?where=" + url.QueryEscape("Slug = 'b-00'")).Expect(http.StatusOK).JSON(&listed)
+	require.Len(t, listed, 1)
+	var b00 api.ExtendedUnit
+	f.guest.Get(visible + listed[0].Unit.UnitID.String()).Expect(http.StatusOK).JSON(&b00)
+	require.Equal(t, "b-00", b00.Unit.Slug)
+	f.guest.Patch(visible+b00.Unit.UnitID.String(), map[string]any{"DisplayName": "x"}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+
+	// Nothing organization-wide: members and the organization itself are refused.
+	f.guest.Get("/api/organization/"+f.granted.OrganizationID.String()+"/organization_member").ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+	f.guest.Get("/api/organization/"+f.granted.OrganizationID.String()).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+	f.guest.Post("/api/space", map[string]any{"Slug": "mine"}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+
+	// Revisions across the organization: the granted Space's only.
+	var all []api.ExtendedRevision
+	f.admin.Get("/api/revision?limit=1000").Expect(http.StatusOK).JSON(&all)
+	require.Len(t, all, 26, "the admin sees the hidden Unit's Revision too")
+	var revs []api.ExtendedRevision
+	f.guest.Get("/api/revision?limit=100").Expect(http.StatusOK).JSON(&revs)
+	require.Len(t, revs, 25)
+	for _, r := range revs {
+		require.Equal(t, f.granted.SpaceID, r.Revision.SpaceID)
+	}
+}
+
+// TestGuestGrantOnOneUnit: a grant on one Unit (not its Space) shows that Unit alone; its Space stays
+// unseen, so includes of it are left empty.
+func TestGuestGrantOnOneUnit(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	guestID := env.Principal("acme", "gus", auth.RoleGuest).UserID
+	guest := env.Client(env.Token("acme", "gus", auth.RoleGuest))
+	sp := createSpace(t, admin, map[string]any{"Slug": "s"})
+	units := "/api/space/" + sp.SpaceID.String() + "/unit"
+	var one api.UnitCreateOrUpdateResponse
+	admin.Post(units, map[string]any{"Slug": "one", "ToolchainType": "Kubernetes/YAML",
+		"Permissions": map[string]any{"View": map[string]any{"UserIDs": map[string]bool{guestID.String(): true}}}}).Expect(http.StatusOK).JSON(&one)
+	admin.Post(units, map[string]any{"Slug": "two", "ToolchainType": "Kubernetes/YAML"}).Expect(http.StatusOK)
+
+	var list []api.ExtendedUnit
+	guest.Get("/api/unit?include=SpaceID").Expect(http.StatusOK).JSON(&list)
+	require.Len(t, list, 1)
+	require.Equal(t, one.Unit.UnitID, list[0].Unit.UnitID)
+	require.Nil(t, list[0].Space, "the Space is not expanded: the guest may not view it")
+	guest.Get(units+"/"+one.Unit.UnitID.String()).Expect(http.StatusOK)
+	guest.Get(units).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	guest.Get("/api/space/"+sp.SpaceID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+}
+
+// unitSlugPages pages through a Unit list ordered by Slug and returns the Slugs and the number of pages;
+// every page but the last must be full.
+func unitSlugPages(t *testing.T, c *apitest.Client, path string, limit int) ([]string, int) {
+	t.Helper()
+	var out []string
+	q := url.Values{"order_by": {"Slug"}, "limit": {fmt.Sprint(limit)}}
+	for pages := 1; ; pages++ {
+		resp := c.Get(path + "?" + q.Encode()).Expect(http.StatusOK)
+		var list []api.ExtendedUnit
+		resp.JSON(&list)
+		for _, e := range list {
+			out = append(out, e.Unit.Slug)
+		}
+		next := resp.Header.Get("Service-Continue")
+		if next == "" {
+			return out, pages
+		}
+		require.Len(t, list, limit, "a page before the last is full")
+		q.Set("continue", next)
+		require.Less(t, pages, 100, "paging does not end")
+	}
+}
