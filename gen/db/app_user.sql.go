@@ -12,7 +12,7 @@ import (
 )
 
 const userGetByID = `-- name: UserGetByID :one
-SELECT user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at, group_ids FROM app_user WHERE user_id = $1
+SELECT user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at FROM app_user WHERE user_id = $1
 `
 
 func (q *Queries) UserGetByID(ctx context.Context, userID uuid.UUID) (*User, error) {
@@ -29,13 +29,12 @@ func (q *Queries) UserGetByID(ctx context.Context, userID uuid.UUID) (*User, err
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
-		&i.GroupIDs,
 	)
 	return &i, err
 }
 
 const userGetByUsername = `-- name: UserGetByUsername :one
-SELECT user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at, group_ids FROM app_user WHERE username = $1
+SELECT user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at FROM app_user WHERE username = $1
 `
 
 func (q *Queries) UserGetByUsername(ctx context.Context, username string) (*User, error) {
@@ -52,7 +51,6 @@ func (q *Queries) UserGetByUsername(ctx context.Context, username string) (*User
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
-		&i.GroupIDs,
 	)
 	return &i, err
 }
@@ -60,7 +58,7 @@ func (q *Queries) UserGetByUsername(ctx context.Context, username string) (*User
 const userInsert = `-- name: UserInsert :one
 INSERT INTO app_user (user_id, username, slug, display_name, external_id)
 VALUES ($1, $2, $3, $4, $5)
-RETURNING user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at, group_ids
+RETURNING user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at
 `
 
 type UserInsertParams struct {
@@ -91,7 +89,6 @@ func (q *Queries) UserInsert(ctx context.Context, arg UserInsertParams) (*User, 
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
-		&i.GroupIDs,
 	)
 	return &i, err
 }
@@ -108,7 +105,7 @@ func (q *Queries) UserSlugTaken(ctx context.Context, slug string) (bool, error) 
 }
 
 const usersInOrganization = `-- name: UsersInOrganization :many
-SELECT u.user_id, u.username, u.slug, u.display_name, u.external_id, u.profile_picture_url, u.hidden_reason, u.version, u.created_at, u.updated_at, u.group_ids FROM app_user u JOIN organization_member m ON m.user_id = u.user_id
+SELECT u.user_id, u.username, u.slug, u.display_name, u.external_id, u.profile_picture_url, u.hidden_reason, u.version, u.created_at, u.updated_at FROM app_user u JOIN organization_member m ON m.user_id = u.user_id
 WHERE m.organization_id = $1 AND u.user_id = ANY($2::uuid[])
 `
 
@@ -138,7 +135,6 @@ func (q *Queries) UsersInOrganization(ctx context.Context, arg UsersInOrganizati
 			&i.Version,
 			&i.CreatedAt,
 			&i.UpdatedAt,
-			&i.GroupIDs,
 		); err != nil {
 			return nil, err
 		}

@@ -305,17 +305,16 @@ type UsedAssertion struct {
 }
 
 type User struct {
-	UserID            uuid.UUID   `db:"user_id"`
-	Username          string      `db:"username"`
-	Slug              string      `db:"slug"`
-	DisplayName       string      `db:"display_name"`
-	ExternalID        string      `db:"external_id"`
-	ProfilePictureURL string      `db:"profile_picture_url"`
-	HiddenReason      string      `db:"hidden_reason"`
-	Version           int64       `db:"version"`
-	CreatedAt         time.Time   `db:"created_at"`
-	UpdatedAt         time.Time   `db:"updated_at"`
-	GroupIDs          []uuid.UUID `db:"group_ids"`
+	UserID            uuid.UUID `db:"user_id"`
+	Username          string    `db:"username"`
+	Slug              string    `db:"slug"`
+	DisplayName       string    `db:"display_name"`
+	ExternalID        string    `db:"external_id"`
+	ProfilePictureURL string    `db:"profile_picture_url"`
+	HiddenReason      string    `db:"hidden_reason"`
+	Version           int64     `db:"version"`
+	CreatedAt         time.Time `db:"created_at"`
+	UpdatedAt         time.Time `db:"updated_at"`
 }
 
 type UserGroup struct {

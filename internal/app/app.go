@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
@@ -52,6 +53,7 @@ type App struct {
 	Units   *unit.Service
 	Targets *target.Service
 	Tags    *tag.Service
+	Groups  *group.Service
 	// ServiceAccounts and SignIn: non-person identities and key-based sign-in.
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service
@@ -95,6 +97,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Units:           &unit.Service{Store: st, Tokens: tokens},
 		Targets:         target.NewService(st, tokens),
 		Tags:            tag.NewService(st, tokens),
+		Groups:          group.NewService(st, tokens),
 		ServiceAccounts: &serviceaccount.Service{Store: st, Tokens: tokens},
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
 		Channels:        channel.NewService(st, tokens, notifier, cfg.Logger),
@@ -112,7 +115,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	deps := extra
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
 	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn, deps.Channels = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn, a.Channels
-	deps.BridgeWorkers = a.BridgeWorkers
+	deps.BridgeWorkers, deps.Groups = a.BridgeWorkers, a.Groups
 	return httpapi.New(cfg.HTTP, deps)
 }
 

@@ -32,6 +32,9 @@ type Family[R, E, F any] struct {
 	// organization. SpaceColumn is the list column a list of one Space is scoped by (tag.space_id).
 	Parent      ParentFunc
 	SpaceColumn string
+	// WriteNeeds, optional, is an organization permission every write needs beyond the entity's own
+	// (Groups: ManageMembers, since membership changes what members may do).
+	WriteNeeds authz.Permission
 
 	// Row access: each one generated query. A missing row is the anonymous NotFound the queries return.
 	ReadRow    func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*R, error)
@@ -161,6 +164,14 @@ func (f *Family[R, E, F]) Resolve(ctx context.Context, sc authz.Scope, q *db.Que
 	return e, authz.Viewable(sc, f.Target(e), ref)
 }
 
+// checkWriteNeeds refuses a write without the family's WriteNeeds on the organization.
+func (f *Family[R, E, F]) checkWriteNeeds(sc authz.Scope) error {
+	if f.WriteNeeds == "" {
+		return nil
+	}
+	return authz.Check(sc, f.WriteNeeds, authz.OrganizationTarget(sc.OrganizationID))
+}
+
 // enrich applies Enrich to the entities, when the family has it.
 func (f *Family[R, E, F]) enrich(ctx context.Context, q *db.Queries, items ...E) ([]E, error) {
 	if f.Enrich == nil {
@@ -260,6 +271,9 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 			createIn = p.Target
 		}
 		if err := authz.Check(sc, authz.CreateChildren, createIn); err != nil {
+			return err
+		}
+		if err := s.checkWriteNeeds(sc); err != nil {
 			return err
 		}
 		if s.Grants != nil && len(s.Grants(f)) > 0 {
@@ -388,6 +402,9 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 	if err := authz.Check(sc, authz.Edit, s.Target(cur)); err != nil {
 		return cur, err
 	}
+	if err := s.checkWriteNeeds(sc); err != nil {
+		return cur, err
+	}
 	version, f, err := ch(cur)
 	if err != nil {
 		return cur, err
@@ -445,6 +462,9 @@ func (s *Service[R, E, F]) remove(ctx context.Context, sc authz.Scope, tx *store
 	}
 	id := s.Ident(cur).ID
 	if err := authz.Check(sc, authz.Delete, s.Target(cur)); err != nil {
+		return cur, err
+	}
+	if err := s.checkWriteNeeds(sc); err != nil {
 		return cur, err
 	}
 	ident := s.Ident(cur)

@@ -12,37 +12,63 @@ import (
 )
 
 // CheckGrantees requires every User that the Permissions field after grants to, and before did not, to
-// be a member of the caller's organization; each other one is named by its dot path
-// (Permissions.Edit.UserIDs.<id>), with the same answer whether the User is unknown or another
-// organization's. Users before already named pass again: a member removed since keeps grants that grant
-// nothing (a token needs a current membership), and the entity stays writable without Manage.
-// GroupIDs are not checked: the Group family does not exist yet.
+// be a member of the caller's organization, and every Group to be one of its Groups; each other one is
+// named by its dot path (Permissions.Edit.UserIDs.<id>, Permissions.View.GroupIDs.<id>), with the same
+// answer whether it is unknown or another organization's. Subjects before already named pass again: a
+// member removed since, or a Group deleted since, keeps grants that grant nothing, and the entity stays
+// writable without Manage.
 func CheckGrantees(ctx context.Context, sc authz.Scope, q *db.Queries, field string, before, after authz.Grants) error {
-	paths := map[uuid.UUID][]string{}
+	users, groups := map[uuid.UUID][]string{}, map[uuid.UUID][]string{}
 	for perm, subjects := range after {
-		for id := range subjects.UserIDs {
-			if before[perm].UserIDs[id] {
-				continue
-			}
-			uid, err := uuid.Parse(id)
-			if err != nil {
-				continue // Grants.Validate names it
-			}
-			paths[uid] = append(paths[uid], field+"."+perm+".UserIDs."+id)
-		}
+		newSubjects(users, subjects.UserIDs, before[perm].UserIDs, field+"."+perm+".UserIDs.")
+		newSubjects(groups, subjects.GroupIDs, before[perm].GroupIDs, field+"."+perm+".GroupIDs.")
 	}
-	if len(paths) == 0 {
+	var err *apierr.Error
+	if len(users) > 0 {
+		found, qerr := q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: sc.OrganizationID, UserIds: keys(users)})
+		if qerr != nil {
+			return qerr
+		}
+		err = missing(err, users, found, "User", "among the members of your organization")
+	}
+	if len(groups) > 0 {
+		found, qerr := q.GroupsAmong(ctx, db.GroupsAmongParams{OrganizationID: sc.OrganizationID, GroupIDs: keys(groups)})
+		if qerr != nil {
+			return qerr
+		}
+		err = missing(err, groups, found, "Group", "in your organization")
+	}
+	if err == nil {
 		return nil
 	}
-	ids := make([]uuid.UUID, 0, len(paths))
+	return err
+}
+
+// newSubjects adds to paths (by subject) the dot path of each subject of after that before lacks.
+func newSubjects(paths map[uuid.UUID][]string, after, before map[string]bool, prefix string) {
+	for id := range after {
+		if before[id] {
+			continue
+		}
+		uid, err := uuid.Parse(id)
+		if err != nil {
+			continue // Grants.Validate names it
+		}
+		paths[uid] = append(paths[uid], prefix+id)
+	}
+}
+
+func keys(paths map[uuid.UUID][]string) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(paths))
 	for id := range paths {
-		ids = append(ids, id)
+		out = append(out, id)
 	}
-	members, err := q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: sc.OrganizationID, UserIds: ids})
-	if err != nil {
-		return err
-	}
-	for _, id := range members {
+	return out
+}
+
+// missing adds to err (a NoSuchReference, nil at first) the paths of the subjects not found.
+func missing(err *apierr.Error, paths map[uuid.UUID][]string, found []uuid.UUID, entityType, scope string) *apierr.Error {
+	for _, id := range found {
 		delete(paths, id)
 	}
 	var bad []string
@@ -50,8 +76,14 @@ func CheckGrantees(ctx context.Context, sc authz.Scope, q *db.Queries, field str
 		bad = append(bad, p...)
 	}
 	if len(bad) == 0 {
-		return nil
+		return err
 	}
 	sort.Strings(bad)
-	return apierr.NoSuchReference("User", "among the members of your organization", bad...)
+	e := apierr.NoSuchReference(entityType, scope, bad...)
+	if err == nil {
+		return e
+	}
+	err.Items = append(err.Items, e.Items...)
+	err.Message += "; " + e.Message
+	return err
 }

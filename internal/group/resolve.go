@@ -12,3 +12,20 @@ import (
 func IDsOf(ctx context.Context, q *db.Queries, orgID, userID uuid.UUID) ([]uuid.UUID, error) {
 	return q.GroupIDsOfMember(ctx, db.GroupIDsOfMemberParams{OrganizationID: orgID, UserID: userID})
 }
+
+// OfMembers returns, in one query, the Groups of the organization each of users is in (User.GroupIDs of a
+// page). Users in none are absent.
+func OfMembers(ctx context.Context, q *db.Queries, orgID uuid.UUID, users []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+	out := map[uuid.UUID][]uuid.UUID{}
+	if len(users) == 0 {
+		return out, nil
+	}
+	rows, err := q.GroupIDsOfMembers(ctx, db.GroupIDsOfMembersParams{OrganizationID: orgID, UserIds: users})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.UserID] = append(out[r.UserID], r.GroupID)
+	}
+	return out, nil
+}

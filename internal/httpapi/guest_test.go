@@ -146,7 +146,7 @@ func TestGuestGrantOnOneUnit(t *testing.T) {
 	require.Len(t, list, 1)
 	require.Equal(t, one.Unit.UnitID, list[0].Unit.UnitID)
 	require.Nil(t, list[0].Space, "the Space is not expanded: the guest may not view it")
-	guest.Get(units+"/"+one.Unit.UnitID.String()).Expect(http.StatusOK)
+	guest.Get(units + "/" + one.Unit.UnitID.String()).Expect(http.StatusOK)
 	guest.Get(units).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	guest.Get("/api/space/"+sp.SpaceID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 }

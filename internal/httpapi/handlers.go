@@ -98,3 +98,34 @@ func (r rawJSON) VisitGetAPIDocsResponse(w http.ResponseWriter) error {
 	_, err := w.Write(r)
 	return err
 }
+
+// bulkWritten converts the items of a kit bulk write to the generated items (toItem gets the entity as
+// written, or the item's error) and says whether the answer is 207; when every item failed alike, that
+// error is the answer.
+func bulkWritten[E, O any](items []entity.BulkItem[E], toItem func(*E, *api.ResponseError) O) (out []O, multiStatus bool, err error) {
+	out = make([]O, len(items))
+	errs := make([]*apierr.Error, len(items))
+	for i := range items {
+		errs[i] = items[i].Err
+		if items[i].Err != nil {
+			re := responseError(items[i].Err)
+			out[i] = toItem(nil, &re)
+			continue
+		}
+		out[i] = toItem(&items[i].Value, nil)
+	}
+	status, err := bulkStatus(errs)
+	return out, status == http.StatusMultiStatus, err
+}
+
+// bulkRemoved converts the items of a kit bulk delete, as bulkWritten does.
+func bulkRemoved[E any](entityType string, items []entity.BulkItem[E]) (out []api.DeleteResponse, multiStatus bool, err error) {
+	out = make([]api.DeleteResponse, len(items))
+	errs := make([]*apierr.Error, len(items))
+	for i, it := range items {
+		errs[i] = it.Err
+		out[i] = bulkDeleted(entityType, it.Ref, it.Err)
+	}
+	status, err := bulkStatus(errs)
+	return out, status == http.StatusMultiStatus, err
+}

@@ -119,6 +119,7 @@ func (r pageResponse) VisitListServiceAccountsResponse(w http.ResponseWriter) er
 	return r.write(w)
 }
 func (r pageResponse) VisitListTagsResponse(w http.ResponseWriter) error         { return r.write(w) }
+func (r pageResponse) VisitListGroupsResponse(w http.ResponseWriter) error       { return r.write(w) }
 func (r pageResponse) VisitListAllTagsResponse(w http.ResponseWriter) error      { return r.write(w) }
 func (r pageResponse) VisitListTargetsResponse(w http.ResponseWriter) error      { return r.write(w) }
 func (r pageResponse) VisitListAllTargetsResponse(w http.ResponseWriter) error   { return r.write(w) }
@@ -153,6 +154,7 @@ func (r itemResponse) write(w http.ResponseWriter) error {
 func (r itemResponse) VisitGetSpaceResponse(w http.ResponseWriter) error        { return r.write(w) }
 func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error         { return r.write(w) }
+func (r itemResponse) VisitGetGroupResponse(w http.ResponseWriter) error        { return r.write(w) }
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error      { return r.write(w) }
 func (r itemResponse) VisitGetServiceAccountResponse(w http.ResponseWriter) error {
 	return r.write(w)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -42,7 +43,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	t.Helper()
 	env := apitest.New(t)
 	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
-	env.Principal("acme", "bob", auth.RoleMember)
+	bob := env.Principal("acme", "bob", auth.RoleMember)
 	var me api.OrganizationMember
 	c.Get("/api/me").Expect(http.StatusOK).JSON(&me)
 
@@ -110,6 +111,11 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post("/api/service_account", map[string]any{"Slug": "deployer"}).Expect(http.StatusOK).JSON(&sa)
 	c.Post("/api/service_account", map[string]any{"Slug": "reader", "OrgRole": "viewer"}).Expect(http.StatusOK)
 
+	// Groups, one with both members.
+	var team api.Group
+	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{*me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
+	c.Post("/api/group", map[string]any{"Slug": "empty-group"}).Expect(http.StatusOK)
+
 	return &everyFamily{
 		c: c,
 		path: map[string]string{
@@ -118,6 +124,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"revision_id": revs[1].Revision.RevisionID.String(), "mutation_id": muts[1].Mutation.MutationID.String(),
 			"target_id": cluster.TargetID.String(), "tag_id": release.TagID.String(),
 			"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(),
+			"group_id":         team.GroupID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 		},
 		writes: map[string]selectionWrite{

@@ -123,10 +123,9 @@ func TestWhereIntegersArraysAndMembers(t *testing.T) {
 	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
 	bob := env.Principal("acme", "bob", auth.RoleMember)
 	env.Principal("acme", "carol", auth.RoleViewer)
-	g1, g2 := uuid.New(), uuid.New()
-	// Groups are not a family yet; their memberships are set directly.
-	_, err := env.App.Store.Pool.Exec(context.Background(), "UPDATE app_user SET group_ids = $1 WHERE user_id = $2", []uuid.UUID{g1, g2}, bob.UserID)
-	require.NoError(t, err)
+	var g1, g2 api.Group
+	c.Post("/api/group", map[string]any{"Slug": "g1", "UserIDs": []uuid.UUID{bob.UserID}}).Expect(http.StatusOK).JSON(&g1)
+	c.Post("/api/group", map[string]any{"Slug": "g2", "UserIDs": []uuid.UUID{bob.UserID}}).Expect(http.StatusOK).JSON(&g2)
 
 	users := func(w string) []string {
 		var list []api.ExtendedUser
@@ -138,7 +137,7 @@ func TestWhereIntegersArraysAndMembers(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	require.Equal(t, []string{"bob"}, users(`GroupIDs ? '`+g1.String()+`'`))
+	require.Equal(t, []string{"bob"}, users(`GroupIDs ? '`+g1.GroupID.String()+`'`))
 	require.Equal(t, []string(nil), users(`GroupIDs ? '`+uuid.NewString()+`'`))
 	require.Equal(t, []string{"bob"}, users(`LEN(GroupIDs) = 2`))
 	require.Equal(t, []string{"alice", "carol"}, users(`LEN(GroupIDs) != 2`))

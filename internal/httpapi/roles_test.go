@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"sort"
@@ -34,6 +35,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	f := &roleFixture{t: t, admin: admin, clients: map[auth.Role]*apitest.Client{
 		auth.RoleViewer: env.Client(env.Token("acme", "vic", auth.RoleViewer)), auth.RoleMember: env.Client(env.Token("acme", "mo", auth.RoleMember)),
 		auth.RoleManager: env.Client(env.Token("acme", "mia", auth.RoleManager)), auth.RoleAdmin: admin,
+		auth.RoleGuest: env.Client(env.Token("acme", "gus", auth.RoleGuest)),
 	}}
 	var me api.OrganizationMember
 	admin.Get("/api/me").Expect(http.StatusOK).JSON(&me)
@@ -70,6 +72,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post("/api/service_account/"+sa.ServiceAccountID.String()+"/key", map[string]any{"PublicJWK": saKey.jwk}).Expect(http.StatusOK)
 	admin.Post("/api/user/"+sa.UserID.String()+"/key", map[string]any{"PublicJWK": userKey.jwk}).Expect(http.StatusOK)
 	f.userKid = userKey.kid
+	var group api.Group
+	admin.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []string{me.UserID.String()}}).Expect(http.StatusOK).JSON(&group)
 
 	f.params = map[string]string{
 		"organization_id": me.OrganizationID.String(), "organization_member_id": extra.UserID.String(),
@@ -77,6 +81,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"mutation_id": muts[0].Mutation.MutationID.String(), "target_id": target.TargetID.String(), "tag_id": f.tag,
 		"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(), "bridge_worker_id": w.BridgeWorkerID.String(),
 		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
+		"group_id": group.GroupID.String(),
 	}
 	return f
 }
@@ -91,6 +96,31 @@ type roleRequest struct {
 	// what the operation acts on (the run it cancelled, the key it removed) or the fixture cannot make it
 	// succeed for everyone (a poll without the lease).
 	also []int
+	// guestSelectsNothing is the error a guest (granted nothing) gets from a selection that finds nothing
+	// it may view, when the operation refuses an empty selection instead of answering an empty array.
+	guestSelectsNothing api.ErrorType
+	// guestSees is how many items a guest granted nothing finds in the list (its own User).
+	guestSees int
+}
+
+// guestWithheld reports whether a guest granted nothing got what the rules give it instead of a refusal:
+// what it may not view does not exist for it, so reading one is 404 as an unknown ID is, and a list or a
+// bulk selection finds nothing but what is its own (an empty array, or the operation's error for an empty selection).
+func guestWithheld(op *openapi3.Operation, req roleRequest, resp *apitest.Response) bool {
+	switch {
+	case resp.Status == http.StatusNotFound:
+		resp.ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+		return true
+	case op.Extensions["x-hubd-entity"] == nil:
+		return false
+	case req.guestSelectsNothing != "":
+		resp.ExpectError(http.StatusBadRequest, req.guestSelectsNothing)
+		return true
+	case resp.Status == http.StatusOK:
+		var items []json.RawMessage
+		return json.Unmarshal(resp.Body, &items) == nil && items != nil && len(items) == req.guestSees
+	}
+	return false
 }
 
 func sel(w string) url.Values { return url.Values{"where": {w}} }
@@ -117,7 +147,8 @@ var roleRequests = map[string]roleRequest{
 	"BulkDeleteTargets":         {query: sel("Slug = 't'")},
 	"BulkPatchUnits":            {query: sel("Slug = 'app'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
 	"BulkDeleteUnits":           {query: sel("Slug = 'app'")},
-	"BulkCreateUnits":           {query: url.Values{"where": {"Slug = 'app'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{})},
+	"BulkCreateUnits": {query: url.Values{"where": {"Slug = 'app'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
+		guestSelectsNothing: api.ErrorTypeValidation},
 	"BulkMoveUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any {
 		return map[string]any{"ToSpaceID": f.otherSpace}
 	}},
@@ -145,6 +176,12 @@ var roleRequests = map[string]roleRequest{
 	"CreateUserKey":            {body: newKey},
 	"DeleteUserKey": {path: func(f *roleFixture) string { return "/api/user/" + f.params["user_id"] + "/key/" + f.userKid },
 		also: []int{http.StatusNotFound}},
+	"BulkPatchGroups":    {query: sel("Slug = 'team'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteGroups":   {query: sel("Slug = 'team'")},
+	"CreateGroup":        {body: jsonBody(map[string]any{"Slug": "new-group"})},
+	"UpdateGroup":        {body: readBack("Group")},
+	"PatchGroup":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"ListUsers":          {guestSees: 1},
 	"CreateSpace":        {body: jsonBody(map[string]any{"Slug": "new-space"})},
 	"UpdateSpace":        {body: readBack("Space")},
 	"PatchSpace":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
@@ -170,8 +207,9 @@ var roleRequests = map[string]roleRequest{
 func newKey(f *roleFixture, _ string) any { return map[string]any{"PublicJWK": newSigner(f.t).jwk} }
 
 // TestRolesOfEveryOperation calls every operation of the document as every role of one organization, and
-// checks the role rules: a caller is refused (403 Permission) exactly when its role does not hold what
-// the operation's x-hubd-permission names, and otherwise succeeds. Writes run with dry_run where the
+// checks the role rules: a caller is refused (403 Permission; for a guest, granted nothing, 404 for what it
+// may not view) exactly when its role does not hold what the operation's x-hubd-permission names, and
+// otherwise succeeds. Writes run with dry_run where the
 // operation has it; the weakest role goes first, so every refusal meets the fixture intact.
 func TestRolesOfEveryOperation(t *testing.T) {
 	t.Parallel()
@@ -198,7 +236,7 @@ func TestRolesOfEveryOperation(t *testing.T) {
 		}
 		return ops[i].op.OperationID < ops[j].op.OperationID
 	})
-	roles := []auth.Role{auth.RoleViewer, auth.RoleMember, auth.RoleManager, auth.RoleAdmin}
+	roles := []auth.Role{auth.RoleGuest, auth.RoleViewer, auth.RoleMember, auth.RoleManager, auth.RoleAdmin}
 	for _, o := range ops {
 		perm, _ := o.op.Extensions["x-hubd-permission"].(string)
 		req := roleRequests[o.op.OperationID]
@@ -232,6 +270,9 @@ func TestRolesOfEveryOperation(t *testing.T) {
 			allowed := perm == "None" || perm == "Authenticated" ||
 				authz.Allowed(auth.Principal{Role: role}, authz.Permission(perm), authz.Target{})
 			if !allowed {
+				if role == auth.RoleGuest && guestWithheld(o.op, req, resp) {
+					continue
+				}
 				if resp.Status != http.StatusForbidden {
 					t.Errorf("%s as %s (needs %s): status %d, want 403; body: %s", o.op.OperationID, role, perm, resp.Status, resp.Body)
 					continue

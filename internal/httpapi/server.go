@@ -18,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
+	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/serviceaccount"
 	"github.com/hubd/hubd/internal/signin"
@@ -54,6 +55,7 @@ type Deps struct {
 	Units   *unit.Service
 	Targets *target.Service
 	Tags    *tag.Service
+	Groups  *group.Service
 	// ServiceAccounts and SignIn serve the accounts, their keys and the token endpoint.
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service

@@ -22,6 +22,9 @@ type Visibility struct {
 	// Owner, for rows without Permissions of their own (a Unit's Revisions), is the entity whose View
 	// reaches them.
 	Owner *Owner
+	// Members is a uuid[] expression of Users who see the row whatever their role (a Group's members; a
+	// User itself).
+	Members string
 }
 
 // Owner is an entity whose grants reach the rows of another: its table (with an alias), the condition
@@ -56,6 +59,9 @@ func visibleTo(e *Entity, sc authz.Scope, b *binder) string {
 	}
 	if o := v.Owner; o != nil {
 		anyOf = append(anyOf, fmt.Sprintf("EXISTS (SELECT 1 FROM %s WHERE %s AND %s)", o.From, o.Join, granted(o.Grants, sc, b, authz.View)))
+	}
+	if v.Members != "" {
+		anyOf = append(anyOf, fmt.Sprintf("%s @> ARRAY[%s::uuid]", v.Members, b.bind(sc.UserID)))
 	}
 	if len(anyOf) == 0 {
 		return "FALSE"

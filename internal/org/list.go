@@ -53,8 +53,10 @@ var MemberList = listquery.Define(&listquery.Entity{
 var UserList = listquery.Define(&listquery.Entity{
 	Name: UserType, From: "app_user u JOIN organization_member m USING (user_id)", Columns: "u.*",
 	ID: "UserID", Org: "m.organization_id", Slug: "Slug",
-	Contains:      "(u.username || ' ' || u.slug || ' ' || u.display_name || ' ' || u.external_id)",
-	HiddenReason:  "u.hidden_reason",
+	Contains:     "(u.username || ' ' || u.slug || ' ' || u.display_name || ' ' || u.external_id)",
+	HiddenReason: "u.hidden_reason",
+	// A guest sees itself among the organization's Users.
+	Visibility:    &listquery.Visibility{Members: "ARRAY[u.user_id]"},
 	ContainsAttrs: []string{"Username", "Slug", "DisplayName", "ExternalID"},
 	Attributes: []listquery.Attribute{
 		{Name: "UserID", Type: listquery.UUID, SQL: "u.user_id", Filterable: true, Orderable: true, Always: true},
@@ -63,7 +65,8 @@ var UserList = listquery.Define(&listquery.Entity{
 		{Name: "DisplayName", Type: listquery.String, SQL: "u.display_name", Filterable: true, Orderable: true},
 		{Name: "ExternalID", Type: listquery.String, SQL: "u.external_id", Filterable: true, Orderable: true},
 		{Name: "HiddenReason", Type: listquery.String, SQL: "u.hidden_reason", Filterable: true, Orderable: true},
-		{Name: "GroupIDs", Type: listquery.UUIDList, SQL: "u.group_ids", Filterable: true},
+		// A User's Groups in the listed organization (GIN on user_group.user_ids).
+		{Name: "GroupIDs", Type: listquery.UUIDList, SQL: "ARRAY(SELECT g.group_id FROM user_group g WHERE g.organization_id = m.organization_id AND g.user_ids @> ARRAY[u.user_id])", Filterable: true},
 		{Name: "CreatedAt", Type: listquery.Time, SQL: "u.created_at", Filterable: true, Orderable: true},
 		{Name: "UpdatedAt", Type: listquery.Time, SQL: "u.updated_at", Filterable: true, Orderable: true},
 		{Name: "ProfilePictureURL", Type: listquery.Opaque},

@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -73,7 +74,7 @@ func memberFromRow(r *db.OrganizationMemberGetRow) Member {
 func userFromRow(r *db.User) User {
 	return User{
 		ID: r.UserID, Username: r.Username, Slug: r.Slug, DisplayName: r.DisplayName, ExternalID: r.ExternalID,
-		ProfilePictureURL: r.ProfilePictureURL, GroupIDs: r.GroupIDs, HiddenReason: r.HiddenReason, Version: r.Version,
+		ProfilePictureURL: r.ProfilePictureURL, GroupIDs: []uuid.UUID{}, HiddenReason: r.HiddenReason, Version: r.Version,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}
 }
@@ -341,7 +342,36 @@ func (s *Service) DeleteMember(ctx context.Context, sc authz.Scope, orgID, userI
 func (s *Service) ListUsers(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[User], error) {
 	page, err := listquery.Run[db.User](ctx, s.Store.Pool, s.Tokens,
 		listquery.Query{Entity: UserList, Caller: sc, Path: path, Params: params})
-	return mapPage(page, err, func(r *db.User) (User, error) { return userFromRow(r), nil })
+	out, err := mapPage(page, err, func(r *db.User) (User, error) { return userFromRow(r), nil })
+	if err != nil {
+		return out, err
+	}
+	return out, s.withGroups(ctx, sc, out.Items)
+}
+
+// withGroups fills the GroupIDs of users (their Groups in the caller's organization), in one query.
+func (s *Service) withGroups(ctx context.Context, sc authz.Scope, users []User) error {
+	ids := make([]uuid.UUID, len(users))
+	for i, u := range users {
+		ids[i] = u.ID
+	}
+	groups, err := group.OfMembers(ctx, s.Store.Q(), sc.OrganizationID, ids)
+	if err != nil {
+		return err
+	}
+	for i := range users {
+		if g := groups[users[i].ID]; g != nil {
+			users[i].GroupIDs = g
+		}
+	}
+	return nil
+}
+
+// userTarget is a User as a permission target: every role views the organization's Users, and a guest
+// views itself.
+func userTarget(id uuid.UUID) authz.Target {
+	return authz.Target{EntityType: UserType, ID: id.String(),
+		Grants: authz.Grants{string(authz.View): authz.Subjects{UserIDs: map[string]bool{id.String(): true}}}}
 }
 
 // UsersByID returns, in one query, the Users among ids that are members of the caller's organization
@@ -355,14 +385,26 @@ func (s *Service) UsersByID(ctx context.Context, sc authz.Scope, ids []uuid.UUID
 	if err != nil {
 		return nil, err
 	}
+	users := make([]User, 0, len(rows))
 	for _, r := range rows {
-		out[r.UserID] = userFromRow(r)
+		if sc.Allows(authz.View, userTarget(r.UserID)) {
+			users = append(users, userFromRow(r))
+		}
+	}
+	if err := s.withGroups(ctx, sc, users); err != nil {
+		return nil, err
+	}
+	for _, u := range users {
+		out[u.ID] = u
 	}
 	return out, nil
 }
 
 // GetUser returns a User that is a member of the caller's organization; any other is NotFound.
 func (s *Service) GetUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (User, error) {
+	if err := authz.Viewable(sc, userTarget(id), id.String()); err != nil {
+		return User{}, err
+	}
 	if _, err := loadMember(ctx, s.Store.Q(), sc.OrganizationID, id); err != nil {
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return User{}, apierr.NotFound(UserType, id.String())
@@ -373,7 +415,8 @@ func (s *Service) GetUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (Us
 	if err != nil {
 		return User{}, apierr.NotFoundAs(err, UserType, id.String())
 	}
-	return userFromRow(row), nil
+	users := []User{userFromRow(row)}
+	return users[0], s.withGroups(ctx, sc, users)
 }
 
 // RoleOf returns a user's current role in an organization, for authenticating its tokens. ok is false
