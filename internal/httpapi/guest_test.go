@@ -173,3 +173,63 @@ func unitSlugPages(t *testing.T, c *apitest.Client, path string, limit int) ([]s
 		require.Less(t, pages, 100, "paging does not end")
 	}
 }
+
+// TestGuestServiceAccountBot: a bot whose ServiceAccount has the guest role, signed in with its key, is
+// confined to the Space it is granted: its lists, includes and Channel events hold nothing of the others.
+func TestGuestServiceAccountBot(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	var sa api.ServiceAccount
+	admin.Post("/api/service_account", map[string]any{"Slug": "confined-bot", "OrgRole": "guest"}).Expect(http.StatusOK).JSON(&sa)
+	require.Equal(t, api.OrgRole("guest"), sa.OrgRole)
+	key := newSigner(t)
+	admin.Post("/api/service_account/"+sa.ServiceAccountID.String()+"/key", map[string]any{"PublicJWK": key.jwk}).Expect(http.StatusOK)
+	bot := env.Client(key.token(t, env, sa.ServiceAccountID.String(), ""))
+	require.Equal(t, api.OrgRole("guest"), roleOf(t, bot))
+
+	botUser := map[string]bool{sa.UserID.String(): true}
+	granted := createSpace(t, admin, map[string]any{"Slug": "granted", "Permissions": map[string]any{"View": map[string]any{"UserIDs": botUser}}})
+	hidden := createSpace(t, admin, map[string]any{"Slug": "hidden"})
+	var ch api.Channel
+	admin.Post("/api/space/"+granted.SpaceID.String()+"/channel", map[string]any{
+		"Slug": "deployer", "Subscriptions": []map[string]any{{"EventTypes": []string{"unit.created"}}},
+		"Permissions": map[string]any{"Claim": map[string]any{"UserIDs": botUser}},
+	}).Expect(http.StatusOK).JSON(&ch)
+	base := "/api/space/" + granted.SpaceID.String() + "/channel/" + ch.ChannelID.String()
+	var l api.ChannelLease
+	bot.Post(base+"/lease", nil).Expect(http.StatusOK).JSON(&l)
+
+	// Units are created in both Spaces: only the granted Space's reach the bot, in lists and as events.
+	for _, sp := range []api.Space{hidden, granted, hidden} {
+		admin.Post("/api/space/"+sp.SpaceID.String()+"/unit", map[string]any{"Slug": "u-" + uuid.NewString()[:8], "ToolchainType": "AppConfig/Env"}).
+			Expect(http.StatusOK)
+	}
+	var units []api.ExtendedUnit
+	bot.Get("/api/unit?include=SpaceID").Expect(http.StatusOK).JSON(&units)
+	require.Len(t, units, 1)
+	require.Equal(t, granted.SpaceID, units[0].Unit.SpaceID)
+	require.NotNil(t, units[0].Space, "the granted Space is expanded")
+	var spaces []api.ExtendedSpace
+	bot.Get("/api/space").Expect(http.StatusOK).JSON(&spaces)
+	require.Len(t, spaces, 1)
+	bot.Get("/api/space/" + hidden.SpaceID.String() + "/unit").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+
+	var events []api.ChannelMessage
+	for len(events) < 1 {
+		r := bot.Post(base+"/poll", map[string]any{"ClaimToken": l.ClaimToken, "TimeoutSeconds": 5, "MaxRuns": 10})
+		require.Equal(t, http.StatusOK, r.Status, "the granted Space's event arrives")
+		var msgs []api.ChannelMessage
+		r.JSON(&msgs)
+		events = append(events, msgs...)
+	}
+	require.Len(t, events, 1)
+	require.Equal(t, granted.SpaceID, *events[0].Event.SpaceID)
+	// The hidden Space's later events never arrive either.
+	admin.Post("/api/space/"+hidden.SpaceID.String()+"/unit", map[string]any{"Slug": "late", "ToolchainType": "AppConfig/Env"}).Expect(http.StatusOK)
+	bot.Post(base+"/poll", map[string]any{"ClaimToken": l.ClaimToken, "TimeoutSeconds": 1}).Expect(http.StatusNoContent)
+
+	// It sees its own account but cannot raise its role through it.
+	bot.Patch("/api/service_account/"+sa.ServiceAccountID.String(), map[string]any{"OrgRole": "admin"}).
+		ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+}
