@@ -145,9 +145,9 @@ func TestGroupTenancy(t *testing.T) {
 	theirs := createGroup(t, other, map[string]any{"Slug": "theirs"})
 	ours := createGroup(t, acme, map[string]any{"Slug": "ours"})
 
-	acme.Get("/api/group/" + theirs.GroupID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	acme.Get("/api/group/"+theirs.GroupID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	acme.Patch("/api/group/"+theirs.GroupID.String(), map[string]any{"DisplayName": "x"}).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
-	acme.Delete("/api/group/" + theirs.GroupID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	acme.Delete("/api/group/"+theirs.GroupID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	var list []api.ExtendedGroup
 	acme.Get("/api/group").Expect(http.StatusOK).JSON(&list)
 	require.Len(t, list, 1)
@@ -205,7 +205,7 @@ func TestGuestThroughGroup(t *testing.T) {
 	}
 	g := granted.SpaceID.String()
 	require.Equal(t, []string{g + "/a", g + "/b"}, units())
-	guest.Get("/api/space/" + hidden.SpaceID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	guest.Get("/api/space/"+hidden.SpaceID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	// View does not give Edit.
 	guest.Patch("/api/space/"+g+"/unit/"+unitA.Unit.UnitID.String(), map[string]any{"DisplayName": "x"}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 
@@ -220,5 +220,5 @@ func TestGuestThroughGroup(t *testing.T) {
 	// Out of the Group, out of the Space, with the same token.
 	admin.Patch("/api/group/team", map[string]any{"UserIDs": []uuid.UUID{}}).Expect(http.StatusOK)
 	require.Empty(t, units())
-	guest.Get("/api/space/" + g).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	guest.Get("/api/space/"+g).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 }

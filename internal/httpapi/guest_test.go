@@ -213,7 +213,7 @@ func TestGuestServiceAccountBot(t *testing.T) {
 	var spaces []api.ExtendedSpace
 	bot.Get("/api/space").Expect(http.StatusOK).JSON(&spaces)
 	require.Len(t, spaces, 1)
-	bot.Get("/api/space/" + hidden.SpaceID.String() + "/unit").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	bot.Get("/api/space/"+hidden.SpaceID.String()+"/unit").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 
 	var events []api.ChannelMessage
 	for len(events) < 1 {
