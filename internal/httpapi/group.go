@@ -143,11 +143,11 @@ func (h *handlers) BulkPatchGroups(ctx context.Context, r api.BulkPatchGroupsReq
 	if err != nil {
 		return nil, err
 	}
-	out, multi, err := bulkWritten(items, func(g *group.Group, e *api.ResponseError) api.GroupCreateOrUpdateResponse {
-		if g == nil {
+	out, multi, err := bulkItems(items, func(it entity.BulkItem[group.Group], e *api.ResponseError) api.GroupCreateOrUpdateResponse {
+		if e != nil {
 			return api.GroupCreateOrUpdateResponse{Error: e}
 		}
-		written := groupToAPI(*g)
+		written := groupToAPI(it.Value)
 		return api.GroupCreateOrUpdateResponse{Group: &written}
 	})
 	switch {

@@ -99,33 +99,28 @@ func (r rawJSON) VisitGetAPIDocsResponse(w http.ResponseWriter) error {
 	return err
 }
 
-// bulkWritten converts the items of a kit bulk write to the generated items (toItem gets the entity as
-// written, or the item's error) and says whether the answer is 207; when every item failed alike, that
-// error is the answer.
-func bulkWritten[E, O any](items []entity.BulkItem[E], toItem func(*E, *api.ResponseError) O) (out []O, multiStatus bool, err error) {
+// bulkItems converts the items of a kit bulk operation to the generated items (toItem gets each item and,
+// when it failed, its error as the API shows it) and says whether the answer is 207; when every item
+// failed alike, that error is the answer.
+func bulkItems[E, O any](items []entity.BulkItem[E], toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
 	out = make([]O, len(items))
 	errs := make([]*apierr.Error, len(items))
-	for i := range items {
-		errs[i] = items[i].Err
-		if items[i].Err != nil {
-			re := responseError(items[i].Err)
-			out[i] = toItem(nil, &re)
-			continue
+	for i, it := range items {
+		errs[i] = it.Err
+		var re *api.ResponseError
+		if it.Err != nil {
+			shown := responseError(it.Err)
+			re = &shown
 		}
-		out[i] = toItem(&items[i].Value, nil)
+		out[i] = toItem(it, re)
 	}
 	status, err := bulkStatus(errs)
 	return out, status == http.StatusMultiStatus, err
 }
 
-// bulkRemoved converts the items of a kit bulk delete, as bulkWritten does.
-func bulkRemoved[E any](entityType string, items []entity.BulkItem[E]) (out []api.DeleteResponse, multiStatus bool, err error) {
-	out = make([]api.DeleteResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		out[i] = bulkDeleted(entityType, it.Ref, it.Err)
-	}
-	status, err := bulkStatus(errs)
-	return out, status == http.StatusMultiStatus, err
+// bulkRemoved converts the items of a kit bulk delete.
+func bulkRemoved[E any](entityType string, items []entity.BulkItem[E]) ([]api.DeleteResponse, bool, error) {
+	return bulkItems(items, func(it entity.BulkItem[E], _ *api.ResponseError) api.DeleteResponse {
+		return bulkDeleted(entityType, it.Ref, it.Err)
+	})
 }

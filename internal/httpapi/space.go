@@ -2,12 +2,10 @@ package httpapi
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
-	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
@@ -65,23 +63,17 @@ func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesReq
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.SpaceCreateOrUpdateResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		if it.Err != nil {
-			re := responseError(it.Err)
-			out[i] = api.SpaceCreateOrUpdateResponse{Error: &re}
-			continue
+	out, multi, err := bulkItems(items, func(it entity.BulkItem[space.Space], e *api.ResponseError) api.SpaceCreateOrUpdateResponse {
+		if e != nil {
+			return api.SpaceCreateOrUpdateResponse{Error: e}
 		}
-		sp := spaceToAPI(it.Value)
-		out[i] = api.SpaceCreateOrUpdateResponse{Space: &sp}
-	}
-	status, err := bulkStatus(errs)
-	if err != nil {
+		written := spaceToAPI(it.Value)
+		return api.SpaceCreateOrUpdateResponse{Space: &written}
+	})
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if status == http.StatusMultiStatus {
+	case multi:
 		return api.BulkPatchSpaces207JSONResponse{Body: out}, nil
 	}
 	return api.BulkPatchSpaces200JSONResponse{Body: out}, nil
@@ -97,17 +89,11 @@ func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesR
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.DeleteResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		out[i] = bulkDeleted(space.EntityType, it.Ref, it.Err)
-	}
-	status, err := bulkStatus(errs)
-	if err != nil {
+	out, multi, err := bulkRemoved(space.EntityType, items)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if status == http.StatusMultiStatus {
+	case multi:
 		return api.BulkDeleteSpaces207JSONResponse{Body: out}, nil
 	}
 	return api.BulkDeleteSpaces200JSONResponse{Body: out}, nil

@@ -2,12 +2,10 @@ package httpapi
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
-	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
@@ -162,23 +160,17 @@ func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsR
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.TargetCreateOrUpdateResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		if it.Err != nil {
-			re := responseError(it.Err)
-			out[i] = api.TargetCreateOrUpdateResponse{Error: &re}
-			continue
+	out, multi, err := bulkItems(items, func(it entity.BulkItem[target.Target], e *api.ResponseError) api.TargetCreateOrUpdateResponse {
+		if e != nil {
+			return api.TargetCreateOrUpdateResponse{Error: e}
 		}
-		t := targetToAPI(it.Value)
-		out[i] = api.TargetCreateOrUpdateResponse{Target: &t}
-	}
-	status, err := bulkStatus(errs)
-	if err != nil {
+		written := targetToAPI(it.Value)
+		return api.TargetCreateOrUpdateResponse{Target: &written}
+	})
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if status == http.StatusMultiStatus {
+	case multi:
 		return api.BulkPatchTargets207JSONResponse{Body: out}, nil
 	}
 	return api.BulkPatchTargets200JSONResponse{Body: out}, nil
@@ -194,17 +186,11 @@ func (h *handlers) BulkDeleteTargets(ctx context.Context, r api.BulkDeleteTarget
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.DeleteResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		out[i] = bulkDeleted(target.EntityType, it.Ref, it.Err)
-	}
-	status, err := bulkStatus(errs)
-	if err != nil {
+	out, multi, err := bulkRemoved(target.EntityType, items)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if status == http.StatusMultiStatus {
+	case multi:
 		return api.BulkDeleteTargets207JSONResponse{Body: out}, nil
 	}
 	return api.BulkDeleteTargets200JSONResponse{Body: out}, nil

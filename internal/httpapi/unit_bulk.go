@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/hubd/hubd/gen/api"
@@ -12,22 +11,15 @@ import (
 	"github.com/hubd/hubd/internal/unit"
 )
 
-// unitWriteItems turns bulk Unit results into UnitCreateOrUpdateResponses and picks the status.
-func unitWriteItems(items []entity.BulkItem[unit.Unit]) ([]api.UnitCreateOrUpdateResponse, int, error) {
-	out := make([]api.UnitCreateOrUpdateResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		if it.Err != nil {
-			re := responseError(it.Err)
-			out[i] = api.UnitCreateOrUpdateResponse{Error: &re}
-			continue
+// unitWriteItems turns bulk Unit results into UnitCreateOrUpdateResponses.
+func unitWriteItems(items []entity.BulkItem[unit.Unit]) ([]api.UnitCreateOrUpdateResponse, bool, error) {
+	return bulkItems(items, func(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.UnitCreateOrUpdateResponse {
+		if e != nil {
+			return api.UnitCreateOrUpdateResponse{Error: e}
 		}
 		u := unitToAPI(it.Value)
-		out[i] = api.UnitCreateOrUpdateResponse{Unit: &u}
-	}
-	status, err := bulkStatus(errs)
-	return out, status, err
+		return api.UnitCreateOrUpdateResponse{Unit: &u}
+	})
 }
 
 func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsRequestObject) (api.BulkCreateUnitsResponseObject, error) {
@@ -57,11 +49,11 @@ func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReq
 	if err != nil {
 		return nil, err
 	}
-	out, status, err := unitWriteItems(items)
+	out, multi, err := unitWriteItems(items)
 	if err != nil {
 		return nil, err
 	}
-	if status == http.StatusMultiStatus {
+	if multi {
 		return api.BulkCreateUnits207JSONResponse{Body: out}, nil
 	}
 	return api.BulkCreateUnits200JSONResponse{Body: out}, nil
@@ -81,11 +73,11 @@ func (h *handlers) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsReque
 	if err != nil {
 		return nil, err
 	}
-	out, status, err := unitWriteItems(items)
+	out, multi, err := unitWriteItems(items)
 	if err != nil {
 		return nil, err
 	}
-	if status == http.StatusMultiStatus {
+	if multi {
 		return api.BulkPatchUnits207JSONResponse{Body: out}, nil
 	}
 	return api.BulkPatchUnits200JSONResponse{Body: out}, nil
@@ -101,17 +93,11 @@ func (h *handlers) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsReq
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.DeleteResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		out[i] = bulkDeleted(unit.EntityType, it.Ref, it.Err)
-	}
-	status, err := bulkStatus(errs)
-	if err != nil {
+	out, multi, err := bulkRemoved(unit.EntityType, items)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if status == http.StatusMultiStatus {
+	case multi:
 		return api.BulkDeleteUnits207JSONResponse{Body: out}, nil
 	}
 	return api.BulkDeleteUnits200JSONResponse{Body: out}, nil
@@ -127,21 +113,13 @@ func (h *handlers) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequest
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.UnitMoveResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		out[i] = api.UnitMoveResponse{UnitID: it.Ref.ID, Slug: it.Ref.Slug, Moved: it.Err == nil}
-		if it.Err != nil {
-			re := responseError(it.Err)
-			out[i].Error = &re
-		}
-	}
-	status, err := bulkStatus(errs)
+	out, multi, err := bulkItems(items, func(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.UnitMoveResponse {
+		return api.UnitMoveResponse{UnitID: it.Ref.ID, Slug: it.Ref.Slug, Moved: e == nil, Error: e}
+	})
 	if err != nil {
 		return nil, err
 	}
-	if status == http.StatusMultiStatus {
+	if multi {
 		return api.BulkMoveUnits207JSONResponse{Body: out}, nil
 	}
 	return api.BulkMoveUnits200JSONResponse{Body: out}, nil
@@ -158,29 +136,19 @@ func (h *handlers) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestOb
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.UnitTagResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		if it.Err != nil {
-			re := responseError(it.Err)
-			out[i] = api.UnitTagResponse{Error: &re}
-			continue
+	out, multi, err := bulkItems(items, func(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.UnitTagResponse {
+		switch {
+		case e != nil:
+			return api.UnitTagResponse{Error: e}
+		case remove:
+			return api.UnitTagResponse{Message: fmt.Sprintf("Unit %s untagged", it.Ref.Slug)}
 		}
-		verb := "tagged Revision"
-		if remove {
-			verb = "untagged"
-		}
-		out[i] = api.UnitTagResponse{Message: fmt.Sprintf("Unit %s %s %d", it.Ref.Slug, verb, it.Value.HeadRevisionNum)}
-		if remove {
-			out[i].Message = fmt.Sprintf("Unit %s untagged", it.Ref.Slug)
-		}
-	}
-	status, err := bulkStatus(errs)
+		return api.UnitTagResponse{Message: fmt.Sprintf("Unit %s tagged Revision %d", it.Ref.Slug, it.Value.HeadRevisionNum)}
+	})
 	if err != nil {
 		return nil, err
 	}
-	if status == http.StatusMultiStatus {
+	if multi {
 		return api.BulkTagUnits207JSONResponse{Body: out}, nil
 	}
 	return api.BulkTagUnits200JSONResponse{Body: out}, nil
