@@ -1846,7 +1846,7 @@ type UnsupportedMediaType = StandardErrorResponse
 
 // BulkDeleteGroupsParams defines parameters for BulkDeleteGroups.
 type BulkDeleteGroupsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -1862,7 +1862,7 @@ type BulkDeleteGroupsParams struct {
 
 // BulkPatchGroupsParams defines parameters for BulkPatchGroups.
 type BulkPatchGroupsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -1878,7 +1878,7 @@ type BulkPatchGroupsParams struct {
 
 // BulkDeleteServiceAccountsParams defines parameters for BulkDeleteServiceAccounts.
 type BulkDeleteServiceAccountsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -1894,7 +1894,7 @@ type BulkDeleteServiceAccountsParams struct {
 
 // BulkPatchServiceAccountsParams defines parameters for BulkPatchServiceAccounts.
 type BulkPatchServiceAccountsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -1910,7 +1910,7 @@ type BulkPatchServiceAccountsParams struct {
 
 // BulkDeleteSpacesParams defines parameters for BulkDeleteSpaces.
 type BulkDeleteSpacesParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -1926,7 +1926,7 @@ type BulkDeleteSpacesParams struct {
 
 // BulkPatchSpacesParams defines parameters for BulkPatchSpaces.
 type BulkPatchSpacesParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -1942,7 +1942,7 @@ type BulkPatchSpacesParams struct {
 
 // ListAllBridgeWorkersParams defines parameters for ListAllBridgeWorkers.
 type ListAllBridgeWorkersParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -1975,7 +1975,7 @@ type ListAllBridgeWorkersParams struct {
 
 // ListAllChannelsParams defines parameters for ListAllChannels.
 type ListAllChannelsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2008,7 +2008,7 @@ type ListAllChannelsParams struct {
 
 // ListAllCommandRunsParams defines parameters for ListAllCommandRuns.
 type ListAllCommandRunsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2038,7 +2038,7 @@ type ListAllCommandRunsParams struct {
 
 // ListGroupsParams defines parameters for ListGroups.
 type ListGroupsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2114,7 +2114,7 @@ type UpdateGroupParams struct {
 
 // ListOrganizationsParams defines parameters for ListOrganizations.
 type ListOrganizationsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2178,7 +2178,7 @@ type UpdateOrganizationParams struct {
 
 // ListOrganizationMembersParams defines parameters for ListOrganizationMembers.
 type ListOrganizationMembersParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2225,7 +2225,7 @@ type DeleteOrganizationMemberParams struct {
 
 // ListAllRevisionsParams defines parameters for ListAllRevisions.
 type ListAllRevisionsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2271,7 +2271,7 @@ type ListAllRevisionsParamsDistinctOn string
 
 // SearchRevisionDataParams defines parameters for SearchRevisionData.
 type SearchRevisionDataParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2303,7 +2303,7 @@ type SearchRevisionDataParamsDistinctOn string
 
 // SearchRevisionMutationSourcesParams defines parameters for SearchRevisionMutationSources.
 type SearchRevisionMutationSourcesParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2335,7 +2335,7 @@ type SearchRevisionMutationSourcesParamsDistinctOn string
 
 // ListServiceAccountsParams defines parameters for ListServiceAccounts.
 type ListServiceAccountsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2414,7 +2414,7 @@ type CreateServiceAccountKeyParams struct {
 
 // ListSpacesParams defines parameters for ListSpaces.
 type ListSpacesParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2494,7 +2494,7 @@ type UpdateSpaceParams struct {
 
 // ListBridgeWorkersParams defines parameters for ListBridgeWorkers.
 type ListBridgeWorkersParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2567,7 +2567,7 @@ type UpdateBridgeWorkerParams struct {
 
 // ListChannelsParams defines parameters for ListChannels.
 type ListChannelsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2640,7 +2640,7 @@ type UpdateChannelParams struct {
 
 // ListCommandRunsParams defines parameters for ListCommandRuns.
 type ListCommandRunsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2686,7 +2686,7 @@ type ReleaseChannelLeaseParams struct {
 
 // ListTagsParams defines parameters for ListTags.
 type ListTagsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2762,7 +2762,7 @@ type UpdateTagParams struct {
 
 // ListTargetsParams defines parameters for ListTargets.
 type ListTargetsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2838,7 +2838,7 @@ type UpdateTargetParams struct {
 
 // ListUnitsParams defines parameters for ListUnits.
 type ListUnitsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -2970,7 +2970,7 @@ type GetUnitDiffParams struct {
 
 // ListExtendedMutationsParams defines parameters for ListExtendedMutations.
 type ListExtendedMutationsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3016,7 +3016,7 @@ type GetExtendedMutationParams struct {
 
 // ListExtendedRevisionsParams defines parameters for ListExtendedRevisions.
 type ListExtendedRevisionsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3072,7 +3072,7 @@ type DownloadRevisionDataParams struct {
 
 // ListAllTagsParams defines parameters for ListAllTags.
 type ListAllTagsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3108,7 +3108,7 @@ type ListAllTagsParams struct {
 
 // BulkDeleteTargetsParams defines parameters for BulkDeleteTargets.
 type BulkDeleteTargetsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3124,7 +3124,7 @@ type BulkDeleteTargetsParams struct {
 
 // ListAllTargetsParams defines parameters for ListAllTargets.
 type ListAllTargetsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3160,7 +3160,7 @@ type ListAllTargetsParams struct {
 
 // BulkPatchTargetsParams defines parameters for BulkPatchTargets.
 type BulkPatchTargetsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3176,7 +3176,7 @@ type BulkPatchTargetsParams struct {
 
 // BulkDeleteUnitsParams defines parameters for BulkDeleteUnits.
 type BulkDeleteUnitsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3192,7 +3192,7 @@ type BulkDeleteUnitsParams struct {
 
 // ListAllUnitsParams defines parameters for ListAllUnits.
 type ListAllUnitsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3235,7 +3235,7 @@ type ListAllUnitsParams struct {
 
 // BulkPatchUnitsParams defines parameters for BulkPatchUnits.
 type BulkPatchUnitsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3251,7 +3251,7 @@ type BulkPatchUnitsParams struct {
 
 // BulkCreateUnitsParams defines parameters for BulkCreateUnits.
 type BulkCreateUnitsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3282,7 +3282,7 @@ type BulkCreateUnitsParamsAllowExists string
 
 // BulkMoveUnitsParams defines parameters for BulkMoveUnits.
 type BulkMoveUnitsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3298,7 +3298,7 @@ type BulkMoveUnitsParams struct {
 
 // BulkTagUnitsParams defines parameters for BulkTagUnits.
 type BulkTagUnitsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3314,7 +3314,7 @@ type BulkTagUnitsParams struct {
 
 // SearchUnitDataParams defines parameters for SearchUnitData.
 type SearchUnitDataParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3347,7 +3347,7 @@ type SearchUnitDataParams struct {
 
 // SearchUnitDiffParams defines parameters for SearchUnitDiff.
 type SearchUnitDiffParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3382,7 +3382,7 @@ type SearchUnitDiffParams struct {
 
 // SearchUnitMutationSourcesParams defines parameters for SearchUnitMutationSources.
 type SearchUnitMutationSourcesParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
@@ -3415,7 +3415,7 @@ type SearchUnitMutationSourcesParams struct {
 
 // ListUsersParams defines parameters for ListUsers.
 type ListUsersParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND (see SPEC.md's grammar).
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 

@@ -1,5 +1,5 @@
 // Package apierr defines the errors the service reports to clients. Domain code returns them through
-// the constructors below; the HTTP layer turns them into SPEC.md's StandardErrorResponse in one place.
+// the constructors below; the HTTP layer turns them into the StandardErrorResponse body in one place.
 // Any other error reaching a client is reported as Unexpected, so no database message or Go error string
 // leaks unfiltered.
 package apierr
@@ -17,7 +17,7 @@ import (
 // Type is the category code clients branch on (Error.Type).
 type Type string
 
-// The Type codes of SPEC.md, each with one HTTP status.
+// The error Type codes of the API, each with one HTTP status.
 const (
 	TypeUserInput          Type = "UserInput"
 	TypeValidation         Type = "Validation"
@@ -69,7 +69,7 @@ type Error struct {
 	EntityID   string
 	EntitySlug string
 	Items      []Item
-	// Status overrides the Type's status where SPEC.md gives the Type another one (405 and 413 are UserInput).
+	// Status overrides the Type's status where the API gives the Type another one (405 and 413 are UserInput).
 	Status int
 	cause  error
 }

@@ -9,7 +9,7 @@ import (
 // Role is a member's role in an organization.
 type Role string
 
-// The organization roles of DESIGN.md, strongest first.
+// The organization roles, strongest first.
 const (
 	RoleAdmin   Role = "admin"
 	RoleManager Role = "manager"

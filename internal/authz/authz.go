@@ -1,6 +1,6 @@
 // Package authz is the one permission checker. Every operation asks it the same question — may this
 // Scope do Permission on this Target? — and the answer combines the Scope's organization role with
-// the grants in the entity's Permissions field (DESIGN.md). The Scope is always an argument, never read
+// the grants in the entity's Permissions field. The Scope is always an argument, never read
 // from a context: a request's caller (RequestScope) or the service's own background work (SystemScope). Tenancy is settled before it is asked: an
 // entity of another organization is never loaded, so it is 404, never 403.
 package authz

@@ -18,7 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
-// Event-consumer protocol settings (SPEC.md's Worker event-consumer protocol; DESIGN.md).
+// Event-consumer protocol settings (the worker event-consumer protocol of the API).
 const (
 	// TokenTTL is how long a token from /auth/worker lives; the worker signs in again on a 401.
 	TokenTTL = 10 * time.Minute
@@ -63,7 +63,7 @@ type Subscription struct {
 	SpaceID    *uuid.UUID
 	TargetID   *uuid.UUID
 	// FromCursor, when set, places the cursor there: a new Name starts there instead of at the tail, and
-	// an existing Name moves there unless this same FromCursor placed it last (SPEC.md: it is the
+	// an existing Name moves there unless this same FromCursor placed it last (it is the
 	// position of the first connect, and a client may send it on every poll).
 	FromCursor *int64
 }

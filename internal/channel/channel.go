@@ -1,6 +1,6 @@
 // Package channel holds Channels: how command bots connect. A Channel declares the commands its bot
 // serves and the events it subscribes to, and keeps the bot's event bookmark; its lease, long poll and
-// command runs are the protocol of SPEC.md's Endpoints.
+// command runs are the bot protocol of the API (lease, poll, result).
 package channel
 
 import (

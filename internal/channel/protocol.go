@@ -18,7 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/target"
 )
 
-// Protocol timings (SPEC.md, DESIGN.md).
+// Protocol timings, as the API document states them to bots.
 const (
 	// LeaseSeconds is how long a lease lasts without a poll renewing it.
 	LeaseSeconds = 60

@@ -24,7 +24,7 @@ import (
 // RunEntityType is the CommandRun's type name.
 const RunEntityType = "CommandRun"
 
-// Run deadlines (SPEC.md): a run waits for a bot 5 minutes by default and at most an hour.
+// Run deadlines: a run waits for a bot 5 minutes by default and at most an hour.
 const (
 	DefaultDeadlineSeconds = 300
 	MaxDeadlineSeconds     = 3600

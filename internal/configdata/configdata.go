@@ -18,7 +18,7 @@ import (
 	"unicode/utf8"
 )
 
-// The ToolchainTypes of SPEC.md.
+// The ToolchainTypes the API accepts.
 const (
 	KubernetesYAML      = "Kubernetes/YAML"
 	AppConfigProperties = "AppConfig/Properties"

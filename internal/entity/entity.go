@@ -145,7 +145,7 @@ const (
 	Deleted Change = "deleted"
 )
 
-// ChangeEvent builds the <family>.<change> event of DESIGN.md for an entity.
+// ChangeEvent builds the <family>.<change> event of an entity (unit.created, space.deleted...).
 func ChangeEvent(family, entityType string, change Change, orgID, id uuid.UUID, slug string, version int64, space *SpaceRef) event.Event {
 	e := event.Event{
 		OrganizationID:    orgID,

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Event is one entry-to-be of the event log (SPEC.md's EventLogEntry, less CursorID and CreatedAt,
+// Event is one entry-to-be of the event log (the API's EventLogEntry, less CursorID and CreatedAt,
 // which the log assigns).
 type Event struct {
 	OrganizationID    uuid.UUID
@@ -20,7 +20,7 @@ type Event struct {
 	Payload           any
 }
 
-// EntityPayload is the payload of <family>.created/updated/deleted events (DESIGN.md).
+// EntityPayload is the payload of <family>.created/updated/deleted events.
 type EntityPayload struct {
 	EntityType string
 	EntityID   uuid.UUID

@@ -14,7 +14,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 )
 
-// Entry is one event of the log (SPEC.md's EventLogEntry).
+// Entry is one event of the log (the API's EventLogEntry).
 type Entry struct {
 	CursorID          int64
 	EventType         string

@@ -138,7 +138,7 @@ func (s *Server) readBody(c echo.Context, rt *route) ([]byte, error) {
 		return data, nil
 	}
 	if isBinaryBody(rt) {
-		// Raw bytes take any Content-Type, or none (DESIGN.md): their ToolchainType's parser checks them.
+		// Raw bytes take any Content-Type, or none: their ToolchainType's parser checks them.
 		return data, nil
 	}
 	if perr != nil || content.Get(mediaType) == nil {
@@ -257,7 +257,7 @@ func singleJSONValue(data []byte) error {
 	return nil
 }
 
-// validationError turns kin-openapi's findings into SPEC.md errors: security failures keep their own
+// validationError turns kin-openapi's findings into the API's error bodies: security failures keep their own
 // (Authentication, or ServiceUnavailable when the database is down); the rest are 400 UserInput naming
 // the parameter or the body field by its dot path.
 func validationError(err error) error {

@@ -174,7 +174,7 @@ func (h *handlers) SearchRevisionMutationSources(ctx context.Context, r api.Sear
 	})
 }
 
-// requireLimitForAll: distinct_on=Off returns every Revision and needs an explicit limit (SPEC.md).
+// requireLimitForAll: distinct_on=Off returns every Revision and needs an explicit limit.
 func requireLimitForAll(all bool, limit *int) error {
 	if all && limit == nil {
 		return apierr.UserInput("distinct_on=Off returns every Revision and needs an explicit limit",

@@ -12,7 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 )
 
-// handleError is Echo's HTTPErrorHandler: every error of every request is rendered here, as SPEC.md's
+// handleError is Echo's HTTPErrorHandler: every error of every request is rendered here, as the API's
 // StandardErrorResponse.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {

@@ -152,7 +152,7 @@ func TestWhereIntegersArraysAndMembers(t *testing.T) {
 	c.Get("/api/user?order_by=DESC:Username&select=Username").Expect(http.StatusOK).JSON(&u)
 	require.Equal(t, "carol", u[0].User.Username)
 
-	// Members: the attributes SPEC.md names for where.
+	// Members: the attributes the API names for where.
 	var me api.OrganizationMember
 	c.Get("/api/me").Expect(http.StatusOK).JSON(&me)
 	members := "/api/organization/" + me.OrganizationID.String() + "/organization_member?"

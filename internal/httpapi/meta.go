@@ -12,7 +12,7 @@ func (h *handlers) GetAPIDocs(ctx context.Context, _ api.GetAPIDocsRequestObject
 
 func (h *handlers) ApiInfo(ctx context.Context, _ api.ApiInfoRequestObject) (api.ApiInfoResponseObject, error) {
 	return api.ApiInfo200JSONResponse{Body: api.ApiInfo{
-		// No identity provider is configured yet: browser apps cannot sign in (SPEC.md: empty AuthIssuer).
+		// No identity provider is configured yet: browser apps cannot sign in (AuthIssuer is empty).
 		AuthIssuer:            "",
 		TokenExchangeEndpoint: h.s.cfg.BaseURL + "/auth/token",
 		TokenExchangeAudience: h.s.cfg.BaseURL,

@@ -13,7 +13,7 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
-// The grant types of POST {base}/auth/token (DESIGN.md: one token endpoint for both).
+// The grant types of POST {base}/auth/token (one token endpoint for both).
 const (
 	grantJWTBearer     = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 	grantTokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"

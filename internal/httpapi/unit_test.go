@@ -395,7 +395,7 @@ func TestUnitListsAndWhereData(t *testing.T) {
 		require.Equal(t, "where_data", e.Error.ErrorMetadata.Items[0].Item, bad)
 	}
 
-	// The well-known where forms of SPEC.md.
+	// The well-known where forms of the API.
 	require.Equal(t, []string{}, names("/api/unit", where("UpstreamRevisionNum > 0")))
 	require.Equal(t, []string{"api", "cfg", "web", "web"}, names("/api/unit", where("LastReleasedRevisionNum = 0")))
 	require.Equal(t, []string{}, names("/api/unit", where("HeadRevisionNum > LastReleasedRevisionNum AND TargetID IS NOT NULL")))
@@ -458,7 +458,7 @@ func TestUnitTenancy(t *testing.T) {
 	v.Post(f.unitsPath(), map[string]any{"Slug": "x", "ToolchainType": configdata.AppConfigEnv}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 }
 
-// TestMutationWherePaths: the FunctionInvocation paths of SPEC.md compile and run (the Mutations of
+// TestMutationWherePaths: the FunctionInvocation paths the API names compile and run (the Mutations of
 // data PUTs have no FunctionInvocation, so they select nothing; one is recorded directly to match).
 func TestMutationWherePaths(t *testing.T) {
 	t.Parallel()

@@ -28,7 +28,7 @@ func warnUnknownQuery(c echo.Context, rt *route) {
 }
 
 // stripUnknownFields removes body fields the operation's schema does not know and names each in a
-// Warning header (SPEC.md: unknown fields are ignored, and warned about). Keys of map-typed fields are
+// Warning header (unknown fields are ignored, and warned about). Keys of map-typed fields are
 // data (Permissions.View); keys under a known object that its schema lacks are unknown
 // (Permissions.View.Bogus). A body that is not JSON is left for validation to report.
 func stripUnknownFields(c echo.Context, rt *route, body []byte) []byte {

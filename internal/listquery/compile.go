@@ -23,7 +23,7 @@ var operatorsFor = map[Type][]string{
 	String: {"=", "!=", "<", ">", "<=", ">=", "LIKE", "NOT LIKE", "ILIKE", "NOT ILIKE", "~~", "!~~", "~", "~*", "!~", "!~*", "IN", "NOT IN"},
 	Int:    {"=", "!=", "<", ">", "<=", ">=", "IN", "NOT IN"},
 	Time:   {"=", "!=", "<", ">", "<=", ">=", "IN", "NOT IN"},
-	// SPEC.md gives UUIDs = and !=; IN is how a where names several entities by ID.
+	// UUIDs compare by = and !=; IN is how a where names several entities by ID.
 	UUID: {"=", "!=", "IN", "NOT IN"},
 	Bool: {"=", "!="},
 }

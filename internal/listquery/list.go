@@ -23,7 +23,7 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
-// MaxLimit is the largest page a client may ask for (SPEC.md: above it is 400).
+// MaxLimit is the largest page a client may ask for (above it is 400).
 const MaxLimit = 1000
 
 // Params are a list request's query parameters, as the client sent them.

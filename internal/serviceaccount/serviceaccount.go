@@ -87,7 +87,7 @@ func fromRow(r *db.ServiceAccountGetWithRoleRow) (ServiceAccount, error) {
 	return s, nil
 }
 
-// ListEntity is how ServiceAccounts are listed (order fields of SPEC.md; indexes in migration 000007).
+// ListEntity is how ServiceAccounts are listed (the API's order fields; indexes in migration 000007).
 var ListEntity = listquery.Define(&listquery.Entity{
 	Name:    EntityType,
 	From:    "service_account sa JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id",

@@ -213,7 +213,7 @@ func invalidGrant(format string, args ...any) error {
 	return &GrantError{Code: "invalid_grant", Description: fmt.Sprintf(format, args...)}
 }
 
-// MaxAssertionLifetime bounds how long an assertion may be valid (DESIGN.md: at most 5 minutes).
+// MaxAssertionLifetime bounds how long an assertion may be valid (at most 5 minutes, so a leaked one is soon useless).
 const MaxAssertionLifetime = 5 * time.Minute
 
 // Exchange verifies an RFC 7523 assertion and returns the identity it signs in: iss and sub name the

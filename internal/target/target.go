@@ -244,7 +244,7 @@ func check(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Target, f Fie
 }
 
 // checkBridgeWorker requires a BridgeWorkerID the write sets to name a BridgeWorker of the caller's
-// organization, in any Space (SPEC.md ties a Target to one BridgeWorker and says nothing of their Spaces).
+// organization, in any Space (a Target is tied to one BridgeWorker; nothing ties their Spaces).
 // The stored value (cur) passes unchecked: the foreign key keeps it naming an existing worker.
 func checkBridgeWorker(ctx context.Context, sc authz.Scope, q *db.Queries, cur *uuid.UUID, f Fields) error {
 	if f.BridgeWorkerID == nil || (cur != nil && *cur == *f.BridgeWorkerID) {

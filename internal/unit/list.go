@@ -30,7 +30,7 @@ func opaque(names ...string) []listquery.Attribute {
 	return out
 }
 
-// ListEntity is how Units are listed: the attributes and order fields of SPEC.md. Every orderable one
+// ListEntity is how Units are listed: the attributes and order fields of the API. Every orderable one
 // has an index (migration 000003); where_data is served by the GIN index on head_doc.
 var ListEntity = listquery.Define(&listquery.Entity{
 	Name: EntityType, From: "unit", Columns: "unit.*", ID: "UnitID", Org: "unit.organization_id", Slug: "Slug",

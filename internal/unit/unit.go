@@ -154,7 +154,7 @@ func (u Unit) changeEvent(c entity.Change, spaceSlug string) event.Event {
 	return e
 }
 
-// dataEvent is unit.updated for a data change, with the new RevisionNum (DESIGN.md).
+// dataEvent is unit.updated for a data change, with the new RevisionNum.
 func (u Unit) dataEvent(spaceSlug string) event.Event {
 	e := u.changeEvent(entity.Updated, spaceSlug)
 	e.Payload = struct {

@@ -8,7 +8,7 @@
 //     404, 429, 500, 503, 504, default) and, when it takes a body, 413 and 415;
 //   - every response declares the X-Request-Id and Hubd-Version headers, and Warning (unknown fields);
 //   - every schema property is always serialized (x-omitempty: false), because in full responses every
-//     field is present (DESIGN.md); non-nullable properties are plain Go values, nullable ones pointers;
+//     field is present; non-nullable properties are plain Go values, nullable ones pointers;
 //   - every operation that takes list or selection parameters (where, filter, contains, order_by, select,
 //     include_hidden, the shared include) names the entity they apply to in x-hubd-entity: the Name of
 //     its listquery.Entity (Unit, Revision, Space...), so tests and tools map an operation to the registry
