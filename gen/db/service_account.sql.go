@@ -13,143 +13,8 @@ import (
 	"github.com/google/uuid"
 )
 
-const serviceAccountDelete = `-- name: ServiceAccountDelete :execrows
-DELETE FROM service_account WHERE organization_id = $1 AND service_account_id = $2
-`
-
-type ServiceAccountDeleteParams struct {
-	OrganizationID   uuid.UUID `db:"organization_id"`
-	ServiceAccountID uuid.UUID `db:"service_account_id"`
-}
-
-func (q *Queries) ServiceAccountDelete(ctx context.Context, arg ServiceAccountDeleteParams) (int64, error) {
-	result, err := q.db.Exec(ctx, serviceAccountDelete, arg.OrganizationID, arg.ServiceAccountID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
-const serviceAccountGetByID = `-- name: ServiceAccountGetByID :one
-SELECT service_account_id, organization_id, user_id, slug, display_name, labels, annotations, delete_gates, permissions, hidden_reason, version, created_at, updated_at, search_text FROM service_account WHERE organization_id = $1 AND service_account_id = $2
-`
-
-type ServiceAccountGetByIDParams struct {
-	OrganizationID   uuid.UUID `db:"organization_id"`
-	ServiceAccountID uuid.UUID `db:"service_account_id"`
-}
-
-func (q *Queries) ServiceAccountGetByID(ctx context.Context, arg ServiceAccountGetByIDParams) (*ServiceAccount, error) {
-	row := q.db.QueryRow(ctx, serviceAccountGetByID, arg.OrganizationID, arg.ServiceAccountID)
-	var i ServiceAccount
-	err := row.Scan(
-		&i.ServiceAccountID,
-		&i.OrganizationID,
-		&i.UserID,
-		&i.Slug,
-		&i.DisplayName,
-		&i.Labels,
-		&i.Annotations,
-		&i.DeleteGates,
-		&i.Permissions,
-		&i.HiddenReason,
-		&i.Version,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.SearchText,
-	)
-	return &i, err
-}
-
-const serviceAccountGetByIDForUpdate = `-- name: ServiceAccountGetByIDForUpdate :one
-SELECT service_account_id, organization_id, user_id, slug, display_name, labels, annotations, delete_gates, permissions, hidden_reason, version, created_at, updated_at, search_text FROM service_account WHERE organization_id = $1 AND service_account_id = $2 FOR UPDATE
-`
-
-type ServiceAccountGetByIDForUpdateParams struct {
-	OrganizationID   uuid.UUID `db:"organization_id"`
-	ServiceAccountID uuid.UUID `db:"service_account_id"`
-}
-
-func (q *Queries) ServiceAccountGetByIDForUpdate(ctx context.Context, arg ServiceAccountGetByIDForUpdateParams) (*ServiceAccount, error) {
-	row := q.db.QueryRow(ctx, serviceAccountGetByIDForUpdate, arg.OrganizationID, arg.ServiceAccountID)
-	var i ServiceAccount
-	err := row.Scan(
-		&i.ServiceAccountID,
-		&i.OrganizationID,
-		&i.UserID,
-		&i.Slug,
-		&i.DisplayName,
-		&i.Labels,
-		&i.Annotations,
-		&i.DeleteGates,
-		&i.Permissions,
-		&i.HiddenReason,
-		&i.Version,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.SearchText,
-	)
-	return &i, err
-}
-
-const serviceAccountGetBySlug = `-- name: ServiceAccountGetBySlug :one
-SELECT service_account_id, organization_id, user_id, slug, display_name, labels, annotations, delete_gates, permissions, hidden_reason, version, created_at, updated_at, search_text FROM service_account WHERE organization_id = $1 AND slug = $2
-`
-
-type ServiceAccountGetBySlugParams struct {
-	OrganizationID uuid.UUID `db:"organization_id"`
-	Slug           string    `db:"slug"`
-}
-
-func (q *Queries) ServiceAccountGetBySlug(ctx context.Context, arg ServiceAccountGetBySlugParams) (*ServiceAccount, error) {
-	row := q.db.QueryRow(ctx, serviceAccountGetBySlug, arg.OrganizationID, arg.Slug)
-	var i ServiceAccount
-	err := row.Scan(
-		&i.ServiceAccountID,
-		&i.OrganizationID,
-		&i.UserID,
-		&i.Slug,
-		&i.DisplayName,
-		&i.Labels,
-		&i.Annotations,
-		&i.DeleteGates,
-		&i.Permissions,
-		&i.HiddenReason,
-		&i.Version,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.SearchText,
-	)
-	return &i, err
-}
-
-const serviceAccountGetByUser = `-- name: ServiceAccountGetByUser :one
-SELECT service_account_id, organization_id, user_id, slug, display_name, labels, annotations, delete_gates, permissions, hidden_reason, version, created_at, updated_at, search_text FROM service_account WHERE user_id = $1
-`
-
-func (q *Queries) ServiceAccountGetByUser(ctx context.Context, userID uuid.UUID) (*ServiceAccount, error) {
-	row := q.db.QueryRow(ctx, serviceAccountGetByUser, userID)
-	var i ServiceAccount
-	err := row.Scan(
-		&i.ServiceAccountID,
-		&i.OrganizationID,
-		&i.UserID,
-		&i.Slug,
-		&i.DisplayName,
-		&i.Labels,
-		&i.Annotations,
-		&i.DeleteGates,
-		&i.Permissions,
-		&i.HiddenReason,
-		&i.Version,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.SearchText,
-	)
-	return &i, err
-}
-
 const serviceAccountGetWithRole = `-- name: ServiceAccountGetWithRole :one
+
 SELECT sa.service_account_id, sa.organization_id, sa.user_id, sa.slug, sa.display_name, sa.labels, sa.annotations, sa.delete_gates, sa.permissions, sa.hidden_reason, sa.version, sa.created_at, sa.updated_at, sa.search_text, m.org_role FROM service_account sa
 JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
 WHERE sa.organization_id = $1 AND sa.service_account_id = $2
@@ -178,9 +43,115 @@ type ServiceAccountGetWithRoleRow struct {
 	OrgRole          string          `db:"org_role"`
 }
 
+// A ServiceAccount is read with the role of its User's membership (OrgRole): every read returns that row.
 func (q *Queries) ServiceAccountGetWithRole(ctx context.Context, arg ServiceAccountGetWithRoleParams) (*ServiceAccountGetWithRoleRow, error) {
 	row := q.db.QueryRow(ctx, serviceAccountGetWithRole, arg.OrganizationID, arg.ServiceAccountID)
 	var i ServiceAccountGetWithRoleRow
+	err := row.Scan(
+		&i.ServiceAccountID,
+		&i.OrganizationID,
+		&i.UserID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+		&i.OrgRole,
+	)
+	return &i, err
+}
+
+const serviceAccountGetWithRoleBySlug = `-- name: ServiceAccountGetWithRoleBySlug :one
+SELECT sa.service_account_id, sa.organization_id, sa.user_id, sa.slug, sa.display_name, sa.labels, sa.annotations, sa.delete_gates, sa.permissions, sa.hidden_reason, sa.version, sa.created_at, sa.updated_at, sa.search_text, m.org_role FROM service_account sa
+JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
+WHERE sa.organization_id = $1 AND sa.slug = $2
+`
+
+type ServiceAccountGetWithRoleBySlugParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	Slug           string    `db:"slug"`
+}
+
+type ServiceAccountGetWithRoleBySlugRow struct {
+	ServiceAccountID uuid.UUID       `db:"service_account_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	SearchText       *string         `db:"search_text"`
+	OrgRole          string          `db:"org_role"`
+}
+
+func (q *Queries) ServiceAccountGetWithRoleBySlug(ctx context.Context, arg ServiceAccountGetWithRoleBySlugParams) (*ServiceAccountGetWithRoleBySlugRow, error) {
+	row := q.db.QueryRow(ctx, serviceAccountGetWithRoleBySlug, arg.OrganizationID, arg.Slug)
+	var i ServiceAccountGetWithRoleBySlugRow
+	err := row.Scan(
+		&i.ServiceAccountID,
+		&i.OrganizationID,
+		&i.UserID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+		&i.OrgRole,
+	)
+	return &i, err
+}
+
+const serviceAccountGetWithRoleForUpdate = `-- name: ServiceAccountGetWithRoleForUpdate :one
+SELECT sa.service_account_id, sa.organization_id, sa.user_id, sa.slug, sa.display_name, sa.labels, sa.annotations, sa.delete_gates, sa.permissions, sa.hidden_reason, sa.version, sa.created_at, sa.updated_at, sa.search_text, m.org_role FROM service_account sa
+JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
+WHERE sa.organization_id = $1 AND sa.service_account_id = $2
+FOR UPDATE OF sa
+`
+
+type ServiceAccountGetWithRoleForUpdateParams struct {
+	OrganizationID   uuid.UUID `db:"organization_id"`
+	ServiceAccountID uuid.UUID `db:"service_account_id"`
+}
+
+type ServiceAccountGetWithRoleForUpdateRow struct {
+	ServiceAccountID uuid.UUID       `db:"service_account_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	SearchText       *string         `db:"search_text"`
+	OrgRole          string          `db:"org_role"`
+}
+
+func (q *Queries) ServiceAccountGetWithRoleForUpdate(ctx context.Context, arg ServiceAccountGetWithRoleForUpdateParams) (*ServiceAccountGetWithRoleForUpdateRow, error) {
+	row := q.db.QueryRow(ctx, serviceAccountGetWithRoleForUpdate, arg.OrganizationID, arg.ServiceAccountID)
+	var i ServiceAccountGetWithRoleForUpdateRow
 	err := row.Scan(
 		&i.ServiceAccountID,
 		&i.OrganizationID,
@@ -305,11 +276,15 @@ func (q *Queries) ServiceAccountUpdate(ctx context.Context, arg ServiceAccountUp
 	return &i, err
 }
 
-const userDelete = `-- name: UserDelete :exec
+const userDelete = `-- name: UserDelete :execrows
 DELETE FROM app_user WHERE user_id = $1
 `
 
-func (q *Queries) UserDelete(ctx context.Context, userID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, userDelete, userID)
-	return err
+// Deleting a bot User deletes what it backs (its ServiceAccount or BridgeWorker), its membership and keys.
+func (q *Queries) UserDelete(ctx context.Context, userID uuid.UUID) (int64, error) {
+	result, err := q.db.Exec(ctx, userDelete, userID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

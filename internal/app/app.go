@@ -98,7 +98,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Targets:         target.NewService(st, tokens),
 		Tags:            tag.NewService(st, tokens),
 		Groups:          group.NewService(st, tokens),
-		ServiceAccounts: &serviceaccount.Service{Store: st, Tokens: tokens},
+		ServiceAccounts: serviceaccount.NewService(st, tokens),
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
 		Channels:        channel.NewService(st, tokens, notifier, cfg.Logger),
 		BridgeWorkers:   &bridgeworker.Service{Store: st, Tokens: tokens, Notifier: notifier},

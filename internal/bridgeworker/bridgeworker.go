@@ -293,7 +293,7 @@ func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 		id := uuid.New()
 		// The bot User, its membership and the worker go in together or not at all.
 		err = tx.Savepoint(ctx, func(sv *store.Tx) error {
-			userID, err := org.CreateBotUser(ctx, sc, sv, org.BotBridgeWorker, id, f.DisplayName, f.OrgRole)
+			userID, err := org.CreateBotUser(ctx, sc, sv.Q, org.BotBridgeWorker, id, f.DisplayName, f.OrgRole)
 			if err != nil {
 				return err
 			}
@@ -452,7 +452,7 @@ func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 			return err
 		}
 		// Deleting the bot User deletes the worker, its membership and its cursors with it.
-		if err := tx.Q.UserDelete(ctx, cur.UserID); err != nil {
+		if _, err := tx.Q.UserDelete(ctx, cur.UserID); err != nil {
 			return store.TranslateDelete(err, EntityType, cur.ID.String())
 		}
 		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)

@@ -2,12 +2,10 @@ package httpapi
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
-	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
@@ -45,7 +43,7 @@ func keysToAPI(keys []signin.Key) []api.UserKey {
 
 func (h *handlers) ListServiceAccounts(ctx context.Context, r api.ListServiceAccountsRequestObject) (api.ListServiceAccountsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.ServiceAccounts.List(ctx, sc, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.ServiceAccounts.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +87,7 @@ func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccoun
 	if err != nil {
 		return nil, err
 	}
-	sa, err := h.s.deps.ServiceAccounts.Get(ctx, sc, r.ServiceAccountId)
+	sa, err := h.s.deps.ServiceAccounts.Get(ctx, sc, uuid.Nil, r.ServiceAccountId.String())
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +100,7 @@ func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccoun
 
 func (h *handlers) CreateServiceAccount(ctx context.Context, r api.CreateServiceAccountRequestObject) (api.CreateServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
-	sa, err := h.s.deps.ServiceAccounts.Create(ctx, sc, serviceAccountFields(r.Body),
+	sa, err := h.s.deps.ServiceAccounts.Create(ctx, sc, uuid.Nil, serviceAccountFields(r.Body),
 		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
@@ -112,7 +110,7 @@ func (h *handlers) CreateServiceAccount(ctx context.Context, r api.CreateService
 
 func (h *handlers) UpdateServiceAccount(ctx context.Context, r api.UpdateServiceAccountRequestObject) (api.UpdateServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
-	sa, err := h.s.deps.ServiceAccounts.Update(ctx, sc, r.ServiceAccountId, r.Body.Version, serviceAccountFields(r.Body), flag(r.Params.DryRun))
+	sa, err := h.s.deps.ServiceAccounts.Update(ctx, sc, uuid.Nil, r.ServiceAccountId.String(), r.Body.Version, serviceAccountFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +123,7 @@ func (h *handlers) PatchServiceAccount(ctx context.Context, r api.PatchServiceAc
 	if err != nil {
 		return nil, err
 	}
-	sa, err := h.s.deps.ServiceAccounts.Patch(ctx, sc, r.ServiceAccountId, patch, flag(r.Params.DryRun))
+	sa, err := h.s.deps.ServiceAccounts.Patch(ctx, sc, uuid.Nil, r.ServiceAccountId.String(), patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +132,7 @@ func (h *handlers) PatchServiceAccount(ctx context.Context, r api.PatchServiceAc
 
 func (h *handlers) DeleteServiceAccount(ctx context.Context, r api.DeleteServiceAccountRequestObject) (api.DeleteServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
-	if err := h.s.deps.ServiceAccounts.Delete(ctx, sc, r.ServiceAccountId, flag(r.Params.DryRun)); err != nil {
+	if err := h.s.deps.ServiceAccounts.Delete(ctx, sc, uuid.Nil, r.ServiceAccountId.String(), flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteServiceAccount200JSONResponse{Body: deleted(serviceaccount.EntityType)}, nil
@@ -154,23 +152,17 @@ func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatch
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.ServiceAccountCreateOrUpdateResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		if it.Err != nil {
-			re := responseError(it.Err)
-			out[i] = api.ServiceAccountCreateOrUpdateResponse{Error: &re}
-			continue
+	out, multi, err := bulkItems(items, func(it entity.BulkItem[serviceaccount.ServiceAccount], e *api.ResponseError) api.ServiceAccountCreateOrUpdateResponse {
+		if e != nil {
+			return api.ServiceAccountCreateOrUpdateResponse{Error: e}
 		}
-		a := serviceAccountToAPI(it.Value)
-		out[i] = api.ServiceAccountCreateOrUpdateResponse{ServiceAccount: &a}
-	}
-	status, err := bulkStatus(errs)
+		written := serviceAccountToAPI(it.Value)
+		return api.ServiceAccountCreateOrUpdateResponse{ServiceAccount: &written}
+	})
 	if err != nil {
 		return nil, err
 	}
-	if status == http.StatusMultiStatus {
+	if multi {
 		return api.BulkPatchServiceAccounts207JSONResponse{Body: out}, nil
 	}
 	return api.BulkPatchServiceAccounts200JSONResponse{Body: out}, nil
@@ -186,17 +178,11 @@ func (h *handlers) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDele
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.DeleteResponse, len(items))
-	errs := make([]*apierr.Error, len(items))
-	for i, it := range items {
-		errs[i] = it.Err
-		out[i] = bulkDeleted(serviceaccount.EntityType, it.Ref, it.Err)
-	}
-	status, err := bulkStatus(errs)
+	out, multi, err := bulkRemoved(serviceaccount.EntityType, items)
 	if err != nil {
 		return nil, err
 	}
-	if status == http.StatusMultiStatus {
+	if multi {
 		return api.BulkDeleteServiceAccounts207JSONResponse{Body: out}, nil
 	}
 	return api.BulkDeleteServiceAccounts200JSONResponse{Body: out}, nil
@@ -204,7 +190,7 @@ func (h *handlers) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDele
 
 // accountUser resolves a ServiceAccount to its backing User; listing its keys needs View on it.
 func (h *handlers) accountUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (uuid.UUID, error) {
-	sa, err := h.s.deps.ServiceAccounts.Get(ctx, sc, id)
+	sa, err := h.s.deps.ServiceAccounts.Get(ctx, sc, uuid.Nil, id.String())
 	return sa.UserID, err
 }
 

@@ -5,7 +5,6 @@ package serviceaccount
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,7 +14,6 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
-	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/store"
@@ -45,9 +43,19 @@ type Fields struct {
 	entity.Meta
 }
 
-// Target is the account as a permission target: its Permissions say who may manage it (View lists its keys).
+// Target is the account as a permission target: its Permissions say who may manage it (View lists its
+// keys), and its own User views it whatever its role (a guest bot sees its account).
 func (s ServiceAccount) Target() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: s.ID.String(), Grants: s.Permissions}
+	grants := authz.Grants{}
+	for perm, subjects := range s.Permissions {
+		grants[perm] = subjects
+	}
+	self := authz.Subjects{UserIDs: map[string]bool{s.UserID.String(): true}, GroupIDs: grants[string(authz.View)].GroupIDs}
+	for id := range grants[string(authz.View)].UserIDs {
+		self.UserIDs[id] = true
+	}
+	grants[string(authz.View)] = self
+	return authz.Target{EntityType: EntityType, ID: s.ID.String(), Grants: grants}
 }
 
 func (f Fields) normalized() Fields {
@@ -93,7 +101,7 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	From:    "service_account sa JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id",
 	Columns: "sa.*, m.org_role", ID: "ServiceAccountID", Org: "sa.organization_id", Slug: "Slug",
 	Contains: "sa.search_text", HiddenReason: "sa.hidden_reason",
-	Visibility:    &listquery.Visibility{Grants: "sa.permissions"},
+	Visibility:    &listquery.Visibility{Grants: "sa.permissions", Members: "ARRAY[sa.user_id]"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
 		{Name: "ServiceAccountID", Type: listquery.UUID, SQL: "sa.service_account_id", Filterable: true, Orderable: true, Always: true},
@@ -113,266 +121,109 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "UserID", Field: "User"}},
 })
 
-// Service carries out ServiceAccount operations.
-type Service struct {
-	Store  *store.Store
-	Tokens *listquery.TokenCodec
-}
-
-// Load reads a ServiceAccount of the caller's organization.
-func Load(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (ServiceAccount, error) {
-	row, err := q.ServiceAccountGetWithRole(ctx, db.ServiceAccountGetWithRoleParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id})
-	if err != nil {
-		return ServiceAccount{}, apierr.NotFoundAs(err, EntityType, id.String())
-	}
-	return fromRow(row)
-}
-
-// List returns a page of the organization's ServiceAccounts the caller may view (the list's SQL keeps to
-// them).
-func (s *Service) List(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[ServiceAccount], error) {
-	page, err := listquery.Run[db.ServiceAccountGetWithRoleRow](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: params})
-	if err != nil {
-		return listquery.Page[ServiceAccount]{}, err
-	}
-	return listquery.MapPage(page, fromRow)
-}
-
-// Get returns one ServiceAccount.
-func (s *Service) Get(ctx context.Context, sc authz.Scope, id uuid.UUID) (ServiceAccount, error) {
-	sa, err := Load(ctx, sc, s.Store.Q(), id)
-	if err != nil {
-		return sa, err
-	}
-	return sa, authz.Viewable(sc, sa.Target(), id.String())
-}
-
-// checkRole: ServiceAccounts are organization members; managing them is managing members, and nobody
-// grants a role stronger than their own.
-func checkRole(ctx context.Context, sc authz.Scope, role auth.Role) error {
-	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
-		return err
-	}
-	return authz.CheckReach(sc, role, "grant the role")
-}
-
-func (sa ServiceAccount) changeEvent(c entity.Change) event.Event {
-	return entity.ChangeEvent("service_account", EntityType, c, sa.OrganizationID, sa.ID, sa.Slug, sa.Version, nil)
-}
-
-// Create makes a ServiceAccount, its backing User and the User's membership with OrgRole.
-func (s *Service) Create(ctx context.Context, sc authz.Scope, f Fields, opts entity.WriteOptions) (ServiceAccount, error) {
-	f = f.normalized()
-	if err := f.validate(); err != nil {
-		return ServiceAccount{}, err
-	}
-	if err := checkRole(ctx, sc, f.OrgRole); err != nil {
-		return ServiceAccount{}, err
-	}
-	var out ServiceAccount
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		if err := tx.Q.OrganizationLockForMembership(ctx, sc.OrganizationID); err != nil {
-			return err
+// Family declares ServiceAccounts to the entity kit: a family of the organization with Permissions (who
+// may manage the account), backed by a bot User whose membership carries OrgRole. Creating and deleting
+// one, or changing its role, is managing members: it needs ManageMembers, and nobody grants or reaches a
+// role stronger than their own.
+var Family = &entity.Family[db.ServiceAccountGetWithRoleRow, ServiceAccount, Fields]{
+	Type: EntityType, Event: "service_account", Listing: ListEntity,
+	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, _, id uuid.UUID, lock bool) (*db.ServiceAccountGetWithRoleRow, error) {
+		if lock {
+			row, err := q.ServiceAccountGetWithRoleForUpdate(ctx, db.ServiceAccountGetWithRoleForUpdateParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id})
+			return (*db.ServiceAccountGetWithRoleRow)(row), err
 		}
-		existing, err := tx.Q.ServiceAccountGetBySlug(ctx, db.ServiceAccountGetBySlugParams{OrganizationID: sc.OrganizationID, Slug: f.Slug})
-		switch {
-		case err == nil && opts.AllowExists:
-			out, err = Load(ctx, sc, tx.Q, existing.ServiceAccountID)
-			return err
-		case err == nil:
-			return apierr.AlreadyExists(EntityType, f.Slug)
-		case !apierr.Is(err, apierr.TypeNotFound):
-			return err
-		}
-		if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
-			return err
-		}
-		id := uuid.New()
-		userID, err := org.CreateBotUser(ctx, sc, tx, org.BotServiceAccount, id, f.DisplayName, f.OrgRole)
+		return q.ServiceAccountGetWithRole(ctx, db.ServiceAccountGetWithRoleParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id})
+	},
+	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, _ uuid.UUID, slug string) (*db.ServiceAccountGetWithRoleRow, error) {
+		row, err := q.ServiceAccountGetWithRoleBySlug(ctx, db.ServiceAccountGetWithRoleBySlugParams{OrganizationID: sc.OrganizationID, Slug: slug})
+		return (*db.ServiceAccountGetWithRoleRow)(row), err
+	},
+	// The bot User and its membership are made with the account, in the write's savepoint.
+	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, _, id uuid.UUID, f Fields) (*db.ServiceAccountGetWithRoleRow, error) {
+		userID, err := org.CreateBotUser(ctx, sc, q, org.BotServiceAccount, id, f.DisplayName, f.OrgRole)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if _, err := tx.Q.ServiceAccountInsert(ctx, db.ServiceAccountInsertParams{
+		if _, err := q.ServiceAccountInsert(ctx, db.ServiceAccountInsertParams{
 			ServiceAccountID: id, OrganizationID: sc.OrganizationID, UserID: userID, Slug: f.Slug, DisplayName: f.DisplayName,
 			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 		}); err != nil {
-			return entity.SlugClash(err, EntityType, f.Slug)
-		}
-		if out, err = Load(ctx, sc, tx.Q, id); err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Created))
-		return nil
-	})
-	return out, err
-}
-
-type changeFunc func(ServiceAccount) (*int64, Fields, error)
-
-// Update replaces a ServiceAccount's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, sc authz.Scope, id uuid.UUID, version int64, f Fields, dryRun bool) (ServiceAccount, error) {
-	if err := entity.RequireVersion(version); err != nil {
-		return ServiceAccount{}, err
-	}
-	var out ServiceAccount
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		var err error
-		out, err = update(ctx, sc, tx, id, func(ServiceAccount) (*int64, Fields, error) { return &version, f, nil })
-		return err
-	})
-	return out, err
-}
-
-// Patch applies a merge patch to a ServiceAccount's fields.
-func (s *Service) Patch(ctx context.Context, sc authz.Scope, id uuid.UUID, patch json.RawMessage, dryRun bool) (ServiceAccount, error) {
-	var out ServiceAccount
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		var err error
-		out, err = update(ctx, sc, tx, id, mergePatch(patch))
-		return err
-	})
-	return out, err
-}
-
-func mergePatch(patch json.RawMessage) changeFunc {
-	return func(cur ServiceAccount) (*int64, Fields, error) {
-		version, err := entity.SentVersion(patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		merged, err := entity.MergePatch(cur.Fields, patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		var f Fields
-		if err := json.Unmarshal(merged, &f); err != nil {
-			return nil, Fields{}, apierr.UserInput("the patched ServiceAccount is not valid: " + err.Error())
-		}
-		return version, f, nil
-	}
-}
-
-func update(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID, change changeFunc) (ServiceAccount, error) {
-	if _, err := tx.Q.ServiceAccountGetByIDForUpdate(ctx, db.ServiceAccountGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id}); err != nil {
-		return ServiceAccount{}, apierr.NotFoundAs(err, EntityType, id.String())
-	}
-	cur, err := Load(ctx, sc, tx.Q, id)
-	if err != nil {
-		return cur, err
-	}
-	if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
-		return cur, err
-	}
-	version, f, err := change(cur)
-	if err != nil {
-		return cur, err
-	}
-	f = f.normalized()
-	if err := f.validate(); err != nil {
-		return cur, err
-	}
-	if err := entity.CheckVersion(EntityType, id, version, cur.Version); err != nil {
-		return cur, err
-	}
-	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(sc, authz.Manage, cur.Target()); err != nil {
-			return cur, err
-		}
-		if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
-			return cur, err
-		}
-	}
-	if f.OrgRole != cur.OrgRole {
-		if err := checkRole(ctx, sc, f.OrgRole); err != nil {
-			return cur, err
-		}
-		if err := authz.CheckReach(sc, cur.OrgRole, "change the role of an account with the role"); err != nil {
-			return cur, err
-		}
-		if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: sc.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
-			return cur, err
-		}
-	}
-	if _, err := tx.Q.ServiceAccountUpdate(ctx, db.ServiceAccountUpdateParams{
-		OrganizationID: sc.OrganizationID, ServiceAccountID: id, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
-		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-	}); err != nil {
-		return cur, entity.SlugClash(err, EntityType, f.Slug)
-	}
-	out, err := Load(ctx, sc, tx.Q, id)
-	if err != nil {
-		return out, err
-	}
-	tx.Emit(out.changeEvent(entity.Updated))
-	return out, nil
-}
-
-// Delete removes a ServiceAccount with its backing User, membership and keys.
-func (s *Service) Delete(ctx context.Context, sc authz.Scope, id uuid.UUID, dryRun bool) error {
-	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		_, err := remove(ctx, sc, tx, id)
-		return err
-	})
-}
-
-func remove(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID) (ServiceAccount, error) {
-	if _, err := tx.Q.ServiceAccountGetByIDForUpdate(ctx, db.ServiceAccountGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id}); err != nil {
-		return ServiceAccount{}, apierr.NotFoundAs(err, EntityType, id.String())
-	}
-	cur, err := Load(ctx, sc, tx.Q, id)
-	if err != nil {
-		return cur, err
-	}
-	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
-		return cur, err
-	}
-	if err := entity.CheckDeleteGates(EntityType, id, cur.Slug, cur.DeleteGates); err != nil {
-		return cur, err
-	}
-	if err := authz.CheckReach(sc, cur.OrgRole, "delete an account with the role"); err != nil {
-		return cur, err
-	}
-	// Deleting the backing User deletes the account, its membership and its keys with it.
-	if err := tx.Q.UserDelete(ctx, cur.UserID); err != nil {
-		return cur, store.TranslateDelete(err, EntityType, id.String())
-	}
-	tx.Emit(cur.changeEvent(entity.Deleted))
-	return cur, nil
-}
-
-// BulkPatch applies a merge patch to every selected ServiceAccount.
-func (s *Service) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[ServiceAccount], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (ServiceAccount, error) {
-		return update(ctx, sc, tx, ref.ID, mergePatch(patch))
-	})
-}
-
-// BulkDelete deletes every selected ServiceAccount.
-func (s *Service) BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[ServiceAccount], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (ServiceAccount, error) {
-		return remove(ctx, sc, tx, ref.ID)
-	})
-}
-
-func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) entity.Selector {
-	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
-		limit := entity.MaxBulk
-		sel.Limit = &limit
-		page, err := listquery.Run[db.ServiceAccountGetWithRoleRow](ctx, tx, s.Tokens,
-			listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: sel})
-		if err != nil {
 			return nil, err
 		}
-		if page.Continue != "" {
-			return nil, entity.TooManySelected(EntityType)
+		return q.ServiceAccountGetWithRole(ctx, db.ServiceAccountGetWithRoleParams{OrganizationID: sc.OrganizationID, ServiceAccountID: id})
+	},
+	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur ServiceAccount, f Fields) (*db.ServiceAccountGetWithRoleRow, error) {
+		if f.OrgRole != cur.OrgRole {
+			if err := q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: sc.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
+				return nil, err
+			}
 		}
-		refs := make([]entity.Ref, len(page.Items))
-		for i, r := range page.Items {
-			refs[i] = entity.Ref{ID: r.ServiceAccountID, Slug: r.Slug}
+		if _, err := q.ServiceAccountUpdate(ctx, db.ServiceAccountUpdateParams{
+			OrganizationID: sc.OrganizationID, ServiceAccountID: cur.ID, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
+			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+		}); err != nil {
+			return nil, err
 		}
-		return refs, nil
+		return q.ServiceAccountGetWithRole(ctx, db.ServiceAccountGetWithRoleParams{OrganizationID: sc.OrganizationID, ServiceAccountID: cur.ID})
+	},
+	// Deleting the backing User deletes the account, its membership and its keys with it.
+	DeleteRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, cur ServiceAccount) (int64, error) {
+		return q.UserDelete(ctx, cur.UserID)
+	},
+	FromRow: fromRow,
+	Ident: func(s ServiceAccount) entity.Ident {
+		return entity.Ident{ID: s.ID, Slug: s.Slug, Version: s.Version, DeleteGates: s.DeleteGates}
+	},
+	Fields: func(s ServiceAccount) Fields { return s.Fields },
+	Slug:   func(f Fields) string { return f.Slug },
+	Target: ServiceAccount.Target,
+	Grants: func(f Fields) authz.Grants { return f.Permissions },
+	Normalize: func(f Fields) (Fields, error) {
+		f = f.normalized()
+		return f, f.validate()
+	},
+	Check: checkRoleChange,
+	BeforeDelete: func(_ context.Context, _ *store.Tx, sc authz.Scope, cur ServiceAccount) error {
+		return checkRemoval(sc, cur)
+	},
+}
+
+// checkRoleChange: a new account, or one whose OrgRole changes, is a membership granted, so it needs
+// ManageMembers and a role no stronger than the caller's; a change also needs to reach the role held now.
+// Memberships of the organization change one at a time (the organization's row lock), so the count of
+// its admins never races.
+func checkRoleChange(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *ServiceAccount, f Fields) (Fields, error) {
+	if cur != nil && cur.OrgRole == f.OrgRole {
+		return f, nil
 	}
+	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
+		return f, err
+	}
+	if err := authz.CheckReach(sc, f.OrgRole, "grant the role"); err != nil {
+		return f, err
+	}
+	if cur != nil {
+		if err := authz.CheckReach(sc, cur.OrgRole, "change the role of an account with the role"); err != nil {
+			return f, err
+		}
+	}
+	return f, tx.Q.OrganizationLockForMembership(ctx, sc.OrganizationID)
+}
+
+// checkRemoval: deleting an account removes a member; nobody removes one stronger than themselves.
+func checkRemoval(sc authz.Scope, cur ServiceAccount) error {
+	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
+		return err
+	}
+	return authz.CheckReach(sc, cur.OrgRole, "delete an account with the role")
+}
+
+// Service carries out ServiceAccount operations (the kit's).
+type Service = entity.Service[db.ServiceAccountGetWithRoleRow, ServiceAccount, Fields]
+
+// NewService serves ServiceAccounts from a store.
+func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
+	return entity.NewService(Family, st, tokens)
 }

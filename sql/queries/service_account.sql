@@ -1,14 +1,20 @@
--- name: ServiceAccountGetByID :one
-SELECT * FROM service_account WHERE organization_id = @organization_id AND service_account_id = @service_account_id;
+-- A ServiceAccount is read with the role of its User's membership (OrgRole): every read returns that row.
 
--- name: ServiceAccountGetByIDForUpdate :one
-SELECT * FROM service_account WHERE organization_id = @organization_id AND service_account_id = @service_account_id FOR UPDATE;
+-- name: ServiceAccountGetWithRole :one
+SELECT sa.*, m.org_role FROM service_account sa
+JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
+WHERE sa.organization_id = @organization_id AND sa.service_account_id = @service_account_id;
 
--- name: ServiceAccountGetBySlug :one
-SELECT * FROM service_account WHERE organization_id = @organization_id AND slug = @slug;
+-- name: ServiceAccountGetWithRoleForUpdate :one
+SELECT sa.*, m.org_role FROM service_account sa
+JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
+WHERE sa.organization_id = @organization_id AND sa.service_account_id = @service_account_id
+FOR UPDATE OF sa;
 
--- name: ServiceAccountGetByUser :one
-SELECT * FROM service_account WHERE user_id = @user_id;
+-- name: ServiceAccountGetWithRoleBySlug :one
+SELECT sa.*, m.org_role FROM service_account sa
+JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
+WHERE sa.organization_id = @organization_id AND sa.slug = @slug;
 
 -- name: ServiceAccountInsert :one
 INSERT INTO service_account (service_account_id, organization_id, user_id, slug, display_name, labels, annotations,
@@ -24,13 +30,6 @@ SET slug = @slug, display_name = @display_name, labels = @labels, annotations = 
 WHERE organization_id = @organization_id AND service_account_id = @service_account_id AND version = @version
 RETURNING *;
 
--- name: ServiceAccountDelete :execrows
-DELETE FROM service_account WHERE organization_id = @organization_id AND service_account_id = @service_account_id;
-
--- name: UserDelete :exec
+-- name: UserDelete :execrows
+-- Deleting a bot User deletes what it backs (its ServiceAccount or BridgeWorker), its membership and keys.
 DELETE FROM app_user WHERE user_id = @user_id;
-
--- name: ServiceAccountGetWithRole :one
-SELECT sa.*, m.org_role FROM service_account sa
-JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
-WHERE sa.organization_id = @organization_id AND sa.service_account_id = @service_account_id;
