@@ -123,23 +123,6 @@ func (q *Queries) BridgeWorkerGetForAuth(ctx context.Context, bridgeWorkerID uui
 	return &i, err
 }
 
-const bridgeWorkerGetIDBySlug = `-- name: BridgeWorkerGetIDBySlug :one
-SELECT bridge_worker_id FROM bridge_worker WHERE organization_id = $1 AND space_id = $2 AND slug = $3
-`
-
-type BridgeWorkerGetIDBySlugParams struct {
-	OrganizationID uuid.UUID `db:"organization_id"`
-	SpaceID        uuid.UUID `db:"space_id"`
-	Slug           string    `db:"slug"`
-}
-
-func (q *Queries) BridgeWorkerGetIDBySlug(ctx context.Context, arg BridgeWorkerGetIDBySlugParams) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, bridgeWorkerGetIDBySlug, arg.OrganizationID, arg.SpaceID, arg.Slug)
-	var bridge_worker_id uuid.UUID
-	err := row.Scan(&bridge_worker_id)
-	return bridge_worker_id, err
-}
-
 const bridgeWorkerGetWithRole = `-- name: BridgeWorkerGetWithRole :one
 SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, m.org_role FROM bridge_worker bw
 JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
@@ -177,6 +160,129 @@ type BridgeWorkerGetWithRoleRow struct {
 func (q *Queries) BridgeWorkerGetWithRole(ctx context.Context, arg BridgeWorkerGetWithRoleParams) (*BridgeWorkerGetWithRoleRow, error) {
 	row := q.db.QueryRow(ctx, bridgeWorkerGetWithRole, arg.OrganizationID, arg.SpaceID, arg.BridgeWorkerID)
 	var i BridgeWorkerGetWithRoleRow
+	err := row.Scan(
+		&i.BridgeWorkerID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.UserID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.SecretHash,
+		&i.LastSeenAt,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+		&i.SecretMaxOrgRole,
+		&i.OrgRole,
+	)
+	return &i, err
+}
+
+const bridgeWorkerGetWithRoleBySlug = `-- name: BridgeWorkerGetWithRoleBySlug :one
+SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, m.org_role FROM bridge_worker bw
+JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
+WHERE bw.organization_id = $1 AND bw.space_id = $2 AND bw.slug = $3
+`
+
+type BridgeWorkerGetWithRoleBySlugParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+	Slug           string    `db:"slug"`
+}
+
+type BridgeWorkerGetWithRoleBySlugRow struct {
+	BridgeWorkerID   uuid.UUID       `db:"bridge_worker_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	SecretHash       []byte          `db:"secret_hash"`
+	LastSeenAt       *time.Time      `db:"last_seen_at"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	SearchText       *string         `db:"search_text"`
+	SecretMaxOrgRole string          `db:"secret_max_org_role"`
+	OrgRole          string          `db:"org_role"`
+}
+
+func (q *Queries) BridgeWorkerGetWithRoleBySlug(ctx context.Context, arg BridgeWorkerGetWithRoleBySlugParams) (*BridgeWorkerGetWithRoleBySlugRow, error) {
+	row := q.db.QueryRow(ctx, bridgeWorkerGetWithRoleBySlug, arg.OrganizationID, arg.SpaceID, arg.Slug)
+	var i BridgeWorkerGetWithRoleBySlugRow
+	err := row.Scan(
+		&i.BridgeWorkerID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.UserID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.SecretHash,
+		&i.LastSeenAt,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+		&i.SecretMaxOrgRole,
+		&i.OrgRole,
+	)
+	return &i, err
+}
+
+const bridgeWorkerGetWithRoleForUpdate = `-- name: BridgeWorkerGetWithRoleForUpdate :one
+SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, m.org_role FROM bridge_worker bw
+JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
+WHERE bw.organization_id = $1 AND bw.space_id = $2 AND bw.bridge_worker_id = $3
+FOR UPDATE OF bw
+`
+
+type BridgeWorkerGetWithRoleForUpdateParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
+}
+
+type BridgeWorkerGetWithRoleForUpdateRow struct {
+	BridgeWorkerID   uuid.UUID       `db:"bridge_worker_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	SecretHash       []byte          `db:"secret_hash"`
+	LastSeenAt       *time.Time      `db:"last_seen_at"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	SearchText       *string         `db:"search_text"`
+	SecretMaxOrgRole string          `db:"secret_max_org_role"`
+	OrgRole          string          `db:"org_role"`
+}
+
+func (q *Queries) BridgeWorkerGetWithRoleForUpdate(ctx context.Context, arg BridgeWorkerGetWithRoleForUpdateParams) (*BridgeWorkerGetWithRoleForUpdateRow, error) {
+	row := q.db.QueryRow(ctx, bridgeWorkerGetWithRoleForUpdate, arg.OrganizationID, arg.SpaceID, arg.BridgeWorkerID)
+	var i BridgeWorkerGetWithRoleForUpdateRow
 	err := row.Scan(
 		&i.BridgeWorkerID,
 		&i.OrganizationID,
@@ -336,24 +442,6 @@ func (q *Queries) BridgeWorkerListByIDs(ctx context.Context, arg BridgeWorkerLis
 		return nil, err
 	}
 	return items, nil
-}
-
-const bridgeWorkerLock = `-- name: BridgeWorkerLock :one
-SELECT bridge_worker_id FROM bridge_worker
-WHERE organization_id = $1 AND space_id = $2 AND bridge_worker_id = $3 FOR UPDATE
-`
-
-type BridgeWorkerLockParams struct {
-	OrganizationID uuid.UUID `db:"organization_id"`
-	SpaceID        uuid.UUID `db:"space_id"`
-	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
-}
-
-func (q *Queries) BridgeWorkerLock(ctx context.Context, arg BridgeWorkerLockParams) (uuid.UUID, error) {
-	row := q.db.QueryRow(ctx, bridgeWorkerLock, arg.OrganizationID, arg.SpaceID, arg.BridgeWorkerID)
-	var bridge_worker_id uuid.UUID
-	err := row.Scan(&bridge_worker_id)
-	return bridge_worker_id, err
 }
 
 const bridgeWorkerSeen = `-- name: BridgeWorkerSeen :exec

@@ -101,7 +101,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		ServiceAccounts: serviceaccount.NewService(st, tokens),
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
 		Channels:        channel.NewService(st, tokens, notifier, cfg.Logger),
-		BridgeWorkers:   &bridgeworker.Service{Store: st, Tokens: tokens, Notifier: notifier},
+		BridgeWorkers:   bridgeworker.NewService(st, tokens, notifier),
 		Notifier:        notifier,
 	}, nil
 }

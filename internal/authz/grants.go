@@ -144,3 +144,19 @@ func (g Grants) Holds(p auth.Principal) map[string]bool {
 	}
 	return out
 }
+
+// WithViewer returns a copy of g that also grants View to the User userID: what a bot User backs (its
+// ServiceAccount, its BridgeWorker) is visible to it whatever its role.
+func (g Grants) WithViewer(userID uuid.UUID) Grants {
+	out := make(Grants, len(g)+1)
+	for perm, subjects := range g {
+		out[perm] = subjects
+	}
+	view := out[string(View)]
+	users := map[string]bool{userID.String(): true}
+	for id, ok := range view.UserIDs {
+		users[id] = ok
+	}
+	out[string(View)] = Subjects{UserIDs: users, GroupIDs: view.GroupIDs}
+	return out
+}

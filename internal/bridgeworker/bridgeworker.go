@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,9 +65,10 @@ type Fields struct {
 	entity.Meta
 }
 
-// Target is the BridgeWorker as a permission target (View, Edit, Manage, Delete).
+// Target is the BridgeWorker as a permission target (View, Edit, Manage, Delete); its own bot User views it
+// whatever its role, so a guest worker reads its events.
 func (w BridgeWorker) Target() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: w.ID.String(), Grants: w.Permissions, SpaceID: w.SpaceID}
+	return authz.Target{EntityType: EntityType, ID: w.ID.String(), Grants: w.Permissions.WithViewer(w.UserID), SpaceID: w.SpaceID}
 }
 
 func (f Fields) normalized() Fields {
@@ -116,7 +116,7 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	From:    "bridge_worker bw JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id",
 	Columns: "bw.*, m.org_role", ID: "BridgeWorkerID", Org: "bw.organization_id", Slug: "Slug",
 	Contains: "bw.search_text", HiddenReason: "bw.hidden_reason",
-	Visibility:    &listquery.Visibility{Grants: "bw.permissions", Space: "bw.space_id"},
+	Visibility:    &listquery.Visibility{Grants: "bw.permissions", Space: "bw.space_id", Members: "ARRAY[bw.user_id]"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
 		{Name: "BridgeWorkerID", Type: listquery.UUID, SQL: "bw.bridge_worker_id", Filterable: true, Orderable: true, Always: true},
@@ -140,88 +140,134 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}, {Name: "UserID", Field: "User"}},
 })
 
-// Service carries out BridgeWorker operations.
+// Family declares BridgeWorkers to the entity kit: they live in a Space, have Permissions, and are backed
+// by a bot User whose membership carries OrgRole; each is issued a Secret when created, and a new one when
+// raised above the role of whoever holds the current one.
+var Family = &entity.Family[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]{
+	Type: EntityType, Event: "bridge_worker", Listing: ListEntity, Parent: space.Of, SpaceColumn: "bw.space_id",
+	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.BridgeWorkerGetWithRoleRow, error) {
+		if lock {
+			row, err := q.BridgeWorkerGetWithRoleForUpdate(ctx, db.BridgeWorkerGetWithRoleForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
+			return (*db.BridgeWorkerGetWithRoleRow)(row), err
+		}
+		return q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
+	},
+	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.BridgeWorkerGetWithRoleRow, error) {
+		row, err := q.BridgeWorkerGetWithRoleBySlug(ctx, db.BridgeWorkerGetWithRoleBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
+		return (*db.BridgeWorkerGetWithRoleRow)(row), err
+	},
+	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.BridgeWorkerGetWithRoleRow, error) {
+		rows, err := q.BridgeWorkerListByIDs(ctx, db.BridgeWorkerListByIDsParams{OrganizationID: sc.OrganizationID, BridgeWorkerIds: ids})
+		out := make([]*db.BridgeWorkerGetWithRoleRow, len(rows))
+		for i, r := range rows {
+			out[i] = (*db.BridgeWorkerGetWithRoleRow)(r)
+		}
+		return out, err
+	},
+	// The bot User and its membership are made with the worker, in the write's savepoint. Its Secret is
+	// issued by AfterWrite; until then the stored hash is of nothing anyone holds.
+	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.BridgeWorkerGetWithRoleRow, error) {
+		userID, err := org.CreateBotUser(ctx, sc, q, org.BotBridgeWorker, id, f.DisplayName, f.OrgRole)
+		if err != nil {
+			return nil, err
+		}
+		_, unheld, err := newSecret()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := q.BridgeWorkerInsert(ctx, db.BridgeWorkerInsertParams{BridgeWorkerID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID,
+			UserID: userID, Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions), SecretHash: unheld,
+			SecretMaxOrgRole: string(sc.Role)}); err != nil {
+			return nil, err
+		}
+		return q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
+	},
+	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur BridgeWorker, f Fields) (*db.BridgeWorkerGetWithRoleRow, error) {
+		if f.OrgRole != cur.OrgRole {
+			if err := q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: sc.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := q.BridgeWorkerUpdate(ctx, db.BridgeWorkerUpdateParams{OrganizationID: sc.OrganizationID, BridgeWorkerID: cur.ID, Version: cur.Version,
+			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions)}); err != nil {
+			return nil, err
+		}
+		return q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, BridgeWorkerID: cur.ID})
+	},
+	// Deleting the bot User deletes the worker, its membership and its cursors with it; Targets naming the
+	// worker hold it (a foreign key: 409 Conflict).
+	DeleteRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, cur BridgeWorker) (int64, error) {
+		return q.UserDelete(ctx, cur.UserID)
+	},
+	FromRow: fromRow,
+	Ident: func(w BridgeWorker) entity.Ident {
+		return entity.Ident{ID: w.ID, SpaceID: w.SpaceID, Slug: w.Slug, Version: w.Version, DeleteGates: w.DeleteGates}
+	},
+	Fields: func(w BridgeWorker) Fields { return w.Fields },
+	Slug:   func(f Fields) string { return f.Slug },
+	Target: BridgeWorker.Target,
+	Grants: func(f Fields) authz.Grants { return f.Permissions },
+	Normalize: func(f Fields) (Fields, error) {
+		f = f.normalized()
+		return f, f.validate()
+	},
+	Check:      checkRoleChange,
+	AfterWrite: issueSecret,
+	BeforeDelete: func(_ context.Context, _ *store.Tx, sc authz.Scope, cur BridgeWorker) error {
+		return authz.CheckReach(sc, cur.OrgRole, "delete a worker with the role")
+	},
+}
+
+// checkRoleChange: nobody gives a worker's bot User a role stronger than their own, nor changes the role of
+// a worker stronger than themselves.
+func checkRoleChange(_ context.Context, _ *store.Tx, sc authz.Scope, cur *BridgeWorker, f Fields) (Fields, error) {
+	if cur != nil && cur.OrgRole == f.OrgRole {
+		return f, nil
+	}
+	if err := authz.CheckReach(sc, f.OrgRole, "grant the role"); err != nil {
+		return f, err
+	}
+	if cur != nil {
+		return f, authz.CheckReach(sc, cur.OrgRole, "change the role of a worker with the role")
+	}
+	return f, nil
+}
+
+// issueSecret gives a new worker its Secret, and a worker raised above the role its Secret signs in with
+// a new one (the old one stops working): each signs in with at most the role of whoever it is issued to,
+// so a worker raised later does not raise the power of whoever holds its old Secret. The result carries
+// the Secret, shown this once (not on a dry run, where nothing is stored).
+func issueSecret(ctx context.Context, tx *store.Tx, sc authz.Scope, before *BridgeWorker, after BridgeWorker) (BridgeWorker, error) {
+	if before != nil && before.SecretMaxOrgRole.AtLeast(after.OrgRole) {
+		return after, nil
+	}
+	secret, hash, err := newSecret()
+	if err != nil {
+		return after, err
+	}
+	if err := tx.Q.BridgeWorkerSetSecret(ctx, db.BridgeWorkerSetSecretParams{OrganizationID: sc.OrganizationID, BridgeWorkerID: after.ID,
+		SecretHash: hash, SecretMaxOrgRole: string(sc.Role)}); err != nil {
+		return after, err
+	}
+	after.SecretMaxOrgRole = sc.Role
+	if !tx.DryRun {
+		after.Secret = secret
+	}
+	return after, nil
+}
+
+// Service carries out BridgeWorker operations (the kit's) and the worker event-cursor protocol.
 type Service struct {
-	Store  *store.Store
-	Tokens *listquery.TokenCodec
+	*entity.Service[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]
 	// Notifier wakes event-cursor long polls when events commit on any replica.
 	Notifier *event.Notifier
 }
 
-// resolve reads a BridgeWorker named by ID or Slug in a Space of the caller's organization, locking its
-// row first when lock is set.
-func resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (BridgeWorker, error) {
-	id, perr := uuid.Parse(ref)
-	var err error
-	if perr != nil {
-		id, err = q.BridgeWorkerGetIDBySlug(ctx, db.BridgeWorkerGetIDBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: ref})
-	}
-	if err == nil && lock {
-		_, err = q.BridgeWorkerLock(ctx, db.BridgeWorkerLockParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
-	}
-	var row *db.BridgeWorkerGetWithRoleRow
-	if err == nil {
-		row, err = q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
-	}
-	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
-			return BridgeWorker{}, serr
-		}
-		return BridgeWorker{}, apierr.NotFound(EntityType, ref)
-	}
-	if err != nil {
-		return BridgeWorker{}, err
-	}
-	w, err := fromRow(row)
-	if err != nil {
-		return w, err
-	}
-	return w, authz.Viewable(sc, w.Target(), ref)
-}
-
-// List returns a page of BridgeWorkers (of one Space when spaceID is set) the caller may view (the
-// list's SQL keeps to them).
-func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[BridgeWorker], error) {
-	q := listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: params}
-	if spaceID != nil {
-		if _, _, err := space.VisibleParent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
-			return listquery.Page[BridgeWorker]{}, err
-		}
-		q.Scope = []listquery.Condition{{Column: "bw.space_id", Value: *spaceID}}
-	}
-	page, err := listquery.Run[db.BridgeWorkerGetWithRoleRow](ctx, s.Store.Pool, s.Tokens, q)
-	if err != nil {
-		return listquery.Page[BridgeWorker]{}, err
-	}
-	return listquery.MapPage(page, fromRow)
-}
-
-// Get returns one BridgeWorker (by ID or Slug).
-func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (BridgeWorker, error) {
-	return resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
-}
-
-// ByIDs loads BridgeWorkers of the caller's organization the caller may view, by ID, in one query (for
-// include=BridgeWorkerID on Targets).
-func (s *Service) ByIDs(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]BridgeWorker, error) {
-	out := map[uuid.UUID]BridgeWorker{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := s.Store.Q().BridgeWorkerListByIDs(ctx, db.BridgeWorkerListByIDsParams{OrganizationID: sc.OrganizationID, BridgeWorkerIds: ids})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		w, err := fromRow((*db.BridgeWorkerGetWithRoleRow)(r))
-		if err != nil {
-			return nil, err
-		}
-		if sc.Allows(authz.View, w.Target()) {
-			out[w.ID] = w
-		}
-	}
-	return out, nil
+// NewService serves BridgeWorkers from a store.
+func NewService(st *store.Store, tokens *listquery.TokenCodec, notifier *event.Notifier) *Service {
+	return &Service{Service: entity.NewService(Family, st, tokens), Notifier: notifier}
 }
 
 // Exists reports whether id names a BridgeWorker of the caller's organization (in any Space), for an
@@ -233,10 +279,6 @@ func Exists(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (b
 		return false, nil
 	}
 	return err == nil, err
-}
-
-func (w BridgeWorker) changeEvent(ch entity.Change, spaceSlug string) event.Event {
-	return entity.ChangeEvent("bridge_worker", EntityType, ch, w.OrganizationID, w.ID, w.Slug, w.Version, &entity.SpaceRef{ID: w.SpaceID, Slug: spaceSlug})
 }
 
 // newSecret returns a random Secret and the hash that is stored of it.
@@ -252,214 +294,4 @@ func newSecret() (string, []byte, error) {
 func hashSecret(secret string) []byte {
 	h := sha256.Sum256([]byte(secret))
 	return h[:]
-}
-
-// checkRole: nobody gives a worker's bot User a role stronger than their own.
-func checkRole(ctx context.Context, sc authz.Scope, role auth.Role) error {
-	return authz.CheckReach(sc, role, "grant the role")
-}
-
-// Create makes a BridgeWorker, its bot User and the User's membership with OrgRole. The result carries
-// the Secret (unless it found an existing worker, or it is a dry run); it is never shown again.
-func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts entity.WriteOptions) (BridgeWorker, error) {
-	f = f.normalized()
-	if err := f.validate(); err != nil {
-		return BridgeWorker{}, err
-	}
-	if err := checkRole(ctx, sc, f.OrgRole); err != nil {
-		return BridgeWorker{}, err
-	}
-	secret, hash, err := newSecret()
-	if err != nil {
-		return BridgeWorker{}, err
-	}
-	var out BridgeWorker
-	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, st, err := space.VisibleParent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
-			return err
-		}
-		if len(f.Permissions) > 0 {
-			if err := authz.Check(sc, authz.Manage, st); err != nil {
-				return err
-			}
-			if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
-				return err
-			}
-		}
-		id := uuid.New()
-		// The bot User, its membership and the worker go in together or not at all.
-		err = tx.Savepoint(ctx, func(sv *store.Tx) error {
-			userID, err := org.CreateBotUser(ctx, sc, sv.Q, org.BotBridgeWorker, id, f.DisplayName, f.OrgRole)
-			if err != nil {
-				return err
-			}
-			_, err = sv.Q.BridgeWorkerInsert(ctx, db.BridgeWorkerInsertParams{BridgeWorkerID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID,
-				UserID: userID, Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-				DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions), SecretHash: hash,
-				SecretMaxOrgRole: string(sc.Role)})
-			return err
-		})
-		if apierr.Is(err, apierr.TypeAlreadyExists) {
-			if !opts.AllowExists {
-				return apierr.AlreadyExists(EntityType, f.Slug)
-			}
-			out, err = resolve(ctx, sc, tx.Q, spaceID, f.Slug, false)
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		if out, err = resolve(ctx, sc, tx.Q, spaceID, id.String(), false); err != nil {
-			return err
-		}
-		if !opts.DryRun {
-			out.Secret = secret
-		}
-		tx.Emit(out.changeEvent(entity.Created, sp.Slug))
-		return nil
-	})
-	return out, err
-}
-
-type changeFunc func(BridgeWorker) (*int64, Fields, error)
-
-// Update replaces a BridgeWorker's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, version int64, f Fields, dryRun bool) (BridgeWorker, error) {
-	if err := entity.RequireVersion(version); err != nil {
-		return BridgeWorker{}, err
-	}
-	return s.write(ctx, sc, spaceID, ref, dryRun, func(BridgeWorker) (*int64, Fields, error) { return &version, f, nil })
-}
-
-// Patch applies a merge patch to a BridgeWorker's fields.
-func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (BridgeWorker, error) {
-	return s.write(ctx, sc, spaceID, ref, dryRun, func(cur BridgeWorker) (*int64, Fields, error) {
-		version, err := entity.SentVersion(patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		merged, err := entity.MergePatch(cur.Fields, patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		var f Fields
-		if err := json.Unmarshal(merged, &f); err != nil {
-			return nil, Fields{}, apierr.UserInput("the patched BridgeWorker is not valid: " + err.Error())
-		}
-		return version, f, nil
-	})
-}
-
-func (s *Service) write(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool, change changeFunc) (BridgeWorker, error) {
-	var out BridgeWorker
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		var secret string
-		cur, err := resolve(ctx, sc, tx.Q, spaceID, ref, true)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
-			return err
-		}
-		version, f, err := change(cur)
-		if err != nil {
-			return err
-		}
-		f = f.normalized()
-		if err := f.validate(); err != nil {
-			return err
-		}
-		if !cur.Permissions.Equal(f.Permissions) {
-			if err := authz.Check(sc, authz.Manage, cur.Target()); err != nil {
-				return err
-			}
-			if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
-				return err
-			}
-		}
-		if err := entity.CheckVersion(EntityType, cur.ID, version, cur.Version); err != nil {
-			return err
-		}
-		if f.OrgRole != cur.OrgRole {
-			if err := checkRole(ctx, sc, f.OrgRole); err != nil {
-				return err
-			}
-			if err := authz.CheckReach(sc, cur.OrgRole, "change the role of a worker with the role"); err != nil {
-				return err
-			}
-			if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: sc.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
-				return err
-			}
-			if !cur.SecretMaxOrgRole.AtLeast(f.OrgRole) {
-				// The old Secret signs in with at most its holder's role; the new role comes with a new
-				// Secret, issued to the caller, and the old one stops working.
-				if secret, err = s.reissueSecret(ctx, sc, tx, cur.ID); err != nil {
-					return err
-				}
-			}
-		}
-		if _, err := tx.Q.BridgeWorkerUpdate(ctx, db.BridgeWorkerUpdateParams{OrganizationID: sc.OrganizationID, BridgeWorkerID: cur.ID, Version: cur.Version,
-			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions)}); err != nil {
-			return entity.SlugClash(err, EntityType, f.Slug)
-		}
-		if out, err = resolve(ctx, sc, tx.Q, spaceID, cur.ID.String(), false); err != nil {
-			return err
-		}
-		if !dryRun {
-			out.Secret = secret
-		}
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Updated, sp.Slug))
-		return nil
-	})
-	return out, err
-}
-
-// reissueSecret gives a worker a new Secret that signs in with at most the caller's role, and returns it.
-func (s *Service) reissueSecret(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.UUID) (string, error) {
-	secret, hash, err := newSecret()
-	if err != nil {
-		return "", err
-	}
-	return secret, tx.Q.BridgeWorkerSetSecret(ctx, db.BridgeWorkerSetSecretParams{OrganizationID: sc.OrganizationID, BridgeWorkerID: id,
-		SecretHash: hash, SecretMaxOrgRole: string(sc.Role)})
-}
-
-// Delete removes a BridgeWorker with its bot User (and so its membership and tokens) and its cursors;
-// refused (409 Conflict) while it has DeleteGates or Targets name it as their BridgeWorkerID (the
-// foreign key of migration 000013).
-func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool) error {
-	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		cur, err := resolve(ctx, sc, tx.Q, spaceID, ref, true)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.Delete, cur.Target()); err != nil {
-			return err
-		}
-		if err := entity.CheckDeleteGates(EntityType, cur.ID, cur.Slug, cur.DeleteGates); err != nil {
-			return err
-		}
-		if err := authz.CheckReach(sc, cur.OrgRole, "delete a worker with the role"); err != nil {
-			return err
-		}
-		// Deleting the bot User deletes the worker, its membership and its cursors with it.
-		if _, err := tx.Q.UserDelete(ctx, cur.UserID); err != nil {
-			return store.TranslateDelete(err, EntityType, cur.ID.String())
-		}
-		sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		tx.Emit(cur.changeEvent(entity.Deleted, sp.Slug))
-		return nil
-	})
 }

@@ -91,7 +91,7 @@ func (sub Subscription) matches(e *db.EventLog) bool {
 // worker's bot User or holds Edit on the worker. It holds no database connection while it waits: it
 // wakes when events commit on any replica and at the timeout. An empty result means nothing arrived.
 func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, sub Subscription, timeout time.Duration, maxEvents int) ([]event.Entry, error) {
-	w, err := resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
+	w, err := s.Resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
 	if err != nil {
 		return nil, err
 	}

@@ -68,6 +68,10 @@ type Family[R, E, F any] struct {
 	// Enrich, optional, adds to entities read or written what is not in their row (a Channel's lease), in
 	// one query for a page.
 	Enrich func(ctx context.Context, q *db.Queries, items []E) error
+	// AfterWrite, optional, does what a create or an update entails once the row is written (a
+	// BridgeWorker's Secret, issued with it) and may add to the result what is not stored; before is nil
+	// on create. It runs in the write's transaction, before the event.
+	AfterWrite func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
 	// BeforeDelete, optional, undoes what references the entity before its row goes (after the
 	// permission and DeleteGates checks).
 	BeforeDelete func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur E) error
@@ -162,6 +166,14 @@ func (f *Family[R, E, F]) Resolve(ctx context.Context, sc authz.Scope, q *db.Que
 		return zero, err
 	}
 	return e, authz.Viewable(sc, f.Target(e), ref)
+}
+
+// afterWrite applies AfterWrite, when the family has it.
+func (f *Family[R, E, F]) afterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error) {
+	if f.AfterWrite == nil {
+		return after, nil
+	}
+	return f.AfterWrite(ctx, tx, sc, before, after)
 }
 
 // checkWriteNeeds refuses a write without the family's WriteNeeds on the organization.
@@ -327,6 +339,9 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 		if out, err = s.FromRow(row); err != nil {
 			return err
 		}
+		if out, err = s.afterWrite(ctx, tx, sc, nil, out); err != nil {
+			return err
+		}
 		tx.Emit(s.event(sc, out, Created, p))
 		return nil
 	})
@@ -437,6 +452,9 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 	}
 	out, err := s.FromRow(row)
 	if err != nil {
+		return out, err
+	}
+	if out, err = s.afterWrite(ctx, tx, sc, &cur, out); err != nil {
 		return out, err
 	}
 	p, err := s.parent(ctx, sc, tx.Q, spaceID)

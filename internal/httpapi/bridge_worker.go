@@ -137,11 +137,11 @@ func (h *handlers) UpdateBridgeWorker(ctx context.Context, r api.UpdateBridgeWor
 
 func (h *handlers) PatchBridgeWorker(ctx context.Context, r api.PatchBridgeWorkerRequestObject) (api.PatchBridgeWorkerResponseObject, error) {
 	sc := scopeOf(ctx)
-	patch := r.JSONBody
-	if patch == nil {
-		patch = r.ApplicationMergePatchPlusJSONBody
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
 	}
-	w, err := h.s.deps.BridgeWorkers.Patch(ctx, sc, r.SpaceId, r.BridgeWorkerId, *patch, flag(r.Params.DryRun))
+	w, err := h.s.deps.BridgeWorkers.Patch(ctx, sc, r.SpaceId, r.BridgeWorkerId, patch, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}

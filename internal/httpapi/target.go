@@ -61,7 +61,7 @@ func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []targe
 				ids = append(ids, *t.BridgeWorkerID)
 			}
 		}
-		found, err := h.s.deps.BridgeWorkers.ByIDs(ctx, sc, ids)
+		found, err := h.s.deps.BridgeWorkers.LoadByIDs(ctx, sc, ids)
 		if err != nil {
 			return nil, err
 		}

@@ -46,16 +46,7 @@ type Fields struct {
 // Target is the account as a permission target: its Permissions say who may manage it (View lists its
 // keys), and its own User views it whatever its role (a guest bot sees its account).
 func (s ServiceAccount) Target() authz.Target {
-	grants := authz.Grants{}
-	for perm, subjects := range s.Permissions {
-		grants[perm] = subjects
-	}
-	self := authz.Subjects{UserIDs: map[string]bool{s.UserID.String(): true}, GroupIDs: grants[string(authz.View)].GroupIDs}
-	for id := range grants[string(authz.View)].UserIDs {
-		self.UserIDs[id] = true
-	}
-	grants[string(authz.View)] = self
-	return authz.Target{EntityType: EntityType, ID: s.ID.String(), Grants: grants}
+	return authz.Target{EntityType: EntityType, ID: s.ID.String(), Grants: s.Permissions.WithViewer(s.UserID)}
 }
 
 func (f Fields) normalized() Fields {

@@ -16,12 +16,16 @@ WHERE bw.organization_id = @organization_id AND bw.bridge_worker_id = ANY(@bridg
 SELECT bridge_worker_id FROM bridge_worker
 WHERE organization_id = @organization_id AND bridge_worker_id = @bridge_worker_id FOR KEY SHARE;
 
--- name: BridgeWorkerGetIDBySlug :one
-SELECT bridge_worker_id FROM bridge_worker WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
+-- name: BridgeWorkerGetWithRoleForUpdate :one
+SELECT bw.*, m.org_role FROM bridge_worker bw
+JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
+WHERE bw.organization_id = @organization_id AND bw.space_id = @space_id AND bw.bridge_worker_id = @bridge_worker_id
+FOR UPDATE OF bw;
 
--- name: BridgeWorkerLock :one
-SELECT bridge_worker_id FROM bridge_worker
-WHERE organization_id = @organization_id AND space_id = @space_id AND bridge_worker_id = @bridge_worker_id FOR UPDATE;
+-- name: BridgeWorkerGetWithRoleBySlug :one
+SELECT bw.*, m.org_role FROM bridge_worker bw
+JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
+WHERE bw.organization_id = @organization_id AND bw.space_id = @space_id AND bw.slug = @slug;
 
 -- name: BridgeWorkerGetForAuth :one
 -- The worker and its bot User's role, by ID alone: /auth/worker has no organization yet.
