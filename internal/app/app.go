@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/eventfilter"
 	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/listquery"
@@ -101,7 +102,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		ServiceAccounts: serviceaccount.NewService(st, tokens),
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
 		Channels:        channel.NewService(st, tokens, notifier, cfg.Logger),
-		BridgeWorkers:   bridgeworker.NewService(st, tokens, notifier),
+		BridgeWorkers:   bridgeworker.NewService(st, tokens, notifier, eventfilter.Visible),
 		Notifier:        notifier,
 	}, nil
 }

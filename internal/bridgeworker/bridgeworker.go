@@ -263,11 +263,17 @@ type Service struct {
 	*entity.Service[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]
 	// Notifier wakes event-cursor long polls when events commit on any replica.
 	Notifier *event.Notifier
+	// Visible keeps the events a poller may see (eventfilter.Visible: it reads Targets, and Targets name
+	// BridgeWorkers, so it is handed in rather than imported).
+	Visible VisibleFunc
 }
 
+// VisibleFunc keeps, of the event log's entries, those sc may see.
+type VisibleFunc func(ctx context.Context, sc authz.Scope, q *db.Queries, entries []*db.EventLog) ([]event.Entry, error)
+
 // NewService serves BridgeWorkers from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec, notifier *event.Notifier) *Service {
-	return &Service{Service: entity.NewService(Family, st, tokens), Notifier: notifier}
+func NewService(st *store.Store, tokens *listquery.TokenCodec, notifier *event.Notifier, visible VisibleFunc) *Service {
+	return &Service{Service: entity.NewService(Family, st, tokens), Notifier: notifier, Visible: visible}
 }
 
 // Exists reports whether id names a BridgeWorker of the caller's organization (in any Space), for an

@@ -3,7 +3,7 @@ package bridgeworker
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
+
 	"errors"
 	"fmt"
 	"time"
@@ -104,14 +104,15 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, r
 		if err := s.Store.Q().BridgeWorkerSeen(ctx, w.ID); err != nil {
 			return nil, false, err
 		}
-		return s.take(ctx, w, sub, maxEvents)
+		return s.take(ctx, sc, w, sub, maxEvents)
 	})
 }
 
 // take, in one transaction, locks (or creates) the named cursor, reads the events after it, keeps those
-// the subscription selects and advances the cursor past every event read: pollers sharing a Name take
+// the subscription selects and the caller may see (Service.Visible), and advances the cursor past every event
+// read: pollers sharing a Name take
 // turns on the cursor's row lock, so an event is handed out at most once.
-func (s *Service) take(ctx context.Context, w BridgeWorker, sub Subscription, maxEvents int) ([]event.Entry, bool, error) {
+func (s *Service) take(ctx context.Context, sc authz.Scope, w BridgeWorker, sub Subscription, maxEvents int) ([]event.Entry, bool, error) {
 	var out []event.Entry
 	more := false
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
@@ -145,11 +146,14 @@ func (s *Service) take(ctx context.Context, w BridgeWorker, sub Subscription, ma
 			return err
 		}
 		more = len(entries) == maxEvents
+		var selected []*db.EventLog
 		for _, e := range entries {
 			if sub.matches(e) {
-				out = append(out, event.Entry{CursorID: e.CursorID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
-					SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: json.RawMessage(e.Payload), CreatedAt: e.CreatedAt})
+				selected = append(selected, e)
 			}
+		}
+		if out, err = s.Visible(ctx, sc, tx.Q, selected); err != nil {
+			return err
 		}
 		return tx.Q.BridgeWorkerCursorAdvance(ctx, db.BridgeWorkerCursorAdvanceParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: entries[len(entries)-1].CursorID})
 	})

@@ -13,9 +13,9 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/eventfilter"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
-	"github.com/hubd/hubd/internal/target"
 )
 
 // Protocol timings, as the API document states them to bots.
@@ -220,59 +220,15 @@ func matches(subs []Subscription, e *db.EventLog) bool {
 	return false
 }
 
-// deliverable keeps the events the subscriptions select and the bot's account may see: View on the
-// event's Space, or ViewChildren on its Target; events outside any Space need View on the organization.
-// Grants are read now, so a grant change applies from the next poll.
+// deliverable keeps the events the subscriptions select and the bot's account may see (eventfilter).
 func (s *Service) deliverable(ctx context.Context, sc authz.Scope, q *db.Queries, subs []Subscription, entries []*db.EventLog) ([]event.Entry, error) {
 	var selected []*db.EventLog
-	var spaceIDs, targetIDs []uuid.UUID
 	for _, e := range entries {
-		if !matches(subs, e) {
-			continue
-		}
-		selected = append(selected, e)
-		if e.SpaceID != nil {
-			spaceIDs = append(spaceIDs, *e.SpaceID)
-		}
-		if e.TargetID != nil {
-			targetIDs = append(targetIDs, *e.TargetID)
+		if matches(subs, e) {
+			selected = append(selected, e)
 		}
 	}
-	if len(selected) == 0 {
-		return nil, nil
-	}
-	spaces, err := space.AuthzTargets(ctx, sc, q, spaceIDs)
-	if err != nil {
-		return nil, err
-	}
-	targets, err := target.AuthzTargets(ctx, sc, q, targetIDs)
-	if err != nil {
-		return nil, err
-	}
-	var out []event.Entry
-	for _, e := range selected {
-		visible := false
-		switch {
-		case e.SpaceID != nil:
-			st, ok := spaces[*e.SpaceID]
-			if !ok { // the Space is gone: what its role grants everywhere still applies
-				st = authz.Target{EntityType: "Space", ID: e.SpaceID.String()}
-			}
-			visible = authz.ViewsInside(sc, st)
-			if !visible && e.TargetID != nil {
-				if tt, ok := targets[*e.TargetID]; ok {
-					visible = sc.Allows(authz.ViewChildren, tt)
-				}
-			}
-		default:
-			visible = sc.Allows(authz.View, authz.OrganizationTarget(sc.OrganizationID))
-		}
-		if visible {
-			out = append(out, event.Entry{CursorID: e.CursorID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
-				SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: json.RawMessage(e.Payload), CreatedAt: e.CreatedAt})
-		}
-	}
-	return out, nil
+	return eventfilter.Visible(ctx, sc, q, selected)
 }
 
 // ReportResult records a delivered run's outcome. The first answer wins; a run in any other state is

@@ -233,3 +233,44 @@ func TestGuestServiceAccountBot(t *testing.T) {
 	bot.Patch("/api/service_account/"+sa.ServiceAccountID.String(), map[string]any{"OrgRole": "admin"}).
 		ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 }
+
+// TestGuestWorkerEvents: a BridgeWorker with the guest role sees itself and reads, through its event
+// cursor, only the events of the Spaces its bot User may view; a grant given later applies from then on.
+func TestGuestWorkerEvents(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	home := createSpace(t, admin, map[string]any{"Slug": "home"})
+	other := createSpace(t, admin, map[string]any{"Slug": "other"})
+	var w api.BridgeWorker
+	admin.Post("/api/space/"+home.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": "confined", "OrgRole": "guest"}).Expect(http.StatusOK).JSON(&w)
+	worker := env.Client(workerToken(t, env, w.BridgeWorkerID, w.Secret))
+	base := "/api/space/" + home.SpaceID.String() + "/bridge_worker/" + w.BridgeWorkerID.String()
+	worker.Get(base).Expect(http.StatusOK)
+	poll := func() []api.EventLogEntry {
+		var out []api.EventLogEntry
+		worker.Post(base+"/event_cursor/main/poll", map[string]any{"TimeoutSeconds": 0}).Expect(http.StatusOK).JSON(&out)
+		return out
+	}
+	require.Empty(t, poll(), "the first poll places the cursor at the tail")
+	unit := func(sp api.Space, slug string) {
+		admin.Post("/api/space/"+sp.SpaceID.String()+"/unit", map[string]any{"Slug": slug, "ToolchainType": "AppConfig/Env"}).Expect(http.StatusOK)
+	}
+	unit(home, "a")
+	unit(other, "b")
+	require.Empty(t, poll(), "granted nothing, it sees no Space's events, not even its own Space's")
+
+	admin.Patch("/api/space/"+home.SpaceID.String(), map[string]any{"Permissions": map[string]any{
+		"View": map[string]any{"UserIDs": map[string]bool{w.UserID.String(): true}}}}).Expect(http.StatusOK)
+	unit(home, "c")
+	unit(other, "d")
+	got := poll()
+	var slugs []string
+	for _, e := range got {
+		require.Equal(t, home.SpaceID, *e.SpaceID)
+		if e.EventType == "unit.created" {
+			slugs = append(slugs, e.Payload.(map[string]any)["Slug"].(string))
+		}
+	}
+	require.Equal(t, []string{"c"}, slugs)
+}
