@@ -11,6 +11,7 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/eventfilter"
 	"github.com/hubd/hubd/internal/group"
@@ -101,9 +102,11 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Groups:          group.NewService(st, tokens),
 		ServiceAccounts: serviceaccount.NewService(st, tokens),
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
-		Channels:        channel.NewService(st, tokens, notifier, cfg.Logger),
-		BridgeWorkers:   bridgeworker.NewService(st, tokens, notifier, eventfilter.Visible),
-		Notifier:        notifier,
+		Channels: channel.NewService(st, tokens, notifier, cfg.Logger, entity.Resolvers{
+			space.EntityType: space.Family.IDOf, unit.EntityType: unit.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
+		}),
+		BridgeWorkers: bridgeworker.NewService(st, tokens, notifier, eventfilter.Visible),
+		Notifier:      notifier,
 	}, nil
 }
 

@@ -185,7 +185,7 @@ var Family = &entity.Family[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]
 	},
 	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur BridgeWorker, f Fields) (*db.BridgeWorkerGetWithRoleRow, error) {
 		if f.OrgRole != cur.OrgRole {
-			if err := q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: sc.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
+			if err := org.SetBotRole(ctx, sc, q, cur.UserID, f.OrgRole); err != nil {
 				return nil, err
 			}
 		}
@@ -199,7 +199,7 @@ var Family = &entity.Family[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]
 	// Deleting the bot User deletes the worker, its membership and its cursors with it; Targets naming the
 	// worker hold it (a foreign key: 409 Conflict).
 	DeleteRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, cur BridgeWorker) (int64, error) {
-		return q.UserDelete(ctx, cur.UserID)
+		return org.DeleteBotUser(ctx, q, cur.UserID)
 	},
 	FromRow: fromRow,
 	Ident: func(w BridgeWorker) entity.Ident {

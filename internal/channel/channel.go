@@ -275,11 +275,14 @@ type Service struct {
 	// Notifier wakes long polls when events commit on any replica.
 	Notifier *event.Notifier
 	Logger   *slog.Logger
+	// Resolvers find the entities that options of type Space, Unit, Target and Tag name, each through its
+	// own family (Channels read no other family's table).
+	Resolvers entity.Resolvers
 }
 
 // NewService serves Channels and their protocol from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec, notifier *event.Notifier, logger *slog.Logger) *Service {
-	return &Service{Service: entity.NewService(Family, st, tokens), Notifier: notifier, Logger: logger}
+func NewService(st *store.Store, tokens *listquery.TokenCodec, notifier *event.Notifier, logger *slog.Logger, resolvers entity.Resolvers) *Service {
+	return &Service{Service: entity.NewService(Family, st, tokens), Notifier: notifier, Logger: logger, Resolvers: resolvers}
 }
 
 // resolve reads a Channel named by ID or Slug in a Space of the caller's organization.

@@ -153,7 +153,9 @@ func (s *Service) CreateRun(ctx context.Context, sc authz.Scope, req RunRequest)
 		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 			return err
 		}
-		params, err := parseParameters(ctx, tx.Q, ch, req)
+		params, err := parseParameters(ch, req, func(entityType, ref string) (uuid.UUID, error) {
+			return s.resolveOption(ctx, sc, tx.Q, ch, entityType, ref)
+		})
 		if err != nil {
 			return err
 		}
@@ -231,8 +233,8 @@ func (s *Service) channelForCommand(ctx context.Context, sc authz.Scope, q *db.Q
 }
 
 // parseParameters turns Options (strings) or Parameters (JSON) into the parameters the bot receives,
-// by each option's DataType; entity-typed options become IDs. Every problem is reported at once.
-func parseParameters(ctx context.Context, q *db.Queries, ch Channel, req RunRequest) (map[string]any, error) {
+// by each option's DataType; entity-typed options become IDs (resolve). Every problem is reported at once.
+func parseParameters(ch Channel, req RunRequest, resolve refResolver) (map[string]any, error) {
 	cmd := ch.Commands[req.Command]
 	declared := map[string]Option{}
 	for _, o := range cmd.Options {
@@ -258,7 +260,7 @@ func parseParameters(ctx context.Context, q *db.Queries, ch Channel, req RunRequ
 			items = append(items, apierr.Item{Item: field + "." + name, Description: fmt.Sprintf("not an option of command %s", req.Command)})
 			continue
 		}
-		v, err := parseValue(ctx, q, ch, o, given[name])
+		v, err := parseValue(o, given[name], resolve)
 		var failure *apierr.Error
 		if errors.As(err, &failure) {
 			return nil, err // the database failed while resolving it: not the option's fault
@@ -281,7 +283,7 @@ func parseParameters(ctx context.Context, q *db.Queries, ch Channel, req RunRequ
 }
 
 // parseValue parses one option value: a string from Options, or any JSON value from Parameters.
-func parseValue(ctx context.Context, q *db.Queries, ch Channel, o Option, v any) (any, error) {
+func parseValue(o Option, v any, resolve refResolver) (any, error) {
 	s, isString := v.(string)
 	switch o.DataType {
 	case "int":
@@ -317,7 +319,7 @@ func parseValue(ctx context.Context, q *db.Queries, ch Channel, o Option, v any)
 		if !isString {
 			return nil, fmt.Errorf("a %s is given by its Slug or ID", o.DataType)
 		}
-		id, err := resolveEntity(ctx, q, ch, o.DataType, s)
+		id, err := resolve(o.DataType, s)
 		if err != nil {
 			return nil, err
 		}
@@ -325,57 +327,17 @@ func parseValue(ctx context.Context, q *db.Queries, ch Channel, o Option, v any)
 	}
 }
 
-// resolveEntity finds an entity-typed option's entity by ID or Slug: a Space in the organization, or
-// a Unit, Target or Tag in the Channel's Space.
-func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, ref string) (uuid.UUID, error) {
-	org, spaceID := ch.OrganizationID, ch.SpaceID
-	id, byID := uuid.Parse(ref)
-	var err error
-	var found uuid.UUID
-	switch entityType {
-	case "Space":
-		var r *db.Space
-		if byID == nil {
-			r, err = q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: org, SpaceID: id})
-		} else {
-			r, err = q.SpaceGetBySlug(ctx, db.SpaceGetBySlugParams{OrganizationID: org, Slug: ref})
-		}
-		if err == nil {
-			found = r.SpaceID
-		}
-	case "Unit":
-		var r *db.Unit
-		if byID == nil {
-			r, err = q.UnitGetByID(ctx, db.UnitGetByIDParams{OrganizationID: org, SpaceID: spaceID, UnitID: id})
-		} else {
-			r, err = q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: org, SpaceID: spaceID, Slug: ref})
-		}
-		if err == nil {
-			found = r.UnitID
-		}
-	case "Target":
-		var r *db.Target
-		if byID == nil {
-			r, err = q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: org, SpaceID: spaceID, TargetID: id})
-		} else {
-			r, err = q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: org, SpaceID: spaceID, Slug: ref})
-		}
-		if err == nil {
-			found = r.TargetID
-		}
-	case "Tag":
-		var r *db.Tag
-		if byID == nil {
-			r, err = q.TagGetByID(ctx, db.TagGetByIDParams{OrganizationID: org, SpaceID: spaceID, TagID: id})
-		} else {
-			r, err = q.TagGetBySlug(ctx, db.TagGetBySlugParams{OrganizationID: org, SpaceID: spaceID, Slug: ref})
-		}
-		if err == nil {
-			found = r.TagID
-		}
-	default:
+// refResolver finds an entity-typed option's entity (by its DataType) by ID or Slug.
+type refResolver func(entityType, ref string) (uuid.UUID, error)
+
+// resolveOption finds an entity-typed option's entity by ID or Slug through its family's resolver: a Space
+// of the organization, or a Unit, Target or Tag of the Channel's Space, that the caller may view.
+func (s *Service) resolveOption(ctx context.Context, sc authz.Scope, q *db.Queries, ch Channel, entityType, ref string) (uuid.UUID, error) {
+	resolve, ok := s.Resolvers[entityType]
+	if !ok {
 		return uuid.Nil, fmt.Errorf("the option's DataType %q is not known", entityType)
 	}
+	id, err := resolve(ctx, sc, q, ch.SpaceID, ref)
 	if apierr.Is(err, apierr.TypeNotFound) {
 		where := "the Channel's Space"
 		if entityType == "Space" {
@@ -383,7 +345,7 @@ func resolveEntity(ctx context.Context, q *db.Queries, ch Channel, entityType, r
 		}
 		return uuid.Nil, fmt.Errorf("no %s %q in %s", entityType, ref, where)
 	}
-	return found, err
+	return id, err
 }
 
 // runOfChannel reads a run of a Channel the caller can see, with the Channel.

@@ -80,6 +80,23 @@ type Family[R, E, F any] struct {
 	AdjustEvent func(E, event.Event) event.Event
 }
 
+// Resolver finds an entity of the caller's organization by ID or Slug (in spaceID when its family lives
+// in Spaces) and returns its ID: NotFound when there is none or the caller may not view it. It is how one
+// family names another's entities without reading its tables.
+type Resolver func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string) (uuid.UUID, error)
+
+// Resolvers are the Resolvers of families, by entity type.
+type Resolvers map[string]Resolver
+
+// IDOf is the family's Resolver.
+func (f *Family[R, E, F]) IDOf(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string) (uuid.UUID, error) {
+	e, err := f.Resolve(ctx, sc, q, spaceID, ref, false)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return f.Ident(e).ID, nil
+}
+
 // Ident is what the kit reads of every entity.
 type Ident struct {
 	ID          uuid.UUID

@@ -167,6 +167,7 @@ func checkMembers(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Group,
 	if len(added) == 0 {
 		return f, nil
 	}
+	// The org family owns memberships, but it reads Groups (User.GroupIDs), so this reads its query.
 	members, err := tx.Q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: sc.OrganizationID, UserIds: added})
 	if err != nil {
 		return f, err

@@ -34,3 +34,21 @@ func CreateBotUser(ctx context.Context, sc authz.Scope, q *db.Queries, kind BotK
 	}
 	return user.UserID, nil
 }
+
+// SetBotRole changes the role of a bot User's membership (a ServiceAccount's or BridgeWorker's OrgRole).
+// The caller has checked that it may grant it.
+func SetBotRole(ctx context.Context, sc authz.Scope, q *db.Queries, userID uuid.UUID, role auth.Role) error {
+	return q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: sc.OrganizationID, UserID: userID, OrgRole: string(role)})
+}
+
+// DeleteBotUser deletes a bot User, and with it what it backs (its ServiceAccount or BridgeWorker), its
+// membership and its keys; the count is of Users deleted.
+func DeleteBotUser(ctx context.Context, q *db.Queries, userID uuid.UUID) (int64, error) {
+	return q.UserDelete(ctx, userID)
+}
+
+// LockMemberships serializes the changes of sc's organization's memberships until q's transaction ends,
+// so that checks over them (the count of its admins) never race.
+func LockMemberships(ctx context.Context, sc authz.Scope, q *db.Queries) error {
+	return q.OrganizationLockForMembership(ctx, sc.OrganizationID)
+}

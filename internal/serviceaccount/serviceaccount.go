@@ -146,7 +146,7 @@ var Family = &entity.Family[db.ServiceAccountGetWithRoleRow, ServiceAccount, Fie
 	},
 	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur ServiceAccount, f Fields) (*db.ServiceAccountGetWithRoleRow, error) {
 		if f.OrgRole != cur.OrgRole {
-			if err := q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: sc.OrganizationID, UserID: cur.UserID, OrgRole: string(f.OrgRole)}); err != nil {
+			if err := org.SetBotRole(ctx, sc, q, cur.UserID, f.OrgRole); err != nil {
 				return nil, err
 			}
 		}
@@ -161,7 +161,7 @@ var Family = &entity.Family[db.ServiceAccountGetWithRoleRow, ServiceAccount, Fie
 	},
 	// Deleting the backing User deletes the account, its membership and its keys with it.
 	DeleteRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, cur ServiceAccount) (int64, error) {
-		return q.UserDelete(ctx, cur.UserID)
+		return org.DeleteBotUser(ctx, q, cur.UserID)
 	},
 	FromRow: fromRow,
 	Ident: func(s ServiceAccount) entity.Ident {
@@ -200,7 +200,7 @@ func checkRoleChange(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Ser
 			return f, err
 		}
 	}
-	return f, tx.Q.OrganizationLockForMembership(ctx, sc.OrganizationID)
+	return f, org.LockMemberships(ctx, sc, tx.Q)
 }
 
 // checkRemoval: deleting an account removes a member; nobody removes one stronger than themselves.

@@ -260,6 +260,17 @@ func checkBridgeWorker(ctx context.Context, sc authz.Scope, q *db.Queries, cur *
 	return nil
 }
 
+// LookupForShare returns a Target of a Space of the caller's organization and holds a share lock on it
+// until q's transaction ends: a Unit naming it reads it this way, so a Target update (which takes FOR
+// UPDATE) waits for the Unit's write and then sees it. NotFound when there is none.
+func LookupForShare(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID) (Target, error) {
+	row, err := q.TargetGetByIDForShare(ctx, db.TargetGetByIDForShareParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
+	if err != nil {
+		return Target{}, err
+	}
+	return fromRow(row)
+}
+
 // Existing returns which of ids name Targets of the caller's organization (in any Space), in one query,
 // for entities that reference Targets.
 func Existing(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]bool, error) {

@@ -197,6 +197,23 @@ func loadRow(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, unitID
 	return row, nil
 }
 
+// IDOf finds a Unit of a Space by ID or Slug that the caller may view (the Unit family's entity.Resolver).
+func IDOf(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string) (uuid.UUID, error) {
+	id, err := uuid.Parse(ref)
+	if err != nil {
+		row, err := q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: ref})
+		if err != nil {
+			return uuid.Nil, apierr.NotFoundAs(err, EntityType, ref)
+		}
+		id = row.UnitID
+	}
+	row, err := loadRow(ctx, sc, q, spaceID, id, false)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return row.UnitID, nil
+}
+
 // Get returns one Unit the caller may view.
 func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) (Unit, error) {
 	row, err := loadRow(ctx, sc, s.Store.Q(), spaceID, unitID, false)
@@ -214,7 +231,7 @@ func checkTarget(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uui
 	if f.TargetID == nil {
 		return nil
 	}
-	t, err := q.TargetGetByIDForShare(ctx, db.TargetGetByIDForShareParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: *f.TargetID})
+	t, err := target.LookupForShare(ctx, sc, q, spaceID, *f.TargetID)
 	if apierr.Is(err, apierr.TypeNotFound) {
 		return apierr.NoSuchReference(target.EntityType, "in the Unit's Space", "TargetID")
 	}
