@@ -57,13 +57,7 @@ func (w BridgeWorker) Ready() bool {
 }
 
 // Fields are what a write sets.
-type Fields struct {
-	Slug        string       `json:"Slug"`
-	DisplayName string       `json:"DisplayName"`
-	OrgRole     auth.Role    `json:"OrgRole"`
-	Permissions authz.Grants `json:"Permissions"`
-	entity.Meta
-}
+type Fields = org.BotFields
 
 // Target is the BridgeWorker as a permission target (View, Edit, Manage, Delete); its own bot User views it
 // whatever its role, so a guest worker reads its events.
@@ -71,28 +65,9 @@ func (w BridgeWorker) Target() authz.Target {
 	return authz.Target{EntityType: EntityType, ID: w.ID.String(), Grants: w.Permissions.WithViewer(w.UserID), SpaceID: w.SpaceID}
 }
 
-func (f Fields) normalized() Fields {
-	f.Meta = f.Meta.Normalized()
-	f.Permissions = f.Permissions.Normalized()
-	if f.OrgRole == "" {
-		// A worker's token only needs to read: a leaked Secret should not be able to write anywhere.
-		f.OrgRole = auth.RoleViewer
-	}
-	return f
-}
-
-func (f Fields) validate() error {
-	if err := entity.ValidateSlug(f.Slug); err != nil {
-		return err
-	}
-	if !f.OrgRole.Valid() {
-		return apierr.UserInput("OrgRole must be "+auth.RoleNames, apierr.Item{Item: "OrgRole", Description: "unknown role"})
-	}
-	if err := f.Meta.Validate(); err != nil {
-		return err
-	}
-	return f.Permissions.Validate("Permissions")
-}
+// normalized: a worker is a viewer unless told otherwise; its token only needs to read, so a leaked
+// Secret cannot write anywhere.
+func normalized(f Fields) Fields { return f.Normalized(auth.RoleViewer) }
 
 func fromRow(r *db.BridgeWorkerGetWithRoleRow) (BridgeWorker, error) {
 	w := BridgeWorker{ID: r.BridgeWorkerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, UserID: r.UserID,
@@ -106,7 +81,7 @@ func fromRow(r *db.BridgeWorkerGetWithRoleRow) (BridgeWorker, error) {
 	if w.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
 		return w, err
 	}
-	w.Fields = w.Fields.normalized()
+	w.Fields = normalized(w.Fields)
 	return w, nil
 }
 
@@ -210,8 +185,8 @@ var Family = &entity.Family[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]
 	Target: BridgeWorker.Target,
 	Grants: func(f Fields) authz.Grants { return f.Permissions },
 	Normalize: func(f Fields) (Fields, error) {
-		f = f.normalized()
-		return f, f.validate()
+		f = normalized(f)
+		return f, f.Validate()
 	},
 	Check:      checkRoleChange,
 	AfterWrite: issueSecret,

@@ -59,25 +59,37 @@ func RunBulk[T any](ctx context.Context, st *store.Store, entityType string, dry
 			return err
 		}
 		for _, ref := range refs {
-			item := BulkItem[T]{Ref: ref}
-			err := tx.Savepoint(ctx, func(sp *store.Tx) error {
-				var err error
-				item.Value, err = fn(ctx, sp, ref)
-				return err
-			})
+			item, err := BulkStep(ctx, tx, entityType, ref, func(sp *store.Tx) (T, error) { return fn(ctx, sp, ref) })
 			if err != nil {
-				e := apierr.From(err)
-				if e.Type == apierr.TypeUnexpected || e.Type == apierr.TypeGatewayTimeout || e.Type == apierr.TypeServiceUnavailable {
-					return err // the transaction itself is in trouble: fail the whole operation
-				}
-				if e.EntityID == "" {
-					e = e.WithEntity(entityType, ref.ID.String(), ref.Slug)
-				}
-				item.Err = e
+				return err
 			}
 			items = append(items, item)
 		}
 		return nil
 	})
 	return items, err
+}
+
+// BulkStep applies fn to one selected entity in its own savepoint of tx: a failure of the item undoes only
+// it and is its Err (naming the entity when the error does not); a failure of the transaction itself
+// (unexpected, timeout, unavailable) is returned, to fail the whole operation.
+func BulkStep[T any](ctx context.Context, tx *store.Tx, entityType string, ref Ref, fn func(sp *store.Tx) (T, error)) (BulkItem[T], error) {
+	item := BulkItem[T]{Ref: ref}
+	err := tx.Savepoint(ctx, func(sp *store.Tx) error {
+		var err error
+		item.Value, err = fn(sp)
+		return err
+	})
+	if err == nil {
+		return item, nil
+	}
+	e := apierr.From(err)
+	if e.Type == apierr.TypeUnexpected || e.Type == apierr.TypeGatewayTimeout || e.Type == apierr.TypeServiceUnavailable {
+		return item, err
+	}
+	if e.EntityID == "" {
+		e = e.WithEntity(entityType, ref.ID.String(), ref.Slug)
+	}
+	item.Err = e
+	return item, nil
 }

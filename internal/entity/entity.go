@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -189,4 +190,19 @@ func MergePatch(fields any, patch []byte) ([]byte, error) {
 		return nil, apierr.UserInput("the merge patch cannot be applied: " + err.Error())
 	}
 	return merged, nil
+}
+
+// PermissionTargets decodes the Permissions of rows read for many entities at once into their permission
+// targets, by ID: of gives each row's ID, its Permissions column and its target without grants.
+func PermissionTargets[R any](rows []R, of func(R) (uuid.UUID, []byte, authz.Target)) (map[uuid.UUID]authz.Target, error) {
+	out := make(map[uuid.UUID]authz.Target, len(rows))
+	for _, r := range rows {
+		id, permissions, t := of(r)
+		var err error
+		if t.Grants, err = store.DecodeJSON[authz.Grants](permissions); err != nil {
+			return nil, err
+		}
+		out[id] = t
+	}
+	return out, nil
 }

@@ -6,8 +6,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
 )
 
 // BotKind names the entity a bot User acts for; it is the prefix of the bot's Username.
@@ -51,4 +53,38 @@ func DeleteBotUser(ctx context.Context, q *db.Queries, userID uuid.UUID) (int64,
 // so that checks over them (the count of its admins) never race.
 func LockMemberships(ctx context.Context, sc authz.Scope, q *db.Queries) error {
 	return q.OrganizationLockForMembership(ctx, sc.OrganizationID)
+}
+
+// BotFields are what a write of an entity backed by a bot User sets (ServiceAccount, BridgeWorker): its
+// OrgRole is its User's membership role, and its Permissions say who may manage it.
+type BotFields struct {
+	Slug        string       `json:"Slug"`
+	DisplayName string       `json:"DisplayName"`
+	OrgRole     auth.Role    `json:"OrgRole"`
+	Permissions authz.Grants `json:"Permissions"`
+	entity.Meta
+}
+
+// Normalized puts the fields in their one stored form; no OrgRole is defaultRole.
+func (f BotFields) Normalized(defaultRole auth.Role) BotFields {
+	f.Meta = f.Meta.Normalized()
+	f.Permissions = f.Permissions.Normalized()
+	if f.OrgRole == "" {
+		f.OrgRole = defaultRole
+	}
+	return f
+}
+
+// Validate checks the fields on their own (no database).
+func (f BotFields) Validate() error {
+	if err := entity.ValidateSlug(f.Slug); err != nil {
+		return err
+	}
+	if !f.OrgRole.Valid() {
+		return apierr.UserInput("OrgRole must be "+auth.RoleNames, apierr.Item{Item: "OrgRole", Description: "unknown role"})
+	}
+	if err := f.Meta.Validate(); err != nil {
+		return err
+	}
+	return f.Permissions.Validate("Permissions")
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/db"
-	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
@@ -35,13 +34,7 @@ type ServiceAccount struct {
 }
 
 // Fields are what a write sets.
-type Fields struct {
-	Slug        string       `json:"Slug"`
-	DisplayName string       `json:"DisplayName"`
-	OrgRole     auth.Role    `json:"OrgRole"`
-	Permissions authz.Grants `json:"Permissions"`
-	entity.Meta
-}
+type Fields = org.BotFields
 
 // Target is the account as a permission target: its Permissions say who may manage it (View lists its
 // keys), and its own User views it whatever its role (a guest bot sees its account).
@@ -49,27 +42,8 @@ func (s ServiceAccount) Target() authz.Target {
 	return authz.Target{EntityType: EntityType, ID: s.ID.String(), Grants: s.Permissions.WithViewer(s.UserID)}
 }
 
-func (f Fields) normalized() Fields {
-	f.Meta = f.Meta.Normalized()
-	f.Permissions = f.Permissions.Normalized()
-	if f.OrgRole == "" {
-		f.OrgRole = auth.RoleMember
-	}
-	return f
-}
-
-func (f Fields) validate() error {
-	if err := entity.ValidateSlug(f.Slug); err != nil {
-		return err
-	}
-	if !f.OrgRole.Valid() {
-		return apierr.UserInput("OrgRole must be "+auth.RoleNames, apierr.Item{Item: "OrgRole", Description: "unknown role"})
-	}
-	if err := f.Meta.Validate(); err != nil {
-		return err
-	}
-	return f.Permissions.Validate("Permissions")
-}
+// normalized: an account is a member unless told otherwise.
+func normalized(f Fields) Fields { return f.Normalized(auth.RoleMember) }
 
 func fromRow(r *db.ServiceAccountGetWithRoleRow) (ServiceAccount, error) {
 	s := ServiceAccount{ID: r.ServiceAccountID, OrganizationID: r.OrganizationID, UserID: r.UserID, HiddenReason: r.HiddenReason,
@@ -82,7 +56,7 @@ func fromRow(r *db.ServiceAccountGetWithRoleRow) (ServiceAccount, error) {
 	if s.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
 		return s, err
 	}
-	s.Fields = s.Fields.normalized()
+	s.Fields = normalized(s.Fields)
 	return s, nil
 }
 
@@ -172,8 +146,8 @@ var Family = &entity.Family[db.ServiceAccountGetWithRoleRow, ServiceAccount, Fie
 	Target: ServiceAccount.Target,
 	Grants: func(f Fields) authz.Grants { return f.Permissions },
 	Normalize: func(f Fields) (Fields, error) {
-		f = f.normalized()
-		return f, f.validate()
+		f = normalized(f)
+		return f, f.Validate()
 	},
 	Check: checkRoleChange,
 	BeforeDelete: func(_ context.Context, _ *store.Tx, sc authz.Scope, cur ServiceAccount) error {

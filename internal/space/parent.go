@@ -55,22 +55,16 @@ func Of(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (entit
 // AuthzTargets returns the permission targets of the Spaces among ids of the caller's organization, in
 // one query, for checks on many at once (events about Spaces' contents).
 func AuthzTargets(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]authz.Target, error) {
-	out := map[uuid.UUID]authz.Target{}
 	if len(ids) == 0 {
-		return out, nil
+		return map[uuid.UUID]authz.Target{}, nil
 	}
 	rows, err := q.SpaceGrantsFor(ctx, db.SpaceGrantsForParams{OrganizationID: sc.OrganizationID, SpaceIds: ids})
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rows {
-		g, err := store.DecodeJSON[authz.Grants](r.Permissions)
-		if err != nil {
-			return nil, err
-		}
-		out[r.SpaceID] = authz.Target{EntityType: EntityType, ID: r.SpaceID.String(), Grants: g}
-	}
-	return out, nil
+	return entity.PermissionTargets(rows, func(r *db.SpaceGrantsForRow) (uuid.UUID, []byte, authz.Target) {
+		return r.SpaceID, r.Permissions, authz.Target{EntityType: EntityType, ID: r.SpaceID.String()}
+	})
 }
 
 // VisibleParent is Parent for what a caller reads or creates inside a Space: a Space the caller may not

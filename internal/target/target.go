@@ -291,20 +291,14 @@ func Existing(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUI
 // AuthzTargets returns the permission targets of the Targets among ids of the caller's organization, in
 // one query, for checks on many at once (events about Targets).
 func AuthzTargets(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]authz.Target, error) {
-	out := map[uuid.UUID]authz.Target{}
 	if len(ids) == 0 {
-		return out, nil
+		return map[uuid.UUID]authz.Target{}, nil
 	}
 	rows, err := q.TargetGrantsFor(ctx, db.TargetGrantsForParams{OrganizationID: sc.OrganizationID, TargetIds: ids})
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rows {
-		g, err := store.DecodeJSON[authz.Grants](r.Permissions)
-		if err != nil {
-			return nil, err
-		}
-		out[r.TargetID] = authz.Target{EntityType: EntityType, ID: r.TargetID.String(), Grants: g, SpaceID: r.SpaceID}
-	}
-	return out, nil
+	return entity.PermissionTargets(rows, func(r *db.TargetGrantsForRow) (uuid.UUID, []byte, authz.Target) {
+		return r.TargetID, r.Permissions, authz.Target{EntityType: EntityType, ID: r.TargetID.String(), SpaceID: r.SpaceID}
+	})
 }

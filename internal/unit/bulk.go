@@ -181,21 +181,11 @@ func (s *Service) Clone(ctx context.Context, sc authz.Scope, path string, sel li
 			}
 			for _, spaceID := range targets {
 				for _, prefix := range opts.Prefixes {
-					item := entity.BulkItem[Unit]{Ref: ref}
-					err := tx.Savepoint(ctx, func(sp *store.Tx) error {
-						var err error
-						item.Value, err = cloneOne(ctx, sc, sp, ref, spaceID, prefix, patch, opts)
-						return err
+					item, err := entity.BulkStep(ctx, tx, EntityType, ref, func(sp *store.Tx) (Unit, error) {
+						return cloneOne(ctx, sc, sp, ref, spaceID, prefix, patch, opts)
 					})
 					if err != nil {
-						e := apierr.From(err)
-						if e.Type == apierr.TypeUnexpected || e.Type == apierr.TypeGatewayTimeout || e.Type == apierr.TypeServiceUnavailable {
-							return err
-						}
-						if e.EntityID == "" {
-							e = e.WithEntity(EntityType, ref.ID.String(), ref.Slug)
-						}
-						item.Err = e
+						return err
 					}
 					items = append(items, item)
 				}
