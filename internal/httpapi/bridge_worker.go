@@ -45,14 +45,7 @@ func (h *handlers) ListBridgeWorkers(ctx context.Context, r api.ListBridgeWorker
 
 func (h *handlers) listBridgeWorkers(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.BridgeWorkers.List(ctx, sc, spaceID, requestPath(ctx), params)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	out, err := h.extendBridgeWorkers(ctx, sc, page.Items, page.Includes)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	return newPage(out, bridgeworker.EntityType, page.Fields, page.Continue), nil
+	return listed(ctx, sc, page, err, bridgeworker.EntityType, h.extendBridgeWorkers)
 }
 
 func (h *handlers) extendBridgeWorkers(ctx context.Context, sc authz.Scope, ws []bridgeworker.BridgeWorker, includes map[string]bool) ([]api.ExtendedBridgeWorker, error) {
@@ -60,19 +53,13 @@ func (h *handlers) extendBridgeWorkers(ctx context.Context, sc authz.Scope, ws [
 	if err != nil {
 		return nil, err
 	}
-	spaces := map[uuid.UUID]api.Space{}
-	if includes["SpaceID"] {
-		ids := make([]uuid.UUID, len(ws))
-		for i, w := range ws {
-			ids[i] = w.SpaceID
-		}
-		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
-		if err != nil {
-			return nil, err
-		}
-		for id, sp := range found {
-			spaces[id] = spaceToAPI(sp)
-		}
+	ids := make([]uuid.UUID, len(ws))
+	for i, w := range ws {
+		ids[i] = w.SpaceID
+	}
+	spaces, err := h.includedSpaces(ctx, sc, includes, ids)
+	if err != nil {
+		return nil, err
 	}
 	userIDs := make([]uuid.UUID, len(ws))
 	for i, w := range ws {
@@ -97,23 +84,9 @@ func (h *handlers) extendBridgeWorkers(ctx context.Context, sc authz.Scope, ws [
 
 func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerRequestObject) (api.GetBridgeWorkerResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(bridgeworker.ListEntity, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(bridgeworker.ListEntity, deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	w, err := h.s.deps.BridgeWorkers.Get(ctx, sc, r.SpaceId, r.BridgeWorkerId)
-	if err != nil {
-		return nil, err
-	}
-	ext, err := h.extendBridgeWorkers(ctx, sc, []bridgeworker.BridgeWorker{w}, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: ext[0], entityField: bridgeworker.EntityType, fields: fields}, nil
+	return got(ctx, sc, bridgeworker.ListEntity, r.Params.Select, r.Params.Include, func() (bridgeworker.BridgeWorker, error) {
+		return h.s.deps.BridgeWorkers.Get(ctx, sc, r.SpaceId, r.BridgeWorkerId)
+	}, h.extendBridgeWorkers)
 }
 
 func (h *handlers) CreateBridgeWorker(ctx context.Context, r api.CreateBridgeWorkerRequestObject) (api.CreateBridgeWorkerResponseObject, error) {

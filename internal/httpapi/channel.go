@@ -66,14 +66,7 @@ func (h *handlers) ListChannels(ctx context.Context, r api.ListChannelsRequestOb
 
 func (h *handlers) listChannels(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Channels.List(ctx, sc, spaceID, requestPath(ctx), params)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	out, err := h.extendChannels(ctx, sc, page.Items, page.Includes)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	return newPage(out, channel.EntityType, page.Fields, page.Continue), nil
+	return listed(ctx, sc, page, err, channel.EntityType, h.extendChannels)
 }
 
 func (h *handlers) extendChannels(ctx context.Context, sc authz.Scope, cs []channel.Channel, includes map[string]bool) ([]api.ExtendedChannel, error) {
@@ -81,19 +74,13 @@ func (h *handlers) extendChannels(ctx context.Context, sc authz.Scope, cs []chan
 	if err != nil {
 		return nil, err
 	}
-	spaces := map[uuid.UUID]api.Space{}
-	if includes["SpaceID"] {
-		ids := make([]uuid.UUID, len(cs))
-		for i, c := range cs {
-			ids[i] = c.SpaceID
-		}
-		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
-		if err != nil {
-			return nil, err
-		}
-		for id, sp := range found {
-			spaces[id] = spaceToAPI(sp)
-		}
+	ids := make([]uuid.UUID, len(cs))
+	for i, c := range cs {
+		ids[i] = c.SpaceID
+	}
+	spaces, err := h.includedSpaces(ctx, sc, includes, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]api.ExtendedChannel, len(cs))
 	for i, c := range cs {
@@ -107,23 +94,9 @@ func (h *handlers) extendChannels(ctx context.Context, sc authz.Scope, cs []chan
 
 func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject) (api.GetChannelResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(channel.ListEntity, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(channel.ListEntity, deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	c, err := h.s.deps.Channels.Get(ctx, sc, r.SpaceId, r.ChannelId)
-	if err != nil {
-		return nil, err
-	}
-	ext, err := h.extendChannels(ctx, sc, []channel.Channel{c}, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: ext[0], entityField: channel.EntityType, fields: fields}, nil
+	return got(ctx, sc, channel.ListEntity, r.Params.Select, r.Params.Include, func() (channel.Channel, error) {
+		return h.s.deps.Channels.Get(ctx, sc, r.SpaceId, r.ChannelId)
+	}, h.extendChannels)
 }
 
 func (h *handlers) CreateChannel(ctx context.Context, r api.CreateChannelRequestObject) (api.CreateChannelResponseObject, error) {

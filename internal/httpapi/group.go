@@ -9,7 +9,6 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/group"
-	"github.com/hubd/hubd/internal/listquery"
 )
 
 func groupToAPI(g group.Group) api.Group {
@@ -27,14 +26,7 @@ func groupFields(b *api.Group) group.Fields {
 func (h *handlers) ListGroups(ctx context.Context, r api.ListGroupsRequestObject) (api.ListGroupsResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Groups.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
-	if err != nil {
-		return nil, err
-	}
-	out, err := h.extendGroups(ctx, sc, page.Items, page.Includes)
-	if err != nil {
-		return nil, err
-	}
-	return newPage(out, group.EntityType, page.Fields, page.Continue), nil
+	return listed(ctx, sc, page, err, group.EntityType, h.extendGroups)
 }
 
 // extendGroups builds the Extended forms of a page: the Organization and the members the caller may see,
@@ -70,23 +62,9 @@ func (h *handlers) extendGroups(ctx context.Context, sc authz.Scope, gs []group.
 
 func (h *handlers) GetGroup(ctx context.Context, r api.GetGroupRequestObject) (api.GetGroupResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(group.ListEntity, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(group.ListEntity, deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	g, err := h.s.deps.Groups.Get(ctx, sc, uuid.Nil, r.GroupId)
-	if err != nil {
-		return nil, err
-	}
-	ext, err := h.extendGroups(ctx, sc, []group.Group{g}, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: ext[0], entityField: group.EntityType, fields: fields}, nil
+	return got(ctx, sc, group.ListEntity, r.Params.Select, r.Params.Include, func() (group.Group, error) {
+		return h.s.deps.Groups.Get(ctx, sc, uuid.Nil, r.GroupId)
+	}, h.extendGroups)
 }
 
 func (h *handlers) CreateGroup(ctx context.Context, r api.CreateGroupRequestObject) (api.CreateGroupResponseObject, error) {

@@ -124,3 +124,19 @@ func bulkRemoved[E any](entityType string, items []entity.BulkItem[E]) ([]api.De
 		return bulkDeleted(entityType, it.Ref, it.Err)
 	})
 }
+
+// includedSpaces loads the Spaces include=SpaceID asks for (those the caller may view), in one query.
+func (h *handlers) includedSpaces(ctx context.Context, sc authz.Scope, includes map[string]bool, ids []uuid.UUID) (map[uuid.UUID]api.Space, error) {
+	out := map[uuid.UUID]api.Space{}
+	if !includes["SpaceID"] {
+		return out, nil
+	}
+	found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
+	if err != nil {
+		return nil, err
+	}
+	for id, sp := range found {
+		out[id] = spaceToAPI(sp)
+	}
+	return out, nil
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/listquery"
 )
 
@@ -225,3 +226,42 @@ func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
+
+// extender builds the Extended forms of entities read, expanding what include names (one read per
+// include for all of them).
+type extender[E, X any] func(ctx context.Context, sc authz.Scope, items []E, includes map[string]bool) ([]X, error)
+
+// listed answers a list from the page a family's List read: its Extended forms, projected by select, with
+// the continue token.
+func listed[E, X any](ctx context.Context, sc authz.Scope, page listquery.Page[E], err error, entityType string, extend extender[E, X]) (pageResponse, error) {
+	if err != nil {
+		return pageResponse{}, err
+	}
+	out, err := extend(ctx, sc, page.Items, page.Includes)
+	if err != nil {
+		return pageResponse{}, err
+	}
+	return newPage(out, entityType, page.Fields, page.Continue), nil
+}
+
+// got answers a read of one entity: select and include are checked against the family's list registry
+// first, then get reads it and extend builds its Extended form.
+func got[E, X any](ctx context.Context, sc authz.Scope, listing *listquery.Entity, sel, include *string, get func() (E, error), extend extender[E, X]) (itemResponse, error) {
+	fields, err := listquery.SelectFields(listing, deref(sel))
+	if err != nil {
+		return itemResponse{}, err
+	}
+	includes, err := listquery.ParseIncludes(listing, deref(include))
+	if err != nil {
+		return itemResponse{}, err
+	}
+	e, err := get()
+	if err != nil {
+		return itemResponse{}, err
+	}
+	ext, err := extend(ctx, sc, []E{e}, includes)
+	if err != nil {
+		return itemResponse{}, err
+	}
+	return itemResponse{item: ext[0], entityField: listing.Name, fields: fields}, nil
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
-	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/serviceaccount"
 	"github.com/hubd/hubd/internal/signin"
 )
@@ -44,14 +43,7 @@ func keysToAPI(keys []signin.Key) []api.UserKey {
 func (h *handlers) ListServiceAccounts(ctx context.Context, r api.ListServiceAccountsRequestObject) (api.ListServiceAccountsResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.ServiceAccounts.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
-	if err != nil {
-		return nil, err
-	}
-	out, err := h.extendServiceAccounts(ctx, sc, page.Items, page.Includes)
-	if err != nil {
-		return nil, err
-	}
-	return newPage(out, serviceaccount.EntityType, page.Fields, page.Continue), nil
+	return listed(ctx, sc, page, err, serviceaccount.EntityType, h.extendServiceAccounts)
 }
 
 func (h *handlers) extendServiceAccounts(ctx context.Context, sc authz.Scope, sas []serviceaccount.ServiceAccount, includes map[string]bool) ([]api.ExtendedServiceAccount, error) {
@@ -79,23 +71,9 @@ func (h *handlers) extendServiceAccounts(ctx context.Context, sc authz.Scope, sa
 
 func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccountRequestObject) (api.GetServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(serviceaccount.ListEntity, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(serviceaccount.ListEntity, deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	sa, err := h.s.deps.ServiceAccounts.Get(ctx, sc, uuid.Nil, r.ServiceAccountId.String())
-	if err != nil {
-		return nil, err
-	}
-	ext, err := h.extendServiceAccounts(ctx, sc, []serviceaccount.ServiceAccount{sa}, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: ext[0], entityField: serviceaccount.EntityType, fields: fields}, nil
+	return got(ctx, sc, serviceaccount.ListEntity, r.Params.Select, r.Params.Include, func() (serviceaccount.ServiceAccount, error) {
+		return h.s.deps.ServiceAccounts.Get(ctx, sc, uuid.Nil, r.ServiceAccountId.String())
+	}, h.extendServiceAccounts)
 }
 
 func (h *handlers) CreateServiceAccount(ctx context.Context, r api.CreateServiceAccountRequestObject) (api.CreateServiceAccountResponseObject, error) {

@@ -6,47 +6,34 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
-	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 )
 
 func (h *handlers) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Spaces.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
+	return listed(ctx, sc, page, err, space.EntityType, h.extendSpaces)
+}
+
+func (h *handlers) extendSpaces(ctx context.Context, sc authz.Scope, spaces []space.Space, includes map[string]bool) ([]api.ExtendedSpace, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
-	orgs, err := h.includedOrganization(ctx, sc, page.Includes)
-	if err != nil {
-		return nil, err
+	out := make([]api.ExtendedSpace, len(spaces))
+	for i, sp := range spaces {
+		out[i] = api.ExtendedSpace{Space: spaceToAPI(sp), Organization: org}
 	}
-	out := make([]api.ExtendedSpace, len(page.Items))
-	for i, sp := range page.Items {
-		out[i] = api.ExtendedSpace{Space: spaceToAPI(sp), Organization: orgs}
-	}
-	return newPage(out, space.EntityType, page.Fields, page.Continue), nil
+	return out, nil
 }
 
 func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (api.GetSpaceResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(space.ListEntity, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(space.ListEntity, deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	sp, err := h.s.deps.Spaces.Get(ctx, sc, uuid.Nil, r.SpaceId.String())
-	if err != nil {
-		return nil, err
-	}
-	orgs, err := h.includedOrganization(ctx, sc, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: api.ExtendedSpace{Space: spaceToAPI(sp), Organization: orgs}, entityField: space.EntityType, fields: fields}, nil
+	return got(ctx, sc, space.ListEntity, r.Params.Select, r.Params.Include, func() (space.Space, error) {
+		return h.s.deps.Spaces.Get(ctx, sc, uuid.Nil, r.SpaceId.String())
+	}, h.extendSpaces)
 }
 
 func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesRequestObject) (api.BulkPatchSpacesResponseObject, error) {

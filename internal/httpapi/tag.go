@@ -35,14 +35,7 @@ func (h *handlers) ListTags(ctx context.Context, r api.ListTagsRequestObject) (a
 
 func (h *handlers) listTags(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Tags.List(ctx, sc, spaceID, requestPath(ctx), params)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	out, err := h.extendTags(ctx, sc, page.Items, page.Includes)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	return newPage(out, tag.EntityType, page.Fields, page.Continue), nil
+	return listed(ctx, sc, page, err, tag.EntityType, h.extendTags)
 }
 
 func (h *handlers) extendTags(ctx context.Context, sc authz.Scope, ts []tag.Tag, includes map[string]bool) ([]api.ExtendedTag, error) {
@@ -50,19 +43,13 @@ func (h *handlers) extendTags(ctx context.Context, sc authz.Scope, ts []tag.Tag,
 	if err != nil {
 		return nil, err
 	}
-	spaces := map[uuid.UUID]api.Space{}
-	if includes["SpaceID"] {
-		ids := make([]uuid.UUID, len(ts))
-		for i, t := range ts {
-			ids[i] = t.SpaceID
-		}
-		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
-		if err != nil {
-			return nil, err
-		}
-		for id, sp := range found {
-			spaces[id] = spaceToAPI(sp)
-		}
+	ids := make([]uuid.UUID, len(ts))
+	for i, t := range ts {
+		ids[i] = t.SpaceID
+	}
+	spaces, err := h.includedSpaces(ctx, sc, includes, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]api.ExtendedTag, len(ts))
 	for i, t := range ts {
@@ -76,23 +63,9 @@ func (h *handlers) extendTags(ctx context.Context, sc authz.Scope, ts []tag.Tag,
 
 func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.GetTagResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(tag.ListEntity, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(tag.ListEntity, deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	t, err := h.s.deps.Tags.Get(ctx, sc, r.SpaceId, r.TagId.String())
-	if err != nil {
-		return nil, err
-	}
-	ext, err := h.extendTags(ctx, sc, []tag.Tag{t}, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: ext[0], entityField: tag.EntityType, fields: fields}, nil
+	return got(ctx, sc, tag.ListEntity, r.Params.Select, r.Params.Include, func() (tag.Tag, error) {
+		return h.s.deps.Tags.Get(ctx, sc, r.SpaceId, r.TagId.String())
+	}, h.extendTags)
 }
 
 func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {

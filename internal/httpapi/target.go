@@ -24,14 +24,7 @@ func (h *handlers) ListTargets(ctx context.Context, r api.ListTargetsRequestObje
 
 func (h *handlers) listTargets(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Targets.List(ctx, sc, spaceID, requestPath(ctx), params)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	out, err := h.extendTargets(ctx, sc, page.Items, page.Includes)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	return newPage(out, target.EntityType, page.Fields, page.Continue), nil
+	return listed(ctx, sc, page, err, target.EntityType, h.extendTargets)
 }
 
 func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []target.Target, includes map[string]bool) ([]api.ExtendedTarget, error) {
@@ -39,19 +32,13 @@ func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []targe
 	if err != nil {
 		return nil, err
 	}
-	spaces := map[uuid.UUID]api.Space{}
-	if includes["SpaceID"] {
-		ids := make([]uuid.UUID, len(ts))
-		for i, t := range ts {
-			ids[i] = t.SpaceID
-		}
-		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
-		if err != nil {
-			return nil, err
-		}
-		for id, sp := range found {
-			spaces[id] = spaceToAPI(sp)
-		}
+	ids := make([]uuid.UUID, len(ts))
+	for i, t := range ts {
+		ids[i] = t.SpaceID
+	}
+	spaces, err := h.includedSpaces(ctx, sc, includes, ids)
+	if err != nil {
+		return nil, err
 	}
 	workers := map[uuid.UUID]api.BridgeWorker{}
 	if includes["BridgeWorkerID"] {
@@ -87,23 +74,9 @@ func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []targe
 
 func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) (api.GetTargetResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(target.ListEntity, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(target.ListEntity, deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	t, err := h.s.deps.Targets.Get(ctx, sc, r.SpaceId, r.TargetId.String())
-	if err != nil {
-		return nil, err
-	}
-	ext, err := h.extendTargets(ctx, sc, []target.Target{t}, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: ext[0], entityField: target.EntityType, fields: fields}, nil
+	return got(ctx, sc, target.ListEntity, r.Params.Select, r.Params.Include, func() (target.Target, error) {
+		return h.s.deps.Targets.Get(ctx, sc, r.SpaceId, r.TargetId.String())
+	}, h.extendTargets)
 }
 
 func (h *handlers) CreateTarget(ctx context.Context, r api.CreateTargetRequestObject) (api.CreateTargetResponseObject, error) {
