@@ -57,7 +57,7 @@ func (h *handlers) extendBridgeWorkers(ctx context.Context, sc authz.Scope, ws [
 	for i, w := range ws {
 		ids[i] = w.SpaceID
 	}
-	spaces, err := h.includedSpaces(ctx, sc, includes, ids)
+	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], ids)
 	if err != nil {
 		return nil, err
 	}

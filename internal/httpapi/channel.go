@@ -78,7 +78,7 @@ func (h *handlers) extendChannels(ctx context.Context, sc authz.Scope, cs []chan
 	for i, c := range cs {
 		ids[i] = c.SpaceID
 	}
-	spaces, err := h.includedSpaces(ctx, sc, includes, ids)
+	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], ids)
 	if err != nil {
 		return nil, err
 	}

@@ -147,19 +147,13 @@ func (h *handlers) extendRuns(ctx context.Context, sc authz.Scope, runs []channe
 	if err != nil {
 		return nil, err
 	}
-	spaces := map[uuid.UUID]api.Space{}
-	if includes["SpaceID"] {
-		ids := make([]uuid.UUID, len(runs))
-		for i, r := range runs {
-			ids[i] = r.SpaceID
-		}
-		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
-		if err != nil {
-			return nil, err
-		}
-		for id, sp := range found {
-			spaces[id] = spaceToAPI(sp)
-		}
+	ids := make([]uuid.UUID, len(runs))
+	for i, r := range runs {
+		ids[i] = r.SpaceID
+	}
+	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], ids)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]api.ExtendedCommandRun, len(runs))
 	for i, r := range runs {

@@ -125,10 +125,11 @@ func bulkRemoved[E any](entityType string, items []entity.BulkItem[E]) ([]api.De
 	})
 }
 
-// includedSpaces loads the Spaces include=SpaceID asks for (those the caller may view), in one query.
-func (h *handlers) includedSpaces(ctx context.Context, sc authz.Scope, includes map[string]bool, ids []uuid.UUID) (map[uuid.UUID]api.Space, error) {
+// includedSpaces loads, when wanted (include=SpaceID or the like), the Spaces among ids the caller may
+// view, in one query.
+func (h *handlers) includedSpaces(ctx context.Context, sc authz.Scope, wanted bool, ids []uuid.UUID) (map[uuid.UUID]api.Space, error) {
 	out := map[uuid.UUID]api.Space{}
-	if !includes["SpaceID"] {
+	if !wanted {
 		return out, nil
 	}
 	found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)

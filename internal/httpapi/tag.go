@@ -47,7 +47,7 @@ func (h *handlers) extendTags(ctx context.Context, sc authz.Scope, ts []tag.Tag,
 	for i, t := range ts {
 		ids[i] = t.SpaceID
 	}
-	spaces, err := h.includedSpaces(ctx, sc, includes, ids)
+	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], ids)
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []targe
 	for i, t := range ts {
 		ids[i] = t.SpaceID
 	}
-	spaces, err := h.includedSpaces(ctx, sc, includes, ids)
+	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], ids)
 	if err != nil {
 		return nil, err
 	}

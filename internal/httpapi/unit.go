@@ -57,22 +57,16 @@ func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit
 	if err != nil {
 		return nil, err
 	}
-	spaces := map[uuid.UUID]api.Space{}
-	if includes["SpaceID"] || includes["UpstreamSpaceID"] {
-		var ids []uuid.UUID
-		for _, u := range units {
-			ids = append(ids, u.SpaceID)
-			if u.UpstreamSpaceID != nil {
-				ids = append(ids, *u.UpstreamSpaceID)
-			}
+	var ids []uuid.UUID
+	for _, u := range units {
+		ids = append(ids, u.SpaceID)
+		if u.UpstreamSpaceID != nil {
+			ids = append(ids, *u.UpstreamSpaceID)
 		}
-		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
-		if err != nil {
-			return nil, err
-		}
-		for id, sp := range found {
-			spaces[id] = spaceToAPI(sp)
-		}
+	}
+	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"] || includes["UpstreamSpaceID"], ids)
+	if err != nil {
+		return nil, err
 	}
 	upstream := map[uuid.UUID]unit.Unit{}
 	if includes["UpstreamUnitID"] {
@@ -392,19 +386,13 @@ func (h *handlers) extendRevisions(ctx context.Context, sc authz.Scope, revs []u
 			return nil, err
 		}
 	}
-	spaces := map[uuid.UUID]api.Space{}
-	if includes["SpaceID"] {
-		var ids []uuid.UUID
-		for _, r := range revs {
-			ids = append(ids, r.SpaceID)
-		}
-		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
-		if err != nil {
-			return nil, err
-		}
-		for id, sp := range found {
-			spaces[id] = spaceToAPI(sp)
-		}
+	var ids []uuid.UUID
+	for _, r := range revs {
+		ids = append(ids, r.SpaceID)
+	}
+	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], ids)
+	if err != nil {
+		return nil, err
 	}
 	userIDs := make([]uuid.UUID, len(revs))
 	for i, r := range revs {
@@ -507,15 +495,9 @@ func (h *handlers) extendMutations(ctx context.Context, sc authz.Scope, ms []uni
 			return nil, err
 		}
 	}
-	spaces := map[uuid.UUID]api.Space{}
-	if includes["SpaceID"] {
-		found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, spaceIDs)
-		if err != nil {
-			return nil, err
-		}
-		for id, sp := range found {
-			spaces[id] = spaceToAPI(sp)
-		}
+	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], spaceIDs)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]api.ExtendedMutation, len(ms))
 	for i, m := range ms {
