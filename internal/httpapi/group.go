@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 
@@ -108,20 +109,7 @@ func (h *handlers) DeleteGroup(ctx context.Context, r api.DeleteGroupRequestObje
 }
 
 func (h *handlers) BulkPatchGroups(ctx context.Context, r api.BulkPatchGroupsRequestObject) (api.BulkPatchGroupsResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
-		return nil, err
-	}
-	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
-	if err != nil {
-		return nil, err
-	}
-	items, err := h.s.deps.Groups.BulkPatch(ctx, sc, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := bulkItems(items, func(it entity.BulkItem[group.Group], e *api.ResponseError) api.GroupCreateOrUpdateResponse {
+	out, multi, err := patchedInBulk[group.Group](ctx, h.s.deps.Groups, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[group.Group], e *api.ResponseError) api.GroupCreateOrUpdateResponse {
 		if e != nil {
 			return api.GroupCreateOrUpdateResponse{Error: e}
 		}
@@ -138,16 +126,7 @@ func (h *handlers) BulkPatchGroups(ctx context.Context, r api.BulkPatchGroupsReq
 }
 
 func (h *handlers) BulkDeleteGroups(ctx context.Context, r api.BulkDeleteGroupsRequestObject) (api.BulkDeleteGroupsResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
-		return nil, err
-	}
-	items, err := h.s.deps.Groups.BulkDelete(ctx, sc, requestPath(ctx), sel, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := bulkRemoved(group.EntityType, items)
+	out, multi, err := deletedInBulk[group.Group](ctx, h.s.deps.Groups, group.EntityType, r.Params, r.Params.DryRun)
 	switch {
 	case err != nil:
 		return nil, err

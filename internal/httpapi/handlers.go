@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/listquery"
 )
 
 // handlers implements the generated strict-server interface. Each method converts the API request to
@@ -140,4 +141,45 @@ func (h *handlers) includedSpaces(ctx context.Context, sc authz.Scope, wanted bo
 		out[id] = spaceToAPI(sp)
 	}
 	return out, nil
+}
+
+// bulkPatcher and bulkDeleter are the bulk operations every family serves (the kit's, and Units').
+type bulkPatcher[E any] interface {
+	BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[E], error)
+}
+
+type bulkDeleter[E any] interface {
+	BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[E], error)
+}
+
+// patchedInBulk runs a bulk merge patch: its selection (where, filter or contains) and its body are
+// required; each item is what toItem builds of the entity written or the error. multiStatus says 207.
+func patchedInBulk[E, O any](ctx context.Context, svc bulkPatcher[E], params any, dryRun *bool, bodies []*json.RawMessage,
+	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
+	sel := listParams(params)
+	if err := entity.RequireSelection(sel); err != nil {
+		return nil, false, err
+	}
+	patch, err := patchBody(bodies...)
+	if err != nil {
+		return nil, false, err
+	}
+	items, err := svc.BulkPatch(ctx, scopeOf(ctx), requestPath(ctx), sel, patch, flag(dryRun))
+	if err != nil {
+		return nil, false, err
+	}
+	return bulkItems(items, toItem)
+}
+
+// deletedInBulk runs a bulk delete: its selection is required.
+func deletedInBulk[E any](ctx context.Context, svc bulkDeleter[E], entityType string, params any, dryRun *bool) (out []api.DeleteResponse, multiStatus bool, err error) {
+	sel := listParams(params)
+	if err := entity.RequireSelection(sel); err != nil {
+		return nil, false, err
+	}
+	items, err := svc.BulkDelete(ctx, scopeOf(ctx), requestPath(ctx), sel, flag(dryRun))
+	if err != nil {
+		return nil, false, err
+	}
+	return bulkRemoved(entityType, items)
 }

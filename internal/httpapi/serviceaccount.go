@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 
@@ -117,50 +118,28 @@ func (h *handlers) DeleteServiceAccount(ctx context.Context, r api.DeleteService
 }
 
 func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatchServiceAccountsRequestObject) (api.BulkPatchServiceAccountsResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
-		return nil, err
-	}
-	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
-	if err != nil {
-		return nil, err
-	}
-	items, err := h.s.deps.ServiceAccounts.BulkPatch(ctx, sc, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := bulkItems(items, func(it entity.BulkItem[serviceaccount.ServiceAccount], e *api.ResponseError) api.ServiceAccountCreateOrUpdateResponse {
+	out, multi, err := patchedInBulk[serviceaccount.ServiceAccount](ctx, h.s.deps.ServiceAccounts, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[serviceaccount.ServiceAccount], e *api.ResponseError) api.ServiceAccountCreateOrUpdateResponse {
 		if e != nil {
 			return api.ServiceAccountCreateOrUpdateResponse{Error: e}
 		}
 		written := serviceAccountToAPI(it.Value)
 		return api.ServiceAccountCreateOrUpdateResponse{ServiceAccount: &written}
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if multi {
+	case multi:
 		return api.BulkPatchServiceAccounts207JSONResponse{Body: out}, nil
 	}
 	return api.BulkPatchServiceAccounts200JSONResponse{Body: out}, nil
 }
 
 func (h *handlers) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDeleteServiceAccountsRequestObject) (api.BulkDeleteServiceAccountsResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
+	out, multi, err := deletedInBulk[serviceaccount.ServiceAccount](ctx, h.s.deps.ServiceAccounts, serviceaccount.EntityType, r.Params, r.Params.DryRun)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	items, err := h.s.deps.ServiceAccounts.BulkDelete(ctx, sc, requestPath(ctx), sel, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := bulkRemoved(serviceaccount.EntityType, items)
-	if err != nil {
-		return nil, err
-	}
-	if multi {
+	case multi:
 		return api.BulkDeleteServiceAccounts207JSONResponse{Body: out}, nil
 	}
 	return api.BulkDeleteServiceAccounts200JSONResponse{Body: out}, nil

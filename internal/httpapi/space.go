@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 
@@ -37,20 +38,7 @@ func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (a
 }
 
 func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesRequestObject) (api.BulkPatchSpacesResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
-		return nil, err
-	}
-	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
-	if err != nil {
-		return nil, err
-	}
-	items, err := h.s.deps.Spaces.BulkPatch(ctx, sc, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := bulkItems(items, func(it entity.BulkItem[space.Space], e *api.ResponseError) api.SpaceCreateOrUpdateResponse {
+	out, multi, err := patchedInBulk[space.Space](ctx, h.s.deps.Spaces, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[space.Space], e *api.ResponseError) api.SpaceCreateOrUpdateResponse {
 		if e != nil {
 			return api.SpaceCreateOrUpdateResponse{Error: e}
 		}
@@ -67,16 +55,7 @@ func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesReq
 }
 
 func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesRequestObject) (api.BulkDeleteSpacesResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
-		return nil, err
-	}
-	items, err := h.s.deps.Spaces.BulkDelete(ctx, sc, requestPath(ctx), sel, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := bulkRemoved(space.EntityType, items)
+	out, multi, err := deletedInBulk[space.Space](ctx, h.s.deps.Spaces, space.EntityType, r.Params, r.Params.DryRun)
 	switch {
 	case err != nil:
 		return nil, err

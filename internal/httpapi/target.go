@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 
@@ -120,20 +121,7 @@ func (h *handlers) DeleteTarget(ctx context.Context, r api.DeleteTargetRequestOb
 }
 
 func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsRequestObject) (api.BulkPatchTargetsResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
-		return nil, err
-	}
-	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
-	if err != nil {
-		return nil, err
-	}
-	items, err := h.s.deps.Targets.BulkPatch(ctx, sc, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := bulkItems(items, func(it entity.BulkItem[target.Target], e *api.ResponseError) api.TargetCreateOrUpdateResponse {
+	out, multi, err := patchedInBulk[target.Target](ctx, h.s.deps.Targets, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[target.Target], e *api.ResponseError) api.TargetCreateOrUpdateResponse {
 		if e != nil {
 			return api.TargetCreateOrUpdateResponse{Error: e}
 		}
@@ -150,16 +138,7 @@ func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsR
 }
 
 func (h *handlers) BulkDeleteTargets(ctx context.Context, r api.BulkDeleteTargetsRequestObject) (api.BulkDeleteTargetsResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
-		return nil, err
-	}
-	items, err := h.s.deps.Targets.BulkDelete(ctx, sc, requestPath(ctx), sel, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := bulkRemoved(target.EntityType, items)
+	out, multi, err := deletedInBulk[target.Target](ctx, h.s.deps.Targets, target.EntityType, r.Params, r.Params.DryRun)
 	switch {
 	case err != nil:
 		return nil, err

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -11,15 +12,13 @@ import (
 	"github.com/hubd/hubd/internal/unit"
 )
 
-// unitWriteItems turns bulk Unit results into UnitCreateOrUpdateResponses.
-func unitWriteItems(items []entity.BulkItem[unit.Unit]) ([]api.UnitCreateOrUpdateResponse, bool, error) {
-	return bulkItems(items, func(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.UnitCreateOrUpdateResponse {
-		if e != nil {
-			return api.UnitCreateOrUpdateResponse{Error: e}
-		}
-		u := unitToAPI(it.Value)
-		return api.UnitCreateOrUpdateResponse{Unit: &u}
-	})
+// unitWriteItem is one item of a bulk write of Units: the Unit written, or why not.
+func unitWriteItem(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.UnitCreateOrUpdateResponse {
+	if e != nil {
+		return api.UnitCreateOrUpdateResponse{Error: e}
+	}
+	u := unitToAPI(it.Value)
+	return api.UnitCreateOrUpdateResponse{Unit: &u}
 }
 
 func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsRequestObject) (api.BulkCreateUnitsResponseObject, error) {
@@ -49,7 +48,7 @@ func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReq
 	if err != nil {
 		return nil, err
 	}
-	out, multi, err := unitWriteItems(items)
+	out, multi, err := bulkItems(items, unitWriteItem)
 	if err != nil {
 		return nil, err
 	}
@@ -60,40 +59,18 @@ func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReq
 }
 
 func (h *handlers) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsRequestObject) (api.BulkPatchUnitsResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
+	out, multi, err := patchedInBulk[unit.Unit](ctx, h.s.deps.Units, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, unitWriteItem)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
-	if err != nil {
-		return nil, err
-	}
-	items, err := h.s.deps.Units.BulkPatch(ctx, sc, requestPath(ctx), sel, patch, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := unitWriteItems(items)
-	if err != nil {
-		return nil, err
-	}
-	if multi {
+	case multi:
 		return api.BulkPatchUnits207JSONResponse{Body: out}, nil
 	}
 	return api.BulkPatchUnits200JSONResponse{Body: out}, nil
 }
 
 func (h *handlers) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsRequestObject) (api.BulkDeleteUnitsResponseObject, error) {
-	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
-		return nil, err
-	}
-	items, err := h.s.deps.Units.BulkDelete(ctx, sc, requestPath(ctx), sel, flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	out, multi, err := bulkRemoved(unit.EntityType, items)
+	out, multi, err := deletedInBulk[unit.Unit](ctx, h.s.deps.Units, unit.EntityType, r.Params, r.Params.DryRun)
 	switch {
 	case err != nil:
 		return nil, err
