@@ -96,7 +96,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Issuer:          &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
 		Orgs:            &org.Service{Store: st, Tokens: tokens},
 		Spaces:          space.NewService(st, tokens),
-		Units:           &unit.Service{Store: st, Tokens: tokens},
+		Units:           unit.NewService(st, tokens),
 		Targets:         target.NewService(st, tokens),
 		Tags:            tag.NewService(st, tokens),
 		Groups:          group.NewService(st, tokens),

@@ -197,7 +197,7 @@ var Family = &entity.Family[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]
 
 // checkRoleChange: nobody gives a worker's bot User a role stronger than their own, nor changes the role of
 // a worker stronger than themselves.
-func checkRoleChange(_ context.Context, _ *store.Tx, sc authz.Scope, cur *BridgeWorker, f Fields) (Fields, error) {
+func checkRoleChange(_ context.Context, _ *store.Tx, sc authz.Scope, _ uuid.UUID, cur *BridgeWorker, f Fields) (Fields, error) {
 	if cur != nil && cur.OrgRole == f.OrgRole {
 		return f, nil
 	}

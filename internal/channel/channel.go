@@ -230,7 +230,7 @@ var Family = &entity.Family[db.Channel, Channel, Fields]{
 		f = f.normalized()
 		return f, f.validate()
 	},
-	Check: func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Channel, f Fields) (Fields, error) {
+	Check: func(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Channel, f Fields) (Fields, error) {
 		var err error
 		var subs []Subscription
 		switch {
@@ -257,7 +257,7 @@ var Family = &entity.Family[db.Channel, Channel, Fields]{
 		return f
 	},
 	// A null bookmark in a patch moves it to the log's tail.
-	OnPatch: func(patch json.RawMessage, f Fields) Fields {
+	OnPatch: func(_ Channel, patch json.RawMessage, f Fields) Fields {
 		var sent map[string]json.RawMessage
 		if err := json.Unmarshal(patch, &sent); err == nil {
 			if v, ok := sent["EventBookmark"]; ok && string(v) == "null" {

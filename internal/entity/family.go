@@ -58,13 +58,14 @@ type Family[R, E, F any] struct {
 	Normalize func(F) (F, error)
 	// Check, optional, validates what needs the database (references to other entities) and resolves
 	// what the database decides (a Channel's bookmark at the log's tail), in the write's transaction,
-	// after the permission checks; cur is nil on create.
-	Check func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *E, f F) (F, error)
+	// after the permission checks; spaceID is the Space the entity lives or is created in (uuid.Nil for
+	// families of the organization), cur is nil on create.
+	Check func(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *E, f F) (F, error)
 	// OnPut, optional, keeps what a PUT does not replace (a Channel's bookmark, which polls move without a
-	// new Version); OnPatch, optional, reads what a merge patch means beyond the merge (null bookmark: the
+	// new Version); OnPatch, optional, reads what a merge patch of cur means beyond the merge (null bookmark: the
 	// tail).
 	OnPut   func(cur E, f F) F
-	OnPatch func(patch json.RawMessage, f F) F
+	OnPatch func(cur E, patch json.RawMessage, f F) F
 	// Enrich, optional, adds to entities read or written what is not in their row (a Channel's lease), in
 	// one query for a page.
 	Enrich func(ctx context.Context, q *db.Queries, items []E) error
@@ -331,7 +332,7 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 			return err
 		}
 		if s.Check != nil {
-			if f, err = s.Check(ctx, tx, sc, nil, f); err != nil {
+			if f, err = s.Check(ctx, tx, sc, spaceID, nil, f); err != nil {
 				return err
 			}
 		}
@@ -390,6 +391,12 @@ func (s *Service[R, E, F]) Patch(ctx context.Context, sc authz.Scope, spaceID uu
 	return s.write(ctx, sc, spaceID, ref, dryRun, s.mergePatch(patch))
 }
 
+// PatchIn applies a merge patch in tx as one part of a larger write of the family (a Unit's patch with
+// restore), which emits the one event of the whole write: PatchIn emits none.
+func (s *Service[R, E, F]) PatchIn(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, ref string, patch json.RawMessage) (E, error) {
+	return s.update(ctx, sc, tx, spaceID, ref, s.mergePatch(patch), false)
+}
+
 func (s *Service[R, E, F]) mergePatch(patch json.RawMessage) change[E, F] {
 	return func(cur E) (*int64, F, error) {
 		var f F
@@ -405,7 +412,7 @@ func (s *Service[R, E, F]) mergePatch(patch json.RawMessage) change[E, F] {
 			return nil, f, apierr.UserInput(fmt.Sprintf("the patched %s is not valid: %v", s.Type, err))
 		}
 		if s.OnPatch != nil {
-			f = s.OnPatch(patch, f)
+			f = s.OnPatch(cur, patch, f)
 		}
 		return version, f, nil
 	}
@@ -415,7 +422,7 @@ func (s *Service[R, E, F]) write(ctx context.Context, sc authz.Scope, spaceID uu
 	var out E
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
 		var err error
-		out, err = s.update(ctx, sc, tx, spaceID, ref, ch)
+		out, err = s.update(ctx, sc, tx, spaceID, ref, ch, true)
 		return err
 	})
 	if err != nil {
@@ -425,8 +432,8 @@ func (s *Service[R, E, F]) write(ctx context.Context, sc authz.Scope, spaceID uu
 }
 
 // update is one write in tx: read and lock, Edit, the new fields, Manage when Permissions change, the
-// Version, the family's checks, the row, the event.
-func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, ref string, ch change[E, F]) (E, error) {
+// Version, the family's checks, the row, and (emit) the event.
+func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, ref string, ch change[E, F], emit bool) (E, error) {
 	cur, err := s.Resolve(ctx, sc, tx.Q, spaceID, ref, true)
 	if err != nil {
 		return cur, err
@@ -459,7 +466,7 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 		return cur, err
 	}
 	if s.Check != nil {
-		if f, err = s.Check(ctx, tx, sc, &cur, f); err != nil {
+		if f, err = s.Check(ctx, tx, sc, spaceID, &cur, f); err != nil {
 			return cur, err
 		}
 	}
@@ -473,6 +480,9 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 	}
 	if out, err = s.afterWrite(ctx, tx, sc, &cur, out); err != nil {
 		return out, err
+	}
+	if !emit {
+		return out, nil
 	}
 	p, err := s.parent(ctx, sc, tx.Q, spaceID)
 	if err != nil {
@@ -529,7 +539,7 @@ func (s *Service[R, E, F]) remove(ctx context.Context, sc authz.Scope, tx *store
 // BulkPatch applies one merge patch to every entity the selection picks, each in its own savepoint.
 func (s *Service[R, E, F]) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]BulkItem[E], error) {
 	return RunBulk(ctx, s.Store, s.Type, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref Ref) (E, error) {
-		return s.update(ctx, sc, tx, ref.SpaceID, ref.ID.String(), s.mergePatch(patch))
+		return s.update(ctx, sc, tx, ref.SpaceID, ref.ID.String(), s.mergePatch(patch), true)
 	})
 }
 

@@ -157,7 +157,7 @@ var Family = &entity.Family[db.UserGroup, Group, Fields]{
 // checkMembers requires every User a write adds to be a member of the organization; one that is not (or
 // is another organization's) is named as UserIDs.<id>, with the same answer either way. Members already in
 // the Group pass again (one who left the organization was taken out when the membership ended).
-func checkMembers(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Group, f Fields) (Fields, error) {
+func checkMembers(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Group, f Fields) (Fields, error) {
 	var added []uuid.UUID
 	for _, id := range f.UserIDs {
 		if cur == nil || !slices.Contains(cur.UserIDs, id) {

@@ -159,7 +159,7 @@ var Family = &entity.Family[db.ServiceAccountGetWithRoleRow, ServiceAccount, Fie
 // ManageMembers and a role no stronger than the caller's; a change also needs to reach the role held now.
 // Memberships of the organization change one at a time (the organization's row lock), so the count of
 // its admins never races.
-func checkRoleChange(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *ServiceAccount, f Fields) (Fields, error) {
+func checkRoleChange(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *ServiceAccount, f Fields) (Fields, error) {
 	if cur != nil && cur.OrgRole == f.OrgRole {
 		return f, nil
 	}

@@ -127,7 +127,7 @@ var Family = &entity.Family[db.Space, Space, Fields]{
 		f = f.normalized()
 		return f, f.validate()
 	},
-	Check: func(_ context.Context, _ *store.Tx, _ authz.Scope, cur *Space, f Fields) (Fields, error) {
+	Check: func(_ context.Context, _ *store.Tx, _ authz.Scope, _ uuid.UUID, cur *Space, f Fields) (Fields, error) {
 		if cur != nil && f.ComponentID != nil && cur.ComponentID != nil && *cur.ComponentID == *f.ComponentID {
 			return f, nil // the stored reference passes again
 		}

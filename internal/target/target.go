@@ -222,7 +222,7 @@ func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
 
 // check validates a write's references: the BridgeWorker it names, and a ToolchainType change (refused
 // while Units use the Target, as their data is of the old type).
-func check(ctx context.Context, tx *store.Tx, sc authz.Scope, cur *Target, f Fields) (Fields, error) {
+func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Target, f Fields) (Fields, error) {
 	var curWorker *uuid.UUID
 	if cur != nil {
 		curWorker = cur.BridgeWorkerID

@@ -42,16 +42,12 @@ func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) en
 
 // BulkPatch applies one merge patch to every selected Unit, each in its own savepoint.
 func (s *Service) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[Unit], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
-		return update(ctx, sc, tx, ref.SpaceID, ref.ID, mergePatch(patch))
-	})
+	return s.kit.BulkPatch(ctx, sc, path, sel, patch, dryRun)
 }
 
 // BulkDelete deletes every selected Unit.
 func (s *Service) BulkDelete(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, dryRun bool) ([]entity.BulkItem[Unit], error) {
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
-		return remove(ctx, sc, tx, ref.SpaceID, ref.ID)
-	})
+	return s.kit.BulkDelete(ctx, sc, path, sel, dryRun)
 }
 
 // BulkTag puts a Tag on the head Revision of every selected Unit, or (remove) takes it off their Revisions.

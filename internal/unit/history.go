@@ -164,38 +164,9 @@ func (s *Service) ListAllRevisions(ctx context.Context, sc authz.Scope, path str
 	return listquery.MapPage(page, revisionFromRow)
 }
 
-// unitsByID loads Units of the caller's organization by ID, in one query.
-func (s *Service) unitsByID(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]Unit, error) {
-	out := map[uuid.UUID]Unit{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := s.Store.Q().UnitListByIDs(ctx, db.UnitListByIDsParams{OrganizationID: sc.OrganizationID, UnitIds: ids})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		u, err := fromRow(r)
-		if err != nil {
-			return nil, err
-		}
-		out[u.ID] = u
-	}
-	return out, nil
-}
-
 // UnitsByID loads Units the caller may view, by ID (for include expansions).
 func (s *Service) UnitsByID(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]Unit, error) {
-	units, err := s.unitsByID(ctx, sc, ids)
-	if err != nil {
-		return nil, err
-	}
-	for id, u := range units {
-		if !sc.Allows(authz.View, u.target()) {
-			delete(units, id)
-		}
-	}
-	return units, nil
+	return s.kit.LoadByIDs(ctx, sc, ids)
 }
 
 // RevisionsByID loads Revisions the caller may view by ID (for include=HeadRevisionNum).

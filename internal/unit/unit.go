@@ -122,10 +122,110 @@ func fromRow(r *db.Unit) (Unit, error) {
 	return u, nil
 }
 
-// Service carries out Unit, Revision and Mutation operations for the caller in the request's context.
+// Family declares Units to the entity kit, for their fields: a Unit lives in a Space and carries
+// Permissions; its ToolchainType is set when it is created and never changes; its TargetID names a Target
+// of its Space with the same ToolchainType. Its data and history (data.go, history.go) are its own.
+var Family = &entity.Family[db.Unit, Unit, Fields]{
+	Type: EntityType, Event: "unit", Listing: ListEntity, Parent: space.Of, SpaceColumn: "unit.space_id",
+	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Unit, error) {
+		params := db.UnitGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: id}
+		if lock {
+			return q.UnitGetByIDForUpdate(ctx, db.UnitGetByIDForUpdateParams(params))
+		}
+		return q.UnitGetByID(ctx, params)
+	},
+	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Unit, error) {
+		return q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
+	},
+	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Unit, error) {
+		return q.UnitListByIDs(ctx, db.UnitListByIDsParams{OrganizationID: sc.OrganizationID, UnitIds: ids})
+	},
+	// A new Unit has no data yet (HeadRevisionNum 0): its head is the empty content.
+	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Unit, error) {
+		if err := q.ConfigDataPut(ctx, db.ConfigDataPutParams{DataHash: configdata.Hash(nil), Data: []byte{}, DataSize: 0}); err != nil {
+			return nil, err
+		}
+		return q.UnitInsert(ctx, db.UnitInsertParams{
+			UnitID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
+			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
+			Permissions: store.EncodeJSON(f.Permissions), ToolchainType: f.ToolchainType, ProviderType: f.ProviderType,
+			TargetID: f.TargetID, ChangeSetID: f.ChangeSetID, LastChangeDescription: f.LastChangeDescription,
+			DataHash: configdata.Hash(nil), DataSize: 0, HeadDoc: []byte("[]"),
+		})
+	},
+	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Unit, f Fields) (*db.Unit, error) {
+		return q.UnitUpdate(ctx, db.UnitUpdateParams{
+			OrganizationID: sc.OrganizationID, UnitID: cur.ID, Version: cur.Version,
+			Slug: f.Slug, DisplayName: f.DisplayName,
+			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
+			Permissions: store.EncodeJSON(f.Permissions), ProviderType: f.ProviderType, TargetID: f.TargetID,
+			ChangeSetID: f.ChangeSetID, LastChangeDescription: f.LastChangeDescription,
+		})
+	},
+	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Unit) (int64, error) {
+		return q.UnitDelete(ctx, db.UnitDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, UnitID: cur.ID})
+	},
+	FromRow: fromRow,
+	Ident: func(u Unit) entity.Ident {
+		return entity.Ident{ID: u.ID, SpaceID: u.SpaceID, Slug: u.Slug, Version: u.Version, DeleteGates: u.DeleteGates}
+	},
+	Fields: func(u Unit) Fields { return u.Fields },
+	Slug:   func(f Fields) string { return f.Slug },
+	Target: Unit.target,
+	Grants: func(f Fields) authz.Grants { return f.Permissions },
+	Normalize: func(f Fields) (Fields, error) {
+		f = f.normalized()
+		return f, f.validate()
+	},
+	// A write that leaves ToolchainType out (or null) keeps it.
+	OnPut:   keepToolchain,
+	OnPatch: func(cur Unit, _ json.RawMessage, f Fields) Fields { return keepToolchain(cur, f) },
+	Check:   checkFields,
+	// A Unit's events carry its Target, so subscriptions to a Target (and consumers with ViewChildren on
+	// it) see its Units' changes.
+	AdjustEvent: func(u Unit, e event.Event) event.Event {
+		e.TargetID = u.TargetID
+		return e
+	},
+}
+
+func keepToolchain(cur Unit, f Fields) Fields {
+	if f.ToolchainType == "" {
+		f.ToolchainType = cur.ToolchainType
+	}
+	return f
+}
+
+// checkFields: ToolchainType cannot change; TargetID must name a compatible Target of the Space; a
+// ChangeSetID the write leaves as stored passes again (like a Space's ComponentID), so a Unit given one
+// before that check existed can still be written without clearing it.
+func checkFields(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *Unit, f Fields) (Fields, error) {
+	if cur != nil && f.ToolchainType != cur.ToolchainType {
+		return f, apierr.Validation("ToolchainType is set when a Unit is created and cannot change",
+			apierr.Item{Item: "ToolchainType", Description: "cannot change"})
+	}
+	if err := checkTarget(ctx, sc, tx.Q, spaceID, f); err != nil {
+		return f, err
+	}
+	if f.ChangeSetID != nil && (cur == nil || cur.ChangeSetID == nil || *cur.ChangeSetID != *f.ChangeSetID) {
+		return f, checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID)
+	}
+	return f, nil
+}
+
+// Service carries out Unit, Revision and Mutation operations: the fields through the entity kit, the data
+// and history here.
 type Service struct {
+	kit    *entity.Service[db.Unit, Unit, Fields]
 	Store  *store.Store
 	Tokens *listquery.TokenCodec
+}
+
+// NewService serves Units from a store.
+func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
+	return &Service{kit: entity.NewService(Family, st, tokens), Store: st, Tokens: tokens}
 }
 
 // WriteOptions are the query parameters of Unit writes.
@@ -216,11 +316,7 @@ func IDOf(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID,
 
 // Get returns one Unit the caller may view.
 func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) (Unit, error) {
-	row, err := loadRow(ctx, sc, s.Store.Q(), spaceID, unitID, false)
-	if err != nil {
-		return Unit{}, err
-	}
-	return fromRow(row)
+	return s.kit.Get(ctx, sc, spaceID, unitID.String())
 }
 
 // checkTarget requires TargetID to name a Target of the Unit's Space with its ToolchainType. It reads the
@@ -261,107 +357,24 @@ func checkChangeSet(_ context.Context, _ *db.Queries, field string, id *uuid.UUI
 
 // Create makes a Unit without data (HeadRevisionNum 0); PUT its data to make Revision 1.
 func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f Fields, opts WriteOptions) (Unit, error) {
-	f = f.normalized()
-	if err := f.validate(); err != nil {
-		return Unit{}, err
-	}
-	var out Unit
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		sp, st, err := space.VisibleParent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
-			return err
-		}
-		if len(f.Permissions) > 0 {
-			if err := authz.Check(sc, authz.Manage, st); err != nil {
-				return err
-			}
-			if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, f.Permissions); err != nil {
-				return err
-			}
-		}
-		existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
-		switch {
-		case err == nil && opts.AllowExists:
-			if out, err = fromRow(existing); err != nil {
-				return err
-			}
-			return authz.Check(sc, authz.View, out.target())
-		case err == nil:
-			return apierr.AlreadyExists(EntityType, f.Slug)
-		case !apierr.Is(err, apierr.TypeNotFound):
-			return err
-		}
-		if err := checkTarget(ctx, sc, tx.Q, spaceID, f); err != nil {
-			return err
-		}
-		if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
-			return err
-		}
-		if err := tx.Q.ConfigDataPut(ctx, db.ConfigDataPutParams{DataHash: configdata.Hash(nil), Data: []byte{}, DataSize: 0}); err != nil {
-			return err
-		}
-		var row *db.Unit
-		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
-			var err error
-			row, err = sp.Q.UnitInsert(ctx, db.UnitInsertParams{
-				UnitID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
-				Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-				DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
-				Permissions: store.EncodeJSON(f.Permissions), ToolchainType: f.ToolchainType, ProviderType: f.ProviderType,
-				TargetID: f.TargetID, ChangeSetID: f.ChangeSetID, LastChangeDescription: f.LastChangeDescription,
-				DataHash: configdata.Hash(nil), DataSize: 0, HeadDoc: []byte("[]"),
-			})
-			return err
-		})
-		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
-			// A concurrent create of the same Slug won: hand back its Unit.
-			if row, err = tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug}); err != nil {
-				return err
-			}
-			out, err = fromRow(row)
-			return err
-		}
-		if err != nil {
-			return entity.SlugClash(err, EntityType, f.Slug)
-		}
-		if out, err = fromRow(row); err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Created, sp.Slug))
-		return nil
-	})
-	return out, err
+	return s.kit.Create(ctx, sc, spaceID, f, entity.WriteOptions{DryRun: opts.DryRun, AllowExists: opts.AllowExists})
 }
 
 // Update replaces a Unit's fields; version must be the stored one.
 func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, version int64, f Fields, opts WriteOptions) (Unit, error) {
-	if err := entity.RequireVersion(version); err != nil {
-		return Unit{}, err
-	}
-	var out Unit
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		var err error
-		out, err = update(ctx, sc, tx, spaceID, unitID, func(Unit) (*int64, Fields, error) { return &version, f, nil })
-		return err
-	})
-	return out, err
+	return s.kit.Update(ctx, sc, spaceID, unitID.String(), version, f, opts.DryRun)
 }
 
 // Patch applies a merge patch to a Unit's fields and, with restore > 0, makes Revision restore's data the
 // head again; both in one transaction.
 func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, patch json.RawMessage, restore int64, opts WriteOptions) (WriteResult, error) {
+	if restore == 0 {
+		u, err := s.kit.Patch(ctx, sc, spaceID, unitID.String(), patch, opts.DryRun)
+		return WriteResult{Unit: u}, err
+	}
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		if restore == 0 {
-			u, err := update(ctx, sc, tx, spaceID, unitID, mergePatch(patch))
-			out.Unit = u
-			return err
-		}
-		// One write: the fields change and the restore make one Version and one event (the data's).
-		if _, _, err := updateFields(ctx, sc, tx, spaceID, unitID, mergePatch(patch)); err != nil {
+		if _, err := s.kit.PatchIn(ctx, sc, tx, spaceID, unitID.String(), patch); err != nil {
 			return err
 		}
 		var err error
@@ -371,142 +384,7 @@ func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, unitID uui
 	return out, err
 }
 
-// changeFunc computes a write's Version (nil when none was sent) and new fields from the stored Unit.
-type changeFunc func(Unit) (*int64, Fields, error)
-
-func mergePatch(patch json.RawMessage) changeFunc {
-	return func(cur Unit) (*int64, Fields, error) {
-		version, err := entity.SentVersion(patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		merged, err := entity.MergePatch(cur.Fields, patch)
-		if err != nil {
-			return nil, Fields{}, err
-		}
-		var f Fields
-		if err := json.Unmarshal(merged, &f); err != nil {
-			return nil, Fields{}, apierr.UserInput("the patched Unit is not valid: " + err.Error())
-		}
-		return version, f, nil
-	}
-}
-
-// update is the one path of field changes (PUT, PATCH, bulk patch).
-func update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, error) {
-	u, spaceSlug, err := updateFields(ctx, sc, tx, spaceID, unitID, change)
-	if err != nil {
-		return u, err
-	}
-	tx.Emit(u.changeEvent(entity.Updated, spaceSlug))
-	return u, nil
-}
-
-// updateFields is update without its event: it returns the Unit written and its Space's Slug.
-func updateFields(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, change changeFunc) (Unit, string, error) {
-	row, err := loadRow(ctx, sc, tx.Q, spaceID, unitID, true)
-	if err != nil {
-		return Unit{}, "", err
-	}
-	cur, err := fromRow(row)
-	if err != nil {
-		return cur, "", err
-	}
-	if err := authz.Check(sc, authz.Edit, cur.target()); err != nil {
-		return cur, "", err
-	}
-	version, f, err := change(cur)
-	if err != nil {
-		return cur, "", err
-	}
-	if f.ToolchainType == "" {
-		f.ToolchainType = cur.ToolchainType
-	}
-	f = f.normalized()
-	if err := f.validate(); err != nil {
-		return cur, "", err
-	}
-	if f.ToolchainType != cur.ToolchainType {
-		return cur, "", apierr.Validation("ToolchainType is set when a Unit is created and cannot change",
-			apierr.Item{Item: "ToolchainType", Description: "cannot change"})
-	}
-	if !cur.Permissions.Equal(f.Permissions) {
-		if err := authz.Check(sc, authz.Manage, cur.target()); err != nil {
-			return cur, "", err
-		}
-		if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", cur.Permissions, f.Permissions); err != nil {
-			return cur, "", err
-		}
-	}
-	if err := entity.CheckVersion(EntityType, unitID, version, cur.Version); err != nil {
-		return cur, "", err
-	}
-	if err := checkTarget(ctx, sc, tx.Q, spaceID, f); err != nil {
-		return cur, "", err
-	}
-	// A ChangeSetID the write leaves as stored passes again (like a Space's ComponentID), so a Unit given
-	// one before this check existed can still be written without clearing it.
-	if f.ChangeSetID != nil && (cur.ChangeSetID == nil || *cur.ChangeSetID != *f.ChangeSetID) {
-		if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
-			return cur, "", err
-		}
-	}
-	out, err := tx.Q.UnitUpdate(ctx, db.UnitUpdateParams{
-		OrganizationID: sc.OrganizationID, UnitID: unitID, Version: cur.Version,
-		Slug: f.Slug, DisplayName: f.DisplayName,
-		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-		DeleteGates: store.EncodeJSON(f.DeleteGates), DestroyGates: store.EncodeJSON(f.DestroyGates),
-		Permissions: store.EncodeJSON(f.Permissions), ProviderType: f.ProviderType, TargetID: f.TargetID,
-		ChangeSetID: f.ChangeSetID, LastChangeDescription: f.LastChangeDescription,
-	})
-	if err != nil {
-		return cur, "", entity.SlugClash(err, EntityType, f.Slug)
-	}
-	u, err := fromRow(out)
-	if err != nil {
-		return u, "", err
-	}
-	sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-	if err != nil {
-		return u, "", err
-	}
-	return u, sp.Slug, nil
-}
-
 // Delete removes a Unit and its history; refused while it has DeleteGates.
 func (s *Service) Delete(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, dryRun bool) error {
-	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		_, err := remove(ctx, sc, tx, spaceID, unitID)
-		return err
-	})
-}
-
-func remove(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID) (Unit, error) {
-	row, err := loadRow(ctx, sc, tx.Q, spaceID, unitID, true)
-	if err != nil {
-		return Unit{}, err
-	}
-	cur, err := fromRow(row)
-	if err != nil {
-		return cur, err
-	}
-	if err := authz.Check(sc, authz.Delete, cur.target()); err != nil {
-		return cur, err
-	}
-	if err := entity.CheckDeleteGates(EntityType, unitID, cur.Slug, cur.DeleteGates); err != nil {
-		return cur, err
-	}
-	n, err := tx.Q.UnitDelete(ctx, db.UnitDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: unitID})
-	if err != nil {
-		return cur, store.TranslateDelete(err, EntityType, unitID.String())
-	}
-	if n == 0 {
-		return cur, apierr.NotFound(EntityType, unitID.String())
-	}
-	sp, err := space.Parent(ctx, sc, tx.Q, spaceID)
-	if err != nil {
-		return cur, err
-	}
-	tx.Emit(cur.changeEvent(entity.Deleted, sp.Slug))
-	return cur, nil
+	return s.kit.Delete(ctx, sc, spaceID, unitID.String(), dryRun)
 }
