@@ -103,7 +103,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		ServiceAccounts: serviceaccount.NewService(st, tokens),
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
 		Channels: channel.NewService(st, tokens, notifier, cfg.Logger, entity.Resolvers{
-			space.EntityType: space.Family.IDOf, unit.EntityType: unit.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
+			space.EntityType: space.Family.IDOf, unit.EntityType: unit.Family.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
 		}),
 		BridgeWorkers: bridgeworker.NewService(st, tokens, notifier, eventfilter.Visible),
 		Notifier:      notifier,

@@ -157,6 +157,13 @@ func (f *Family[R, E, F]) visibleParent(ctx context.Context, sc authz.Scope, q *
 // Resolve reads an entity named by ID or Slug (lock: FOR UPDATE); a missing one is NotFound, of its
 // Space first when that is what is missing, and so is one the caller may not view.
 func (f *Family[R, E, F]) Resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (E, error) {
+	_, e, err := f.ResolveRow(ctx, sc, q, spaceID, ref, lock)
+	return e, err
+}
+
+// ResolveRow is Resolve that also returns the row read, for what the family keeps beyond its entity (a
+// Unit's parsed data).
+func (f *Family[R, E, F]) ResolveRow(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (*R, E, error) {
 	var zero E
 	var row *R
 	id, perr := uuid.Parse(ref)
@@ -166,24 +173,24 @@ func (f *Family[R, E, F]) Resolve(ctx context.Context, sc authz.Scope, q *db.Que
 	} else if row, err = f.ReadBySlug(ctx, q, sc, spaceID, ref); err == nil && lock {
 		var e E
 		if e, err = f.FromRow(row); err != nil {
-			return zero, err
+			return nil, zero, err
 		}
 		row, err = f.ReadRow(ctx, q, sc, spaceID, f.Ident(e).ID, true)
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
 		if _, perr := f.parent(ctx, sc, q, spaceID); perr != nil {
-			return zero, perr
+			return nil, zero, perr
 		}
 		err = apierr.NotFoundAs(err, f.Type, ref)
 	}
 	if err != nil {
-		return zero, err
+		return nil, zero, err
 	}
 	e, err := f.FromRow(row)
 	if err != nil {
-		return zero, err
+		return nil, zero, err
 	}
-	return e, authz.Viewable(sc, f.Target(e), ref)
+	return row, e, authz.Viewable(sc, f.Target(e), ref)
 }
 
 // afterWrite applies AfterWrite, when the family has it.

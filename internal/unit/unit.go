@@ -267,52 +267,10 @@ func (u Unit) dataEvent(spaceSlug string) event.Event {
 // loadRow reads a Unit of the caller's organization at the Space its path names, NotFound unless the
 // caller may view it; lock serializes writers.
 func loadRow(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, unitID uuid.UUID, lock bool) (*db.Unit, error) {
-	params := db.UnitGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: unitID}
-	var row *db.Unit
-	var err error
-	if lock {
-		row, err = q.UnitGetByIDForUpdate(ctx, db.UnitGetByIDForUpdateParams(params))
-	} else {
-		row, err = q.UnitGetByID(ctx, params)
-	}
-	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, serr := space.Parent(ctx, sc, q, spaceID); serr != nil {
-			return nil, serr
-		}
-		return nil, apierr.NotFound(EntityType, unitID.String())
-	}
-	if err != nil {
-		return nil, err
-	}
-	// A Unit the caller may not view does not exist for it.
-	if !sc.ByRole(authz.View) {
-		grants, err := store.DecodeJSON[authz.Grants](row.Permissions)
-		if err != nil {
-			return nil, err
-		}
-		if err := authz.Viewable(sc, authz.Target{EntityType: EntityType, ID: unitID.String(), Grants: grants, SpaceID: row.SpaceID}, unitID.String()); err != nil {
-			return nil, err
-		}
-	}
-	return row, nil
+	row, _, err := Family.ResolveRow(ctx, sc, q, spaceID, unitID.String(), lock)
+	return row, err
 }
 
-// IDOf finds a Unit of a Space by ID or Slug that the caller may view (the Unit family's entity.Resolver).
-func IDOf(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string) (uuid.UUID, error) {
-	id, err := uuid.Parse(ref)
-	if err != nil {
-		row, err := q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: ref})
-		if err != nil {
-			return uuid.Nil, apierr.NotFoundAs(err, EntityType, ref)
-		}
-		id = row.UnitID
-	}
-	row, err := loadRow(ctx, sc, q, spaceID, id, false)
-	if err != nil {
-		return uuid.Nil, err
-	}
-	return row.UnitID, nil
-}
 
 // Get returns one Unit the caller may view.
 func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) (Unit, error) {
