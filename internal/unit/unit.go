@@ -271,7 +271,6 @@ func loadRow(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, unitID
 	return row, err
 }
 
-
 // Get returns one Unit the caller may view.
 func (s *Service) Get(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) (Unit, error) {
 	return s.kit.Get(ctx, sc, spaceID, unitID.String())
