@@ -15,6 +15,9 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 )
 
+// bridgeWorkerAPI serves the BridgeWorker operations and the worker event-cursor protocol.
+type bridgeWorkerAPI struct{ *base }
+
 func bridgeWorkerToAPI(w bridgeworker.BridgeWorker) api.BridgeWorker {
 	condition := "Disconnected"
 	if w.Ready() {
@@ -33,22 +36,22 @@ func bridgeWorkerFields(b *api.BridgeWorker) bridgeworker.Fields {
 		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
 }
 
-func (h *handlers) ListAllBridgeWorkers(ctx context.Context, r api.ListAllBridgeWorkersRequestObject) (api.ListAllBridgeWorkersResponseObject, error) {
+func (h bridgeWorkerAPI) ListAllBridgeWorkers(ctx context.Context, r api.ListAllBridgeWorkersRequestObject) (api.ListAllBridgeWorkersResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listBridgeWorkers(ctx, sc, nil, listParams(r.Params))
 }
 
-func (h *handlers) ListBridgeWorkers(ctx context.Context, r api.ListBridgeWorkersRequestObject) (api.ListBridgeWorkersResponseObject, error) {
+func (h bridgeWorkerAPI) ListBridgeWorkers(ctx context.Context, r api.ListBridgeWorkersRequestObject) (api.ListBridgeWorkersResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listBridgeWorkers(ctx, sc, &r.SpaceId, listParams(r.Params))
 }
 
-func (h *handlers) listBridgeWorkers(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+func (h bridgeWorkerAPI) listBridgeWorkers(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.BridgeWorkers.List(ctx, sc, spaceID, requestPath(ctx), params)
 	return listed(ctx, sc, page, err, bridgeworker.EntityType, h.extendBridgeWorkers)
 }
 
-func (h *handlers) extendBridgeWorkers(ctx context.Context, sc authz.Scope, ws []bridgeworker.BridgeWorker, includes map[string]bool) ([]api.ExtendedBridgeWorker, error) {
+func (h bridgeWorkerAPI) extendBridgeWorkers(ctx context.Context, sc authz.Scope, ws []bridgeworker.BridgeWorker, includes map[string]bool) ([]api.ExtendedBridgeWorker, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -82,14 +85,14 @@ func (h *handlers) extendBridgeWorkers(ctx context.Context, sc authz.Scope, ws [
 	return out, nil
 }
 
-func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerRequestObject) (api.GetBridgeWorkerResponseObject, error) {
+func (h bridgeWorkerAPI) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerRequestObject) (api.GetBridgeWorkerResponseObject, error) {
 	sc := scopeOf(ctx)
 	return got(ctx, sc, bridgeworker.ListEntity, r.Params.Select, r.Params.Include, func() (bridgeworker.BridgeWorker, error) {
 		return h.s.deps.BridgeWorkers.Get(ctx, sc, r.SpaceId, r.BridgeWorkerId)
 	}, h.extendBridgeWorkers)
 }
 
-func (h *handlers) CreateBridgeWorker(ctx context.Context, r api.CreateBridgeWorkerRequestObject) (api.CreateBridgeWorkerResponseObject, error) {
+func (h bridgeWorkerAPI) CreateBridgeWorker(ctx context.Context, r api.CreateBridgeWorkerRequestObject) (api.CreateBridgeWorkerResponseObject, error) {
 	sc := scopeOf(ctx)
 	w, err := h.s.deps.BridgeWorkers.Create(ctx, sc, r.SpaceId, bridgeWorkerFields(r.Body),
 		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
@@ -99,7 +102,7 @@ func (h *handlers) CreateBridgeWorker(ctx context.Context, r api.CreateBridgeWor
 	return api.CreateBridgeWorker200JSONResponse{Body: bridgeWorkerToAPI(w)}, nil
 }
 
-func (h *handlers) UpdateBridgeWorker(ctx context.Context, r api.UpdateBridgeWorkerRequestObject) (api.UpdateBridgeWorkerResponseObject, error) {
+func (h bridgeWorkerAPI) UpdateBridgeWorker(ctx context.Context, r api.UpdateBridgeWorkerRequestObject) (api.UpdateBridgeWorkerResponseObject, error) {
 	sc := scopeOf(ctx)
 	w, err := h.s.deps.BridgeWorkers.Update(ctx, sc, r.SpaceId, r.BridgeWorkerId, r.Body.Version, bridgeWorkerFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
@@ -108,7 +111,7 @@ func (h *handlers) UpdateBridgeWorker(ctx context.Context, r api.UpdateBridgeWor
 	return api.UpdateBridgeWorker200JSONResponse{Body: bridgeWorkerToAPI(w)}, nil
 }
 
-func (h *handlers) PatchBridgeWorker(ctx context.Context, r api.PatchBridgeWorkerRequestObject) (api.PatchBridgeWorkerResponseObject, error) {
+func (h bridgeWorkerAPI) PatchBridgeWorker(ctx context.Context, r api.PatchBridgeWorkerRequestObject) (api.PatchBridgeWorkerResponseObject, error) {
 	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
@@ -121,7 +124,7 @@ func (h *handlers) PatchBridgeWorker(ctx context.Context, r api.PatchBridgeWorke
 	return api.PatchBridgeWorker200JSONResponse{Body: bridgeWorkerToAPI(w)}, nil
 }
 
-func (h *handlers) DeleteBridgeWorker(ctx context.Context, r api.DeleteBridgeWorkerRequestObject) (api.DeleteBridgeWorkerResponseObject, error) {
+func (h bridgeWorkerAPI) DeleteBridgeWorker(ctx context.Context, r api.DeleteBridgeWorkerRequestObject) (api.DeleteBridgeWorkerResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.BridgeWorkers.Delete(ctx, sc, r.SpaceId, r.BridgeWorkerId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
@@ -129,7 +132,7 @@ func (h *handlers) DeleteBridgeWorker(ctx context.Context, r api.DeleteBridgeWor
 	return api.DeleteBridgeWorker200JSONResponse{Body: deleted(bridgeworker.EntityType)}, nil
 }
 
-func (h *handlers) PollBridgeWorkerEvents(ctx context.Context, r api.PollBridgeWorkerEventsRequestObject) (api.PollBridgeWorkerEventsResponseObject, error) {
+func (h bridgeWorkerAPI) PollBridgeWorkerEvents(ctx context.Context, r api.PollBridgeWorkerEventsRequestObject) (api.PollBridgeWorkerEventsResponseObject, error) {
 	sc := scopeOf(ctx)
 	b := r.Body
 	if err := bridgeworker.ValidateName(r.Name, b.Name); err != nil {

@@ -12,6 +12,9 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 )
 
+// channelAPI serves the Channel operations.
+type channelAPI struct{ *base }
+
 func channelToAPI(c channel.Channel) api.Channel {
 	commands := map[string]api.ChannelCommand{}
 	for name, cmd := range c.Commands {
@@ -54,22 +57,22 @@ func channelFields(b *api.Channel) channel.Fields {
 		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
 }
 
-func (h *handlers) ListAllChannels(ctx context.Context, r api.ListAllChannelsRequestObject) (api.ListAllChannelsResponseObject, error) {
+func (h channelAPI) ListAllChannels(ctx context.Context, r api.ListAllChannelsRequestObject) (api.ListAllChannelsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listChannels(ctx, sc, nil, listParams(r.Params))
 }
 
-func (h *handlers) ListChannels(ctx context.Context, r api.ListChannelsRequestObject) (api.ListChannelsResponseObject, error) {
+func (h channelAPI) ListChannels(ctx context.Context, r api.ListChannelsRequestObject) (api.ListChannelsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listChannels(ctx, sc, &r.SpaceId, listParams(r.Params))
 }
 
-func (h *handlers) listChannels(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+func (h channelAPI) listChannels(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Channels.List(ctx, sc, spaceID, requestPath(ctx), params)
 	return listed(ctx, sc, page, err, channel.EntityType, h.extendChannels)
 }
 
-func (h *handlers) extendChannels(ctx context.Context, sc authz.Scope, cs []channel.Channel, includes map[string]bool) ([]api.ExtendedChannel, error) {
+func (h channelAPI) extendChannels(ctx context.Context, sc authz.Scope, cs []channel.Channel, includes map[string]bool) ([]api.ExtendedChannel, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -92,14 +95,14 @@ func (h *handlers) extendChannels(ctx context.Context, sc authz.Scope, cs []chan
 	return out, nil
 }
 
-func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject) (api.GetChannelResponseObject, error) {
+func (h channelAPI) GetChannel(ctx context.Context, r api.GetChannelRequestObject) (api.GetChannelResponseObject, error) {
 	sc := scopeOf(ctx)
 	return got(ctx, sc, channel.ListEntity, r.Params.Select, r.Params.Include, func() (channel.Channel, error) {
 		return h.s.deps.Channels.Get(ctx, sc, r.SpaceId, r.ChannelId)
 	}, h.extendChannels)
 }
 
-func (h *handlers) CreateChannel(ctx context.Context, r api.CreateChannelRequestObject) (api.CreateChannelResponseObject, error) {
+func (h channelAPI) CreateChannel(ctx context.Context, r api.CreateChannelRequestObject) (api.CreateChannelResponseObject, error) {
 	sc := scopeOf(ctx)
 	c, err := h.s.deps.Channels.Create(ctx, sc, r.SpaceId, channelFields(r.Body), entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
@@ -108,7 +111,7 @@ func (h *handlers) CreateChannel(ctx context.Context, r api.CreateChannelRequest
 	return api.CreateChannel200JSONResponse{Body: channelToAPI(c)}, nil
 }
 
-func (h *handlers) UpdateChannel(ctx context.Context, r api.UpdateChannelRequestObject) (api.UpdateChannelResponseObject, error) {
+func (h channelAPI) UpdateChannel(ctx context.Context, r api.UpdateChannelRequestObject) (api.UpdateChannelResponseObject, error) {
 	sc := scopeOf(ctx)
 	c, err := h.s.deps.Channels.Update(ctx, sc, r.SpaceId, r.ChannelId, r.Body.Version, channelFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
@@ -117,7 +120,7 @@ func (h *handlers) UpdateChannel(ctx context.Context, r api.UpdateChannelRequest
 	return api.UpdateChannel200JSONResponse{Body: channelToAPI(c)}, nil
 }
 
-func (h *handlers) PatchChannel(ctx context.Context, r api.PatchChannelRequestObject) (api.PatchChannelResponseObject, error) {
+func (h channelAPI) PatchChannel(ctx context.Context, r api.PatchChannelRequestObject) (api.PatchChannelResponseObject, error) {
 	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
@@ -130,7 +133,7 @@ func (h *handlers) PatchChannel(ctx context.Context, r api.PatchChannelRequestOb
 	return api.PatchChannel200JSONResponse{Body: channelToAPI(c)}, nil
 }
 
-func (h *handlers) DeleteChannel(ctx context.Context, r api.DeleteChannelRequestObject) (api.DeleteChannelResponseObject, error) {
+func (h channelAPI) DeleteChannel(ctx context.Context, r api.DeleteChannelRequestObject) (api.DeleteChannelResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.Channels.Delete(ctx, sc, r.SpaceId, r.ChannelId, flag(r.Params.DryRun)); err != nil {
 		return nil, err

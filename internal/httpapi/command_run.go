@@ -15,6 +15,9 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 )
 
+// commandRunAPI serves the bot protocol of Channels (lease, poll, result) and CommandRuns.
+type commandRunAPI struct{ *base }
+
 func runToAPI(r channel.Run) api.CommandRun {
 	var result any
 	if r.Result != nil {
@@ -39,7 +42,7 @@ func eventToAPI(e event.Entry) api.EventLogEntry {
 		SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: e.Payload, CreatedAt: e.CreatedAt.UTC()}
 }
 
-func (h *handlers) AcquireChannelLease(ctx context.Context, r api.AcquireChannelLeaseRequestObject) (api.AcquireChannelLeaseResponseObject, error) {
+func (h commandRunAPI) AcquireChannelLease(ctx context.Context, r api.AcquireChannelLeaseRequestObject) (api.AcquireChannelLeaseResponseObject, error) {
 	sc := scopeOf(ctx)
 	var body api.ChannelLeaseRequest
 	if r.Body != nil {
@@ -52,7 +55,7 @@ func (h *handlers) AcquireChannelLease(ctx context.Context, r api.AcquireChannel
 	return api.AcquireChannelLease200JSONResponse{Body: api.ChannelLease{ClaimToken: l.ClaimToken, ExpiresAt: l.ExpiresAt.UTC(), LeaseSeconds: l.LeaseSeconds}}, nil
 }
 
-func (h *handlers) ReleaseChannelLease(ctx context.Context, r api.ReleaseChannelLeaseRequestObject) (api.ReleaseChannelLeaseResponseObject, error) {
+func (h commandRunAPI) ReleaseChannelLease(ctx context.Context, r api.ReleaseChannelLeaseRequestObject) (api.ReleaseChannelLeaseResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.Channels.ReleaseLease(ctx, sc, r.SpaceId, r.ChannelId, r.Params.ClaimToken); err != nil {
 		return nil, err
@@ -60,7 +63,7 @@ func (h *handlers) ReleaseChannelLease(ctx context.Context, r api.ReleaseChannel
 	return api.ReleaseChannelLease204Response{}, nil
 }
 
-func (h *handlers) PollChannel(ctx context.Context, r api.PollChannelRequestObject) (api.PollChannelResponseObject, error) {
+func (h commandRunAPI) PollChannel(ctx context.Context, r api.PollChannelRequestObject) (api.PollChannelResponseObject, error) {
 	sc := scopeOf(ctx)
 	timeout, maxRuns := channel.DefaultPollSeconds, channel.DefaultMaxRuns
 	if r.Body.TimeoutSeconds != nil {
@@ -92,7 +95,7 @@ func (h *handlers) PollChannel(ctx context.Context, r api.PollChannelRequestObje
 	return api.PollChannel200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) ReportCommandRunResult(ctx context.Context, r api.ReportCommandRunResultRequestObject) (api.ReportCommandRunResultResponseObject, error) {
+func (h commandRunAPI) ReportCommandRunResult(ctx context.Context, r api.ReportCommandRunResultRequestObject) (api.ReportCommandRunResultResponseObject, error) {
 	sc := scopeOf(ctx)
 	var result json.RawMessage
 	if r.Body.Result != nil {
@@ -109,7 +112,7 @@ func (h *handlers) ReportCommandRunResult(ctx context.Context, r api.ReportComma
 	return api.ReportCommandRunResult200JSONResponse{Body: runToAPI(run)}, nil
 }
 
-func (h *handlers) CreateCommandRun(ctx context.Context, r api.CreateCommandRunRequestObject) (api.CreateCommandRunResponseObject, error) {
+func (h commandRunAPI) CreateCommandRun(ctx context.Context, r api.CreateCommandRunRequestObject) (api.CreateCommandRunResponseObject, error) {
 	sc := scopeOf(ctx)
 	b := r.Body
 	run, err := h.s.deps.Channels.CreateRun(ctx, sc, channel.RunRequest{Command: b.Command, SpaceID: b.SpaceID, ChannelID: b.ChannelID,
@@ -120,17 +123,17 @@ func (h *handlers) CreateCommandRun(ctx context.Context, r api.CreateCommandRunR
 	return api.CreateCommandRun200JSONResponse{Body: runToAPI(run)}, nil
 }
 
-func (h *handlers) ListAllCommandRuns(ctx context.Context, r api.ListAllCommandRunsRequestObject) (api.ListAllCommandRunsResponseObject, error) {
+func (h commandRunAPI) ListAllCommandRuns(ctx context.Context, r api.ListAllCommandRunsRequestObject) (api.ListAllCommandRunsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listRuns(ctx, sc, nil, "", listParams(r.Params))
 }
 
-func (h *handlers) ListCommandRuns(ctx context.Context, r api.ListCommandRunsRequestObject) (api.ListCommandRunsResponseObject, error) {
+func (h commandRunAPI) ListCommandRuns(ctx context.Context, r api.ListCommandRunsRequestObject) (api.ListCommandRunsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listRuns(ctx, sc, &r.SpaceId, r.ChannelId, listParams(r.Params))
 }
 
-func (h *handlers) listRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, params listquery.Params) (pageResponse, error) {
+func (h commandRunAPI) listRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Channels.ListRuns(ctx, sc, spaceID, ref, requestPath(ctx), params)
 	if err != nil {
 		return pageResponse{}, err
@@ -142,7 +145,7 @@ func (h *handlers) listRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.U
 	return newPage(out, channel.RunEntityType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) extendRuns(ctx context.Context, sc authz.Scope, runs []channel.Run, includes map[string]bool) ([]api.ExtendedCommandRun, error) {
+func (h commandRunAPI) extendRuns(ctx context.Context, sc authz.Scope, runs []channel.Run, includes map[string]bool) ([]api.ExtendedCommandRun, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -165,7 +168,7 @@ func (h *handlers) extendRuns(ctx context.Context, sc authz.Scope, runs []channe
 	return out, nil
 }
 
-func (h *handlers) GetCommandRun(ctx context.Context, r api.GetCommandRunRequestObject) (api.GetCommandRunResponseObject, error) {
+func (h commandRunAPI) GetCommandRun(ctx context.Context, r api.GetCommandRunRequestObject) (api.GetCommandRunResponseObject, error) {
 	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(channel.RunListEntity, deref(r.Params.Select))
 	if err != nil {
@@ -186,7 +189,7 @@ func (h *handlers) GetCommandRun(ctx context.Context, r api.GetCommandRunRequest
 	return itemResponse{item: ext[0], entityField: channel.RunEntityType, fields: fields}, nil
 }
 
-func (h *handlers) CancelCommandRun(ctx context.Context, r api.CancelCommandRunRequestObject) (api.CancelCommandRunResponseObject, error) {
+func (h commandRunAPI) CancelCommandRun(ctx context.Context, r api.CancelCommandRunRequestObject) (api.CancelCommandRunResponseObject, error) {
 	sc := scopeOf(ctx)
 	run, err := h.s.deps.Channels.CancelRun(ctx, sc, r.SpaceId, r.ChannelId, r.CommandRunId)
 	if err != nil {

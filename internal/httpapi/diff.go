@@ -12,6 +12,9 @@ import (
 	"github.com/hubd/hubd/internal/unit"
 )
 
+// unitReadAPI serves the diffs and the streamed bulk reads of Units and Revisions.
+type unitReadAPI struct{ *base }
+
 func diffToAPI(from, to int64, d configdata.Diff) api.Diff {
 	changes := make([]api.PathChange, len(d.Changes))
 	for i, c := range d.Changes {
@@ -21,7 +24,7 @@ func diffToAPI(from, to int64, d configdata.Diff) api.Diff {
 	return api.Diff{FromRevisionNum: from, ToRevisionNum: to, UnifiedDiff: d.Unified, Changes: changes}
 }
 
-func (h *handlers) DiffConfigData(ctx context.Context, r api.DiffConfigDataRequestObject) (api.DiffConfigDataResponseObject, error) {
+func (h unitReadAPI) DiffConfigData(ctx context.Context, r api.DiffConfigDataRequestObject) (api.DiffConfigDataResponseObject, error) {
 	d, err := unit.DiffTexts(r.Body.ToolchainType, []byte(r.Body.From), []byte(r.Body.To))
 	if err != nil {
 		return nil, err
@@ -29,7 +32,7 @@ func (h *handlers) DiffConfigData(ctx context.Context, r api.DiffConfigDataReque
 	return api.DiffConfigData200JSONResponse{Body: diffToAPI(0, 0, d)}, nil
 }
 
-func (h *handlers) GetUnitDiff(ctx context.Context, r api.GetUnitDiffRequestObject) (api.GetUnitDiffResponseObject, error) {
+func (h unitReadAPI) GetUnitDiff(ctx context.Context, r api.GetUnitDiffRequestObject) (api.GetUnitDiffResponseObject, error) {
 	sc := scopeOf(ctx)
 	d, err := h.s.deps.Units.Diff(ctx, sc, r.SpaceId, r.UnitId, r.Params.From, r.Params.To)
 	if err != nil {
@@ -53,7 +56,7 @@ func revisionPages(p *listquery.Pager[unit.Revision]) func() ([]unit.Revision, s
 	}
 }
 
-func (h *handlers) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffRequestObject) (api.SearchUnitDiffResponseObject, error) {
+func (h unitReadAPI) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffRequestObject) (api.SearchUnitDiffResponseObject, error) {
 	sc := scopeOf(ctx)
 	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
@@ -78,7 +81,7 @@ func (h *handlers) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffReque
 	})
 }
 
-func (h *handlers) SearchUnitData(ctx context.Context, r api.SearchUnitDataRequestObject) (api.SearchUnitDataResponseObject, error) {
+func (h unitReadAPI) SearchUnitData(ctx context.Context, r api.SearchUnitDataRequestObject) (api.SearchUnitDataResponseObject, error) {
 	sc := scopeOf(ctx)
 	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
@@ -98,7 +101,7 @@ func (h *handlers) SearchUnitData(ctx context.Context, r api.SearchUnitDataReque
 	})
 }
 
-func (h *handlers) SearchUnitMutationSources(ctx context.Context, r api.SearchUnitMutationSourcesRequestObject) (api.SearchUnitMutationSourcesResponseObject, error) {
+func (h unitReadAPI) SearchUnitMutationSources(ctx context.Context, r api.SearchUnitMutationSourcesRequestObject) (api.SearchUnitMutationSourcesResponseObject, error) {
 	sc := scopeOf(ctx)
 	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
@@ -124,7 +127,7 @@ func (h *handlers) SearchUnitMutationSources(ctx context.Context, r api.SearchUn
 	})
 }
 
-func (h *handlers) SearchRevisionData(ctx context.Context, r api.SearchRevisionDataRequestObject) (api.SearchRevisionDataResponseObject, error) {
+func (h unitReadAPI) SearchRevisionData(ctx context.Context, r api.SearchRevisionDataRequestObject) (api.SearchRevisionDataResponseObject, error) {
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionDataParamsDistinctOnOff
 	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
@@ -149,7 +152,7 @@ func (h *handlers) SearchRevisionData(ctx context.Context, r api.SearchRevisionD
 	})
 }
 
-func (h *handlers) SearchRevisionMutationSources(ctx context.Context, r api.SearchRevisionMutationSourcesRequestObject) (api.SearchRevisionMutationSourcesResponseObject, error) {
+func (h unitReadAPI) SearchRevisionMutationSources(ctx context.Context, r api.SearchRevisionMutationSourcesRequestObject) (api.SearchRevisionMutationSourcesResponseObject, error) {
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionMutationSourcesParamsDistinctOnOff
 	if err := requireLimitForAll(all, r.Params.Limit); err != nil {

@@ -12,6 +12,9 @@ import (
 	"github.com/hubd/hubd/internal/group"
 )
 
+// groupAPI serves the Group operations.
+type groupAPI struct{ *base }
+
 func groupToAPI(g group.Group) api.Group {
 	return api.Group{GroupID: g.ID, OrganizationID: g.OrganizationID, Slug: g.Slug, DisplayName: g.DisplayName,
 		UserIDs: g.UserIDs, Labels: g.Labels, Annotations: g.Annotations, DeleteGates: g.DeleteGates,
@@ -24,7 +27,7 @@ func groupFields(b *api.Group) group.Fields {
 		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
 }
 
-func (h *handlers) ListGroups(ctx context.Context, r api.ListGroupsRequestObject) (api.ListGroupsResponseObject, error) {
+func (h groupAPI) ListGroups(ctx context.Context, r api.ListGroupsRequestObject) (api.ListGroupsResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Groups.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
 	return listed(ctx, sc, page, err, group.EntityType, h.extendGroups)
@@ -32,7 +35,7 @@ func (h *handlers) ListGroups(ctx context.Context, r api.ListGroupsRequestObject
 
 // extendGroups builds the Extended forms of a page: the Organization and the members the caller may see,
 // each read once for the page.
-func (h *handlers) extendGroups(ctx context.Context, sc authz.Scope, gs []group.Group, includes map[string]bool) ([]api.ExtendedGroup, error) {
+func (h groupAPI) extendGroups(ctx context.Context, sc authz.Scope, gs []group.Group, includes map[string]bool) ([]api.ExtendedGroup, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -61,14 +64,14 @@ func (h *handlers) extendGroups(ctx context.Context, sc authz.Scope, gs []group.
 	return out, nil
 }
 
-func (h *handlers) GetGroup(ctx context.Context, r api.GetGroupRequestObject) (api.GetGroupResponseObject, error) {
+func (h groupAPI) GetGroup(ctx context.Context, r api.GetGroupRequestObject) (api.GetGroupResponseObject, error) {
 	sc := scopeOf(ctx)
 	return got(ctx, sc, group.ListEntity, r.Params.Select, r.Params.Include, func() (group.Group, error) {
 		return h.s.deps.Groups.Get(ctx, sc, uuid.Nil, r.GroupId)
 	}, h.extendGroups)
 }
 
-func (h *handlers) CreateGroup(ctx context.Context, r api.CreateGroupRequestObject) (api.CreateGroupResponseObject, error) {
+func (h groupAPI) CreateGroup(ctx context.Context, r api.CreateGroupRequestObject) (api.CreateGroupResponseObject, error) {
 	sc := scopeOf(ctx)
 	g, err := h.s.deps.Groups.Create(ctx, sc, uuid.Nil, groupFields(r.Body),
 		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
@@ -78,7 +81,7 @@ func (h *handlers) CreateGroup(ctx context.Context, r api.CreateGroupRequestObje
 	return api.CreateGroup200JSONResponse{Body: groupToAPI(g)}, nil
 }
 
-func (h *handlers) UpdateGroup(ctx context.Context, r api.UpdateGroupRequestObject) (api.UpdateGroupResponseObject, error) {
+func (h groupAPI) UpdateGroup(ctx context.Context, r api.UpdateGroupRequestObject) (api.UpdateGroupResponseObject, error) {
 	sc := scopeOf(ctx)
 	g, err := h.s.deps.Groups.Update(ctx, sc, uuid.Nil, r.GroupId, r.Body.Version, groupFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
@@ -87,7 +90,7 @@ func (h *handlers) UpdateGroup(ctx context.Context, r api.UpdateGroupRequestObje
 	return api.UpdateGroup200JSONResponse{Body: groupToAPI(g)}, nil
 }
 
-func (h *handlers) PatchGroup(ctx context.Context, r api.PatchGroupRequestObject) (api.PatchGroupResponseObject, error) {
+func (h groupAPI) PatchGroup(ctx context.Context, r api.PatchGroupRequestObject) (api.PatchGroupResponseObject, error) {
 	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
@@ -100,7 +103,7 @@ func (h *handlers) PatchGroup(ctx context.Context, r api.PatchGroupRequestObject
 	return api.PatchGroup200JSONResponse{Body: groupToAPI(g)}, nil
 }
 
-func (h *handlers) DeleteGroup(ctx context.Context, r api.DeleteGroupRequestObject) (api.DeleteGroupResponseObject, error) {
+func (h groupAPI) DeleteGroup(ctx context.Context, r api.DeleteGroupRequestObject) (api.DeleteGroupResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.Groups.Delete(ctx, sc, uuid.Nil, r.GroupId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
@@ -108,7 +111,7 @@ func (h *handlers) DeleteGroup(ctx context.Context, r api.DeleteGroupRequestObje
 	return api.DeleteGroup200JSONResponse{Body: deleted(group.EntityType)}, nil
 }
 
-func (h *handlers) BulkPatchGroups(ctx context.Context, r api.BulkPatchGroupsRequestObject) (api.BulkPatchGroupsResponseObject, error) {
+func (h groupAPI) BulkPatchGroups(ctx context.Context, r api.BulkPatchGroupsRequestObject) (api.BulkPatchGroupsResponseObject, error) {
 	out, multi, err := patchedInBulk[group.Group](ctx, h.s.deps.Groups, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[group.Group], e *api.ResponseError) api.GroupCreateOrUpdateResponse {
 		if e != nil {
 			return api.GroupCreateOrUpdateResponse{Error: e}
@@ -125,7 +128,7 @@ func (h *handlers) BulkPatchGroups(ctx context.Context, r api.BulkPatchGroupsReq
 	return api.BulkPatchGroups200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) BulkDeleteGroups(ctx context.Context, r api.BulkDeleteGroupsRequestObject) (api.BulkDeleteGroupsResponseObject, error) {
+func (h groupAPI) BulkDeleteGroups(ctx context.Context, r api.BulkDeleteGroupsRequestObject) (api.BulkDeleteGroupsResponseObject, error) {
 	out, multi, err := deletedInBulk[group.Group](ctx, h.s.deps.Groups, group.EntityType, r.Params, r.Params.DryRun)
 	switch {
 	case err != nil:

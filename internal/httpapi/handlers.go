@@ -15,9 +15,34 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 )
 
-// handlers implements the generated strict-server interface. Each method converts the API request to
-// domain terms, calls one domain service, and converts the result back; rules live in the services.
-type handlers struct{ s *Server }
+// handlers implements the generated strict-server interface with one handler struct per family, each
+// embedded here. A method converts the API request to domain terms, calls one domain service, and
+// converts the result back; rules live in the services. A new family adds its struct and one line here.
+type handlers struct {
+	*base
+	spaceAPI
+	unitAPI
+	unitReadAPI
+	targetAPI
+	tagAPI
+	groupAPI
+	channelAPI
+	commandRunAPI
+	bridgeWorkerAPI
+	serviceAccountAPI
+	organizationAPI
+	metaAPI
+}
+
+// base is what every family's handlers share: the server's dependencies and the include loaders.
+type base struct{ s *Server }
+
+func newHandlers(s *Server) *handlers {
+	b := &base{s: s}
+	return &handlers{base: b, spaceAPI: spaceAPI{b}, unitAPI: unitAPI{b}, unitReadAPI: unitReadAPI{b}, targetAPI: targetAPI{b},
+		tagAPI: tagAPI{b}, groupAPI: groupAPI{b}, channelAPI: channelAPI{b}, commandRunAPI: commandRunAPI{b},
+		bridgeWorkerAPI: bridgeWorkerAPI{b}, serviceAccountAPI: serviceAccountAPI{b}, organizationAPI: organizationAPI{b}, metaAPI: metaAPI{b}}
+}
 
 var _ api.StrictServerInterface = (*handlers)(nil)
 
@@ -63,7 +88,7 @@ func deref[T any](p *T) T {
 // includedOrganization loads the caller's Organization when include names OrganizationID (every entity of
 // a list shares it, so one read serves the page).
 // includedUsers loads the Users include=UserID asks for, in one query.
-func (h *handlers) includedUsers(ctx context.Context, sc authz.Scope, includes map[string]bool, ids []uuid.UUID) (map[uuid.UUID]api.User, error) {
+func (h *base) includedUsers(ctx context.Context, sc authz.Scope, includes map[string]bool, ids []uuid.UUID) (map[uuid.UUID]api.User, error) {
 	out := map[uuid.UUID]api.User{}
 	if !includes["UserID"] {
 		return out, nil
@@ -78,7 +103,7 @@ func (h *handlers) includedUsers(ctx context.Context, sc authz.Scope, includes m
 	return out, nil
 }
 
-func (h *handlers) includedOrganization(ctx context.Context, sc authz.Scope, includes map[string]bool) (*api.Organization, error) {
+func (h *base) includedOrganization(ctx context.Context, sc authz.Scope, includes map[string]bool) (*api.Organization, error) {
 	if !includes["OrganizationID"] {
 		return nil, nil
 	}
@@ -128,7 +153,7 @@ func bulkRemoved[E any](entityType string, items []entity.BulkItem[E]) ([]api.De
 
 // includedSpaces loads, when wanted (include=SpaceID or the like), the Spaces among ids the caller may
 // view, in one query.
-func (h *handlers) includedSpaces(ctx context.Context, sc authz.Scope, wanted bool, ids []uuid.UUID) (map[uuid.UUID]api.Space, error) {
+func (h *base) includedSpaces(ctx context.Context, sc authz.Scope, wanted bool, ids []uuid.UUID) (map[uuid.UUID]api.Space, error) {
 	out := map[uuid.UUID]api.Space{}
 	if !wanted {
 		return out, nil

@@ -6,11 +6,14 @@ import (
 	"github.com/hubd/hubd/gen/api"
 )
 
-func (h *handlers) GetAPIDocs(ctx context.Context, _ api.GetAPIDocsRequestObject) (api.GetAPIDocsResponseObject, error) {
+// metaAPI serves the document, /api/info and /api/me.
+type metaAPI struct{ *base }
+
+func (h metaAPI) GetAPIDocs(ctx context.Context, _ api.GetAPIDocsRequestObject) (api.GetAPIDocsResponseObject, error) {
 	return rawJSON(h.s.docJSON), nil
 }
 
-func (h *handlers) ApiInfo(ctx context.Context, _ api.ApiInfoRequestObject) (api.ApiInfoResponseObject, error) {
+func (h metaAPI) ApiInfo(ctx context.Context, _ api.ApiInfoRequestObject) (api.ApiInfoResponseObject, error) {
 	return api.ApiInfo200JSONResponse{Body: api.ApiInfo{
 		// No identity provider is configured yet: browser apps cannot sign in (AuthIssuer is empty).
 		AuthIssuer:            "",
@@ -20,7 +23,7 @@ func (h *handlers) ApiInfo(ctx context.Context, _ api.ApiInfoRequestObject) (api
 	}}, nil
 }
 
-func (h *handlers) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.GetMeResponseObject, error) {
+func (h metaAPI) GetMe(ctx context.Context, _ api.GetMeRequestObject) (api.GetMeResponseObject, error) {
 	sc := scopeOf(ctx)
 	m, err := h.s.deps.Orgs.Me(ctx, sc)
 	if err != nil {

@@ -10,7 +10,10 @@ import (
 	"github.com/hubd/hubd/internal/org"
 )
 
-func (h *handlers) ListOrganizations(ctx context.Context, r api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
+// organizationAPI serves the Organization, OrganizationMember and User operations.
+type organizationAPI struct{ *base }
+
+func (h organizationAPI) ListOrganizations(ctx context.Context, r api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Orgs.ListOrganizations(ctx, sc, requestPath(ctx), listParams(r.Params))
 	if err != nil {
@@ -23,7 +26,7 @@ func (h *handlers) ListOrganizations(ctx context.Context, r api.ListOrganization
 	return newPage(out, org.OrganizationType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) GetOrganization(ctx context.Context, r api.GetOrganizationRequestObject) (api.GetOrganizationResponseObject, error) {
+func (h organizationAPI) GetOrganization(ctx context.Context, r api.GetOrganizationRequestObject) (api.GetOrganizationResponseObject, error) {
 	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(org.OrganizationList, deref(r.Params.Select))
 	if err != nil {
@@ -36,7 +39,7 @@ func (h *handlers) GetOrganization(ctx context.Context, r api.GetOrganizationReq
 	return itemResponse{item: api.ExtendedOrganization{Organization: organizationToAPI(o)}, entityField: org.OrganizationType, fields: fields}, nil
 }
 
-func (h *handlers) CreateOrganization(ctx context.Context, r api.CreateOrganizationRequestObject) (api.CreateOrganizationResponseObject, error) {
+func (h organizationAPI) CreateOrganization(ctx context.Context, r api.CreateOrganizationRequestObject) (api.CreateOrganizationResponseObject, error) {
 	sc := scopeOf(ctx)
 	o, err := h.s.deps.Orgs.CreateOrganization(ctx, sc, organizationFields(r.Body),
 		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
@@ -46,7 +49,7 @@ func (h *handlers) CreateOrganization(ctx context.Context, r api.CreateOrganizat
 	return api.CreateOrganization200JSONResponse{Body: organizationToAPI(o)}, nil
 }
 
-func (h *handlers) UpdateOrganization(ctx context.Context, r api.UpdateOrganizationRequestObject) (api.UpdateOrganizationResponseObject, error) {
+func (h organizationAPI) UpdateOrganization(ctx context.Context, r api.UpdateOrganizationRequestObject) (api.UpdateOrganizationResponseObject, error) {
 	sc := scopeOf(ctx)
 	o, err := h.s.deps.Orgs.UpdateOrganization(ctx, sc, r.OrganizationId, r.Body.Version, organizationFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
@@ -55,7 +58,7 @@ func (h *handlers) UpdateOrganization(ctx context.Context, r api.UpdateOrganizat
 	return api.UpdateOrganization200JSONResponse{Body: organizationToAPI(o)}, nil
 }
 
-func (h *handlers) DeleteOrganization(ctx context.Context, r api.DeleteOrganizationRequestObject) (api.DeleteOrganizationResponseObject, error) {
+func (h organizationAPI) DeleteOrganization(ctx context.Context, r api.DeleteOrganizationRequestObject) (api.DeleteOrganizationResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.Orgs.DeleteOrganization(ctx, sc, r.OrganizationId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
@@ -63,7 +66,7 @@ func (h *handlers) DeleteOrganization(ctx context.Context, r api.DeleteOrganizat
 	return api.DeleteOrganization200JSONResponse{Body: deleted(org.OrganizationType)}, nil
 }
 
-func (h *handlers) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
+func (h organizationAPI) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Orgs.ListMembers(ctx, sc, r.OrganizationId, requestPath(ctx), listParams(r.Params))
 	if err != nil {
@@ -76,7 +79,7 @@ func (h *handlers) ListOrganizationMembers(ctx context.Context, r api.ListOrgani
 	return newPage(out, org.MemberType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) GetOrganizationMember(ctx context.Context, r api.GetOrganizationMemberRequestObject) (api.GetOrganizationMemberResponseObject, error) {
+func (h organizationAPI) GetOrganizationMember(ctx context.Context, r api.GetOrganizationMemberRequestObject) (api.GetOrganizationMemberResponseObject, error) {
 	sc := scopeOf(ctx)
 	m, err := h.s.deps.Orgs.GetMember(ctx, sc, r.OrganizationId, r.OrganizationMemberId)
 	if err != nil {
@@ -85,7 +88,7 @@ func (h *handlers) GetOrganizationMember(ctx context.Context, r api.GetOrganizat
 	return api.GetOrganizationMember200JSONResponse{Body: api.ExtendedOrganizationMember{OrganizationMember: memberToAPI(m)}}, nil
 }
 
-func (h *handlers) CreateOrganizationMember(ctx context.Context, r api.CreateOrganizationMemberRequestObject) (api.CreateOrganizationMemberResponseObject, error) {
+func (h organizationAPI) CreateOrganizationMember(ctx context.Context, r api.CreateOrganizationMemberRequestObject) (api.CreateOrganizationMemberResponseObject, error) {
 	sc := scopeOf(ctx)
 	in := org.MemberInput{UserID: r.Body.UserID, Username: r.Body.Username, DisplayName: r.Body.DisplayName, OrgRole: auth.Role(r.Body.OrgRole)}
 	m, err := h.s.deps.Orgs.CreateMember(ctx, sc, r.OrganizationId, in,
@@ -96,7 +99,7 @@ func (h *handlers) CreateOrganizationMember(ctx context.Context, r api.CreateOrg
 	return api.CreateOrganizationMember200JSONResponse{Body: memberToAPI(m)}, nil
 }
 
-func (h *handlers) DeleteOrganizationMember(ctx context.Context, r api.DeleteOrganizationMemberRequestObject) (api.DeleteOrganizationMemberResponseObject, error) {
+func (h organizationAPI) DeleteOrganizationMember(ctx context.Context, r api.DeleteOrganizationMemberRequestObject) (api.DeleteOrganizationMemberResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.Orgs.DeleteMember(ctx, sc, r.OrganizationId, r.OrganizationMemberId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
@@ -104,7 +107,7 @@ func (h *handlers) DeleteOrganizationMember(ctx context.Context, r api.DeleteOrg
 	return api.DeleteOrganizationMember200JSONResponse{Body: deleted(org.MemberType)}, nil
 }
 
-func (h *handlers) ListUsers(ctx context.Context, r api.ListUsersRequestObject) (api.ListUsersResponseObject, error) {
+func (h organizationAPI) ListUsers(ctx context.Context, r api.ListUsersRequestObject) (api.ListUsersResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Orgs.ListUsers(ctx, sc, requestPath(ctx), listParams(r.Params))
 	if err != nil {
@@ -117,7 +120,7 @@ func (h *handlers) ListUsers(ctx context.Context, r api.ListUsersRequestObject) 
 	return newPage(out, org.UserType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) GetUser(ctx context.Context, r api.GetUserRequestObject) (api.GetUserResponseObject, error) {
+func (h organizationAPI) GetUser(ctx context.Context, r api.GetUserRequestObject) (api.GetUserResponseObject, error) {
 	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(org.UserList, deref(r.Params.Select))
 	if err != nil {

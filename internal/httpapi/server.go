@@ -110,7 +110,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.POST("/auth/token", s.token)
 	e.POST("/auth/worker", s.workerToken)
 
-	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(&handlers{s: s}, deps.StrictMiddlewares), BasePath)
+	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(newHandlers(s), deps.StrictMiddlewares), BasePath)
 	s.echo = e
 	return s, nil
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/hubd/hubd/internal/signin"
 )
 
+// serviceAccountAPI serves the ServiceAccount operations and the keys of accounts and Users.
+type serviceAccountAPI struct{ *base }
+
 func serviceAccountToAPI(s serviceaccount.ServiceAccount) api.ServiceAccount {
 	return api.ServiceAccount{ServiceAccountID: s.ID, UserID: s.UserID, OrganizationID: s.OrganizationID, Slug: s.Slug,
 		DisplayName: s.DisplayName, Labels: s.Labels, Annotations: s.Annotations, DeleteGates: s.DeleteGates,
@@ -41,13 +44,13 @@ func keysToAPI(keys []signin.Key) []api.UserKey {
 	return out
 }
 
-func (h *handlers) ListServiceAccounts(ctx context.Context, r api.ListServiceAccountsRequestObject) (api.ListServiceAccountsResponseObject, error) {
+func (h serviceAccountAPI) ListServiceAccounts(ctx context.Context, r api.ListServiceAccountsRequestObject) (api.ListServiceAccountsResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.ServiceAccounts.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
 	return listed(ctx, sc, page, err, serviceaccount.EntityType, h.extendServiceAccounts)
 }
 
-func (h *handlers) extendServiceAccounts(ctx context.Context, sc authz.Scope, sas []serviceaccount.ServiceAccount, includes map[string]bool) ([]api.ExtendedServiceAccount, error) {
+func (h serviceAccountAPI) extendServiceAccounts(ctx context.Context, sc authz.Scope, sas []serviceaccount.ServiceAccount, includes map[string]bool) ([]api.ExtendedServiceAccount, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -70,14 +73,14 @@ func (h *handlers) extendServiceAccounts(ctx context.Context, sc authz.Scope, sa
 	return out, nil
 }
 
-func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccountRequestObject) (api.GetServiceAccountResponseObject, error) {
+func (h serviceAccountAPI) GetServiceAccount(ctx context.Context, r api.GetServiceAccountRequestObject) (api.GetServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
 	return got(ctx, sc, serviceaccount.ListEntity, r.Params.Select, r.Params.Include, func() (serviceaccount.ServiceAccount, error) {
 		return h.s.deps.ServiceAccounts.Get(ctx, sc, uuid.Nil, r.ServiceAccountId.String())
 	}, h.extendServiceAccounts)
 }
 
-func (h *handlers) CreateServiceAccount(ctx context.Context, r api.CreateServiceAccountRequestObject) (api.CreateServiceAccountResponseObject, error) {
+func (h serviceAccountAPI) CreateServiceAccount(ctx context.Context, r api.CreateServiceAccountRequestObject) (api.CreateServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
 	sa, err := h.s.deps.ServiceAccounts.Create(ctx, sc, uuid.Nil, serviceAccountFields(r.Body),
 		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
@@ -87,7 +90,7 @@ func (h *handlers) CreateServiceAccount(ctx context.Context, r api.CreateService
 	return api.CreateServiceAccount200JSONResponse{Body: serviceAccountToAPI(sa)}, nil
 }
 
-func (h *handlers) UpdateServiceAccount(ctx context.Context, r api.UpdateServiceAccountRequestObject) (api.UpdateServiceAccountResponseObject, error) {
+func (h serviceAccountAPI) UpdateServiceAccount(ctx context.Context, r api.UpdateServiceAccountRequestObject) (api.UpdateServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
 	sa, err := h.s.deps.ServiceAccounts.Update(ctx, sc, uuid.Nil, r.ServiceAccountId.String(), r.Body.Version, serviceAccountFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
@@ -96,7 +99,7 @@ func (h *handlers) UpdateServiceAccount(ctx context.Context, r api.UpdateService
 	return api.UpdateServiceAccount200JSONResponse{Body: serviceAccountToAPI(sa)}, nil
 }
 
-func (h *handlers) PatchServiceAccount(ctx context.Context, r api.PatchServiceAccountRequestObject) (api.PatchServiceAccountResponseObject, error) {
+func (h serviceAccountAPI) PatchServiceAccount(ctx context.Context, r api.PatchServiceAccountRequestObject) (api.PatchServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
@@ -109,7 +112,7 @@ func (h *handlers) PatchServiceAccount(ctx context.Context, r api.PatchServiceAc
 	return api.PatchServiceAccount200JSONResponse{Body: serviceAccountToAPI(sa)}, nil
 }
 
-func (h *handlers) DeleteServiceAccount(ctx context.Context, r api.DeleteServiceAccountRequestObject) (api.DeleteServiceAccountResponseObject, error) {
+func (h serviceAccountAPI) DeleteServiceAccount(ctx context.Context, r api.DeleteServiceAccountRequestObject) (api.DeleteServiceAccountResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.ServiceAccounts.Delete(ctx, sc, uuid.Nil, r.ServiceAccountId.String(), flag(r.Params.DryRun)); err != nil {
 		return nil, err
@@ -117,7 +120,7 @@ func (h *handlers) DeleteServiceAccount(ctx context.Context, r api.DeleteService
 	return api.DeleteServiceAccount200JSONResponse{Body: deleted(serviceaccount.EntityType)}, nil
 }
 
-func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatchServiceAccountsRequestObject) (api.BulkPatchServiceAccountsResponseObject, error) {
+func (h serviceAccountAPI) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatchServiceAccountsRequestObject) (api.BulkPatchServiceAccountsResponseObject, error) {
 	out, multi, err := patchedInBulk[serviceaccount.ServiceAccount](ctx, h.s.deps.ServiceAccounts, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[serviceaccount.ServiceAccount], e *api.ResponseError) api.ServiceAccountCreateOrUpdateResponse {
 		if e != nil {
 			return api.ServiceAccountCreateOrUpdateResponse{Error: e}
@@ -134,7 +137,7 @@ func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatch
 	return api.BulkPatchServiceAccounts200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDeleteServiceAccountsRequestObject) (api.BulkDeleteServiceAccountsResponseObject, error) {
+func (h serviceAccountAPI) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDeleteServiceAccountsRequestObject) (api.BulkDeleteServiceAccountsResponseObject, error) {
 	out, multi, err := deletedInBulk[serviceaccount.ServiceAccount](ctx, h.s.deps.ServiceAccounts, serviceaccount.EntityType, r.Params, r.Params.DryRun)
 	switch {
 	case err != nil:
@@ -146,18 +149,18 @@ func (h *handlers) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDele
 }
 
 // accountUser resolves a ServiceAccount to its backing User; listing its keys needs View on it.
-func (h *handlers) accountUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (uuid.UUID, error) {
+func (h serviceAccountAPI) accountUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (uuid.UUID, error) {
 	sa, err := h.s.deps.ServiceAccounts.Get(ctx, sc, uuid.Nil, id.String())
 	return sa.UserID, err
 }
 
 // memberUser requires a User of the caller's organization (any other is NotFound).
-func (h *handlers) memberUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (uuid.UUID, error) {
+func (h serviceAccountAPI) memberUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (uuid.UUID, error) {
 	u, err := h.s.deps.Orgs.GetUser(ctx, sc, id)
 	return u.ID, err
 }
 
-func (h *handlers) ListServiceAccountKeys(ctx context.Context, r api.ListServiceAccountKeysRequestObject) (api.ListServiceAccountKeysResponseObject, error) {
+func (h serviceAccountAPI) ListServiceAccountKeys(ctx context.Context, r api.ListServiceAccountKeysRequestObject) (api.ListServiceAccountKeysResponseObject, error) {
 	sc := scopeOf(ctx)
 	userID, err := h.accountUser(ctx, sc, r.ServiceAccountId)
 	if err != nil {
@@ -170,7 +173,7 @@ func (h *handlers) ListServiceAccountKeys(ctx context.Context, r api.ListService
 	return api.ListServiceAccountKeys200JSONResponse{Body: keysToAPI(keys)}, nil
 }
 
-func (h *handlers) CreateServiceAccountKey(ctx context.Context, r api.CreateServiceAccountKeyRequestObject) (api.CreateServiceAccountKeyResponseObject, error) {
+func (h serviceAccountAPI) CreateServiceAccountKey(ctx context.Context, r api.CreateServiceAccountKeyRequestObject) (api.CreateServiceAccountKeyResponseObject, error) {
 	sc := scopeOf(ctx)
 	userID, err := h.accountUser(ctx, sc, r.ServiceAccountId)
 	if err != nil {
@@ -183,7 +186,7 @@ func (h *handlers) CreateServiceAccountKey(ctx context.Context, r api.CreateServ
 	return api.CreateServiceAccountKey200JSONResponse{Body: keyToAPI(k)}, nil
 }
 
-func (h *handlers) DeleteServiceAccountKey(ctx context.Context, r api.DeleteServiceAccountKeyRequestObject) (api.DeleteServiceAccountKeyResponseObject, error) {
+func (h serviceAccountAPI) DeleteServiceAccountKey(ctx context.Context, r api.DeleteServiceAccountKeyRequestObject) (api.DeleteServiceAccountKeyResponseObject, error) {
 	sc := scopeOf(ctx)
 	userID, err := h.accountUser(ctx, sc, r.ServiceAccountId)
 	if err != nil {
@@ -195,7 +198,7 @@ func (h *handlers) DeleteServiceAccountKey(ctx context.Context, r api.DeleteServ
 	return api.DeleteServiceAccountKey200JSONResponse{Body: deleted("UserKey")}, nil
 }
 
-func (h *handlers) ListUserKeys(ctx context.Context, r api.ListUserKeysRequestObject) (api.ListUserKeysResponseObject, error) {
+func (h serviceAccountAPI) ListUserKeys(ctx context.Context, r api.ListUserKeysRequestObject) (api.ListUserKeysResponseObject, error) {
 	sc := scopeOf(ctx)
 	userID, err := h.memberUser(ctx, sc, r.UserId)
 	if err != nil {
@@ -211,7 +214,7 @@ func (h *handlers) ListUserKeys(ctx context.Context, r api.ListUserKeysRequestOb
 	return api.ListUserKeys200JSONResponse{Body: keysToAPI(keys)}, nil
 }
 
-func (h *handlers) CreateUserKey(ctx context.Context, r api.CreateUserKeyRequestObject) (api.CreateUserKeyResponseObject, error) {
+func (h serviceAccountAPI) CreateUserKey(ctx context.Context, r api.CreateUserKeyRequestObject) (api.CreateUserKeyResponseObject, error) {
 	sc := scopeOf(ctx)
 	userID, err := h.memberUser(ctx, sc, r.UserId)
 	if err != nil {
@@ -224,7 +227,7 @@ func (h *handlers) CreateUserKey(ctx context.Context, r api.CreateUserKeyRequest
 	return api.CreateUserKey200JSONResponse{Body: keyToAPI(k)}, nil
 }
 
-func (h *handlers) DeleteUserKey(ctx context.Context, r api.DeleteUserKeyRequestObject) (api.DeleteUserKeyResponseObject, error) {
+func (h serviceAccountAPI) DeleteUserKey(ctx context.Context, r api.DeleteUserKeyRequestObject) (api.DeleteUserKeyResponseObject, error) {
 	sc := scopeOf(ctx)
 	userID, err := h.memberUser(ctx, sc, r.UserId)
 	if err != nil {

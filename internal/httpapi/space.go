@@ -12,13 +12,16 @@ import (
 	"github.com/hubd/hubd/internal/space"
 )
 
-func (h *handlers) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
+// spaceAPI serves the Space operations.
+type spaceAPI struct{ *base }
+
+func (h spaceAPI) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Spaces.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
 	return listed(ctx, sc, page, err, space.EntityType, h.extendSpaces)
 }
 
-func (h *handlers) extendSpaces(ctx context.Context, sc authz.Scope, spaces []space.Space, includes map[string]bool) ([]api.ExtendedSpace, error) {
+func (h spaceAPI) extendSpaces(ctx context.Context, sc authz.Scope, spaces []space.Space, includes map[string]bool) ([]api.ExtendedSpace, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -30,14 +33,14 @@ func (h *handlers) extendSpaces(ctx context.Context, sc authz.Scope, spaces []sp
 	return out, nil
 }
 
-func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (api.GetSpaceResponseObject, error) {
+func (h spaceAPI) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (api.GetSpaceResponseObject, error) {
 	sc := scopeOf(ctx)
 	return got(ctx, sc, space.ListEntity, r.Params.Select, r.Params.Include, func() (space.Space, error) {
 		return h.s.deps.Spaces.Get(ctx, sc, uuid.Nil, r.SpaceId.String())
 	}, h.extendSpaces)
 }
 
-func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesRequestObject) (api.BulkPatchSpacesResponseObject, error) {
+func (h spaceAPI) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesRequestObject) (api.BulkPatchSpacesResponseObject, error) {
 	out, multi, err := patchedInBulk[space.Space](ctx, h.s.deps.Spaces, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[space.Space], e *api.ResponseError) api.SpaceCreateOrUpdateResponse {
 		if e != nil {
 			return api.SpaceCreateOrUpdateResponse{Error: e}
@@ -54,7 +57,7 @@ func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesReq
 	return api.BulkPatchSpaces200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesRequestObject) (api.BulkDeleteSpacesResponseObject, error) {
+func (h spaceAPI) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesRequestObject) (api.BulkDeleteSpacesResponseObject, error) {
 	out, multi, err := deletedInBulk[space.Space](ctx, h.s.deps.Spaces, space.EntityType, r.Params, r.Params.DryRun)
 	switch {
 	case err != nil:
@@ -65,7 +68,7 @@ func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesR
 	return api.BulkDeleteSpaces200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObject) (api.CreateSpaceResponseObject, error) {
+func (h spaceAPI) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObject) (api.CreateSpaceResponseObject, error) {
 	sc := scopeOf(ctx)
 	sp, err := h.s.deps.Spaces.Create(ctx, sc, uuid.Nil, spaceFields(r.Body),
 		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
@@ -75,7 +78,7 @@ func (h *handlers) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObje
 	return api.CreateSpace200JSONResponse{Body: spaceToAPI(sp)}, nil
 }
 
-func (h *handlers) UpdateSpace(ctx context.Context, r api.UpdateSpaceRequestObject) (api.UpdateSpaceResponseObject, error) {
+func (h spaceAPI) UpdateSpace(ctx context.Context, r api.UpdateSpaceRequestObject) (api.UpdateSpaceResponseObject, error) {
 	sc := scopeOf(ctx)
 	sp, err := h.s.deps.Spaces.Update(ctx, sc, uuid.Nil, r.SpaceId.String(), r.Body.Version, spaceFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
@@ -84,7 +87,7 @@ func (h *handlers) UpdateSpace(ctx context.Context, r api.UpdateSpaceRequestObje
 	return api.UpdateSpace200JSONResponse{Body: spaceToAPI(sp)}, nil
 }
 
-func (h *handlers) PatchSpace(ctx context.Context, r api.PatchSpaceRequestObject) (api.PatchSpaceResponseObject, error) {
+func (h spaceAPI) PatchSpace(ctx context.Context, r api.PatchSpaceRequestObject) (api.PatchSpaceResponseObject, error) {
 	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
@@ -97,7 +100,7 @@ func (h *handlers) PatchSpace(ctx context.Context, r api.PatchSpaceRequestObject
 	return api.PatchSpace200JSONResponse{Body: spaceToAPI(sp)}, nil
 }
 
-func (h *handlers) DeleteSpace(ctx context.Context, r api.DeleteSpaceRequestObject) (api.DeleteSpaceResponseObject, error) {
+func (h spaceAPI) DeleteSpace(ctx context.Context, r api.DeleteSpaceRequestObject) (api.DeleteSpaceResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.Spaces.Delete(ctx, sc, uuid.Nil, r.SpaceId.String(), flag(r.Params.DryRun)); err != nil {
 		return nil, err

@@ -12,6 +12,9 @@ import (
 	"github.com/hubd/hubd/internal/tag"
 )
 
+// tagAPI serves the Tag operations.
+type tagAPI struct{ *base }
+
 func tagToAPI(t tag.Tag) api.Tag {
 	return api.Tag{TagID: t.ID, SpaceID: t.SpaceID, OrganizationID: t.OrganizationID, Slug: t.Slug, DisplayName: t.DisplayName,
 		Labels: t.Labels, Annotations: t.Annotations, DeleteGates: t.DeleteGates, HiddenReason: t.HiddenReason,
@@ -23,22 +26,22 @@ func tagFields(b *api.Tag) tag.Fields {
 		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
 }
 
-func (h *handlers) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObject) (api.ListAllTagsResponseObject, error) {
+func (h tagAPI) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObject) (api.ListAllTagsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listTags(ctx, sc, nil, listParams(r.Params))
 }
 
-func (h *handlers) ListTags(ctx context.Context, r api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
+func (h tagAPI) ListTags(ctx context.Context, r api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listTags(ctx, sc, &r.SpaceId, listParams(r.Params))
 }
 
-func (h *handlers) listTags(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+func (h tagAPI) listTags(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Tags.List(ctx, sc, spaceID, requestPath(ctx), params)
 	return listed(ctx, sc, page, err, tag.EntityType, h.extendTags)
 }
 
-func (h *handlers) extendTags(ctx context.Context, sc authz.Scope, ts []tag.Tag, includes map[string]bool) ([]api.ExtendedTag, error) {
+func (h tagAPI) extendTags(ctx context.Context, sc authz.Scope, ts []tag.Tag, includes map[string]bool) ([]api.ExtendedTag, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -61,14 +64,14 @@ func (h *handlers) extendTags(ctx context.Context, sc authz.Scope, ts []tag.Tag,
 	return out, nil
 }
 
-func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.GetTagResponseObject, error) {
+func (h tagAPI) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.GetTagResponseObject, error) {
 	sc := scopeOf(ctx)
 	return got(ctx, sc, tag.ListEntity, r.Params.Select, r.Params.Include, func() (tag.Tag, error) {
 		return h.s.deps.Tags.Get(ctx, sc, r.SpaceId, r.TagId.String())
 	}, h.extendTags)
 }
 
-func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
+func (h tagAPI) CreateTag(ctx context.Context, r api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
 	sc := scopeOf(ctx)
 	t, err := h.s.deps.Tags.Create(ctx, sc, r.SpaceId, tagFields(r.Body), entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
@@ -77,7 +80,7 @@ func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) 
 	return api.CreateTag200JSONResponse{Body: tagToAPI(t)}, nil
 }
 
-func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) (api.UpdateTagResponseObject, error) {
+func (h tagAPI) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) (api.UpdateTagResponseObject, error) {
 	sc := scopeOf(ctx)
 	t, err := h.s.deps.Tags.Update(ctx, sc, r.SpaceId, r.TagId.String(), r.Body.Version, tagFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
@@ -86,7 +89,7 @@ func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) 
 	return api.UpdateTag200JSONResponse{Body: tagToAPI(t)}, nil
 }
 
-func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (api.PatchTagResponseObject, error) {
+func (h tagAPI) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (api.PatchTagResponseObject, error) {
 	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
@@ -99,7 +102,7 @@ func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (a
 	return api.PatchTag200JSONResponse{Body: tagToAPI(t)}, nil
 }
 
-func (h *handlers) DeleteTag(ctx context.Context, r api.DeleteTagRequestObject) (api.DeleteTagResponseObject, error) {
+func (h tagAPI) DeleteTag(ctx context.Context, r api.DeleteTagRequestObject) (api.DeleteTagResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.Tags.Delete(ctx, sc, r.SpaceId, r.TagId.String(), flag(r.Params.DryRun)); err != nil {
 		return nil, err

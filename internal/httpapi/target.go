@@ -13,22 +13,25 @@ import (
 	"github.com/hubd/hubd/internal/target"
 )
 
-func (h *handlers) ListAllTargets(ctx context.Context, r api.ListAllTargetsRequestObject) (api.ListAllTargetsResponseObject, error) {
+// targetAPI serves the Target operations.
+type targetAPI struct{ *base }
+
+func (h targetAPI) ListAllTargets(ctx context.Context, r api.ListAllTargetsRequestObject) (api.ListAllTargetsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listTargets(ctx, sc, nil, listParams(r.Params))
 }
 
-func (h *handlers) ListTargets(ctx context.Context, r api.ListTargetsRequestObject) (api.ListTargetsResponseObject, error) {
+func (h targetAPI) ListTargets(ctx context.Context, r api.ListTargetsRequestObject) (api.ListTargetsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listTargets(ctx, sc, &r.SpaceId, listParams(r.Params))
 }
 
-func (h *handlers) listTargets(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
+func (h targetAPI) listTargets(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Targets.List(ctx, sc, spaceID, requestPath(ctx), params)
 	return listed(ctx, sc, page, err, target.EntityType, h.extendTargets)
 }
 
-func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []target.Target, includes map[string]bool) ([]api.ExtendedTarget, error) {
+func (h targetAPI) extendTargets(ctx context.Context, sc authz.Scope, ts []target.Target, includes map[string]bool) ([]api.ExtendedTarget, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -73,14 +76,14 @@ func (h *handlers) extendTargets(ctx context.Context, sc authz.Scope, ts []targe
 	return out, nil
 }
 
-func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) (api.GetTargetResponseObject, error) {
+func (h targetAPI) GetTarget(ctx context.Context, r api.GetTargetRequestObject) (api.GetTargetResponseObject, error) {
 	sc := scopeOf(ctx)
 	return got(ctx, sc, target.ListEntity, r.Params.Select, r.Params.Include, func() (target.Target, error) {
 		return h.s.deps.Targets.Get(ctx, sc, r.SpaceId, r.TargetId.String())
 	}, h.extendTargets)
 }
 
-func (h *handlers) CreateTarget(ctx context.Context, r api.CreateTargetRequestObject) (api.CreateTargetResponseObject, error) {
+func (h targetAPI) CreateTarget(ctx context.Context, r api.CreateTargetRequestObject) (api.CreateTargetResponseObject, error) {
 	sc := scopeOf(ctx)
 	t, err := h.s.deps.Targets.Create(ctx, sc, r.SpaceId, targetFields(r.Body),
 		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
@@ -90,7 +93,7 @@ func (h *handlers) CreateTarget(ctx context.Context, r api.CreateTargetRequestOb
 	return api.CreateTarget200JSONResponse{Body: targetToAPI(t)}, nil
 }
 
-func (h *handlers) UpdateTarget(ctx context.Context, r api.UpdateTargetRequestObject) (api.UpdateTargetResponseObject, error) {
+func (h targetAPI) UpdateTarget(ctx context.Context, r api.UpdateTargetRequestObject) (api.UpdateTargetResponseObject, error) {
 	sc := scopeOf(ctx)
 	t, err := h.s.deps.Targets.Update(ctx, sc, r.SpaceId, r.TargetId.String(), r.Body.Version, targetFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
@@ -99,7 +102,7 @@ func (h *handlers) UpdateTarget(ctx context.Context, r api.UpdateTargetRequestOb
 	return api.UpdateTarget200JSONResponse{Body: targetToAPI(t)}, nil
 }
 
-func (h *handlers) PatchTarget(ctx context.Context, r api.PatchTargetRequestObject) (api.PatchTargetResponseObject, error) {
+func (h targetAPI) PatchTarget(ctx context.Context, r api.PatchTargetRequestObject) (api.PatchTargetResponseObject, error) {
 	sc := scopeOf(ctx)
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
@@ -112,7 +115,7 @@ func (h *handlers) PatchTarget(ctx context.Context, r api.PatchTargetRequestObje
 	return api.PatchTarget200JSONResponse{Body: targetToAPI(t)}, nil
 }
 
-func (h *handlers) DeleteTarget(ctx context.Context, r api.DeleteTargetRequestObject) (api.DeleteTargetResponseObject, error) {
+func (h targetAPI) DeleteTarget(ctx context.Context, r api.DeleteTargetRequestObject) (api.DeleteTargetResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.Targets.Delete(ctx, sc, r.SpaceId, r.TargetId.String(), flag(r.Params.DryRun)); err != nil {
 		return nil, err
@@ -120,7 +123,7 @@ func (h *handlers) DeleteTarget(ctx context.Context, r api.DeleteTargetRequestOb
 	return api.DeleteTarget200JSONResponse{Body: deleted(target.EntityType)}, nil
 }
 
-func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsRequestObject) (api.BulkPatchTargetsResponseObject, error) {
+func (h targetAPI) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsRequestObject) (api.BulkPatchTargetsResponseObject, error) {
 	out, multi, err := patchedInBulk[target.Target](ctx, h.s.deps.Targets, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[target.Target], e *api.ResponseError) api.TargetCreateOrUpdateResponse {
 		if e != nil {
 			return api.TargetCreateOrUpdateResponse{Error: e}
@@ -137,7 +140,7 @@ func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsR
 	return api.BulkPatchTargets200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) BulkDeleteTargets(ctx context.Context, r api.BulkDeleteTargetsRequestObject) (api.BulkDeleteTargetsResponseObject, error) {
+func (h targetAPI) BulkDeleteTargets(ctx context.Context, r api.BulkDeleteTargetsRequestObject) (api.BulkDeleteTargetsResponseObject, error) {
 	out, multi, err := deletedInBulk[target.Target](ctx, h.s.deps.Targets, target.EntityType, r.Params, r.Params.DryRun)
 	switch {
 	case err != nil:

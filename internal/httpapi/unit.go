@@ -18,6 +18,9 @@ import (
 	"github.com/hubd/hubd/internal/unit"
 )
 
+// unitAPI serves the Unit, Revision and Mutation operations, data included.
+type unitAPI struct{ *base }
+
 // dataFilter reads where_data and resource_type from a generated Unit list params struct.
 func dataFilter(generated any) unit.DataFilter {
 	raw, _ := json.Marshal(generated)
@@ -29,17 +32,17 @@ func dataFilter(generated any) unit.DataFilter {
 	return unit.DataFilter{WhereData: w.WhereData, ResourceType: w.ResourceType}
 }
 
-func (h *handlers) ListAllUnits(ctx context.Context, r api.ListAllUnitsRequestObject) (api.ListAllUnitsResponseObject, error) {
+func (h unitAPI) ListAllUnits(ctx context.Context, r api.ListAllUnitsRequestObject) (api.ListAllUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listUnits(ctx, sc, nil, listParams(r.Params), dataFilter(r.Params))
 }
 
-func (h *handlers) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (api.ListUnitsResponseObject, error) {
+func (h unitAPI) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (api.ListUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
 	return h.listUnits(ctx, sc, &r.SpaceId, listParams(r.Params), dataFilter(r.Params))
 }
 
-func (h *handlers) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
+func (h unitAPI) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
 	page, err := h.s.deps.Units.List(ctx, sc, spaceID, requestPath(ctx), params, df)
 	if err != nil {
 		return pageResponse{}, err
@@ -52,7 +55,7 @@ func (h *handlers) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.
 }
 
 // extendUnits builds ExtendedUnits with what include asks for, loading each related family once per page.
-func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit.Unit, includes map[string]bool) ([]api.ExtendedUnit, error) {
+func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.Unit, includes map[string]bool) ([]api.ExtendedUnit, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -141,7 +144,7 @@ func (h *handlers) extendUnits(ctx context.Context, sc authz.Scope, units []unit
 	return out, nil
 }
 
-func (h *handlers) GetUnit(ctx context.Context, r api.GetUnitRequestObject) (api.GetUnitResponseObject, error) {
+func (h unitAPI) GetUnit(ctx context.Context, r api.GetUnitRequestObject) (api.GetUnitResponseObject, error) {
 	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(unit.ListEntity, deref(r.Params.Select))
 	if err != nil {
@@ -197,7 +200,7 @@ func writeResponse(res unit.WriteResult, includes map[string]bool) api.UnitCreat
 	return out
 }
 
-func (h *handlers) CreateUnit(ctx context.Context, r api.CreateUnitRequestObject) (api.CreateUnitResponseObject, error) {
+func (h unitAPI) CreateUnit(ctx context.Context, r api.CreateUnitRequestObject) (api.CreateUnitResponseObject, error) {
 	sc := scopeOf(ctx)
 	includes, err := writeIncludes(r.Params.Include)
 	if err != nil {
@@ -211,7 +214,7 @@ func (h *handlers) CreateUnit(ctx context.Context, r api.CreateUnitRequestObject
 	return api.CreateUnit200JSONResponse{Body: writeResponse(unit.WriteResult{Unit: u, Sources: []unit.Source{}}, includes)}, nil
 }
 
-func (h *handlers) UpdateUnit(ctx context.Context, r api.UpdateUnitRequestObject) (api.UpdateUnitResponseObject, error) {
+func (h unitAPI) UpdateUnit(ctx context.Context, r api.UpdateUnitRequestObject) (api.UpdateUnitResponseObject, error) {
 	sc := scopeOf(ctx)
 	includes, err := writeIncludes(r.Params.Include)
 	if err != nil {
@@ -229,7 +232,7 @@ func (h *handlers) UpdateUnit(ctx context.Context, r api.UpdateUnitRequestObject
 }
 
 // withData fills what include asks for after a write that did not touch the data.
-func (h *handlers) withData(ctx context.Context, sc authz.Scope, u unit.Unit, includes map[string]bool) (unit.WriteResult, error) {
+func (h unitAPI) withData(ctx context.Context, sc authz.Scope, u unit.Unit, includes map[string]bool) (unit.WriteResult, error) {
 	res := unit.WriteResult{Unit: u, Sources: []unit.Source{}}
 	var err error
 	if includes["ConfigData"] {
@@ -245,7 +248,7 @@ func (h *handlers) withData(ctx context.Context, sc authz.Scope, u unit.Unit, in
 	return res, nil
 }
 
-func (h *handlers) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) (api.PatchUnitResponseObject, error) {
+func (h unitAPI) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) (api.PatchUnitResponseObject, error) {
 	sc := scopeOf(ctx)
 	includes, err := writeIncludes(r.Params.Include)
 	if err != nil {
@@ -268,7 +271,7 @@ func (h *handlers) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) 
 	return api.PatchUnit200JSONResponse{Body: writeResponse(res, includes)}, nil
 }
 
-func (h *handlers) DeleteUnit(ctx context.Context, r api.DeleteUnitRequestObject) (api.DeleteUnitResponseObject, error) {
+func (h unitAPI) DeleteUnit(ctx context.Context, r api.DeleteUnitRequestObject) (api.DeleteUnitResponseObject, error) {
 	sc := scopeOf(ctx)
 	if err := h.s.deps.Units.Delete(ctx, sc, r.SpaceId, r.UnitId, flag(r.Params.DryRun)); err != nil {
 		return nil, err
@@ -306,7 +309,7 @@ func (r dataResponse) VisitDownloadRevisionDataResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
-func (h *handlers) DownloadUnitData(ctx context.Context, r api.DownloadUnitDataRequestObject) (api.DownloadUnitDataResponseObject, error) {
+func (h unitAPI) DownloadUnitData(ctx context.Context, r api.DownloadUnitDataRequestObject) (api.DownloadUnitDataResponseObject, error) {
 	sc := scopeOf(ctx)
 	data, hash, toolchain, err := h.s.deps.Units.Data(ctx, sc, r.SpaceId, r.UnitId)
 	if err != nil {
@@ -315,7 +318,7 @@ func (h *handlers) DownloadUnitData(ctx context.Context, r api.DownloadUnitDataR
 	return newDataResponse(data, hash, toolchain, r.Params.IfNoneMatch), nil
 }
 
-func (h *handlers) UploadUnitData(ctx context.Context, r api.UploadUnitDataRequestObject) (api.UploadUnitDataResponseObject, error) {
+func (h unitAPI) UploadUnitData(ctx context.Context, r api.UploadUnitDataRequestObject) (api.UploadUnitDataResponseObject, error) {
 	sc := scopeOf(ctx)
 	includes, err := writeIncludes(r.Params.Include)
 	if err != nil {
@@ -335,7 +338,7 @@ func (h *handlers) UploadUnitData(ctx context.Context, r api.UploadUnitDataReque
 	return api.UploadUnitData200JSONResponse{Body: writeResponse(res, includes), Headers: api.UploadUnitData200ResponseHeaders{ETag: &etag}}, nil
 }
 
-func (h *handlers) GetUnitMutationSources(ctx context.Context, r api.GetUnitMutationSourcesRequestObject) (api.GetUnitMutationSourcesResponseObject, error) {
+func (h unitAPI) GetUnitMutationSources(ctx context.Context, r api.GetUnitMutationSourcesRequestObject) (api.GetUnitMutationSourcesResponseObject, error) {
 	sc := scopeOf(ctx)
 	sources, err := h.s.deps.Units.MutationSources(ctx, sc, r.SpaceId, r.UnitId)
 	if err != nil {
@@ -344,7 +347,7 @@ func (h *handlers) GetUnitMutationSources(ctx context.Context, r api.GetUnitMuta
 	return api.GetUnitMutationSources200JSONResponse{Body: sourcesToAPI(sources)}, nil
 }
 
-func (h *handlers) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {
+func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllRevisionsParamsDistinctOnOff
 	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(r.Params), all)
@@ -354,7 +357,7 @@ func (h *handlers) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsR
 	return h.revisionPage(ctx, sc, page)
 }
 
-func (h *handlers) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
+func (h unitAPI) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
 	if err != nil {
@@ -363,7 +366,7 @@ func (h *handlers) ListExtendedRevisions(ctx context.Context, r api.ListExtended
 	return h.revisionPage(ctx, sc, page)
 }
 
-func (h *handlers) revisionPage(ctx context.Context, sc authz.Scope, page listquery.Page[unit.Revision]) (pageResponse, error) {
+func (h unitAPI) revisionPage(ctx context.Context, sc authz.Scope, page listquery.Page[unit.Revision]) (pageResponse, error) {
 	out, err := h.extendRevisions(ctx, sc, page.Items, page.Includes)
 	if err != nil {
 		return pageResponse{}, err
@@ -371,7 +374,7 @@ func (h *handlers) revisionPage(ctx context.Context, sc authz.Scope, page listqu
 	return newPage(out, unit.RevisionEntityType, page.Fields, page.Continue), nil
 }
 
-func (h *handlers) extendRevisions(ctx context.Context, sc authz.Scope, revs []unit.Revision, includes map[string]bool) ([]api.ExtendedRevision, error) {
+func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []unit.Revision, includes map[string]bool) ([]api.ExtendedRevision, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -420,7 +423,7 @@ func (h *handlers) extendRevisions(ctx context.Context, sc authz.Scope, revs []u
 	return out, nil
 }
 
-func (h *handlers) GetExtendedRevision(ctx context.Context, r api.GetExtendedRevisionRequestObject) (api.GetExtendedRevisionResponseObject, error) {
+func (h unitAPI) GetExtendedRevision(ctx context.Context, r api.GetExtendedRevisionRequestObject) (api.GetExtendedRevisionResponseObject, error) {
 	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(unit.RevisionList, deref(r.Params.Select))
 	if err != nil {
@@ -441,7 +444,7 @@ func (h *handlers) GetExtendedRevision(ctx context.Context, r api.GetExtendedRev
 	return itemResponse{item: ext[0], entityField: unit.RevisionEntityType, fields: fields}, nil
 }
 
-func (h *handlers) DownloadRevisionData(ctx context.Context, r api.DownloadRevisionDataRequestObject) (api.DownloadRevisionDataResponseObject, error) {
+func (h unitAPI) DownloadRevisionData(ctx context.Context, r api.DownloadRevisionDataRequestObject) (api.DownloadRevisionDataResponseObject, error) {
 	sc := scopeOf(ctx)
 	data, hash, toolchain, err := h.s.deps.Units.RevisionData(ctx, sc, r.SpaceId, r.UnitId, r.RevisionId)
 	if err != nil {
@@ -450,7 +453,7 @@ func (h *handlers) DownloadRevisionData(ctx context.Context, r api.DownloadRevis
 	return newDataResponse(data, hash, toolchain, r.Params.IfNoneMatch), nil
 }
 
-func (h *handlers) GetRevisionMutationSources(ctx context.Context, r api.GetRevisionMutationSourcesRequestObject) (api.GetRevisionMutationSourcesResponseObject, error) {
+func (h unitAPI) GetRevisionMutationSources(ctx context.Context, r api.GetRevisionMutationSourcesRequestObject) (api.GetRevisionMutationSourcesResponseObject, error) {
 	sc := scopeOf(ctx)
 	sources, err := h.s.deps.Units.RevisionSources(ctx, sc, r.SpaceId, r.UnitId, r.RevisionId)
 	if err != nil {
@@ -459,7 +462,7 @@ func (h *handlers) GetRevisionMutationSources(ctx context.Context, r api.GetRevi
 	return api.GetRevisionMutationSources200JSONResponse{Body: sourcesToAPI(sources)}, nil
 }
 
-func (h *handlers) ListExtendedMutations(ctx context.Context, r api.ListExtendedMutationsRequestObject) (api.ListExtendedMutationsResponseObject, error) {
+func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMutationsRequestObject) (api.ListExtendedMutationsResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
 	if err != nil {
@@ -474,7 +477,7 @@ func (h *handlers) ListExtendedMutations(ctx context.Context, r api.ListExtended
 
 // extendMutations fills what include asks for, one query per family. Invocation, Link, MergeSource and
 // Trigger name families the service does not have yet; they stay absent.
-func (h *handlers) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.Mutation, includes map[string]bool) ([]api.ExtendedMutation, error) {
+func (h unitAPI) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.Mutation, includes map[string]bool) ([]api.ExtendedMutation, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
@@ -518,7 +521,7 @@ func (h *handlers) extendMutations(ctx context.Context, sc authz.Scope, ms []uni
 	return out, nil
 }
 
-func (h *handlers) GetExtendedMutation(ctx context.Context, r api.GetExtendedMutationRequestObject) (api.GetExtendedMutationResponseObject, error) {
+func (h unitAPI) GetExtendedMutation(ctx context.Context, r api.GetExtendedMutationRequestObject) (api.GetExtendedMutationResponseObject, error) {
 	sc := scopeOf(ctx)
 	fields, err := listquery.SelectFields(unit.MutationList, deref(r.Params.Select))
 	if err != nil {

@@ -21,7 +21,7 @@ func unitWriteItem(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.Unit
 	return api.UnitCreateOrUpdateResponse{Unit: &u}
 }
 
-func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsRequestObject) (api.BulkCreateUnitsResponseObject, error) {
+func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsRequestObject) (api.BulkCreateUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
@@ -58,7 +58,7 @@ func (h *handlers) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReq
 	return api.BulkCreateUnits200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsRequestObject) (api.BulkPatchUnitsResponseObject, error) {
+func (h unitAPI) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsRequestObject) (api.BulkPatchUnitsResponseObject, error) {
 	out, multi, err := patchedInBulk[unit.Unit](ctx, h.s.deps.Units, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, unitWriteItem)
 	switch {
 	case err != nil:
@@ -69,7 +69,7 @@ func (h *handlers) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsReque
 	return api.BulkPatchUnits200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsRequestObject) (api.BulkDeleteUnitsResponseObject, error) {
+func (h unitAPI) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsRequestObject) (api.BulkDeleteUnitsResponseObject, error) {
 	out, multi, err := deletedInBulk[unit.Unit](ctx, h.s.deps.Units, unit.EntityType, r.Params, r.Params.DryRun)
 	switch {
 	case err != nil:
@@ -80,7 +80,7 @@ func (h *handlers) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsReq
 	return api.BulkDeleteUnits200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestObject) (api.BulkMoveUnitsResponseObject, error) {
+func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestObject) (api.BulkMoveUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
@@ -102,7 +102,7 @@ func (h *handlers) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequest
 	return api.BulkMoveUnits200JSONResponse{Body: out}, nil
 }
 
-func (h *handlers) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestObject) (api.BulkTagUnitsResponseObject, error) {
+func (h unitAPI) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestObject) (api.BulkTagUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
 	sel := listParams(r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
