@@ -94,7 +94,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Store:           st,
 		Keys:            keys,
 		Issuer:          &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
-		Orgs:            &org.Service{Store: st, Tokens: tokens},
+		Orgs:            org.NewService(st, tokens),
 		Spaces:          space.NewService(st, tokens),
 		Units:           unit.NewService(st, tokens),
 		Targets:         target.NewService(st, tokens),

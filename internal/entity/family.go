@@ -32,6 +32,9 @@ type Family[R, E, F any] struct {
 	// organization. SpaceColumn is the list column a list of one Space is scoped by (tag.space_id).
 	Parent      ParentFunc
 	SpaceColumn string
+	// CheckCreate, optional, replaces the CreateChildren check of a create on the Space (or the
+	// organization) it is made in: an Organization, which any member may create, is not made in theirs.
+	CheckCreate func(sc authz.Scope, in authz.Target) error
 	// WriteNeeds, optional, is an organization permission every write needs beyond the entity's own
 	// (Groups: ManageMembers, since membership changes what members may do).
 	WriteNeeds authz.Permission
@@ -307,7 +310,11 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 		if p != nil {
 			createIn = p.Target
 		}
-		if err := authz.Check(sc, authz.CreateChildren, createIn); err != nil {
+		checkCreate := s.CheckCreate
+		if checkCreate == nil {
+			checkCreate = func(sc authz.Scope, in authz.Target) error { return authz.Check(sc, authz.CreateChildren, in) }
+		}
+		if err := checkCreate(sc, createIn); err != nil {
 			return err
 		}
 		if err := s.checkWriteNeeds(sc); err != nil {
@@ -354,6 +361,9 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 				return apierr.AlreadyExists(s.Type, s.Slug(f))
 			}
 			if row, err = s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f)); err != nil {
+				if apierr.Is(err, apierr.TypeNotFound) { // the winner is not one the caller may read
+					return apierr.AlreadyExists(s.Type, s.Slug(f))
+				}
 				return err
 			}
 			return existing(row)

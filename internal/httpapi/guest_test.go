@@ -109,9 +109,10 @@ func TestGuestSeesOnlyWhatIsGranted(t *testing.T) {
 	require.Equal(t, "b-00", b00.Unit.Slug)
 	f.guest.Patch(visible+b00.Unit.UnitID.String(), map[string]any{"DisplayName": "x"}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 
-	// Nothing organization-wide: members and the organization itself are refused.
+	// Nothing organization-wide: members are refused, and the organization's record is, like everything it
+	// may not view, not found.
 	f.guest.Get("/api/organization/"+f.granted.OrganizationID.String()+"/organization_member").ExpectError(http.StatusForbidden, api.ErrorTypePermission)
-	f.guest.Get("/api/organization/"+f.granted.OrganizationID.String()).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+	f.guest.Get("/api/organization/"+f.granted.OrganizationID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	f.guest.Post("/api/space", map[string]any{"Slug": "mine"}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 
 	// Revisions across the organization: the granted Space's only.

@@ -107,7 +107,7 @@ func (h *base) includedOrganization(ctx context.Context, sc authz.Scope, include
 	if !includes["OrganizationID"] {
 		return nil, nil
 	}
-	o, err := h.s.deps.Orgs.GetOrganization(ctx, sc, sc.OrganizationID)
+	o, err := h.s.deps.Orgs.Get(ctx, sc, uuid.Nil, sc.OrganizationID.String())
 	if err != nil {
 		return nil, err
 	}

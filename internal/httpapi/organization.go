@@ -3,8 +3,11 @@ package httpapi
 import (
 	"context"
 
+	"github.com/google/uuid"
+
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/org"
@@ -15,33 +18,29 @@ type organizationAPI struct{ *base }
 
 func (h organizationAPI) ListOrganizations(ctx context.Context, r api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Orgs.ListOrganizations(ctx, sc, requestPath(ctx), listParams(r.Params))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]api.ExtendedOrganization, len(page.Items))
-	for i, o := range page.Items {
+	page, err := h.s.deps.Orgs.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
+	return listed(ctx, sc, page, err, org.OrganizationType, extendOrganizations)
+}
+
+// extendOrganizations: an Organization's Extended form includes nothing.
+func extendOrganizations(_ context.Context, _ authz.Scope, orgs []org.Organization, _ map[string]bool) ([]api.ExtendedOrganization, error) {
+	out := make([]api.ExtendedOrganization, len(orgs))
+	for i, o := range orgs {
 		out[i] = api.ExtendedOrganization{Organization: organizationToAPI(o)}
 	}
-	return newPage(out, org.OrganizationType, page.Fields, page.Continue), nil
+	return out, nil
 }
 
 func (h organizationAPI) GetOrganization(ctx context.Context, r api.GetOrganizationRequestObject) (api.GetOrganizationResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(org.OrganizationList, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	o, err := h.s.deps.Orgs.GetOrganization(ctx, sc, r.OrganizationId)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: api.ExtendedOrganization{Organization: organizationToAPI(o)}, entityField: org.OrganizationType, fields: fields}, nil
+	return got(ctx, sc, org.OrganizationList, r.Params.Select, nil, func() (org.Organization, error) {
+		return h.s.deps.Orgs.Get(ctx, sc, uuid.Nil, r.OrganizationId.String())
+	}, extendOrganizations)
 }
 
 func (h organizationAPI) CreateOrganization(ctx context.Context, r api.CreateOrganizationRequestObject) (api.CreateOrganizationResponseObject, error) {
 	sc := scopeOf(ctx)
-	o, err := h.s.deps.Orgs.CreateOrganization(ctx, sc, organizationFields(r.Body),
+	o, err := h.s.deps.Orgs.Create(ctx, sc, uuid.Nil, organizationFields(r.Body),
 		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {
 		return nil, err
@@ -51,7 +50,7 @@ func (h organizationAPI) CreateOrganization(ctx context.Context, r api.CreateOrg
 
 func (h organizationAPI) UpdateOrganization(ctx context.Context, r api.UpdateOrganizationRequestObject) (api.UpdateOrganizationResponseObject, error) {
 	sc := scopeOf(ctx)
-	o, err := h.s.deps.Orgs.UpdateOrganization(ctx, sc, r.OrganizationId, r.Body.Version, organizationFields(r.Body), flag(r.Params.DryRun))
+	o, err := h.s.deps.Orgs.Update(ctx, sc, uuid.Nil, r.OrganizationId.String(), r.Body.Version, organizationFields(r.Body), flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +59,7 @@ func (h organizationAPI) UpdateOrganization(ctx context.Context, r api.UpdateOrg
 
 func (h organizationAPI) DeleteOrganization(ctx context.Context, r api.DeleteOrganizationRequestObject) (api.DeleteOrganizationResponseObject, error) {
 	sc := scopeOf(ctx)
-	if err := h.s.deps.Orgs.DeleteOrganization(ctx, sc, r.OrganizationId, flag(r.Params.DryRun)); err != nil {
+	if err := h.s.deps.Orgs.Delete(ctx, sc, uuid.Nil, r.OrganizationId.String(), flag(r.Params.DryRun)); err != nil {
 		return nil, err
 	}
 	return api.DeleteOrganization200JSONResponse{Body: deleted(org.OrganizationType)}, nil

@@ -32,9 +32,9 @@ type Organization struct {
 
 // OrganizationFields are what a write sets.
 type OrganizationFields struct {
-	Slug        string
-	DisplayName string
-	EmailDomain string
+	Slug        string `json:"Slug"`
+	DisplayName string `json:"DisplayName"`
+	EmailDomain string `json:"EmailDomain"`
 	entity.Meta
 }
 
@@ -56,14 +56,117 @@ func organizationFromRow(r *db.Organization) (Organization, error) {
 	return o, err
 }
 
-func (o Organization) changeEvent(c entity.Change) event.Event {
-	return entity.ChangeEvent("organization", OrganizationType, c, o.ID, o.ID, o.Slug, o.Version, nil)
+
+// OrganizationFamily declares Organizations to the entity kit. An Organization is the tenant itself: a
+// caller reads and writes only the one its token names (another's is NotFound, and so is one another
+// organization's Slug), any member creates a new one (not inside the caller's, so no CreateChildren is
+// asked) and becomes its admin, and changing or deleting one needs ManageOrganization.
+var OrganizationFamily = &entity.Family[db.Organization, Organization, OrganizationFields]{
+	Type: OrganizationType, Event: "organization", Listing: OrganizationList,
+	CheckCreate: func(authz.Scope, authz.Target) error { return nil },
+	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, _, id uuid.UUID, lock bool) (*db.Organization, error) {
+		if id != sc.OrganizationID {
+			return nil, apierr.NotFound(OrganizationType, id.String())
+		}
+		if lock {
+			// The lock memberships take: a change of the organization waits for them, and they for it.
+			if err := q.OrganizationLockForMembership(ctx, id); err != nil {
+				return nil, err
+			}
+		}
+		return q.OrganizationGetByID(ctx, id)
+	},
+	// By Slug: an organization the caller belongs to (allow_exists hands back only one of those).
+	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, _ uuid.UUID, slug string) (*db.Organization, error) {
+		row, err := q.OrganizationGetBySlug(ctx, slug)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: sc.UserID}); err != nil {
+			return nil, err
+		}
+		return row, nil
+	},
+	InsertRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, _, id uuid.UUID, f OrganizationFields) (*db.Organization, error) {
+		return insertOrganizationRow(ctx, q, id, f)
+	},
+	UpdateRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, cur Organization, f OrganizationFields) (*db.Organization, error) {
+		return q.OrganizationUpdate(ctx, db.OrganizationUpdateParams{
+			OrganizationID: cur.ID, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
+			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+			DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
+		})
+	},
+	// Refused (409) while the organization holds entities: their foreign keys restrict it.
+	DeleteRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, cur Organization) (int64, error) {
+		return q.OrganizationDelete(ctx, cur.ID)
+	},
+	FromRow: organizationFromRow,
+	Ident: func(o Organization) entity.Ident {
+		return entity.Ident{ID: o.ID, Slug: o.Slug, Version: o.Version, DeleteGates: o.DeleteGates}
+	},
+	Fields: func(o Organization) OrganizationFields { return o.OrganizationFields },
+	Slug:   func(f OrganizationFields) string { return f.Slug },
+	Target: func(o Organization) authz.Target { return authz.OrganizationTarget(o.ID) },
+	Normalize: func(f OrganizationFields) (OrganizationFields, error) {
+		f.Meta = f.Meta.Normalized()
+		return f, f.validate()
+	},
+	Check: func(_ context.Context, _ *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Organization, f OrganizationFields) (OrganizationFields, error) {
+		if cur == nil {
+			return f, nil
+		}
+		return f, authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(cur.ID))
+	},
+	// The creator becomes the new organization's admin.
+	AfterWrite: func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *Organization, after Organization) (Organization, error) {
+		if before != nil {
+			return after, nil
+		}
+		return after, addMember(ctx, tx, after.ID, sc.UserID, auth.RoleAdmin)
+	},
+	BeforeDelete: func(_ context.Context, _ *store.Tx, sc authz.Scope, cur Organization) error {
+		return authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(cur.ID))
+	},
+	// An organization's events are its own, a new one's included (not the creator's organization's).
+	AdjustEvent: func(o Organization, e event.Event) event.Event {
+		e.OrganizationID = o.ID
+		return e
+	},
 }
 
-// Service carries out Organization, OrganizationMember and User operations.
+func insertOrganizationRow(ctx context.Context, q *db.Queries, id uuid.UUID, f OrganizationFields) (*db.Organization, error) {
+	return q.OrganizationInsert(ctx, db.OrganizationInsertParams{
+		OrganizationID: id, Slug: f.Slug, DisplayName: f.DisplayName,
+		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+		DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
+	})
+}
+
+// insertOrganization makes an organization outside any caller's Scope (`hubd token`), with its event.
+func insertOrganization(ctx context.Context, tx *store.Tx, f OrganizationFields) (Organization, error) {
+	row, err := insertOrganizationRow(ctx, tx.Q, uuid.New(), f)
+	if err != nil {
+		return Organization{}, entity.SlugClash(err, OrganizationType, f.Slug)
+	}
+	o, err := organizationFromRow(row)
+	if err != nil {
+		return o, err
+	}
+	tx.Emit(entity.ChangeEvent(OrganizationFamily.Event, OrganizationType, entity.Created, o.ID, o.ID, o.Slug, o.Version, nil))
+	return o, nil
+}
+
+// Service carries out Organization (through the kit), OrganizationMember and User operations.
 type Service struct {
+	*entity.Service[db.Organization, Organization, OrganizationFields]
 	Store  *store.Store
 	Tokens *listquery.TokenCodec
+}
+
+// NewService serves organizations, their members and Users from a store.
+func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
+	return &Service{Service: entity.NewService(OrganizationFamily, st, tokens), Store: st, Tokens: tokens}
 }
 
 // ownOrganization refuses any organization but the caller's, as NotFound.
@@ -74,178 +177,10 @@ func ownOrganization(sc authz.Scope, id uuid.UUID) error {
 	return nil
 }
 
-func loadOrganization(ctx context.Context, q *db.Queries, id uuid.UUID) (Organization, error) {
-	row, err := q.OrganizationGetByID(ctx, id)
-	if err != nil {
-		return Organization{}, apierr.NotFoundAs(err, OrganizationType, id.String())
-	}
-	return organizationFromRow(row)
-}
-
-// ListOrganizations lists the caller's organization (a token names exactly one), through the same list
-// path as every family, so where, select and the rest apply.
-func (s *Service) ListOrganizations(ctx context.Context, sc authz.Scope, path string, params listquery.Params) (listquery.Page[Organization], error) {
-	page, err := listquery.Run[db.Organization](ctx, s.Store.Pool, s.Tokens,
-		listquery.Query{Entity: OrganizationList, Caller: sc, Path: path, Params: params})
-	return mapPage(page, err, organizationFromRow)
-}
-
 // mapPage converts a page of rows to domain values.
 func mapPage[R, T any](page listquery.Page[R], err error, convert func(*R) (T, error)) (listquery.Page[T], error) {
 	if err != nil {
 		return listquery.Page[T]{}, err
 	}
 	return listquery.MapPage(page, convert)
-}
-
-// GetOrganization returns the caller's organization if id names it.
-func (s *Service) GetOrganization(ctx context.Context, sc authz.Scope, id uuid.UUID) (Organization, error) {
-	if err := ownOrganization(sc, id); err != nil {
-		return Organization{}, err
-	}
-	o, err := loadOrganization(ctx, s.Store.Q(), id)
-	if err != nil {
-		return Organization{}, err
-	}
-	return o, authz.Check(sc, authz.View, authz.OrganizationTarget(id))
-}
-
-// CreateOrganization makes a new organization with the caller as its admin. Slugs are unique across
-// the service; with AllowExists an organization the caller already belongs to is returned instead.
-func (s *Service) CreateOrganization(ctx context.Context, sc authz.Scope, f OrganizationFields, opts entity.WriteOptions) (Organization, error) {
-	f.Meta = f.Meta.Normalized()
-	if err := f.validate(); err != nil {
-		return Organization{}, err
-	}
-	var out Organization
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		existing, err := tx.Q.OrganizationGetBySlug(ctx, f.Slug)
-		switch {
-		case err == nil && opts.AllowExists:
-			// Only an organization the caller belongs to may be handed back: another tenant's is not theirs to see.
-			if _, merr := tx.Q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: existing.OrganizationID, UserID: sc.UserID}); merr == nil {
-				out, err = organizationFromRow(existing)
-				return err
-			}
-			return apierr.AlreadyExists(OrganizationType, f.Slug)
-		case err == nil:
-			return apierr.AlreadyExists(OrganizationType, f.Slug)
-		case !apierr.Is(err, apierr.TypeNotFound):
-			return err
-		}
-		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
-			var err error
-			if out, err = insertOrganization(ctx, sp, f); err != nil {
-				return err
-			}
-			return addMember(ctx, sp, out.ID, sc.UserID, auth.RoleAdmin)
-		})
-		if apierr.Is(err, apierr.TypeAlreadyExists) && opts.AllowExists {
-			// A concurrent create of the same Slug won: hand it back if the caller belongs to it.
-			existing, gerr := tx.Q.OrganizationGetBySlug(ctx, f.Slug)
-			if gerr != nil {
-				return gerr
-			}
-			if _, merr := tx.Q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: existing.OrganizationID, UserID: sc.UserID}); merr == nil {
-				out, err = organizationFromRow(existing)
-			}
-		}
-		return err
-	})
-	return out, err
-}
-
-func insertOrganization(ctx context.Context, tx *store.Tx, f OrganizationFields) (Organization, error) {
-	row, err := tx.Q.OrganizationInsert(ctx, db.OrganizationInsertParams{
-		OrganizationID: uuid.New(), Slug: f.Slug, DisplayName: f.DisplayName,
-		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-		DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
-	})
-	if err != nil {
-		return Organization{}, entity.SlugClash(err, OrganizationType, f.Slug)
-	}
-	o, err := organizationFromRow(row)
-	if err != nil {
-		return o, err
-	}
-	tx.Emit(o.changeEvent(entity.Created))
-	return o, nil
-}
-
-// UpdateOrganization replaces the caller's organization's fields; version must be the stored one.
-func (s *Service) UpdateOrganization(ctx context.Context, sc authz.Scope, id uuid.UUID, version int64, f OrganizationFields, dryRun bool) (Organization, error) {
-	if err := ownOrganization(sc, id); err != nil {
-		return Organization{}, err
-	}
-	if err := entity.RequireVersion(version); err != nil {
-		return Organization{}, err
-	}
-	f.Meta = f.Meta.Normalized()
-	if err := f.validate(); err != nil {
-		return Organization{}, err
-	}
-	if err := authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
-		return Organization{}, err
-	}
-	var out Organization
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		if err := tx.Q.OrganizationLockForMembership(ctx, id); err != nil {
-			return err
-		}
-		cur, err := loadOrganization(ctx, tx.Q, id)
-		if err != nil {
-			return err
-		}
-		if err := entity.CheckVersion(OrganizationType, id, &version, cur.Version); err != nil {
-			return err
-		}
-		row, err := tx.Q.OrganizationUpdate(ctx, db.OrganizationUpdateParams{
-			OrganizationID: id, Version: version, Slug: f.Slug, DisplayName: f.DisplayName,
-			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
-		})
-		if apierr.Is(err, apierr.TypeNotFound) {
-			return apierr.Conflict("the Organization was changed by a concurrent write; read it again").WithEntity(OrganizationType, id.String(), cur.Slug)
-		}
-		if err != nil {
-			return entity.SlugClash(err, OrganizationType, f.Slug)
-		}
-		if out, err = organizationFromRow(row); err != nil {
-			return err
-		}
-		tx.Emit(out.changeEvent(entity.Updated))
-		return nil
-	})
-	return out, err
-}
-
-// DeleteOrganization deletes the caller's organization; refused while it has DeleteGates or Spaces.
-func (s *Service) DeleteOrganization(ctx context.Context, sc authz.Scope, id uuid.UUID, dryRun bool) error {
-	if err := ownOrganization(sc, id); err != nil {
-		return err
-	}
-	if err := authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(id)); err != nil {
-		return err
-	}
-	return s.Store.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
-		if err := tx.Q.OrganizationLockForMembership(ctx, id); err != nil {
-			return err
-		}
-		cur, err := loadOrganization(ctx, tx.Q, id)
-		if err != nil {
-			return err
-		}
-		if err := entity.CheckDeleteGates(OrganizationType, id, cur.Slug, cur.DeleteGates); err != nil {
-			return err
-		}
-		n, err := tx.Q.OrganizationDelete(ctx, id)
-		if err != nil {
-			return store.TranslateDelete(err, OrganizationType, id.String())
-		}
-		if n == 0 {
-			return apierr.NotFound(OrganizationType, id.String())
-		}
-		tx.Emit(cur.changeEvent(entity.Deleted))
-		return nil
-	})
 }
