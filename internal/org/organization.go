@@ -56,7 +56,6 @@ func organizationFromRow(r *db.Organization) (Organization, error) {
 	return o, err
 }
 
-
 // OrganizationFamily declares Organizations to the entity kit. An Organization is the tenant itself: a
 // caller reads and writes only the one its token names (another's is NotFound, and so is one another
 // organization's Slug), any member creates a new one (not inside the caller's, so no CreateChildren is
