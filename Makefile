@@ -24,11 +24,13 @@ generate:
 	$(GO) run ./internal/build/oasbundle openapi gen/oas
 	$(OAPI_CODEGEN) -config openapi/config/oapi-codegen.yaml gen/oas/openapi.json
 	$(SQLC) generate -f sql/sqlc.yaml
+	$(GO) run ./internal/build/visitgen gen/oas/openapi.json internal/httpapi/visit.gen.go
 
-# Regenerates and fails when gen/ differs from what is committed (gen/ is never edited by hand).
+# Regenerates and fails when gen/ (or internal/httpapi/visit.gen.go) differs from what is committed;
+# generated code is never edited by hand.
 check-generated: generate
-	@git diff --exit-code -- gen/ || { echo "gen/ is stale: run 'make generate' and commit the result" >&2; exit 1; }
-	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/ >&2; echo "gen/ has untracked generated files: run 'make generate' and commit them" >&2; exit 1; }
+	@git diff --exit-code -- gen/ internal/httpapi/visit.gen.go || { echo "generated code is stale: run 'make generate' and commit the result" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- gen/ internal/httpapi/visit.gen.go)" || { git status --porcelain -- gen/ >&2; echo "gen/ has untracked generated files: run 'make generate' and commit them" >&2; exit 1; }
 
 # Benchmarks (figures in docs/performance.md).
 bench:

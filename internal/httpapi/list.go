@@ -66,8 +66,8 @@ func listParams(generated any) listquery.Params {
 }
 
 // pageResponse writes a list page: Extended forms, each entity projected to the selected fields,
-// streamed one item at a time, and Service-Continue when more may follow. It implements the generated
-// Visit methods of the list operations.
+// streamed one item at a time, and Service-Continue when more may follow. Its Visit methods, one per list
+// operation of the document, are generated (visit.gen.go, internal/build/visitgen).
 type pageResponse struct {
 	items       []any
 	entityField string
@@ -108,32 +108,6 @@ func (r pageResponse) write(w http.ResponseWriter) error {
 	return err
 }
 
-func (r pageResponse) VisitListSpacesResponse(w http.ResponseWriter) error        { return r.write(w) }
-func (r pageResponse) VisitListOrganizationsResponse(w http.ResponseWriter) error { return r.write(w) }
-func (r pageResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error       { return r.write(w) }
-func (r pageResponse) VisitListChannelsResponse(w http.ResponseWriter) error    { return r.write(w) }
-func (r pageResponse) VisitListAllChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
-func (r pageResponse) VisitListServiceAccountsResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-func (r pageResponse) VisitListTagsResponse(w http.ResponseWriter) error         { return r.write(w) }
-func (r pageResponse) VisitListGroupsResponse(w http.ResponseWriter) error       { return r.write(w) }
-func (r pageResponse) VisitListAllTagsResponse(w http.ResponseWriter) error      { return r.write(w) }
-func (r pageResponse) VisitListTargetsResponse(w http.ResponseWriter) error      { return r.write(w) }
-func (r pageResponse) VisitListAllTargetsResponse(w http.ResponseWriter) error   { return r.write(w) }
-func (r pageResponse) VisitListUnitsResponse(w http.ResponseWriter) error        { return r.write(w) }
-func (r pageResponse) VisitListAllUnitsResponse(w http.ResponseWriter) error     { return r.write(w) }
-func (r pageResponse) VisitListAllRevisionsResponse(w http.ResponseWriter) error { return r.write(w) }
-func (r pageResponse) VisitListExtendedRevisionsResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-func (r pageResponse) VisitListExtendedMutationsResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-
 // itemResponse writes one Extended form, projected like a list item.
 type itemResponse struct {
 	item        any
@@ -150,24 +124,6 @@ func (r itemResponse) write(w http.ResponseWriter) error {
 	w.WriteHeader(http.StatusOK)
 	_, err = w.Write(append(data, '\n'))
 	return err
-}
-
-func (r itemResponse) VisitGetSpaceResponse(w http.ResponseWriter) error        { return r.write(w) }
-func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
-func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error         { return r.write(w) }
-func (r itemResponse) VisitGetGroupResponse(w http.ResponseWriter) error        { return r.write(w) }
-func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error      { return r.write(w) }
-func (r itemResponse) VisitGetServiceAccountResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-func (r itemResponse) VisitGetTagResponse(w http.ResponseWriter) error    { return r.write(w) }
-func (r itemResponse) VisitGetTargetResponse(w http.ResponseWriter) error { return r.write(w) }
-func (r itemResponse) VisitGetUnitResponse(w http.ResponseWriter) error   { return r.write(w) }
-func (r itemResponse) VisitGetExtendedRevisionResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-func (r itemResponse) VisitGetExtendedMutationResponse(w http.ResponseWriter) error {
-	return r.write(w)
 }
 
 // project marshals an Extended form keeping only the selected fields of its entity (all when fields is nil).
@@ -218,14 +174,6 @@ func bulkStatus(errs []*apierr.Error) (int, error) {
 	}
 	return 0, first
 }
-func (r pageResponse) VisitListCommandRunsResponse(w http.ResponseWriter) error    { return r.write(w) }
-func (r pageResponse) VisitListAllCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
-func (r itemResponse) VisitGetCommandRunResponse(w http.ResponseWriter) error      { return r.write(w) }
-func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error  { return r.write(w) }
-func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
 
 // extender builds the Extended forms of entities read, expanding what include names (one read per
 // include for all of them).

@@ -60,18 +60,6 @@ func (r streamResponse) write(w http.ResponseWriter) error {
 	return err
 }
 
-func (r streamResponse) VisitSearchUnitDataResponse(w http.ResponseWriter) error { return r.write(w) }
-func (r streamResponse) VisitSearchUnitMutationSourcesResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-func (r streamResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-func (r streamResponse) VisitSearchRevisionMutationSourcesResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-func (r streamResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error { return r.write(w) }
-
 // stream runs a pager: the first page now, the rest while the response is written.
 func stream[T any](next func() ([]T, string, bool, error), convert func([]T) ([]any, error)) (streamResponse, error) {
 	items, cont, ok, err := next()
