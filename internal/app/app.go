@@ -94,7 +94,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Store:           st,
 		Keys:            keys,
 		Issuer:          &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
-		Orgs:            org.NewService(st, tokens),
+		Orgs:            org.NewService(st, tokens, group.OfMembers),
 		Spaces:          space.NewService(st, tokens),
 		Units:           unit.NewService(st, tokens),
 		Targets:         target.NewService(st, tokens),

@@ -17,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -167,8 +168,7 @@ func checkMembers(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID
 	if len(added) == 0 {
 		return f, nil
 	}
-	// The org family owns memberships, but it reads Groups (User.GroupIDs), so this reads its query.
-	members, err := tx.Q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: sc.OrganizationID, UserIds: added})
+	members, err := org.MembersAmong(ctx, sc, tx.Q, added)
 	if err != nil {
 		return f, err
 	}

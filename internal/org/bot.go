@@ -88,3 +88,8 @@ func (f BotFields) Validate() error {
 	}
 	return f.Permissions.Validate("Permissions")
 }
+
+// MembersAmong returns which of users are members of sc's organization, in one query.
+func MembersAmong(ctx context.Context, sc authz.Scope, q *db.Queries, users []uuid.UUID) ([]uuid.UUID, error) {
+	return q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: sc.OrganizationID, UserIds: users})
+}

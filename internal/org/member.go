@@ -16,7 +16,6 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
-	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -355,7 +354,7 @@ func (s *Service) withGroups(ctx context.Context, sc authz.Scope, users []User) 
 	for i, u := range users {
 		ids[i] = u.ID
 	}
-	groups, err := group.OfMembers(ctx, s.Store.Q(), sc.OrganizationID, ids)
+	groups, err := s.GroupsOf(ctx, s.Store.Q(), sc.OrganizationID, ids)
 	if err != nil {
 		return err
 	}

@@ -161,11 +161,17 @@ type Service struct {
 	*entity.Service[db.Organization, Organization, OrganizationFields]
 	Store  *store.Store
 	Tokens *listquery.TokenCodec
+	// GroupsOf reads the Groups each of users is in (User.GroupIDs): the Group family's resolver, handed
+	// in because Groups name members of organizations.
+	GroupsOf GroupsOfFunc
 }
 
+// GroupsOfFunc returns, in one query, the Groups of an organization each of users is in.
+type GroupsOfFunc func(ctx context.Context, q *db.Queries, orgID uuid.UUID, users []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error)
+
 // NewService serves organizations, their members and Users from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
-	return &Service{Service: entity.NewService(OrganizationFamily, st, tokens), Store: st, Tokens: tokens}
+func NewService(st *store.Store, tokens *listquery.TokenCodec, groupsOf GroupsOfFunc) *Service {
+	return &Service{Service: entity.NewService(OrganizationFamily, st, tokens), Store: st, Tokens: tokens, GroupsOf: groupsOf}
 }
 
 // ownOrganization refuses any organization but the caller's, as NotFound.
