@@ -156,23 +156,7 @@ func TestGuestGrantOnOneUnit(t *testing.T) {
 // every page but the last must be full.
 func unitSlugPages(t *testing.T, c *apitest.Client, path string, limit int) ([]string, int) {
 	t.Helper()
-	var out []string
-	q := url.Values{"order_by": {"Slug"}, "limit": {fmt.Sprint(limit)}}
-	for pages := 1; ; pages++ {
-		resp := c.Get(path + "?" + q.Encode()).Expect(http.StatusOK)
-		var list []api.ExtendedUnit
-		resp.JSON(&list)
-		for _, e := range list {
-			out = append(out, e.Unit.Slug)
-		}
-		next := resp.Header.Get("Service-Continue")
-		if next == "" {
-			return out, pages
-		}
-		require.Len(t, list, limit, "a page before the last is full")
-		q.Set("continue", next)
-		require.Less(t, pages, 100, "paging does not end")
-	}
+	return slugPages(t, c, path, url.Values{"order_by": {"Slug"}}, limit, func(e api.ExtendedUnit) string { return e.Unit.Slug })
 }
 
 // TestGuestServiceAccountBot: a bot whose ServiceAccount has the guest role, signed in with its key, is

@@ -332,33 +332,40 @@ func TestOrderBy(t *testing.T) {
 	}
 }
 
-// readAll pages through a list and returns the Slugs and the number of pages.
-func readAll(t *testing.T, c *apitest.Client, base url.Values, limit int) ([]string, int) {
+// slugPages pages through the list at path (with the query base and pages of limit) and returns the
+// Slugs of its items, as slugOf reads them, and the number of pages: every page but the last is full and
+// carries one Service-Continue.
+func slugPages[X any](t *testing.T, c *apitest.Client, path string, base url.Values, limit int, slugOf func(X) string) ([]string, int) {
 	t.Helper()
 	var out []string
-	pages := 0
 	q := url.Values{}
 	for k, v := range base {
 		q[k] = v
 	}
 	q.Set("limit", fmt.Sprint(limit))
-	for {
-		resp := c.Get("/api/space?" + q.Encode()).Expect(http.StatusOK)
-		pages++
-		var list []api.ExtendedSpace
+	for pages := 1; ; pages++ {
+		resp := c.Get(path + "?" + q.Encode()).Expect(http.StatusOK)
+		var list []X
 		resp.JSON(&list)
-		require.LessOrEqual(t, len(list), limit)
 		for _, e := range list {
-			out = append(out, e.Space.Slug)
+			out = append(out, slugOf(e))
 		}
 		next := resp.Header.Get("Service-Continue")
 		if next == "" {
+			require.LessOrEqual(t, len(list), limit)
 			return out, pages
 		}
+		require.Len(t, list, limit, "a page before the last is full")
 		require.Len(t, resp.Header.Values("Service-Continue"), 1)
 		q.Set("continue", next)
 		require.Less(t, pages, 100, "paging does not end")
 	}
+}
+
+// readAll pages through the Spaces list.
+func readAll(t *testing.T, c *apitest.Client, base url.Values, limit int) ([]string, int) {
+	t.Helper()
+	return slugPages(t, c, "/api/space", base, limit, func(e api.ExtendedSpace) string { return e.Space.Slug })
 }
 
 func TestPagination(t *testing.T) {
