@@ -191,10 +191,11 @@ func TestGuestServiceAccountBot(t *testing.T) {
 			Expect(http.StatusOK)
 	}
 	var units []api.ExtendedUnit
-	bot.Get("/api/unit?include=SpaceID").Expect(http.StatusOK).JSON(&units)
+	bot.Get("/api/unit?include=SpaceID,OrganizationID").Expect(http.StatusOK).JSON(&units)
 	require.Len(t, units, 1)
 	require.Equal(t, granted.SpaceID, units[0].Unit.SpaceID)
 	require.NotNil(t, units[0].Space, "the granted Space is expanded")
+	require.Nil(t, units[0].Organization, "the organization, which a guest may not view, is not")
 	var spaces []api.ExtendedSpace
 	bot.Get("/api/space").Expect(http.StatusOK).JSON(&spaces)
 	require.Len(t, spaces, 1)

@@ -85,8 +85,6 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// includedOrganization loads the caller's Organization when include names OrganizationID (every entity of
-// a list shares it, so one read serves the page).
 // includedUsers loads the Users include=UserID asks for, in one query.
 func (h *base) includedUsers(ctx context.Context, sc authz.Scope, includes map[string]bool, ids []uuid.UUID) (map[uuid.UUID]api.User, error) {
 	out := map[uuid.UUID]api.User{}
@@ -103,11 +101,16 @@ func (h *base) includedUsers(ctx context.Context, sc authz.Scope, includes map[s
 	return out, nil
 }
 
+// includedOrganization loads the caller's Organization when include names OrganizationID and the caller
+// may view it (every entity of a list shares it, so one read serves the page).
 func (h *base) includedOrganization(ctx context.Context, sc authz.Scope, includes map[string]bool) (*api.Organization, error) {
 	if !includes["OrganizationID"] {
 		return nil, nil
 	}
 	o, err := h.s.deps.Orgs.Get(ctx, sc, uuid.Nil, sc.OrganizationID.String())
+	if apierr.Is(err, apierr.TypeNotFound) {
+		return nil, nil // a caller who may not view its organization (a guest) gets none: includes never fail
+	}
 	if err != nil {
 		return nil, err
 	}
