@@ -90,22 +90,24 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	tokens := listquery.NewTokenCodec(tokenKey)
 	issuer := &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL}
 	notifier := event.NewNotifier(cfg.DatabaseURL, cfg.Logger)
+	// What every family is served with; Permissions grant to the org family's members and to Groups.
+	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	return &App{
 		Store:           st,
 		Keys:            keys,
 		Issuer:          &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
-		Orgs:            org.NewService(st, tokens, group.OfMembers),
-		Spaces:          space.NewService(st, tokens),
-		Units:           unit.NewService(st, tokens),
-		Targets:         target.NewService(st, tokens),
-		Tags:            tag.NewService(st, tokens),
-		Groups:          group.NewService(st, tokens),
-		ServiceAccounts: serviceaccount.NewService(st, tokens),
+		Orgs:            org.NewService(kit, group.OfMembers),
+		Spaces:          space.NewService(kit),
+		Units:           unit.NewService(kit),
+		Targets:         target.NewService(kit),
+		Tags:            tag.NewService(kit),
+		Groups:          group.NewService(kit),
+		ServiceAccounts: serviceaccount.NewService(kit),
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
-		Channels: channel.NewService(st, tokens, notifier, cfg.Logger, entity.Resolvers{
+		Channels: channel.NewService(kit, notifier, cfg.Logger, entity.Resolvers{
 			space.EntityType: space.Family.IDOf, unit.EntityType: unit.Family.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
 		}),
-		BridgeWorkers: bridgeworker.NewService(st, tokens, notifier, eventfilter.Visible),
+		BridgeWorkers: bridgeworker.NewService(kit, notifier, eventfilter.Visible),
 		Notifier:      notifier,
 	}, nil
 }

@@ -247,8 +247,8 @@ type Service struct {
 type VisibleFunc func(ctx context.Context, sc authz.Scope, q *db.Queries, entries []*db.EventLog) ([]event.Entry, error)
 
 // NewService serves BridgeWorkers from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec, notifier *event.Notifier, visible VisibleFunc) *Service {
-	return &Service{Service: entity.NewService(Family, st, tokens), Notifier: notifier, Visible: visible}
+func NewService(deps entity.Deps, notifier *event.Notifier, visible VisibleFunc) *Service {
+	return &Service{Service: entity.NewService(Family, deps), Notifier: notifier, Visible: visible}
 }
 
 // Exists reports whether id names a BridgeWorker of the caller's organization (in any Space), for an

@@ -281,8 +281,8 @@ type Service struct {
 }
 
 // NewService serves Channels and their protocol from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec, notifier *event.Notifier, logger *slog.Logger, resolvers entity.Resolvers) *Service {
-	return &Service{Service: entity.NewService(Family, st, tokens), Notifier: notifier, Logger: logger, Resolvers: resolvers}
+func NewService(deps entity.Deps, notifier *event.Notifier, logger *slog.Logger, resolvers entity.Resolvers) *Service {
+	return &Service{Service: entity.NewService(Family, deps), Notifier: notifier, Logger: logger, Resolvers: resolvers}
 }
 
 // resolve reads a Channel named by ID or Slug in a Space of the caller's organization.

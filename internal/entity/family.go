@@ -126,16 +126,23 @@ type WriteOptions struct {
 	AllowExists bool
 }
 
+// Deps are what every family's Service is served with.
+type Deps struct {
+	Store  *store.Store
+	Tokens *listquery.TokenCodec
+	// Grantees resolve what Permissions grant to, through the families that own them.
+	Grantees Grantees
+}
+
 // Service carries out a family's operations.
 type Service[R, E, F any] struct {
 	*Family[R, E, F]
-	Store  *store.Store
-	Tokens *listquery.TokenCodec
+	Deps
 }
 
-// NewService serves a family from a store.
-func NewService[R, E, F any](fam *Family[R, E, F], st *store.Store, tokens *listquery.TokenCodec) *Service[R, E, F] {
-	return &Service[R, E, F]{Family: fam, Store: st, Tokens: tokens}
+// NewService serves a family.
+func NewService[R, E, F any](fam *Family[R, E, F], deps Deps) *Service[R, E, F] {
+	return &Service[R, E, F]{Family: fam, Deps: deps}
 }
 
 // parent loads the Space of a Space-resident family (nil for families of the organization).
@@ -324,7 +331,7 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 			if err := authz.Check(sc, authz.Manage, createIn); err != nil {
 				return err
 			}
-			if err := CheckGrantees(ctx, sc, tx.Q, "Permissions", nil, s.Grants(f)); err != nil {
+			if err := s.Grantees.Check(ctx, sc, tx.Q, "Permissions", nil, s.Grants(f)); err != nil {
 				return err
 			}
 		}
@@ -474,7 +481,7 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 			if err := authz.Check(sc, authz.Manage, s.Target(cur)); err != nil {
 				return cur, err
 			}
-			if err := CheckGrantees(ctx, sc, tx.Q, "Permissions", before, after); err != nil {
+			if err := s.Grantees.Check(ctx, sc, tx.Q, "Permissions", before, after); err != nil {
 				return cur, err
 			}
 		}

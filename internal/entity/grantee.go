@@ -11,13 +11,23 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 )
 
-// CheckGrantees requires every User that the Permissions field after grants to, and before did not, to
+// Among returns which of ids name entities of sc's organization, in one query: a family's resolver for
+// references to many of its entities at once.
+type Among func(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) ([]uuid.UUID, error)
+
+// Grantees resolve the subjects Permissions grant to: the organization's members (the org family's
+// resolver) and its Groups (the Group family's).
+type Grantees struct {
+	Users, Groups Among
+}
+
+// Check requires every User that the Permissions field after grants to, and before did not, to
 // be a member of the caller's organization, and every Group to be one of its Groups; each other one is
 // named by its dot path (Permissions.Edit.UserIDs.<id>, Permissions.View.GroupIDs.<id>), with the same
 // answer whether it is unknown or another organization's. Subjects before already named pass again: a
 // member removed since, or a Group deleted since, keeps grants that grant nothing, and the entity stays
 // writable without Manage.
-func CheckGrantees(ctx context.Context, sc authz.Scope, q *db.Queries, field string, before, after authz.Grants) error {
+func (g Grantees) Check(ctx context.Context, sc authz.Scope, q *db.Queries, field string, before, after authz.Grants) error {
 	users, groups := map[uuid.UUID][]string{}, map[uuid.UUID][]string{}
 	for perm, subjects := range after {
 		newSubjects(users, subjects.UserIDs, before[perm].UserIDs, field+"."+perm+".UserIDs.")
@@ -25,14 +35,14 @@ func CheckGrantees(ctx context.Context, sc authz.Scope, q *db.Queries, field str
 	}
 	var err *apierr.Error
 	if len(users) > 0 {
-		found, qerr := q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: sc.OrganizationID, UserIds: keys(users)})
+		found, qerr := g.Users(ctx, sc, q, keys(users))
 		if qerr != nil {
 			return qerr
 		}
 		err = missing(err, users, found, "User", "among the members of your organization")
 	}
 	if len(groups) > 0 {
-		found, qerr := q.GroupsAmong(ctx, db.GroupsAmongParams{OrganizationID: sc.OrganizationID, GroupIDs: keys(groups)})
+		found, qerr := g.Groups(ctx, sc, q, keys(groups))
 		if qerr != nil {
 			return qerr
 		}

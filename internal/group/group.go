@@ -189,6 +189,6 @@ func checkMembers(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID
 type Service = entity.Service[db.UserGroup, Group, Fields]
 
 // NewService serves Groups from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
-	return entity.NewService(Family, st, tokens)
+func NewService(deps entity.Deps) *Service {
+	return entity.NewService(Family, deps)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/authz"
 )
 
 // IDsOf returns the Groups of the organization the User is in (what the caller's Principal carries).
@@ -28,4 +29,10 @@ func OfMembers(ctx context.Context, q *db.Queries, orgID uuid.UUID, users []uuid
 		out[r.UserID] = append(out[r.UserID], r.GroupID)
 	}
 	return out, nil
+}
+
+// Among returns which of ids name Groups of sc's organization, in one query (the Group family's resolver
+// for Permissions' GroupIDs).
+func Among(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) ([]uuid.UUID, error) {
+	return q.GroupsAmong(ctx, db.GroupsAmongParams{OrganizationID: sc.OrganizationID, GroupIDs: ids})
 }

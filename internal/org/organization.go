@@ -170,8 +170,8 @@ type Service struct {
 type GroupsOfFunc func(ctx context.Context, q *db.Queries, orgID uuid.UUID, users []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error)
 
 // NewService serves organizations, their members and Users from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec, groupsOf GroupsOfFunc) *Service {
-	return &Service{Service: entity.NewService(OrganizationFamily, st, tokens), Store: st, Tokens: tokens, GroupsOf: groupsOf}
+func NewService(deps entity.Deps, groupsOf GroupsOfFunc) *Service {
+	return &Service{Service: entity.NewService(OrganizationFamily, deps), Store: deps.Store, Tokens: deps.Tokens, GroupsOf: groupsOf}
 }
 
 // ownOrganization refuses any organization but the caller's, as NotFound.

@@ -189,6 +189,6 @@ func checkRemoval(sc authz.Scope, cur ServiceAccount) error {
 type Service = entity.Service[db.ServiceAccountGetWithRoleRow, ServiceAccount, Fields]
 
 // NewService serves ServiceAccounts from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
-	return entity.NewService(Family, st, tokens)
+func NewService(deps entity.Deps) *Service {
+	return entity.NewService(Family, deps)
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
-	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -148,8 +147,8 @@ var Family = &entity.Family[db.Space, Space, Fields]{
 type Service = entity.Service[db.Space, Space, Fields]
 
 // NewService serves Spaces from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
-	return entity.NewService(Family, st, tokens)
+func NewService(deps entity.Deps) *Service {
+	return entity.NewService(Family, deps)
 }
 
 // checkComponent refuses a ComponentID: it must name a Component of the organization, and that family

@@ -130,8 +130,8 @@ var Family = &entity.Family[db.Tag, Tag, Fields]{
 type Service = entity.Service[db.Tag, Tag, Fields]
 
 // NewService serves Tags from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
-	return entity.NewService(Family, st, tokens)
+func NewService(deps entity.Deps) *Service {
+	return entity.NewService(Family, deps)
 }
 
 // LookupForShare returns a Tag of the caller's organization by ID, in any Space, and holds a share lock

@@ -216,8 +216,8 @@ var Family = &entity.Family[db.Target, Target, Fields]{
 type Service = entity.Service[db.Target, Target, Fields]
 
 // NewService serves Targets from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
-	return entity.NewService(Family, st, tokens)
+func NewService(deps entity.Deps) *Service {
+	return entity.NewService(Family, deps)
 }
 
 // check validates a write's references: the BridgeWorker it names, and a ToolchainType change (refused

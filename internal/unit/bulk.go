@@ -178,7 +178,7 @@ func (s *Service) Clone(ctx context.Context, sc authz.Scope, path string, sel li
 			for _, spaceID := range targets {
 				for _, prefix := range opts.Prefixes {
 					item, err := entity.BulkStep(ctx, tx, EntityType, ref, func(sp *store.Tx) (Unit, error) {
-						return cloneOne(ctx, sc, sp, ref, spaceID, prefix, patch, opts)
+						return s.cloneOne(ctx, sc, sp, ref, spaceID, prefix, patch, opts)
 					})
 					if err != nil {
 						return err
@@ -211,7 +211,7 @@ func (s *Service) spacesWhere(ctx context.Context, sc authz.Scope, tx *store.Tx,
 }
 
 // cloneOne makes one clone of the Unit ref in spaceID.
-func cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, spaceID uuid.UUID, prefix string, patch json.RawMessage, opts CloneOptions) (Unit, error) {
+func (s *Service) cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, spaceID uuid.UUID, prefix string, patch json.RawMessage, opts CloneOptions) (Unit, error) {
 	srcRow, err := loadRow(ctx, sc, tx.Q, ref.SpaceID, ref.ID, false)
 	if err != nil {
 		return Unit{}, err
@@ -243,7 +243,7 @@ func cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref,
 		if err := authz.Check(sc, authz.Manage, st); err != nil {
 			return src, err
 		}
-		if err := entity.CheckGrantees(ctx, sc, tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
+		if err := s.kit.Grantees.Check(ctx, sc, tx.Q, "Permissions", src.Permissions, f.Permissions); err != nil {
 			return src, err
 		}
 	}

@@ -224,8 +224,8 @@ type Service struct {
 }
 
 // NewService serves Units from a store.
-func NewService(st *store.Store, tokens *listquery.TokenCodec) *Service {
-	return &Service{kit: entity.NewService(Family, st, tokens), Store: st, Tokens: tokens}
+func NewService(deps entity.Deps) *Service {
+	return &Service{kit: entity.NewService(Family, deps), Store: deps.Store, Tokens: deps.Tokens}
 }
 
 // WriteOptions are the query parameters of Unit writes.
