@@ -159,8 +159,6 @@ func insertOrganization(ctx context.Context, tx *store.Tx, f OrganizationFields)
 // Service carries out Organization (through the kit), OrganizationMember and User operations.
 type Service struct {
 	*entity.Service[db.Organization, Organization, OrganizationFields]
-	Store  *store.Store
-	Tokens *listquery.TokenCodec
 	// GroupsOf reads the Groups each of users is in (User.GroupIDs): the Group family's resolver, handed
 	// in because Groups name members of organizations.
 	GroupsOf GroupsOfFunc
@@ -171,7 +169,7 @@ type GroupsOfFunc func(ctx context.Context, q *db.Queries, orgID uuid.UUID, user
 
 // NewService serves organizations, their members and Users from a store.
 func NewService(deps entity.Deps, groupsOf GroupsOfFunc) *Service {
-	return &Service{Service: entity.NewService(OrganizationFamily, deps), Store: deps.Store, Tokens: deps.Tokens, GroupsOf: groupsOf}
+	return &Service{Service: entity.NewService(OrganizationFamily, deps), GroupsOf: groupsOf}
 }
 
 // ownOrganization refuses any organization but the caller's, as NotFound.
