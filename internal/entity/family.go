@@ -76,8 +76,9 @@ type Family[R, E, F any] struct {
 	// BridgeWorker's Secret, issued with it) and may add to the result what is not stored; before is nil
 	// on create. It runs in the write's transaction, before the event.
 	AfterWrite func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
-	// BeforeDelete, optional, undoes what references the entity before its row goes (after the
-	// permission and DeleteGates checks).
+	// BeforeDelete, optional, runs after the Delete and DeleteGates checks and before the row goes: it
+	// checks what removing the entity needs beyond Delete (a bot's role reach, ManageOrganization) and
+	// undoes what references it (a Tag comes off every Revision).
 	BeforeDelete func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur E) error
 	// AdjustEvent, optional, adds to a change event what the family's events carry beyond the common
 	// payload (a Target's events name the Target in TargetID).
