@@ -9,7 +9,7 @@ SQLC         := $(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc
 TEST_FLAGS   ?= -race -count=1 -timeout 20m
 FUZZTIME     ?= 30s
 
-.PHONY: run test build generate check-generated lint fuzz bench
+.PHONY: run test build generate check-generated lint fuzz bench loadtest
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hubd
@@ -35,6 +35,16 @@ check-generated: generate
 # Benchmarks (figures in docs/performance.md).
 bench:
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench . -benchtime 200x ./internal/httpapi/
+
+# The load benchmark: hubd through its API beside raw SQL over pgx and etcd, in one run (figures in
+# docs/performance.md). etcd comes from Debian's etcd-server where it can be installed; without it the
+# etcd column is left out. LOADTEST_FLAGS passes flags, e.g. LOADTEST_FLAGS='-d 5s -c 32'.
+LOADTEST_FLAGS ?=
+loadtest: build
+	@command -v etcd >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >/dev/null 2>&1; } || \
+		echo "etcd is not installed and could not be: the etcd column is left out" >&2
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) $(LOADTEST_FLAGS)
 
 # Fuzzes the where parser and compiler for FUZZTIME (the seed corpus also runs in every `make test`).
 fuzz:

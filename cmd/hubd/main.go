@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"strconv"
@@ -108,6 +109,7 @@ func serve(ctx context.Context, args []string) error {
 	bodyLimit := fs.Int64("body-limit", envInt("HUBD_BODY_LIMIT", 4<<20), "largest request body in bytes (HUBD_BODY_LIMIT)")
 	timeout := fs.Duration("request-timeout", envDuration("HUBD_REQUEST_TIMEOUT", 30*time.Second), "longest time a request may work (HUBD_REQUEST_TIMEOUT)")
 	inFlight := fs.Int("max-in-flight", int(envInt("HUBD_MAX_IN_FLIGHT", 64)), "concurrent requests per caller per replica (HUBD_MAX_IN_FLIGHT)")
+	debugAddr := fs.String("debug-addr", env("HUBD_DEBUG_ADDR", ""), "address serving Go's profiler at /debug/pprof/ (HUBD_DEBUG_ADDR; off when empty; never expose it)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
 	_ = fs.Parse(args)
 	cfg, err := c.config(true)
@@ -143,6 +145,9 @@ func serve(ctx context.Context, args []string) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- httpServer.Serve(ln) }()
+	if *debugAddr != "" {
+		go serveDebug(*debugAddr, cfg.Logger)
+	}
 	cfg.Logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "version", app.Version)
 
 	select {
@@ -160,6 +165,20 @@ func serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil
+}
+
+// serveDebug serves Go's profiler on its own listener, apart from the API, so it is reachable only where
+// the operator binds it.
+func serveDebug(addr string, logger *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	logger.Info("serving the profiler", "addr", addr)
+	if err := srv.ListenAndServe(); err != nil {
+		logger.Error("serving the profiler", "err", err)
+	}
 }
 
 func migrateCmd(args []string) error {
