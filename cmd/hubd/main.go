@@ -76,6 +76,7 @@ type common struct {
 	addr, databaseURL, baseURL string
 	tokenTTL                   time.Duration
 	logLevel                   string
+	dbMaxConns                 int
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -83,6 +84,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.databaseURL, "database-url", env("DATABASE_URL", ""), "PostgreSQL URL (DATABASE_URL)")
 	fs.StringVar(&c.baseURL, "base-url", env("HUBD_BASE_URL", ""), "external base address, the tokens' issuer (HUBD_BASE_URL; default http://<addr>)")
 	fs.DurationVar(&c.tokenTTL, "token-ttl", envDuration("HUBD_TOKEN_TTL", time.Hour), "service token lifetime (HUBD_TOKEN_TTL)")
+	fs.IntVar(&c.dbMaxConns, "db-max-conns", int(envInt("HUBD_DB_MAX_CONNS", 0)), "database connections per replica (HUBD_DB_MAX_CONNS; 0: pool_max_conns of the URL, else 4 per core, at least 16)")
 	fs.StringVar(&c.logLevel, "log-level", env("HUBD_LOG_LEVEL", "info"), "debug, info, warn or error (HUBD_LOG_LEVEL)")
 }
 
@@ -99,7 +101,7 @@ func (c *common) config(migrate bool) (app.Config, error) {
 		return app.Config{}, fmt.Errorf("--log-level: %w", err)
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	return app.Config{DatabaseURL: c.databaseURL, BaseURL: strings.TrimSuffix(base, "/"), TokenTTL: c.tokenTTL, Migrate: migrate, Logger: logger}, nil
+	return app.Config{DatabaseURL: c.databaseURL, DBMaxConns: int32(c.dbMaxConns), BaseURL: strings.TrimSuffix(base, "/"), TokenTTL: c.tokenTTL, Migrate: migrate, Logger: logger}, nil
 }
 
 func serve(ctx context.Context, args []string) error {

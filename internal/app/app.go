@@ -34,6 +34,8 @@ var Version = "v0.1.0-dev"
 // Config is everything an instance needs.
 type Config struct {
 	DatabaseURL string
+	// DBMaxConns sizes the database pool (0: pool_max_conns of the URL, else store.DefaultMaxConns).
+	DBMaxConns int32
 	// BaseURL is the external base address; it is the issuer of service tokens.
 	BaseURL  string
 	TokenTTL time.Duration
@@ -73,7 +75,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			return nil, err
 		}
 	}
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Logger)
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}

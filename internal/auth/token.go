@@ -36,6 +36,8 @@ type Issuer struct {
 	URL string
 	TTL time.Duration
 	Now func() time.Time
+
+	verified verifiedTokens
 }
 
 func (is *Issuer) now() time.Time {
@@ -81,10 +83,18 @@ func (is *Issuer) Verify(ctx context.Context, token string) (Principal, error) {
 	if !is.Keys.knows(kid) && !is.Keys.learn(ctx, kid) {
 		return Principal{}, apierr.Unauthenticated("the bearer token is not signed by a key of this service; get a new token")
 	}
-	return is.verify(token)
+	now := is.now()
+	if p, ok := is.verified.get(token, now); ok {
+		return p, nil
+	}
+	p, exp, err := is.verify(token)
+	if err == nil {
+		is.verified.put(token, p, exp, now)
+	}
+	return p, err
 }
 
-func (is *Issuer) verify(token string) (Principal, error) {
+func (is *Issuer) verify(token string) (Principal, time.Time, error) {
 	_, keys := is.Keys.current()
 	tok, err := jwt.Parse([]byte(token),
 		jwt.WithKeySet(keys, jws.WithRequireKid(true)),
@@ -101,12 +111,12 @@ func (is *Issuer) verify(token string) (Principal, error) {
 		jwt.WithRequiredClaim(claimRole),
 	)
 	if err != nil {
-		return Principal{}, apierr.Unauthenticated("the bearer token is not valid: %s; get a new token", shortReason(err)).WithCause(err)
+		return Principal{}, time.Time{}, apierr.Unauthenticated("the bearer token is not valid: %s; get a new token", shortReason(err)).WithCause(err)
 	}
 	// A token that lives longer than this service issues them was not minted here as configured: a
 	// token without a bound would be a credential forever.
 	if lifetime := tok.Expiration().Sub(tok.IssuedAt()); lifetime > is.TTL+time.Second {
-		return Principal{}, apierr.Unauthenticated("the bearer token lives %s, longer than the %s this service issues; get a new token",
+		return Principal{}, time.Time{}, apierr.Unauthenticated("the bearer token lives %s, longer than the %s this service issues; get a new token",
 			lifetime.Round(time.Second), is.TTL)
 	}
 	userID, err1 := uuid.Parse(tok.Subject())
@@ -117,9 +127,9 @@ func (is *Issuer) verify(token string) (Principal, error) {
 	orgID, err2 := uuid.Parse(orgStr)
 	role := Role(roleStr)
 	if err1 != nil || err2 != nil || !role.Valid() {
-		return Principal{}, apierr.Unauthenticated("the bearer token's claims are malformed; get a new token")
+		return Principal{}, time.Time{}, apierr.Unauthenticated("the bearer token's claims are malformed; get a new token")
 	}
-	return Principal{UserID: userID, OrganizationID: orgID, Role: role}, nil
+	return Principal{UserID: userID, OrganizationID: orgID, Role: role}, tok.Expiration(), nil
 }
 
 func shortReason(err error) string {

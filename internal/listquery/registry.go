@@ -1,6 +1,8 @@
 package listquery
 
 import (
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -168,4 +170,22 @@ func (e *Entity) include(name string) *Include {
 		}
 	}
 	return nil
+}
+
+// ColumnsOf is a select list for the row type T (a generated model, columns named by its db tags) of
+// table that reads NULL instead of the columns left out: a list selects them so that rows still scan
+// into T, without reading, sending and decoding what no list answer shows (a Unit's data projection, the
+// text behind contains).
+func ColumnsOf[T any](table string, leftOut ...string) string {
+	t := reflect.TypeFor[T]()
+	cols := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name := t.Field(i).Tag.Get("db")
+		if slices.Contains(leftOut, name) {
+			cols = append(cols, "NULL AS "+name)
+			continue
+		}
+		cols = append(cols, table+"."+name)
+	}
+	return strings.Join(cols, ", ")
 }

@@ -2,12 +2,16 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hubd/hubd/gen/db"
@@ -21,17 +25,48 @@ type Store struct {
 	log    *slog.Logger
 }
 
-// Open connects to PostgreSQL. It does not wait for the server: Ping reports reachability.
-func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
+// DefaultMaxConns is the pool size when neither the configuration nor the URL (pool_max_conns) sets one:
+// four connections per core, at least 16. Requests spend most of their time waiting on the database
+// (round trips, commits), not computing, so a pool the size of the cores (pgxpool's default) leaves
+// them queueing for a connection while PostgreSQL idles; and commits of concurrent transactions are
+// flushed together only when there are concurrent transactions.
+func DefaultMaxConns() int32 { return int32(max(16, 4*runtime.NumCPU())) }
+
+// Open connects to PostgreSQL. It does not wait for the server: Ping reports reachability. maxConns
+// sizes the pool (0: pool_max_conns of the URL, else DefaultMaxConns).
+func Open(ctx context.Context, url string, maxConns int32, log *slog.Logger) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parsing database URL: %w", err)
 	}
+	switch {
+	case maxConns > 0:
+		cfg.MaxConns = maxConns
+	case !strings.Contains(url, "pool_max_conns"):
+		cfg.MaxConns = DefaultMaxConns()
+	}
+	cfg.AfterConnect = registerTypes
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating database pool: %w", err)
 	}
 	return &Store{Pool: pool, Events: &event.Log{Pool: pool, Logger: log}, log: log}, nil
+}
+
+// registerTypes makes jsonb read into json.RawMessage a copy of the bytes PostgreSQL sent (always valid
+// JSON) instead of a validating decode: a list page reads several jsonb columns of every row.
+func registerTypes(_ context.Context, conn *pgx.Conn) error {
+	conn.TypeMap().RegisterType(&pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{
+		Marshal: json.Marshal,
+		Unmarshal: func(data []byte, v any) error {
+			if raw, ok := v.(*json.RawMessage); ok {
+				*raw = append((*raw)[:0:0], data...)
+				return nil
+			}
+			return json.Unmarshal(data, v)
+		},
+	}})
+	return nil
 }
 
 // Close closes the pool.

@@ -23,7 +23,7 @@ import (
 func TestQueriesTranslateErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := store.Open(ctx, apitest.NewDatabase(t), slog.Default())
+	st, err := store.Open(ctx, apitest.NewDatabase(t), 0, slog.Default())
 	require.NoError(t, err)
 	defer st.Close()
 

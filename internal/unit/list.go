@@ -1,6 +1,9 @@
 package unit
 
-import "github.com/hubd/hubd/internal/listquery"
+import (
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/listquery"
+)
 
 func attr(name string, t listquery.Type, sql string, opts ...func(*listquery.Attribute)) listquery.Attribute {
 	a := listquery.Attribute{Name: name, Type: t, SQL: sql, Filterable: t != listquery.Opaque}
@@ -33,7 +36,7 @@ func opaque(names ...string) []listquery.Attribute {
 // ListEntity is how Units are listed: the attributes and order fields of the API. Every orderable one
 // has an index (migration 000003); where_data is served by the GIN index on head_doc.
 var ListEntity = listquery.Define(&listquery.Entity{
-	Name: EntityType, From: "unit", Columns: "unit.*", ID: "UnitID", Org: "unit.organization_id", Slug: "Slug",
+	Name: EntityType, From: "unit", Columns: listquery.ColumnsOf[db.Unit]("unit", "head_doc", "search_text"), ID: "UnitID", Org: "unit.organization_id", Slug: "Slug",
 	Contains: "unit.search_text", HiddenReason: "unit.hidden_reason",
 	Visibility:    &listquery.Visibility{Grants: "unit.permissions", Space: "unit.space_id"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "ToolchainType", "LastChangeDescription", "Labels", "Annotations"},
