@@ -12,10 +12,61 @@ import (
 	"github.com/google/uuid"
 )
 
-const eventLogInsert = `-- name: EventLogInsert :one
+const eventLogAssignCursors = `-- name: EventLogAssignCursors :many
+WITH pending AS (
+    SELECT event_id, row_number() OVER (ORDER BY event_id) AS n
+    FROM event_log WHERE cursor_id IS NULL
+    ORDER BY event_id
+    LIMIT $1
+)
+UPDATE event_log e SET cursor_id = s.last_cursor + p.n
+FROM pending p, event_sequencer s
+WHERE e.event_id = p.event_id AND e.cursor_id IS NULL
+RETURNING e.cursor_id, e.organization_id
+`
+
+type EventLogAssignCursorsRow struct {
+	CursorID       int64     `db:"cursor_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+}
+
+// Numbers up to batch committed pending events, in the order they were written, after the last cursor
+// assigned (the caller holds the sequencer's row lock).
+func (q *Queries) EventLogAssignCursors(ctx context.Context, batch int32) ([]*EventLogAssignCursorsRow, error) {
+	rows, err := q.db.Query(ctx, eventLogAssignCursors, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*EventLogAssignCursorsRow
+	for rows.Next() {
+		var i EventLogAssignCursorsRow
+		if err := rows.Scan(&i.CursorID, &i.OrganizationID); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eventLogHasPending = `-- name: EventLogHasPending :one
+SELECT EXISTS (SELECT 1 FROM event_log WHERE cursor_id IS NULL)::boolean
+`
+
+// Whether any committed event waits for its cursor; read without locking, so an idle check writes nothing.
+func (q *Queries) EventLogHasPending(ctx context.Context) (bool, error) {
+	row := q.db.QueryRow(ctx, eventLogHasPending)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
+const eventLogInsert = `-- name: EventLogInsert :exec
 INSERT INTO event_log (organization_id, event_type, space_id, target_id, subject_entity_type, subject_entity_id, payload)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING cursor_id
 `
 
 type EventLogInsertParams struct {
@@ -28,8 +79,8 @@ type EventLogInsertParams struct {
 	Payload           json.RawMessage `db:"payload"`
 }
 
-func (q *Queries) EventLogInsert(ctx context.Context, arg EventLogInsertParams) (int64, error) {
-	row := q.db.QueryRow(ctx, eventLogInsert,
+func (q *Queries) EventLogInsert(ctx context.Context, arg EventLogInsertParams) error {
+	_, err := q.db.Exec(ctx, eventLogInsert,
 		arg.OrganizationID,
 		arg.EventType,
 		arg.SpaceID,
@@ -38,19 +89,21 @@ func (q *Queries) EventLogInsert(ctx context.Context, arg EventLogInsertParams) 
 		arg.SubjectEntityID,
 		arg.Payload,
 	)
-	var cursor_id int64
-	err := row.Scan(&cursor_id)
-	return cursor_id, err
+	return err
 }
 
-const eventLogLock = `-- name: EventLogLock :exec
-SELECT pg_advisory_xact_lock(hashtext('hubd.event_log'))
+const eventLogLockSequencer = `-- name: EventLogLockSequencer :one
+SELECT last_cursor FROM event_sequencer FOR UPDATE
 `
 
-// Held from the insert to the commit: cursors are handed out in commit order.
-func (q *Queries) EventLogLock(ctx context.Context) error {
-	_, err := q.db.Exec(ctx, eventLogLock)
-	return err
+// Serializes sequencer passes across replicas: the row stays locked through the pass's commit. A pass
+// reads pending events only after it holds the lock (a later statement, so a later snapshot), so it
+// never renumbers what the previous pass assigned.
+func (q *Queries) EventLogLockSequencer(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, eventLogLockSequencer)
+	var last_cursor int64
+	err := row.Scan(&last_cursor)
+	return last_cursor, err
 }
 
 const eventLogNotify = `-- name: EventLogNotify :exec
@@ -63,9 +116,9 @@ func (q *Queries) EventLogNotify(ctx context.Context, cursor string) error {
 }
 
 const eventLogPrune = `-- name: EventLogPrune :execrows
-DELETE FROM event_log WHERE cursor_id IN (
-    SELECT cursor_id FROM event_log WHERE created_at < now() - make_interval(secs => $1::bigint)
-    ORDER BY cursor_id LIMIT $2
+DELETE FROM event_log WHERE event_id IN (
+    SELECT event_id FROM event_log WHERE created_at < now() - make_interval(secs => $1::bigint)
+    ORDER BY created_at LIMIT $2
 )
 `
 
@@ -74,7 +127,7 @@ type EventLogPruneParams struct {
 	Batch            int32 `db:"batch"`
 }
 
-// Deletes up to @batch events older than the retention; run repeatedly, from any replica.
+// Deletes up to batch events older than the retention; run repeatedly, from any replica.
 func (q *Queries) EventLogPrune(ctx context.Context, arg EventLogPruneParams) (int64, error) {
 	result, err := q.db.Exec(ctx, eventLogPrune, arg.RetentionSeconds, arg.Batch)
 	if err != nil {
@@ -84,7 +137,7 @@ func (q *Queries) EventLogPrune(ctx context.Context, arg EventLogPruneParams) (i
 }
 
 const eventLogRead = `-- name: EventLogRead :many
-SELECT cursor_id, organization_id, event_type, space_id, target_id, subject_entity_type, subject_entity_id, payload, created_at FROM event_log
+SELECT cursor_id, organization_id, event_type, space_id, target_id, subject_entity_type, subject_entity_id, payload, created_at, event_id FROM event_log
 WHERE organization_id = $1 AND cursor_id > $2
 ORDER BY cursor_id
 LIMIT $3
@@ -96,7 +149,8 @@ type EventLogReadParams struct {
 	MaxEvents      int32     `db:"max_events"`
 }
 
-// Events of an organization after a cursor, in cursor (= commit) order.
+// Events of an organization after a cursor, in cursor (= commit) order (pending events have no cursor
+// yet and are not read).
 func (q *Queries) EventLogRead(ctx context.Context, arg EventLogReadParams) ([]*EventLog, error) {
 	rows, err := q.db.Query(ctx, eventLogRead, arg.OrganizationID, arg.After, arg.MaxEvents)
 	if err != nil {
@@ -116,6 +170,7 @@ func (q *Queries) EventLogRead(ctx context.Context, arg EventLogReadParams) ([]*
 			&i.SubjectEntityID,
 			&i.Payload,
 			&i.CreatedAt,
+			&i.EventID,
 		); err != nil {
 			return nil, err
 		}
@@ -127,14 +182,23 @@ func (q *Queries) EventLogRead(ctx context.Context, arg EventLogReadParams) ([]*
 	return items, nil
 }
 
+const eventLogSetLastCursor = `-- name: EventLogSetLastCursor :exec
+UPDATE event_sequencer SET last_cursor = $1
+`
+
+func (q *Queries) EventLogSetLastCursor(ctx context.Context, lastCursor int64) error {
+	_, err := q.db.Exec(ctx, eventLogSetLastCursor, lastCursor)
+	return err
+}
+
 const eventLogTail = `-- name: EventLogTail :one
-SELECT COALESCE(max(cursor_id), 0)::bigint FROM event_log
+SELECT last_cursor FROM event_sequencer
 `
 
 // The newest cursor: new consumers start after it.
 func (q *Queries) EventLogTail(ctx context.Context) (int64, error) {
 	row := q.db.QueryRow(ctx, eventLogTail)
-	var column_1 int64
-	err := row.Scan(&column_1)
-	return column_1, err
+	var last_cursor int64
+	err := row.Scan(&last_cursor)
+	return last_cursor, err
 }

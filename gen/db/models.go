@@ -106,6 +106,12 @@ type EventLog struct {
 	SubjectEntityID   uuid.UUID       `db:"subject_entity_id"`
 	Payload           json.RawMessage `db:"payload"`
 	CreatedAt         time.Time       `db:"created_at"`
+	EventID           *int64          `db:"event_id"`
+}
+
+type EventSequencer struct {
+	OnlyRow    bool  `db:"only_row"`
+	LastCursor int64 `db:"last_cursor"`
 }
 
 type InstanceSecret struct {

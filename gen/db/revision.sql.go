@@ -104,69 +104,6 @@ func (q *Queries) RevisionGetByNum(ctx context.Context, arg RevisionGetByNumPara
 	return &i, err
 }
 
-const revisionInsert = `-- name: RevisionInsert :one
-INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_num, description, source,
-                      user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources)
-VALUES ($1, $2, $3, $4, $5, $6, $7,
-        $8, $9, $10, $11, $12, $13)
-RETURNING revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags
-`
-
-type RevisionInsertParams struct {
-	RevisionID      uuid.UUID       `db:"revision_id"`
-	OrganizationID  uuid.UUID       `db:"organization_id"`
-	SpaceID         uuid.UUID       `db:"space_id"`
-	UnitID          uuid.UUID       `db:"unit_id"`
-	RevisionNum     int64           `db:"revision_num"`
-	Description     string          `db:"description"`
-	Source          string          `db:"source"`
-	UserID          uuid.UUID       `db:"user_id"`
-	UserAgent       string          `db:"user_agent"`
-	ChangeSetID     *uuid.UUID      `db:"change_set_id"`
-	DataHash        string          `db:"data_hash"`
-	DataSize        int64           `db:"data_size"`
-	MutationSources json.RawMessage `db:"mutation_sources"`
-}
-
-func (q *Queries) RevisionInsert(ctx context.Context, arg RevisionInsertParams) (*Revision, error) {
-	row := q.db.QueryRow(ctx, revisionInsert,
-		arg.RevisionID,
-		arg.OrganizationID,
-		arg.SpaceID,
-		arg.UnitID,
-		arg.RevisionNum,
-		arg.Description,
-		arg.Source,
-		arg.UserID,
-		arg.UserAgent,
-		arg.ChangeSetID,
-		arg.DataHash,
-		arg.DataSize,
-		arg.MutationSources,
-	)
-	var i Revision
-	err := row.Scan(
-		&i.RevisionID,
-		&i.OrganizationID,
-		&i.SpaceID,
-		&i.UnitID,
-		&i.RevisionNum,
-		&i.Description,
-		&i.Source,
-		&i.UserID,
-		&i.UserAgent,
-		&i.ChangeSetID,
-		&i.DataHash,
-		&i.DataSize,
-		&i.MutationSources,
-		&i.HiddenReason,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.Tags,
-	)
-	return &i, err
-}
-
 const revisionListByIDs = `-- name: RevisionListByIDs :many
 SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags FROM revision WHERE organization_id = $1 AND revision_id = ANY($2::uuid[])
 `

@@ -40,6 +40,35 @@ func (q *Queries) RevisionMoveUnit(ctx context.Context, arg RevisionMoveUnitPara
 	return err
 }
 
+const unitDataWriteContext = `-- name: UnitDataWriteContext :one
+SELECT s.slug AS space_slug,
+       COALESCE((SELECT r.mutation_sources FROM revision r
+                 WHERE r.organization_id = s.organization_id AND r.revision_id = $1::uuid),
+                '[]'::jsonb)::jsonb AS head_sources
+FROM space s
+WHERE s.organization_id = $2 AND s.space_id = $3
+`
+
+type UnitDataWriteContextParams struct {
+	HeadRevisionID *uuid.UUID `db:"head_revision_id"`
+	OrganizationID uuid.UUID  `db:"organization_id"`
+	SpaceID        uuid.UUID  `db:"space_id"`
+}
+
+type UnitDataWriteContextRow struct {
+	SpaceSlug   string          `db:"space_slug"`
+	HeadSources json.RawMessage `db:"head_sources"`
+}
+
+// What a data write reads besides the locked Unit: its Space's Slug (for the event) and the head
+// Revision's MutationSources (unchanged paths keep their sources), in one round trip.
+func (q *Queries) UnitDataWriteContext(ctx context.Context, arg UnitDataWriteContextParams) (*UnitDataWriteContextRow, error) {
+	row := q.db.QueryRow(ctx, unitDataWriteContext, arg.HeadRevisionID, arg.OrganizationID, arg.SpaceID)
+	var i UnitDataWriteContextRow
+	err := row.Scan(&i.SpaceSlug, &i.HeadSources)
+	return &i, err
+}
+
 const unitDelete = `-- name: UnitDelete :execrows
 DELETE FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3
 `
@@ -421,41 +450,76 @@ func (q *Queries) UnitMove(ctx context.Context, arg UnitMoveParams) (*Unit, erro
 	return &i, err
 }
 
-const unitSetHead = `-- name: UnitSetHead :one
+const unitRecordRevision = `-- name: UnitRecordRevision :one
+WITH stored AS (
+    INSERT INTO config_data (data_hash, data, data_size) VALUES ($1, $10, $2)
+    ON CONFLICT (data_hash) DO NOTHING
+), recorded AS (
+    INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_num, description, source,
+                          user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources)
+    VALUES ($4, $11, $12, $9, $5, $7, $13,
+            $14, $15, $16, $1, $2, $17)
+), mutated AS (
+    INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
+                          restored_revision_num)
+    VALUES ($18, $11, $12, $9, $4, $5, $6,
+            $19)
+)
 UPDATE unit
 SET data_hash = $1, data_size = $2, head_doc = $3,
     head_revision_id = $4, head_revision_num = $5,
     head_mutation_num = $6, last_change_description = $7,
-    version = version + CASE WHEN $8::boolean THEN 1 ELSE 0 END, updated_at = now()
-WHERE unit_id = $9
+    version = unit.version + CASE WHEN $8::boolean THEN 1 ELSE 0 END, updated_at = now()
+WHERE unit.unit_id = $9
 RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text
 `
 
-type UnitSetHeadParams struct {
-	DataHash              string          `db:"data_hash"`
-	DataSize              int64           `db:"data_size"`
-	HeadDoc               json.RawMessage `db:"head_doc"`
-	HeadRevisionID        *uuid.UUID      `db:"head_revision_id"`
-	HeadRevisionNum       int64           `db:"head_revision_num"`
-	HeadMutationNum       int64           `db:"head_mutation_num"`
-	LastChangeDescription string          `db:"last_change_description"`
-	BumpVersion           bool            `db:"bump_version"`
-	UnitID                uuid.UUID       `db:"unit_id"`
+type UnitRecordRevisionParams struct {
+	DataHash            string          `db:"data_hash"`
+	DataSize            int64           `db:"data_size"`
+	HeadDoc             json.RawMessage `db:"head_doc"`
+	RevisionID          *uuid.UUID      `db:"revision_id"`
+	RevisionNum         int64           `db:"revision_num"`
+	MutationNum         int64           `db:"mutation_num"`
+	Description         string          `db:"description"`
+	BumpVersion         bool            `db:"bump_version"`
+	UnitID              uuid.UUID       `db:"unit_id"`
+	Data                []byte          `db:"data"`
+	OrganizationID      uuid.UUID       `db:"organization_id"`
+	SpaceID             uuid.UUID       `db:"space_id"`
+	Source              string          `db:"source"`
+	UserID              uuid.UUID       `db:"user_id"`
+	UserAgent           string          `db:"user_agent"`
+	ChangeSetID         *uuid.UUID      `db:"change_set_id"`
+	MutationSources     json.RawMessage `db:"mutation_sources"`
+	MutationID          uuid.UUID       `db:"mutation_id"`
+	RestoredRevisionNum int64           `db:"restored_revision_num"`
 }
 
-// Makes a new Revision the head. A write that already bumped Version in its transaction (a PATCH
-// with restore) does not bump it again: one write, one Version.
-func (q *Queries) UnitSetHead(ctx context.Context, arg UnitSetHeadParams) (*Unit, error) {
-	row := q.db.QueryRow(ctx, unitSetHead,
+// Records new data of the locked Unit in one statement: the content (once per hash), the Revision, its
+// Mutation, and the Unit's head. A write that already bumped Version in its transaction (a PATCH with
+// restore) does not bump it again: one write, one Version.
+func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevisionParams) (*Unit, error) {
+	row := q.db.QueryRow(ctx, unitRecordRevision,
 		arg.DataHash,
 		arg.DataSize,
 		arg.HeadDoc,
-		arg.HeadRevisionID,
-		arg.HeadRevisionNum,
-		arg.HeadMutationNum,
-		arg.LastChangeDescription,
+		arg.RevisionID,
+		arg.RevisionNum,
+		arg.MutationNum,
+		arg.Description,
 		arg.BumpVersion,
 		arg.UnitID,
+		arg.Data,
+		arg.OrganizationID,
+		arg.SpaceID,
+		arg.Source,
+		arg.UserID,
+		arg.UserAgent,
+		arg.ChangeSetID,
+		arg.MutationSources,
+		arg.MutationID,
+		arg.RestoredRevisionNum,
 	)
 	var i Unit
 	err := row.Scan(

@@ -90,14 +90,14 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	tokens := listquery.NewTokenCodec(tokenKey)
-	issuer := &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL}
+	issuer := auth.NewIssuer(keys, cfg.BaseURL, cfg.TokenTTL)
 	notifier := event.NewNotifier(cfg.DatabaseURL, cfg.Logger)
 	// What every family is served with; Permissions grant to the org family's members and to Groups.
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	return &App{
 		Store:           st,
 		Keys:            keys,
-		Issuer:          &auth.Issuer{Keys: keys, URL: cfg.BaseURL, TTL: cfg.TokenTTL},
+		Issuer:          auth.NewIssuer(keys, cfg.BaseURL, cfg.TokenTTL),
 		Orgs:            org.NewService(kit, group.OfMembers),
 		Spaces:          space.NewService(kit),
 		Units:           unit.NewService(kit),
@@ -135,6 +135,7 @@ func (a *App) RunBackground(ctx context.Context, cfg Config) {
 		retention = 48 * time.Hour
 	}
 	go a.Keys.Refresh(ctx, time.Minute)
+	a.Store.Events.Start() // numbers committed events; also sweeps those no local writer waits for
 	go a.Store.Events.RunPruner(ctx, retention, 10*time.Minute)
 	go func() {
 		t := time.NewTicker(10 * time.Minute)

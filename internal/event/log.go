@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,46 +30,178 @@ type Entry struct {
 // Log is the event log in PostgreSQL: the Sink every write transaction appends to, and what consumers
 // read by cursor.
 //
-// Cursor order is commit order. A transaction takes a transaction-scoped advisory lock just before it
-// inserts its events and holds it through its commit, so cursors are handed out one committing
-// transaction at a time: when a reader sees cursor N, every transaction with a lower cursor has already
-// committed. (Ordering by sequence alone is not enough: a transaction that took a lower cursor could
-// commit after a reader passed a higher one.) The lock is held only for the insert and the commit.
+// Cursor order is commit order, without making commits wait for each other. A writer appends its events
+// with no cursor (pending) inside its transaction, so they commit or vanish with the change. After the
+// commit, a sequencer pass numbers the committed pending events: it locks the one row of event_sequencer,
+// gives each pending event the next cursor in the order they were written, records the last cursor and
+// commits, all under that row lock. Passes therefore commit one at a time and each numbers after the
+// previous one, so a reader that sees cursor N has seen every cursor below N that will ever exist: no
+// event can later appear below a cursor a reader passed. (A cursor taken from a sequence inside the
+// writer's transaction would not do: a transaction holding a lower cursor could commit after a reader
+// passed a higher one. Holding a lock from the insert through the commit, as hubd once did, made every
+// commit of every organization wait for the one before it, so PostgreSQL could never flush commits
+// together.)
+//
+// A write waits for a pass that starts after its commit (Sequence), so its events are readable when the
+// write's response is sent. Each replica runs one pass at a time for all its writers, so under load one
+// pass numbers the events of many commits. Passes of several replicas serialize on the row lock; any
+// replica's pass numbers any replica's events, and every replica sweeps periodically, so events of a
+// replica that stopped between its commit and its pass still get their cursors.
 type Log struct {
 	Pool   *pgxpool.Pool
 	Logger *slog.Logger
+
+	startOnce sync.Once
+	stop      context.CancelFunc
+	done      chan struct{}
+	wake      chan struct{}
+	mu        sync.Mutex
+	waiting   chan struct{} // closed when a pass that started after its waiters arrived has finished
 }
 
-// Channel is the NOTIFY channel a commit of events signals (payload: the newest cursor).
+// Channel is the NOTIFY channel a sequencer pass signals (payload: the newest cursor and the
+// organizations whose events it numbered).
 const Channel = "hubd_events"
 
-// Append writes a transaction's events, in its transaction, and signals them on commit.
+// sequenceBatch bounds the events one pass numbers in one statement; a pass repeats until none are left.
+const sequenceBatch = 5000
+
+// sweepInterval is how often a replica looks for pending events nobody is waiting for (those of a replica
+// that stopped after its commit, or written by other means).
+const sweepInterval = time.Second
+
+// Append writes a transaction's events, pending, in its transaction. After the commit, Sequence gives
+// them their cursors.
 func (l *Log) Append(ctx context.Context, tx pgx.Tx, events []Event) error {
 	q := db.New(tx)
-	if err := q.EventLogLock(ctx); err != nil {
-		return fmt.Errorf("locking the event log: %w", err)
-	}
-	var last int64
-	var orgs []uuid.UUID
-	seen := map[uuid.UUID]bool{}
 	for _, e := range events {
-		if !seen[e.OrganizationID] {
-			seen[e.OrganizationID] = true
-			orgs = append(orgs, e.OrganizationID)
-		}
 		payload, err := json.Marshal(e.Payload)
 		if err != nil {
 			return fmt.Errorf("encoding %s payload: %w", e.EventType, err)
 		}
-		if last, err = q.EventLogInsert(ctx, db.EventLogInsertParams{
+		if err := q.EventLogInsert(ctx, db.EventLogInsertParams{
 			OrganizationID: e.OrganizationID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
 			SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: payload,
 		}); err != nil {
 			return fmt.Errorf("appending %s: %w", e.EventType, err)
 		}
 	}
-	// NOTIFY is delivered only if the transaction commits.
-	return q.EventLogNotify(ctx, notifyPayload(last, orgs))
+	return nil
+}
+
+// Sequence returns once every event committed before the call has its cursor: it waits for a sequencer
+// pass that starts after the call (or for ctx). Call it after committing events.
+func (l *Log) Sequence(ctx context.Context) {
+	l.startOnce.Do(l.start)
+	l.mu.Lock()
+	if l.waiting == nil {
+		l.waiting = make(chan struct{})
+	}
+	ch := l.waiting
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default: // a wake-up is already due
+	}
+	select {
+	case <-ch:
+	case <-ctx.Done():
+	}
+}
+
+// Start starts this replica's sequencer (Sequence starts it too, when first called).
+func (l *Log) Start() { l.startOnce.Do(l.start) }
+
+func (l *Log) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	l.stop, l.done, l.wake = cancel, make(chan struct{}), make(chan struct{}, 1)
+	go l.runSequencer(ctx)
+}
+
+// Close stops the sequencer; events still pending are numbered by another replica's sweep or by this
+// one's next start.
+func (l *Log) Close() {
+	l.startOnce.Do(func() {}) // never start after Close
+	if l.stop != nil {
+		l.stop()
+		<-l.done
+	}
+}
+
+func (l *Log) runSequencer(ctx context.Context) {
+	defer close(l.done)
+	sweep := time.NewTicker(sweepInterval)
+	defer sweep.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.wake:
+		case <-sweep.C:
+		}
+		// The waiters that arrived so far are served by the pass that starts now; later ones wait for
+		// the next.
+		l.mu.Lock()
+		served := l.waiting
+		l.waiting = nil
+		l.mu.Unlock()
+		if err := l.sequencePending(ctx, served != nil); err != nil && ctx.Err() == nil {
+			l.Logger.Error("numbering committed events", "err", err)
+		}
+		if served != nil {
+			close(served)
+		}
+	}
+}
+
+// sequencePending runs passes until no committed event is pending. A sweep first looks whether any is,
+// without locking, so that an idle replica's sweep writes nothing; a writer waiting has just committed.
+func (l *Log) sequencePending(ctx context.Context, writerWaiting bool) error {
+	for {
+		if !writerWaiting {
+			pending, err := db.New(l.Pool).EventLogHasPending(ctx)
+			if err != nil || !pending {
+				return err
+			}
+		}
+		writerWaiting = false
+		n, err := l.pass(ctx)
+		if err != nil || n < sequenceBatch {
+			return err
+		}
+	}
+}
+
+// pass numbers up to sequenceBatch pending events in one transaction and signals them on commit.
+func (l *Log) pass(ctx context.Context) (int, error) {
+	var n int
+	err := pgx.BeginFunc(ctx, l.Pool, func(tx pgx.Tx) error {
+		q := db.New(tx)
+		if _, err := q.EventLogLockSequencer(ctx); err != nil {
+			return fmt.Errorf("locking the sequencer: %w", err)
+		}
+		rows, err := q.EventLogAssignCursors(ctx, sequenceBatch)
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		n = len(rows)
+		var last int64
+		var orgs []uuid.UUID
+		seen := map[uuid.UUID]bool{}
+		for _, r := range rows {
+			last = max(last, r.CursorID)
+			if !seen[r.OrganizationID] {
+				seen[r.OrganizationID] = true
+				orgs = append(orgs, r.OrganizationID)
+			}
+		}
+		if err := q.EventLogSetLastCursor(ctx, last); err != nil {
+			return err
+		}
+		// NOTIFY is delivered only if the pass commits.
+		return q.EventLogNotify(ctx, notifyPayload(last, orgs))
+	})
+	return n, err
 }
 
 // Read returns up to max events of an organization after the cursor, in order.

@@ -60,8 +60,9 @@ func TestWritesEmitEvents(t *testing.T) {
 	require.Empty(t, other)
 }
 
-// TestCursorOrderIsCommitOrder: a transaction that took a cursor holds every later one back until it
-// commits, so a reader never passes an event that commits later.
+// TestCursorOrderIsCommitOrder: cursors follow commits, not the order events were written. A transaction
+// that wrote its event first but commits last gets the later cursor, so a reader that has passed the
+// other event's cursor still reads it.
 func TestCursorOrderIsCommitOrder(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
@@ -77,45 +78,54 @@ func TestCursorOrderIsCommitOrder(t *testing.T) {
 	tx1, err := env.App.Store.Pool.Begin(ctx)
 	require.NoError(t, err)
 	defer tx1.Rollback(ctx) //nolint:errcheck
-	require.NoError(t, log.Append(ctx, tx1, ev("first")))
+	require.NoError(t, log.Append(ctx, tx1, ev("written first, committed last")))
 
-	second := make(chan error, 1)
-	go func() {
-		tx2, err := env.App.Store.Pool.Begin(ctx)
-		if err != nil {
-			second <- err
-			return
-		}
-		if err := log.Append(ctx, tx2, ev("second")); err != nil {
-			second <- err
-			return
-		}
-		second <- tx2.Commit(ctx)
-	}()
-	// The second writer waits for the first one's commit.
-	require.Eventually(t, func() bool {
-		var waiting bool
-		_ = env.App.Store.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted)`).Scan(&waiting)
-		return waiting
-	}, 10*time.Second, 5*time.Millisecond)
+	tx2, err := env.App.Store.Pool.Begin(ctx)
+	require.NoError(t, err)
+	require.NoError(t, log.Append(ctx, tx2, ev("written last, committed first")))
+	require.NoError(t, tx2.Commit(ctx)) // tx1 is still open: commits do not wait for each other
+	log.Sequence(ctx)
 	seen, err := log.Read(ctx, org, start, 10)
 	require.NoError(t, err)
-	require.Empty(t, seen)
+	require.Len(t, seen, 1, "an uncommitted event is never read")
+	require.Equal(t, "written last, committed first", seen[0].EventType)
+	passed := seen[0].CursorID
+
 	require.NoError(t, tx1.Commit(ctx))
-	require.NoError(t, <-second)
-	seen, err = log.Read(ctx, org, start, 10)
+	log.Sequence(ctx)
+	later, err := log.Read(ctx, org, passed, 10)
 	require.NoError(t, err)
-	require.Len(t, seen, 2)
-	require.Equal(t, "first", seen[0].EventType)
-	require.Equal(t, "second", seen[1].EventType)
-	require.Less(t, seen[0].CursorID, seen[1].CursorID)
+	require.Len(t, later, 1, "a reader past the first commit's cursor still reads the later commit")
+	require.Equal(t, "written first, committed last", later[0].EventType)
+	require.Greater(t, later[0].CursorID, passed)
 }
 
-// TestConcurrentWritersAndTailingReader: many writers commit events while a reader tails the log by
-// cursor; the reader ends with exactly the events that were committed, none skipped.
+// TestPendingEventsAreSwept: events committed with nobody waiting for their cursors (a replica that
+// stopped right after its commit, or rows written by other means) get them from the periodic sweep.
+func TestPendingEventsAreSwept(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx := context.Background()
+	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
+	start, err := env.App.Store.Events.Tail(ctx)
+	require.NoError(t, err)
+	_, err = env.App.Store.Pool.Exec(ctx, `INSERT INTO event_log (organization_id, event_type, subject_entity_type, subject_entity_id, payload)
+		VALUES ($1, 'orphan', 'Test', gen_random_uuid(), '{}')`, org)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		seen, err := env.App.Store.Events.Read(ctx, org, start, 10)
+		return err == nil && len(seen) == 1 && seen[0].EventType == "orphan"
+	}, 10*time.Second, 50*time.Millisecond)
+}
+
+// TestConcurrentWritersAndTailingReader: many writers on two replicas commit events while a reader tails
+// the log by cursor; the reader ends with exactly the events that were committed, none skipped, each
+// writer's in the order it wrote them.
 func TestConcurrentWritersAndTailingReader(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
+	other := apitest.New(t, apitest.Options{DatabaseURL: env.DBURL})
+	replicas := []*store.Store{env.App.Store, other.App.Store}
 	ctx := context.Background()
 	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
 	log := env.App.Store.Events
@@ -129,7 +139,7 @@ func TestConcurrentWritersAndTailingReader(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < perWriter; i++ {
-				err := env.App.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+				err := replicas[w%2].WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 					tx.Emit(event.Event{OrganizationID: org, EventType: fmt.Sprintf("w%d", w), SubjectEntityType: "Test",
 						SubjectEntityID: uuid.New(), Payload: map[string]int{"i": i}})
 					return nil
@@ -173,8 +183,13 @@ func TestConcurrentWritersAndTailingReader(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, writers*perWriter)
 	require.Equal(t, len(all), len(read), "the tailing reader missed events")
+	next := map[string]int{}
 	for i := range all {
 		require.Equal(t, all[i].CursorID, read[i].CursorID)
+		var p struct{ I int }
+		require.NoError(t, json.Unmarshal(all[i].Payload, &p))
+		require.Equal(t, next[all[i].EventType], p.I, "writer %s's events out of order", all[i].EventType)
+		next[all[i].EventType]++
 	}
 }
 

@@ -236,7 +236,7 @@ func (h unitAPI) withData(ctx context.Context, sc authz.Scope, u unit.Unit, incl
 	res := unit.WriteResult{Unit: u, Sources: []unit.Source{}}
 	var err error
 	if includes["ConfigData"] {
-		if res.Data, _, _, err = h.s.deps.Units.Data(ctx, sc, u.SpaceID, u.ID); err != nil {
+		if res.Data, _, _, err = h.s.deps.Units.Data(ctx, sc, u.SpaceID, u.ID, ""); err != nil {
 			return res, err
 		}
 	}
@@ -311,7 +311,7 @@ func (r dataResponse) VisitDownloadRevisionDataResponse(w http.ResponseWriter) e
 
 func (h unitAPI) DownloadUnitData(ctx context.Context, r api.DownloadUnitDataRequestObject) (api.DownloadUnitDataResponseObject, error) {
 	sc := scopeOf(ctx)
-	data, hash, toolchain, err := h.s.deps.Units.Data(ctx, sc, r.SpaceId, r.UnitId)
+	data, hash, toolchain, err := h.s.deps.Units.Data(ctx, sc, r.SpaceId, r.UnitId, deref(r.Params.IfNoneMatch))
 	if err != nil {
 		return nil, err
 	}

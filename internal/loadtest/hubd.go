@@ -119,7 +119,8 @@ type response struct {
 	body   []byte
 }
 
-// do sends a request and reads the whole answer; a status other than want is an error.
+// do sends a request and reads the whole answer; a status other than want (when want is not 0) is an
+// error.
 func (c *client) do(ctx context.Context, method, path, contentType string, body []byte, header http.Header, want int) (response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
@@ -141,7 +142,7 @@ func (c *client) do(ctx context.Context, method, path, contentType string, body 
 	if err != nil {
 		return response{}, err
 	}
-	if resp.StatusCode != want {
+	if want != 0 && resp.StatusCode != want {
 		return response{}, fmt.Errorf("%s %s: status %d, want %d: %.300s", method, path, resp.StatusCode, want, out)
 	}
 	return response{status: resp.StatusCode, header: resp.Header, body: out}, nil

@@ -69,8 +69,11 @@ func registerTypes(_ context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-// Close closes the pool.
-func (s *Store) Close() { s.Pool.Close() }
+// Close stops the event sequencer and closes the pool.
+func (s *Store) Close() {
+	s.Events.Close()
+	s.Pool.Close()
+}
 
 // Q returns the queries bound to the pool, for reads outside a transaction. Their errors are translated.
 func (s *Store) Q() *db.Queries { return queries(s.Pool) }
@@ -137,6 +140,11 @@ func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) e
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return fmt.Errorf("committing: %w", err)
+	}
+	if len(tx.events) > 0 {
+		// The change is stored; its events get their cursors now, so that they are readable when the
+		// caller answers (a client that reads the log after a write finds the write's events).
+		s.Events.Sequence(ctx)
 	}
 	return nil
 }

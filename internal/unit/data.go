@@ -13,7 +13,6 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/configdata"
-	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -64,13 +63,14 @@ func etagMatches(header, hash string, strong bool) bool {
 	return false
 }
 
-// Data returns a Unit's data, its hash and ToolchainType.
-func (s *Service) Data(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) ([]byte, string, string, error) {
+// Data returns a Unit's data, its hash and ToolchainType. When ifNoneMatch (an If-None-Match header)
+// names the hash, the data is not read: the caller answers 304. The returned data must not be modified.
+func (s *Service) Data(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, ifNoneMatch string) ([]byte, string, string, error) {
 	u, err := s.Get(ctx, sc, spaceID, unitID)
-	if err != nil {
-		return nil, "", "", err
+	if err != nil || (ifNoneMatch != "" && ETagMatches(ifNoneMatch, u.DataHash)) {
+		return nil, u.DataHash, u.ToolchainType, err
 	}
-	data, err := s.Store.Q().ConfigDataGet(ctx, u.DataHash)
+	data, err := s.contents.get(ctx, u.DataHash)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -147,19 +147,21 @@ type dataChange struct {
 }
 
 // commitData records data as a new Revision and Mutation of the locked Unit row and makes it the head.
-// Unchanged data records nothing.
+// Unchanged data records nothing. It costs two statements: one read (the Space's Slug, the head's sources)
+// and one write (UnitRecordRevision).
 func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, data []byte, doc *configdata.Document, change dataChange) (WriteResult, error) {
 	hash := configdata.Hash(data)
-	prevSources, err := headSources(ctx, tx.Q, row)
+	wc, err := tx.Q.UnitDataWriteContext(ctx, db.UnitDataWriteContextParams{OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, HeadRevisionID: row.HeadRevisionID})
+	if err != nil {
+		return WriteResult{}, err
+	}
+	prevSources, err := store.DecodeJSON[[]Source](wc.HeadSources)
 	if err != nil {
 		return WriteResult{}, err
 	}
 	if !change.always && hash == row.DataHash && row.HeadRevisionNum > 0 {
 		u, err := fromRow(row)
 		return WriteResult{Unit: u, Data: data, Sources: prevSources}, err
-	}
-	if err := tx.Q.ConfigDataPut(ctx, db.ConfigDataPutParams{DataHash: hash, Data: data, DataSize: int64(len(data))}); err != nil {
-		return WriteResult{}, err
 	}
 	revNum, mutNum := row.HeadRevisionNum+1, row.HeadMutationNum+1
 	prevDoc, err := projectionDocument(row.ToolchainType, row.HeadDoc)
@@ -175,30 +177,19 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 	if change.opts.ChangeSetID != nil {
 		changeSet = change.opts.ChangeSetID
 	}
-	// The revision records who acted; a system principal is no User and records uuid.Nil.
-	rev, err := tx.Q.RevisionInsert(ctx, db.RevisionInsertParams{
-		RevisionID: uuid.New(), OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
-		RevisionNum: revNum, Description: description, Source: change.source, UserID: sc.UserID,
-		UserAgent: change.opts.UserAgent, ChangeSetID: changeSet, DataHash: hash, DataSize: int64(len(data)),
-		MutationSources: store.EncodeJSON(sources),
-	})
-	if err != nil {
-		return WriteResult{}, err
-	}
-	if _, err := tx.Q.MutationInsert(ctx, db.MutationInsertParams{
-		MutationID: uuid.New(), OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
-		RevisionID: rev.RevisionID, RevisionNum: revNum, MutationNum: mutNum, RestoredRevisionNum: change.restored,
-	}); err != nil {
-		return WriteResult{}, err
-	}
 	projection, err := doc.Projection()
 	if err != nil {
 		return WriteResult{}, err
 	}
-	head, err := tx.Q.UnitSetHead(ctx, db.UnitSetHeadParams{
-		UnitID: row.UnitID, DataHash: hash, DataSize: int64(len(data)), HeadDoc: projection,
-		HeadRevisionID: &rev.RevisionID, HeadRevisionNum: revNum, HeadMutationNum: mutNum,
-		LastChangeDescription: description, BumpVersion: !change.fieldsWritten,
+	// The revision records who acted; a system principal is no User and records uuid.Nil.
+	revisionID := uuid.New()
+	head, err := tx.Q.UnitRecordRevision(ctx, db.UnitRecordRevisionParams{
+		DataHash: hash, Data: data, DataSize: int64(len(data)), HeadDoc: projection,
+		RevisionID: &revisionID, RevisionNum: revNum, MutationNum: mutNum, MutationID: uuid.New(),
+		OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
+		Description: description, Source: change.source, UserID: sc.UserID, UserAgent: change.opts.UserAgent,
+		ChangeSetID: changeSet, MutationSources: store.EncodeJSON(sources), RestoredRevisionNum: change.restored,
+		BumpVersion: !change.fieldsWritten,
 	})
 	if err != nil {
 		return WriteResult{}, err
@@ -207,11 +198,7 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 	if err != nil {
 		return WriteResult{}, err
 	}
-	sp, err := space.Parent(ctx, sc, tx.Q, row.SpaceID)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	tx.Emit(u.dataEvent(sp.Slug))
+	tx.Emit(u.dataEvent(wc.SpaceSlug))
 	return WriteResult{Unit: u, Data: data, Sources: sources}, nil
 }
 

@@ -223,7 +223,7 @@ func (s *Service) RevisionData(ctx context.Context, sc authz.Scope, spaceID, uni
 	if err != nil {
 		return nil, "", "", err
 	}
-	data, err := s.Store.Q().ConfigDataGet(ctx, rev.DataHash)
+	data, err := s.contents.get(ctx, rev.DataHash)
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -218,14 +218,15 @@ func checkFields(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid
 // Service carries out Unit, Revision and Mutation operations: the fields through the entity kit, the data
 // and history here.
 type Service struct {
-	kit    *entity.Service[db.Unit, Unit, Fields]
-	Store  *store.Store
-	Tokens *listquery.TokenCodec
+	kit      *entity.Service[db.Unit, Unit, Fields]
+	Store    *store.Store
+	Tokens   *listquery.TokenCodec
+	contents *contentCache
 }
 
 // NewService serves Units from a store.
 func NewService(deps entity.Deps) *Service {
-	return &Service{kit: entity.NewService(Family, deps), Store: deps.Store, Tokens: deps.Tokens}
+	return &Service{kit: entity.NewService(Family, deps), Store: deps.Store, Tokens: deps.Tokens, contents: newContentCache(deps.Store)}
 }
 
 // WriteOptions are the query parameters of Unit writes.

@@ -1,10 +1,3 @@
--- name: RevisionInsert :one
-INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_num, description, source,
-                      user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources)
-VALUES (@revision_id, @organization_id, @space_id, @unit_id, @revision_num, @description, @source,
-        @user_id, @user_agent, @change_set_id, @data_hash, @data_size, @mutation_sources)
-RETURNING *;
-
 -- name: RevisionGet :one
 SELECT * FROM revision WHERE organization_id = @organization_id AND unit_id = @unit_id AND revision_id = @revision_id;
 

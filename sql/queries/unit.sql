@@ -29,16 +29,41 @@ SET slug = @slug, display_name = @display_name, labels = @labels, annotations = 
 WHERE organization_id = @organization_id AND unit_id = @unit_id AND version = @version
 RETURNING *;
 
--- name: UnitSetHead :one
--- Makes a new Revision the head. A write that already bumped Version in its transaction (a PATCH
--- with restore) does not bump it again: one write, one Version.
+-- name: UnitRecordRevision :one
+-- Records new data of the locked Unit in one statement: the content (once per hash), the Revision, its
+-- Mutation, and the Unit's head. A write that already bumped Version in its transaction (a PATCH with
+-- restore) does not bump it again: one write, one Version.
+WITH stored AS (
+    INSERT INTO config_data (data_hash, data, data_size) VALUES (@data_hash, @data, @data_size)
+    ON CONFLICT (data_hash) DO NOTHING
+), recorded AS (
+    INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_num, description, source,
+                          user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources)
+    VALUES (@revision_id, @organization_id, @space_id, @unit_id, @revision_num, @description, @source,
+            @user_id, @user_agent, @change_set_id, @data_hash, @data_size, @mutation_sources)
+), mutated AS (
+    INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
+                          restored_revision_num)
+    VALUES (@mutation_id, @organization_id, @space_id, @unit_id, @revision_id, @revision_num, @mutation_num,
+            @restored_revision_num)
+)
 UPDATE unit
 SET data_hash = @data_hash, data_size = @data_size, head_doc = @head_doc,
-    head_revision_id = @head_revision_id, head_revision_num = @head_revision_num,
-    head_mutation_num = @head_mutation_num, last_change_description = @last_change_description,
-    version = version + CASE WHEN @bump_version::boolean THEN 1 ELSE 0 END, updated_at = now()
-WHERE unit_id = @unit_id
+    head_revision_id = @revision_id, head_revision_num = @revision_num,
+    head_mutation_num = @mutation_num, last_change_description = @description,
+    version = unit.version + CASE WHEN @bump_version::boolean THEN 1 ELSE 0 END, updated_at = now()
+WHERE unit.unit_id = @unit_id
 RETURNING *;
+
+-- name: UnitDataWriteContext :one
+-- What a data write reads besides the locked Unit: its Space's Slug (for the event) and the head
+-- Revision's MutationSources (unchanged paths keep their sources), in one round trip.
+SELECT s.slug AS space_slug,
+       COALESCE((SELECT r.mutation_sources FROM revision r
+                 WHERE r.organization_id = s.organization_id AND r.revision_id = sqlc.narg(head_revision_id)::uuid),
+                '[]'::jsonb)::jsonb AS head_sources
+FROM space s
+WHERE s.organization_id = @organization_id AND s.space_id = @space_id;
 
 -- name: UnitDelete :execrows
 DELETE FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND unit_id = @unit_id;

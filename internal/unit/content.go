@@ -1,0 +1,46 @@
+package unit
+
+import (
+	"context"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Content is stored once per hash and never changes, so a replica may keep what it read: reading a
+// Unit's data then costs the read of its head (the hash) and no more, and any replica's copy is right.
+// The cache holds small contents only, so it stays within about contentCacheEntries x
+// contentCacheMaxSize bytes (64 MB) whatever is read.
+const (
+	contentCacheEntries = 2048
+	contentCacheMaxSize = 32 << 10
+)
+
+type contentCache struct {
+	store  *store.Store
+	recent *lru.Cache[string, []byte]
+}
+
+func newContentCache(st *store.Store) *contentCache {
+	recent, err := lru.New[string, []byte](contentCacheEntries)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
+	return &contentCache{store: st, recent: recent}
+}
+
+// get returns the content stored under hash. Callers must not modify it.
+func (c *contentCache) get(ctx context.Context, hash string) ([]byte, error) {
+	if data, ok := c.recent.Get(hash); ok {
+		return data, nil
+	}
+	data, err := c.store.Q().ConfigDataGet(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) <= contentCacheMaxSize {
+		c.recent.Add(hash, data)
+	}
+	return data, nil
+}
