@@ -19,6 +19,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -117,6 +118,12 @@ func serve(ctx context.Context, args []string) error {
 	cfg, err := c.config(true)
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// The live heap is small and most of what a request allocates dies with it: collecting when the
+		// heap has grown by 400% rather than Go's 100% spends a quarter of the time in the collector for a
+		// few more megabytes (measured by make loadtest: data GET +15%, list pages +25%).
+		debug.SetGCPercent(400)
 	}
 	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight}
 	cfg.EventRetention = *retention

@@ -82,6 +82,13 @@ func (is *Issuer) Mint(p Principal) (string, time.Time, error) {
 // Verify checks a service token's signature, issuer, audience and lifetime and returns its Principal.
 // Every failure is an Authentication error whose message says what to do.
 func (is *Issuer) Verify(ctx context.Context, token string) (Principal, error) {
+	now := is.now()
+	if is.verified != nil {
+		// A token verified before is good while its key is still one of the service's.
+		if p, kid, ok := is.verified.get(token, now); ok && is.Keys.knows(kid) {
+			return p, nil
+		}
+	}
 	kid := keyIDOf(token)
 	if kid == "" {
 		return Principal{}, apierr.Unauthenticated("the bearer token is not a signed JWT naming its key; get a new token")
@@ -89,15 +96,9 @@ func (is *Issuer) Verify(ctx context.Context, token string) (Principal, error) {
 	if !is.Keys.knows(kid) && !is.Keys.learn(ctx, kid) {
 		return Principal{}, apierr.Unauthenticated("the bearer token is not signed by a key of this service; get a new token")
 	}
-	now := is.now()
-	if is.verified != nil {
-		if p, ok := is.verified.get(token, now); ok {
-			return p, nil
-		}
-	}
 	p, exp, err := is.verify(token)
 	if err == nil && is.verified != nil {
-		is.verified.put(token, p, exp, now)
+		is.verified.put(token, p, kid, exp, now)
 	}
 	return p, err
 }

@@ -19,20 +19,22 @@ type verifiedTokens struct {
 
 type verifiedToken struct {
 	principal Principal
+	keyID     string
 	expires   time.Time
 }
 
-func (v *verifiedTokens) get(token string, now time.Time) (Principal, bool) {
+// get returns a remembered token's Principal and the ID of the key that signed it.
+func (v *verifiedTokens) get(token string, now time.Time) (Principal, string, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	t, ok := v.tokens[token]
 	if !ok || !now.Before(t.expires) {
-		return Principal{}, false
+		return Principal{}, "", false
 	}
-	return t.principal, true
+	return t.principal, t.keyID, true
 }
 
-func (v *verifiedTokens) put(token string, p Principal, expires, now time.Time) {
+func (v *verifiedTokens) put(token string, p Principal, keyID string, expires, now time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.tokens == nil {
@@ -52,5 +54,5 @@ func (v *verifiedTokens) put(token string, p Principal, expires, now time.Time) 
 			delete(v.tokens, k)
 		}
 	}
-	v.tokens[token] = verifiedToken{principal: p, expires: expires}
+	v.tokens[token] = verifiedToken{principal: p, keyID: keyID, expires: expires}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/event"
@@ -54,8 +55,10 @@ func Open(ctx context.Context, url string, maxConns int32, log *slog.Logger) (*S
 }
 
 // registerTypes makes jsonb read into json.RawMessage a copy of the bytes PostgreSQL sent (always valid
-// JSON) instead of a validating decode: a list page reads several jsonb columns of every row.
+// JSON) instead of a validating decode (a list page reads several jsonb columns of every row), and
+// uuid.UUID travel as 16 binary bytes rather than through its text form.
 func registerTypes(_ context.Context, conn *pgx.Conn) error {
+	pgxuuid.Register(conn.TypeMap())
 	conn.TypeMap().RegisterType(&pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{
 		Marshal: json.Marshal,
 		Unmarshal: func(data []byte, v any) error {
