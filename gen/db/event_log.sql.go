@@ -12,44 +12,47 @@ import (
 	"github.com/google/uuid"
 )
 
-const eventLogAssignCursors = `-- name: EventLogAssignCursors :many
+const eventLogAssignCursors = `-- name: EventLogAssignCursors :one
 WITH pending AS (
     SELECT event_id, row_number() OVER (ORDER BY event_id) AS n
     FROM event_log WHERE cursor_id IS NULL
     ORDER BY event_id
-    LIMIT $1
+    LIMIT $2::int
+), assigned AS (
+    UPDATE event_log e SET cursor_id = s.last_cursor + p.n
+    FROM pending p, event_sequencer s
+    WHERE e.event_id = p.event_id AND e.cursor_id IS NULL
+    RETURNING e.cursor_id, e.organization_id
+), summary AS (
+    SELECT count(*)::int AS numbered, max(cursor_id) AS last_cursor, count(DISTINCT organization_id) AS orgs,
+           string_agg(DISTINCT organization_id::text, ',') AS org_list
+    FROM assigned
+), advanced AS (
+    UPDATE event_sequencer SET last_cursor = summary.last_cursor FROM summary WHERE summary.numbered > 0
 )
-UPDATE event_log e SET cursor_id = s.last_cursor + p.n
-FROM pending p, event_sequencer s
-WHERE e.event_id = p.event_id AND e.cursor_id IS NULL
-RETURNING e.cursor_id, e.organization_id
+SELECT summary.numbered
+FROM summary
+LEFT JOIN LATERAL (
+    SELECT pg_notify('hubd_events', CASE WHEN summary.orgs > $1::int THEN summary.last_cursor::text
+                                         ELSE summary.last_cursor::text || ' ' || summary.org_list END)
+    WHERE summary.numbered > 0
+) notified ON true
 `
 
-type EventLogAssignCursorsRow struct {
-	CursorID       int64     `db:"cursor_id"`
-	OrganizationID uuid.UUID `db:"organization_id"`
+type EventLogAssignCursorsParams struct {
+	MaxOrgs int32 `db:"max_orgs"`
+	Batch   int32 `db:"batch"`
 }
 
 // Numbers up to batch committed pending events, in the order they were written, after the last cursor
-// assigned (the caller holds the sequencer's row lock).
-func (q *Queries) EventLogAssignCursors(ctx context.Context, batch int32) ([]*EventLogAssignCursorsRow, error) {
-	rows, err := q.db.Query(ctx, eventLogAssignCursors, batch)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []*EventLogAssignCursorsRow
-	for rows.Next() {
-		var i EventLogAssignCursorsRow
-		if err := rows.Scan(&i.CursorID, &i.OrganizationID); err != nil {
-			return nil, err
-		}
-		items = append(items, &i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+// assigned; records the new last cursor; and signals the numbered events on commit with the payload
+// "<last cursor> <organization>,<organization>..." (the cursor alone, waking everyone, when more than
+// max_orgs organizations are concerned). Returns how many it numbered.
+func (q *Queries) EventLogAssignCursors(ctx context.Context, arg EventLogAssignCursorsParams) (int32, error) {
+	row := q.db.QueryRow(ctx, eventLogAssignCursors, arg.MaxOrgs, arg.Batch)
+	var numbered int32
+	err := row.Scan(&numbered)
+	return numbered, err
 }
 
 const eventLogHasPending = `-- name: EventLogHasPending :one
@@ -92,26 +95,15 @@ func (q *Queries) EventLogInsert(ctx context.Context, arg EventLogInsertParams) 
 	return err
 }
 
-const eventLogLockSequencer = `-- name: EventLogLockSequencer :one
-SELECT last_cursor FROM event_sequencer FOR UPDATE
+const eventLogLockSequencer = `-- name: EventLogLockSequencer :exec
+SELECT pg_advisory_xact_lock(hashtext('hubd.event_sequencer'))
 `
 
-// Serializes sequencer passes across replicas: the row stays locked through the pass's commit. A pass
-// reads pending events only after it holds the lock (a later statement, so a later snapshot), so it
-// never renumbers what the previous pass assigned.
-func (q *Queries) EventLogLockSequencer(ctx context.Context) (int64, error) {
-	row := q.db.QueryRow(ctx, eventLogLockSequencer)
-	var last_cursor int64
-	err := row.Scan(&last_cursor)
-	return last_cursor, err
-}
-
-const eventLogNotify = `-- name: EventLogNotify :exec
-SELECT pg_notify('hubd_events', $1::text)
-`
-
-func (q *Queries) EventLogNotify(ctx context.Context, cursor string) error {
-	_, err := q.db.Exec(ctx, eventLogNotify, cursor)
+// Serializes sequencer passes across replicas until the pass's transaction ends. The pass numbers events
+// in its next statement, whose snapshot is taken once the lock is held, so it never renumbers what the
+// previous pass numbered. (An advisory lock, not a row lock: a pass that finds nothing writes nothing.)
+func (q *Queries) EventLogLockSequencer(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, eventLogLockSequencer)
 	return err
 }
 
@@ -180,15 +172,6 @@ func (q *Queries) EventLogRead(ctx context.Context, arg EventLogReadParams) ([]*
 		return nil, err
 	}
 	return items, nil
-}
-
-const eventLogSetLastCursor = `-- name: EventLogSetLastCursor :exec
-UPDATE event_sequencer SET last_cursor = $1
-`
-
-func (q *Queries) EventLogSetLastCursor(ctx context.Context, lastCursor int64) error {
-	_, err := q.db.Exec(ctx, eventLogSetLastCursor, lastCursor)
-	return err
 }
 
 const eventLogTail = `-- name: EventLogTail :one

@@ -172,36 +172,20 @@ func (l *Log) sequencePending(ctx context.Context, writerWaiting bool) error {
 	}
 }
 
-// pass numbers up to sequenceBatch pending events in one transaction and signals them on commit.
+// pass numbers up to sequenceBatch pending events in one transaction (four round trips: begin, lock,
+// number, commit) and signals them on commit.
 func (l *Log) pass(ctx context.Context) (int, error) {
-	var n int
+	var n int32
 	err := pgx.BeginFunc(ctx, l.Pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
-		if _, err := q.EventLogLockSequencer(ctx); err != nil {
+		if err := q.EventLogLockSequencer(ctx); err != nil {
 			return fmt.Errorf("locking the sequencer: %w", err)
 		}
-		rows, err := q.EventLogAssignCursors(ctx, sequenceBatch)
-		if err != nil || len(rows) == 0 {
-			return err
-		}
-		n = len(rows)
-		var last int64
-		var orgs []uuid.UUID
-		seen := map[uuid.UUID]bool{}
-		for _, r := range rows {
-			last = max(last, r.CursorID)
-			if !seen[r.OrganizationID] {
-				seen[r.OrganizationID] = true
-				orgs = append(orgs, r.OrganizationID)
-			}
-		}
-		if err := q.EventLogSetLastCursor(ctx, last); err != nil {
-			return err
-		}
-		// NOTIFY is delivered only if the pass commits.
-		return q.EventLogNotify(ctx, notifyPayload(last, orgs))
+		var err error
+		n, err = q.EventLogAssignCursors(ctx, db.EventLogAssignCursorsParams{Batch: sequenceBatch, MaxOrgs: maxNotifiedOrgs})
+		return err
 	})
-	return n, err
+	return int(n), err
 }
 
 // Read returns up to max events of an organization after the cursor, in order.

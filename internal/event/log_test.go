@@ -245,3 +245,51 @@ func TestNotifierWakesOtherReplicas(t *testing.T) {
 	}
 	require.Positive(t, n.Latest())
 }
+
+// TestSequencerSignalsTheOrganizations: a pass's notification names the organizations whose events it
+// numbered, and, when there are too many to name, wakes every waiter.
+func TestSequencerSignalsTheOrganizations(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := event.NewNotifier(env.DBURL, env.Config.Logger)
+	go n.Run(ctx, event.Channel)
+	bystander := uuid.New()
+	select {
+	case <-n.WaitFor(bystander): // the first wake-up is the listener connecting
+	case <-time.After(10 * time.Second):
+		t.Fatal("the notifier did not connect")
+	}
+	emit := func(orgs ...uuid.UUID) {
+		require.NoError(t, env.App.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+			for _, org := range orgs {
+				tx.Emit(event.Event{OrganizationID: org, EventType: "test", SubjectEntityType: "Test", SubjectEntityID: uuid.New(), Payload: map[string]string{}})
+			}
+			return nil
+		}))
+	}
+	named := uuid.New()
+	wait := n.WaitFor(named)
+	emit(named)
+	select {
+	case <-wait:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an organization's waiter was not woken by its event")
+	}
+
+	wait = n.WaitFor(bystander)
+	many := make([]uuid.UUID, 101)
+	for i := range many {
+		many[i] = uuid.New()
+	}
+	emit(many...)
+	select {
+	case <-wait:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a pass naming too many organizations to list did not wake everyone")
+	}
+	tail, err := env.App.Store.Events.Tail(ctx)
+	require.NoError(t, err)
+	require.Equal(t, tail, n.Latest(), "the notification carries the pass's last cursor")
+}

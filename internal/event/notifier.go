@@ -100,19 +100,9 @@ func (n *Notifier) broadcast(cursor int64, orgs []uuid.UUID) {
 // maxNotifiedOrgs keeps the payload well under PostgreSQL's 8000-byte limit.
 const maxNotifiedOrgs = 100
 
-// notifyPayload is the NOTIFY payload: the newest cursor, then the organizations whose events committed.
-func notifyPayload(cursor int64, orgs []uuid.UUID) string {
-	if len(orgs) > maxNotifiedOrgs {
-		return strconv.FormatInt(cursor, 10) // wakes every organization's waiters
-	}
-	ids := make([]string, len(orgs))
-	for i, o := range orgs {
-		ids[i] = o.String()
-	}
-	return strconv.FormatInt(cursor, 10) + " " + strings.Join(ids, ",")
-}
-
-// parsePayload reads notifyPayload; an unreadable organization list wakes everyone (nil).
+// parsePayload reads a sequencer pass's NOTIFY payload, "<newest cursor> <organization>,<organization>..."
+// or the cursor alone when more than maxNotifiedOrgs organizations are concerned (see
+// EventLogAssignCursors); no list, or an unreadable one, wakes everyone (nil).
 func parsePayload(p string) (int64, []uuid.UUID) {
 	head, rest, _ := strings.Cut(p, " ")
 	cursor, _ := strconv.ParseInt(head, 10, 64)
