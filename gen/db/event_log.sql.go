@@ -30,7 +30,7 @@ WITH pending AS (
 ), advanced AS (
     UPDATE event_sequencer SET last_cursor = summary.last_cursor FROM summary WHERE summary.numbered > 0
 )
-SELECT summary.numbered
+SELECT summary.numbered, COALESCE(summary.last_cursor, 0)::bigint AS last_cursor, COALESCE(summary.org_list, '')::text AS org_list
 FROM summary
 LEFT JOIN LATERAL (
     SELECT pg_notify('hubd_events', CASE WHEN summary.orgs > $1::int THEN summary.last_cursor::text
@@ -44,15 +44,22 @@ type EventLogAssignCursorsParams struct {
 	Batch   int32 `db:"batch"`
 }
 
+type EventLogAssignCursorsRow struct {
+	Numbered   int32  `db:"numbered"`
+	LastCursor int64  `db:"last_cursor"`
+	OrgList    string `db:"org_list"`
+}
+
 // Numbers up to batch committed pending events, in the order they were written, after the last cursor
 // assigned; records the new last cursor; and signals the numbered events on commit with the payload
 // "<last cursor> <organization>,<organization>..." (the cursor alone, waking everyone, when more than
-// max_orgs organizations are concerned). Returns how many it numbered.
-func (q *Queries) EventLogAssignCursors(ctx context.Context, arg EventLogAssignCursorsParams) (int32, error) {
+// max_orgs organizations are concerned). Returns how many it numbered, the last cursor and the
+// organizations (comma-separated).
+func (q *Queries) EventLogAssignCursors(ctx context.Context, arg EventLogAssignCursorsParams) (*EventLogAssignCursorsRow, error) {
 	row := q.db.QueryRow(ctx, eventLogAssignCursors, arg.MaxOrgs, arg.Batch)
-	var numbered int32
-	err := row.Scan(&numbered)
-	return numbered, err
+	var i EventLogAssignCursorsRow
+	err := row.Scan(&i.Numbered, &i.LastCursor, &i.OrgList)
+	return &i, err
 }
 
 const eventLogHasPending = `-- name: EventLogHasPending :one

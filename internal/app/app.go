@@ -92,6 +92,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	tokens := listquery.NewTokenCodec(tokenKey)
 	issuer := auth.NewIssuer(keys, cfg.BaseURL, cfg.TokenTTL)
 	notifier := event.NewNotifier(cfg.DatabaseURL, cfg.Logger)
+	st.Events.Signal = notifier.Signal
 	// What every family is served with; Permissions grant to the org family's members and to Groups.
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	return &App{
@@ -123,7 +124,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	deps := extra
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
 	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn, deps.Channels = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn, a.Channels
-	deps.BridgeWorkers, deps.Groups = a.BridgeWorkers, a.Groups
+	deps.BridgeWorkers, deps.Groups, deps.Notifier = a.BridgeWorkers, a.Groups, a.Notifier
 	return httpapi.New(cfg.HTTP, deps)
 }
 

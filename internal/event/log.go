@@ -50,6 +50,10 @@ type Entry struct {
 type Log struct {
 	Pool   *pgxpool.Pool
 	Logger *slog.Logger
+	// Signal, when set, hears of every pass this replica commits (its last cursor and organizations)
+	// before the writers waiting for it go on: this replica's Notifier learns of a change before the
+	// change's response is sent, without waiting for its own NOTIFY to come back.
+	Signal func(cursor int64, orgs []uuid.UUID)
 
 	startOnce sync.Once
 	stop      context.CancelFunc
@@ -175,17 +179,23 @@ func (l *Log) sequencePending(ctx context.Context, writerWaiting bool) error {
 // pass numbers up to sequenceBatch pending events in one transaction (four round trips: begin, lock,
 // number, commit) and signals them on commit.
 func (l *Log) pass(ctx context.Context) (int, error) {
-	var n int32
+	var r *db.EventLogAssignCursorsRow
 	err := pgx.BeginFunc(ctx, l.Pool, func(tx pgx.Tx) error {
 		q := db.New(tx)
 		if err := q.EventLogLockSequencer(ctx); err != nil {
 			return fmt.Errorf("locking the sequencer: %w", err)
 		}
 		var err error
-		n, err = q.EventLogAssignCursors(ctx, db.EventLogAssignCursorsParams{Batch: sequenceBatch, MaxOrgs: maxNotifiedOrgs})
+		r, err = q.EventLogAssignCursors(ctx, db.EventLogAssignCursorsParams{Batch: sequenceBatch, MaxOrgs: maxNotifiedOrgs})
 		return err
 	})
-	return int(n), err
+	if err != nil {
+		return 0, err
+	}
+	if r.Numbered > 0 && l.Signal != nil {
+		l.Signal(parsePayload(fmt.Sprintf("%d %s", r.LastCursor, r.OrgList)))
+	}
+	return int(r.Numbered), nil
 }
 
 // Read returns up to max events of an organization after the cursor, in order.

@@ -293,3 +293,32 @@ func TestSequencerSignalsTheOrganizations(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, tail, n.Latest(), "the notification carries the pass's last cursor")
 }
+
+// TestWatchHoldsOnlyWhileListening: what a replica remembers on the strength of the signals is
+// forgotten when its listener loses the connection, and nothing is remembered until it listens again.
+func TestWatchHoldsOnlyWhileListening(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := event.NewNotifier(env.DBURL, env.Config.Logger)
+	org := uuid.New()
+	_, ok := n.Watch(org)
+	require.False(t, ok, "nothing is signalled before the listener connects")
+
+	go n.Run(ctx, event.Channel)
+	var changed <-chan struct{}
+	require.Eventually(t, func() bool { changed, ok = n.Watch(org); return ok }, 10*time.Second, 10*time.Millisecond)
+
+	// Cut every LISTEN connection of this database: the watch ends though nothing changed.
+	_, err := env.App.Store.Pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE 'listen%'`)
+	require.NoError(t, err)
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a lost listener did not end the watches")
+	}
+	require.Eventually(t, func() bool { _, ok = n.Watch(org); return ok }, 10*time.Second, 10*time.Millisecond,
+		"the listener did not reconnect")
+}

@@ -20,10 +20,11 @@ type Notifier struct {
 	URL    string
 	Logger *slog.Logger
 
-	mu     sync.Mutex
-	orgs   map[uuid.UUID]chan struct{} // closed (and dropped) on a notification naming the organization
-	latest int64
-	stop   chan struct{} // closed by StopWaiters
+	mu        sync.Mutex
+	orgs      map[uuid.UUID]chan struct{} // closed (and dropped) on a notification naming the organization
+	latest    int64
+	listening bool          // LISTEN is in place: every commit from now on is signalled
+	stop      chan struct{} // closed by StopWaiters
 }
 
 // StopWaiters ends every long poll waiting on this replica (they answer as at their timeout) and makes
@@ -68,12 +69,34 @@ func (n *Notifier) WaitFor(org uuid.UUID) <-chan struct{} {
 	return ch
 }
 
+// Watch is WaitFor for what a replica remembers of an organization: the channel is closed at the next
+// change signalled in the organization, and ok says whether changes are being signalled at all (false
+// while the listener is not connected, when nothing may be remembered). Every change to what an
+// organization's members may do (memberships, roles, Groups, Permissions) commits events, so a pass
+// numbering them closes the channel.
+func (n *Notifier) Watch(org uuid.UUID) (changed <-chan struct{}, ok bool) {
+	ch := n.WaitFor(org)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return ch, n.listening
+}
+
+func (n *Notifier) setListening(on bool) {
+	n.mu.Lock()
+	n.listening = on
+	n.mu.Unlock()
+}
+
 // Latest is the newest cursor notified so far.
 func (n *Notifier) Latest() int64 {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.latest
 }
+
+// Signal wakes the waiters of the organizations named (every organization's when orgs is nil) as a
+// notification would: the event log calls it for the passes this replica commits.
+func (n *Notifier) Signal(cursor int64, orgs []uuid.UUID) { n.broadcast(cursor, orgs) }
 
 // broadcast wakes the waiters of the organizations named, or of every organization when orgs is nil.
 func (n *Notifier) broadcast(cursor int64, orgs []uuid.UUID) {
@@ -126,6 +149,10 @@ func (n *Notifier) Run(ctx context.Context, channels ...string) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		err := n.listen(ctx, channels, func() { backoff = 100 * time.Millisecond })
+		// Until it listens again, changes go unsignalled: what was remembered on the strength of the
+		// signals is forgotten now, and nothing new is remembered meanwhile.
+		n.setListening(false)
+		n.broadcast(0, nil)
 		if ctx.Err() != nil {
 			return
 		}
@@ -151,6 +178,7 @@ func (n *Notifier) listen(ctx context.Context, channels []string, connected func
 		}
 	}
 	connected()
+	n.setListening(true)
 	n.broadcast(0, nil) // anything missed while disconnected is found by the waiters' next read
 	for {
 		note, err := conn.WaitForNotification(ctx)

@@ -198,7 +198,9 @@ func (s *Server) needsToken(op *openapi3.Operation) bool {
 }
 
 // authenticate verifies a bearer token with the key ring and confirms the membership still exists: a
-// token never outlives it, nor grants more than it holds now. The caller's Groups and the grants Spaces give it are read with it (but for admins).
+// token never outlives it, nor grants more than it holds now. The caller's Groups and the grants Spaces
+// give it are read with it (but for admins). What is read is remembered until the next change in the
+// organization is signalled (members).
 func (s *Server) authenticate(ctx context.Context, header string) (auth.Principal, error) {
 	scheme, token, found := strings.Cut(header, " ")
 	if header == "" {
@@ -211,23 +213,53 @@ func (s *Server) authenticate(ctx context.Context, header string) (auth.Principa
 	if err != nil {
 		return p, err
 	}
-	role, ok, err := s.deps.Orgs.RoleOf(ctx, p.OrganizationID, p.UserID)
-	if err != nil {
-		return p, err
-	}
+	key := memberKey{org: p.OrganizationID, user: p.UserID, tokenRole: p.Role}
+	m, ok := s.members.get(key)
 	if !ok {
+		if m, err = s.readMembership(ctx, p); err != nil {
+			return p, err
+		}
+	}
+	if !m.member {
 		return p, apierr.Unauthenticated("the token's user is no longer a member of its organization")
 	}
-	p.Role = auth.Weaker(p.Role, role)
-	if p.Role == auth.RoleAdmin {
-		return p, nil // admins hold every permission: no grant can matter
+	p.Role, p.GroupIDs, p.SpacePermissions = m.role, m.groups, m.spaces
+	return p, nil
+}
+
+// readMembership reads the membership behind a verified token and remembers it while changes in the
+// organization are signalled.
+func (s *Server) readMembership(ctx context.Context, p auth.Principal) (memberEntry, error) {
+	var changed <-chan struct{}
+	watching := false
+	if s.deps.Notifier != nil {
+		changed, watching = s.deps.Notifier.Watch(p.OrganizationID) // before reading: a change after it closes it
 	}
-	q := s.deps.Store.Q()
-	if p.GroupIDs, err = group.IDsOf(ctx, q, p.OrganizationID, p.UserID); err != nil {
-		return p, err
+	key := memberKey{org: p.OrganizationID, user: p.UserID, tokenRole: p.Role}
+	role, ok, err := s.deps.Orgs.RoleOf(ctx, p.OrganizationID, p.UserID)
+	if err != nil {
+		return memberEntry{}, err
 	}
-	p.SpacePermissions, err = space.PermissionsHeld(ctx, q, p)
-	return p, err
+	m := memberEntry{changed: changed, member: ok}
+	if ok {
+		p.Role = auth.Weaker(p.Role, role)
+		m.role = p.Role
+		// Admins hold every permission: no grant can matter.
+		if p.Role != auth.RoleAdmin {
+			q := s.deps.Store.Q()
+			if p.GroupIDs, err = group.IDsOf(ctx, q, p.OrganizationID, p.UserID); err != nil {
+				return memberEntry{}, err
+			}
+			if p.SpacePermissions, err = space.PermissionsHeld(ctx, q, p); err != nil {
+				return memberEntry{}, err
+			}
+			m.groups, m.spaces = p.GroupIDs, p.SpacePermissions
+		}
+	}
+	if watching {
+		s.members.put(key, m)
+	}
+	return m, nil
 }
 
 // isBinaryBody reports an operation whose body is raw bytes (configuration data).

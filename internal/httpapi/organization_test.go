@@ -1,8 +1,12 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -228,4 +232,52 @@ func TestTenancyIsolation(t *testing.T) {
 	require.Equal(t, "org-b", orgsB[0].Organization.Slug)
 	// Creating an organization with another tenant's Slug does not hand that tenant's record back.
 	b.Post("/api/organization?allow_exists=true", map[string]any{"Slug": "org-a"}).ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
+}
+
+// TestMembershipChangesReachOtherReplicas: a replica remembers memberships between changes, so a change
+// made through another replica (a role lowered, a member removed) must reach it: the change's events are
+// signalled to every replica, and the next requests there see it.
+func TestMembershipChangesReachOtherReplicas(t *testing.T) {
+	t.Parallel()
+	a := apitest.New(t)
+	b := apitest.New(t, apitest.Options{DatabaseURL: a.DBURL})
+	admin := a.Client(a.Token("acme", "alice", auth.RoleAdmin))
+	bobToken := b.Token("acme", "bob", auth.RoleManager)
+	bob := b.Principal("acme", "bob", "")
+	members := "/api/organization/" + bob.OrganizationID.String() + "/organization_member"
+	statusOnB := func(method, path string, body any) int {
+		t.Helper()
+		var data []byte
+		if body != nil {
+			data, _ = json.Marshal(body)
+		}
+		req, err := http.NewRequest(method, b.URL+path, bytes.NewReader(data))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+bobToken)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// Managers add members. Adding one is a change in the organization, signalled on B before its response;
+	// the request after it reads (and remembers) bob as a manager again.
+	require.Equal(t, http.StatusOK, statusOnB(http.MethodPost, members, map[string]any{"Username": "carol"}))
+	require.Equal(t, http.StatusOK, statusOnB(http.MethodGet, "/api/me", nil))
+	// The probe changes nothing (carol is a member already), so only the lowering below can reach B.
+	require.Equal(t, http.StatusConflict, statusOnB(http.MethodPost, members, map[string]any{"Username": "carol"}))
+
+	// Lowered to member by an operator (`hubd token --role member`, in another process): B stops letting
+	// bob manage members.
+	_, err := a.App.Orgs.EnsureMembership(context.Background(), "acme", "bob", auth.RoleMember)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		return statusOnB(http.MethodPost, members, map[string]any{"Username": "carol"}) == http.StatusForbidden
+	}, 10*time.Second, 10*time.Millisecond, "replica B still lets bob act as a manager")
+
+	// Removed through replica A: bob's token stops working on B.
+	require.Equal(t, http.StatusOK, statusOnB(http.MethodGet, "/api/me", nil))
+	admin.Delete(members + "/" + bob.UserID.String()).Expect(http.StatusOK)
+	require.Eventually(t, func() bool { return statusOnB(http.MethodGet, "/api/me", nil) == http.StatusUnauthorized },
+		10*time.Second, 10*time.Millisecond, "replica B still accepts a removed member's token")
 }

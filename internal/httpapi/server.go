@@ -18,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
+	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/serviceaccount"
@@ -62,7 +63,9 @@ type Deps struct {
 	Channels        *channel.Service
 	// BridgeWorkers serve the workers, their event cursors and /auth/worker.
 	BridgeWorkers *bridgeworker.Service
-	Logger        *slog.Logger
+	// Notifier signals changes per organization; authentication remembers memberships between them.
+	Notifier *event.Notifier
+	Logger   *slog.Logger
 	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
 	StrictMiddlewares []api.StrictMiddlewareFunc
 }
@@ -78,6 +81,7 @@ type Server struct {
 	routes   map[string]*route
 	limiter  *callerLimiter
 	signIns  *signInGuard
+	members  members
 	metrics  *metrics
 	draining atomic.Bool
 }

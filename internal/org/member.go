@@ -479,6 +479,10 @@ func (s *Service) EnsureMembership(ctx context.Context, orgSlug, username string
 			if err := tx.Q.OrganizationMemberSetRole(ctx, db.OrganizationMemberSetRoleParams{OrganizationID: o.ID, UserID: u.ID, OrgRole: string(role)}); err != nil {
 				return err
 			}
+			tx.Emit(event.Event{
+				OrganizationID: o.ID, EventType: "organization_member.updated", SubjectEntityType: MemberType, SubjectEntityID: u.ID,
+				Payload: event.EntityPayload{EntityType: MemberType, EntityID: u.ID},
+			})
 		}
 		p = auth.Principal{UserID: u.ID, OrganizationID: o.ID, Role: role}
 		return nil

@@ -16,7 +16,8 @@ SELECT pg_advisory_xact_lock(hashtext('hubd.event_sequencer'));
 -- Numbers up to batch committed pending events, in the order they were written, after the last cursor
 -- assigned; records the new last cursor; and signals the numbered events on commit with the payload
 -- "<last cursor> <organization>,<organization>..." (the cursor alone, waking everyone, when more than
--- max_orgs organizations are concerned). Returns how many it numbered.
+-- max_orgs organizations are concerned). Returns how many it numbered, the last cursor and the
+-- organizations (comma-separated).
 WITH pending AS (
     SELECT event_id, row_number() OVER (ORDER BY event_id) AS n
     FROM event_log WHERE cursor_id IS NULL
@@ -34,7 +35,7 @@ WITH pending AS (
 ), advanced AS (
     UPDATE event_sequencer SET last_cursor = summary.last_cursor FROM summary WHERE summary.numbered > 0
 )
-SELECT summary.numbered
+SELECT summary.numbered, COALESCE(summary.last_cursor, 0)::bigint AS last_cursor, COALESCE(summary.org_list, '')::text AS org_list
 FROM summary
 LEFT JOIN LATERAL (
     SELECT pg_notify('hubd_events', CASE WHEN summary.orgs > sqlc.arg(max_orgs)::int THEN summary.last_cursor::text
