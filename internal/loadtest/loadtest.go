@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"os/exec"
 	"runtime"
 	"time"
@@ -37,6 +38,11 @@ const database = "hubd_loadtest"
 
 // Run runs every workload and prints the table.
 func Run(ctx context.Context, cfg Config) error {
+	if cfg.ProfileDir != "" {
+		if err := os.MkdirAll(cfg.ProfileDir, 0o755); err != nil {
+			return err
+		}
+	}
 	dbURL, err := freshDatabase(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
