@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"time"
 
 	"github.com/hubd/hubd/internal/loadtest"
@@ -25,7 +26,16 @@ func main() {
 	flag.IntVar(&cfg.ListUnits, "list-units", 100_000, "Units the list workloads page over")
 	flag.IntVar(&cfg.Rounds, "rounds", 200, "event round trips")
 	flag.StringVar(&cfg.ProfileDir, "profile", "", "directory for a CPU profile of hubd during each workload (go tool pprof)")
+	only := flag.String("run", "", "run only the workloads whose names match this regular expression (e.g. 'PUT|GET')")
 	flag.Parse()
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hubd-loadtest: -run:", err)
+			os.Exit(2)
+		}
+		cfg.Only = re
+	}
 	if cfg.DatabaseURL == "" {
 		fmt.Fprintln(os.Stderr, "hubd-loadtest: set DATABASE_URL or --database-url")
 		os.Exit(2)

@@ -17,48 +17,53 @@ WITH pending AS (
     SELECT event_id, row_number() OVER (ORDER BY event_id) AS n
     FROM event_log WHERE cursor_id IS NULL
     ORDER BY event_id
-    LIMIT $2::int
+    LIMIT $1::int
 ), assigned AS (
     UPDATE event_log e SET cursor_id = s.last_cursor + p.n
     FROM pending p, event_sequencer s
     WHERE e.event_id = p.event_id AND e.cursor_id IS NULL
-    RETURNING e.cursor_id, e.organization_id
+    RETURNING e.cursor_id, e.organization_id, split_part(e.event_type, '.', 1) <> ALL (COALESCE($2::text[], '{}')) AS access
 ), summary AS (
     SELECT count(*)::int AS numbered, max(cursor_id) AS last_cursor, count(DISTINCT organization_id) AS orgs,
-           string_agg(DISTINCT organization_id::text, ',') AS org_list
+           string_agg(DISTINCT organization_id::text, ',') AS org_list,
+           string_agg(DISTINCT organization_id::text, ',') FILTER (WHERE access) AS access_org_list
     FROM assigned
 ), advanced AS (
     UPDATE event_sequencer SET last_cursor = summary.last_cursor FROM summary WHERE summary.numbered > 0
+), signal AS (
+    SELECT summary.numbered,
+           CASE WHEN summary.numbered = 0 THEN ''
+                WHEN summary.orgs > $3::int THEN summary.last_cursor::text
+                ELSE summary.last_cursor::text || ' ' || summary.org_list || ' ' || COALESCE(summary.access_org_list, '-')
+           END AS payload
+    FROM summary
 )
-SELECT summary.numbered, COALESCE(summary.last_cursor, 0)::bigint AS last_cursor, COALESCE(summary.org_list, '')::text AS org_list
-FROM summary
-LEFT JOIN LATERAL (
-    SELECT pg_notify('hubd_events', CASE WHEN summary.orgs > $1::int THEN summary.last_cursor::text
-                                         ELSE summary.last_cursor::text || ' ' || summary.org_list END)
-    WHERE summary.numbered > 0
-) notified ON true
+SELECT signal.numbered, signal.payload::text AS payload
+FROM signal
+LEFT JOIN LATERAL (SELECT pg_notify('hubd_events', signal.payload) WHERE signal.numbered > 0) notified ON true
 `
 
 type EventLogAssignCursorsParams struct {
-	MaxOrgs int32 `db:"max_orgs"`
-	Batch   int32 `db:"batch"`
+	Batch         int32    `db:"batch"`
+	QuietFamilies []string `db:"quiet_families"`
+	MaxOrgs       int32    `db:"max_orgs"`
 }
 
 type EventLogAssignCursorsRow struct {
-	Numbered   int32  `db:"numbered"`
-	LastCursor int64  `db:"last_cursor"`
-	OrgList    string `db:"org_list"`
+	Numbered int32  `db:"numbered"`
+	Payload  string `db:"payload"`
 }
 
 // Numbers up to batch committed pending events, in the order they were written, after the last cursor
-// assigned; records the new last cursor; and signals the numbered events on commit with the payload
-// "<last cursor> <organization>,<organization>..." (the cursor alone, waking everyone, when more than
-// max_orgs organizations are concerned). Returns how many it numbered, the last cursor and the
-// organizations (comma-separated).
+// assigned; records the new last cursor; and signals the numbered events on commit. The payload is
+// "<last cursor> <organizations> <organizations where access may have changed>", each list
+// comma-separated and the last "-" when empty; an organization's access may have changed when any of its
+// events is of a family not in quiet_families. When more than max_orgs organizations are concerned the
+// payload is the cursor alone, which wakes everyone. Returns how many it numbered and the payload.
 func (q *Queries) EventLogAssignCursors(ctx context.Context, arg EventLogAssignCursorsParams) (*EventLogAssignCursorsRow, error) {
-	row := q.db.QueryRow(ctx, eventLogAssignCursors, arg.MaxOrgs, arg.Batch)
+	row := q.db.QueryRow(ctx, eventLogAssignCursors, arg.Batch, arg.QuietFamilies, arg.MaxOrgs)
 	var i EventLogAssignCursorsRow
-	err := row.Scan(&i.Numbered, &i.LastCursor, &i.OrgList)
+	err := row.Scan(&i.Numbered, &i.Payload)
 	return &i, err
 }
 

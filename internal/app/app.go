@@ -93,6 +93,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	issuer := auth.NewIssuer(keys, cfg.BaseURL, cfg.TokenTTL)
 	notifier := event.NewNotifier(cfg.DatabaseURL, cfg.Logger)
 	st.Events.Signal = notifier.Signal
+	// Changes of these families never alter memberships, roles, Groups or grants on Spaces (Units, Tags,
+	// Targets and Channels carry their own Permissions, read with them on every request), so they leave
+	// what replicas remember of members in place. A family missing here only costs re-reads.
+	st.Events.QuietFamilies = []string{"unit", "tag", "target", "channel", "command_run"}
 	// What every family is served with; Permissions grant to the org family's members and to Groups.
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	return &App{

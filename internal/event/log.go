@@ -53,7 +53,11 @@ type Log struct {
 	// Signal, when set, hears of every pass this replica commits (its last cursor and organizations)
 	// before the writers waiting for it go on: this replica's Notifier learns of a change before the
 	// change's response is sent, without waiting for its own NOTIFY to come back.
-	Signal func(cursor int64, orgs []uuid.UUID)
+	Signal func(Change)
+	// QuietFamilies are the event families (the part of an event type before its dot) whose changes never
+	// alter what authentication remembers of members: memberships, roles, Groups, Space grants. Passes
+	// that number only their events leave it remembered; any other family ends it (Notifier.WatchAccess).
+	QuietFamilies []string
 
 	startOnce sync.Once
 	stop      context.CancelFunc
@@ -186,14 +190,14 @@ func (l *Log) pass(ctx context.Context) (int, error) {
 			return fmt.Errorf("locking the sequencer: %w", err)
 		}
 		var err error
-		r, err = q.EventLogAssignCursors(ctx, db.EventLogAssignCursorsParams{Batch: sequenceBatch, MaxOrgs: maxNotifiedOrgs})
+		r, err = q.EventLogAssignCursors(ctx, db.EventLogAssignCursorsParams{Batch: sequenceBatch, QuietFamilies: l.QuietFamilies, MaxOrgs: maxNotifiedOrgs})
 		return err
 	})
 	if err != nil {
 		return 0, err
 	}
 	if r.Numbered > 0 && l.Signal != nil {
-		l.Signal(parsePayload(fmt.Sprintf("%d %s", r.LastCursor, r.OrgList)))
+		l.Signal(parsePayload(r.Payload))
 	}
 	return int(r.Numbered), nil
 }

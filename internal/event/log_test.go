@@ -261,14 +261,15 @@ func TestSequencerSignalsTheOrganizations(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the notifier did not connect")
 	}
-	emit := func(orgs ...uuid.UUID) {
+	emitTyped := func(eventType string, orgs ...uuid.UUID) {
 		require.NoError(t, env.App.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 			for _, org := range orgs {
-				tx.Emit(event.Event{OrganizationID: org, EventType: "test", SubjectEntityType: "Test", SubjectEntityID: uuid.New(), Payload: map[string]string{}})
+				tx.Emit(event.Event{OrganizationID: org, EventType: eventType, SubjectEntityType: "Test", SubjectEntityID: uuid.New(), Payload: map[string]string{}})
 			}
 			return nil
 		}))
 	}
+	emit := func(orgs ...uuid.UUID) { emitTyped("test.updated", orgs...) }
 	named := uuid.New()
 	wait := n.WaitFor(named)
 	emit(named)
@@ -276,6 +277,29 @@ func TestSequencerSignalsTheOrganizations(t *testing.T) {
 	case <-wait:
 	case <-time.After(10 * time.Second):
 		t.Fatal("an organization's waiter was not woken by its event")
+	}
+
+	// A quiet family's change (a Unit's) wakes the organization's polls but leaves what is remembered of
+	// its members; any other family's ends that too.
+	access, ok := n.WatchAccess(named)
+	require.True(t, ok)
+	wait = n.WaitFor(named)
+	emitTyped("unit.updated", named)
+	select {
+	case <-wait:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a Unit's change did not wake its organization's waiter")
+	}
+	select {
+	case <-access:
+		t.Fatal("a Unit's change ended the watch of the organization's access")
+	default:
+	}
+	emitTyped("group.updated", named)
+	select {
+	case <-access:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a Group's change did not end the watch of the organization's access")
 	}
 
 	wait = n.WaitFor(bystander)
@@ -303,12 +327,12 @@ func TestWatchHoldsOnlyWhileListening(t *testing.T) {
 	defer cancel()
 	n := event.NewNotifier(env.DBURL, env.Config.Logger)
 	org := uuid.New()
-	_, ok := n.Watch(org)
+	_, ok := n.WatchAccess(org)
 	require.False(t, ok, "nothing is signalled before the listener connects")
 
 	go n.Run(ctx, event.Channel)
 	var changed <-chan struct{}
-	require.Eventually(t, func() bool { changed, ok = n.Watch(org); return ok }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { changed, ok = n.WatchAccess(org); return ok }, 10*time.Second, 10*time.Millisecond)
 
 	// Cut every LISTEN connection of this database: the watch ends though nothing changed.
 	_, err := env.App.Store.Pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -319,6 +343,6 @@ func TestWatchHoldsOnlyWhileListening(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a lost listener did not end the watches")
 	}
-	require.Eventually(t, func() bool { _, ok = n.Watch(org); return ok }, 10*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { _, ok = n.WatchAccess(org); return ok }, 10*time.Second, 10*time.Millisecond,
 		"the listener did not reconnect")
 }

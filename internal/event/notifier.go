@@ -22,6 +22,7 @@ type Notifier struct {
 
 	mu        sync.Mutex
 	orgs      map[uuid.UUID]chan struct{} // closed (and dropped) on a notification naming the organization
+	access    map[uuid.UUID]chan struct{} // closed (and dropped) when access in the organization may have changed
 	latest    int64
 	listening bool          // LISTEN is in place: every commit from now on is signalled
 	stop      chan struct{} // closed by StopWaiters
@@ -52,7 +53,8 @@ func (n *Notifier) isStopped() bool {
 
 // NewNotifier returns a Notifier for the database at url; Run starts it.
 func NewNotifier(url string, logger *slog.Logger) *Notifier {
-	return &Notifier{URL: url, Logger: logger, orgs: map[uuid.UUID]chan struct{}{}, stop: make(chan struct{})}
+	return &Notifier{URL: url, Logger: logger, orgs: map[uuid.UUID]chan struct{}{}, access: map[uuid.UUID]chan struct{}{},
+		stop: make(chan struct{})}
 }
 
 // WaitFor returns a channel that is closed at the next notification of events of the organization (or
@@ -61,24 +63,26 @@ func NewNotifier(url string, logger *slog.Logger) *Notifier {
 func (n *Notifier) WaitFor(org uuid.UUID) <-chan struct{} {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	ch, ok := n.orgs[org]
-	if !ok {
-		ch = make(chan struct{})
-		n.orgs[org] = ch
-	}
-	return ch
+	return waiter(n.orgs, org)
 }
 
-// Watch is WaitFor for what a replica remembers of an organization: the channel is closed at the next
-// change signalled in the organization, and ok says whether changes are being signalled at all (false
-// while the listener is not connected, when nothing may be remembered). Every change to what an
-// organization's members may do (memberships, roles, Groups, Permissions) commits events, so a pass
-// numbering them closes the channel.
-func (n *Notifier) Watch(org uuid.UUID) (changed <-chan struct{}, ok bool) {
-	ch := n.WaitFor(org)
+// WatchAccess is for what a replica remembers of an organization's members (roles, Groups, grants): the
+// channel is closed at the next signalled change in the organization that may alter them (a change of a
+// family that is not quiet, see Log.QuietFamilies), and ok says whether changes are being signalled at all
+// (false while the listener is not connected, when nothing may be remembered).
+func (n *Notifier) WatchAccess(org uuid.UUID) (changed <-chan struct{}, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return ch, n.listening
+	return waiter(n.access, org), n.listening
+}
+
+func waiter(m map[uuid.UUID]chan struct{}, org uuid.UUID) chan struct{} {
+	ch, ok := m[org]
+	if !ok {
+		ch = make(chan struct{})
+		m[org] = ch
+	}
+	return ch
 }
 
 func (n *Notifier) setListening(on bool) {
@@ -94,53 +98,94 @@ func (n *Notifier) Latest() int64 {
 	return n.latest
 }
 
-// Signal wakes the waiters of the organizations named (every organization's when orgs is nil) as a
-// notification would: the event log calls it for the passes this replica commits.
-func (n *Notifier) Signal(cursor int64, orgs []uuid.UUID) { n.broadcast(cursor, orgs) }
+// Change is what a sequencer pass signals: its last cursor, the organizations whose events it numbered
+// (nil: every organization) and, of those, the ones where access may have changed (nil: every one).
+type Change struct {
+	Cursor int64
+	Orgs   []uuid.UUID
+	Access []uuid.UUID
+}
 
-// broadcast wakes the waiters of the organizations named, or of every organization when orgs is nil.
-func (n *Notifier) broadcast(cursor int64, orgs []uuid.UUID) {
+// everything is the Change that wakes every waiter and ends every watch: notifications may have been
+// missed, or are about to be.
+var everything = Change{}
+
+// Signal wakes the waiters and ends the watches a Change concerns, as its notification would: the event
+// log calls it for the passes this replica commits.
+func (n *Notifier) Signal(c Change) { n.broadcast(c) }
+
+func (n *Notifier) broadcast(c Change) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if cursor > n.latest {
-		n.latest = cursor
+	if c.Cursor > n.latest {
+		n.latest = c.Cursor
 	}
+	closeWaiters(n.orgs, c.Orgs)
+	closeWaiters(n.access, c.Access)
+}
+
+// closeWaiters closes the channels of the organizations named, or all when orgs is nil.
+func closeWaiters(m map[uuid.UUID]chan struct{}, orgs []uuid.UUID) {
 	if orgs == nil {
-		for org, ch := range n.orgs {
+		for org, ch := range m {
 			close(ch)
-			delete(n.orgs, org)
+			delete(m, org)
 		}
 		return
 	}
 	for _, org := range orgs {
-		if ch, ok := n.orgs[org]; ok {
+		if ch, ok := m[org]; ok {
 			close(ch)
-			delete(n.orgs, org)
+			delete(m, org)
 		}
 	}
 }
 
-// maxNotifiedOrgs keeps the payload well under PostgreSQL's 8000-byte limit.
+// maxNotifiedOrgs keeps the payload under PostgreSQL's 8000-byte limit (two lists of at most 100 UUIDs).
 const maxNotifiedOrgs = 100
 
-// parsePayload reads a sequencer pass's NOTIFY payload, "<newest cursor> <organization>,<organization>..."
-// or the cursor alone when more than maxNotifiedOrgs organizations are concerned (see
-// EventLogAssignCursors); no list, or an unreadable one, wakes everyone (nil).
-func parsePayload(p string) (int64, []uuid.UUID) {
-	head, rest, _ := strings.Cut(p, " ")
-	cursor, _ := strconv.ParseInt(head, 10, 64)
-	if rest == "" {
-		return cursor, nil
+// parsePayload reads a sequencer pass's NOTIFY payload (EventLogAssignCursors): "<last cursor>
+// <organizations> <organizations where access may have changed>", lists comma-separated, "-" for none; or
+// the cursor alone when too many organizations are concerned. Whatever it cannot read concerns everyone:
+// no organization list, or an unreadable one, means every organization, and a missing access list (a
+// replica of an older version) means every organization named.
+func parsePayload(p string) Change {
+	fields := strings.Fields(p)
+	if len(fields) == 0 {
+		return everything
 	}
-	var orgs []uuid.UUID
-	for _, s := range strings.Split(rest, ",") {
+	cursor, _ := strconv.ParseInt(fields[0], 10, 64)
+	c := Change{Cursor: cursor}
+	if len(fields) < 2 {
+		return c
+	}
+	orgs, ok := parseOrgs(fields[1])
+	if !ok {
+		return c
+	}
+	c.Orgs, c.Access = orgs, orgs
+	if len(fields) > 2 {
+		if access, ok := parseOrgs(fields[2]); ok {
+			c.Access = access
+		}
+	}
+	return c
+}
+
+// parseOrgs reads a comma-separated list of organization IDs; "-" is the empty list.
+func parseOrgs(list string) ([]uuid.UUID, bool) {
+	orgs := []uuid.UUID{}
+	if list == "-" {
+		return orgs, true
+	}
+	for _, s := range strings.Split(list, ",") {
 		id, err := uuid.Parse(s)
 		if err != nil {
-			return cursor, nil
+			return nil, false
 		}
 		orgs = append(orgs, id)
 	}
-	return cursor, orgs
+	return orgs, true
 }
 
 // Run listens until ctx ends, reconnecting with backoff. After a reconnect it wakes every waiter, since
@@ -152,7 +197,7 @@ func (n *Notifier) Run(ctx context.Context, channels ...string) {
 		// Until it listens again, changes go unsignalled: what was remembered on the strength of the
 		// signals is forgotten now, and nothing new is remembered meanwhile.
 		n.setListening(false)
-		n.broadcast(0, nil)
+		n.broadcast(everything)
 		if ctx.Err() != nil {
 			return
 		}
@@ -179,7 +224,7 @@ func (n *Notifier) listen(ctx context.Context, channels []string, connected func
 	}
 	connected()
 	n.setListening(true)
-	n.broadcast(0, nil) // anything missed while disconnected is found by the waiters' next read
+	n.broadcast(everything) // anything missed while disconnected is found by the waiters' next read
 	for {
 		note, err := conn.WaitForNotification(ctx)
 		if err != nil {

@@ -23,22 +23,55 @@ func TestNotifierWakesPerOrganization(t *testing.T) {
 	a, b := uuid.New(), uuid.New()
 	waitA, waitB := n.WaitFor(a), n.WaitFor(b)
 
-	n.broadcast(parsePayload("7 " + b.String()))
+	n.broadcast(parsePayload("7 " + b.String() + " -"))
 	require.False(t, closed(waitA))
 	require.True(t, closed(waitB))
 	require.Equal(t, int64(7), n.Latest())
 
 	waitB = n.WaitFor(b)
 	require.False(t, closed(waitB), "a woken waiter waits on a fresh channel")
-	n.broadcast(0, nil)
+	n.broadcast(everything)
 	require.True(t, closed(waitA))
 	require.True(t, closed(waitB))
+}
 
-	cursor, orgs := parsePayload("9")
-	require.Equal(t, int64(9), cursor)
-	require.Nil(t, orgs, "no organizations named (too many to name): everyone wakes")
-	_, orgs = parsePayload("10 " + a.String() + "," + b.String())
-	require.Equal(t, []uuid.UUID{a, b}, orgs)
-	_, orgs = parsePayload("12 not-a-uuid")
-	require.Nil(t, orgs)
+// Watches of access end only for the organizations where access may have changed; whatever the payload
+// does not say for certain ends them.
+func TestNotifierEndsAccessWatches(t *testing.T) {
+	n := NewNotifier("", nil)
+	a, b := uuid.New(), uuid.New()
+	watch := func(org uuid.UUID) <-chan struct{} { ch, _ := n.WatchAccess(org); return ch }
+	accessA, accessB, waitA := watch(a), watch(b), n.WaitFor(a)
+
+	n.broadcast(parsePayload("8 " + a.String() + "," + b.String() + " " + b.String()))
+	require.True(t, closed(waitA), "every organization named wakes its polls")
+	require.False(t, closed(accessA), "quiet changes in a leave what is remembered of it")
+	require.True(t, closed(accessB))
+
+	accessB = watch(b)
+	n.broadcast(parsePayload("9 " + a.String() + " -"))
+	require.False(t, closed(accessA))
+	n.broadcast(parsePayload("10 " + a.String()))
+	require.True(t, closed(accessA), "a payload without an access list (an older replica) ends the watches of those named")
+	require.False(t, closed(accessB))
+	n.broadcast(parsePayload("11"))
+	require.True(t, closed(accessB), "a payload naming no organization ends every watch")
+
+	accessA = watch(a)
+	n.broadcast(parsePayload("12 " + a.String() + " not-a-uuid"))
+	require.True(t, closed(accessA), "an unreadable access list ends the watches of those named")
+}
+
+func TestParsePayload(t *testing.T) {
+	a, b := uuid.New(), uuid.New()
+	for payload, want := range map[string]Change{
+		"9": {Cursor: 9},
+		"10 " + a.String() + "," + b.String() + " -":             {Cursor: 10, Orgs: []uuid.UUID{a, b}, Access: []uuid.UUID{}},
+		"11 " + a.String() + "," + b.String() + " " + b.String(): {Cursor: 11, Orgs: []uuid.UUID{a, b}, Access: []uuid.UUID{b}},
+		"12 " + a.String(): {Cursor: 12, Orgs: []uuid.UUID{a}, Access: []uuid.UUID{a}},
+		"13 not-a-uuid":    {Cursor: 13},
+		"":                 everything,
+	} {
+		require.Equal(t, want, parsePayload(payload), "payload %q", payload)
+	}
 }

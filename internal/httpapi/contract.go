@@ -199,8 +199,8 @@ func (s *Server) needsToken(op *openapi3.Operation) bool {
 
 // authenticate verifies a bearer token with the key ring and confirms the membership still exists: a
 // token never outlives it, nor grants more than it holds now. The caller's Groups and the grants Spaces
-// give it are read with it (but for admins). What is read is remembered until the next change in the
-// organization is signalled (members).
+// give it are read with it (but for admins). What is read is remembered until a change in the
+// organization that may alter it is signalled (members).
 func (s *Server) authenticate(ctx context.Context, header string) (auth.Principal, error) {
 	scheme, token, found := strings.Cut(header, " ")
 	if header == "" {
@@ -228,12 +228,12 @@ func (s *Server) authenticate(ctx context.Context, header string) (auth.Principa
 }
 
 // readMembership reads the membership behind a verified token and remembers it while changes in the
-// organization are signalled.
+// organization are signalled (until one that may alter it).
 func (s *Server) readMembership(ctx context.Context, p auth.Principal) (memberEntry, error) {
 	var changed <-chan struct{}
 	watching := false
 	if s.deps.Notifier != nil {
-		changed, watching = s.deps.Notifier.Watch(p.OrganizationID) // before reading: a change after it closes it
+		changed, watching = s.deps.Notifier.WatchAccess(p.OrganizationID) // before reading: a change after it closes it
 	}
 	key := memberKey{org: p.OrganizationID, user: p.UserID, tokenRole: p.Role}
 	role, ok, err := s.deps.Orgs.RoleOf(ctx, p.OrganizationID, p.UserID)

@@ -13,10 +13,11 @@ const maxMembers = 10_000
 
 // members remembers what authentication reads from the database about a token's user in its
 // organization (its membership role, and for a non-admin its Groups and Space grants) until the next
-// change signalled in that organization. Every change to those commits events, and every replica hears
-// of every numbered event (event.Notifier), so a removed member or a lowered role stops counting as soon
-// as the change's events are signalled, as when they were read on every request. While the replica does
-// not hear the signals (its listener reconnecting), nothing is remembered.
+// change in that organization that may alter it. Every such change commits events of a family that is
+// not quiet (event.Log.QuietFamilies), and every replica hears of every numbered event
+// (event.Notifier.WatchAccess), so a removed member or a lowered role stops counting as soon as the
+// change's events are signalled, as when they were read on every request. While the replica does not hear
+// the signals (its listener reconnecting), nothing is remembered.
 type members struct {
 	mu      sync.Mutex
 	entries map[memberKey]memberEntry
@@ -28,7 +29,7 @@ type memberKey struct {
 }
 
 type memberEntry struct {
-	changed <-chan struct{} // closed at the next change in the organization
+	changed <-chan struct{} // closed at the next change in the organization that may alter it
 	member  bool
 	// role is the effective role; groups and spaces are set for a role other than admin.
 	role   auth.Role

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"time"
 
@@ -21,15 +22,16 @@ import (
 
 // Config says what to run.
 type Config struct {
-	DatabaseURL string        // the PostgreSQL server; the run creates and drops its own database on it
-	Hubd        string        // the hubd binary to start
-	Etcd        string        // the etcd binary ("" or not found: the etcd column is left out)
-	Concurrency int           // concurrent clients per workload
-	Duration    time.Duration // how long each throughput workload runs (after a warm-up of a tenth of it)
-	Units       int           // Units written and read by the data workloads
-	ListUnits   int           // Units the list workloads page over
-	Rounds      int           // event round trips measured one after another
-	ProfileDir  string        // when set, a CPU profile of hubd during each workload is written there
+	DatabaseURL string         // the PostgreSQL server; the run creates and drops its own database on it
+	Hubd        string         // the hubd binary to start
+	Etcd        string         // the etcd binary ("" or not found: the etcd column is left out)
+	Concurrency int            // concurrent clients per workload
+	Duration    time.Duration  // how long each throughput workload runs (after a warm-up of a tenth of it)
+	Units       int            // Units written and read by the data workloads
+	ListUnits   int            // Units the list workloads page over
+	Rounds      int            // event round trips measured one after another
+	ProfileDir  string         // when set, a CPU profile of hubd during each workload is written there
+	Only        *regexp.Regexp // when set, only the workloads whose names it matches run
 	Out         io.Writer
 }
 
@@ -86,6 +88,9 @@ func Run(ctx context.Context, cfg Config) error {
 	t := &table{out: cfg.Out, etcd: kv != nil, srv: srv}
 	t.header()
 	for _, wl := range w.workloads(kv) {
+		if cfg.Only != nil && !cfg.Only.MatchString(wl.name) {
+			continue
+		}
 		if err := t.run(ctx, cfg, wl); err != nil {
 			return fmt.Errorf("%s: %w", wl.name, err)
 		}

@@ -14,10 +14,11 @@ SELECT pg_advisory_xact_lock(hashtext('hubd.event_sequencer'));
 
 -- name: EventLogAssignCursors :one
 -- Numbers up to batch committed pending events, in the order they were written, after the last cursor
--- assigned; records the new last cursor; and signals the numbered events on commit with the payload
--- "<last cursor> <organization>,<organization>..." (the cursor alone, waking everyone, when more than
--- max_orgs organizations are concerned). Returns how many it numbered, the last cursor and the
--- organizations (comma-separated).
+-- assigned; records the new last cursor; and signals the numbered events on commit. The payload is
+-- "<last cursor> <organizations> <organizations where access may have changed>", each list
+-- comma-separated and the last "-" when empty; an organization's access may have changed when any of its
+-- events is of a family not in quiet_families. When more than max_orgs organizations are concerned the
+-- payload is the cursor alone, which wakes everyone. Returns how many it numbered and the payload.
 WITH pending AS (
     SELECT event_id, row_number() OVER (ORDER BY event_id) AS n
     FROM event_log WHERE cursor_id IS NULL
@@ -27,21 +28,25 @@ WITH pending AS (
     UPDATE event_log e SET cursor_id = s.last_cursor + p.n
     FROM pending p, event_sequencer s
     WHERE e.event_id = p.event_id AND e.cursor_id IS NULL
-    RETURNING e.cursor_id, e.organization_id
+    RETURNING e.cursor_id, e.organization_id, split_part(e.event_type, '.', 1) <> ALL (COALESCE(sqlc.arg(quiet_families)::text[], '{}')) AS access
 ), summary AS (
     SELECT count(*)::int AS numbered, max(cursor_id) AS last_cursor, count(DISTINCT organization_id) AS orgs,
-           string_agg(DISTINCT organization_id::text, ',') AS org_list
+           string_agg(DISTINCT organization_id::text, ',') AS org_list,
+           string_agg(DISTINCT organization_id::text, ',') FILTER (WHERE access) AS access_org_list
     FROM assigned
 ), advanced AS (
     UPDATE event_sequencer SET last_cursor = summary.last_cursor FROM summary WHERE summary.numbered > 0
+), signal AS (
+    SELECT summary.numbered,
+           CASE WHEN summary.numbered = 0 THEN ''
+                WHEN summary.orgs > sqlc.arg(max_orgs)::int THEN summary.last_cursor::text
+                ELSE summary.last_cursor::text || ' ' || summary.org_list || ' ' || COALESCE(summary.access_org_list, '-')
+           END AS payload
+    FROM summary
 )
-SELECT summary.numbered, COALESCE(summary.last_cursor, 0)::bigint AS last_cursor, COALESCE(summary.org_list, '')::text AS org_list
-FROM summary
-LEFT JOIN LATERAL (
-    SELECT pg_notify('hubd_events', CASE WHEN summary.orgs > sqlc.arg(max_orgs)::int THEN summary.last_cursor::text
-                                         ELSE summary.last_cursor::text || ' ' || summary.org_list END)
-    WHERE summary.numbered > 0
-) notified ON true;
+SELECT signal.numbered, signal.payload::text AS payload
+FROM signal
+LEFT JOIN LATERAL (SELECT pg_notify('hubd_events', signal.payload) WHERE signal.numbered > 0) notified ON true;
 
 -- name: EventLogRead :many
 -- Events of an organization after a cursor, in cursor (= commit) order (pending events have no cursor
