@@ -76,9 +76,14 @@ func (r *rawDB) getData(ctx context.Context, orgID, unitID uuid.UUID) error {
 		WHERE u.organization_id = $1 AND u.unit_id = $2`, orgID, unitID).Scan(&data)
 }
 
-// unitColumns are the columns a list page returns.
-const unitColumns = `unit_id, organization_id, space_id, slug, display_name, labels, annotations, toolchain_type, data_hash, data_size,
-	head_revision_num, head_mutation_num, version, created_at, updated_at`
+// unitColumns are the columns behind a Unit of a list page: every one the API answers with (all but
+// the data projection and the search text, which hubd's lists do not read either). The baseline receives
+// the rows; it does not decode them or write JSON.
+const unitColumns = `unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates,
+	permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size,
+	head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num,
+	last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version,
+	created_at, updated_at`
 
 // page reads one keyset page of Units of a Space matching cond (after the row (slug, id) when slug is set).
 func (r *rawDB) page(ctx context.Context, cond string, arg any, org, space uuid.UUID, slug string, id uuid.UUID) error {
