@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -123,13 +124,7 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 	if err != nil {
 		return Page[T]{}, q.translate(err)
 	}
-	var keys []json.RawMessage
-	items, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (T, error) {
-		var k json.RawMessage
-		v, err := pgx.RowToStructByName[T](keyedRow{CollectableRow: row, keyset: &k})
-		keys = append(keys, k)
-		return v, err
-	})
+	items, keys, err := collect[T](rows, p.limit+1)
 	if err != nil {
 		return Page[T]{}, q.translate(err)
 	}
@@ -143,19 +138,61 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 	return page, nil
 }
 
-// keyedRow hides the last column (the keyset of the row) from the struct scan and captures it.
-type keyedRow struct {
-	pgx.CollectableRow
-	keyset *json.RawMessage
+// collect scans every row into T (a generated row type: columns matched to fields by their db tags) and
+// the row's keyset (the last column). Columns are matched to fields once per page, not once per row, and
+// rows are scanned in place into a slice sized for expected rows.
+func collect[T any](rows pgx.Rows, expected int) ([]T, []json.RawMessage, error) {
+	defer rows.Close()
+	fds := rows.FieldDescriptions()
+	if len(fds) == 0 {
+		rows.Close()
+		return nil, nil, rows.Err()
+	}
+	fields, err := fieldIndexes[T](fds[:len(fds)-1])
+	if err != nil {
+		return nil, nil, err
+	}
+	items := make([]T, 0, max(expected, 0))
+	keys := make([]json.RawMessage, 0, max(expected, 0))
+	dest := make([]any, len(fds))
+	for rows.Next() {
+		var zero T
+		items, keys = append(items, zero), append(keys, nil)
+		v := reflect.ValueOf(&items[len(items)-1]).Elem()
+		for i, f := range fields {
+			dest[i] = v.Field(f).Addr().Interface()
+		}
+		dest[len(fields)] = &keys[len(keys)-1]
+		if err := rows.Scan(dest...); err != nil {
+			return nil, nil, err
+		}
+	}
+	return items, keys, rows.Err()
 }
 
-func (r keyedRow) FieldDescriptions() []pgconn.FieldDescription {
-	fd := r.CollectableRow.FieldDescriptions()
-	return fd[:len(fd)-1]
-}
-
-func (r keyedRow) Scan(dest ...any) error {
-	return r.CollectableRow.Scan(append(dest, r.keyset)...)
+// fieldIndexes returns, for each column, the index of T's field whose db tag names it; every field must
+// have its column.
+func fieldIndexes[T any](fds []pgconn.FieldDescription) ([]int, error) {
+	t := reflect.TypeFor[T]()
+	byName := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		if name := t.Field(i).Tag.Get("db"); name != "" {
+			byName[name] = i
+		}
+	}
+	out := make([]int, len(fds))
+	for i, fd := range fds {
+		f, ok := byName[fd.Name]
+		if !ok {
+			return nil, fmt.Errorf("listquery: column %q has no field in %s", fd.Name, t)
+		}
+		out[i] = f
+		delete(byName, fd.Name)
+	}
+	if len(byName) > 0 {
+		return nil, fmt.Errorf("listquery: no column for %d fields of %s", len(byName), t)
+	}
+	return out, nil
 }
 
 // translate reports the database's refusal of a client-supplied pattern as the client's error, naming

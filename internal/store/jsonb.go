@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 )
 
 // EncodeJSON encodes a map or struct for a jsonb column. A nil map is stored as {} so reads have one form.
@@ -22,6 +23,11 @@ func EncodeJSON(v any) []byte {
 func DecodeJSON[T any](raw []byte) (T, error) {
 	var v T
 	if len(raw) == 0 {
+		return v, nil
+	}
+	// Most maps are empty: decoded without the decoder, to the same (empty, not nil) map.
+	if rv := reflect.ValueOf(&v).Elem(); string(raw) == "{}" && rv.Kind() == reflect.Map {
+		rv.Set(reflect.MakeMap(rv.Type()))
 		return v, nil
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
