@@ -20,12 +20,12 @@ RETURNING command_run_id, organization_id, space_id, channel_id, command, option
 `
 
 type CommandRunAnswerParams struct {
-	Status         string    `db:"status"`
-	Result         []byte    `db:"result"`
-	ErrorMessage   string    `db:"error_message"`
-	OrganizationID uuid.UUID `db:"organization_id"`
-	ChannelID      uuid.UUID `db:"channel_id"`
-	CommandRunID   uuid.UUID `db:"command_run_id"`
+	Status         string          `db:"status"`
+	Result         json.RawMessage `db:"result"`
+	ErrorMessage   string          `db:"error_message"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	ChannelID      uuid.UUID       `db:"channel_id"`
+	CommandRunID   uuid.UUID       `db:"command_run_id"`
 }
 
 // The first answer wins: only a delivered run takes one.
@@ -235,7 +235,7 @@ type CommandRunSweepRow struct {
 	Options        json.RawMessage `db:"options"`
 	Parameters     json.RawMessage `db:"parameters"`
 	Status         string          `db:"status"`
-	Result         []byte          `db:"result"`
+	Result         json.RawMessage `db:"result"`
 	ErrorMessage   string          `db:"error_message"`
 	UserID         uuid.UUID       `db:"user_id"`
 	Deadline       time.Time       `db:"deadline"`

@@ -79,7 +79,7 @@ type CommandRun struct {
 	Options        json.RawMessage `db:"options"`
 	Parameters     json.RawMessage `db:"parameters"`
 	Status         string          `db:"status"`
-	Result         []byte          `db:"result"`
+	Result         json.RawMessage `db:"result"`
 	ErrorMessage   string          `db:"error_message"`
 	UserID         uuid.UUID       `db:"user_id"`
 	Deadline       time.Time       `db:"deadline"`
@@ -128,7 +128,7 @@ type Mutation struct {
 	RevisionID           uuid.UUID       `db:"revision_id"`
 	RevisionNum          int64           `db:"revision_num"`
 	MutationNum          int64           `db:"mutation_num"`
-	FunctionInvocation   []byte          `db:"function_invocation"`
+	FunctionInvocation   json.RawMessage `db:"function_invocation"`
 	InvocationParams     json.RawMessage `db:"invocation_params"`
 	RestoredRevisionNum  int64           `db:"restored_revision_num"`
 	MergeBaseRevisionNum int64           `db:"merge_base_revision_num"`

@@ -8,6 +8,7 @@ package db
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -88,7 +89,12 @@ func (q *Queries) UnitDelete(ctx context.Context, arg UnitDeleteParams) (int64, 
 }
 
 const unitGetByID = `-- name: UnitGetByID :one
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates,
+       permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
+       data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
+       head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
+       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text
+FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3
 `
 
 type UnitGetByIDParams struct {
@@ -97,9 +103,46 @@ type UnitGetByIDParams struct {
 	UnitID         uuid.UUID `db:"unit_id"`
 }
 
-func (q *Queries) UnitGetByID(ctx context.Context, arg UnitGetByIDParams) (*Unit, error) {
+type UnitGetByIDRow struct {
+	UnitID                  uuid.UUID       `db:"unit_id"`
+	OrganizationID          uuid.UUID       `db:"organization_id"`
+	SpaceID                 uuid.UUID       `db:"space_id"`
+	Slug                    string          `db:"slug"`
+	DisplayName             string          `db:"display_name"`
+	Labels                  json.RawMessage `db:"labels"`
+	Annotations             json.RawMessage `db:"annotations"`
+	DeleteGates             json.RawMessage `db:"delete_gates"`
+	DestroyGates            json.RawMessage `db:"destroy_gates"`
+	Permissions             json.RawMessage `db:"permissions"`
+	ToolchainType           string          `db:"toolchain_type"`
+	ProviderType            string          `db:"provider_type"`
+	TargetID                *uuid.UUID      `db:"target_id"`
+	ChangeSetID             *uuid.UUID      `db:"change_set_id"`
+	LastChangeDescription   string          `db:"last_change_description"`
+	DataHash                string          `db:"data_hash"`
+	DataSize                int64           `db:"data_size"`
+	HeadDoc                 json.RawMessage `db:"head_doc"`
+	HeadRevisionID          *uuid.UUID      `db:"head_revision_id"`
+	HeadRevisionNum         int64           `db:"head_revision_num"`
+	HeadMutationNum         int64           `db:"head_mutation_num"`
+	HeadUnitActionNum       int64           `db:"head_unit_action_num"`
+	HeadUnitEventNum        int64           `db:"head_unit_event_num"`
+	LastReleasedRevisionNum int64           `db:"last_released_revision_num"`
+	UpstreamUnitID          *uuid.UUID      `db:"upstream_unit_id"`
+	UpstreamSpaceID         *uuid.UUID      `db:"upstream_space_id"`
+	UpstreamRevisionNum     int64           `db:"upstream_revision_num"`
+	HiddenReason            string          `db:"hidden_reason"`
+	Version                 int64           `db:"version"`
+	CreatedAt               time.Time       `db:"created_at"`
+	UpdatedAt               time.Time       `db:"updated_at"`
+	SearchText              *string         `db:"search_text"`
+}
+
+// A read leaves the data projection and the search text unread (NULL): no read uses them, and the
+// projection is about as large as the data. Writes read the row with UnitGetByIDForUpdate, which has them.
+func (q *Queries) UnitGetByID(ctx context.Context, arg UnitGetByIDParams) (*UnitGetByIDRow, error) {
 	row := q.db.QueryRow(ctx, unitGetByID, arg.OrganizationID, arg.SpaceID, arg.UnitID)
-	var i Unit
+	var i UnitGetByIDRow
 	err := row.Scan(
 		&i.UnitID,
 		&i.OrganizationID,
@@ -189,7 +232,12 @@ func (q *Queries) UnitGetByIDForUpdate(ctx context.Context, arg UnitGetByIDForUp
 }
 
 const unitGetBySlug = `-- name: UnitGetBySlug :one
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text FROM unit WHERE organization_id = $1 AND space_id = $2 AND slug = $3
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates,
+       permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
+       data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
+       head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
+       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text
+FROM unit WHERE organization_id = $1 AND space_id = $2 AND slug = $3
 `
 
 type UnitGetBySlugParams struct {
@@ -198,9 +246,45 @@ type UnitGetBySlugParams struct {
 	Slug           string    `db:"slug"`
 }
 
-func (q *Queries) UnitGetBySlug(ctx context.Context, arg UnitGetBySlugParams) (*Unit, error) {
+type UnitGetBySlugRow struct {
+	UnitID                  uuid.UUID       `db:"unit_id"`
+	OrganizationID          uuid.UUID       `db:"organization_id"`
+	SpaceID                 uuid.UUID       `db:"space_id"`
+	Slug                    string          `db:"slug"`
+	DisplayName             string          `db:"display_name"`
+	Labels                  json.RawMessage `db:"labels"`
+	Annotations             json.RawMessage `db:"annotations"`
+	DeleteGates             json.RawMessage `db:"delete_gates"`
+	DestroyGates            json.RawMessage `db:"destroy_gates"`
+	Permissions             json.RawMessage `db:"permissions"`
+	ToolchainType           string          `db:"toolchain_type"`
+	ProviderType            string          `db:"provider_type"`
+	TargetID                *uuid.UUID      `db:"target_id"`
+	ChangeSetID             *uuid.UUID      `db:"change_set_id"`
+	LastChangeDescription   string          `db:"last_change_description"`
+	DataHash                string          `db:"data_hash"`
+	DataSize                int64           `db:"data_size"`
+	HeadDoc                 json.RawMessage `db:"head_doc"`
+	HeadRevisionID          *uuid.UUID      `db:"head_revision_id"`
+	HeadRevisionNum         int64           `db:"head_revision_num"`
+	HeadMutationNum         int64           `db:"head_mutation_num"`
+	HeadUnitActionNum       int64           `db:"head_unit_action_num"`
+	HeadUnitEventNum        int64           `db:"head_unit_event_num"`
+	LastReleasedRevisionNum int64           `db:"last_released_revision_num"`
+	UpstreamUnitID          *uuid.UUID      `db:"upstream_unit_id"`
+	UpstreamSpaceID         *uuid.UUID      `db:"upstream_space_id"`
+	UpstreamRevisionNum     int64           `db:"upstream_revision_num"`
+	HiddenReason            string          `db:"hidden_reason"`
+	Version                 int64           `db:"version"`
+	CreatedAt               time.Time       `db:"created_at"`
+	UpdatedAt               time.Time       `db:"updated_at"`
+	SearchText              *string         `db:"search_text"`
+}
+
+// Like UnitGetByID, without the data projection and the search text.
+func (q *Queries) UnitGetBySlug(ctx context.Context, arg UnitGetBySlugParams) (*UnitGetBySlugRow, error) {
 	row := q.db.QueryRow(ctx, unitGetBySlug, arg.OrganizationID, arg.SpaceID, arg.Slug)
-	var i Unit
+	var i UnitGetBySlugRow
 	err := row.Scan(
 		&i.UnitID,
 		&i.OrganizationID,

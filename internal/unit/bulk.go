@@ -250,7 +250,7 @@ func (s *Service) cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, re
 	existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
 	switch {
 	case err == nil && opts.AllowExists:
-		return fromRow(existing)
+		return fromRow((*db.Unit)(existing))
 	case err == nil:
 		return src, apierr.AlreadyExists(EntityType, f.Slug).WithEntity(EntityType, "", f.Slug)
 	case !apierr.Is(err, apierr.TypeNotFound):

@@ -132,10 +132,12 @@ var Family = &entity.Family[db.Unit, Unit, Fields]{
 		if lock {
 			return q.UnitGetByIDForUpdate(ctx, db.UnitGetByIDForUpdateParams(params))
 		}
-		return q.UnitGetByID(ctx, params)
+		row, err := q.UnitGetByID(ctx, params)
+		return (*db.Unit)(row), err // the same columns, the data projection left unread
 	},
 	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Unit, error) {
-		return q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
+		row, err := q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
+		return (*db.Unit)(row), err
 	},
 	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Unit, error) {
 		return q.UnitListByIDs(ctx, db.UnitListByIDsParams{OrganizationID: sc.OrganizationID, UnitIds: ids})

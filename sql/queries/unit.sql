@@ -1,12 +1,25 @@
 -- name: UnitGetByID :one
-SELECT * FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND unit_id = @unit_id;
+-- A read leaves the data projection and the search text unread (NULL): no read uses them, and the
+-- projection is about as large as the data. Writes read the row with UnitGetByIDForUpdate, which has them.
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates,
+       permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
+       data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
+       head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
+       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text
+FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND unit_id = @unit_id;
 
 -- name: UnitGetByIDForUpdate :one
 -- Serializes writers of one Unit: Revision numbers stay dense and unique, no update is lost.
 SELECT * FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND unit_id = @unit_id FOR UPDATE;
 
 -- name: UnitGetBySlug :one
-SELECT * FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
+-- Like UnitGetByID, without the data projection and the search text.
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates,
+       permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
+       data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
+       head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
+       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text
+FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
 
 -- name: UnitInsert :one
 INSERT INTO unit (unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates,
