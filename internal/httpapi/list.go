@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -124,9 +125,11 @@ func (r itemResponse) write(w http.ResponseWriter) error {
 	if err != nil {
 		return err
 	}
+	data = append(data, '\n')
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data))) // known: sent in one piece, not chunked
 	w.WriteHeader(http.StatusOK)
-	_, err = w.Write(append(data, '\n'))
+	_, err = w.Write(data)
 	return err
 }
 

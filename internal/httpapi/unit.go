@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -299,6 +300,7 @@ func (r dataResponse) write(w http.ResponseWriter) error {
 		return nil
 	}
 	w.Header().Set("Content-Type", configdata.MediaType(r.toolchain))
+	w.Header().Set("Content-Length", strconv.Itoa(len(r.data))) // known: sent in one piece, not chunked
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write(r.data)
 	return err
