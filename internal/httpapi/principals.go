@@ -31,7 +31,8 @@ type memberKey struct {
 type memberEntry struct {
 	changed <-chan struct{} // closed at the next change in the organization that may alter it
 	member  bool
-	// role is the effective role; groups and spaces are set for a role other than admin.
+	// role is the effective role; groups and spaces are set for a role other than admin. Every request the
+	// entry serves shares them (through its Principal): they are never modified.
 	role   auth.Role
 	groups []uuid.UUID
 	spaces map[uuid.UUID]map[string]bool
