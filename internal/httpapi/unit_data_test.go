@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,6 +144,14 @@ func TestIfMatchIsStrong(t *testing.T) {
 		f.put(t, u, "text/plain", w.data, apitest.WithHeader("If-Match", w.ifMatch)).Expect(http.StatusOK)
 	}
 	f.c.Get(f.path(u)+"/data", apitest.WithHeader("If-None-Match", `W/"`+configdata.Hash([]byte("A=5\n"))+`"`)).Expect(http.StatusNotModified)
+
+	// Data is sent whole, with its length (also when larger than what net/http measures by itself).
+	large := "A=" + strings.Repeat("x", 10_000) + "\n"
+	f.put(t, u, "text/plain", large).Expect(http.StatusOK)
+	resp := f.c.Get(f.path(u) + "/data").Expect(http.StatusOK)
+	require.Equal(t, large, string(resp.Body))
+	require.Equal(t, strconv.Itoa(len(large)), resp.Header.Get("Content-Length"))
+	require.Equal(t, `"`+h(large)+`"`, resp.Header.Get("ETag"))
 }
 
 // TestDataWithDuplicateKeys: JSON naming a key twice is refused like YAML and TOML, and the YAML message
