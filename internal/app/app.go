@@ -102,7 +102,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	return &App{
 		Store:           st,
 		Keys:            keys,
-		Issuer:          auth.NewIssuer(keys, cfg.BaseURL, cfg.TokenTTL),
+		Issuer:          issuer,
 		Orgs:            org.NewService(kit, group.OfMembers),
 		Spaces:          space.NewService(kit),
 		Units:           unit.NewService(kit),

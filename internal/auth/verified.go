@@ -10,8 +10,8 @@ const maxVerifiedTokens = 10_000
 
 // verifiedTokens remembers tokens whose signature and claims were verified, until they expire, so that a
 // client sending the same token with every request pays for one ES256 verification per token rather than
-// per request. What the token says cannot change (it is signed); what may change (its key leaving the
-// ring, the user's membership and role) is checked on every request all the same.
+// per request. What the token says cannot change (it is signed); what may change is checked apart: its
+// key leaving the ring on every request (Verify), the user's membership and role by authentication.
 type verifiedTokens struct {
 	mu     sync.Mutex
 	tokens map[string]verifiedToken

@@ -32,9 +32,9 @@ type Entry struct {
 //
 // Cursor order is commit order, without making commits wait for each other. A writer appends its events
 // with no cursor (pending) inside its transaction, so they commit or vanish with the change. After the
-// commit, a sequencer pass numbers the committed pending events: it locks the one row of event_sequencer,
-// gives each pending event the next cursor in the order they were written, records the last cursor and
-// commits, all under that row lock. Passes therefore commit one at a time and each numbers after the
+// commit, a sequencer pass numbers the committed pending events: it takes the sequencer's advisory lock,
+// gives each pending event the next cursor in the order they were written, records the last cursor in
+// event_sequencer and commits, all under that lock. Passes therefore commit one at a time and each numbers after the
 // previous one, so a reader that sees cursor N has seen every cursor below N that will ever exist: no
 // event can later appear below a cursor a reader passed. (A cursor taken from a sequence inside the
 // writer's transaction would not do: a transaction holding a lower cursor could commit after a reader
@@ -44,7 +44,7 @@ type Entry struct {
 //
 // A write waits for a pass that starts after its commit (Sequence), so its events are readable when the
 // write's response is sent. Each replica runs one pass at a time for all its writers, so under load one
-// pass numbers the events of many commits. Passes of several replicas serialize on the row lock; any
+// pass numbers the events of many commits. Passes of several replicas serialize on the lock; any
 // replica's pass numbers any replica's events, and every replica sweeps periodically, so events of a
 // replica that stopped between its commit and its pass still get their cursors.
 type Log struct {
