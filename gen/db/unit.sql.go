@@ -322,6 +322,71 @@ func (q *Queries) UnitGetBySlug(ctx context.Context, arg UnitGetBySlugParams) (*
 	return &i, err
 }
 
+const unitGetForDataWrite = `-- name: UnitGetForDataWrite :one
+SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources
+FROM unit u
+JOIN space s ON s.organization_id = u.organization_id AND s.space_id = u.space_id
+LEFT JOIN revision r ON r.organization_id = u.organization_id AND r.revision_id = u.head_revision_id
+WHERE u.organization_id = $1 AND u.space_id = $2 AND u.unit_id = $3
+FOR UPDATE OF u
+`
+
+type UnitGetForDataWriteParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
+}
+
+type UnitGetForDataWriteRow struct {
+	Unit        Unit            `db:"unit"`
+	SpaceSlug   string          `db:"space_slug"`
+	HeadSources json.RawMessage `db:"head_sources"`
+}
+
+// A data write's one read: the Unit locked as UnitGetByIDForUpdate locks it, its Space's Slug (for the
+// event) and the head Revision's MutationSources (unchanged paths keep their sources).
+func (q *Queries) UnitGetForDataWrite(ctx context.Context, arg UnitGetForDataWriteParams) (*UnitGetForDataWriteRow, error) {
+	row := q.db.QueryRow(ctx, unitGetForDataWrite, arg.OrganizationID, arg.SpaceID, arg.UnitID)
+	var i UnitGetForDataWriteRow
+	err := row.Scan(
+		&i.Unit.UnitID,
+		&i.Unit.OrganizationID,
+		&i.Unit.SpaceID,
+		&i.Unit.Slug,
+		&i.Unit.DisplayName,
+		&i.Unit.Labels,
+		&i.Unit.Annotations,
+		&i.Unit.DeleteGates,
+		&i.Unit.DestroyGates,
+		&i.Unit.Permissions,
+		&i.Unit.ToolchainType,
+		&i.Unit.ProviderType,
+		&i.Unit.TargetID,
+		&i.Unit.ChangeSetID,
+		&i.Unit.LastChangeDescription,
+		&i.Unit.DataHash,
+		&i.Unit.DataSize,
+		&i.Unit.HeadDoc,
+		&i.Unit.HeadRevisionID,
+		&i.Unit.HeadRevisionNum,
+		&i.Unit.HeadMutationNum,
+		&i.Unit.HeadUnitActionNum,
+		&i.Unit.HeadUnitEventNum,
+		&i.Unit.LastReleasedRevisionNum,
+		&i.Unit.UpstreamUnitID,
+		&i.Unit.UpstreamSpaceID,
+		&i.Unit.UpstreamRevisionNum,
+		&i.Unit.HiddenReason,
+		&i.Unit.Version,
+		&i.Unit.CreatedAt,
+		&i.Unit.UpdatedAt,
+		&i.Unit.SearchText,
+		&i.SpaceSlug,
+		&i.HeadSources,
+	)
+	return &i, err
+}
+
 const unitInsert = `-- name: UnitInsert :one
 INSERT INTO unit (unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates,
                   destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id,

@@ -292,8 +292,12 @@ func (s *Service) cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, re
 	if err != nil {
 		return clone, dataError(err)
 	}
+	wc, err := readWriteContext(ctx, tx.Q, row)
+	if err != nil {
+		return clone, err
+	}
 	description := fmt.Sprintf("Cloned from %s (Revision %d)", src.Slug, src.HeadRevisionNum)
-	res, err := commitData(ctx, sc, tx, row, data, doc, dataChange{source: SourceClone, always: true,
+	res, err := commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceClone, always: true,
 		opts: WriteOptions{Description: &description, UserAgent: opts.UserAgent}})
 	return res.Unit, err
 }

@@ -82,7 +82,7 @@ func (s *Service) Data(ctx context.Context, sc authz.Scope, spaceID, unitID uuid
 func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, data []byte, ifMatch string, opts WriteOptions) (WriteResult, error) {
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		row, err := loadRow(ctx, sc, tx.Q, spaceID, unitID, true)
+		row, wc, err := lockForData(ctx, sc, tx.Q, spaceID, unitID)
 		if err != nil {
 			return err
 		}
@@ -104,10 +104,44 @@ func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID u
 		if err != nil {
 			return dataError(err)
 		}
-		out, err = commitData(ctx, sc, tx, row, data, doc, dataChange{source: SourceDataPut, opts: opts})
+		out, err = commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceDataPut, opts: opts})
 		return err
 	})
 	return out, err
+}
+
+// lockForData reads and locks a Unit the caller may view for a data write, with what the write needs
+// besides the row (writeContext), in one round trip.
+func lockForData(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, unitID uuid.UUID) (*db.Unit, writeContext, error) {
+	r, err := q.UnitGetForDataWrite(ctx, db.UnitGetForDataWriteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: unitID})
+	if apierr.Is(err, apierr.TypeNotFound) {
+		// The kit's read says which is missing, the Space or the Unit.
+		_, err = loadRow(ctx, sc, q, spaceID, unitID, true)
+	}
+	if err != nil {
+		return nil, writeContext{}, err
+	}
+	u, err := fromRow(&r.Unit)
+	if err != nil {
+		return nil, writeContext{}, err
+	}
+	if err := authz.Viewable(sc, u.target(), unitID.String()); err != nil {
+		return nil, writeContext{}, err
+	}
+	return &r.Unit, writeContext{spaceSlug: r.SpaceSlug, headSources: r.HeadSources}, nil
+}
+
+// writeContext is what a data write reads besides the locked Unit: its Space's Slug (for the event) and
+// the head Revision's MutationSources (unchanged paths keep their sources).
+type writeContext struct {
+	spaceSlug   string
+	headSources json.RawMessage
+}
+
+// readWriteContext reads the writeContext of a Unit locked by another read.
+func readWriteContext(ctx context.Context, q *db.Queries, row *db.Unit) (writeContext, error) {
+	wc, err := q.UnitDataWriteContext(ctx, db.UnitDataWriteContextParams{OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, HeadRevisionID: row.HeadRevisionID})
+	return writeContext{spaceSlug: wc.SpaceSlug, headSources: wc.HeadSources}, err
 }
 
 // checkRevisionChangeSet checks the change_set_id parameter of a write that records a Revision: it names
@@ -147,15 +181,10 @@ type dataChange struct {
 }
 
 // commitData records data as a new Revision and Mutation of the locked Unit row and makes it the head.
-// Unchanged data records nothing. It costs two statements: one read (the Space's Slug, the head's sources)
-// and one write (UnitRecordRevision).
-func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, data []byte, doc *configdata.Document, change dataChange) (WriteResult, error) {
+// Unchanged data records nothing. It costs one statement (UnitRecordRevision).
+func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, data []byte, doc *configdata.Document, change dataChange) (WriteResult, error) {
 	hash := configdata.Hash(data)
-	wc, err := tx.Q.UnitDataWriteContext(ctx, db.UnitDataWriteContextParams{OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, HeadRevisionID: row.HeadRevisionID})
-	if err != nil {
-		return WriteResult{}, err
-	}
-	prevSources, err := store.DecodeJSON[[]Source](wc.HeadSources)
+	prevSources, err := store.DecodeJSON[[]Source](wc.headSources)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -198,13 +227,13 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 	if err != nil {
 		return WriteResult{}, err
 	}
-	tx.Emit(u.dataEvent(wc.SpaceSlug))
+	tx.Emit(u.dataEvent(wc.spaceSlug))
 	return WriteResult{Unit: u, Data: data, Sources: sources}, nil
 }
 
 // restoreRevision makes Revision num's data the head again, as a new Revision.
 func restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
-	row, err := loadRow(ctx, sc, tx.Q, spaceID, unitID, true)
+	row, wc, err := lockForData(ctx, sc, tx.Q, spaceID, unitID)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -223,7 +252,7 @@ func restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID,
 	if err != nil {
 		return WriteResult{}, dataError(err)
 	}
-	return commitData(ctx, sc, tx, row, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
+	return commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
 }
 
 // projectionDocument rebuilds the path model from a stored projection.

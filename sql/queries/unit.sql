@@ -68,6 +68,16 @@ SET data_hash = @data_hash, data_size = @data_size, head_doc = @head_doc,
 WHERE unit.unit_id = @unit_id
 RETURNING *;
 
+-- name: UnitGetForDataWrite :one
+-- A data write's one read: the Unit locked as UnitGetByIDForUpdate locks it, its Space's Slug (for the
+-- event) and the head Revision's MutationSources (unchanged paths keep their sources).
+SELECT sqlc.embed(u), s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources
+FROM unit u
+JOIN space s ON s.organization_id = u.organization_id AND s.space_id = u.space_id
+LEFT JOIN revision r ON r.organization_id = u.organization_id AND r.revision_id = u.head_revision_id
+WHERE u.organization_id = @organization_id AND u.space_id = @space_id AND u.unit_id = @unit_id
+FOR UPDATE OF u;
+
 -- name: UnitDataWriteContext :one
 -- What a data write reads besides the locked Unit: its Space's Slug (for the event) and the head
 -- Revision's MutationSources (unchanged paths keep their sources), in one round trip.
