@@ -21,8 +21,8 @@ test:
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test $(TEST_FLAGS) ./...
 
 generate:
-	$(GO) run ./internal/build/oasbundle openapi gen/oas
-	$(OAPI_CODEGEN) -config openapi/config/oapi-codegen.yaml gen/oas/openapi.json
+	$(GO) run ./internal/build/oasbundle openapi gen/oas bin/openapi-codegen.json
+	$(OAPI_CODEGEN) -config openapi/config/oapi-codegen.yaml bin/openapi-codegen.json
 	$(SQLC) generate -f sql/sqlc.yaml
 	$(GO) run ./internal/build/visitgen gen/oas/openapi.json internal/httpapi/visit.gen.go
 

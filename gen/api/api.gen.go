@@ -52,18 +52,30 @@ func (e ChannelCommandOptionDataType) Valid() bool {
 	}
 }
 
-// Defines values for ChannelMessageType.
+// Defines values for ChannelCommandRunMessageType.
 const (
-	ChannelMessageTypeCommandRun ChannelMessageType = "CommandRun"
-	ChannelMessageTypeEvent      ChannelMessageType = "Event"
+	ChannelCommandRunMessageTypeCommandRun ChannelCommandRunMessageType = "CommandRun"
 )
 
-// Valid indicates whether the value is a known member of the ChannelMessageType enum.
-func (e ChannelMessageType) Valid() bool {
+// Valid indicates whether the value is a known member of the ChannelCommandRunMessageType enum.
+func (e ChannelCommandRunMessageType) Valid() bool {
 	switch e {
-	case ChannelMessageTypeCommandRun:
+	case ChannelCommandRunMessageTypeCommandRun:
 		return true
-	case ChannelMessageTypeEvent:
+	default:
+		return false
+	}
+}
+
+// Defines values for ChannelEventMessageType.
+const (
+	Event ChannelEventMessageType = "Event"
+)
+
+// Valid indicates whether the value is a known member of the ChannelEventMessageType enum.
+func (e ChannelEventMessageType) Valid() bool {
+	switch e {
+	case Event:
 		return true
 	default:
 		return false
@@ -627,6 +639,9 @@ type BridgeWorker struct {
 	Version int64              `json:"Version"`
 }
 
+// BridgeWorkerInput defines model for BridgeWorkerInput.
+type BridgeWorkerInput = BridgeWorker
+
 // BridgeWorkerPatch defines model for BridgeWorkerPatch.
 type BridgeWorkerPatch = json.RawMessage
 
@@ -677,6 +692,9 @@ type ChannelCommand struct {
 	Options     []ChannelCommandOption `json:"Options"`
 }
 
+// ChannelCommandInput defines model for ChannelCommandInput.
+type ChannelCommandInput = ChannelCommand
+
 // ChannelCommandOption defines model for ChannelCommandOption.
 type ChannelCommandOption struct {
 	// DataType int, string or bool; or Space, Unit, Target, Tag for an entity given by Slug and passed as its ID.
@@ -687,6 +705,32 @@ type ChannelCommandOption struct {
 
 // ChannelCommandOptionDataType int, string or bool; or Space, Unit, Target, Tag for an entity given by Slug and passed as its ID.
 type ChannelCommandOptionDataType string
+
+// ChannelCommandOptionInput defines model for ChannelCommandOptionInput.
+type ChannelCommandOptionInput = ChannelCommandOption
+
+// ChannelCommandRunMessage A CommandRun delivered to the bot holding the Channel; it answers with the result endpoint.
+type ChannelCommandRunMessage struct {
+	// CommandRun A command sent to the bot holding a Channel. Full responses carry every field; a select returns the IDs and
+	// Status always, and the other fields only when selected.
+	CommandRun CommandRun                   `json:"CommandRun"`
+	Type       ChannelCommandRunMessageType `json:"Type"`
+}
+
+// ChannelCommandRunMessageType defines model for ChannelCommandRunMessage.Type.
+type ChannelCommandRunMessageType string
+
+// ChannelEventMessage An event of the Channel's subscriptions, in cursor order.
+type ChannelEventMessage struct {
+	Event EventLogEntry           `json:"Event"`
+	Type  ChannelEventMessageType `json:"Type"`
+}
+
+// ChannelEventMessageType defines model for ChannelEventMessage.Type.
+type ChannelEventMessageType string
+
+// ChannelInput defines model for ChannelInput.
+type ChannelInput = Channel
 
 // ChannelLease defines model for ChannelLease.
 type ChannelLease struct {
@@ -704,15 +748,10 @@ type ChannelLeaseRequest struct {
 	HolderAddress string `json:"HolderAddress"`
 }
 
-// ChannelMessage defines model for ChannelMessage.
+// ChannelMessage One message of a poll, told apart by Type.
 type ChannelMessage struct {
-	CommandRun *CommandRun        `json:"CommandRun,omitempty"`
-	Event      *EventLogEntry     `json:"Event,omitempty"`
-	Type       ChannelMessageType `json:"Type"`
+	union json.RawMessage
 }
-
-// ChannelMessageType defines model for ChannelMessage.Type.
-type ChannelMessageType string
 
 // ChannelPatch defines model for ChannelPatch.
 type ChannelPatch = json.RawMessage
@@ -737,6 +776,9 @@ type ChannelSubscription struct {
 	// Subscriptions.<index>.TargetID). A Target deleted since may stay named; it matches nothing more.
 	TargetID *openapi_types.UUID `json:"TargetID"`
 }
+
+// ChannelSubscriptionInput defines model for ChannelSubscriptionInput.
+type ChannelSubscriptionInput = ChannelSubscription
 
 // CommandRun A command sent to the bot holding a Channel. Full responses carry every field; a select returns the IDs and
 // Status always, and the other fields only when selected.
@@ -1021,13 +1063,13 @@ type ExtendedUser struct {
 // FunctionInvocation defines model for FunctionInvocation.
 type FunctionInvocation struct {
 	Arguments []struct {
-		ParameterName *string     `json:"ParameterName,omitempty"`
-		Value         interface{} `json:"Value,omitempty"`
+		ParameterName string      `json:"ParameterName"`
+		Value         interface{} `json:"Value"`
 	} `json:"Arguments"`
 	Clearance []struct {
-		Key      *string                              `json:"Key,omitempty"`
-		Operator *FunctionInvocationClearanceOperator `json:"Operator,omitempty"`
-		Values   *[]string                            `json:"Values,omitempty"`
+		Key      string                              `json:"Key"`
+		Operator FunctionInvocationClearanceOperator `json:"Operator"`
+		Values   []string                            `json:"Values"`
 	} `json:"Clearance"`
 	FunctionName  string            `json:"FunctionName"`
 	Guards        map[string]string `json:"Guards"`
@@ -1071,6 +1113,9 @@ type GroupCreateOrUpdateResponse struct {
 	Error *ResponseError `json:"Error"`
 	Group *Group         `json:"Group"`
 }
+
+// GroupInput defines model for GroupInput.
+type GroupInput = Group
 
 // GroupPatch An RFC 7386 merge patch of a Group. Absent fields keep their value; null clears one. Read-only fields
 // (as a GET returned them) are accepted and ignored.
@@ -1161,6 +1206,9 @@ type Organization struct {
 	Version int64 `json:"Version"`
 }
 
+// OrganizationInput defines model for OrganizationInput.
+type OrganizationInput = Organization
+
 // OrganizationMember A User's membership of an Organization. Its ID in paths is the UserID.
 type OrganizationMember struct {
 	DisplayName            string `json:"DisplayName"`
@@ -1183,6 +1231,9 @@ type OrganizationMember struct {
 	// Username Unique in the whole service.
 	Username string `json:"Username"`
 }
+
+// OrganizationMemberInput defines model for OrganizationMemberInput.
+type OrganizationMemberInput = OrganizationMember
 
 // PathChange defines model for PathChange.
 type PathChange struct {
@@ -1212,10 +1263,16 @@ type PermissionSubjects struct {
 	UserIDs map[string]bool `json:"UserIDs"`
 }
 
+// PermissionSubjectsInput defines model for PermissionSubjectsInput.
+type PermissionSubjectsInput = PermissionSubjects
+
 // Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
 // Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
 // here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 type Permissions map[string]PermissionSubjects
+
+// PermissionsInput defines model for PermissionsInput.
+type PermissionsInput = Permissions
 
 // PermissionsPatch defines model for PermissionsPatch.
 type PermissionsPatch map[string]*struct {
@@ -1339,6 +1396,9 @@ type ServiceAccountCreateOrUpdateResponse struct {
 	ServiceAccount *ServiceAccount `json:"ServiceAccount"`
 }
 
+// ServiceAccountInput defines model for ServiceAccountInput.
+type ServiceAccountInput = ServiceAccount
+
 // ServiceAccountPatch defines model for ServiceAccountPatch.
 type ServiceAccountPatch = json.RawMessage
 
@@ -1386,6 +1446,9 @@ type SpaceCreateOrUpdateResponse struct {
 	Space *Space         `json:"Space"`
 }
 
+// SpaceInput defines model for SpaceInput.
+type SpaceInput = Space
+
 // SpacePatch An RFC 7386 merge patch of a Space. Absent fields keep their value; null clears one. Read-only fields
 // (as a GET returned them) are accepted and ignored.
 type SpacePatch = json.RawMessage
@@ -1425,6 +1488,9 @@ type Tag struct {
 	UpdatedAt time.Time          `json:"UpdatedAt"`
 	Version   int64              `json:"Version"`
 }
+
+// TagInput defines model for TagInput.
+type TagInput = Tag
 
 // TagPatch defines model for TagPatch.
 type TagPatch = json.RawMessage
@@ -1487,6 +1553,9 @@ type TargetCreateOrUpdateResponse struct {
 	Error  *ResponseError `json:"Error"`
 	Target *Target        `json:"Target"`
 }
+
+// TargetInput defines model for TargetInput.
+type TargetInput = Target
 
 // TargetPatch An RFC 7386 merge patch of a Target. Read-only fields are accepted and ignored.
 type TargetPatch = json.RawMessage
@@ -1592,6 +1661,9 @@ type UnitDiff struct {
 	SpaceID openapi_types.UUID `json:"SpaceID"`
 	UnitID  openapi_types.UUID `json:"UnitID"`
 }
+
+// UnitInput defines model for UnitInput.
+type UnitInput = Unit
 
 // UnitMoveRequest defines model for UnitMoveRequest.
 type UnitMoveRequest struct {
@@ -3484,7 +3556,7 @@ type CreateCommandRunJSONRequestBody = CreateCommandRunRequest
 type DiffConfigDataJSONRequestBody = DiffRequest
 
 // CreateGroupJSONRequestBody defines body for CreateGroup for application/json ContentType.
-type CreateGroupJSONRequestBody = Group
+type CreateGroupJSONRequestBody = GroupInput
 
 // PatchGroupJSONRequestBody defines body for PatchGroup for application/json ContentType.
 type PatchGroupJSONRequestBody = GroupPatch
@@ -3493,19 +3565,19 @@ type PatchGroupJSONRequestBody = GroupPatch
 type PatchGroupApplicationMergePatchPlusJSONRequestBody = GroupPatch
 
 // UpdateGroupJSONRequestBody defines body for UpdateGroup for application/json ContentType.
-type UpdateGroupJSONRequestBody = Group
+type UpdateGroupJSONRequestBody = GroupInput
 
 // CreateOrganizationJSONRequestBody defines body for CreateOrganization for application/json ContentType.
-type CreateOrganizationJSONRequestBody = Organization
+type CreateOrganizationJSONRequestBody = OrganizationInput
 
 // UpdateOrganizationJSONRequestBody defines body for UpdateOrganization for application/json ContentType.
-type UpdateOrganizationJSONRequestBody = Organization
+type UpdateOrganizationJSONRequestBody = OrganizationInput
 
 // CreateOrganizationMemberJSONRequestBody defines body for CreateOrganizationMember for application/json ContentType.
-type CreateOrganizationMemberJSONRequestBody = OrganizationMember
+type CreateOrganizationMemberJSONRequestBody = OrganizationMemberInput
 
 // CreateServiceAccountJSONRequestBody defines body for CreateServiceAccount for application/json ContentType.
-type CreateServiceAccountJSONRequestBody = ServiceAccount
+type CreateServiceAccountJSONRequestBody = ServiceAccountInput
 
 // PatchServiceAccountJSONRequestBody defines body for PatchServiceAccount for application/json ContentType.
 type PatchServiceAccountJSONRequestBody = ServiceAccountPatch
@@ -3514,13 +3586,13 @@ type PatchServiceAccountJSONRequestBody = ServiceAccountPatch
 type PatchServiceAccountApplicationMergePatchPlusJSONRequestBody = ServiceAccountPatch
 
 // UpdateServiceAccountJSONRequestBody defines body for UpdateServiceAccount for application/json ContentType.
-type UpdateServiceAccountJSONRequestBody = ServiceAccount
+type UpdateServiceAccountJSONRequestBody = ServiceAccountInput
 
 // CreateServiceAccountKeyJSONRequestBody defines body for CreateServiceAccountKey for application/json ContentType.
 type CreateServiceAccountKeyJSONRequestBody = CreateUserKeyRequest
 
 // CreateSpaceJSONRequestBody defines body for CreateSpace for application/json ContentType.
-type CreateSpaceJSONRequestBody = Space
+type CreateSpaceJSONRequestBody = SpaceInput
 
 // PatchSpaceJSONRequestBody defines body for PatchSpace for application/json ContentType.
 type PatchSpaceJSONRequestBody = SpacePatch
@@ -3529,10 +3601,10 @@ type PatchSpaceJSONRequestBody = SpacePatch
 type PatchSpaceApplicationMergePatchPlusJSONRequestBody = SpacePatch
 
 // UpdateSpaceJSONRequestBody defines body for UpdateSpace for application/json ContentType.
-type UpdateSpaceJSONRequestBody = Space
+type UpdateSpaceJSONRequestBody = SpaceInput
 
 // CreateBridgeWorkerJSONRequestBody defines body for CreateBridgeWorker for application/json ContentType.
-type CreateBridgeWorkerJSONRequestBody = BridgeWorker
+type CreateBridgeWorkerJSONRequestBody = BridgeWorkerInput
 
 // PatchBridgeWorkerJSONRequestBody defines body for PatchBridgeWorker for application/json ContentType.
 type PatchBridgeWorkerJSONRequestBody = BridgeWorkerPatch
@@ -3541,13 +3613,13 @@ type PatchBridgeWorkerJSONRequestBody = BridgeWorkerPatch
 type PatchBridgeWorkerApplicationMergePatchPlusJSONRequestBody = BridgeWorkerPatch
 
 // UpdateBridgeWorkerJSONRequestBody defines body for UpdateBridgeWorker for application/json ContentType.
-type UpdateBridgeWorkerJSONRequestBody = BridgeWorker
+type UpdateBridgeWorkerJSONRequestBody = BridgeWorkerInput
 
 // PollBridgeWorkerEventsJSONRequestBody defines body for PollBridgeWorkerEvents for application/json ContentType.
 type PollBridgeWorkerEventsJSONRequestBody = WorkerEventPollRequest
 
 // CreateChannelJSONRequestBody defines body for CreateChannel for application/json ContentType.
-type CreateChannelJSONRequestBody = Channel
+type CreateChannelJSONRequestBody = ChannelInput
 
 // PatchChannelJSONRequestBody defines body for PatchChannel for application/json ContentType.
 type PatchChannelJSONRequestBody = ChannelPatch
@@ -3556,7 +3628,7 @@ type PatchChannelJSONRequestBody = ChannelPatch
 type PatchChannelApplicationMergePatchPlusJSONRequestBody = ChannelPatch
 
 // UpdateChannelJSONRequestBody defines body for UpdateChannel for application/json ContentType.
-type UpdateChannelJSONRequestBody = Channel
+type UpdateChannelJSONRequestBody = ChannelInput
 
 // ReportCommandRunResultJSONRequestBody defines body for ReportCommandRunResult for application/json ContentType.
 type ReportCommandRunResultJSONRequestBody = CommandRunResult
@@ -3568,7 +3640,7 @@ type AcquireChannelLeaseJSONRequestBody = ChannelLeaseRequest
 type PollChannelJSONRequestBody = ChannelPollRequest
 
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
-type CreateTagJSONRequestBody = Tag
+type CreateTagJSONRequestBody = TagInput
 
 // PatchTagJSONRequestBody defines body for PatchTag for application/json ContentType.
 type PatchTagJSONRequestBody = TagPatch
@@ -3577,10 +3649,10 @@ type PatchTagJSONRequestBody = TagPatch
 type PatchTagApplicationMergePatchPlusJSONRequestBody = TagPatch
 
 // UpdateTagJSONRequestBody defines body for UpdateTag for application/json ContentType.
-type UpdateTagJSONRequestBody = Tag
+type UpdateTagJSONRequestBody = TagInput
 
 // CreateTargetJSONRequestBody defines body for CreateTarget for application/json ContentType.
-type CreateTargetJSONRequestBody = Target
+type CreateTargetJSONRequestBody = TargetInput
 
 // PatchTargetJSONRequestBody defines body for PatchTarget for application/json ContentType.
 type PatchTargetJSONRequestBody = TargetPatch
@@ -3589,10 +3661,10 @@ type PatchTargetJSONRequestBody = TargetPatch
 type PatchTargetApplicationMergePatchPlusJSONRequestBody = TargetPatch
 
 // UpdateTargetJSONRequestBody defines body for UpdateTarget for application/json ContentType.
-type UpdateTargetJSONRequestBody = Target
+type UpdateTargetJSONRequestBody = TargetInput
 
 // CreateUnitJSONRequestBody defines body for CreateUnit for application/json ContentType.
-type CreateUnitJSONRequestBody = Unit
+type CreateUnitJSONRequestBody = UnitInput
 
 // PatchUnitJSONRequestBody defines body for PatchUnit for application/json ContentType.
 type PatchUnitJSONRequestBody = UnitPatch
@@ -3601,7 +3673,7 @@ type PatchUnitJSONRequestBody = UnitPatch
 type PatchUnitApplicationMergePatchPlusJSONRequestBody = UnitPatch
 
 // UpdateUnitJSONRequestBody defines body for UpdateUnit for application/json ContentType.
-type UpdateUnitJSONRequestBody = Unit
+type UpdateUnitJSONRequestBody = UnitInput
 
 // BulkPatchTargetsJSONRequestBody defines body for BulkPatchTargets for application/json ContentType.
 type BulkPatchTargetsJSONRequestBody = TargetPatch
@@ -3629,6 +3701,107 @@ type BulkTagUnitsJSONRequestBody = UnitTagRequest
 
 // CreateUserKeyJSONRequestBody defines body for CreateUserKey for application/json ContentType.
 type CreateUserKeyJSONRequestBody = CreateUserKeyRequest
+
+// AsChannelCommandRunMessage returns the union data inside the ChannelMessage as a ChannelCommandRunMessage
+func (t ChannelMessage) AsChannelCommandRunMessage() (ChannelCommandRunMessage, error) {
+	var body ChannelCommandRunMessage
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChannelCommandRunMessage overwrites any union data inside the ChannelMessage as the provided ChannelCommandRunMessage
+func (t *ChannelMessage) FromChannelCommandRunMessage(v ChannelCommandRunMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"Type":"CommandRun"}`))
+	t.union = b
+	return err
+}
+
+// MergeChannelCommandRunMessage performs a merge with any union data inside the ChannelMessage, using the provided ChannelCommandRunMessage
+func (t *ChannelMessage) MergeChannelCommandRunMessage(v ChannelCommandRunMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"Type":"CommandRun"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsChannelEventMessage returns the union data inside the ChannelMessage as a ChannelEventMessage
+func (t ChannelMessage) AsChannelEventMessage() (ChannelEventMessage, error) {
+	var body ChannelEventMessage
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromChannelEventMessage overwrites any union data inside the ChannelMessage as the provided ChannelEventMessage
+func (t *ChannelMessage) FromChannelEventMessage(v ChannelEventMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"Type":"Event"}`))
+	t.union = b
+	return err
+}
+
+// MergeChannelEventMessage performs a merge with any union data inside the ChannelMessage, using the provided ChannelEventMessage
+func (t *ChannelMessage) MergeChannelEventMessage(v ChannelEventMessage) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"Type":"Event"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ChannelMessage) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"Type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t ChannelMessage) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "CommandRun":
+		return t.AsChannelCommandRunMessage()
+	case "Event":
+		return t.AsChannelEventMessage()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t ChannelMessage) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ChannelMessage) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {

@@ -85,11 +85,12 @@ func (h commandRunAPI) PollChannel(ctx context.Context, r api.PollChannelRequest
 	out := make([]api.ChannelMessage, len(msgs))
 	for i, m := range msgs {
 		if m.Run != nil {
-			run := runToAPI(*m.Run)
-			out[i] = api.ChannelMessage{Type: api.ChannelMessageTypeCommandRun, CommandRun: &run}
+			err = out[i].FromChannelCommandRunMessage(api.ChannelCommandRunMessage{Type: api.ChannelCommandRunMessageTypeCommandRun, CommandRun: runToAPI(*m.Run)})
 		} else {
-			e := eventToAPI(*m.Event)
-			out[i] = api.ChannelMessage{Type: api.ChannelMessageTypeEvent, Event: &e}
+			err = out[i].FromChannelEventMessage(api.ChannelEventMessage{Type: api.Event, Event: eventToAPI(*m.Event)})
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	return api.PollChannel200JSONResponse{Body: out}, nil

@@ -66,6 +66,32 @@ func (f *botFixture) poll(t *testing.T, c *apitest.Client, token uuid.UUID, time
 	return msgs
 }
 
+// messageType is a poll message's Type.
+func messageType(t *testing.T, m api.ChannelMessage) string {
+	t.Helper()
+	kind, err := m.Discriminator()
+	require.NoError(t, err)
+	return kind
+}
+
+// runOf is the CommandRun of a poll message, which must be one.
+func runOf(t *testing.T, m api.ChannelMessage) api.CommandRun {
+	t.Helper()
+	require.Equal(t, string(api.ChannelCommandRunMessageTypeCommandRun), messageType(t, m))
+	msg, err := m.AsChannelCommandRunMessage()
+	require.NoError(t, err)
+	return msg.CommandRun
+}
+
+// eventOf is the event of a poll message, which must be one.
+func eventOf(t *testing.T, m api.ChannelMessage) api.EventLogEntry {
+	t.Helper()
+	require.Equal(t, string(api.Event), messageType(t, m))
+	msg, err := m.AsChannelEventMessage()
+	require.NoError(t, err)
+	return msg.Event
+}
+
 func (f *botFixture) run(t *testing.T, body map[string]any) api.CommandRun {
 	t.Helper()
 	var run api.CommandRun
@@ -180,10 +206,10 @@ func TestCommandRuns(t *testing.T) {
 	// The holder takes runs oldest first; MaxRuns bounds them.
 	msgs := f.poll(t, f.bot, l.ClaimToken, 5, 1)
 	require.Len(t, msgs, 1)
-	require.Equal(t, api.ChannelMessageTypeCommandRun, msgs[0].Type)
-	require.Equal(t, run.CommandRunID, msgs[0].CommandRun.CommandRunID)
-	require.Equal(t, api.CommandRunStatusDelivered, msgs[0].CommandRun.Status)
-	require.NotNil(t, msgs[0].CommandRun.DeliveredAt)
+	require.Equal(t, "CommandRun", messageType(t, msgs[0]))
+	require.Equal(t, run.CommandRunID, runOf(t, msgs[0]).CommandRunID)
+	require.Equal(t, api.CommandRunStatusDelivered, runOf(t, msgs[0]).Status)
+	require.NotNil(t, runOf(t, msgs[0]).DeliveredAt)
 
 	// A delivered run cannot be cancelled; a waiting one can.
 	f.admin.Post(f.base+"/command_run/"+run.CommandRunID.String()+"/cancel", nil).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
@@ -249,7 +275,7 @@ func TestCommandRunTimeouts(t *testing.T) {
 	next := f.lease(t, f.bot, nil)
 	msgs = f.poll(t, f.bot, next.ClaimToken, 5, 10)
 	require.Len(t, msgs, 1)
-	require.Equal(t, run.CommandRunID, msgs[0].CommandRun.CommandRunID)
+	require.Equal(t, run.CommandRunID, runOf(t, msgs[0]).CommandRunID)
 	require.Empty(t, f.poll(t, f.bot, next.ClaimToken, 0, 10), "the current holder does not get its own runs again")
 }
 
@@ -271,22 +297,22 @@ func TestChannelEvents(t *testing.T) {
 	msgs := f.poll(t, f.bot, l.ClaimToken, 5, 10)
 	require.Len(t, msgs, 2, "only this organization's subscribed events")
 	for _, m := range msgs {
-		require.Equal(t, api.ChannelMessageTypeEvent, m.Type)
-		require.Equal(t, "unit.created", m.Event.EventType)
-		require.Equal(t, f.space.SpaceID, *m.Event.SpaceID)
+		require.Equal(t, "Event", messageType(t, m))
+		require.Equal(t, "unit.created", eventOf(t, m).EventType)
+		require.Equal(t, f.space.SpaceID, *eventOf(t, m).SpaceID)
 	}
-	require.Less(t, msgs[0].Event.CursorID, msgs[1].Event.CursorID)
-	require.Equal(t, "a", msgs[0].Event.Payload.(map[string]any)["Slug"])
+	require.Less(t, eventOf(t, msgs[0]).CursorID, eventOf(t, msgs[1]).CursorID)
+	require.Equal(t, "a", eventOf(t, msgs[0]).Payload.(map[string]any)["Slug"])
 	require.Empty(t, f.poll(t, f.bot, l.ClaimToken, 0, 10), "at most once")
 
 	// The bookmark advanced; moving it back replays.
 	var ch api.ExtendedChannel
 	f.admin.Get(f.base).Expect(http.StatusOK).JSON(&ch)
-	require.GreaterOrEqual(t, ch.Channel.EventBookmark, msgs[1].Event.CursorID)
-	f.admin.Patch(f.base, map[string]any{"EventBookmark": msgs[0].Event.CursorID}).Expect(http.StatusOK)
+	require.GreaterOrEqual(t, ch.Channel.EventBookmark, eventOf(t, msgs[1]).CursorID)
+	f.admin.Patch(f.base, map[string]any{"EventBookmark": eventOf(t, msgs[0]).CursorID}).Expect(http.StatusOK)
 	replay := f.poll(t, f.bot, l.ClaimToken, 5, 10)
 	require.Len(t, replay, 1)
-	require.Equal(t, msgs[1].Event.CursorID, replay[0].Event.CursorID)
+	require.Equal(t, eventOf(t, msgs[1]).CursorID, eventOf(t, replay[0]).CursorID)
 
 	// A PUT of what a GET returned keeps the bookmark polls have moved since (no double delivery); a
 	// bookmark past the tail is refused; null moves it to the tail.
@@ -315,10 +341,10 @@ func TestChannelEvents(t *testing.T) {
 	f.admin.Post(units, map[string]any{"Slug": "targeted", "ToolchainType": "Kubernetes/YAML", "TargetID": target.TargetID}).Expect(http.StatusOK)
 	msgs = f.poll(t, f.bot, l.ClaimToken, 5, 10)
 	require.Len(t, msgs, 2, "the Target's own creation and its Unit's; not the other Unit's")
-	require.Equal(t, "target.created", msgs[0].Event.EventType)
-	require.Equal(t, "unit.created", msgs[1].Event.EventType)
-	require.Equal(t, target.TargetID, *msgs[1].Event.TargetID)
-	require.Equal(t, "targeted", msgs[1].Event.Payload.(map[string]any)["Slug"])
+	require.Equal(t, "target.created", eventOf(t, msgs[0]).EventType)
+	require.Equal(t, "unit.created", eventOf(t, msgs[1]).EventType)
+	require.Equal(t, target.TargetID, *eventOf(t, msgs[1]).TargetID)
+	require.Equal(t, "targeted", eventOf(t, msgs[1]).Payload.(map[string]any)["Slug"])
 }
 
 // TestPollEndsAtShutdown: a replica shutting down answers its waiting polls at once (204), so bots move
@@ -370,7 +396,7 @@ func TestLongPollAcrossReplicas(t *testing.T) {
 	run := f.run(t, map[string]any{"Command": "status"})
 	got := <-done
 	require.Len(t, got.msgs, 1)
-	require.Equal(t, run.CommandRunID, got.msgs[0].CommandRun.CommandRunID)
+	require.Equal(t, run.CommandRunID, runOf(t, got.msgs[0]).CommandRunID)
 	require.Less(t, got.elapsed, timeout*time.Second/2, "woken by the commit, not by the timeout")
 
 	done = waitOnB()
@@ -378,7 +404,7 @@ func TestLongPollAcrossReplicas(t *testing.T) {
 	f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/unit", map[string]any{"Slug": "late", "ToolchainType": "Kubernetes/YAML"}).Expect(http.StatusOK)
 	got = <-done
 	require.NotEmpty(t, got.msgs)
-	require.Equal(t, "unit.created", got.msgs[len(got.msgs)-1].Event.EventType)
+	require.Equal(t, "unit.created", eventOf(t, got.msgs[len(got.msgs)-1]).EventType)
 	require.Less(t, got.elapsed, timeout*time.Second/2)
 }
 
@@ -430,7 +456,7 @@ func TestChannelsAcrossReplicas(t *testing.T) {
 	leaseB := f.lease(t, botB, nil)
 	msgs := f.poll(t, botB, leaseB.ClaimToken, 5, 10)
 	require.Len(t, msgs, 1)
-	require.Equal(t, run.CommandRunID, msgs[0].CommandRun.CommandRunID)
+	require.Equal(t, run.CommandRunID, runOf(t, msgs[0]).CommandRunID)
 	result := f.base + "/command_run/" + run.CommandRunID.String() + "/result"
 	botB.Post(result, map[string]any{"Status": "Completed", "Result": "from B"}).Expect(http.StatusOK)
 	botA.Post(result, map[string]any{"Status": "Completed", "Result": "from A"}).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
@@ -444,7 +470,7 @@ func TestChannelsAcrossReplicas(t *testing.T) {
 	msgs = f.poll(t, botB, leaseB.ClaimToken, 5, 0)
 	require.Len(t, msgs, 3)
 	for i, slug := range []string{"u1", "u2", "u3"} {
-		require.Equal(t, slug, msgs[i].Event.Payload.(map[string]any)["Slug"])
+		require.Equal(t, slug, eventOf(t, msgs[i]).Payload.(map[string]any)["Slug"])
 	}
 	botB.Delete(f.base + "/lease?claim_token=" + leaseB.ClaimToken.String()).Expect(http.StatusNoContent)
 	leaseA = f.lease(t, botA, nil)
@@ -452,7 +478,7 @@ func TestChannelsAcrossReplicas(t *testing.T) {
 	adminB.Post(units, map[string]any{"Slug": "u4", "ToolchainType": "Kubernetes/YAML"}).Expect(http.StatusOK)
 	msgs = f.poll(t, botA, leaseA.ClaimToken, 5, 0)
 	require.Len(t, msgs, 1)
-	require.Equal(t, "u4", msgs[0].Event.Payload.(map[string]any)["Slug"])
+	require.Equal(t, "u4", eventOf(t, msgs[0]).Payload.(map[string]any)["Slug"])
 
 	// Both replicas sweep; the run expires once (one command_run.updated event).
 	expiring := f.run(t, map[string]any{"Command": "deploy", "Options": map[string]string{"space": "ops"}, "DeadlineSeconds": 1})

@@ -210,7 +210,7 @@ func TestGuestServiceAccountBot(t *testing.T) {
 		events = append(events, msgs...)
 	}
 	require.Len(t, events, 1)
-	require.Equal(t, granted.SpaceID, *events[0].Event.SpaceID)
+	require.Equal(t, granted.SpaceID, *eventOf(t, events[0]).SpaceID)
 	// The hidden Space's later events never arrive either.
 	admin.Post("/api/space/"+hidden.SpaceID.String()+"/unit", map[string]any{"Slug": "late", "ToolchainType": "AppConfig/Env"}).Expect(http.StatusOK)
 	bot.Post(base+"/poll", map[string]any{"ClaimToken": l.ClaimToken, "TimeoutSeconds": 1}).Expect(http.StatusNoContent)

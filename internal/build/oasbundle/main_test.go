@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,61 @@ func TestCheckClass(t *testing.T) {
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", name, got, tc.want)
 		}
+	}
+}
+
+func TestShapesSplitSharedSchemasAndRequireResponseFields(t *testing.T) {
+	ref := func(name string) object { return object{"$ref": "#/components/schemas/" + name} }
+	body := func(name string) object {
+		return object{"content": object{"application/json": object{"schema": ref(name)}}}
+	}
+	root := object{
+		"paths": object{"/thing": object{
+			"post": object{"requestBody": body("Thing"), "responses": object{"200": body("Thing")}},
+		}},
+		"components": object{"schemas": object{
+			"Thing": object{"type": "object", "required": []any{"Slug"}, "properties": object{
+				"Slug":   object{"type": "string"},
+				"ID":     object{"type": "string", "readOnly": true},
+				"Grants": ref("Grants"),
+			}},
+			"Grants": object{"type": "object", "additionalProperties": ref("Grant")},
+			"Grant":  object{"type": "object", "properties": object{"UserIDs": object{"type": "object"}}, "x-omitempty": false},
+		}},
+	}
+	inputs, err := shapeRequestsAndResponses(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(inputs, ","); got != "GrantInput,GrantsInput,ThingInput" {
+		t.Fatalf("request forms %s", got)
+	}
+	schemas := root["components"].(object)["schemas"].(object)
+	post := root["paths"].(object)["/thing"].(object)["post"].(object)
+	if got := post["requestBody"].(object)["content"].(object)["application/json"].(object)["schema"].(object)["$ref"]; got != "#/components/schemas/ThingInput" {
+		t.Errorf("the request body refers to %v", got)
+	}
+	if got := post["responses"].(object)["200"].(object)["content"].(object)["application/json"].(object)["schema"].(object)["$ref"]; got != "#/components/schemas/Thing" {
+		t.Errorf("the response refers to %v", got)
+	}
+	if got := fmt.Sprint(schemas["Thing"].(object)["required"]); got != "[Grants ID Slug]" {
+		t.Errorf("the response form requires %s", got)
+	}
+	if got := fmt.Sprint(schemas["ThingInput"].(object)["required"]); got != "[Slug]" {
+		t.Errorf("the request form requires %s", got)
+	}
+	if got := schemas["ThingInput"].(object)["properties"].(object)["Grants"].(object)["$ref"]; got != "#/components/schemas/GrantsInput" {
+		t.Errorf("the request form's Grants refers to %v", got)
+	}
+	if _, ok := schemas["GrantInput"].(object)["required"]; ok {
+		t.Error("the request form of Grant requires its properties")
+	}
+	served := withoutGeneratorKeys(root).(object)
+	if _, ok := served["components"].(object)["schemas"].(object)["Grant"].(object)["x-omitempty"]; ok {
+		t.Error("the served document keeps x-omitempty")
+	}
+	variant := codegenVariant(root, inputs)
+	if got := variant["components"].(object)["schemas"].(object)["ThingInput"]; fmt.Sprint(got) != "map[x-go-type:Thing]" {
+		t.Errorf("the codegen variant's ThingInput is %v", got)
 	}
 }
