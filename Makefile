@@ -23,6 +23,7 @@ test:
 generate:
 	$(GO) run ./internal/build/oasbundle openapi gen/oas bin/openapi-codegen.json
 	$(OAPI_CODEGEN) -config openapi/config/oapi-codegen.yaml bin/openapi-codegen.json
+	$(OAPI_CODEGEN) -config openapi/config/oapi-codegen-client.yaml gen/oas/openapi.json
 	$(SQLC) generate -f sql/sqlc.yaml
 	$(GO) run ./internal/build/visitgen gen/oas/openapi.json internal/httpapi/visit.gen.go
 

@@ -74,6 +74,9 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ctx := context.WithValue(req.Context(), requestPathKey{}, req.URL.Path)
 		ctx = context.WithValue(ctx, userAgentKey{}, req.UserAgent())
+		if mt, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); err == nil {
+			ctx = context.WithValue(ctx, mediaTypeKey{}, mt)
+		}
 		input := &openapi3filter.RequestValidationInput{
 			Request:    req.WithContext(ctx),
 			PathParams: params,

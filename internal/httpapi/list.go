@@ -16,6 +16,7 @@ import (
 
 type requestPathKey struct{}
 type userAgentKey struct{}
+type mediaTypeKey struct{}
 
 // requestPath is the path of the request in ctx; continue tokens are bound to it.
 func requestPath(ctx context.Context) string {
@@ -27,6 +28,12 @@ func requestPath(ctx context.Context) string {
 func userAgent(ctx context.Context) string {
 	ua, _ := ctx.Value(userAgentKey{}).(string)
 	return ua
+}
+
+// mediaType is the media type of the request body in ctx (lower case, without parameters).
+func mediaType(ctx context.Context) string {
+	mt, _ := ctx.Value(mediaTypeKey{}).(string)
+	return mt
 }
 
 // wireParams reads the list parameters of any generated *Params struct (their json tags are the query

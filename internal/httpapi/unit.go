@@ -332,7 +332,7 @@ func (h unitAPI) UploadUnitData(ctx context.Context, r api.UploadUnitDataRequest
 	}
 	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription,
 		ChangeSetID: r.Params.ChangeSetId, UserAgent: userAgent(ctx)}
-	res, err := h.s.deps.Units.PutData(ctx, sc, r.SpaceId, r.UnitId, data, deref(r.Params.IfMatch), opts)
+	res, err := h.s.deps.Units.PutData(ctx, sc, r.SpaceId, r.UnitId, unit.Upload{Body: data, MediaType: mediaType(ctx)}, deref(r.Params.IfMatch), opts)
 	if err != nil {
 		return nil, err
 	}

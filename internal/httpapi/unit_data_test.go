@@ -208,3 +208,29 @@ func TestPatchWithRestoreIsOneWrite(t *testing.T) {
 	f.c.Patch(f.path(u), map[string]any{"DisplayName": "plain"}).Expect(http.StatusOK).JSON(&res)
 	require.Equal(t, before+3, res.Unit.Version)
 }
+
+// TestDataAsJSONString: clients that encode every body as JSON upload text as one JSON string with media
+// type application/json; the string's text is the data of every ToolchainType but AppConfig/JSON, whose
+// data is the JSON document itself. A JSON object is data as written; a broken string is 400 Data.
+func TestDataAsJSONString(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	yamlText := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+	quoted := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	for i, c := range []struct{ toolchain, body, want string }{
+		{configdata.KubernetesYAML, quoted(yamlText), yamlText},
+		{configdata.AppConfigTOML, " " + quoted("port = 8080\n"), "port = 8080\n"},
+		{configdata.AppConfigEnv, quoted("A=1\n"), "A=1\n"},
+		{configdata.AppConfigJSON, `"just a string"`, `"just a string"`},
+		{configdata.AppConfigYAML, `{"a": 1}`, `{"a": 1}`},
+	} {
+		u := f.create(t, "s"+string(rune('a'+i)), c.toolchain)
+		f.put(t, u, "application/json; charset=utf-8", c.body).Expect(http.StatusOK)
+		require.Equal(t, c.want, string(f.c.Get(f.path(u)+"/data").Expect(http.StatusOK).Body), c.toolchain)
+	}
+	u := f.create(t, "broken", configdata.AppConfigEnv)
+	e := f.put(t, u, "application/json", `"A=1`).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+	require.Contains(t, e.Error.Message, "one JSON string")
+	// As text/plain a body is data as written, quote included: JSON-string unwrapping is for JSON only.
+	f.put(t, u, "text/plain", quoted("A=1\n")).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+}

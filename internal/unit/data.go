@@ -1,6 +1,7 @@
 package unit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,9 +78,34 @@ func (s *Service) Data(ctx context.Context, sc authz.Scope, spaceID, unitID uuid
 	return data, u.DataHash, u.ToolchainType, nil
 }
 
-// PutData makes data the Unit's head: it must parse for the ToolchainType; ifMatch (when given) must name
-// the current DataHash. The same data again makes no Revision.
-func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, data []byte, ifMatch string, opts WriteOptions) (WriteResult, error) {
+// Upload is the body of a data upload and its media type (lower case, without parameters).
+type Upload struct {
+	Body      []byte
+	MediaType string
+}
+
+// Data is the configuration an upload to a Unit of the ToolchainType carries: its body, whatever the media
+// type, except that clients which encode every body as JSON send text as a JSON string: with media type
+// application/json, a body that is one JSON string carries the string's text, for every ToolchainType but
+// AppConfig/JSON (whose data is the JSON document itself).
+func (u Upload) Data(toolchain string) ([]byte, error) {
+	if u.MediaType != "application/json" || toolchain == configdata.AppConfigJSON {
+		return u.Body, nil
+	}
+	if trimmed := bytes.TrimLeft(u.Body, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '"' {
+		return u.Body, nil
+	}
+	var text string
+	if err := json.Unmarshal(u.Body, &text); err != nil {
+		return nil, apierr.Data("an application/json body that begins with a quote must be one JSON string, the data's text: "+err.Error(),
+			apierr.Item{Item: "data", Description: "not one JSON string"})
+	}
+	return []byte(text), nil
+}
+
+// PutData makes the upload's data the Unit's head: it must parse for the ToolchainType; ifMatch (when
+// given) must name the current DataHash. The same data again makes no Revision.
+func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, upload Upload, ifMatch string, opts WriteOptions) (WriteResult, error) {
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
 		row, wc, err := lockForData(ctx, sc, tx.Q, spaceID, unitID)
@@ -98,6 +124,10 @@ func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID u
 				WithEntity(EntityType, unitID.String(), cur.Slug)
 		}
 		if err := checkRevisionChangeSet(ctx, tx.Q, cur, opts.ChangeSetID); err != nil {
+			return err
+		}
+		data, err := upload.Data(cur.ToolchainType)
+		if err != nil {
 			return err
 		}
 		doc, err := configdata.Parse(cur.ToolchainType, data)

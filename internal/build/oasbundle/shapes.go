@@ -260,8 +260,33 @@ func codegenVariant(root object, inputs []string) object {
 	for _, input := range inputs {
 		schemas[input] = object{"x-go-type": strings.TrimSuffix(input, inputSuffix)}
 	}
+	for _, item := range child(variant, "paths") {
+		for _, m := range methods {
+			op, ok := item.(object)[m].(object)
+			if !ok {
+				continue
+			}
+			if body, ok := op["requestBody"].(object); ok && body[rawBytesExtension] == true {
+				body["content"] = object{"*/*": object{"schema": binarySchema()}}
+			}
+			for _, r := range child(op, "responses") {
+				if r := r.(object); r[rawBytesExtension] == true {
+					for mt := range child(r, "content") {
+						child(r, "content")[mt] = object{"schema": binarySchema()}
+					}
+				}
+			}
+		}
+	}
 	return variant
 }
+
+// rawBytesExtension marks a request body or response whose media types all carry configuration data:
+// the handler reads or writes its bytes as they are, whatever the media type, so the server's Go types
+// see one binary body where the served document tells clients what each media type holds.
+const rawBytesExtension = "x-go-raw-bytes"
+
+func binarySchema() object { return object{"type": "string", "format": "binary"} }
 
 func deepCopy(v any) any {
 	data, err := json.Marshal(v)
