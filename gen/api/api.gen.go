@@ -265,6 +265,63 @@ func (e PathChangeChange) Valid() bool {
 	}
 }
 
+// Defines values for TargetProviderType.
+const (
+	ArgoCDOCI  TargetProviderType = "ArgoCDOCI"
+	FluxOCI    TargetProviderType = "FluxOCI"
+	Kubernetes TargetProviderType = "Kubernetes"
+)
+
+// Valid indicates whether the value is a known member of the TargetProviderType enum.
+func (e TargetProviderType) Valid() bool {
+	switch e {
+	case ArgoCDOCI:
+		return true
+	case FluxOCI:
+		return true
+	case Kubernetes:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ToolchainType.
+const (
+	AppConfigEnv        ToolchainType = "AppConfig/Env"
+	AppConfigINI        ToolchainType = "AppConfig/INI"
+	AppConfigJSON       ToolchainType = "AppConfig/JSON"
+	AppConfigProperties ToolchainType = "AppConfig/Properties"
+	AppConfigTOML       ToolchainType = "AppConfig/TOML"
+	AppConfigText       ToolchainType = "AppConfig/Text"
+	AppConfigYAML       ToolchainType = "AppConfig/YAML"
+	KubernetesYAML      ToolchainType = "Kubernetes/YAML"
+)
+
+// Valid indicates whether the value is a known member of the ToolchainType enum.
+func (e ToolchainType) Valid() bool {
+	switch e {
+	case AppConfigEnv:
+		return true
+	case AppConfigINI:
+		return true
+	case AppConfigJSON:
+		return true
+	case AppConfigProperties:
+		return true
+	case AppConfigTOML:
+		return true
+	case AppConfigText:
+		return true
+	case AppConfigYAML:
+		return true
+	case KubernetesYAML:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnitTagRequestRevision.
 const (
 	HeadRevisionNum UnitTagRequestRevision = "HeadRevisionNum"
@@ -879,8 +936,13 @@ type DiffRequest struct {
 	From string `json:"From"`
 
 	// To The newer configuration.
-	To            string `json:"To"`
-	ToolchainType string `json:"ToolchainType"`
+	To string `json:"To"`
+
+	// ToolchainType The format of a Unit's configuration data, set when the Unit is created: Kubernetes/YAML (Kubernetes
+	// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
+	// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
+	// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+	ToolchainType ToolchainType `json:"ToolchainType"`
 }
 
 // ErrorItem One problem, naming a field by its dot path (Permissions.View.Bogus) or an entity.
@@ -1529,16 +1591,19 @@ type Target struct {
 	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions Permissions `json:"Permissions"`
 
-	// ProviderType ArgoCDOCI, FluxOCI or Kubernetes.
-	ProviderType string `json:"ProviderType"`
+	// ProviderType How a Target's configuration is delivered to it.
+	ProviderType TargetProviderType `json:"ProviderType"`
 
 	// Slug URL-safe identifier, unique within its scope.
 	Slug     Slug               `json:"Slug"`
 	SpaceID  openapi_types.UUID `json:"SpaceID"`
 	TargetID openapi_types.UUID `json:"TargetID"`
 
-	// ToolchainType One of the ToolchainTypes of Units (Kubernetes/YAML, AppConfig/...).
-	ToolchainType   string               `json:"ToolchainType"`
+	// ToolchainType The format of a Unit's configuration data, set when the Unit is created: Kubernetes/YAML (Kubernetes
+	// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
+	// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
+	// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+	ToolchainType   ToolchainType        `json:"ToolchainType"`
 	TriggerFilterID *openapi_types.UUID  `json:"TriggerFilterID"`
 	TriggerHash     string               `json:"TriggerHash"`
 	TriggerIDs      []openapi_types.UUID `json:"TriggerIDs"`
@@ -1559,6 +1624,15 @@ type TargetInput = Target
 
 // TargetPatch An RFC 7386 merge patch of a Target. Read-only fields are accepted and ignored.
 type TargetPatch = json.RawMessage
+
+// TargetProviderType How a Target's configuration is delivered to it.
+type TargetProviderType string
+
+// ToolchainType The format of a Unit's configuration data, set when the Unit is created: Kubernetes/YAML (Kubernetes
+// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
+// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
+// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+type ToolchainType string
 
 // Unit Configuration data (not a field; see /data) plus metadata.
 type Unit struct {
@@ -1605,7 +1679,9 @@ type Unit struct {
 	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions   Permissions              `json:"Permissions"`
 	ProvidedPaths []map[string]interface{} `json:"ProvidedPaths"`
-	ProviderType  string                   `json:"ProviderType"`
+
+	// ProviderType How the Unit is delivered, free text; known values: ArgoCDOCI, FluxOCI, Kubernetes.
+	ProviderType string `json:"ProviderType"`
 
 	// Slug URL-safe identifier, unique within its scope.
 	Slug    Slug               `json:"Slug"`
@@ -1614,8 +1690,11 @@ type Unit struct {
 	// TargetID A Target of the Unit's Space with the same ToolchainType (else 400 Validation naming TargetID).
 	TargetID *openapi_types.UUID `json:"TargetID"`
 
-	// ToolchainType Kubernetes/YAML or AppConfig/Properties, YAML, TOML, INI, JSON, Env or Text. Set at creation.
-	ToolchainType string              `json:"ToolchainType"`
+	// ToolchainType The format of a Unit's configuration data, set when the Unit is created: Kubernetes/YAML (Kubernetes
+	// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
+	// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
+	// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+	ToolchainType ToolchainType       `json:"ToolchainType"`
 	UnitEventID   *openapi_types.UUID `json:"UnitEventID"`
 	UnitID        openapi_types.UUID  `json:"UnitID"`
 	UpdatedAt     time.Time           `json:"UpdatedAt"`

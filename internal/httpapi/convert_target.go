@@ -12,7 +12,7 @@ func targetToAPI(t target.Target) api.Target {
 	return api.Target{
 		TargetID: t.ID, SpaceID: t.SpaceID, OrganizationID: t.OrganizationID, Slug: t.Slug, DisplayName: t.DisplayName,
 		Labels: t.Labels, Annotations: t.Annotations, DeleteGates: t.DeleteGates, Permissions: permissionsToAPI(t.Permissions),
-		ToolchainType: t.ToolchainType, ProviderType: t.ProviderType, BridgeWorkerID: t.BridgeWorkerID, BridgeHandle: t.BridgeHandle,
+		ToolchainType: api.ToolchainType(t.ToolchainType), ProviderType: api.TargetProviderType(t.ProviderType), BridgeWorkerID: t.BridgeWorkerID, BridgeHandle: t.BridgeHandle,
 		Options: t.Options, Facts: t.Facts, LiveStateType: t.LiveStateType, ConfigTypes: []map[string]interface{}{},
 		TriggerFilterID: nil, TriggerHash: "", TriggerIDs: []uuid.UUID{}, HiddenReason: t.HiddenReason,
 		EntityType: target.EntityType, CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC(), Version: t.Version,
@@ -21,7 +21,7 @@ func targetToAPI(t target.Target) api.Target {
 
 func targetFields(b *api.Target) target.Fields {
 	return target.Fields{
-		Slug: b.Slug, DisplayName: b.DisplayName, ToolchainType: b.ToolchainType, ProviderType: b.ProviderType,
+		Slug: b.Slug, DisplayName: b.DisplayName, ToolchainType: string(b.ToolchainType), ProviderType: string(b.ProviderType),
 		BridgeWorkerID: b.BridgeWorkerID, BridgeHandle: b.BridgeHandle, Options: b.Options, Facts: b.Facts,
 		LiveStateType: b.LiveStateType, Permissions: permissionsFromAPI(b.Permissions),
 		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},

@@ -14,7 +14,7 @@ func unitToAPI(u unit.Unit) api.Unit {
 	return api.Unit{
 		UnitID: u.ID, SpaceID: u.SpaceID, OrganizationID: u.OrganizationID, Slug: u.Slug, DisplayName: u.DisplayName,
 		Labels: u.Labels, Annotations: u.Annotations, DeleteGates: u.DeleteGates, DestroyGates: u.DestroyGates,
-		Permissions: permissionsToAPI(u.Permissions), ToolchainType: u.ToolchainType, ProviderType: u.ProviderType,
+		Permissions: permissionsToAPI(u.Permissions), ToolchainType: api.ToolchainType(u.ToolchainType), ProviderType: u.ProviderType,
 		TargetID: u.TargetID, ChangeSetID: u.ChangeSetID, LastChangeDescription: u.LastChangeDescription,
 		DataHash: u.DataHash, DataSize: u.DataSize, HeadRevisionID: u.HeadRevisionID, HeadRevisionNum: u.HeadRevisionNum,
 		HeadMutationNum: u.HeadMutationNum, HeadUnitActionNum: u.HeadUnitActionNum, HeadUnitEventNum: u.HeadUnitEventNum,
@@ -32,7 +32,7 @@ func unitToAPI(u unit.Unit) api.Unit {
 
 func unitFields(b *api.Unit) unit.Fields {
 	return unit.Fields{
-		Slug: b.Slug, DisplayName: b.DisplayName, ToolchainType: b.ToolchainType, ProviderType: b.ProviderType,
+		Slug: b.Slug, DisplayName: b.DisplayName, ToolchainType: string(b.ToolchainType), ProviderType: b.ProviderType,
 		TargetID: b.TargetID, ChangeSetID: b.ChangeSetID, LastChangeDescription: b.LastChangeDescription,
 		DestroyGates: b.DestroyGates, Permissions: permissionsFromAPI(b.Permissions),
 		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},

@@ -25,7 +25,7 @@ func diffToAPI(from, to int64, d configdata.Diff) api.Diff {
 }
 
 func (h unitReadAPI) DiffConfigData(ctx context.Context, r api.DiffConfigDataRequestObject) (api.DiffConfigDataResponseObject, error) {
-	d, err := unit.DiffTexts(r.Body.ToolchainType, []byte(r.Body.From), []byte(r.Body.To))
+	d, err := unit.DiffTexts(string(r.Body.ToolchainType), []byte(r.Body.From), []byte(r.Body.To))
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func TestDiffs(t *testing.T) {
 	require.Equal(t, "B", d.Changes[0].Path)
 	e = c.Post("/api/diff", map[string]any{"ToolchainType": configdata.AppConfigJSON, "From": "{}", "To": "{"}).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
 	require.Contains(t, e.Message, "To")
-	c.Post("/api/diff", map[string]any{"ToolchainType": "Nope", "From": "", "To": ""}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	c.Post("/api/diff", map[string]any{"ToolchainType": "Nope", "From": "", "To": ""}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 
 	// Many Units at once; a Unit without the asked Revisions reports its own error.
 	empty := f.create(t, "empty", configdata.AppConfigEnv)

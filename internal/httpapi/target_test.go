@@ -18,8 +18,9 @@ func TestTargets(t *testing.T) {
 	c := f.c
 	targets := "/api/space/" + f.space.SpaceID.String() + "/target"
 
-	c.Post(targets, map[string]any{"Slug": "k", "ToolchainType": "Helm", "ProviderType": "Kubernetes"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
-	c.Post(targets, map[string]any{"Slug": "k", "ToolchainType": configdata.KubernetesYAML, "ProviderType": "Teleport"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	// ToolchainType and ProviderType are closed sets of the document: other values are schema violations.
+	c.Post(targets, map[string]any{"Slug": "k", "ToolchainType": "Helm", "ProviderType": "Kubernetes"}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	c.Post(targets, map[string]any{"Slug": "k", "ToolchainType": configdata.KubernetesYAML, "ProviderType": "Teleport"}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	c.Post(targets, map[string]any{"Slug": "k", "ToolchainType": configdata.KubernetesYAML}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 
 	var k8s, env api.Target

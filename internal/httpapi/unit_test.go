@@ -250,8 +250,10 @@ func TestUnitLifecycle(t *testing.T) {
 	c := f.c
 	// Validation of the create.
 	c.Post(f.unitsPath(), map[string]any{"Slug": "x"}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
-	c.Post(f.unitsPath(), map[string]any{"Slug": "x", "ToolchainType": "Helm/Chart"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
-	e := c.Post(f.unitsPath(), map[string]any{"Slug": "x", "ToolchainType": configdata.AppConfigEnv, "TargetID": uuid.NewString()}).
+	// ToolchainType is a closed set of the document: another value is a schema violation.
+	e := c.Post(f.unitsPath(), map[string]any{"Slug": "x", "ToolchainType": "Helm/Chart"}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	require.Equal(t, "ToolchainType", e.Error.ErrorMetadata.Items[0].Item)
+	e = c.Post(f.unitsPath(), map[string]any{"Slug": "x", "ToolchainType": configdata.AppConfigEnv, "TargetID": uuid.NewString()}).
 		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	require.Equal(t, "TargetID", e.Error.ErrorMetadata.Items[0].Item)
 	c.Post("/api/space/"+uuid.NewString()+"/unit", map[string]any{"Slug": "x", "ToolchainType": configdata.AppConfigEnv}).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
