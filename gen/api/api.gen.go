@@ -286,6 +286,54 @@ func (e TargetProviderType) Valid() bool {
 	}
 }
 
+// Defines values for TokenRequestGrantType.
+const (
+	UrnIetfParamsOauthGrantTypeJwtBearer     TokenRequestGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+	UrnIetfParamsOauthGrantTypeTokenExchange TokenRequestGrantType = "urn:ietf:params:oauth:grant-type:token-exchange"
+)
+
+// Valid indicates whether the value is a known member of the TokenRequestGrantType enum.
+func (e TokenRequestGrantType) Valid() bool {
+	switch e {
+	case UrnIetfParamsOauthGrantTypeJwtBearer:
+		return true
+	case UrnIetfParamsOauthGrantTypeTokenExchange:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenResponseIssuedTokenType.
+const (
+	UrnIetfParamsOauthTokenTypeAccessToken TokenResponseIssuedTokenType = "urn:ietf:params:oauth:token-type:access_token"
+)
+
+// Valid indicates whether the value is a known member of the TokenResponseIssuedTokenType enum.
+func (e TokenResponseIssuedTokenType) Valid() bool {
+	switch e {
+	case UrnIetfParamsOauthTokenTypeAccessToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenResponseTokenType.
+const (
+	Bearer TokenResponseTokenType = "Bearer"
+)
+
+// Valid indicates whether the value is a known member of the TokenResponseTokenType enum.
+func (e TokenResponseTokenType) Valid() bool {
+	switch e {
+	case Bearer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ToolchainType.
 const (
 	AppConfigEnv        ToolchainType = "AppConfig/Env"
@@ -639,7 +687,7 @@ type ApiInfo struct {
 	// AuthIssuer Identity-provider issuer to log in against. Empty means the instance is not configured for custom UI app authentication.
 	AuthIssuer string `json:"AuthIssuer"`
 
-	// TokenExchangeAudience Audience pinned on tokens that the exchange accepts.
+	// TokenExchangeAudience The audience a signed assertion sent to the token endpoint must carry in aud (the endpoint URL, {base_url}/auth/token).
 	TokenExchangeAudience string `json:"TokenExchangeAudience"`
 
 	// TokenExchangeEndpoint URL that accepts an identity token (RFC 8693) and mints a service token.
@@ -904,8 +952,12 @@ type CreateCommandRunRequest struct {
 type CreateUserKeyRequest struct {
 	Description string `json:"Description"`
 
-	// PublicJWK A public JWK: EC P-256/P-384, RSA of 2048 bits or more, or Ed25519.
-	PublicJWK map[string]interface{} `json:"PublicJWK"`
+	// PublicJWK A public JSON Web Key (RFC 7517): kty EC (crv P-256 or P-384, x, y), RSA (n, e; 2048 bits or more) or OKP
+	// (crv Ed25519, x). Private members (d, p, q, ...) are refused.
+	//
+	//
+	// Example: {"crv":"P-256","kty":"EC","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}
+	PublicJWK PublicJWK `json:"PublicJWK"`
 }
 
 // DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
@@ -1183,6 +1235,17 @@ type GroupInput = Group
 // (as a GET returned them) are accepted and ignored.
 type GroupPatch = json.RawMessage
 
+// HealthStatus defines model for HealthStatus.
+type HealthStatus struct {
+	// Status ok (healthz); ready, draining or database unreachable (readyz).
+	Status string `json:"Status"`
+}
+
+// JWKSet defines model for JWKSet.
+type JWKSet struct {
+	Keys []PublicJWK `json:"keys"`
+}
+
 // Labels Key/value pairs for selection (values at most 128 characters).
 type Labels map[string]string
 
@@ -1233,6 +1296,15 @@ type MutationSource struct {
 // MutationSourcesResponse For each resource and path of the data, the Mutation that last set its value.
 type MutationSourcesResponse struct {
 	Sources []MutationSource `json:"Sources"`
+}
+
+// OAuthError An RFC 6749 error body, the only error body of the API that is not a StandardErrorResponse.
+type OAuthError struct {
+	// Error invalid_request, invalid_grant, invalid_client, unsupported_grant_type, slow_down, server_error or temporarily_unavailable.
+	Error string `json:"error"`
+
+	// ErrorDescription What went wrong, for a person.
+	ErrorDescription string `json:"error_description"`
 }
 
 // OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and
@@ -1341,6 +1413,12 @@ type PermissionsPatch map[string]*struct {
 	GroupIDs *map[string]*bool `json:"GroupIDs,omitempty"`
 	UserIDs  *map[string]*bool `json:"UserIDs,omitempty"`
 }
+
+// PublicJWK A public JSON Web Key (RFC 7517): kty EC (crv P-256 or P-384, x, y), RSA (n, e; 2048 bits or more) or OKP
+// (crv Ed25519, x). Private members (d, p, q, ...) are refused.
+//
+// Example: {"crv":"P-256","kty":"EC","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}
+type PublicJWK = map[string]interface{}
 
 // ResponseError An error as data. Also the Error of Extended forms and of each failed item of a bulk operation.
 type ResponseError struct {
@@ -1628,6 +1706,43 @@ type TargetPatch = json.RawMessage
 // TargetProviderType How a Target's configuration is delivered to it.
 type TargetProviderType string
 
+// TokenRequest defines model for TokenRequest.
+type TokenRequest struct {
+	// Assertion The signed JWT (jwt-bearer).
+	Assertion string                `json:"assertion"`
+	GrantType TokenRequestGrantType `json:"grant_type"`
+
+	// OrganizationId The organization to act in; when given it must be the key's.
+	OrganizationId openapi_types.UUID `json:"organization_id"`
+
+	// SubjectToken The identity provider's token (token-exchange).
+	SubjectToken string `json:"subject_token"`
+
+	// SubjectTokenType urn:ietf:params:oauth:token-type:id_token or access_token (token-exchange).
+	SubjectTokenType string `json:"subject_token_type"`
+}
+
+// TokenRequestGrantType defines model for TokenRequest.GrantType.
+type TokenRequestGrantType string
+
+// TokenResponse RFC 6749 section 5.1, with the organization the token acts in.
+type TokenResponse struct {
+	// AccessToken The service token (an ES256 JWT); send it as Authorization Bearer.
+	AccessToken string `json:"access_token"`
+
+	// ExpiresIn Seconds until the token expires.
+	ExpiresIn       int64                        `json:"expires_in"`
+	IssuedTokenType TokenResponseIssuedTokenType `json:"issued_token_type"`
+	OrganizationId  openapi_types.UUID           `json:"organization_id"`
+	TokenType       TokenResponseTokenType       `json:"token_type"`
+}
+
+// TokenResponseIssuedTokenType defines model for TokenResponse.IssuedTokenType.
+type TokenResponseIssuedTokenType string
+
+// TokenResponseTokenType defines model for TokenResponse.TokenType.
+type TokenResponseTokenType string
+
 // ToolchainType The format of a Unit's configuration data, set when the Unit is created: Kubernetes/YAML (Kubernetes
 // resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
 // AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
@@ -1824,10 +1939,14 @@ type UserKey struct {
 	// OrganizationID The organization the key signs in to (the one it was registered in).
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
-	// PublicJWK The public key as a JWK.
-	PublicJWK map[string]interface{} `json:"PublicJWK"`
-	UserID    openapi_types.UUID     `json:"UserID"`
-	UserKeyID openapi_types.UUID     `json:"UserKeyID"`
+	// PublicJWK A public JSON Web Key (RFC 7517): kty EC (crv P-256 or P-384, x, y), RSA (n, e; 2048 bits or more) or OKP
+	// (crv Ed25519, x). Private members (d, p, q, ...) are refused.
+	//
+	//
+	// Example: {"crv":"P-256","kty":"EC","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}
+	PublicJWK PublicJWK          `json:"PublicJWK"`
+	UserID    openapi_types.UUID `json:"UserID"`
+	UserKeyID openapi_types.UUID `json:"UserKeyID"`
 }
 
 // WorkerEventPollRequest defines model for WorkerEventPollRequest.
@@ -1852,6 +1971,18 @@ type WorkerEventPollRequest struct {
 
 	// TimeoutSeconds How long to wait (30 when absent).
 	TimeoutSeconds *int `json:"TimeoutSeconds"`
+}
+
+// WorkerTokenRequest Example: {"Secret":"s3cr3t","WorkerID":"6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"}
+type WorkerTokenRequest struct {
+	Secret   string             `json:"Secret"`
+	WorkerID openapi_types.UUID `json:"WorkerID"`
+
+	// WorkerId Accepted for WorkerID.
+	WorkerId openapi_types.UUID `json:"worker_id"`
+
+	// WorkerSecret Accepted for Secret.
+	WorkerSecret string `json:"worker_secret"`
 }
 
 // AllowExists defines model for AllowExists.
@@ -1973,6 +2104,9 @@ type Locked = StandardErrorResponse
 
 // NotFound The body of every error response.
 type NotFound = StandardErrorResponse
+
+// OAuthSlowDown An RFC 6749 error body, the only error body of the API that is not a StandardErrorResponse.
+type OAuthSlowDown = OAuthError
 
 // PayloadTooLarge The body of every error response.
 type PayloadTooLarge = StandardErrorResponse
@@ -9417,6 +9551,29 @@ type NotFoundJSONResponse struct {
 	Body StandardErrorResponse
 
 	Headers NotFoundResponseHeaders
+}
+
+type OAuthErrorResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+type OAuthErrorJSONResponse struct {
+	Body OAuthError
+
+	Headers OAuthErrorResponseHeaders
+}
+
+type OAuthSlowDownResponseHeaders struct {
+	HubdVersion string
+	RetryAfter  *int
+	Warning     *string
+	XRequestId  string
+}
+type OAuthSlowDownJSONResponse struct {
+	Body OAuthError
+
+	Headers OAuthSlowDownResponseHeaders
 }
 
 type PayloadTooLargeResponseHeaders struct {

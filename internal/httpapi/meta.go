@@ -18,7 +18,8 @@ func (h metaAPI) ApiInfo(ctx context.Context, _ api.ApiInfoRequestObject) (api.A
 		// No identity provider is configured yet: browser apps cannot sign in (AuthIssuer is empty).
 		AuthIssuer:            "",
 		TokenExchangeEndpoint: h.s.cfg.BaseURL + "/auth/token",
-		TokenExchangeAudience: h.s.cfg.BaseURL,
+		// The audience a signed assertion (and a token to exchange) must name: the token endpoint.
+		TokenExchangeAudience: h.s.cfg.BaseURL + "/auth/token",
 		Version:               h.s.cfg.Version,
 	}}, nil
 }

@@ -35,13 +35,38 @@ func TestDocumentServed(t *testing.T) {
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			require.NotEmpty(t, op.OperationID, "%s %s", method, path)
-			for _, code := range []string{"400", "404", "500"} {
-				require.NotNil(t, op.Responses.Value(code), "%s lacks %s", op.OperationID, code)
+			// Sign-in and health, served at the base address, declare their own bodies.
+			if op.Extensions["x-hubd-served"] != "root" {
+				for _, code := range []string{"400", "404", "500"} {
+					require.NotNil(t, op.Responses.Value(code), "%s lacks %s", op.OperationID, code)
+				}
 			}
 			for code, r := range op.Responses.Map() {
 				require.NotNil(t, r.Value.Headers["X-Request-Id"], "%s %s lacks X-Request-Id", op.OperationID, code)
 			}
 		}
+	}
+}
+
+// TestRootEndpoints: sign-in and health are served at the base address and under /api, with the same
+// answers; under /api they are checked against the document (which describes them).
+func TestRootEndpoints(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	c := env.Anonymous()
+	for _, prefix := range []string{"", "/api"} {
+		require.Equal(t, "ok", c.Get(prefix + "/healthz").Expect(http.StatusOK).Map()["Status"])
+		require.Equal(t, "ready", c.Get(prefix + "/readyz").Expect(http.StatusOK).Map()["Status"])
+		var set api.JWKSet
+		c.Get(prefix + "/auth/jwks.json").Expect(http.StatusOK).JSON(&set)
+		require.NotEmpty(t, set.Keys)
+		require.Equal(t, "EC", set.Keys[0]["kty"])
+		require.NotContains(t, set.Keys[0], "d", "no private member")
+		resp := c.Post(prefix+"/auth/worker", map[string]any{"WorkerID": uuid.NewString(), "Secret": "wrong"}).Expect(http.StatusUnauthorized)
+		require.Equal(t, "invalid_client", resp.Map()["error"])
+		resp = c.Post(prefix+"/auth/token", apitest.Raw{ContentType: "application/x-www-form-urlencoded", Data: []byte("grant_type=password")}).
+			Expect(http.StatusBadRequest)
+		require.Equal(t, "unsupported_grant_type", resp.Map()["error"])
 	}
 }
 
@@ -53,6 +78,7 @@ func TestInfoAndMe(t *testing.T) {
 	resp.JSON(&info)
 	require.Equal(t, "", info.AuthIssuer)
 	require.Equal(t, env.URL+"/auth/token", info.TokenExchangeEndpoint)
+	require.Equal(t, env.URL+"/auth/token", info.TokenExchangeAudience, "the aud a signed assertion carries")
 	require.Equal(t, resp.Header.Get("Hubd-Version"), info.Version)
 	require.NotEmpty(t, info.Version)
 

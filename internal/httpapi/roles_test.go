@@ -225,6 +225,9 @@ func TestRolesOfEveryOperation(t *testing.T) {
 	var ops []operation
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
+			if op.Extensions["x-hubd-served"] == "root" {
+				continue // sign-in and health take no token: roles do not apply (signin tests cover them)
+			}
 			ops = append(ops, operation{method, path, op})
 		}
 	}

@@ -107,12 +107,16 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	// contract and limitTime act only on operations of the document; other paths pass through them.
 	e.Use(s.requestIdentity, s.observe, s.recoverPanics, s.limitTime, s.contract)
 
-	e.GET("/healthz", s.healthz)
-	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
-	e.GET("/auth/jwks.json", s.jwks)
-	e.POST("/auth/token", s.token)
-	e.POST("/auth/worker", s.workerToken)
+	// Sign-in and health live at the base address; the document describes them (x-hubd-served: root) and
+	// they are served under /api too, where clients generated from it look for them.
+	for _, prefix := range []string{"", BasePath} {
+		e.GET(prefix+"/healthz", s.healthz)
+		e.GET(prefix+"/readyz", s.readyz)
+		e.GET(prefix+"/auth/jwks.json", s.jwks)
+		e.POST(prefix+"/auth/token", s.token)
+		e.POST(prefix+"/auth/worker", s.workerToken)
+	}
 
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(newHandlers(s), deps.StrictMiddlewares), BasePath)
 	s.echo = e
@@ -175,6 +179,9 @@ func routesOf(doc *openapi3.T) map[string]*route {
 	for path, item := range doc.Paths.Map() {
 		echoPath := BasePath + toEchoPattern(path)
 		for method, op := range item.Operations() {
+			if served, _ := op.Extensions["x-hubd-served"].(string); served == "root" {
+				continue // sign-in and health: hand-written handlers with bodies of their own (rootRoutes)
+			}
 			class, _ := op.Extensions["x-hubd-class"].(string)
 			out[method+" "+echoPath] = &route{path: path, method: method, pathItem: item, operation: op, class: class}
 		}

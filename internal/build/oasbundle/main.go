@@ -208,7 +208,9 @@ func applySharedRules(root object) error {
 					problems = append(problems, fmt.Sprintf("operation %v (%s %s) %s", op["operationId"], strings.ToUpper(m), path, problem))
 				}
 			}
-			addErrorResponses(op)
+			if op[servedExtension] != "root" {
+				addErrorResponses(op)
+			}
 			for _, r := range child(op, "responses") {
 				if _, isRef := r.(object)["$ref"]; !isRef {
 					addResponseHeaders(r.(object))
@@ -222,6 +224,11 @@ func applySharedRules(root object) error {
 	}
 	return nil
 }
+
+// servedExtension, with the value root, marks an operation served at the base address outside /api (and
+// at the same path under /api) by a hand-written handler with bodies of its own: bundling adds no
+// standard error responses, the server's interface leaves it out and its contract check passes it by.
+const servedExtension = "x-hubd-served"
 
 // entityExtension names, on an operation, the listquery.Entity its list parameters apply to.
 const entityExtension = "x-hubd-entity"

@@ -189,11 +189,15 @@ func rewriteRefs(v any, split map[string]bool) {
 	}
 }
 
+// sparseExtension marks a schema whose properties are present only when they apply (a JWK's members
+// depend on its kty): its authored required list stays.
+const sparseExtension = "x-hubd-sparse"
+
 // requireEveryProperty lists every property of v, and of the objects inside it, as required.
 func requireEveryProperty(v any) {
 	switch v := v.(type) {
 	case object:
-		if _, ref := v["$ref"]; ref {
+		if _, ref := v["$ref"]; ref || v[sparseExtension] == true {
 			return
 		}
 		if props, ok := v["properties"].(object); ok && v["x-go-type"] == nil {
@@ -260,7 +264,18 @@ func codegenVariant(root object, inputs []string) object {
 	for _, input := range inputs {
 		schemas[input] = object{"x-go-type": strings.TrimSuffix(input, inputSuffix)}
 	}
-	for _, item := range child(variant, "paths") {
+	paths := child(variant, "paths")
+	for path, item := range paths {
+		for _, m := range methods {
+			if op, ok := item.(object)[m].(object); ok && op[servedExtension] == "root" {
+				delete(item.(object), m)
+			}
+		}
+		if !hasOperation(item.(object)) {
+			delete(paths, path)
+		}
+	}
+	for _, item := range paths {
 		for _, m := range methods {
 			op, ok := item.(object)[m].(object)
 			if !ok {
@@ -285,6 +300,15 @@ func codegenVariant(root object, inputs []string) object {
 // the handler reads or writes its bytes as they are, whatever the media type, so the server's Go types
 // see one binary body where the served document tells clients what each media type holds.
 const rawBytesExtension = "x-go-raw-bytes"
+
+func hasOperation(item object) bool {
+	for _, m := range methods {
+		if _, ok := item[m]; ok {
+			return true
+		}
+	}
+	return false
+}
 
 func binarySchema() object { return object{"type": "string", "format": "binary"} }
 
