@@ -113,6 +113,7 @@ func serve(ctx context.Context, args []string) error {
 	timeout := fs.Duration("request-timeout", envDuration("HUBD_REQUEST_TIMEOUT", 30*time.Second), "longest time a request may work (HUBD_REQUEST_TIMEOUT)")
 	inFlight := fs.Int("max-in-flight", int(envInt("HUBD_MAX_IN_FLIGHT", 64)), "concurrent requests per caller per replica (HUBD_MAX_IN_FLIGHT)")
 	debugAddr := fs.String("debug-addr", env("HUBD_DEBUG_ADDR", ""), "address serving Go's profiler at /debug/pprof/ (HUBD_DEBUG_ADDR; off when empty; never expose it)")
+	corsOrigins := fs.String("cors-origins", env("HUBD_CORS_ORIGINS", ""), "comma-separated origins (scheme://host[:port], or *) whose browser apps may call the API (HUBD_CORS_ORIGINS; none when empty)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
 	_ = fs.Parse(args)
 	cfg, err := c.config(true)
@@ -125,7 +126,11 @@ func serve(ctx context.Context, args []string) error {
 		// few more megabytes (measured by make loadtest: data GET +15%, list pages +25%).
 		debug.SetGCPercent(400)
 	}
-	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight}
+	origins, err := httpapi.ParseOrigins(*corsOrigins)
+	if err != nil {
+		return fmt.Errorf("--cors-origins: %w", err)
+	}
+	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight, CORSOrigins: origins}
 	cfg.EventRetention = *retention
 
 	a, err := app.Open(ctx, cfg)

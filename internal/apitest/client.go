@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -90,6 +91,12 @@ func (c *Client) Do(method, path string, body any, opts ...RequestOption) *Respo
 	respBody, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatalf("reading response of %s %s: %v", method, path, err)
+	}
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		// Asked for explicitly (WithHeader Accept-Encoding), so the transport left it compressed.
+		if respBody, err = gunzip(respBody); err != nil {
+			t.Fatalf("%s %s: the gzip body does not decompress: %v", method, path, err)
+		}
 	}
 	op, verr := validate(req, data, resp, respBody)
 	if verr != nil {
@@ -211,4 +218,12 @@ func (v validatingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		v.env.T.Errorf("%s %s answered %d, which breaks the contract: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, verr, truncate(body))
 	}
 	return resp, nil
+}
+
+func gunzip(data []byte) ([]byte, error) {
+	r, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
 }

@@ -48,6 +48,13 @@ func validate(req *http.Request, reqBody []byte, resp *http.Response, body []byt
 			return "", fmt.Errorf("header %s is missing", h)
 		}
 	}
+	if req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != "" {
+		// A CORS preflight is answered before any operation, outside the document.
+		if resp.StatusCode != http.StatusNoContent || len(body) > 0 {
+			return "", fmt.Errorf("a CORS preflight must answer 204 with no body, not %d", resp.StatusCode)
+		}
+		return "", nil
+	}
 	if !strings.HasPrefix(req.URL.Path, httpapi.BasePath+"/") {
 		return "", nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hubd/hubd/gen/api"
@@ -45,6 +46,9 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxInFlightPerCaller bounds one caller's concurrent requests (429 above it).
 	MaxInFlightPerCaller int
+	// CORSOrigins are the origins (scheme://host[:port], or *) whose browser apps may call the API; none
+	// when empty.
+	CORSOrigins []string
 }
 
 // Deps are the services the handlers call.
@@ -104,8 +108,24 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.Binder = jsonBinder{}
 	e.HTTPErrorHandler = s.handleError
+	e.Use(s.requestIdentity, s.observe, s.recoverPanics)
+	if len(cfg.CORSOrigins) > 0 {
+		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
+			AllowOrigins: cfg.CORSOrigins,
+			AllowMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+			AllowHeaders: []string{echo.HeaderAuthorization, echo.HeaderContentType, echo.HeaderAccept, "If-Match",
+				"If-None-Match", echo.HeaderXRequestID},
+			// What a browser app reads of a response: validators, paging, warnings, tracing, back-off.
+			ExposeHeaders: []string{"ETag", "Service-Continue", "Warning", echo.HeaderXRequestID, "Hubd-Version",
+				echo.HeaderRetryAfter, echo.HeaderAllow},
+			MaxAge: 600,
+		}))
+	}
+	// The API's JSON is compressed for clients that accept gzip; configuration data is not (its ETag and
+	// Content-Length describe the bytes as stored), nor what is outside /api (/metrics compresses itself).
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024, Skipper: s.uncompressed}))
 	// contract and limitTime act only on operations of the document; other paths pass through them.
-	e.Use(s.requestIdentity, s.observe, s.recoverPanics, s.limitTime, s.contract)
+	e.Use(s.limitTime, s.contract)
 
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
 	// Sign-in and health live at the base address; the document describes them (x-hubd-served: root) and
@@ -160,6 +180,8 @@ type route struct {
 	operation *openapi3.Operation
 	// class is the operation's x-hubd-class: classLongPoll, classStreamedRead, or "".
 	class string
+	// rawData: a success answers a media type other than JSON (configuration data as stored).
+	rawData bool
 }
 
 // The operation classes of x-hubd-class: operations whose work is not bounded by the request timeout alone.
@@ -183,10 +205,34 @@ func routesOf(doc *openapi3.T) map[string]*route {
 				continue // sign-in and health: hand-written handlers with bodies of their own (rootRoutes)
 			}
 			class, _ := op.Extensions["x-hubd-class"].(string)
-			out[method+" "+echoPath] = &route{path: path, method: method, pathItem: item, operation: op, class: class}
+			out[method+" "+echoPath] = &route{path: path, method: method, pathItem: item, operation: op, class: class,
+				rawData: answersNonJSON(op)}
 		}
 	}
 	return out
+}
+
+func answersNonJSON(op *openapi3.Operation) bool {
+	for code, r := range op.Responses.Map() {
+		if !strings.HasPrefix(code, "2") || r.Value == nil {
+			continue
+		}
+		for mt := range r.Value.Content {
+			if mt != echo.MIMEApplicationJSON {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// uncompressed reports requests answered as they are: outside /api, or configuration data.
+func (s *Server) uncompressed(c echo.Context) bool {
+	if !strings.HasPrefix(c.Request().URL.Path, BasePath+"/") {
+		return true
+	}
+	rt := s.routeOf(c)
+	return rt != nil && rt.rawData
 }
 
 func toEchoPattern(path string) string {
