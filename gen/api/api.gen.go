@@ -1359,8 +1359,8 @@ type OrganizationMember struct {
 	// Slug The member User's Slug.
 	Slug string `json:"Slug"`
 
-	// UserID The member User. On create, name the User by UserID or by Username.
-	UserID *openapi_types.UUID `json:"UserID"`
+	// UserID The member User. On create, name the User by UserID or by Username (leave the other out).
+	UserID openapi_types.UUID `json:"UserID"`
 
 	// Username Unique in the whole service.
 	Username string `json:"Username"`
@@ -1828,7 +1828,8 @@ type Unit struct {
 	Version int64 `json:"Version"`
 }
 
-// UnitCreateOrUpdateResponse A Unit write's result. ConfigData and MutationSources only when include names them.
+// UnitCreateOrUpdateResponse One item of a bulk Unit write: the Unit as written (null when this item failed) and its Error (null when it
+// did not). ConfigData and MutationSources only when include names them.
 type UnitCreateOrUpdateResponse struct {
 	// ConfigData The configuration the write produced (include=ConfigData).
 	ConfigData      *string                  `json:"ConfigData"`
@@ -1898,6 +1899,17 @@ type UnitTagRequestRevision string
 type UnitTagResponse struct {
 	Error   *ResponseError `json:"Error"`
 	Message string         `json:"Message"`
+}
+
+// UnitWriteResponse The result of a write of one Unit: the Unit as written, and ConfigData and MutationSources when include names
+// them (else null). A write that fails answers its error status instead.
+type UnitWriteResponse struct {
+	// ConfigData The configuration the write produced (include=ConfigData).
+	ConfigData      *string                  `json:"ConfigData"`
+	MutationSources *MutationSourcesResponse `json:"MutationSources"`
+
+	// Unit Configuration data (not a field; see /data) plus metadata.
+	Unit Unit `json:"Unit"`
 }
 
 // User defines model for User.
@@ -29504,7 +29516,7 @@ type CreateUnit200ResponseHeaders struct {
 }
 
 type CreateUnit200JSONResponse struct {
-	Body    UnitCreateOrUpdateResponse
+	Body    UnitWriteResponse
 	Headers CreateUnit200ResponseHeaders
 }
 
@@ -30270,7 +30282,7 @@ type PatchUnit200ResponseHeaders struct {
 }
 
 type PatchUnit200JSONResponse struct {
-	Body    UnitCreateOrUpdateResponse
+	Body    UnitWriteResponse
 	Headers PatchUnit200ResponseHeaders
 }
 
@@ -30565,7 +30577,7 @@ type UpdateUnit200ResponseHeaders struct {
 }
 
 type UpdateUnit200JSONResponse struct {
-	Body    UnitCreateOrUpdateResponse
+	Body    UnitWriteResponse
 	Headers UpdateUnit200ResponseHeaders
 }
 
@@ -31157,7 +31169,7 @@ type UploadUnitData200ResponseHeaders struct {
 }
 
 type UploadUnitData200JSONResponse struct {
-	Body    UnitCreateOrUpdateResponse
+	Body    UnitWriteResponse
 	Headers UploadUnitData200ResponseHeaders
 }
 

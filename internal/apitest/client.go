@@ -227,3 +227,45 @@ func gunzip(data []byte) ([]byte, error) {
 	}
 	return io.ReadAll(r)
 }
+
+// HTTPClient is an http.Client for clients that make their own requests (generated ones): every answer
+// it receives is checked against the document like the Client's, and a violation fails the test.
+func (e *Env) HTTPClient() *http.Client {
+	return &http.Client{Transport: checkingTransport{t: e.T, base: http.DefaultTransport}}
+}
+
+type checkingTransport struct {
+	t    testing.TB
+	base http.RoundTripper
+}
+
+func (c checkingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var reqBody []byte
+	if req.Body != nil {
+		var err error
+		if reqBody, err = io.ReadAll(req.Body); err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(reqBody))
+	}
+	resp, err := c.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	checked := body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		if checked, err = gunzip(body); err != nil {
+			c.t.Errorf("%s %s: the gzip body does not decompress: %v", req.Method, req.URL.Path, err)
+		}
+	}
+	if _, verr := validate(req, reqBody, resp, checked); verr != nil {
+		c.t.Errorf("%s %s answered %d, which breaks the contract: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, verr, truncate(checked))
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}

@@ -137,7 +137,7 @@ func TestWorkerSignIn(t *testing.T) {
 	require.InDelta(t, 600, body["expires_in"], 5, "worker tokens are short-lived")
 	var me api.OrganizationMember
 	env.Client(body["access_token"].(string)).Get("/api/me").Expect(http.StatusOK).JSON(&me)
-	require.Equal(t, w.UserID, *me.UserID)
+	require.Equal(t, w.UserID, me.UserID)
 
 	// Form-encoded works too.
 	form := url.Values{"WorkerID": {w.BridgeWorkerID.String()}, "Secret": {w.Secret}}

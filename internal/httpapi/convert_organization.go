@@ -25,9 +25,8 @@ func organizationFields(b *api.Organization) org.OrganizationFields {
 }
 
 func memberToAPI(m org.Member) api.OrganizationMember {
-	userID := m.UserID
 	return api.OrganizationMember{
-		OrganizationID: m.OrganizationID, UserID: &userID, Username: m.Username, Slug: m.Slug,
+		OrganizationID: m.OrganizationID, UserID: m.UserID, Username: m.Username, Slug: m.Slug,
 		DisplayName: m.DisplayName, ExternalID: m.ExternalID, ExternalOrganizationID: m.ExternalOrganizationID,
 		ProfilePictureURL: m.ProfilePictureURL, OrgRole: api.OrgRole(m.OrgRole),
 	}

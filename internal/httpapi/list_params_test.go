@@ -113,7 +113,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 
 	// Groups, one with both members.
 	var team api.Group
-	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{*me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
+	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
 	c.Post("/api/group", map[string]any{"Slug": "empty-group"}).Expect(http.StatusOK)
 
 	return &everyFamily{

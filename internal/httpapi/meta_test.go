@@ -85,7 +85,7 @@ func TestInfoAndMe(t *testing.T) {
 	p := env.Principal("acme", "alice", auth.RoleManager)
 	var me api.OrganizationMember
 	env.Client(env.Token("acme", "alice", auth.RoleManager)).Get("/api/me").Expect(http.StatusOK).JSON(&me)
-	require.Equal(t, p.UserID, *me.UserID)
+	require.Equal(t, p.UserID, me.UserID)
 	require.Equal(t, p.OrganizationID, me.OrganizationID)
 	require.Equal(t, "alice", me.Username)
 	require.Equal(t, api.OrgRole("manager"), me.OrgRole)

@@ -89,7 +89,11 @@ func (h organizationAPI) GetOrganizationMember(ctx context.Context, r api.GetOrg
 
 func (h organizationAPI) CreateOrganizationMember(ctx context.Context, r api.CreateOrganizationMemberRequestObject) (api.CreateOrganizationMemberResponseObject, error) {
 	sc := scopeOf(ctx)
-	in := org.MemberInput{UserID: r.Body.UserID, Username: r.Body.Username, DisplayName: r.Body.DisplayName, OrgRole: auth.Role(r.Body.OrgRole)}
+	var userID *uuid.UUID // absent when the User is named by Username
+	if r.Body.UserID != uuid.Nil {
+		userID = &r.Body.UserID
+	}
+	in := org.MemberInput{UserID: userID, Username: r.Body.Username, DisplayName: r.Body.DisplayName, OrgRole: auth.Role(r.Body.OrgRole)}
 	m, err := h.s.deps.Orgs.CreateMember(ctx, sc, r.OrganizationId, in,
 		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
 	if err != nil {

@@ -111,7 +111,7 @@ func TestOrganizationMembers(t *testing.T) {
 	var carol, fresh api.OrganizationMember
 	admin.Post(members, map[string]any{"Username": "carol", "OrgRole": "viewer"}).Expect(http.StatusOK).JSON(&carol)
 	admin.Post(members, map[string]any{"Username": "carol2", "OrgRole": "viewer"}).Expect(http.StatusOK).JSON(&fresh)
-	require.Equal(t, carolID, *carol.UserID, "the existing User joined")
+	require.Equal(t, carolID, carol.UserID, "the existing User joined")
 	require.Equal(t, fresh.OrgRole, carol.OrgRole)
 	// Bot Users' Usernames are reserved by their form, whether or not one exists.
 	var sa api.ServiceAccount

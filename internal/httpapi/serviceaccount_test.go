@@ -175,7 +175,7 @@ func TestKeysAndSignIn(t *testing.T) {
 	require.Positive(t, body["expires_in"])
 	var me api.OrganizationMember
 	env.Client(body["access_token"].(string)).Get("/api/me").Expect(http.StatusOK).JSON(&me)
-	require.Equal(t, bot.UserID, *me.UserID)
+	require.Equal(t, bot.UserID, me.UserID)
 	require.Equal(t, api.OrgRole("member"), me.OrgRole)
 	require.Equal(t, me.OrganizationID.String(), body["organization_id"])
 

@@ -187,9 +187,8 @@ func writeIncludes(p *api.UnitWriteInclude) (map[string]bool, error) {
 	return out, nil
 }
 
-func writeResponse(res unit.WriteResult, includes map[string]bool) api.UnitCreateOrUpdateResponse {
-	u := unitToAPI(res.Unit)
-	out := api.UnitCreateOrUpdateResponse{Unit: &u}
+func writeResponse(res unit.WriteResult, includes map[string]bool) api.UnitWriteResponse {
+	out := api.UnitWriteResponse{Unit: unitToAPI(res.Unit)}
 	if includes["ConfigData"] {
 		s := string(res.Data)
 		out.ConfigData = &s

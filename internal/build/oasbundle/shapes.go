@@ -204,6 +204,11 @@ func requireEveryProperty(v any) {
 			names := make([]any, 0, len(props))
 			for _, n := range sortedKeys(props) {
 				names = append(names, n)
+				// readOnly says what a request may leave out; a response form is never sent, and
+				// generators make read-only properties optional even when required.
+				if p, ok := props[n].(object); ok {
+					delete(p, "readOnly")
+				}
 			}
 			v["required"] = names
 		}
