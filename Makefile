@@ -8,6 +8,8 @@ OAPI_CODEGEN := $(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codeg
 SQLC         := $(GO) run github.com/sqlc-dev/sqlc/cmd/sqlc
 TEST_FLAGS   ?= -race -count=1 -timeout 20m
 FUZZTIME     ?= 30s
+TS_DIR       := internal/clienttest/ts
+TS_TOOLCHAIN := $(TS_DIR)/node_modules/.package-lock.json
 
 .PHONY: run test build generate check-generated lint fuzz bench loadtest
 
@@ -17,8 +19,16 @@ build:
 run: build
 	url=$$($(ENSURE_DB) hubd) && DATABASE_URL="$$url" ./$(BIN) serve
 
-test:
+test: $(TS_TOOLCHAIN)
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test $(TEST_FLAGS) ./...
+
+# The toolchain of the TypeScript client scenario (openapi-typescript, openapi-fetch, tsc), pinned by its
+# lockfile and installed from the npm registry; Debian's nodejs and npm are installed when missing (as root).
+$(TS_TOOLCHAIN): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; } || \
+		{ echo "npm is needed for the TypeScript client test: install Node.js 20 or later" >&2; exit 1; }
+	cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 generate:
 	$(GO) run ./internal/build/oasbundle openapi gen/oas bin/openapi-codegen.json

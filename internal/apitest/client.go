@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -268,4 +271,20 @@ func (c checkingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
+}
+
+// CheckedURL is the address of a proxy to the server that checks every answer against the document like
+// HTTPClient does, for clients in other processes (the TypeScript scenario).
+func (e *Env) CheckedURL() string {
+	target, err := url.Parse(e.URL)
+	if err != nil {
+		e.T.Fatalf("parsing the server URL: %v", err)
+	}
+	proxy := &httputil.ReverseProxy{
+		Rewrite:   func(r *httputil.ProxyRequest) { r.SetURL(target) },
+		Transport: checkingTransport{t: e.T, base: http.DefaultTransport},
+	}
+	srv := httptest.NewServer(proxy)
+	e.T.Cleanup(srv.Close)
+	return srv.URL
 }
