@@ -22,8 +22,9 @@ run: build
 test: $(TS_TOOLCHAIN)
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test $(TEST_FLAGS) ./...
 
-# The toolchain of the TypeScript client scenario (openapi-typescript, openapi-fetch, tsc), pinned by its
-# lockfile and installed from the npm registry; Debian's nodejs and npm are installed when missing (as root).
+# The npm toolchain: the TypeScript client scenario's (openapi-typescript, openapi-fetch, tsc) and Redocly's
+# linter of the document (make lint), pinned by internal/clienttest/ts/package-lock.json and installed from
+# the npm registry; Debian's nodejs and npm are installed when missing (as root).
 $(TS_TOOLCHAIN): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
 	@command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; } || \
@@ -61,6 +62,7 @@ loadtest: build
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzWhere$$' -fuzztime $(FUZZTIME) ./internal/listquery/
 
-lint:
+lint: $(TS_TOOLCHAIN)
 	$(GO) vet ./...
+	$(TS_DIR)/node_modules/.bin/redocly lint gen/oas/openapi.json --config redocly.yaml --format=summary
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go') >&2; echo "gofmt: the files above need formatting" >&2; exit 1; }

@@ -905,7 +905,7 @@ type CommandRun struct {
 	// Parameters The parsed parameters the bot receives (ints, strings, booleans, entity IDs).
 	Parameters map[string]interface{} `json:"Parameters"`
 
-	// Result What the bot returned (Completed), else null.
+	// Result What the bot returned (Completed): any JSON value; null otherwise.
 	Result  interface{}        `json:"Result"`
 	SpaceID openapi_types.UUID `json:"SpaceID"`
 	Status  CommandRunStatus   `json:"Status"`
@@ -918,7 +918,7 @@ type CommandRun struct {
 type CommandRunResult struct {
 	ErrorMessage string `json:"ErrorMessage"`
 
-	// Result What the handler returned (any JSON, null included).
+	// Result What the handler returned: any JSON value, null included.
 	Result interface{}            `json:"Result"`
 	Status CommandRunResultStatus `json:"Status"`
 }
@@ -1373,10 +1373,10 @@ type OrganizationMemberInput = OrganizationMember
 type PathChange struct {
 	Change PathChangeChange `json:"Change"`
 
-	// NewValue The value after (null when Removed).
+	// NewValue The value after: any JSON value; null when Removed.
 	NewValue interface{} `json:"NewValue"`
 
-	// OldValue The value before (null when Added).
+	// OldValue The value before: any JSON value; null when Added.
 	OldValue     interface{} `json:"OldValue"`
 	Path         string      `json:"Path"`
 	ResourceName string      `json:"ResourceName"`
@@ -4040,10 +4040,10 @@ type ServerInterface interface {
 	// all failed with the same error, that error with its status.
 	// (PATCH /_group)
 	BulkPatchGroups(ctx echo.Context, params BulkPatchGroupsParams) error
-
+	// BulkDeleteServiceAccounts Delete every ServiceAccount the selection (where, filter, contains; at least one is required) picks; 207 when some fail.
 	// (DELETE /_service_account)
 	BulkDeleteServiceAccounts(ctx echo.Context, params BulkDeleteServiceAccountsParams) error
-
+	// BulkPatchServiceAccounts Apply one merge patch to every ServiceAccount the selection (where, filter, contains; at least one is required) picks; 207 when some fail.
 	// (PATCH /_service_account)
 	BulkPatchServiceAccounts(ctx echo.Context, params BulkPatchServiceAccountsParams) error
 	// BulkDeleteSpaces Delete every Space the selection (where, filter, contains; at least one is required) picks. 200 when all
@@ -4056,13 +4056,13 @@ type ServerInterface interface {
 	// all failed with the same error, that error with its status.
 	// (PATCH /_space)
 	BulkPatchSpaces(ctx echo.Context, params BulkPatchSpacesParams) error
-
+	// ListAllBridgeWorkers List the BridgeWorkers of every Space the caller may view.
 	// (GET /bridge_worker)
 	ListAllBridgeWorkers(ctx echo.Context, params ListAllBridgeWorkersParams) error
-
+	// ListAllChannels List the Channels of every Space the caller may view.
 	// (GET /channel)
 	ListAllChannels(ctx echo.Context, params ListAllChannelsParams) error
-
+	// ListAllCommandRuns List the CommandRuns of every Channel the caller may view.
 	// (GET /command_run)
 	ListAllCommandRuns(ctx echo.Context, params ListAllCommandRunsParams) error
 	// CreateCommandRun Run a command. The service finds the one Channel declaring it in the organization (or in SpaceID);
@@ -4111,13 +4111,13 @@ type ServerInterface interface {
 	// DeleteOrganization Delete the organization. 409 while it has DeleteGates or holds Spaces. Needs the admin role.
 	// (DELETE /organization/{organization_id})
 	DeleteOrganization(ctx echo.Context, organizationId OrganizationID, params DeleteOrganizationParams) error
-
+	// GetOrganization Get an Organization the caller belongs to.
 	// (GET /organization/{organization_id})
 	GetOrganization(ctx echo.Context, organizationId OrganizationID, params GetOrganizationParams) error
 	// UpdateOrganization Replace the organization's settable fields. Version is required and must be the stored one. Needs the admin role.
 	// (PUT /organization/{organization_id})
 	UpdateOrganization(ctx echo.Context, organizationId OrganizationID, params UpdateOrganizationParams) error
-
+	// ListOrganizationMembers List the members of the Organization with their roles.
 	// (GET /organization/{organization_id}/organization_member)
 	ListOrganizationMembers(ctx echo.Context, organizationId OrganizationID, params ListOrganizationMembersParams) error
 	// CreateOrganizationMember Make a User a member. Needs the admin or manager role; nobody grants a role stronger than their own.
@@ -4126,7 +4126,7 @@ type ServerInterface interface {
 	// DeleteOrganizationMember End a membership. The last admin cannot be removed (409). Needs the admin or manager role.
 	// (DELETE /organization/{organization_id}/organization_member/{organization_member_id})
 	DeleteOrganizationMember(ctx echo.Context, organizationId OrganizationID, organizationMemberId openapi_types.UUID, params DeleteOrganizationMemberParams) error
-
+	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx echo.Context, organizationId OrganizationID, organizationMemberId openapi_types.UUID) error
 	// ListAllRevisions Revisions across the organization. By default (distinct_on=Unit) only the latest matching Revision of each
@@ -4139,7 +4139,7 @@ type ServerInterface interface {
 	// SearchRevisionMutationSources The mutation sources of every Revision the selection picks (streamed without limit).
 	// (GET /revision_mutation_sources)
 	SearchRevisionMutationSources(ctx echo.Context, params SearchRevisionMutationSourcesParams) error
-
+	// ListServiceAccounts List the ServiceAccounts of the caller's organization.
 	// (GET /service_account)
 	ListServiceAccounts(ctx echo.Context, params ListServiceAccountsParams) error
 	// CreateServiceAccount Create a ServiceAccount and its backing User, a member with OrgRole (default member). Needs the admin or manager role.
@@ -4148,13 +4148,13 @@ type ServerInterface interface {
 	// DeleteServiceAccount Delete the ServiceAccount, its backing User and its keys. 409 while it has DeleteGates.
 	// (DELETE /service_account/{service_account_id})
 	DeleteServiceAccount(ctx echo.Context, serviceAccountId ServiceAccountID, params DeleteServiceAccountParams) error
-
+	// GetServiceAccount Get a ServiceAccount.
 	// (GET /service_account/{service_account_id})
 	GetServiceAccount(ctx echo.Context, serviceAccountId ServiceAccountID, params GetServiceAccountParams) error
-
+	// PatchServiceAccount Change a ServiceAccount by an RFC 7386 merge patch (null clears a field).
 	// (PATCH /service_account/{service_account_id})
 	PatchServiceAccount(ctx echo.Context, serviceAccountId ServiceAccountID, params PatchServiceAccountParams) error
-
+	// UpdateServiceAccount Replace a ServiceAccount's settable fields; Version must be the stored one (else 409 Conflict).
 	// (PUT /service_account/{service_account_id})
 	UpdateServiceAccount(ctx echo.Context, serviceAccountId ServiceAccountID, params UpdateServiceAccountParams) error
 	// ListServiceAccountKeys The account's public keys, unredacted on purpose. Needs View on the ServiceAccount.
@@ -4175,7 +4175,7 @@ type ServerInterface interface {
 	// DeleteSpace Delete the Space. 409 Conflict while it has DeleteGates or holds entities.
 	// (DELETE /space/{space_id})
 	DeleteSpace(ctx echo.Context, spaceId SpaceID, params DeleteSpaceParams) error
-
+	// GetSpace Get a Space (with include, its related entities).
 	// (GET /space/{space_id})
 	GetSpace(ctx echo.Context, spaceId SpaceID, params GetSpaceParams) error
 	// PatchSpace Change the Space by an RFC 7386 merge patch (null clears a field). Version is optional and checked when present.
@@ -4184,7 +4184,7 @@ type ServerInterface interface {
 	// UpdateSpace Replace the Space's settable fields. Version is required and must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id})
 	UpdateSpace(ctx echo.Context, spaceId SpaceID, params UpdateSpaceParams) error
-
+	// ListBridgeWorkers List the BridgeWorkers of the Space.
 	// (GET /space/{space_id}/bridge_worker)
 	ListBridgeWorkers(ctx echo.Context, spaceId SpaceID, params ListBridgeWorkersParams) error
 	// CreateBridgeWorker Create a BridgeWorker and its bot User, a member of the organization with OrgRole (default viewer; never
@@ -4195,7 +4195,7 @@ type ServerInterface interface {
 	// DeleteBridgeWorker Delete the BridgeWorker with its bot User and its event cursors; its tokens stop working.
 	// (DELETE /space/{space_id}/bridge_worker/{bridge_worker_id})
 	DeleteBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params DeleteBridgeWorkerParams) error
-
+	// GetBridgeWorker Get a BridgeWorker.
 	// (GET /space/{space_id}/bridge_worker/{bridge_worker_id})
 	GetBridgeWorker(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, params GetBridgeWorkerParams) error
 	// PatchBridgeWorker Change the BridgeWorker by an RFC 7386 merge patch.
@@ -4213,16 +4213,16 @@ type ServerInterface interface {
 	// once). A timeout answers 200 with an empty array.
 	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
 	PollBridgeWorkerEvents(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, name string) error
-
+	// ListChannels List the Channels of the Space.
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx echo.Context, spaceId SpaceID, params ListChannelsParams) error
 	// CreateChannel Create a Channel. Its event bookmark starts at the log's tail.
 	// (POST /space/{space_id}/channel)
 	CreateChannel(ctx echo.Context, spaceId SpaceID, params CreateChannelParams) error
-
+	// DeleteChannel Delete a Channel; its waiting CommandRuns are cancelled.
 	// (DELETE /space/{space_id}/channel/{channel_id})
 	DeleteChannel(ctx echo.Context, spaceId SpaceID, channelId ChannelID, params DeleteChannelParams) error
-
+	// GetChannel Get a Channel, with its lease Condition.
 	// (GET /space/{space_id}/channel/{channel_id})
 	GetChannel(ctx echo.Context, spaceId SpaceID, channelId ChannelID, params GetChannelParams) error
 	// PatchChannel Change the Channel by an RFC 7386 merge patch. EventBookmark moves the event bookmark back or forward (needs
@@ -4234,10 +4234,10 @@ type ServerInterface interface {
 	// with PATCH.
 	// (PUT /space/{space_id}/channel/{channel_id})
 	UpdateChannel(ctx echo.Context, spaceId SpaceID, channelId ChannelID, params UpdateChannelParams) error
-
+	// ListCommandRuns List the CommandRuns of a Channel.
 	// (GET /space/{space_id}/channel/{channel_id}/command_run)
 	ListCommandRuns(ctx echo.Context, spaceId SpaceID, channelId ChannelID, params ListCommandRunsParams) error
-
+	// GetCommandRun Get a CommandRun with its Status and Result.
 	// (GET /space/{space_id}/channel/{channel_id}/command_run/{command_run_id})
 	GetCommandRun(ctx echo.Context, spaceId SpaceID, channelId ChannelID, commandRunId CommandRunID, params GetCommandRunParams) error
 	// CancelCommandRun Cancel a run still Waiting (needs Use on the Channel); a delivered run runs to its outcome (409).
@@ -4257,25 +4257,25 @@ type ServerInterface interface {
 	// come first (oldest first), then events in log order; the bookmark advances past what is handed out.
 	// (POST /space/{space_id}/channel/{channel_id}/poll)
 	PollChannel(ctx echo.Context, spaceId SpaceRef, channelId ChannelID) error
-
+	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx echo.Context, spaceId SpaceID, params ListTagsParams) error
-
+	// CreateTag Create a Tag. Slug is unique in the Space (409 AlreadyExists).
 	// (POST /space/{space_id}/tag)
 	CreateTag(ctx echo.Context, spaceId SpaceID, params CreateTagParams) error
 	// DeleteTag Delete the Tag (it is taken off every Revision). 409 while it has DeleteGates.
 	// (DELETE /space/{space_id}/tag/{tag_id})
 	DeleteTag(ctx echo.Context, spaceId SpaceID, tagId openapi_types.UUID, params DeleteTagParams) error
-
+	// GetTag Get a Tag.
 	// (GET /space/{space_id}/tag/{tag_id})
 	GetTag(ctx echo.Context, spaceId SpaceID, tagId openapi_types.UUID, params GetTagParams) error
-
+	// PatchTag Change a Tag by an RFC 7386 merge patch (null clears a field).
 	// (PATCH /space/{space_id}/tag/{tag_id})
 	PatchTag(ctx echo.Context, spaceId SpaceID, tagId openapi_types.UUID, params PatchTagParams) error
-
+	// UpdateTag Replace a Tag's settable fields; Version must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id}/tag/{tag_id})
 	UpdateTag(ctx echo.Context, spaceId SpaceID, tagId openapi_types.UUID, params UpdateTagParams) error
-
+	// ListTargets List the Targets of the Space.
 	// (GET /space/{space_id}/target)
 	ListTargets(ctx echo.Context, spaceId SpaceID, params ListTargetsParams) error
 	// CreateTarget Create a Target. ToolchainType and ProviderType must be known values; Slug is unique in the Space.
@@ -4284,7 +4284,7 @@ type ServerInterface interface {
 	// DeleteTarget Delete the Target; 409 while it has DeleteGates or Units use it.
 	// (DELETE /space/{space_id}/target/{target_id})
 	DeleteTarget(ctx echo.Context, spaceId SpaceID, targetId openapi_types.UUID, params DeleteTargetParams) error
-
+	// GetTarget Get a Target.
 	// (GET /space/{space_id}/target/{target_id})
 	GetTarget(ctx echo.Context, spaceId SpaceID, targetId openapi_types.UUID, params GetTargetParams) error
 	// PatchTarget Change the Target by an RFC 7386 merge patch.
@@ -4303,7 +4303,7 @@ type ServerInterface interface {
 	// DeleteUnit Delete the Unit and its history. 409 while it has DeleteGates.
 	// (DELETE /space/{space_id}/unit/{unit_id})
 	DeleteUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID, params DeleteUnitParams) error
-
+	// GetUnit Get a Unit (with include, its related entities).
 	// (GET /space/{space_id}/unit/{unit_id})
 	GetUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID, params GetUnitParams) error
 	// PatchUnit Change the Unit by an RFC 7386 merge patch (null clears a field). With restore=N the data of Revision N
@@ -4329,7 +4329,7 @@ type ServerInterface interface {
 	// ListExtendedMutations The Unit's Mutations, one per source of change of each Revision.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation)
 	ListExtendedMutations(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedMutationsParams) error
-
+	// GetExtendedMutation Get one Mutation of a Unit with the Revision it made.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation/{mutation_id})
 	GetExtendedMutation(ctx echo.Context, spaceId SpaceID, unitId UnitID, mutationId openapi_types.UUID, params GetExtendedMutationParams) error
 	// GetUnitMutationSources For each path of the head data, the Mutation that last set it.
@@ -4338,7 +4338,7 @@ type ServerInterface interface {
 	// ListExtendedRevisions The Unit's Revisions (ordered by RevisionNum unless order_by says otherwise).
 	// (GET /space/{space_id}/unit/{unit_id}/revision)
 	ListExtendedRevisions(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedRevisionsParams) error
-
+	// GetExtendedRevision Get one Revision of a Unit with the Mutation that made it.
 	// (GET /space/{space_id}/unit/{unit_id}/revision/{revision_id})
 	GetExtendedRevision(ctx echo.Context, spaceId SpaceID, unitId UnitID, revisionId RevisionID, params GetExtendedRevisionParams) error
 	// DownloadRevisionData The Revision's configuration. ETag is its DataHash; If-None-Match answers 304.
@@ -4396,7 +4396,7 @@ type ServerInterface interface {
 	// ListUsers The Users that are members of the caller's organization.
 	// (GET /user)
 	ListUsers(ctx echo.Context, params ListUsersParams) error
-
+	// GetUser Get a User of the caller's organization.
 	// (GET /user/{user_id})
 	GetUser(ctx echo.Context, userId openapi_types.UUID, params GetUserParams) error
 	// ListUserKeys The User's public keys, unredacted on purpose (for a worker, its bot User).
@@ -37891,10 +37891,10 @@ type StrictServerInterface interface {
 	// all failed with the same error, that error with its status.
 	// (PATCH /_group)
 	BulkPatchGroups(ctx context.Context, request BulkPatchGroupsRequestObject) (BulkPatchGroupsResponseObject, error)
-
+	// BulkDeleteServiceAccounts Delete every ServiceAccount the selection (where, filter, contains; at least one is required) picks; 207 when some fail.
 	// (DELETE /_service_account)
 	BulkDeleteServiceAccounts(ctx context.Context, request BulkDeleteServiceAccountsRequestObject) (BulkDeleteServiceAccountsResponseObject, error)
-
+	// BulkPatchServiceAccounts Apply one merge patch to every ServiceAccount the selection (where, filter, contains; at least one is required) picks; 207 when some fail.
 	// (PATCH /_service_account)
 	BulkPatchServiceAccounts(ctx context.Context, request BulkPatchServiceAccountsRequestObject) (BulkPatchServiceAccountsResponseObject, error)
 	// BulkDeleteSpaces Delete every Space the selection (where, filter, contains; at least one is required) picks. 200 when all
@@ -37907,13 +37907,13 @@ type StrictServerInterface interface {
 	// all failed with the same error, that error with its status.
 	// (PATCH /_space)
 	BulkPatchSpaces(ctx context.Context, request BulkPatchSpacesRequestObject) (BulkPatchSpacesResponseObject, error)
-
+	// ListAllBridgeWorkers List the BridgeWorkers of every Space the caller may view.
 	// (GET /bridge_worker)
 	ListAllBridgeWorkers(ctx context.Context, request ListAllBridgeWorkersRequestObject) (ListAllBridgeWorkersResponseObject, error)
-
+	// ListAllChannels List the Channels of every Space the caller may view.
 	// (GET /channel)
 	ListAllChannels(ctx context.Context, request ListAllChannelsRequestObject) (ListAllChannelsResponseObject, error)
-
+	// ListAllCommandRuns List the CommandRuns of every Channel the caller may view.
 	// (GET /command_run)
 	ListAllCommandRuns(ctx context.Context, request ListAllCommandRunsRequestObject) (ListAllCommandRunsResponseObject, error)
 	// CreateCommandRun Run a command. The service finds the one Channel declaring it in the organization (or in SpaceID);
@@ -37962,13 +37962,13 @@ type StrictServerInterface interface {
 	// DeleteOrganization Delete the organization. 409 while it has DeleteGates or holds Spaces. Needs the admin role.
 	// (DELETE /organization/{organization_id})
 	DeleteOrganization(ctx context.Context, request DeleteOrganizationRequestObject) (DeleteOrganizationResponseObject, error)
-
+	// GetOrganization Get an Organization the caller belongs to.
 	// (GET /organization/{organization_id})
 	GetOrganization(ctx context.Context, request GetOrganizationRequestObject) (GetOrganizationResponseObject, error)
 	// UpdateOrganization Replace the organization's settable fields. Version is required and must be the stored one. Needs the admin role.
 	// (PUT /organization/{organization_id})
 	UpdateOrganization(ctx context.Context, request UpdateOrganizationRequestObject) (UpdateOrganizationResponseObject, error)
-
+	// ListOrganizationMembers List the members of the Organization with their roles.
 	// (GET /organization/{organization_id}/organization_member)
 	ListOrganizationMembers(ctx context.Context, request ListOrganizationMembersRequestObject) (ListOrganizationMembersResponseObject, error)
 	// CreateOrganizationMember Make a User a member. Needs the admin or manager role; nobody grants a role stronger than their own.
@@ -37977,7 +37977,7 @@ type StrictServerInterface interface {
 	// DeleteOrganizationMember End a membership. The last admin cannot be removed (409). Needs the admin or manager role.
 	// (DELETE /organization/{organization_id}/organization_member/{organization_member_id})
 	DeleteOrganizationMember(ctx context.Context, request DeleteOrganizationMemberRequestObject) (DeleteOrganizationMemberResponseObject, error)
-
+	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx context.Context, request GetOrganizationMemberRequestObject) (GetOrganizationMemberResponseObject, error)
 	// ListAllRevisions Revisions across the organization. By default (distinct_on=Unit) only the latest matching Revision of each
@@ -37990,7 +37990,7 @@ type StrictServerInterface interface {
 	// SearchRevisionMutationSources The mutation sources of every Revision the selection picks (streamed without limit).
 	// (GET /revision_mutation_sources)
 	SearchRevisionMutationSources(ctx context.Context, request SearchRevisionMutationSourcesRequestObject) (SearchRevisionMutationSourcesResponseObject, error)
-
+	// ListServiceAccounts List the ServiceAccounts of the caller's organization.
 	// (GET /service_account)
 	ListServiceAccounts(ctx context.Context, request ListServiceAccountsRequestObject) (ListServiceAccountsResponseObject, error)
 	// CreateServiceAccount Create a ServiceAccount and its backing User, a member with OrgRole (default member). Needs the admin or manager role.
@@ -37999,13 +37999,13 @@ type StrictServerInterface interface {
 	// DeleteServiceAccount Delete the ServiceAccount, its backing User and its keys. 409 while it has DeleteGates.
 	// (DELETE /service_account/{service_account_id})
 	DeleteServiceAccount(ctx context.Context, request DeleteServiceAccountRequestObject) (DeleteServiceAccountResponseObject, error)
-
+	// GetServiceAccount Get a ServiceAccount.
 	// (GET /service_account/{service_account_id})
 	GetServiceAccount(ctx context.Context, request GetServiceAccountRequestObject) (GetServiceAccountResponseObject, error)
-
+	// PatchServiceAccount Change a ServiceAccount by an RFC 7386 merge patch (null clears a field).
 	// (PATCH /service_account/{service_account_id})
 	PatchServiceAccount(ctx context.Context, request PatchServiceAccountRequestObject) (PatchServiceAccountResponseObject, error)
-
+	// UpdateServiceAccount Replace a ServiceAccount's settable fields; Version must be the stored one (else 409 Conflict).
 	// (PUT /service_account/{service_account_id})
 	UpdateServiceAccount(ctx context.Context, request UpdateServiceAccountRequestObject) (UpdateServiceAccountResponseObject, error)
 	// ListServiceAccountKeys The account's public keys, unredacted on purpose. Needs View on the ServiceAccount.
@@ -38026,7 +38026,7 @@ type StrictServerInterface interface {
 	// DeleteSpace Delete the Space. 409 Conflict while it has DeleteGates or holds entities.
 	// (DELETE /space/{space_id})
 	DeleteSpace(ctx context.Context, request DeleteSpaceRequestObject) (DeleteSpaceResponseObject, error)
-
+	// GetSpace Get a Space (with include, its related entities).
 	// (GET /space/{space_id})
 	GetSpace(ctx context.Context, request GetSpaceRequestObject) (GetSpaceResponseObject, error)
 	// PatchSpace Change the Space by an RFC 7386 merge patch (null clears a field). Version is optional and checked when present.
@@ -38035,7 +38035,7 @@ type StrictServerInterface interface {
 	// UpdateSpace Replace the Space's settable fields. Version is required and must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id})
 	UpdateSpace(ctx context.Context, request UpdateSpaceRequestObject) (UpdateSpaceResponseObject, error)
-
+	// ListBridgeWorkers List the BridgeWorkers of the Space.
 	// (GET /space/{space_id}/bridge_worker)
 	ListBridgeWorkers(ctx context.Context, request ListBridgeWorkersRequestObject) (ListBridgeWorkersResponseObject, error)
 	// CreateBridgeWorker Create a BridgeWorker and its bot User, a member of the organization with OrgRole (default viewer; never
@@ -38046,7 +38046,7 @@ type StrictServerInterface interface {
 	// DeleteBridgeWorker Delete the BridgeWorker with its bot User and its event cursors; its tokens stop working.
 	// (DELETE /space/{space_id}/bridge_worker/{bridge_worker_id})
 	DeleteBridgeWorker(ctx context.Context, request DeleteBridgeWorkerRequestObject) (DeleteBridgeWorkerResponseObject, error)
-
+	// GetBridgeWorker Get a BridgeWorker.
 	// (GET /space/{space_id}/bridge_worker/{bridge_worker_id})
 	GetBridgeWorker(ctx context.Context, request GetBridgeWorkerRequestObject) (GetBridgeWorkerResponseObject, error)
 	// PatchBridgeWorker Change the BridgeWorker by an RFC 7386 merge patch.
@@ -38064,16 +38064,16 @@ type StrictServerInterface interface {
 	// once). A timeout answers 200 with an empty array.
 	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
 	PollBridgeWorkerEvents(ctx context.Context, request PollBridgeWorkerEventsRequestObject) (PollBridgeWorkerEventsResponseObject, error)
-
+	// ListChannels List the Channels of the Space.
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx context.Context, request ListChannelsRequestObject) (ListChannelsResponseObject, error)
 	// CreateChannel Create a Channel. Its event bookmark starts at the log's tail.
 	// (POST /space/{space_id}/channel)
 	CreateChannel(ctx context.Context, request CreateChannelRequestObject) (CreateChannelResponseObject, error)
-
+	// DeleteChannel Delete a Channel; its waiting CommandRuns are cancelled.
 	// (DELETE /space/{space_id}/channel/{channel_id})
 	DeleteChannel(ctx context.Context, request DeleteChannelRequestObject) (DeleteChannelResponseObject, error)
-
+	// GetChannel Get a Channel, with its lease Condition.
 	// (GET /space/{space_id}/channel/{channel_id})
 	GetChannel(ctx context.Context, request GetChannelRequestObject) (GetChannelResponseObject, error)
 	// PatchChannel Change the Channel by an RFC 7386 merge patch. EventBookmark moves the event bookmark back or forward (needs
@@ -38085,10 +38085,10 @@ type StrictServerInterface interface {
 	// with PATCH.
 	// (PUT /space/{space_id}/channel/{channel_id})
 	UpdateChannel(ctx context.Context, request UpdateChannelRequestObject) (UpdateChannelResponseObject, error)
-
+	// ListCommandRuns List the CommandRuns of a Channel.
 	// (GET /space/{space_id}/channel/{channel_id}/command_run)
 	ListCommandRuns(ctx context.Context, request ListCommandRunsRequestObject) (ListCommandRunsResponseObject, error)
-
+	// GetCommandRun Get a CommandRun with its Status and Result.
 	// (GET /space/{space_id}/channel/{channel_id}/command_run/{command_run_id})
 	GetCommandRun(ctx context.Context, request GetCommandRunRequestObject) (GetCommandRunResponseObject, error)
 	// CancelCommandRun Cancel a run still Waiting (needs Use on the Channel); a delivered run runs to its outcome (409).
@@ -38108,25 +38108,25 @@ type StrictServerInterface interface {
 	// come first (oldest first), then events in log order; the bookmark advances past what is handed out.
 	// (POST /space/{space_id}/channel/{channel_id}/poll)
 	PollChannel(ctx context.Context, request PollChannelRequestObject) (PollChannelResponseObject, error)
-
+	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
-
+	// CreateTag Create a Tag. Slug is unique in the Space (409 AlreadyExists).
 	// (POST /space/{space_id}/tag)
 	CreateTag(ctx context.Context, request CreateTagRequestObject) (CreateTagResponseObject, error)
 	// DeleteTag Delete the Tag (it is taken off every Revision). 409 while it has DeleteGates.
 	// (DELETE /space/{space_id}/tag/{tag_id})
 	DeleteTag(ctx context.Context, request DeleteTagRequestObject) (DeleteTagResponseObject, error)
-
+	// GetTag Get a Tag.
 	// (GET /space/{space_id}/tag/{tag_id})
 	GetTag(ctx context.Context, request GetTagRequestObject) (GetTagResponseObject, error)
-
+	// PatchTag Change a Tag by an RFC 7386 merge patch (null clears a field).
 	// (PATCH /space/{space_id}/tag/{tag_id})
 	PatchTag(ctx context.Context, request PatchTagRequestObject) (PatchTagResponseObject, error)
-
+	// UpdateTag Replace a Tag's settable fields; Version must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id}/tag/{tag_id})
 	UpdateTag(ctx context.Context, request UpdateTagRequestObject) (UpdateTagResponseObject, error)
-
+	// ListTargets List the Targets of the Space.
 	// (GET /space/{space_id}/target)
 	ListTargets(ctx context.Context, request ListTargetsRequestObject) (ListTargetsResponseObject, error)
 	// CreateTarget Create a Target. ToolchainType and ProviderType must be known values; Slug is unique in the Space.
@@ -38135,7 +38135,7 @@ type StrictServerInterface interface {
 	// DeleteTarget Delete the Target; 409 while it has DeleteGates or Units use it.
 	// (DELETE /space/{space_id}/target/{target_id})
 	DeleteTarget(ctx context.Context, request DeleteTargetRequestObject) (DeleteTargetResponseObject, error)
-
+	// GetTarget Get a Target.
 	// (GET /space/{space_id}/target/{target_id})
 	GetTarget(ctx context.Context, request GetTargetRequestObject) (GetTargetResponseObject, error)
 	// PatchTarget Change the Target by an RFC 7386 merge patch.
@@ -38154,7 +38154,7 @@ type StrictServerInterface interface {
 	// DeleteUnit Delete the Unit and its history. 409 while it has DeleteGates.
 	// (DELETE /space/{space_id}/unit/{unit_id})
 	DeleteUnit(ctx context.Context, request DeleteUnitRequestObject) (DeleteUnitResponseObject, error)
-
+	// GetUnit Get a Unit (with include, its related entities).
 	// (GET /space/{space_id}/unit/{unit_id})
 	GetUnit(ctx context.Context, request GetUnitRequestObject) (GetUnitResponseObject, error)
 	// PatchUnit Change the Unit by an RFC 7386 merge patch (null clears a field). With restore=N the data of Revision N
@@ -38180,7 +38180,7 @@ type StrictServerInterface interface {
 	// ListExtendedMutations The Unit's Mutations, one per source of change of each Revision.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation)
 	ListExtendedMutations(ctx context.Context, request ListExtendedMutationsRequestObject) (ListExtendedMutationsResponseObject, error)
-
+	// GetExtendedMutation Get one Mutation of a Unit with the Revision it made.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation/{mutation_id})
 	GetExtendedMutation(ctx context.Context, request GetExtendedMutationRequestObject) (GetExtendedMutationResponseObject, error)
 	// GetUnitMutationSources For each path of the head data, the Mutation that last set it.
@@ -38189,7 +38189,7 @@ type StrictServerInterface interface {
 	// ListExtendedRevisions The Unit's Revisions (ordered by RevisionNum unless order_by says otherwise).
 	// (GET /space/{space_id}/unit/{unit_id}/revision)
 	ListExtendedRevisions(ctx context.Context, request ListExtendedRevisionsRequestObject) (ListExtendedRevisionsResponseObject, error)
-
+	// GetExtendedRevision Get one Revision of a Unit with the Mutation that made it.
 	// (GET /space/{space_id}/unit/{unit_id}/revision/{revision_id})
 	GetExtendedRevision(ctx context.Context, request GetExtendedRevisionRequestObject) (GetExtendedRevisionResponseObject, error)
 	// DownloadRevisionData The Revision's configuration. ETag is its DataHash; If-None-Match answers 304.
@@ -38247,7 +38247,7 @@ type StrictServerInterface interface {
 	// ListUsers The Users that are members of the caller's organization.
 	// (GET /user)
 	ListUsers(ctx context.Context, request ListUsersRequestObject) (ListUsersResponseObject, error)
-
+	// GetUser Get a User of the caller's organization.
 	// (GET /user/{user_id})
 	GetUser(ctx context.Context, request GetUserRequestObject) (GetUserResponseObject, error)
 	// ListUserKeys The User's public keys, unredacted on purpose (for a worker, its bot User).

@@ -182,4 +182,3 @@ func signAssertion(t *testing.T, priv *ecdsa.PrivateKey, kid, subject, audience 
 	require.NoError(t, err)
 	return string(signed)
 }
-

@@ -96,6 +96,7 @@ func shapeRequestsAndResponses(root object) ([]string, error) {
 	for name := range inResponses {
 		requireEveryProperty(schemas[name])
 	}
+	typeNullableRefs(root, schemas)
 	for _, r := range responses {
 		requireEveryProperty(r)
 	}
@@ -229,6 +230,28 @@ func sortedKeys(m object) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// typeNullableRefs gives a nullable reference (allOf of one object schema, as OpenAPI 3.0 writes a
+// nullable $ref) the type its nullable needs beside it.
+func typeNullableRefs(v any, schemas object) {
+	switch v := v.(type) {
+	case object:
+		if all, ok := v["allOf"].([]any); ok && v["nullable"] == true && v["type"] == nil && len(all) == 1 {
+			if ref, ok := all[0].(object)["$ref"].(string); ok {
+				if target, ok := schemas[strings.TrimPrefix(ref, schemaPrefix)].(object); ok && target["type"] == "object" {
+					v["type"] = "object"
+				}
+			}
+		}
+		for _, e := range v {
+			typeNullableRefs(e, schemas)
+		}
+	case []any:
+		for _, e := range v {
+			typeNullableRefs(e, schemas)
+		}
+	}
 }
 
 // generatorKey reports keys only oapi-codegen reads.
