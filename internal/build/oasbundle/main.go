@@ -203,7 +203,7 @@ func applySharedRules(root object) error {
 			if !ok {
 				continue
 			}
-			for _, problem := range []string{checkEntity(op, item.(object), parameters), checkPermission(op), checkClass(op)} {
+			for _, problem := range []string{checkEntity(op, item.(object), parameters), checkPermission(op), checkClass(op), checkTags(op, root)} {
 				if problem != "" {
 					problems = append(problems, fmt.Sprintf("operation %v (%s %s) %s", op["operationId"], strings.ToUpper(m), path, problem))
 				}
@@ -275,6 +275,28 @@ func checkEntity(op, item, components object) string {
 	if len(found) > 0 && !present {
 		return fmt.Sprintf("takes %s but has no %s: name the listquery.Entity they select (Unit, Space...)",
 			strings.Join(found, ", "), entityExtension)
+	}
+	return ""
+}
+
+// checkTags reports an operation without a tag, or with one the document's tags list lacks. Empty when
+// nothing is wrong.
+func checkTags(op, root object) string {
+	tags, _ := op["tags"].([]any)
+	if len(tags) == 0 {
+		return "has no tag: name the group it belongs to (the document's tags list)"
+	}
+	listed := map[string]bool{}
+	declared, _ := root["tags"].([]any)
+	for _, t := range declared {
+		if tag, ok := t.(object); ok {
+			listed[fmt.Sprint(tag["name"])] = true
+		}
+	}
+	for _, t := range tags {
+		if !listed[fmt.Sprint(t)] {
+			return fmt.Sprintf("has tag %v, which the document's tags list lacks", t)
+		}
 	}
 	return ""
 }

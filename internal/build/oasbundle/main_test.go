@@ -97,6 +97,23 @@ func TestCheckClass(t *testing.T) {
 	}
 }
 
+func TestCheckTags(t *testing.T) {
+	root := object{"tags": []any{object{"name": "Space"}}}
+	for name, tc := range map[string]struct {
+		op   object
+		want string
+	}{
+		"listed":   {op: object{"tags": []any{"Space"}}},
+		"untagged": {op: object{}, want: "has no tag"},
+		"unlisted": {op: object{"tags": []any{"Spaces"}}, want: "has tag Spaces, which the document's tags list lacks"},
+	} {
+		got := checkTags(tc.op, root)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", name, got, tc.want)
+		}
+	}
+}
+
 func TestShapesSplitSharedSchemasAndRequireResponseFields(t *testing.T) {
 	ref := func(name string) object { return object{"$ref": "#/components/schemas/" + name} }
 	body := func(name string) object {
