@@ -10,6 +10,10 @@ TEST_FLAGS   ?= -race -count=1 -timeout 20m
 FUZZTIME     ?= 30s
 TS_DIR       := internal/clienttest/ts
 TS_TOOLCHAIN := $(TS_DIR)/node_modules/.package-lock.json
+# The browser test's Chromium: Debian's package, installed when missing (as root); CHROMIUM names another.
+CHROMIUM         ?= /usr/bin/chromium
+DOCSUI_DIR       := web/docsui
+DOCSUI_TOOLCHAIN := $(DOCSUI_DIR)/node_modules/.package-lock.json
 
 .PHONY: run test build generate check-generated lint fuzz bench loadtest
 
@@ -19,20 +23,38 @@ build:
 run: build
 	url=$$($(ENSURE_DB) hubd) && DATABASE_URL="$$url" ./$(BIN) serve
 
-test: $(TS_TOOLCHAIN)
-	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test $(TEST_FLAGS) ./...
+test: $(TS_TOOLCHAIN) $(CHROMIUM)
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" CHROMIUM=$(CHROMIUM) $(GO) test $(TEST_FLAGS) ./...
 
-# The npm toolchain: the TypeScript client scenario's (openapi-typescript, openapi-fetch, tsc) and Redocly's
-# linter of the document (make lint), pinned by internal/clienttest/ts/package-lock.json and installed from
-# the npm registry; Debian's nodejs and npm are installed when missing (as root).
-$(TS_TOOLCHAIN): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+# Installs Debian packages, refreshing the package lists once if they are stale.
+apt_install = { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null 2>&1 || \
+	{ apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; }; }
+
+# npm projects, each pinned by its package-lock.json and installed from the npm registry with npm ci;
+# Debian's nodejs and npm are installed when missing (as root).
+define npm_ci
 	@command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; } || \
-		{ echo "npm is needed for the TypeScript client test: install Node.js 20 or later" >&2; exit 1; }
-	cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+		$(call apt_install,nodejs npm); } || \
+		{ echo "npm is needed: install Node.js 20 or later" >&2; exit 1; }
+	cd $(1) && npm ci --no-audit --no-fund --loglevel=error
+endef
 
-generate:
+# The test toolchain: the TypeScript client scenario's (openapi-typescript, openapi-fetch, tsc), the browser
+# test's (playwright-core) and Redocly's linter of the document (make lint).
+$(TS_TOOLCHAIN): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+	$(call npm_ci,$(TS_DIR))
+
+$(CHROMIUM):
+	@[ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && $(call apt_install,chromium) || \
+		{ echo "Chromium is needed for the browser test: install it, or name it with CHROMIUM=<path>" >&2; exit 1; }
+
+# The browsable reference's script (Redoc), which make generate copies into gen/docsui to embed it.
+$(DOCSUI_TOOLCHAIN): $(DOCSUI_DIR)/package.json $(DOCSUI_DIR)/package-lock.json
+	$(call npm_ci,$(DOCSUI_DIR))
+
+generate: $(DOCSUI_TOOLCHAIN)
 	$(GO) run ./internal/build/oasbundle openapi gen/oas bin/openapi-codegen.json
+	$(GO) run ./internal/build/docsuigen $(DOCSUI_DIR)/node_modules/redoc gen/docsui
 	$(OAPI_CODEGEN) -config openapi/config/oapi-codegen.yaml bin/openapi-codegen.json
 	$(OAPI_CODEGEN) -config openapi/config/oapi-codegen-client.yaml gen/oas/openapi.json
 	$(SQLC) generate -f sql/sqlc.yaml
@@ -54,7 +76,7 @@ bench:
 LOADTEST_FLAGS ?=
 loadtest: build
 	@command -v etcd >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server >/dev/null 2>&1; } || \
+		$(call apt_install,etcd-server); } || \
 		echo "etcd is not installed and could not be: the etcd column is left out" >&2
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) $(LOADTEST_FLAGS)
 

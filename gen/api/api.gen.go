@@ -4072,7 +4072,7 @@ type ServerInterface interface {
 	// DiffConfigData The difference between two configurations of one ToolchainType (both must parse for it).
 	// (POST /diff)
 	DiffConfigData(ctx echo.Context) error
-	// GetAPIDocs This OpenAPI document, as JSON.
+	// GetAPIDocs This OpenAPI document, as JSON or as a browsable page.
 	// (GET /docs)
 	GetAPIDocs(ctx echo.Context) error
 	// ListGroups List the Groups of the caller's organization (ordered by order_by, then GroupID). A guest sees only the
@@ -12590,6 +12590,32 @@ func (response GetAPIDocs200JSONResponse) VisitGetAPIDocsResponse(w http.Respons
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAPIDocs200TexthtmlResponse struct {
+	Body          io.Reader
+	Headers       GetAPIDocs200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetAPIDocs200TexthtmlResponse) VisitGetAPIDocsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/html")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
 	return err
 }
 
@@ -37923,7 +37949,7 @@ type StrictServerInterface interface {
 	// DiffConfigData The difference between two configurations of one ToolchainType (both must parse for it).
 	// (POST /diff)
 	DiffConfigData(ctx context.Context, request DiffConfigDataRequestObject) (DiffConfigDataResponseObject, error)
-	// GetAPIDocs This OpenAPI document, as JSON.
+	// GetAPIDocs This OpenAPI document, as JSON or as a browsable page.
 	// (GET /docs)
 	GetAPIDocs(ctx context.Context, request GetAPIDocsRequestObject) (GetAPIDocsResponseObject, error)
 	// ListGroups List the Groups of the caller's organization (ordered by order_by, then GroupID). A guest sees only the

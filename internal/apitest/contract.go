@@ -32,6 +32,11 @@ var (
 	covered    = map[string]bool{}
 )
 
+func init() {
+	// The reference page (GET /api/docs for a browser) is HTML: its schema is a string, checked as text.
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+}
+
 // Document is the served OpenAPI document, loaded once.
 func Document() (*openapi3.T, error) {
 	docOnce.Do(func() { doc, docErr = httpapi.LoadDocument() })

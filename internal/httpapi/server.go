@@ -124,6 +124,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	// The API's JSON is compressed for clients that accept gzip; configuration data is not (its ETag and
 	// Content-Length describe the bytes as stored), nor what is outside /api (/metrics compresses itself).
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024, Skipper: s.uncompressed}))
+	// A browser asking for /api/docs gets the browsable reference instead of the JSON.
+	e.Use(s.registerDocsPage(e))
 	// contract and limitTime act only on operations of the document; other paths pass through them.
 	e.Use(s.limitTime, s.contract)
 
@@ -180,7 +182,8 @@ type route struct {
 	operation *openapi3.Operation
 	// class is the operation's x-hubd-class: classLongPoll, classStreamedRead, or "".
 	class string
-	// rawData: a success answers a media type other than JSON (configuration data as stored).
+	// rawData: a success answers configuration data as stored (a media type other than JSON, or the HTML of
+	// the reference page).
 	rawData bool
 }
 
@@ -218,7 +221,7 @@ func answersNonJSON(op *openapi3.Operation) bool {
 			continue
 		}
 		for mt := range r.Value.Content {
-			if mt != echo.MIMEApplicationJSON {
+			if mt != echo.MIMEApplicationJSON && mt != echo.MIMETextHTML {
 				return true
 			}
 		}
@@ -226,9 +229,11 @@ func answersNonJSON(op *openapi3.Operation) bool {
 	return false
 }
 
-// uncompressed reports requests answered as they are: outside /api, or configuration data.
+// uncompressed reports requests answered as they are: outside /api and the reference page, or
+// configuration data.
 func (s *Server) uncompressed(c echo.Context) bool {
-	if !strings.HasPrefix(c.Request().URL.Path, BasePath+"/") {
+	path := c.Request().URL.Path
+	if !strings.HasPrefix(path, BasePath+"/") && path != docsPath && !strings.HasPrefix(path, docsPath+"/") {
 		return true
 	}
 	rt := s.routeOf(c)
