@@ -29,6 +29,7 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/migrate"
+	"github.com/hubd/hubd/internal/store"
 )
 
 func main() {
@@ -138,6 +139,15 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.Close()
+	// hubd token mints for the issuer recorded here, so it needs no --base-url of its own.
+	previous, err := a.Store.PutSetting(ctx, store.SettingIssuer, cfg.BaseURL)
+	if err != nil {
+		return err
+	}
+	if previous != "" && previous != cfg.BaseURL {
+		cfg.Logger.Warn("the tokens' issuer changed: tokens issued for the previous base URL are refused now",
+			"previous", previous, "base_url", cfg.BaseURL)
+	}
 	srv, err := a.Server(cfg, httpapi.Deps{})
 	if err != nil {
 		return err
@@ -226,6 +236,26 @@ func migrateCmd(args []string) error {
 	return fmt.Errorf("migrate: unknown action %q (up, down [N], version)", fs.Arg(0))
 }
 
+// tokenIssuer is the issuer hubd token mints for: the base URL the server of the database last started
+// with, which it recorded. A --base-url (or HUBD_BASE_URL) that differs from it is refused, since that
+// server would refuse the token; before any server has started, the token names --base-url or
+// http://<addr>.
+func tokenIssuer(ctx context.Context, a *app.App, flagged string) (string, error) {
+	recorded, ok, err := a.Store.Setting(ctx, store.SettingIssuer)
+	if err != nil {
+		return "", err
+	}
+	flagged = strings.TrimSuffix(flagged, "/")
+	switch {
+	case ok && flagged != "" && flagged != recorded:
+		return "", fmt.Errorf("token: the server of this database issues tokens as %s (its --base-url when it last started), "+
+			"so it would refuse a token for %s: leave --base-url and HUBD_BASE_URL out to use %s", recorded, flagged, recorded)
+	case ok:
+		return recorded, nil
+	}
+	return a.Issuer.URL, nil
+}
+
 func token(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("token", flag.ExitOnError)
 	var c common
@@ -247,11 +277,15 @@ func token(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.Close()
+	issuer, err := tokenIssuer(ctx, a, c.baseURL)
+	if err != nil {
+		return err
+	}
 	p, err := a.Orgs.EnsureMembership(ctx, *orgSlug, *user, auth.Role(*role))
 	if err != nil {
 		return err
 	}
-	tok, _, err := a.Issuer.Mint(p)
+	tok, _, err := auth.NewIssuer(a.Keys, issuer, cfg.TokenTTL).Mint(p)
 	if err != nil {
 		return err
 	}

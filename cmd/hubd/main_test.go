@@ -5,11 +5,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
@@ -59,6 +62,79 @@ func TestTokenCommand(t *testing.T) {
 	require.Error(t, err)
 	_, err = captureStdout(t, func() error { return token(ctx, args("--org", "not a slug", "--user", "x")) })
 	require.Error(t, err)
+}
+
+// TestTokenUsesTheRecordedIssuer: serve records its base URL, so hubd token mints tokens that server
+// accepts without being told the URL again, and refuses to mint for another one.
+func TestTokenUsesTheRecordedIssuer(t *testing.T) {
+	dbURL := apitest.NewDatabase(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	base := "http://localhost:" + strings.TrimPrefix(addr, "127.0.0.1:") // not http://<addr>, hubd token's default
+
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(ctx, []string{"--addr", addr, "--base-url", base, "--database-url", dbURL, "--log-level", "error"})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-served)
+	})
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 20*time.Second, 20*time.Millisecond)
+
+	out, err := captureStdout(t, func() error {
+		return token(context.Background(), []string{"--database-url", dbURL, "--org", "acme", "--user", "alice"})
+	})
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodGet, base+"/api/me", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(out))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	_, err = captureStdout(t, func() error {
+		return token(context.Background(), []string{"--database-url", dbURL, "--base-url", "http://" + addr, "--org", "acme", "--user", "alice"})
+	})
+	require.ErrorContains(t, err, "issues tokens as "+base)
+	require.ErrorContains(t, err, "refuse a token for http://"+addr)
+}
+
+// TestEnsureDBCreatesTheNamedDatabase: make run with a DATABASE_URL naming a database its server lacks
+// creates it (.ci/ensure-db, which make run calls) rather than failing to connect.
+func TestEnsureDBCreatesTheNamedDatabase(t *testing.T) {
+	admin := apitest.AdminURL(t)
+	parsed, err := url.Parse(admin)
+	require.NoError(t, err)
+	name := "hubd_ensure_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	parsed.Path = "/" + name
+	named := parsed.String()
+
+	conn, err := pgx.Connect(context.Background(), admin)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	t.Cleanup(func() { _, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name) })
+
+	cmd := exec.Command("../../.ci/ensure-db", "hubd")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+named)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	require.Equal(t, named, strings.TrimSpace(string(out)), "an explicit DATABASE_URL is used as given")
+	var exists bool
+	require.NoError(t, conn.QueryRow(context.Background(), "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists))
+	require.True(t, exists, "the database DATABASE_URL names was not created")
 }
 
 // TestServeShutsDownGracefully: on shutdown the server stops taking work and finishes what is in flight.

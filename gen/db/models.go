@@ -120,6 +120,12 @@ type InstanceSecret struct {
 	CreatedAt time.Time `db:"created_at"`
 }
 
+type InstanceSetting struct {
+	Name      string    `db:"name"`
+	Value     string    `db:"value"`
+	UpdatedAt time.Time `db:"updated_at"`
+}
+
 type Mutation struct {
 	MutationID           uuid.UUID       `db:"mutation_id"`
 	OrganizationID       uuid.UUID       `db:"organization_id"`

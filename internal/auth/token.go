@@ -119,6 +119,16 @@ func (is *Issuer) verify(token string) (Principal, time.Time, error) {
 		jwt.WithRequiredClaim(claimOrganization),
 		jwt.WithRequiredClaim(claimRole),
 	)
+	if errors.Is(err, jwt.ErrInvalidIssuer()) {
+		// The signature verified (claims are validated after it), so the token is one of ours minted for
+		// another base address: say which, since the fix is where the token was minted.
+		presented := ""
+		if insecure, perr := jwt.ParseInsecure([]byte(token)); perr == nil {
+			presented = insecure.Issuer()
+		}
+		return Principal{}, time.Time{}, apierr.Unauthenticated("the bearer token was issued by %q, but this service's issuer "+
+			"(its base URL) is %q; get a token minted for %q", presented, is.URL, is.URL).WithCause(err)
+	}
 	if err != nil {
 		return Principal{}, time.Time{}, apierr.Unauthenticated("the bearer token is not valid: %s; get a new token", shortReason(err)).WithCause(err)
 	}
@@ -145,8 +155,6 @@ func shortReason(err error) string {
 	switch {
 	case errors.Is(err, jwt.ErrTokenExpired()):
 		return "it has expired"
-	case errors.Is(err, jwt.ErrInvalidIssuer()):
-		return "it was issued by another issuer"
 	case errors.Is(err, jwt.ErrInvalidAudience()):
 		return "it is for another audience"
 	case errors.Is(err, jwt.ErrTokenNotYetValid()), errors.Is(err, jwt.ErrInvalidIssuedAt()):

@@ -136,6 +136,12 @@ func TestAuthentication(t *testing.T) {
 		e := resp.ExpectError(http.StatusUnauthorized, api.ErrorTypeAuthentication)
 		require.NotEmpty(t, e.Error.Message, name)
 	}
+	// A token minted for another base address says which issuer it has and which one is expected.
+	other := mintWith(t, env, p, func(is *auth.Issuer) { is.URL = "https://elsewhere.example" })
+	msg := env.Client(other).Get("/api/space").ExpectError(http.StatusUnauthorized, api.ErrorTypeAuthentication).Error.Message
+	require.Contains(t, msg, `issued by "https://elsewhere.example"`)
+	require.Contains(t, msg, `is "`+env.App.Issuer.URL+`"`)
+
 	env.Client(good).Get("/api/space").Expect(http.StatusOK)
 	env.Client(serviceSigned(t, env, p, func(map[string]any) {})).Get("/api/space").Expect(http.StatusOK)
 	env.Anonymous().Get("/api/space", apitest.WithHeader("Authorization", "bearer "+good)).Expect(http.StatusOK)
