@@ -2249,11 +2249,13 @@ type ListAllBridgeWorkersParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2282,11 +2284,13 @@ type ListAllChannelsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2312,11 +2316,13 @@ type ListAllCommandRunsParams struct {
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
 	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2345,11 +2351,13 @@ type ListGroupsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2389,11 +2397,13 @@ type DeleteGroupParams struct {
 
 // GetGroupParams defines parameters for GetGroup.
 type GetGroupParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -2422,7 +2432,9 @@ type ListOrganizationsParams struct {
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2463,7 +2475,9 @@ type DeleteOrganizationParams struct {
 // GetOrganizationParams defines parameters for GetOrganization.
 type GetOrganizationParams struct {
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -2486,7 +2500,9 @@ type ListOrganizationMembersParams struct {
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
@@ -2532,11 +2548,13 @@ type ListAllRevisionsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2642,11 +2660,13 @@ type ListServiceAccountsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2683,11 +2703,13 @@ type DeleteServiceAccountParams struct {
 
 // GetServiceAccountParams defines parameters for GetServiceAccount.
 type GetServiceAccountParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -2721,11 +2743,13 @@ type ListSpacesParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2769,11 +2793,13 @@ type DeleteSpaceParams struct {
 
 // GetSpaceParams defines parameters for GetSpace.
 type GetSpaceParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -2801,11 +2827,13 @@ type ListBridgeWorkersParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2842,11 +2870,13 @@ type DeleteBridgeWorkerParams struct {
 
 // GetBridgeWorkerParams defines parameters for GetBridgeWorker.
 type GetBridgeWorkerParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -2874,11 +2904,13 @@ type ListChannelsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2915,11 +2947,13 @@ type DeleteChannelParams struct {
 
 // GetChannelParams defines parameters for GetChannel.
 type GetChannelParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -2944,11 +2978,13 @@ type ListCommandRunsParams struct {
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
 	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -2967,11 +3003,13 @@ type ListCommandRunsParams struct {
 
 // GetCommandRunParams defines parameters for GetCommandRun.
 type GetCommandRunParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -2993,11 +3031,13 @@ type ListTagsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3037,11 +3077,13 @@ type DeleteTagParams struct {
 
 // GetTagParams defines parameters for GetTag.
 type GetTagParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -3069,11 +3111,13 @@ type ListTargetsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3113,11 +3157,13 @@ type DeleteTargetParams struct {
 
 // GetTargetParams defines parameters for GetTarget.
 type GetTargetParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -3145,11 +3191,13 @@ type ListUnitsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3199,11 +3247,13 @@ type DeleteUnitParams struct {
 
 // GetUnitParams defines parameters for GetUnit.
 type GetUnitParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -3277,11 +3327,13 @@ type ListExtendedMutationsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3303,11 +3355,13 @@ type ListExtendedMutationsParams struct {
 
 // GetExtendedMutationParams defines parameters for GetExtendedMutation.
 type GetExtendedMutationParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -3323,11 +3377,13 @@ type ListExtendedRevisionsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3353,11 +3409,13 @@ type ListExtendedRevisionsParams struct {
 
 // GetExtendedRevisionParams defines parameters for GetExtendedRevision.
 type GetExtendedRevisionParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -3379,11 +3437,13 @@ type ListAllTagsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3431,11 +3491,13 @@ type ListAllTargetsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3499,11 +3561,13 @@ type ListAllUnitsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization).
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3723,7 +3787,9 @@ type ListUsersParams struct {
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3746,7 +3812,9 @@ type ListUsersParams struct {
 // GetUserParams defines parameters for GetUser.
 type GetUserParams struct {
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error.
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 

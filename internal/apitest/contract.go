@@ -119,16 +119,36 @@ func withoutMissingProperties(err error) error {
 	}
 	var rest openapi3.MultiError
 	for _, e := range all {
-		var serr *openapi3.SchemaError
-		if errors.As(e, &serr) && serr.SchemaField == "required" {
-			continue
+		if !onlyMissing(e) {
+			rest = append(rest, e)
 		}
-		rest = append(rest, e)
 	}
 	if len(rest) == 0 {
 		return nil
 	}
 	return &openapi3filter.ResponseError{Input: rerr.Input, Reason: rerr.Reason, Err: rest}
+}
+
+// onlyMissing reports whether a schema error is made of missing properties only, also inside the
+// composite schemas (allOf, a nullable reference) of included entities whose fields select names.
+func onlyMissing(err error) bool {
+	var multi openapi3.MultiError
+	if errors.As(err, &multi) {
+		for _, e := range multi {
+			if !onlyMissing(e) {
+				return false
+			}
+		}
+		return len(multi) > 0
+	}
+	var serr *openapi3.SchemaError
+	if !errors.As(err, &serr) {
+		return false
+	}
+	if serr.SchemaField == "required" {
+		return true
+	}
+	return serr.Origin != nil && onlyMissing(serr.Origin)
 }
 
 // validateDeclaredHeaders requires the response headers the document marks required.

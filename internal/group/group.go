@@ -109,7 +109,7 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		{Name: "UpdatedAt", Type: listquery.Time, SQL: "user_group.updated_at", Filterable: true, Orderable: true},
 		{Name: "Version", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
 	},
-	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "UserIDs", Field: "Users"}},
+	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "UserIDs", Field: "Users", Type: org.UserType}},
 })
 
 // Family declares Groups to the entity kit: a family of the organization without Permissions of its own,

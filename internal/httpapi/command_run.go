@@ -171,11 +171,7 @@ func (h commandRunAPI) extendRuns(ctx context.Context, sc authz.Scope, runs []ch
 
 func (h commandRunAPI) GetCommandRun(ctx context.Context, r api.GetCommandRunRequestObject) (api.GetCommandRunResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(channel.RunListEntity, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(channel.RunListEntity, deref(r.Params.Include))
+	fields, includes, err := listquery.Projection(channel.RunListEntity, deref(r.Params.Select), deref(r.Params.Include))
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -140,7 +141,9 @@ func (r itemResponse) write(w http.ResponseWriter) error {
 	return err
 }
 
-// project marshals an Extended form keeping only the selected fields of its entity (all when fields is nil).
+// project marshals an Extended form keeping only the selected fields (all when fields is nil): of its
+// entity those named plainly, of an included entity those named Field.field (an included entity no dotted
+// field names is kept whole).
 func project(item any, entityField string, fields map[string]bool) ([]byte, error) {
 	data, err := json.Marshal(item)
 	if err != nil || fields == nil {
@@ -150,19 +153,55 @@ func project(item any, entityField string, fields map[string]bool) ([]byte, erro
 	if err := json.Unmarshal(data, &ext); err != nil {
 		return nil, err
 	}
-	var entity map[string]json.RawMessage
-	if err := json.Unmarshal(ext[entityField], &entity); err != nil {
-		return nil, err
-	}
-	for k := range entity {
-		if !fields[k] {
-			delete(entity, k)
+	included := map[string]map[string]bool{}
+	for f := range fields {
+		if field, sub, dotted := strings.Cut(f, "."); dotted {
+			if included[field] == nil {
+				included[field] = map[string]bool{}
+			}
+			included[field][sub] = true
 		}
 	}
-	if ext[entityField], err = json.Marshal(entity); err != nil {
+	if ext[entityField], err = keepFields(ext[entityField], fields); err != nil {
 		return nil, err
 	}
+	for field, subs := range included {
+		if ext[field], err = keepFields(ext[field], subs); err != nil {
+			return nil, err
+		}
+	}
 	return json.Marshal(ext)
+}
+
+// keepFields drops the fields not in keep from a JSON object, or from each object of an array; null
+// stays null.
+func keepFields(data json.RawMessage, keep map[string]bool) (json.RawMessage, error) {
+	switch {
+	case len(data) == 0 || string(data) == "null":
+		return data, nil
+	case data[0] == '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(data, &items); err != nil {
+			return nil, err
+		}
+		for i := range items {
+			var err error
+			if items[i], err = keepFields(items[i], keep); err != nil {
+				return nil, err
+			}
+		}
+		return json.Marshal(items)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, err
+	}
+	for k := range obj {
+		if !keep[k] {
+			delete(obj, k)
+		}
+	}
+	return json.Marshal(obj)
 }
 
 // bulkStatus picks a bulk response's status from its items' errors: 200 when none failed, the shared
@@ -209,11 +248,7 @@ func listed[E, X any](ctx context.Context, sc authz.Scope, page listquery.Page[E
 // got answers a read of one entity: select and include are checked against the family's list registry
 // first, then get reads it and extend builds its Extended form.
 func got[E, X any](ctx context.Context, sc authz.Scope, listing *listquery.Entity, sel, include *string, get func() (E, error), extend extender[E, X]) (itemResponse, error) {
-	fields, err := listquery.SelectFields(listing, deref(sel))
-	if err != nil {
-		return itemResponse{}, err
-	}
-	includes, err := listquery.ParseIncludes(listing, deref(include))
+	fields, includes, err := listquery.Projection(listing, deref(sel), deref(include))
 	if err != nil {
 		return itemResponse{}, err
 	}

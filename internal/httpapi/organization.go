@@ -125,7 +125,7 @@ func (h organizationAPI) ListUsers(ctx context.Context, r api.ListUsersRequestOb
 
 func (h organizationAPI) GetUser(ctx context.Context, r api.GetUserRequestObject) (api.GetUserResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(org.UserList, deref(r.Params.Select))
+	fields, _, err := listquery.Projection(org.UserList, deref(r.Params.Select), "")
 	if err != nil {
 		return nil, err
 	}

@@ -147,11 +147,7 @@ func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.U
 
 func (h unitAPI) GetUnit(ctx context.Context, r api.GetUnitRequestObject) (api.GetUnitResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(unit.ListEntity, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(unit.ListEntity, deref(r.Params.Include))
+	fields, includes, err := listquery.Projection(unit.ListEntity, deref(r.Params.Select), deref(r.Params.Include))
 	if err != nil {
 		return nil, err
 	}
@@ -166,23 +162,19 @@ func (h unitAPI) GetUnit(ctx context.Context, r api.GetUnitRequestObject) (api.G
 	return itemResponse{item: ext[0], entityField: unit.EntityType, fields: fields}, nil
 }
 
-// writeIncludes validates the include of a Unit write: ConfigData and MutationSources, or the Unit's own
-// include names (which a write has nothing to expand for). Anything else is 400.
+// writeIncludes validates the include of a Unit write: ConfigData and MutationSources, what the write
+// produced. Anything else is 400 (a write expands no related entities).
 func writeIncludes(p *api.UnitWriteInclude) (map[string]bool, error) {
 	out := map[string]bool{}
-	var other []string
 	for _, n := range strings.Split(deref(p), ",") {
 		switch n = strings.TrimSpace(n); n {
 		case "":
 		case "ConfigData", "MutationSources":
 			out[n] = true
 		default:
-			other = append(other, n)
+			return nil, apierr.UserInput(fmt.Sprintf("include: a Unit write returns ConfigData and MutationSources; %q cannot be included (read the Unit to expand its related entities)", n),
+				apierr.Item{Item: "include", Description: "unknown name " + n})
 		}
-	}
-	if _, err := listquery.ParseIncludes(unit.ListEntity, strings.Join(other, ",")); err != nil {
-		return nil, apierr.UserInput("include: a Unit write returns ConfigData and MutationSources; "+fmt.Sprint(other)+" cannot be included",
-			apierr.Item{Item: "include", Description: "unknown name"})
 	}
 	return out, nil
 }
@@ -426,11 +418,7 @@ func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []uni
 
 func (h unitAPI) GetExtendedRevision(ctx context.Context, r api.GetExtendedRevisionRequestObject) (api.GetExtendedRevisionResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(unit.RevisionList, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(unit.RevisionList, deref(r.Params.Include))
+	fields, includes, err := listquery.Projection(unit.RevisionList, deref(r.Params.Select), deref(r.Params.Include))
 	if err != nil {
 		return nil, err
 	}
@@ -524,11 +512,7 @@ func (h unitAPI) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.
 
 func (h unitAPI) GetExtendedMutation(ctx context.Context, r api.GetExtendedMutationRequestObject) (api.GetExtendedMutationResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, err := listquery.SelectFields(unit.MutationList, deref(r.Params.Select))
-	if err != nil {
-		return nil, err
-	}
-	includes, err := listquery.ParseIncludes(unit.MutationList, deref(r.Params.Include))
+	fields, includes, err := listquery.Projection(unit.MutationList, deref(r.Params.Select), deref(r.Params.Include))
 	if err != nil {
 		return nil, err
 	}

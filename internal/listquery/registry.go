@@ -50,10 +50,21 @@ type Attribute struct {
 	Elem *Entity
 }
 
-// Include is a related entity a list can expand (include=OrganizationID fills Organization).
+// Include is a related entity a list can expand (include=OrganizationID fills Organization). select
+// names fields of what it fills as Field.field (Organization.Slug).
 type Include struct {
 	Name  string // the include name, e.g. OrganizationID
 	Field string // the Extended field it fills, e.g. Organization
+	// Type is the entity type of what Field holds (an entity or a list of them), when it is not Field.
+	Type string
+}
+
+// EntityType is the entity type the include expands to.
+func (in Include) EntityType() string {
+	if in.Type != "" {
+		return in.Type
+	}
+	return in.Field
 }
 
 // Entity describes how one family is listed and queried. Every SQL fragment is a constant of the code,
@@ -161,6 +172,16 @@ func (e *Entity) names(keep func(*Attribute) bool) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// filledBy returns the include that fills the Extended field called field.
+func (e *Entity) filledBy(field string) *Include {
+	for i := range e.Includes {
+		if e.Includes[i].Field == field {
+			return &e.Includes[i]
+		}
+	}
+	return nil
 }
 
 func (e *Entity) include(name string) *Include {

@@ -149,7 +149,8 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	},
 	Includes: []listquery.Include{
 		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
-		{Name: "BridgeWorkerID", Field: "BridgeWorker"}, {Name: "TriggerFilterID", Field: "TriggerFilter"}, {Name: "TriggerIDs", Field: "Triggers"},
+		{Name: "BridgeWorkerID", Field: "BridgeWorker"},
+		// TriggerFilterID and TriggerIDs come with the Trigger family.
 	},
 })
 

@@ -3,6 +3,7 @@ package unit
 import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
 )
 
 func attr(name string, t listquery.Type, sql string, opts ...func(*listquery.Attribute)) listquery.Attribute {
@@ -75,12 +76,12 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		"FromLinkID", "UnitEventID")...),
 	Includes: []listquery.Include{
 		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
-		{Name: "HeadRevisionNum", Field: "HeadRevision"}, {Name: "UpstreamUnitID", Field: "UpstreamUnit"},
-		{Name: "UpstreamSpaceID", Field: "UpstreamSpace"},
-		// Related families that do not exist yet expand to nothing.
-		{Name: "TargetID", Field: "Target"}, {Name: "ChangeSetID", Field: "ChangeSet"}, {Name: "FromLinkID", Field: "FromLink"},
-		{Name: "HeadMutationNum", Field: "HeadMutation"}, {Name: "LastReleasedRevisionNum", Field: "LastReleasedRevision"},
-		{Name: "UnitEventID", Field: "LatestUnitEvent"},
+		{Name: "HeadRevisionNum", Field: "HeadRevision", Type: RevisionEntityType},
+		{Name: "UpstreamUnitID", Field: "UpstreamUnit", Type: EntityType},
+		{Name: "UpstreamSpaceID", Field: "UpstreamSpace", Type: space.EntityType},
+		{Name: "TargetID", Field: "Target"},
+		// ChangeSetID, FromLinkID, LastReleasedRevisionNum and UnitEventID come with their families, and
+		// HeadMutationNum with its expansion; until then include refuses them.
 	},
 })
 
@@ -115,8 +116,7 @@ var RevisionList = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{
 		{Name: "UnitID", Field: "Unit"}, {Name: "SpaceID", Field: "Space"}, {Name: "OrganizationID", Field: "Organization"},
 		{Name: "UserID", Field: "User"},
-		{Name: "Attestations", Field: "Attestations"}, {Name: "ChangeOrders", Field: "ChangeOrders"},
-		{Name: "ChangeSetID", Field: "ChangeSet"}, {Name: "Releases", Field: "Releases"}, {Name: "Tags", Field: "Tags"},
+		// Attestations, ChangeOrders, ChangeSetID, Releases and Tags come with their families' expansions.
 	},
 })
 
@@ -160,8 +160,8 @@ var MutationList = listquery.Define(&listquery.Entity{
 	}, opaque("InvocationParams", "EntityType")...),
 	Includes: []listquery.Include{
 		{Name: "RevisionID", Field: "Revision"}, {Name: "UnitID", Field: "Unit"},
-		{Name: "InvocationID", Field: "Invocation"}, {Name: "LinkID", Field: "Link"}, {Name: "MergeSourceID", Field: "MergeSource"},
-		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}, {Name: "TriggerID", Field: "Trigger"},
+		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
+		// InvocationID, LinkID, MergeSourceID and TriggerID come with their families.
 	},
 })
 
