@@ -72,6 +72,7 @@ type Bot struct {
 	mu         sync.Mutex // guards the token: handlers report results concurrently with polls
 	token      string
 	tokenUntil time.Time
+	audience   string // what an assertion names as its audience: the service's token endpoint (GET /api/info)
 }
 
 // handlerTimeout keeps a handler inside the 30 seconds the service gives a delivered run.
@@ -288,6 +289,23 @@ func (b *Bot) call(ctx context.Context, method, path string, body, out any) (int
 	}
 }
 
+// getJSON reads a document that needs no token.
+func (b *Bot) getJSON(ctx context.Context, path string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.cfg.BaseURL+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := b.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s answered %d", path, resp.StatusCode)
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(out)
+}
+
 // accessToken returns a service token, signing in when there is none, it is about to expire, or force.
 func (b *Bot) accessToken(ctx context.Context, force bool) (string, error) {
 	b.mu.Lock()
@@ -295,9 +313,17 @@ func (b *Bot) accessToken(ctx context.Context, force bool) (string, error) {
 	if !force && b.token != "" && time.Until(b.tokenUntil) > time.Minute {
 		return b.token, nil
 	}
-	audience := b.cfg.BaseURL + "/auth/token"
+	if b.audience == "" {
+		// The service names its token endpoint by its own base address, which may not be the address
+		// this bot reaches it by (localhost for 127.0.0.1, a proxy): ask it.
+		var info struct{ TokenExchangeAudience string }
+		if err := b.getJSON(ctx, "/api/info", &info); err != nil {
+			return "", fmt.Errorf("reading the token audience: %w", err)
+		}
+		b.audience = info.TokenExchangeAudience
+	}
 	now := time.Now()
-	claims, err := jwt.NewBuilder().Issuer(b.cfg.AccountID).Subject(b.cfg.AccountID).Audience([]string{audience}).
+	claims, err := jwt.NewBuilder().Issuer(b.cfg.AccountID).Subject(b.cfg.AccountID).Audience([]string{b.audience}).
 		IssuedAt(now).Expiration(now.Add(2 * time.Minute)).JwtID(uuid.NewString()).Build()
 	if err != nil {
 		return "", err
@@ -318,7 +344,7 @@ func (b *Bot) accessToken(ctx context.Context, force bool) (string, error) {
 		return "", fmt.Errorf("signing the assertion: %w", err)
 	}
 	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {string(signed)}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, audience, bytes.NewReader([]byte(form.Encode())))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.cfg.BaseURL+"/auth/token", bytes.NewReader([]byte(form.Encode())))
 	if err != nil {
 		return "", err
 	}

@@ -2,12 +2,12 @@ package bot_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,13 +30,22 @@ func TestReferenceBot(t *testing.T) {
 	// The bot's account, its key, and a Channel it may claim.
 	var account api.ServiceAccount
 	admin.Post("/api/service_account", map[string]any{"Slug": "echo-bot"}).Expect(http.StatusOK).JSON(&account)
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	// hubd-bot keygen: the private key goes to a file only its owner reads, and the printed body registers
+	// the public half as it is.
+	keyFile := filepath.Join(t.TempDir(), "bot-key.json")
+	register, err := bot.GenerateKey(keyFile)
 	require.NoError(t, err)
-	key, err := jwk.FromRaw(priv)
+	info, err := os.Stat(keyFile)
 	require.NoError(t, err)
-	pub, err := key.PublicKey()
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	_, err = bot.GenerateKey(keyFile)
+	require.Error(t, err, "an existing key file is never overwritten")
+	admin.Post("/api/service_account/"+account.ServiceAccountID.String()+"/key",
+		apitest.Raw{ContentType: "application/json", Data: register}).Expect(http.StatusOK)
+	raw, err := os.ReadFile(keyFile)
 	require.NoError(t, err)
-	admin.Post("/api/service_account/"+account.ServiceAccountID.String()+"/key", map[string]any{"PublicJWK": pub}).Expect(http.StatusOK)
+	key, err := jwk.ParseKey(raw)
+	require.NoError(t, err)
 	var sp api.Space
 	admin.Post("/api/space", map[string]any{"Slug": "ops"}).Expect(http.StatusOK).JSON(&sp)
 	channels := "/api/space/" + sp.SpaceID.String() + "/channel"
@@ -55,7 +64,9 @@ func TestReferenceBot(t *testing.T) {
 	var mu sync.Mutex
 	var events []bot.Event
 	b, err := bot.New(bot.Config{
-		BaseURL: env.URL, AccountID: account.ServiceAccountID.String(), Key: key, SpaceID: "ops", Channel: "echo",
+		// Reached by another name than the service's own base address: the assertion's audience comes from
+		// GET /api/info, not from the address the bot uses.
+		BaseURL: strings.Replace(env.URL, "127.0.0.1", "localhost", 1), AccountID: account.ServiceAccountID.String(), Key: key, SpaceID: "ops", Channel: "echo",
 		HolderAddress: "test-bot", PollSeconds: 5, HTTPClient: &http.Client{Transport: env.Transport()},
 		Commands: map[string]bot.Handler{
 			"echo": func(_ context.Context, run bot.CommandRun) (any, error) {

@@ -1,10 +1,11 @@
 // Command hubd-bot is the reference bot: it serves an "echo" command (its result is its parameters) on
 // a Channel and logs the events the Channel subscribes to.
 //
-//	hubd-bot -base http://localhost:8080 -account <ServiceAccountID> -key bot-key.json -space ops -channel deployer
+//	hubd-bot keygen bot-key.json   # writes a new private key, prints the body that registers its public half
+//	hubd-bot -account <ServiceAccountID> -key bot-key.json -space ops -channel deployer
 //
-// The key file holds the private JWK whose public half is registered for the ServiceAccount
-// (POST /api/service_account/{id}/key with {"PublicJWK": ...}).
+// Register the printed body for the bot's ServiceAccount (POST /api/service_account/{id}/key) before
+// running it. -base is the service's address (make run serves http://127.0.0.1:8080).
 package main
 
 import (
@@ -22,9 +23,22 @@ import (
 )
 
 func main() {
-	base := flag.String("base", "http://localhost:8080", "hubd's base address")
+	if len(os.Args) > 1 && os.Args[1] == "keygen" {
+		if len(os.Args) != 3 {
+			fmt.Fprintln(os.Stderr, "usage: hubd-bot keygen <private key file>")
+			os.Exit(2)
+		}
+		body, err := bot.GenerateKey(os.Args[2])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hubd-bot:", err)
+			os.Exit(1)
+		}
+		fmt.Println(string(body))
+		return
+	}
+	base := flag.String("base", "http://127.0.0.1:8080", "hubd's base address")
 	account := flag.String("account", "", "the bot's ServiceAccount ID")
-	keyFile := flag.String("key", "", "file with the account's private key as a JWK")
+	keyFile := flag.String("key", "", "file with the account's private key as a JWK (hubd-bot keygen makes one)")
 	space := flag.String("space", "", "the Channel's Space (ID or Slug)")
 	channel := flag.String("channel", "", "the Channel (ID or Slug)")
 	flag.Parse()
