@@ -677,6 +677,8 @@ func (e BulkCreateUnitsParamsAllowExists) Valid() bool {
 }
 
 // Annotations Key/value pairs of free-form information (values at most 1024 characters).
+//
+// Example: {"owner":"payments@example.com"}
 type Annotations map[string]string
 
 // AnnotationsPatch defines model for AnnotationsPatch.
@@ -700,6 +702,8 @@ type ApiInfo struct {
 // BridgeWorker defines model for BridgeWorker.
 type BridgeWorker struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Annotations    Annotations        `json:"Annotations"`
 	BridgeWorkerID openapi_types.UUID `json:"BridgeWorkerID"`
 
@@ -714,6 +718,8 @@ type BridgeWorker struct {
 	HiddenReason string      `json:"HiddenReason"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
 	Labels     Labels     `json:"Labels"`
 	LastSeenAt *time.Time `json:"LastSeenAt"`
 
@@ -735,6 +741,8 @@ type BridgeWorker struct {
 	Secret string `json:"Secret"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug      Slug               `json:"Slug"`
 	SpaceID   openapi_types.UUID `json:"SpaceID"`
 	UpdatedAt time.Time          `json:"UpdatedAt"`
@@ -753,6 +761,8 @@ type BridgeWorkerPatch = json.RawMessage
 // Channel defines model for Channel.
 type Channel struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Annotations Annotations        `json:"Annotations"`
 	ChannelID   openapi_types.UUID `json:"ChannelID"`
 
@@ -773,6 +783,8 @@ type Channel struct {
 	HiddenReason  string `json:"HiddenReason"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
 	Labels             Labels             `json:"Labels"`
 	LastSeenAt         *time.Time         `json:"LastSeenAt"`
 	LeaseHolderAddress string             `json:"LeaseHolderAddress"`
@@ -784,6 +796,8 @@ type Channel struct {
 	Permissions Permissions `json:"Permissions"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug          Slug                  `json:"Slug"`
 	SpaceID       openapi_types.UUID    `json:"SpaceID"`
 	Subscriptions []ChannelSubscription `json:"Subscriptions"`
@@ -994,6 +1008,9 @@ type DiffRequest struct {
 	// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
 	// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
 	// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+	//
+	//
+	// Example: Kubernetes/YAML
 	ToolchainType ToolchainType `json:"ToolchainType"`
 }
 
@@ -1197,6 +1214,8 @@ type FunctionInvocationClearanceOperator string
 // members; a User's GroupIDs list the Groups it is in. A member who leaves the organization leaves its Groups.
 type Group struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Annotations Annotations `json:"Annotations"`
 	CreatedAt   time.Time   `json:"CreatedAt"`
 
@@ -1208,10 +1227,14 @@ type Group struct {
 	HiddenReason string             `json:"HiddenReason"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
 	Labels         Labels             `json:"Labels"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug      Slug      `json:"Slug"`
 	UpdatedAt time.Time `json:"UpdatedAt"`
 
@@ -1247,6 +1270,8 @@ type JWKSet struct {
 }
 
 // Labels Key/value pairs for selection (values at most 128 characters).
+//
+// Example: {"env":"prod","team":"payments"}
 type Labels map[string]string
 
 // LabelsPatch defines model for LabelsPatch.
@@ -1315,6 +1340,8 @@ type OrgRole string
 // Organization The top-level container (tenant).
 type Organization struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Annotations Annotations `json:"Annotations"`
 	CreatedAt   time.Time   `json:"CreatedAt"`
 
@@ -1329,10 +1356,14 @@ type Organization struct {
 	HiddenReason string `json:"HiddenReason"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
 	Labels         Labels             `json:"Labels"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug      Slug      `json:"Slug"`
 	UpdatedAt time.Time `json:"UpdatedAt"`
 
@@ -1497,6 +1528,8 @@ type RevisionMutationSources struct {
 // ServiceAccount defines model for ServiceAccount.
 type ServiceAccount struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Annotations Annotations `json:"Annotations"`
 	CreatedAt   time.Time   `json:"CreatedAt"`
 
@@ -1507,6 +1540,8 @@ type ServiceAccount struct {
 	HiddenReason string      `json:"HiddenReason"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
 	Labels Labels `json:"Labels"`
 
 	// OrgRole Role in an organization. admin holds every permission; manager administers members and keys; member reads and
@@ -1522,6 +1557,8 @@ type ServiceAccount struct {
 	ServiceAccountID openapi_types.UUID `json:"ServiceAccountID"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug      Slug      `json:"Slug"`
 	UpdatedAt time.Time `json:"UpdatedAt"`
 
@@ -1543,11 +1580,15 @@ type ServiceAccountInput = ServiceAccount
 type ServiceAccountPatch = json.RawMessage
 
 // Slug URL-safe identifier, unique within its scope.
+//
+// Example: prod
 type Slug = string
 
 // Space A container of Units, Targets and other entities. A Variant is a Space that names its Component in ComponentID.
 type Space struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Annotations Annotations `json:"Annotations"`
 
 	// ComponentID The Component this Space is a Variant of, if any.
@@ -1556,13 +1597,17 @@ type Space struct {
 
 	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
 	DeleteGates DeleteGates `json:"DeleteGates"`
-	DisplayName string      `json:"DisplayName"`
-	EntityType  string      `json:"EntityType"`
+
+	// DisplayName Example: Production
+	DisplayName string `json:"DisplayName"`
+	EntityType  string `json:"EntityType"`
 
 	// HiddenReason Why the Space is hidden from lists; empty when it is not.
 	HiddenReason string `json:"HiddenReason"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
 	Labels         Labels             `json:"Labels"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
@@ -1572,6 +1617,8 @@ type Space struct {
 	Permissions Permissions `json:"Permissions"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug      Slug               `json:"Slug"`
 	SpaceID   openapi_types.UUID `json:"SpaceID"`
 	UpdatedAt time.Time          `json:"UpdatedAt"`
@@ -1605,6 +1652,8 @@ type StandardErrorResponse struct {
 // Tag defines model for Tag.
 type Tag struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Annotations   Annotations         `json:"Annotations"`
 	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
 	ChangeSetID   *openapi_types.UUID `json:"ChangeSetID"`
@@ -1617,11 +1666,15 @@ type Tag struct {
 	HiddenReason string      `json:"HiddenReason"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
 	Labels         Labels              `json:"Labels"`
 	OrganizationID openapi_types.UUID  `json:"OrganizationID"`
 	ReleaseID      *openapi_types.UUID `json:"ReleaseID"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug      Slug               `json:"Slug"`
 	SpaceID   openapi_types.UUID `json:"SpaceID"`
 	TagID     openapi_types.UUID `json:"TagID"`
@@ -1638,6 +1691,8 @@ type TagPatch = json.RawMessage
 // Target A deployment destination.
 type Target struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Annotations  Annotations `json:"Annotations"`
 	BridgeHandle string      `json:"BridgeHandle"`
 
@@ -1653,14 +1708,20 @@ type Target struct {
 	EntityType  string      `json:"EntityType"`
 
 	// Facts Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Facts        Annotations `json:"Facts"`
 	HiddenReason string      `json:"HiddenReason"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
 	Labels        Labels `json:"Labels"`
 	LiveStateType string `json:"LiveStateType"`
 
 	// Options Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Options        Annotations        `json:"Options"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
@@ -1673,6 +1734,8 @@ type Target struct {
 	ProviderType TargetProviderType `json:"ProviderType"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug     Slug               `json:"Slug"`
 	SpaceID  openapi_types.UUID `json:"SpaceID"`
 	TargetID openapi_types.UUID `json:"TargetID"`
@@ -1681,6 +1744,9 @@ type Target struct {
 	// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
 	// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
 	// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+	//
+	//
+	// Example: Kubernetes/YAML
 	ToolchainType   ToolchainType        `json:"ToolchainType"`
 	TriggerFilterID *openapi_types.UUID  `json:"TriggerFilterID"`
 	TriggerHash     string               `json:"TriggerHash"`
@@ -1747,11 +1813,15 @@ type TokenResponseTokenType string
 // resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
 // AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
 // (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+//
+// Example: Kubernetes/YAML
 type ToolchainType string
 
 // Unit Configuration data (not a field; see /data) plus metadata.
 type Unit struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
 	Annotations   Annotations     `json:"Annotations"`
 	ApplyGates    map[string]bool `json:"ApplyGates"`
 	ApplyWarnings map[string]bool `json:"ApplyWarnings"`
@@ -1763,14 +1833,20 @@ type Unit struct {
 	CreatedAt   time.Time                `json:"CreatedAt"`
 
 	// DataHash Lowercase hex SHA-256 of the data; the ETag of /data.
+	//
+	// Example: 3b6a1c0b9a3f8e0c2d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0
 	DataHash string `json:"DataHash"`
-	DataSize int64  `json:"DataSize"`
+
+	// DataSize Example: 184
+	DataSize int64 `json:"DataSize"`
 
 	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
 	DeleteGates DeleteGates `json:"DeleteGates"`
 
 	// DestroyGates While any gate is present the entity cannot be deleted (409 Conflict).
-	DestroyGates      DeleteGates          `json:"DestroyGates"`
+	DestroyGates DeleteGates `json:"DestroyGates"`
+
+	// DisplayName Example: Web frontend
 	DisplayName       string               `json:"DisplayName"`
 	EntityType        string               `json:"EntityType"`
 	FromLinkID        []openapi_types.UUID `json:"FromLinkID"`
@@ -1782,6 +1858,8 @@ type Unit struct {
 	HiddenReason      string               `json:"HiddenReason"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
 	Labels                  Labels                   `json:"Labels"`
 	LastChangeDescription   string                   `json:"LastChangeDescription"`
 	LastReleasedRevisionNum int64                    `json:"LastReleasedRevisionNum"`
@@ -1796,9 +1874,13 @@ type Unit struct {
 	ProvidedPaths []map[string]interface{} `json:"ProvidedPaths"`
 
 	// ProviderType How the Unit is delivered, free text; known values: ArgoCDOCI, FluxOCI, Kubernetes.
+	//
+	// Example: Kubernetes
 	ProviderType string `json:"ProviderType"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug    Slug               `json:"Slug"`
 	SpaceID openapi_types.UUID `json:"SpaceID"`
 
@@ -1809,6 +1891,9 @@ type Unit struct {
 	// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
 	// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
 	// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+	//
+	//
+	// Example: Kubernetes/YAML
 	ToolchainType ToolchainType       `json:"ToolchainType"`
 	UnitEventID   *openapi_types.UUID `json:"UnitEventID"`
 	UnitID        openapi_types.UUID  `json:"UnitID"`
@@ -1925,6 +2010,8 @@ type User struct {
 	ProfilePictureURL string               `json:"ProfilePictureURL"`
 
 	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
 	Slug      Slug               `json:"Slug"`
 	UpdatedAt time.Time          `json:"UpdatedAt"`
 	UserID    openapi_types.UUID `json:"UserID"`

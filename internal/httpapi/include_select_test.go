@@ -58,10 +58,10 @@ func TestSelectIncludedFields(t *testing.T) {
 	require.Equal(t, map[string]any{"Username": "bob"}, group.Users[0])
 
 	for sel, fragment := range map[string]string{
-		"Space.Slug":       "add SpaceID to include",
-		"Nothing.Slug":     "names no related entity of Unit",
-		"Space.NotAField":  `"NotAField" is not a field of Space`,
-		"Upstream.Slug":    "names no related entity of Unit",
+		"Space.Slug":               "add SpaceID to include",
+		"Nothing.Slug":             "names no related entity of Unit",
+		"Space.NotAField":          `"NotAField" is not a field of Space`,
+		"Upstream.Slug":            "names no related entity of Unit",
 		"HeadRevision.RevisionNum": "add HeadRevisionNum to include",
 	} {
 		e := f.c.Get(f.unitsPath()+q(url.Values{"select": {sel}})).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
