@@ -64,14 +64,34 @@ func TestTokenCommand(t *testing.T) {
 	require.Error(t, err)
 }
 
-// TestTokenUsesTheRecordedIssuer: serve records its base URL, so hubd token mints tokens that server
-// accepts without being told the URL again, and refuses to mint for another one.
-func TestTokenUsesTheRecordedIssuer(t *testing.T) {
-	dbURL := apitest.NewDatabase(t)
+// freeAddr returns a loopback address with a port nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
+	return addr
+}
+
+// waitReady waits until the server at base answers /readyz with 200.
+func waitReady(t *testing.T, base string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 20*time.Second, 20*time.Millisecond)
+}
+
+// TestTokenUsesTheRecordedIssuer: serve records its base URL, so hubd token mints tokens that server
+// accepts without being told the URL again, and refuses to mint for another one.
+func TestTokenUsesTheRecordedIssuer(t *testing.T) {
+	dbURL := apitest.NewDatabase(t)
+	addr := freeAddr(t)
 	base := "http://localhost:" + strings.TrimPrefix(addr, "127.0.0.1:") // not http://<addr>, hubd token's default
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -83,14 +103,7 @@ func TestTokenUsesTheRecordedIssuer(t *testing.T) {
 		cancel()
 		require.NoError(t, <-served)
 	})
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, 20*time.Second, 20*time.Millisecond)
+	waitReady(t, base)
 
 	out, err := captureStdout(t, func() error {
 		return token(context.Background(), []string{"--database-url", dbURL, "--org", "acme", "--user", "alice"})
@@ -140,10 +153,7 @@ func TestEnsureDBCreatesTheNamedDatabase(t *testing.T) {
 // TestServeShutsDownGracefully: on shutdown the server stops taking work and finishes what is in flight.
 func TestServeShutsDownGracefully(t *testing.T) {
 	dbURL := apitest.NewDatabase(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
+	addr := freeAddr(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -152,14 +162,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		served <- serve(ctx, []string{"--addr", addr, "--database-url", dbURL, "--log-level", "error"})
 	}()
 	base := "http://" + addr
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, 20*time.Second, 20*time.Millisecond)
+	waitReady(t, base)
 
 	out, err := captureStdout(t, func() error {
 		return token(context.Background(), []string{"--database-url", dbURL, "--base-url", base, "--org", "acme", "--user", "alice"})
