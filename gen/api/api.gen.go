@@ -899,6 +899,9 @@ type ChannelSubscription struct {
 // ChannelSubscriptionInput defines model for ChannelSubscriptionInput.
 type ChannelSubscriptionInput = ChannelSubscription
 
+// CommandParameterValue A parameter of a command run, parsed by its option's DataType (int, bool, string; entities as IDs).
+type CommandParameterValue = interface{}
+
 // CommandRun A command sent to the bot holding a Channel. Full responses carry every field; a select returns the IDs and
 // Status always, and the other fields only when selected.
 type CommandRun struct {
@@ -917,7 +920,7 @@ type CommandRun struct {
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
 	// Parameters The parsed parameters the bot receives (ints, strings, booleans, entity IDs).
-	Parameters map[string]interface{} `json:"Parameters"`
+	Parameters map[string]CommandParameterValue `json:"Parameters"`
 
 	// Result What the bot returned (Completed): any JSON value; null otherwise.
 	Result  interface{}        `json:"Result"`
@@ -955,7 +958,8 @@ type CreateCommandRunRequest struct {
 	// Options Option values as strings, parsed by each option's DataType; entity-typed options are Slugs.
 	Options map[string]string `json:"Options"`
 
-	// Parameters The parameters as a JSON object instead of Options (entity-typed ones as IDs).
+	// Parameters The parameters as a JSON object instead of Options (entity-typed ones as IDs), each checked against its
+	// option's DataType (a number that is not an integer for an int option is 400 Validation).
 	Parameters map[string]interface{} `json:"Parameters"`
 
 	// SpaceID Look for the command only in this Space.
@@ -1042,13 +1046,26 @@ type EventLogEntry struct {
 	CursorID  int64     `json:"CursorID"`
 	EventType string    `json:"EventType"`
 
-	// Payload Raw JSON specific to the event type.
-	Payload           interface{}         `json:"Payload"`
+	// Payload What an event is about. Every payload names its entity (EntityType, EntityID). Entity changes
+	// (<family>.created, .updated, .deleted: space, unit, target, tag, channel, group, service_account,
+	// bridge_worker, organization) carry its Slug, the Version it reached, and SpaceSlug for entities in a Space;
+	// a unit.updated written by a data write also carries the RevisionNum it made. organization_member.* carry the
+	// member's User ID as EntityID. command_run.created and command_run.updated carry the ChannelID, Command and
+	// Status of the run. Event types added later may carry other fields.
+	Payload           EventPayload        `json:"Payload"`
 	SpaceID           *openapi_types.UUID `json:"SpaceID"`
 	SubjectEntityID   openapi_types.UUID  `json:"SubjectEntityID"`
 	SubjectEntityType string              `json:"SubjectEntityType"`
 	TargetID          *openapi_types.UUID `json:"TargetID"`
 }
+
+// EventPayload What an event is about. Every payload names its entity (EntityType, EntityID). Entity changes
+// (<family>.created, .updated, .deleted: space, unit, target, tag, channel, group, service_account,
+// bridge_worker, organization) carry its Slug, the Version it reached, and SpaceSlug for entities in a Space;
+// a unit.updated written by a data write also carries the RevisionNum it made. organization_member.* carry the
+// member's User ID as EntityID. command_run.created and command_run.updated carry the ChannelID, Command and
+// Status of the run. Event types added later may carry other fields.
+type EventPayload = interface{}
 
 // ExtendedBridgeWorker defines model for ExtendedBridgeWorker.
 type ExtendedBridgeWorker struct {

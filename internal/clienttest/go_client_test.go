@@ -141,7 +141,7 @@ func TestGoClientScenario(t *testing.T) {
 	// A Channel: lease it, run a command, poll, narrow the message to its CommandRun, answer it.
 	ch, err := c.CreateChannelWithResponse(ctx, space, nil, client.ChannelInput{Slug: "ops", Commands: &map[string]client.ChannelCommandInput{
 		"restart": {Description: ptr("Restart a Unit"), Options: &[]client.ChannelCommandOptionInput{{Name: "unit", DataType: client.ChannelCommandOptionInputDataTypeUnit, Required: ptr(true)}}},
-	}})
+	}, Subscriptions: &[]client.ChannelSubscriptionInput{{EventTypes: []string{"unit.created"}}}})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, ch.StatusCode(), string(ch.Body))
 	channelID := ch.JSON200.ChannelID.String() // Channel paths take its ID or Slug
@@ -160,12 +160,31 @@ func TestGoClientScenario(t *testing.T) {
 	delivered, ok := msg.(client.ChannelCommandRunMessage)
 	require.True(t, ok, "a %T", msg)
 	require.Equal(t, run.JSON200.CommandRunID, delivered.CommandRun.CommandRunID)
-	require.Equal(t, web.UnitID.String(), delivered.CommandRun.Parameters["unit"], "an entity option arrives as the entity's ID")
+	unitParam, err := delivered.CommandRun.Parameters["unit"].AsCommandParameterValue2()
+	require.NoError(t, err)
+	require.Equal(t, web.UnitID.String(), unitParam, "an entity option arrives as the entity's ID")
 	done, err := c.ReportCommandRunResultWithResponse(ctx, space.String(), channelID, delivered.CommandRun.CommandRunID,
 		client.CommandRunResult{Status: client.CommandRunResultStatusCompleted, Result: map[string]any{"restarted": true}})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, done.StatusCode(), string(done.Body))
 	require.Equal(t, client.CommandRunStatusCompleted, done.JSON200.Status)
+
+	// An event the Channel subscribes to arrives with a typed payload.
+	created, err = c.CreateUnitWithResponse(ctx, space, nil, client.UnitInput{Slug: "worker", ToolchainType: client.AppConfigEnv})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, created.StatusCode(), string(created.Body))
+	events, err := c.PollChannelWithResponse(ctx, space.String(), channelID, client.ChannelPollRequest{ClaimToken: lease.JSON200.ClaimToken, TimeoutSeconds: ptr(5), MaxRuns: ptr(0)})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, events.StatusCode(), string(events.Body))
+	require.NotEmpty(t, *events.JSON200)
+	msg, err = (*events.JSON200)[len(*events.JSON200)-1].ValueByDiscriminator()
+	require.NoError(t, err)
+	ev, ok := msg.(client.ChannelEventMessage)
+	require.True(t, ok, "a %T", msg)
+	require.Equal(t, "unit.created", ev.Event.EventType)
+	require.Equal(t, "Unit", ev.Event.Payload.EntityType)
+	require.Equal(t, created.JSON200.Unit.UnitID, ev.Event.Payload.EntityID)
+	require.Equal(t, ptr("worker"), ev.Event.Payload.Slug)
 }
 
 // signAssertion is an RFC 7523 assertion of subject for audience, signed by key kid.

@@ -96,7 +96,11 @@ check(me.UserID === sa.UserID && me.OrgRole === "member", "the token acts as the
 const channel = ok(
   await api.POST("/space/{space_id}/channel", {
     params: { path: { space_id: spaceID } },
-    body: { Slug: "ops", Commands: { restart: { Description: "Restart a Unit", Options: [{ Name: "unit", DataType: "Unit", Required: true }] } } },
+    body: {
+      Slug: "ops",
+      Commands: { restart: { Description: "Restart a Unit", Options: [{ Name: "unit", DataType: "Unit", Required: true }] } },
+      Subscriptions: [{ EventTypes: ["unit.created"] }],
+    },
   }),
   "create Channel",
 );
@@ -120,6 +124,21 @@ const answered = ok(
   "answer",
 );
 check(answered.Status === "Completed", "the run completed");
+
+// An event the Channel subscribes to arrives with a typed payload.
+const worker = ok(
+  await api.POST("/space/{space_id}/unit", { params: { path: { space_id: spaceID } }, body: { Slug: "worker", ToolchainType: "AppConfig/Env" } }),
+  "create another Unit",
+).Unit;
+const events = ok(
+  await api.POST("/space/{space_id}/channel/{channel_id}/poll", { ...channelPath, body: { ClaimToken: lease.ClaimToken, TimeoutSeconds: 5, MaxRuns: 0 } }),
+  "poll events",
+);
+const last = events[events.length - 1];
+if (last === undefined || last.Type !== "Event") throw new Error(`expected an event, got ${JSON.stringify(events)}`);
+const payload: Schemas["EventPayload"] = last.Event.Payload;
+check(last.Event.EventType === "unit.created", "the subscribed event arrives");
+check(payload.EntityType === "Unit" && payload.EntityID === worker.UnitID && payload.Slug === "worker", "its payload names the Unit");
 console.log("scenario passed");
 
 // signAssertion is a compact JWS (ES256) of the RFC 7523 claims, signed with WebCrypto.
