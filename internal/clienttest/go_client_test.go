@@ -107,7 +107,7 @@ func TestGoClientScenario(t *testing.T) {
 	require.Equal(t, "A", texts.JSON200.Changes[0].Path)
 
 	// A ServiceAccount signs in with a registered key (RFC 7523) and acts with its own role.
-	sa, err := c.CreateServiceAccountWithResponse(ctx, nil, client.ServiceAccountInput{Slug: "ci", OrgRole: ptr(client.OrgRoleMember)})
+	sa, err := c.CreateServiceAccountWithResponse(ctx, nil, client.ServiceAccountInput{Slug: "ci", OrgRole: ptr(client.Member)})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, sa.StatusCode(), string(sa.Body))
 	bot := sa.JSON200
@@ -136,7 +136,7 @@ func TestGoClientScenario(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, me.StatusCode(), string(me.Body))
 	require.Equal(t, bot.UserID, me.JSON200.UserID)
-	require.Equal(t, client.OrgRoleMember, me.JSON200.OrgRole)
+	require.Equal(t, client.Member, me.JSON200.OrgRole)
 
 	// A Channel: lease it, run a command, poll, narrow the message to its CommandRun, answer it.
 	ch, err := c.CreateChannelWithResponse(ctx, space, nil, client.ChannelInput{Slug: "ops", Commands: &map[string]client.ChannelCommandInput{

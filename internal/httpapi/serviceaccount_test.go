@@ -59,6 +59,12 @@ func TestServiceAccounts(t *testing.T) {
 	var patched api.ServiceAccount
 	admin.Patch(path, map[string]any{"OrgRole": "manager"}).Expect(http.StatusOK).JSON(&patched)
 	require.Equal(t, api.OrgRole("manager"), patched.OrgRole)
+	// In a merge patch, null removes the role: it is the default again; absent leaves it.
+	admin.Patch(path, map[string]any{"OrgRole": nil}).Expect(http.StatusOK).JSON(&patched)
+	require.Equal(t, api.OrgRole("member"), patched.OrgRole)
+	admin.Patch(path, map[string]any{"OrgRole": "manager"}).Expect(http.StatusOK).JSON(&patched)
+	admin.Patch(path, map[string]any{"DisplayName": "Deployer"}).Expect(http.StatusOK).JSON(&patched)
+	require.Equal(t, api.OrgRole("manager"), patched.OrgRole)
 
 	var list []api.ExtendedServiceAccount
 	admin.Get("/api/service_account?" + url.Values{"order_by": {"DESC:Slug"}}.Encode()).Expect(http.StatusOK).JSON(&list)

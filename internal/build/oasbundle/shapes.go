@@ -239,8 +239,10 @@ func typeNullableRefs(v any, schemas object) {
 	case object:
 		if all, ok := v["allOf"].([]any); ok && v["nullable"] == true && v["type"] == nil && len(all) == 1 {
 			if ref, ok := all[0].(object)["$ref"].(string); ok {
-				if target, ok := schemas[strings.TrimPrefix(ref, schemaPrefix)].(object); ok && target["type"] == "object" {
-					v["type"] = "object"
+				if target, ok := schemas[strings.TrimPrefix(ref, schemaPrefix)].(object); ok {
+					if t, ok := target["type"].(string); ok {
+						v["type"] = t
+					}
 				}
 			}
 		}
