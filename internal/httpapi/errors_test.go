@@ -114,6 +114,18 @@ func TestUnknownFieldsWarn(t *testing.T) {
 	// Unknown fields of a merge patch are warned about and ignored too.
 	resp = c.Patch("/api/space/"+sp.SpaceID.String(), map[string]any{"DisplayName": "x", "Nope": map[string]any{"a": 1}}).Expect(http.StatusOK)
 	require.Equal(t, []string{`299 hubd "Unknown field: Nope"`}, resp.Warnings())
+	// Server-assigned fields sent as null are absent (a client that sends every field of a form), with no
+	// Warning; a non-null one is ignored as before.
+	var units api.UnitCreateOrUpdateResponse
+	resp = c.Post("/api/space/"+sp.SpaceID.String()+"/unit", map[string]any{"Slug": "web", "ToolchainType": "AppConfig/Env",
+		"UnitID": nil, "CreatedAt": nil, "DataHash": nil, "HeadRevisionNum": nil, "EntityType": nil}).Expect(http.StatusOK)
+	require.Empty(t, resp.Warnings())
+	resp.JSON(&units)
+	require.Equal(t, "web", units.Unit.Slug)
+	require.NotEqual(t, uuid.Nil, units.Unit.UnitID)
+	resp = c.Post("/api/space", map[string]any{"Slug": "nulls", "SpaceID": nil, "CreatedAt": nil, "HiddenReason": nil}).Expect(http.StatusOK)
+	require.Empty(t, resp.Warnings())
+
 	// Responses without unknown fields carry no Warning.
 	require.Empty(t, c.Get("/api/space").Expect(http.StatusOK).Warnings())
 

@@ -30,7 +30,9 @@ func warnUnknownQuery(c echo.Context, rt *route) {
 // stripUnknownFields removes body fields the operation's schema does not know and names each in a
 // Warning header (unknown fields are ignored, and warned about). Keys of map-typed fields are
 // data (Permissions.View); keys under a known object that its schema lacks are unknown
-// (Permissions.View.Bogus). A body that is not JSON is left for validation to report.
+// (Permissions.View.Bogus). A read-only (server-assigned) field sent as null is absent: clients that
+// send every field of a form send null for those they do not set. A body that is not JSON is left for
+// validation to report.
 func stripUnknownFields(c echo.Context, rt *route, body []byte) []byte {
 	mediaType, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	mt := rt.operation.RequestBody.Value.Content.Get(mediaType)
@@ -43,13 +45,15 @@ func stripUnknownFields(c echo.Context, rt *route, body []byte) []byte {
 	if err := dec.Decode(&doc); err != nil || dec.More() {
 		return body
 	}
-	var unknown []string
-	prune(mt.Schema.Value, doc, "", &unknown)
-	if len(unknown) == 0 {
+	var pr pruning
+	pr.prune(mt.Schema.Value, doc, "")
+	if !pr.changed {
 		return body
 	}
-	sort.Strings(unknown)
-	addWarnings(c, "field", unknown)
+	if len(pr.unknown) > 0 {
+		sort.Strings(pr.unknown)
+		addWarnings(c, "field", pr.unknown)
+	}
 	out, err := json.Marshal(doc)
 	if err != nil {
 		return body
@@ -57,8 +61,16 @@ func stripUnknownFields(c echo.Context, rt *route, body []byte) []byte {
 	return out
 }
 
-// prune walks value against schema, deleting unknown object keys and collecting their paths.
-func prune(schema *openapi3.Schema, value any, path string, unknown *[]string) {
+// pruning is a walk of a request body against its schema: the paths of the unknown fields it deleted, and
+// whether it deleted anything.
+type pruning struct {
+	unknown []string
+	changed bool
+}
+
+// prune walks value against schema, deleting unknown object keys (collecting their paths) and read-only
+// keys whose value is null.
+func (pr *pruning) prune(schema *openapi3.Schema, value any, path string) {
 	switch v := value.(type) {
 	case map[string]any:
 		props, extra, open := objectShape(schema)
@@ -68,13 +80,17 @@ func prune(schema *openapi3.Schema, value any, path string, unknown *[]string) {
 		for key, val := range v {
 			p := join(path, key)
 			switch {
+			case props[key] != nil && props[key].ReadOnly && val == nil:
+				delete(v, key)
+				pr.changed = true
 			case props[key] != nil:
-				prune(props[key], val, p, unknown)
+				pr.prune(props[key], val, p)
 			case extra != nil:
-				prune(extra, val, p, unknown)
+				pr.prune(extra, val, p)
 			case open:
 			default:
-				*unknown = append(*unknown, p)
+				pr.unknown = append(pr.unknown, p)
+				pr.changed = true
 				delete(v, key)
 			}
 		}
@@ -84,7 +100,7 @@ func prune(schema *openapi3.Schema, value any, path string, unknown *[]string) {
 			return
 		}
 		for i, val := range v {
-			prune(items, val, join(path, strconv.Itoa(i)), unknown)
+			pr.prune(items, val, join(path, strconv.Itoa(i)))
 		}
 	}
 }
