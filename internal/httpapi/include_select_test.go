@@ -1,9 +1,10 @@
 package httpapi_test
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -15,16 +16,6 @@ import (
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/listquery"
 )
-
-// keys returns an object's field names, sorted.
-func keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // TestSelectIncludedFields: select names fields of included entities as Field.field (Space.Slug with
 // include=SpaceID), in lists and reads of one entity, objects and lists of them alike; a dotted field
@@ -39,7 +30,7 @@ func TestSelectIncludedFields(t *testing.T) {
 	f.c.Get(f.unitsPath() + q(url.Values{"include": {"SpaceID,OrganizationID"}, "select": {"DisplayName,Space.Slug"}})).
 		Expect(http.StatusOK).JSON(&list)
 	require.Len(t, list, 1)
-	require.Equal(t, []string{"Slug"}, keys(list[0]["Space"]), "the included Space keeps only the selected field")
+	require.Equal(t, []string{"Slug"}, slices.Sorted(maps.Keys(list[0]["Space"])), "the included Space keeps only the selected field")
 	require.Equal(t, "dev", list[0]["Space"]["Slug"])
 	require.Contains(t, list[0]["Unit"], "DisplayName")
 	require.NotContains(t, list[0]["Unit"], "Labels")
@@ -47,7 +38,7 @@ func TestSelectIncludedFields(t *testing.T) {
 
 	var one map[string]map[string]any
 	f.c.Get(f.path(u) + q(url.Values{"include": {"SpaceID"}, "select": {"Space.Slug,Space.DisplayName"}})).Expect(http.StatusOK).JSON(&one)
-	require.Equal(t, []string{"DisplayName", "Slug"}, keys(one["Space"]))
+	require.Equal(t, []string{"DisplayName", "Slug"}, slices.Sorted(maps.Keys(one["Space"])))
 
 	// A list of included entities (a Group's Users) keeps the selected fields of each.
 	bob := f.env.Principal("acme", "bob", auth.RoleMember).UserID
