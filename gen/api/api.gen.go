@@ -1145,8 +1145,11 @@ type ExtendedRevision struct {
 	// Revision An immutable version of a Unit's data.
 	Revision Revision `json:"Revision"`
 	Space    *Space   `json:"Space"`
-	Unit     *Unit    `json:"Unit"`
-	User     *User    `json:"User"`
+
+	// Tags The Tags on the Revision that the caller may view, ordered by Slug (include=Tags).
+	Tags *[]Tag `json:"Tags"`
+	Unit *Unit  `json:"Unit"`
+	User *User  `json:"User"`
 }
 
 // ExtendedServiceAccount defines model for ExtendedServiceAccount.
@@ -1190,11 +1193,14 @@ type ExtendedTarget struct {
 
 // ExtendedUnit defines model for ExtendedUnit.
 type ExtendedUnit struct {
-	Error        *ResponseError `json:"Error"`
-	HeadRevision *Revision      `json:"HeadRevision"`
-	Organization *Organization  `json:"Organization"`
-	Space        *Space         `json:"Space"`
-	Target       *Target        `json:"Target"`
+	Error *ResponseError `json:"Error"`
+
+	// HeadMutation The Unit's latest Mutation (include=HeadMutationNum); null when it has none.
+	HeadMutation *Mutation     `json:"HeadMutation"`
+	HeadRevision *Revision     `json:"HeadRevision"`
+	Organization *Organization `json:"Organization"`
+	Space        *Space        `json:"Space"`
+	Target       *Target       `json:"Target"`
 
 	// Unit Configuration data (not a field; see /data) plus metadata.
 	Unit          Unit   `json:"Unit"`

@@ -51,3 +51,61 @@ func (q *Queries) MutationGet(ctx context.Context, arg MutationGetParams) (*Muta
 	)
 	return &i, err
 }
+
+const mutationListByUnitNums = `-- name: MutationListByUnitNums :many
+SELECT m.mutation_id, m.organization_id, m.space_id, m.unit_id, m.revision_id, m.revision_num, m.mutation_num, m.function_invocation, m.invocation_params, m.restored_revision_num, m.merge_base_revision_num, m.merge_end_revision_num, m.merge_source_id, m.link_id, m.trigger_id, m.invocation_id, m.bridge_worker_id, m.subgroup, m.replay_outcome, m.replay_reason, m.hidden_reason, m.created_at, m.updated_at FROM mutation m
+JOIN (SELECT unnest($1::uuid[]) AS unit_id, unnest($2::bigint[]) AS num) want
+  ON m.unit_id = want.unit_id AND m.mutation_num = want.num
+WHERE m.organization_id = $3::uuid
+`
+
+type MutationListByUnitNumsParams struct {
+	UnitIds        []uuid.UUID `db:"unit_ids"`
+	Nums           []int64     `db:"nums"`
+	OrganizationID uuid.UUID   `db:"organization_id"`
+}
+
+// The Mutations numbered nums[i] of Units unit_ids[i] (the heads of a page of Units), in one query.
+func (q *Queries) MutationListByUnitNums(ctx context.Context, arg MutationListByUnitNumsParams) ([]*Mutation, error) {
+	rows, err := q.db.Query(ctx, mutationListByUnitNums, arg.UnitIds, arg.Nums, arg.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Mutation
+	for rows.Next() {
+		var i Mutation
+		if err := rows.Scan(
+			&i.MutationID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.UnitID,
+			&i.RevisionID,
+			&i.RevisionNum,
+			&i.MutationNum,
+			&i.FunctionInvocation,
+			&i.InvocationParams,
+			&i.RestoredRevisionNum,
+			&i.MergeBaseRevisionNum,
+			&i.MergeEndRevisionNum,
+			&i.MergeSourceID,
+			&i.LinkID,
+			&i.TriggerID,
+			&i.InvocationID,
+			&i.BridgeWorkerID,
+			&i.Subgroup,
+			&i.ReplayOutcome,
+			&i.ReplayReason,
+			&i.HiddenReason,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

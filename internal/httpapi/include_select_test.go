@@ -71,8 +71,22 @@ func TestIncludesAreExpandedOrRefused(t *testing.T) {
 	manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n"
 	f.put(t, u, "application/yaml", manifest).Expect(http.StatusOK)
 
-	f.c.Get(f.path(u)+"?include=HeadMutationNum").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
-	f.c.Get(f.path(u)+"/revision?include=Tags").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	// The head Mutation is expanded: the one that made the head Revision.
+	var ext api.ExtendedUnit
+	f.c.Get(f.path(u) + "?include=HeadMutationNum").Expect(http.StatusOK).JSON(&ext)
+	require.NotNil(t, ext.HeadMutation)
+	require.Equal(t, ext.Unit.HeadMutationNum, ext.HeadMutation.MutationNum)
+	require.Equal(t, u.UnitID, ext.HeadMutation.UnitID)
+	var page []api.ExtendedUnit
+	f.c.Get(f.unitsPath() + "?include=HeadMutationNum").Expect(http.StatusOK).JSON(&page)
+	require.Len(t, page, 1)
+	require.NotNil(t, page[0].HeadMutation)
+	fresh := f.create(t, "fresh", configdata.KubernetesYAML)
+	f.c.Get(f.path(fresh) + "?include=HeadMutationNum").Expect(http.StatusOK).JSON(&ext)
+	require.Nil(t, ext.HeadMutation, "a Unit without Mutations has none")
+
+	f.c.Get(f.path(u)+"/revision?include=Releases").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	f.c.Get(f.path(u)+"?include=ChangeSetID").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	f.c.Get(f.path(u)+"/mutation?include=LinkID").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	f.c.Get("/api/space/"+f.space.SpaceID.String()+"/target?include=TriggerIDs").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	e := f.c.Do(http.MethodPut, f.path(u)+"/data?include=SpaceID", apitest.Raw{ContentType: "application/yaml", Data: []byte(manifest + "data: {a: b}\n")}).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/unit"
 )
 
@@ -100,6 +102,12 @@ func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.U
 			targets[id] = targetToAPI(t)
 		}
 	}
+	headMutations := map[uuid.UUID]unit.Mutation{}
+	if includes["HeadMutationNum"] {
+		if headMutations, err = h.s.deps.Units.HeadMutations(ctx, sc, units); err != nil {
+			return nil, err
+		}
+	}
 	heads := map[uuid.UUID]unit.Revision{}
 	if includes["HeadRevisionNum"] {
 		var ids []uuid.UUID
@@ -133,6 +141,10 @@ func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.U
 			if t, ok := targets[*u.TargetID]; ok {
 				e.Target = &t
 			}
+		}
+		if m, ok := headMutations[u.ID]; ok {
+			a := mutationToAPI(m)
+			e.HeadMutation = &a
 		}
 		if u.HeadRevisionID != nil {
 			if rev, ok := heads[*u.HeadRevisionID]; ok {
@@ -398,6 +410,20 @@ func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []uni
 	if err != nil {
 		return nil, err
 	}
+	tags := map[uuid.UUID]tag.Tag{}
+	if includes["Tags"] {
+		var ids []uuid.UUID
+		for _, r := range revs {
+			for id := range r.Tags {
+				if tagID, err := uuid.Parse(id); err == nil {
+					ids = append(ids, tagID)
+				}
+			}
+		}
+		if tags, err = h.s.deps.Tags.LoadByIDs(ctx, sc, ids); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]api.ExtendedRevision, len(revs))
 	for i, r := range revs {
 		e := api.ExtendedRevision{Revision: revisionToAPI(r), Organization: org}
@@ -411,9 +437,26 @@ func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []uni
 		if u, ok := users[r.UserID]; ok {
 			e.User = &u
 		}
+		if includes["Tags"] {
+			e.Tags = revisionTags(r, tags)
+		}
 		out[i] = e
 	}
 	return out, nil
+}
+
+// revisionTags are the Tags on a Revision among those loaded (the ones the caller may view), by Slug.
+func revisionTags(r unit.Revision, loaded map[uuid.UUID]tag.Tag) *[]api.Tag {
+	out := []api.Tag{}
+	for id := range r.Tags {
+		if tagID, err := uuid.Parse(id); err == nil {
+			if t, ok := loaded[tagID]; ok {
+				out = append(out, tagToAPI(t))
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
+	return &out
 }
 
 func (h unitAPI) GetExtendedRevision(ctx context.Context, r api.GetExtendedRevisionRequestObject) (api.GetExtendedRevisionResponseObject, error) {

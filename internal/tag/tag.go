@@ -96,6 +96,9 @@ var Family = &entity.Family[db.Tag, Tag, Fields]{
 	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Tag, error) {
 		return q.TagGetBySlug(ctx, db.TagGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
 	},
+	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Tag, error) {
+		return q.TagListByIDs(ctx, db.TagListByIDsParams{OrganizationID: sc.OrganizationID, TagIds: ids})
+	},
 	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Tag, error) {
 		return q.TagInsert(ctx, db.TagInsertParams{TagID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID,
 			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),

@@ -260,6 +260,35 @@ func (s *Service) ListMutations(ctx context.Context, sc authz.Scope, spaceID, un
 	return listquery.MapPage(page, mutationFromRow)
 }
 
+// HeadMutations returns the latest Mutation of each of units that has one, keyed by UnitID, in one query.
+// The caller read the Units, and a Mutation is visible with its Unit.
+func (s *Service) HeadMutations(ctx context.Context, sc authz.Scope, units []Unit) (map[uuid.UUID]Mutation, error) {
+	out := map[uuid.UUID]Mutation{}
+	var params db.MutationListByUnitNumsParams
+	for _, u := range units {
+		if u.HeadMutationNum > 0 {
+			params.UnitIds = append(params.UnitIds, u.ID)
+			params.Nums = append(params.Nums, u.HeadMutationNum)
+		}
+	}
+	if len(params.UnitIds) == 0 {
+		return out, nil
+	}
+	params.OrganizationID = sc.OrganizationID
+	rows, err := s.Store.Q().MutationListByUnitNums(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range rows {
+		m, err := mutationFromRow(row)
+		if err != nil {
+			return nil, err
+		}
+		out[m.UnitID] = m
+	}
+	return out, nil
+}
+
 // GetMutation returns one Mutation of a Unit.
 func (s *Service) GetMutation(ctx context.Context, sc authz.Scope, spaceID, unitID, mutationID uuid.UUID) (Mutation, error) {
 	if _, err := s.Get(ctx, sc, spaceID, unitID); err != nil {

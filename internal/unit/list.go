@@ -4,6 +4,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
+	"github.com/hubd/hubd/internal/tag"
 )
 
 func attr(name string, t listquery.Type, sql string, opts ...func(*listquery.Attribute)) listquery.Attribute {
@@ -79,9 +80,9 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		{Name: "HeadRevisionNum", Field: "HeadRevision", Type: RevisionEntityType},
 		{Name: "UpstreamUnitID", Field: "UpstreamUnit", Type: EntityType},
 		{Name: "UpstreamSpaceID", Field: "UpstreamSpace", Type: space.EntityType},
-		{Name: "TargetID", Field: "Target"},
-		// ChangeSetID, FromLinkID, LastReleasedRevisionNum and UnitEventID come with their families, and
-		// HeadMutationNum with its expansion; until then include refuses them.
+		{Name: "TargetID", Field: "Target"}, {Name: "HeadMutationNum", Field: "HeadMutation", Type: MutationEntityType},
+		// ChangeSetID, FromLinkID, LastReleasedRevisionNum and UnitEventID come with their families; until
+		// then include refuses them.
 	},
 })
 
@@ -115,8 +116,8 @@ var RevisionList = listquery.Define(&listquery.Entity{
 		"LinkFindings", "NeededPaths", "ProvidedPaths", "EntityType")...),
 	Includes: []listquery.Include{
 		{Name: "UnitID", Field: "Unit"}, {Name: "SpaceID", Field: "Space"}, {Name: "OrganizationID", Field: "Organization"},
-		{Name: "UserID", Field: "User"},
-		// Attestations, ChangeOrders, ChangeSetID, Releases and Tags come with their families' expansions.
+		{Name: "UserID", Field: "User"}, {Name: "Tags", Field: "Tags", Type: tag.EntityType},
+		// Attestations, ChangeOrders, ChangeSetID and Releases come with their families.
 	},
 })
 

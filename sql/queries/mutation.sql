@@ -1,2 +1,9 @@
 -- name: MutationGet :one
 SELECT * FROM mutation WHERE organization_id = @organization_id AND unit_id = @unit_id AND mutation_id = @mutation_id;
+
+-- name: MutationListByUnitNums :many
+-- The Mutations numbered nums[i] of Units unit_ids[i] (the heads of a page of Units), in one query.
+SELECT m.* FROM mutation m
+JOIN (SELECT unnest(sqlc.arg(unit_ids)::uuid[]) AS unit_id, unnest(sqlc.arg(nums)::bigint[]) AS num) want
+  ON m.unit_id = want.unit_id AND m.mutation_num = want.num
+WHERE m.organization_id = sqlc.arg(organization_id)::uuid;
