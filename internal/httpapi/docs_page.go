@@ -57,7 +57,12 @@ func (s *Server) registerDocsPage(e *echo.Echo) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if req.Method == http.MethodGet && req.URL.Path == BasePath+"/docs" && prefersHTML(req.Header.Get(echo.HeaderAccept)) {
+			if req.Method != http.MethodGet || req.URL.Path != BasePath+"/docs" {
+				return next(c)
+			}
+			// Both answers depend on Accept, so a cache must not give one for the other.
+			c.Response().Header().Add(echo.HeaderVary, echo.HeaderAccept)
+			if prefersHTML(req.Header.Get(echo.HeaderAccept)) {
 				return s.docsPage(c)
 			}
 			return next(c)
@@ -82,7 +87,6 @@ func (s *Server) docsPage(c echo.Context) error {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set(echo.HeaderCacheControl, "no-cache")
-	h.Add(echo.HeaderVary, echo.HeaderAccept)
 	return c.HTMLBlob(http.StatusOK, page.Bytes())
 }
 

@@ -26,6 +26,9 @@ func TestDocsPage(t *testing.T) {
 	for _, path := range []string{"/api/docs", "/docs", "/docs/"} {
 		page := c.Get(path, apitest.WithHeader("Accept", browser)).Expect(http.StatusOK)
 		require.Equal(t, "text/html; charset=UTF-8", page.Header.Get("Content-Type"), path)
+		if path == "/api/docs" {
+			require.Contains(t, page.Header.Values("Vary"), "Accept")
+		}
 		policy := page.Header.Get("Content-Security-Policy")
 		require.Contains(t, policy, "default-src 'none'", path)
 		require.Contains(t, policy, "script-src 'self'", path)
@@ -47,6 +50,7 @@ func TestDocsPage(t *testing.T) {
 		"text/html;q=0.5, application/json", "text/*;q=0.5, application/*", "text/html;q=0"} {
 		resp := c.Get("/api/docs", apitest.WithHeader("Accept", accept)).Expect(http.StatusOK)
 		require.Equal(t, "application/json", resp.Header.Get("Content-Type"), "Accept: %q", accept)
+		require.Contains(t, resp.Header.Values("Vary"), "Accept", "a cache keeps the JSON and the page apart")
 		require.JSONEq(t, string(oas.Document), string(resp.Body), "Accept: %q", accept)
 	}
 
