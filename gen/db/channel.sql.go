@@ -267,25 +267,6 @@ func (q *Queries) ChannelInsert(ctx context.Context, arg ChannelInsertParams) (*
 	return &i, err
 }
 
-const channelLeaseGet = `-- name: ChannelLeaseGet :one
-SELECT channel_id, claim_token, holder_user_id, holder_address, commands, acquired_at, expires_at FROM channel_lease WHERE channel_id = $1 AND expires_at > now()
-`
-
-func (q *Queries) ChannelLeaseGet(ctx context.Context, channelID uuid.UUID) (*ChannelLease, error) {
-	row := q.db.QueryRow(ctx, channelLeaseGet, channelID)
-	var i ChannelLease
-	err := row.Scan(
-		&i.ChannelID,
-		&i.ClaimToken,
-		&i.HolderUserID,
-		&i.HolderAddress,
-		&i.Commands,
-		&i.AcquiredAt,
-		&i.ExpiresAt,
-	)
-	return &i, err
-}
-
 const channelLeaseRelease = `-- name: ChannelLeaseRelease :execrows
 DELETE FROM channel_lease WHERE channel_id = $1 AND claim_token = $2 AND expires_at > now()
 `

@@ -123,36 +123,6 @@ func (q *Queries) TagGetBySlug(ctx context.Context, arg TagGetBySlugParams) (*Ta
 	return &i, err
 }
 
-const tagGetInOrganization = `-- name: TagGetInOrganization :one
-SELECT tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text FROM tag WHERE organization_id = $1 AND tag_id = $2
-`
-
-type TagGetInOrganizationParams struct {
-	OrganizationID uuid.UUID `db:"organization_id"`
-	TagID          uuid.UUID `db:"tag_id"`
-}
-
-func (q *Queries) TagGetInOrganization(ctx context.Context, arg TagGetInOrganizationParams) (*Tag, error) {
-	row := q.db.QueryRow(ctx, tagGetInOrganization, arg.OrganizationID, arg.TagID)
-	var i Tag
-	err := row.Scan(
-		&i.TagID,
-		&i.OrganizationID,
-		&i.SpaceID,
-		&i.Slug,
-		&i.DisplayName,
-		&i.Labels,
-		&i.Annotations,
-		&i.DeleteGates,
-		&i.HiddenReason,
-		&i.Version,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.SearchText,
-	)
-	return &i, err
-}
-
 const tagGetInOrganizationForShare = `-- name: TagGetInOrganizationForShare :one
 SELECT tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text FROM tag WHERE organization_id = $1 AND tag_id = $2 FOR SHARE
 `

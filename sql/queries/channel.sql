@@ -25,9 +25,6 @@ RETURNING *;
 -- name: ChannelDelete :execrows
 DELETE FROM channel WHERE organization_id = @organization_id AND space_id = @space_id AND channel_id = @channel_id;
 
--- name: ChannelLeaseGet :one
-SELECT * FROM channel_lease WHERE channel_id = @channel_id AND expires_at > now();
-
 -- name: ChannelLeasesFor :many
 SELECT * FROM channel_lease WHERE channel_id = ANY(@channel_ids::uuid[]) AND expires_at > now();
 

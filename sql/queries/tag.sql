@@ -4,9 +4,6 @@ SELECT * FROM tag WHERE organization_id = @organization_id AND space_id = @space
 -- name: TagGetByIDForUpdate :one
 SELECT * FROM tag WHERE organization_id = @organization_id AND space_id = @space_id AND tag_id = @tag_id FOR UPDATE;
 
--- name: TagGetInOrganization :one
-SELECT * FROM tag WHERE organization_id = @organization_id AND tag_id = @tag_id;
-
 -- name: TagGetInOrganizationForShare :one
 -- Held by a write putting the Tag on Revisions until it commits: a Tag delete (FOR UPDATE) waits for it.
 SELECT * FROM tag WHERE organization_id = @organization_id AND tag_id = @tag_id FOR SHARE;
