@@ -188,7 +188,7 @@ func TestWhereErrors(t *testing.T) {
 		`Slug.*.x = 'a'`:           "not a list of entities",
 		`Slug IS NULL`:             "never null",
 		`Permissions = 'x'`:        "not an attribute",
-		`DisplayName ~ '('`:        "regular expression",
+		`DisplayName ~ '('`:        "where: invalid regular expression: parentheses () not balanced",
 		`Slug`:                     "expected an operator",
 	} {
 		e := f.c.Get("/api/space?"+where(w).Encode()).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)

@@ -207,7 +207,7 @@ func (q Query) translate(err error) error {
 			if !strings.Contains(q.Params.Where, "~") && len(q.Extra) > 0 {
 				param = "where_data"
 			}
-			return apierr.UserInput(param+": invalid regular expression: "+pgErr.Message,
+			return apierr.UserInput(param+": invalid regular expression: "+strings.TrimPrefix(pgErr.Message, "invalid regular expression: "),
 				apierr.Item{Item: param, Description: "invalid regular expression"})
 		case "22025", "22019": // invalid escape sequence / escape character in a LIKE pattern
 			return apierr.UserInput("where: invalid LIKE pattern (a backslash escapes the next character and cannot end a pattern): "+pgErr.Message,
