@@ -604,6 +604,24 @@ func (e CreateChannelParamsAllowExists) Valid() bool {
 	}
 }
 
+// Defines values for CreateFilterParamsAllowExists.
+const (
+	CreateFilterParamsAllowExistsFalse CreateFilterParamsAllowExists = "false"
+	CreateFilterParamsAllowExistsTrue  CreateFilterParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the CreateFilterParamsAllowExists enum.
+func (e CreateFilterParamsAllowExists) Valid() bool {
+	switch e {
+	case CreateFilterParamsAllowExistsFalse:
+		return true
+	case CreateFilterParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateTagParamsAllowExists.
 const (
 	CreateTagParamsAllowExistsFalse CreateTagParamsAllowExists = "false"
@@ -1094,6 +1112,18 @@ type ExtendedCommandRun struct {
 	Space        *Space         `json:"Space"`
 }
 
+// ExtendedFilter defines model for ExtendedFilter.
+type ExtendedFilter struct {
+	Error *ResponseError `json:"Error"`
+
+	// Filter A stored selection of one entity type: its Where (and, for Units, WhereData and ResourceType) select what
+	// lists of From return when they name the Filter. The definition is checked against From's lists when it is
+	// written (400 Validation naming the field and the position), never when it is used.
+	Filter       Filter        `json:"Filter"`
+	Organization *Organization `json:"Organization"`
+	Space        *Space        `json:"Space"`
+}
+
 // ExtendedGroup defines model for ExtendedGroup.
 type ExtendedGroup struct {
 	Error *ResponseError `json:"Error"`
@@ -1213,6 +1243,88 @@ type ExtendedUser struct {
 	Error *ResponseError `json:"Error"`
 	User  User           `json:"User"`
 }
+
+// Filter A stored selection of one entity type: its Where (and, for Units, WhereData and ResourceType) select what
+// lists of From return when they name the Filter. The definition is checked against From's lists when it is
+// written (400 Validation naming the field and the position), never when it is used.
+type Filter struct {
+	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
+	Annotations   Annotations         `json:"Annotations"`
+	BackingUnitID *openapi_types.UUID `json:"BackingUnitID"`
+	CreatedAt     time.Time           `json:"CreatedAt"`
+
+	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
+	DeleteGates DeleteGates `json:"DeleteGates"`
+
+	// DisplayName Example: Production web Units
+	DisplayName string             `json:"DisplayName"`
+	EntityType  string             `json:"EntityType"`
+	FilterID    openapi_types.UUID `json:"FilterID"`
+
+	// From The entity type the Filter selects (Unit, Space, Target, ...), in PascalCase.
+	//
+	// Example: Unit
+	From string `json:"From"`
+
+	// FromSpaceID The Space whose entities it selects (one of the organization's, else 400 Validation naming FromSpaceID); null for the list's own.
+	FromSpaceID *openapi_types.UUID `json:"FromSpaceID"`
+
+	// Hash Lowercase hex SHA-256 of the definition (From to IncludeHidden).
+	Hash         string `json:"Hash"`
+	HiddenReason string `json:"HiddenReason"`
+
+	// IncludeHidden HiddenReasons (or *) whose hidden entities it selects, as include_hidden.
+	IncludeHidden string `json:"IncludeHidden"`
+
+	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
+	Labels         Labels             `json:"Labels"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
+	Permissions Permissions `json:"Permissions"`
+
+	// ResourceType The resource type to match (Units only).
+	//
+	// Example: apps/v1/Deployment
+	ResourceType string `json:"ResourceType"`
+
+	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
+	Slug             Slug                `json:"Slug"`
+	SpaceID          openapi_types.UUID  `json:"SpaceID"`
+	UpdatedAt        time.Time           `json:"UpdatedAt"`
+	UpstreamFilterID *openapi_types.UUID `json:"UpstreamFilterID"`
+
+	// Version Optimistic-concurrency version; required on PUT.
+	Version int64 `json:"Version"`
+
+	// Where A where expression over From's attributes.
+	//
+	// Example: Labels.tier = 'web'
+	Where string `json:"Where"`
+
+	// WhereData A where_data expression over the configuration data (Units only).
+	WhereData string `json:"WhereData"`
+}
+
+// FilterCreateOrUpdateResponse defines model for FilterCreateOrUpdateResponse.
+type FilterCreateOrUpdateResponse struct {
+	Error  *ResponseError `json:"Error"`
+	Filter *Filter        `json:"Filter"`
+}
+
+// FilterInput defines model for FilterInput.
+type FilterInput = Filter
+
+// FilterPatch An RFC 7386 merge patch of a Filter. Read-only fields are accepted and ignored.
+type FilterPatch = json.RawMessage
 
 // FunctionInvocation defines model for FunctionInvocation.
 type FunctionInvocation struct {
@@ -2137,8 +2249,8 @@ type DistinctOn string
 // DryRun defines model for DryRun.
 type DryRun = bool
 
-// Filter defines model for Filter.
-type Filter = openapi_types.UUID
+// FilterParam defines model for FilterParam.
+type FilterParam = openapi_types.UUID
 
 // IfMatch defines model for IfMatch.
 type IfMatch = string
@@ -2197,8 +2309,8 @@ type UnitWriteInclude = string
 // UserIDPath defines model for UserIDPath.
 type UserIDPath = openapi_types.UUID
 
-// View defines model for View.
-type View = openapi_types.UUID
+// ViewParam defines model for ViewParam.
+type ViewParam = openapi_types.UUID
 
 // Where defines model for Where.
 type Where = string
@@ -2258,7 +2370,7 @@ type BulkDeleteGroupsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2274,7 +2386,7 @@ type BulkPatchGroupsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2290,7 +2402,7 @@ type BulkDeleteServiceAccountsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2306,7 +2418,7 @@ type BulkPatchServiceAccountsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2322,7 +2434,7 @@ type BulkDeleteSpacesParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2338,7 +2450,7 @@ type BulkPatchSpacesParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2354,7 +2466,7 @@ type ListAllBridgeWorkersParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2389,7 +2501,7 @@ type ListAllChannelsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2424,7 +2536,7 @@ type ListAllCommandRunsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
@@ -2449,14 +2561,30 @@ type ListAllCommandRunsParams struct {
 	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
 }
 
-// ListGroupsParams defines parameters for ListGroups.
-type ListGroupsParams struct {
+// BulkDeleteFiltersParams defines parameters for BulkDeleteFilters.
+type BulkDeleteFiltersParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListAllFiltersParams defines parameters for ListAllFilters.
+type ListAllFiltersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2475,7 +2603,61 @@ type ListGroupsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// BulkPatchFiltersParams defines parameters for BulkPatchFilters.
+type BulkPatchFiltersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListGroupsParams defines parameters for ListGroups.
+type ListGroupsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization whose columns are returned as ViewColumns.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -2536,7 +2718,7 @@ type ListOrganizationsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2552,7 +2734,7 @@ type ListOrganizationsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -2604,7 +2786,7 @@ type ListOrganizationMembersParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2616,7 +2798,7 @@ type ListOrganizationMembersParams struct {
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -2653,7 +2835,7 @@ type ListAllRevisionsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2672,7 +2854,7 @@ type ListAllRevisionsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -2701,7 +2883,7 @@ type SearchRevisionDataParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2733,7 +2915,7 @@ type SearchRevisionMutationSourcesParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2765,7 +2947,7 @@ type ListServiceAccountsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2848,7 +3030,7 @@ type ListSpacesParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -2867,7 +3049,7 @@ type ListSpacesParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -2932,7 +3114,7 @@ type ListBridgeWorkersParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3009,7 +3191,7 @@ type ListChannelsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3086,7 +3268,7 @@ type ListCommandRunsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
@@ -3129,14 +3311,14 @@ type ReleaseChannelLeaseParams struct {
 	ClaimToken openapi_types.UUID `form:"claim_token" json:"claim_token"`
 }
 
-// ListTagsParams defines parameters for ListTags.
-type ListTagsParams struct {
+// ListFiltersParams defines parameters for ListFilters.
+type ListFiltersParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3155,7 +3337,87 @@ type ListTagsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// CreateFilterParams defines parameters for CreateFilter.
+type CreateFilterParams struct {
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *CreateFilterParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// CreateFilterParamsAllowExists defines parameters for CreateFilter.
+type CreateFilterParamsAllowExists string
+
+// DeleteFilterParams defines parameters for DeleteFilter.
+type DeleteFilterParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// GetFilterParams defines parameters for GetFilter.
+type GetFilterParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// PatchFilterParams defines parameters for PatchFilter.
+type PatchFilterParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateFilterParams defines parameters for UpdateFilter.
+type UpdateFilterParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListTagsParams defines parameters for ListTags.
+type ListTagsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization whose columns are returned as ViewColumns.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3216,7 +3478,7 @@ type ListTargetsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3235,7 +3497,7 @@ type ListTargetsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3296,7 +3558,7 @@ type ListUnitsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3315,7 +3577,7 @@ type ListUnitsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3432,7 +3694,7 @@ type ListExtendedMutationsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3451,7 +3713,7 @@ type ListExtendedMutationsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3482,7 +3744,7 @@ type ListExtendedRevisionsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3501,7 +3763,7 @@ type ListExtendedRevisionsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3542,7 +3804,7 @@ type ListAllTagsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3561,7 +3823,7 @@ type ListAllTagsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3580,7 +3842,7 @@ type BulkDeleteTargetsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3596,7 +3858,7 @@ type ListAllTargetsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3615,7 +3877,7 @@ type ListAllTargetsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3634,7 +3896,7 @@ type BulkPatchTargetsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3650,7 +3912,7 @@ type BulkDeleteUnitsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3666,7 +3928,7 @@ type ListAllUnitsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3685,7 +3947,7 @@ type ListAllUnitsParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3711,7 +3973,7 @@ type BulkPatchUnitsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3727,7 +3989,7 @@ type BulkCreateUnitsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3758,7 +4020,7 @@ type BulkMoveUnitsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3774,7 +4036,7 @@ type BulkTagUnitsParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3790,7 +4052,7 @@ type SearchUnitDataParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3823,7 +4085,7 @@ type SearchUnitDiffParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3858,7 +4120,7 @@ type SearchUnitMutationSourcesParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3891,7 +4153,7 @@ type ListUsersParams struct {
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
-	Filter *Filter `form:"filter,omitempty" json:"filter,omitempty"`
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
@@ -3907,7 +4169,7 @@ type ListUsersParams struct {
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// View A View of the caller's organization whose columns are returned as ViewColumns.
-	View *View `form:"view,omitempty" json:"view,omitempty"`
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3957,6 +4219,12 @@ type CreateCommandRunJSONRequestBody = CreateCommandRunRequest
 
 // DiffConfigDataJSONRequestBody defines body for DiffConfigData for application/json ContentType.
 type DiffConfigDataJSONRequestBody = DiffRequest
+
+// BulkPatchFiltersJSONRequestBody defines body for BulkPatchFilters for application/json ContentType.
+type BulkPatchFiltersJSONRequestBody = FilterPatch
+
+// BulkPatchFiltersApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchFilters for application/merge-patch+json ContentType.
+type BulkPatchFiltersApplicationMergePatchPlusJSONRequestBody = FilterPatch
 
 // CreateGroupJSONRequestBody defines body for CreateGroup for application/json ContentType.
 type CreateGroupJSONRequestBody = GroupInput
@@ -4041,6 +4309,18 @@ type AcquireChannelLeaseJSONRequestBody = ChannelLeaseRequest
 
 // PollChannelJSONRequestBody defines body for PollChannel for application/json ContentType.
 type PollChannelJSONRequestBody = ChannelPollRequest
+
+// CreateFilterJSONRequestBody defines body for CreateFilter for application/json ContentType.
+type CreateFilterJSONRequestBody = FilterInput
+
+// PatchFilterJSONRequestBody defines body for PatchFilter for application/json ContentType.
+type PatchFilterJSONRequestBody = FilterPatch
+
+// PatchFilterApplicationMergePatchPlusJSONRequestBody defines body for PatchFilter for application/merge-patch+json ContentType.
+type PatchFilterApplicationMergePatchPlusJSONRequestBody = FilterPatch
+
+// UpdateFilterJSONRequestBody defines body for UpdateFilter for application/json ContentType.
+type UpdateFilterJSONRequestBody = FilterInput
 
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = TagInput
@@ -4253,6 +4533,15 @@ type ServerInterface interface {
 	// GetAPIDocs This OpenAPI document, as JSON or as a browsable page.
 	// (GET /docs)
 	GetAPIDocs(ctx echo.Context) error
+	// BulkDeleteFilters Delete every Filter the selection picks; 200, 207 or the shared error.
+	// (DELETE /filter)
+	BulkDeleteFilters(ctx echo.Context, params BulkDeleteFiltersParams) error
+	// ListAllFilters List the Filters of every Space of the caller's organization.
+	// (GET /filter)
+	ListAllFilters(ctx echo.Context, params ListAllFiltersParams) error
+	// BulkPatchFilters Apply one merge patch to every Filter the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /filter)
+	BulkPatchFilters(ctx echo.Context, params BulkPatchFiltersParams) error
 	// ListGroups List the Groups of the caller's organization (ordered by order_by, then GroupID). A guest sees only the
 	// Groups it is a member of.
 	// (GET /group)
@@ -4435,6 +4724,24 @@ type ServerInterface interface {
 	// come first (oldest first), then events in log order; the bookmark advances past what is handed out.
 	// (POST /space/{space_id}/channel/{channel_id}/poll)
 	PollChannel(ctx echo.Context, spaceId SpaceRef, channelId ChannelID) error
+	// ListFilters List the Filters of the Space.
+	// (GET /space/{space_id}/filter)
+	ListFilters(ctx echo.Context, spaceId SpaceID, params ListFiltersParams) error
+	// CreateFilter Create a Filter. Slug is unique in the Space (409 AlreadyExists); the definition is checked against From's lists.
+	// (POST /space/{space_id}/filter)
+	CreateFilter(ctx echo.Context, spaceId SpaceID, params CreateFilterParams) error
+	// DeleteFilter Delete the Filter. 409 while it has DeleteGates.
+	// (DELETE /space/{space_id}/filter/{filter_id})
+	DeleteFilter(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params DeleteFilterParams) error
+	// GetFilter Get a Filter.
+	// (GET /space/{space_id}/filter/{filter_id})
+	GetFilter(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params GetFilterParams) error
+	// PatchFilter Change a Filter by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/filter/{filter_id})
+	PatchFilter(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params PatchFilterParams) error
+	// UpdateFilter Replace a Filter's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/filter/{filter_id})
+	UpdateFilter(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params UpdateFilterParams) error
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx echo.Context, spaceId SpaceID, params ListTagsParams) error
@@ -5066,6 +5373,165 @@ func (w *ServerInterfaceWrapper) GetAPIDocs(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetAPIDocs(ctx)
+	return err
+}
+
+// BulkDeleteFilters converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkDeleteFilters(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkDeleteFiltersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkDeleteFilters(ctx, params)
+	return err
+}
+
+// ListAllFilters converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllFilters(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllFiltersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllFilters(ctx, params)
+	return err
+}
+
+// BulkPatchFilters converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkPatchFilters(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkPatchFiltersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkPatchFilters(ctx, params)
 	return err
 }
 
@@ -7165,6 +7631,265 @@ func (w *ServerInterfaceWrapper) PollChannel(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.PollChannel(ctx, spaceId, channelId)
+	return err
+}
+
+// ListFilters converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFilters(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListFiltersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFilters(ctx, spaceId, params)
+	return err
+}
+
+// CreateFilter converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFilter(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateFilterParams
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFilter(ctx, spaceId, params)
+	return err
+}
+
+// DeleteFilter converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteFilter(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "filter_id" -------------
+	var filterId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "filter_id", ctx.Param("filter_id"), &filterId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteFilterParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteFilter(ctx, spaceId, filterId, params)
+	return err
+}
+
+// GetFilter converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFilter(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "filter_id" -------------
+	var filterId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "filter_id", ctx.Param("filter_id"), &filterId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetFilterParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFilter(ctx, spaceId, filterId, params)
+	return err
+}
+
+// PatchFilter converts echo context to params.
+func (w *ServerInterfaceWrapper) PatchFilter(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "filter_id" -------------
+	var filterId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "filter_id", ctx.Param("filter_id"), &filterId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchFilterParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PatchFilter(ctx, spaceId, filterId, params)
+	return err
+}
+
+// UpdateFilter converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateFilter(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "filter_id" -------------
+	var filterId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "filter_id", ctx.Param("filter_id"), &filterId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateFilterParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateFilter(ctx, spaceId, filterId, params)
 	return err
 }
 
@@ -9562,6 +10287,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/command_run", wrapper.CreateCommandRun, options.OperationMiddlewares["CreateCommandRun"]...)
 	router.POST(options.BaseURL+"/diff", wrapper.DiffConfigData, options.OperationMiddlewares["DiffConfigData"]...)
 	router.GET(options.BaseURL+"/docs", wrapper.GetAPIDocs, options.OperationMiddlewares["GetAPIDocs"]...)
+	router.DELETE(options.BaseURL+"/filter", wrapper.BulkDeleteFilters, options.OperationMiddlewares["BulkDeleteFilters"]...)
+	router.GET(options.BaseURL+"/filter", wrapper.ListAllFilters, options.OperationMiddlewares["ListAllFilters"]...)
+	router.PATCH(options.BaseURL+"/filter", wrapper.BulkPatchFilters, options.OperationMiddlewares["BulkPatchFilters"]...)
 	router.GET(options.BaseURL+"/group", wrapper.ListGroups, options.OperationMiddlewares["ListGroups"]...)
 	router.POST(options.BaseURL+"/group", wrapper.CreateGroup, options.OperationMiddlewares["CreateGroup"]...)
 	router.DELETE(options.BaseURL+"/group/:group_id", wrapper.DeleteGroup, options.OperationMiddlewares["DeleteGroup"]...)
@@ -9617,6 +10345,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/space/:space_id/channel/:channel_id/lease", wrapper.ReleaseChannelLease, options.OperationMiddlewares["ReleaseChannelLease"]...)
 	router.POST(options.BaseURL+"/space/:space_id/channel/:channel_id/lease", wrapper.AcquireChannelLease, options.OperationMiddlewares["AcquireChannelLease"]...)
 	router.POST(options.BaseURL+"/space/:space_id/channel/:channel_id/poll", wrapper.PollChannel, options.OperationMiddlewares["PollChannel"]...)
+	router.GET(options.BaseURL+"/space/:space_id/filter", wrapper.ListFilters, options.OperationMiddlewares["ListFilters"]...)
+	router.POST(options.BaseURL+"/space/:space_id/filter", wrapper.CreateFilter, options.OperationMiddlewares["CreateFilter"]...)
+	router.DELETE(options.BaseURL+"/space/:space_id/filter/:filter_id", wrapper.DeleteFilter, options.OperationMiddlewares["DeleteFilter"]...)
+	router.GET(options.BaseURL+"/space/:space_id/filter/:filter_id", wrapper.GetFilter, options.OperationMiddlewares["GetFilter"]...)
+	router.PATCH(options.BaseURL+"/space/:space_id/filter/:filter_id", wrapper.PatchFilter, options.OperationMiddlewares["PatchFilter"]...)
+	router.PUT(options.BaseURL+"/space/:space_id/filter/:filter_id", wrapper.UpdateFilter, options.OperationMiddlewares["UpdateFilter"]...)
 	router.GET(options.BaseURL+"/space/:space_id/tag", wrapper.ListTags, options.OperationMiddlewares["ListTags"]...)
 	router.POST(options.BaseURL+"/space/:space_id/tag", wrapper.CreateTag, options.OperationMiddlewares["CreateTag"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/tag/:tag_id", wrapper.DeleteTag, options.OperationMiddlewares["DeleteTag"]...)
@@ -12921,6 +13655,807 @@ type GetAPIDocsdefaultJSONResponse struct {
 }
 
 func (response GetAPIDocsdefaultJSONResponse) VisitGetAPIDocsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFiltersRequestObject struct {
+	Params BulkDeleteFiltersParams
+}
+
+type BulkDeleteFiltersResponseObject interface {
+	VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error
+}
+
+type BulkDeleteFilters200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteFilters200JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteFilters200ResponseHeaders
+}
+
+func (response BulkDeleteFilters200JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteFilters207JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteFilters207ResponseHeaders
+}
+
+func (response BulkDeleteFilters207JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkDeleteFilters400JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkDeleteFilters401JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkDeleteFilters403JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkDeleteFilters404JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkDeleteFilters409JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkDeleteFilters422JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkDeleteFilters429JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkDeleteFilters500JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkDeleteFilters503JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFilters504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkDeleteFilters504JSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteFiltersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkDeleteFiltersdefaultJSONResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFiltersRequestObject struct {
+	Params ListAllFiltersParams
+}
+
+type ListAllFiltersResponseObject interface {
+	VisitListAllFiltersResponse(w http.ResponseWriter) error
+}
+
+type ListAllFilters200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllFilters200JSONResponse struct {
+	Body    []ExtendedFilter
+	Headers ListAllFilters200ResponseHeaders
+}
+
+func (response ListAllFilters200JSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFilters400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllFilters400JSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFilters401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllFilters401JSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFilters403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllFilters403JSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFilters404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllFilters404JSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFilters429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllFilters429JSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFilters500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllFilters500JSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFilters503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllFilters503JSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFilters504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllFilters504JSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllFiltersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllFiltersdefaultJSONResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFiltersRequestObject struct {
+	Params                            BulkPatchFiltersParams
+	JSONBody                          *BulkPatchFiltersJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkPatchFiltersApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkPatchFiltersResponseObject interface {
+	VisitBulkPatchFiltersResponse(w http.ResponseWriter) error
+}
+
+type BulkPatchFilters200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchFilters200JSONResponse struct {
+	Body    []FilterCreateOrUpdateResponse
+	Headers BulkPatchFilters200ResponseHeaders
+}
+
+func (response BulkPatchFilters200JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchFilters207JSONResponse struct {
+	Body    []FilterCreateOrUpdateResponse
+	Headers BulkPatchFilters207ResponseHeaders
+}
+
+func (response BulkPatchFilters207JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkPatchFilters400JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkPatchFilters401JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkPatchFilters403JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkPatchFilters404JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkPatchFilters409JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkPatchFilters413JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkPatchFilters415JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkPatchFilters429JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkPatchFilters500JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkPatchFilters503JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFilters504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkPatchFilters504JSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchFiltersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkPatchFiltersdefaultJSONResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -26450,6 +27985,1523 @@ func (response PollChanneldefaultJSONResponse) VisitPollChannelResponse(w http.R
 	return err
 }
 
+type ListFiltersRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  ListFiltersParams
+}
+
+type ListFiltersResponseObject interface {
+	VisitListFiltersResponse(w http.ResponseWriter) error
+}
+
+type ListFilters200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListFilters200JSONResponse struct {
+	Body    []ExtendedFilter
+	Headers ListFilters200ResponseHeaders
+}
+
+func (response ListFilters200JSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFilters400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListFilters400JSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFilters401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListFilters401JSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFilters403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListFilters403JSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFilters404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListFilters404JSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFilters429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListFilters429JSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFilters500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListFilters500JSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFilters503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListFilters503JSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFilters504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListFilters504JSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFiltersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListFiltersdefaultJSONResponse) VisitListFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilterRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  CreateFilterParams
+	Body    *CreateFilterJSONRequestBody
+}
+
+type CreateFilterResponseObject interface {
+	VisitCreateFilterResponse(w http.ResponseWriter) error
+}
+
+type CreateFilter200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type CreateFilter200JSONResponse struct {
+	Body    Filter
+	Headers CreateFilter200ResponseHeaders
+}
+
+func (response CreateFilter200JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateFilter400JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateFilter401JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateFilter403JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateFilter404JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateFilter409JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateFilter413JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFilter415JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateFilter429JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response CreateFilter500JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateFilter503JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilter504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response CreateFilter504JSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFilterdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response CreateFilterdefaultJSONResponse) VisitCreateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilterRequestObject struct {
+	SpaceId  SpaceID            `json:"space_id"`
+	FilterId openapi_types.UUID `json:"filter_id"`
+	Params   DeleteFilterParams
+}
+
+type DeleteFilterResponseObject interface {
+	VisitDeleteFilterResponse(w http.ResponseWriter) error
+}
+
+type DeleteFilter200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteFilter200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteFilter200ResponseHeaders
+}
+
+func (response DeleteFilter200JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteFilter400JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteFilter401JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteFilter403JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteFilter404JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteFilter409JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response DeleteFilter422JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteFilter429JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteFilter500JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteFilter503JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilter504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteFilter504JSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFilterdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteFilterdefaultJSONResponse) VisitDeleteFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterRequestObject struct {
+	SpaceId  SpaceID            `json:"space_id"`
+	FilterId openapi_types.UUID `json:"filter_id"`
+	Params   GetFilterParams
+}
+
+type GetFilterResponseObject interface {
+	VisitGetFilterResponse(w http.ResponseWriter) error
+}
+
+type GetFilter200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetFilter200JSONResponse struct {
+	Body    ExtendedFilter
+	Headers GetFilter200ResponseHeaders
+}
+
+func (response GetFilter200JSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilter400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetFilter400JSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilter401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFilter401JSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilter403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetFilter403JSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilter404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFilter404JSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilter429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFilter429JSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilter500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetFilter500JSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilter503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetFilter503JSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilter504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetFilter504JSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetFilterdefaultJSONResponse) VisitGetFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilterRequestObject struct {
+	SpaceId                           SpaceID            `json:"space_id"`
+	FilterId                          openapi_types.UUID `json:"filter_id"`
+	Params                            PatchFilterParams
+	JSONBody                          *PatchFilterJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *PatchFilterApplicationMergePatchPlusJSONRequestBody
+}
+
+type PatchFilterResponseObject interface {
+	VisitPatchFilterResponse(w http.ResponseWriter) error
+}
+
+type PatchFilter200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PatchFilter200JSONResponse struct {
+	Body    Filter
+	Headers PatchFilter200ResponseHeaders
+}
+
+func (response PatchFilter200JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PatchFilter400JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PatchFilter401JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchFilter403JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PatchFilter404JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PatchFilter409JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PatchFilter413JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PatchFilter415JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PatchFilter429JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PatchFilter500JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PatchFilter503JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilter504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PatchFilter504JSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchFilterdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PatchFilterdefaultJSONResponse) VisitPatchFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterRequestObject struct {
+	SpaceId  SpaceID            `json:"space_id"`
+	FilterId openapi_types.UUID `json:"filter_id"`
+	Params   UpdateFilterParams
+	Body     *UpdateFilterJSONRequestBody
+}
+
+type UpdateFilterResponseObject interface {
+	VisitUpdateFilterResponse(w http.ResponseWriter) error
+}
+
+type UpdateFilter200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateFilter200JSONResponse struct {
+	Body    Filter
+	Headers UpdateFilter200ResponseHeaders
+}
+
+func (response UpdateFilter200JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateFilter400JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateFilter401JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateFilter403JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateFilter404JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateFilter409JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateFilter413JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateFilter415JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateFilter429JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateFilter500JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateFilter503JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilter504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateFilter504JSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateFilterdefaultJSONResponse) VisitUpdateFilterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	Params  ListTagsParams
@@ -38130,6 +41182,15 @@ type StrictServerInterface interface {
 	// GetAPIDocs This OpenAPI document, as JSON or as a browsable page.
 	// (GET /docs)
 	GetAPIDocs(ctx context.Context, request GetAPIDocsRequestObject) (GetAPIDocsResponseObject, error)
+	// BulkDeleteFilters Delete every Filter the selection picks; 200, 207 or the shared error.
+	// (DELETE /filter)
+	BulkDeleteFilters(ctx context.Context, request BulkDeleteFiltersRequestObject) (BulkDeleteFiltersResponseObject, error)
+	// ListAllFilters List the Filters of every Space of the caller's organization.
+	// (GET /filter)
+	ListAllFilters(ctx context.Context, request ListAllFiltersRequestObject) (ListAllFiltersResponseObject, error)
+	// BulkPatchFilters Apply one merge patch to every Filter the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /filter)
+	BulkPatchFilters(ctx context.Context, request BulkPatchFiltersRequestObject) (BulkPatchFiltersResponseObject, error)
 	// ListGroups List the Groups of the caller's organization (ordered by order_by, then GroupID). A guest sees only the
 	// Groups it is a member of.
 	// (GET /group)
@@ -38312,6 +41373,24 @@ type StrictServerInterface interface {
 	// come first (oldest first), then events in log order; the bookmark advances past what is handed out.
 	// (POST /space/{space_id}/channel/{channel_id}/poll)
 	PollChannel(ctx context.Context, request PollChannelRequestObject) (PollChannelResponseObject, error)
+	// ListFilters List the Filters of the Space.
+	// (GET /space/{space_id}/filter)
+	ListFilters(ctx context.Context, request ListFiltersRequestObject) (ListFiltersResponseObject, error)
+	// CreateFilter Create a Filter. Slug is unique in the Space (409 AlreadyExists); the definition is checked against From's lists.
+	// (POST /space/{space_id}/filter)
+	CreateFilter(ctx context.Context, request CreateFilterRequestObject) (CreateFilterResponseObject, error)
+	// DeleteFilter Delete the Filter. 409 while it has DeleteGates.
+	// (DELETE /space/{space_id}/filter/{filter_id})
+	DeleteFilter(ctx context.Context, request DeleteFilterRequestObject) (DeleteFilterResponseObject, error)
+	// GetFilter Get a Filter.
+	// (GET /space/{space_id}/filter/{filter_id})
+	GetFilter(ctx context.Context, request GetFilterRequestObject) (GetFilterResponseObject, error)
+	// PatchFilter Change a Filter by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/filter/{filter_id})
+	PatchFilter(ctx context.Context, request PatchFilterRequestObject) (PatchFilterResponseObject, error)
+	// UpdateFilter Replace a Filter's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/filter/{filter_id})
+	UpdateFilter(ctx context.Context, request UpdateFilterRequestObject) (UpdateFilterResponseObject, error)
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -38961,6 +42040,131 @@ func (sh *strictHandler) GetAPIDocs(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetAPIDocsResponseObject); ok {
 		return validResponse.VisitGetAPIDocsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkDeleteFilters operation middleware
+func (sh *strictHandler) BulkDeleteFilters(ctx echo.Context, params BulkDeleteFiltersParams) error {
+	var request BulkDeleteFiltersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkDeleteFilters(ctx.Request().Context(), request.(BulkDeleteFiltersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkDeleteFilters")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkDeleteFiltersResponseObject); ok {
+		return validResponse.VisitBulkDeleteFiltersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllFilters operation middleware
+func (sh *strictHandler) ListAllFilters(ctx echo.Context, params ListAllFiltersParams) error {
+	var request ListAllFiltersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllFilters(ctx.Request().Context(), request.(ListAllFiltersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllFilters")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllFiltersResponseObject); ok {
+		return validResponse.VisitListAllFiltersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkPatchFilters operation middleware
+func (sh *strictHandler) BulkPatchFilters(ctx echo.Context, params BulkPatchFiltersParams) error {
+	var request BulkPatchFiltersRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkPatchFiltersJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkPatchFiltersApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkPatchFilters(ctx.Request().Context(), request.(BulkPatchFiltersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkPatchFilters")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkPatchFiltersResponseObject); ok {
+		return validResponse.VisitBulkPatchFiltersResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -41056,6 +44260,262 @@ func (sh *strictHandler) PollChannel(ctx echo.Context, spaceId SpaceRef, channel
 		return err
 	} else if validResponse, ok := response.(PollChannelResponseObject); ok {
 		return validResponse.VisitPollChannelResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListFilters operation middleware
+func (sh *strictHandler) ListFilters(ctx echo.Context, spaceId SpaceID, params ListFiltersParams) error {
+	var request ListFiltersRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListFilters(ctx.Request().Context(), request.(ListFiltersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListFilters")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListFiltersResponseObject); ok {
+		return validResponse.VisitListFiltersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateFilter operation middleware
+func (sh *strictHandler) CreateFilter(ctx echo.Context, spaceId SpaceID, params CreateFilterParams) error {
+	var request CreateFilterRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	var body CreateFilterJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateFilter(ctx.Request().Context(), request.(CreateFilterRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateFilter")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateFilterResponseObject); ok {
+		return validResponse.VisitCreateFilterResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteFilter operation middleware
+func (sh *strictHandler) DeleteFilter(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params DeleteFilterParams) error {
+	var request DeleteFilterRequestObject
+
+	request.SpaceId = spaceId
+	request.FilterId = filterId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteFilter(ctx.Request().Context(), request.(DeleteFilterRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteFilter")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteFilterResponseObject); ok {
+		return validResponse.VisitDeleteFilterResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetFilter operation middleware
+func (sh *strictHandler) GetFilter(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params GetFilterParams) error {
+	var request GetFilterRequestObject
+
+	request.SpaceId = spaceId
+	request.FilterId = filterId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFilter(ctx.Request().Context(), request.(GetFilterRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFilter")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFilterResponseObject); ok {
+		return validResponse.VisitGetFilterResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PatchFilter operation middleware
+func (sh *strictHandler) PatchFilter(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params PatchFilterParams) error {
+	var request PatchFilterRequestObject
+
+	request.SpaceId = spaceId
+	request.FilterId = filterId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PatchFilterJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body PatchFilterApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PatchFilter(ctx.Request().Context(), request.(PatchFilterRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PatchFilter")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PatchFilterResponseObject); ok {
+		return validResponse.VisitPatchFilterResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateFilter operation middleware
+func (sh *strictHandler) UpdateFilter(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params UpdateFilterParams) error {
+	var request UpdateFilterRequestObject
+
+	request.SpaceId = spaceId
+	request.FilterId = filterId
+	request.Params = params
+
+	var body UpdateFilterJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateFilter(ctx.Request().Context(), request.(UpdateFilterRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateFilter")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateFilterResponseObject); ok {
+		return validResponse.VisitUpdateFilterResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -114,6 +114,32 @@ type EventSequencer struct {
 	LastCursor int64 `db:"last_cursor"`
 }
 
+type Filter struct {
+	FilterID         uuid.UUID       `db:"filter_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	FromType         string          `db:"from_type"`
+	WhereExpr        string          `db:"where_expr"`
+	WhereData        string          `db:"where_data"`
+	ResourceType     string          `db:"resource_type"`
+	FromSpaceID      *uuid.UUID      `db:"from_space_id"`
+	IncludeHidden    string          `db:"include_hidden"`
+	UpstreamFilterID *uuid.UUID      `db:"upstream_filter_id"`
+	BackingUnitID    *uuid.UUID      `db:"backing_unit_id"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	Hash             string          `db:"hash"`
+	SearchText       *string         `db:"search_text"`
+}
+
 type InstanceSecret struct {
 	Name      string    `db:"name"`
 	Secret    []byte    `db:"secret"`

@@ -14,6 +14,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/eventfilter"
+	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/listquery"
@@ -57,6 +58,7 @@ type App struct {
 	Units   *unit.Service
 	Targets *target.Service
 	Tags    *tag.Service
+	Filters *filter.Service
 	Groups  *group.Service
 	// ServiceAccounts and SignIn: non-person identities and key-based sign-in.
 	ServiceAccounts *serviceaccount.Service
@@ -96,7 +98,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	// Changes of these families never alter memberships, roles, Groups or grants on Spaces (Units, Tags,
 	// Targets and Channels carry their own Permissions, read with them on every request), so they leave
 	// what replicas remember of members in place. A family missing here only costs re-reads.
-	st.Events.QuietFamilies = []string{"unit", "tag", "target", "channel", "command_run"}
+	st.Events.QuietFamilies = []string{"unit", "tag", "target", "channel", "command_run", "filter"}
 	// What every family is served with; Permissions grant to the org family's members and to Groups.
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	return &App{
@@ -108,6 +110,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Units:           unit.NewService(kit),
 		Targets:         target.NewService(kit),
 		Tags:            tag.NewService(kit),
+		Filters:         filter.NewService(kit),
 		Groups:          group.NewService(kit),
 		ServiceAccounts: serviceaccount.NewService(kit),
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
@@ -128,7 +131,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	deps := extra
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
 	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn, deps.Channels = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn, a.Channels
-	deps.BridgeWorkers, deps.Groups, deps.Notifier = a.BridgeWorkers, a.Groups, a.Notifier
+	deps.BridgeWorkers, deps.Groups, deps.Notifier, deps.Filters = a.BridgeWorkers, a.Groups, a.Notifier, a.Filters
 	return httpapi.New(cfg.HTTP, deps)
 }
 

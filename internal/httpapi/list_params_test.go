@@ -111,6 +111,12 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post("/api/service_account", map[string]any{"Slug": "deployer"}).Expect(http.StatusOK).JSON(&sa)
 	c.Post("/api/service_account", map[string]any{"Slug": "reader", "OrgRole": "viewer"}).Expect(http.StatusOK)
 
+	// Filters: one of Units (with where_data), one of Spaces reading another Space.
+	var webFilter api.Filter
+	c.Post(sp+"/filter", map[string]any{"Slug": "web-units", "From": "Unit", "Where": "Slug = 'web'", "WhereData": "spec.replicas > 0",
+		"ResourceType": "apps/v1/Deployment"}).Expect(http.StatusOK).JSON(&webFilter)
+	c.Post(sp+"/filter", map[string]any{"Slug": "staging-spaces", "From": "Space", "FromSpaceID": staging.SpaceID, "IncludeHidden": "*"}).Expect(http.StatusOK)
+
 	// Groups, one with both members.
 	var team api.Group
 	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
@@ -124,7 +130,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"revision_id": revs[1].Revision.RevisionID.String(), "mutation_id": muts[1].Mutation.MutationID.String(),
 			"target_id": cluster.TargetID.String(), "tag_id": release.TagID.String(),
 			"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(),
-			"group_id":         team.GroupID.String(),
+			"group_id": team.GroupID.String(), "filter_id": webFilter.FilterID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 		},
 		writes: map[string]selectionWrite{

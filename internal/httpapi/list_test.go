@@ -462,9 +462,10 @@ func TestPagination(t *testing.T) {
 func TestFilterAndView(t *testing.T) {
 	t.Parallel()
 	f := newListFixture(t)
-	// No Filter or View exists yet: naming one is a reference to a missing entity.
+	// Lists do not apply stored Filters yet, and no View exists: naming one is refused, never ignored.
 	e := f.c.Get("/api/space?filter="+uuid.NewString()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	require.Equal(t, "filter", e.Error.ErrorMetadata.Items[0].Item)
+	require.Contains(t, e.Error.Message, "do not apply stored Filters yet")
 	e = f.c.Get("/api/space?view="+uuid.NewString()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	require.Equal(t, "view", e.Error.ErrorMetadata.Items[0].Item)
 	f.c.Get("/api/space?filter=not-a-uuid").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)

@@ -59,6 +59,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	var tag api.Tag
 	admin.Post(base+"/tag", map[string]any{"Slug": "v1"}).Expect(http.StatusOK).JSON(&tag)
 	f.tag = tag.TagID.String()
+	var filt api.Filter
+	admin.Post(base+"/filter", map[string]any{"Slug": "web", "From": "Unit", "Where": "Slug = 'app'"}).Expect(http.StatusOK).JSON(&filt)
 	var ch api.Channel
 	admin.Post(base+"/channel", map[string]any{"Slug": "bot", "Commands": map[string]any{"deploy": map[string]any{"Description": "Deploy"}}}).
 		Expect(http.StatusOK).JSON(&ch)
@@ -81,7 +83,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"mutation_id": muts[0].Mutation.MutationID.String(), "target_id": target.TargetID.String(), "tag_id": f.tag,
 		"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(), "bridge_worker_id": w.BridgeWorkerID.String(),
 		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
-		"group_id": group.GroupID.String(),
+		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(),
 	}
 	return f
 }
@@ -145,6 +147,8 @@ var roleRequests = map[string]roleRequest{
 	"BulkDeleteSpaces":          {query: sel("Slug = 'empty'")},
 	"BulkPatchTargets":          {query: sel("Slug = 't'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
 	"BulkDeleteTargets":         {query: sel("Slug = 't'")},
+	"BulkPatchFilters":          {query: sel("Slug = 'web'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteFilters":         {query: sel("Slug = 'web'")},
 	"BulkPatchUnits":            {query: sel("Slug = 'app'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
 	"BulkDeleteUnits":           {query: sel("Slug = 'app'")},
 	"BulkCreateUnits": {query: url.Values{"where": {"Slug = 'app'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
@@ -192,6 +196,9 @@ var roleRequests = map[string]roleRequest{
 	"CreateChannel":      {body: jsonBody(map[string]any{"Slug": "new-c"})},
 	"UpdateChannel":      {body: readBack("Channel")},
 	"PatchChannel":       {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateFilter":       {body: jsonBody(map[string]any{"Slug": "new-filter", "From": "Space"})},
+	"UpdateFilter":       {body: readBack("Filter")},
+	"PatchFilter":        {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	"CreateTag":          {body: jsonBody(map[string]any{"Slug": "new-tag"})},
 	"UpdateTag":          {body: readBack("Tag")},
 	"PatchTag":           {body: jsonBody(map[string]any{"DisplayName": "x"})},

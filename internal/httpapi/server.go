@@ -20,6 +20,7 @@ import (
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/serviceaccount"
@@ -60,6 +61,7 @@ type Deps struct {
 	Units   *unit.Service
 	Targets *target.Service
 	Tags    *tag.Service
+	Filters *filter.Service
 	Groups  *group.Service
 	// ServiceAccounts and SignIn serve the accounts, their keys and the token endpoint.
 	ServiceAccounts *serviceaccount.Service

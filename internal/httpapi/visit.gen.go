@@ -18,6 +18,8 @@ func (r itemResponse) VisitGetExtendedRevisionResponse(w http.ResponseWriter) er
 	return r.write(w)
 }
 
+func (r itemResponse) VisitGetFilterResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetGroupResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -42,6 +44,8 @@ func (r pageResponse) VisitListAllChannelsResponse(w http.ResponseWriter) error 
 
 func (r pageResponse) VisitListAllCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r pageResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r pageResponse) VisitListAllRevisionsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllTagsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -63,6 +67,8 @@ func (r pageResponse) VisitListExtendedMutationsResponse(w http.ResponseWriter) 
 func (r pageResponse) VisitListExtendedRevisionsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
+
+func (r pageResponse) VisitListFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
 

@@ -237,8 +237,10 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 			apierr.Item{Item: "contains", Description: "not supported by this list"})
 	}
 	if prm.Filter != nil {
-		return nil, nil, apierr.Validation(fmt.Sprintf("Filter %s does not exist in your organization", prm.Filter),
-			apierr.Item{Item: "filter", Description: "no such Filter"})
+		// Filters are stored and checked (the Filter family) but lists do not apply them yet: refused, never
+		// ignored.
+		return nil, nil, apierr.Validation(fmt.Sprintf("filter: lists do not apply stored Filters yet (%s); send its Where as where", prm.Filter),
+			apierr.Item{Item: "filter", Description: "not applied yet"})
 	}
 	if prm.View != nil {
 		return nil, nil, apierr.Validation(fmt.Sprintf("View %s does not exist in your organization", prm.View),

@@ -1,0 +1,27 @@
+package httpapi
+
+import (
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/filter"
+)
+
+func filterToAPI(f filter.Filter) api.Filter {
+	return api.Filter{
+		FilterID: f.ID, SpaceID: f.SpaceID, OrganizationID: f.OrganizationID, Slug: f.Slug, DisplayName: f.DisplayName,
+		Labels: f.Labels, Annotations: f.Annotations, DeleteGates: f.DeleteGates, Permissions: permissionsToAPI(f.Permissions),
+		From: f.From, Where: f.Where, WhereData: f.WhereData, ResourceType: f.ResourceType, FromSpaceID: f.FromSpaceID,
+		IncludeHidden: f.IncludeHidden, Hash: f.Hash, UpstreamFilterID: f.UpstreamFilterID, BackingUnitID: f.BackingUnitID,
+		HiddenReason: f.HiddenReason, EntityType: filter.EntityType, CreatedAt: f.CreatedAt.UTC(), UpdatedAt: f.UpdatedAt.UTC(),
+		Version: f.Version,
+	}
+}
+
+func filterFields(b *api.Filter) filter.Fields {
+	return filter.Fields{
+		Slug: b.Slug, DisplayName: b.DisplayName, From: b.From, Where: b.Where, WhereData: b.WhereData,
+		ResourceType: b.ResourceType, FromSpaceID: b.FromSpaceID, IncludeHidden: b.IncludeHidden,
+		Permissions: permissionsFromAPI(b.Permissions),
+		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+	}
+}

@@ -1,0 +1,113 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"regexp"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/auth"
+)
+
+// TestFilterLifecycle: Filters are written, read, listed, patched and deleted with the kit's rules; their
+// Hash follows the definition only.
+func TestFilterLifecycle(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	dev := createSpace(t, c, map[string]any{"Slug": "dev"})
+	filters := "/api/space/" + dev.SpaceID.String() + "/filter"
+
+	var f api.Filter
+	c.Post(filters, map[string]any{"Slug": "web", "From": "Unit", "Where": "Labels.tier = 'web'", "WhereData": "spec.replicas > 1",
+		"ResourceType": "apps/v1/Deployment"}).Expect(http.StatusOK).JSON(&f)
+	require.Equal(t, "Unit", f.From)
+	require.Equal(t, "Filter", f.EntityType)
+	require.Equal(t, int64(1), f.Version)
+	require.Regexp(t, regexp.MustCompile(`^[0-9a-f]{64}$`), f.Hash)
+	c.Post(filters, map[string]any{"Slug": "web", "From": "Space"}).ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
+	c.Post(filters+"?dry_run=true", map[string]any{"Slug": "ghost", "From": "Space"}).Expect(http.StatusOK)
+
+	path := filters + "/" + f.FilterID.String()
+	var ext api.ExtendedFilter
+	c.Get(path + "?include=SpaceID").Expect(http.StatusOK).JSON(&ext)
+	require.Equal(t, f.Hash, ext.Filter.Hash)
+	require.Equal(t, "dev", ext.Space.Slug)
+
+	// The Hash changes with the definition, not with the rest.
+	var patched api.Filter
+	c.Patch(path, map[string]any{"DisplayName": "Web Units"}).Expect(http.StatusOK).JSON(&patched)
+	require.Equal(t, f.Hash, patched.Hash)
+	c.Patch(path, map[string]any{"Where": "Labels.tier = 'api'"}).Expect(http.StatusOK).JSON(&patched)
+	require.NotEqual(t, f.Hash, patched.Hash)
+	ext.Filter.Where = "Slug = 'x'"
+	c.Put(path, ext.Filter).ExpectError(http.StatusConflict, api.ErrorTypeConflict) // a stale Version
+
+	var list []api.ExtendedFilter
+	c.Post(filters, map[string]any{"Slug": "spaces", "From": "Space", "Where": "Labels.env = 'prod'"}).Expect(http.StatusOK)
+	c.Get("/api/filter?" + where("From = 'Unit'").Encode()).Expect(http.StatusOK).JSON(&list)
+	require.Len(t, list, 1)
+	require.Equal(t, "web", list[0].Filter.Slug)
+	c.Get(filters + "?order_by=DESC:Slug").Expect(http.StatusOK).JSON(&list)
+	require.Equal(t, []string{"web", "spaces"}, []string{list[0].Filter.Slug, list[1].Filter.Slug})
+
+	// Another organization sees none of it.
+	other := env.Client(env.Token("other", "olga", auth.RoleAdmin))
+	other.Get(path).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	other.Get("/api/filter").Expect(http.StatusOK).JSON(&list)
+	require.Empty(t, list)
+
+	c.Delete(path).Expect(http.StatusOK)
+	c.Get(path).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+}
+
+// TestFilterDefinitionIsCheckedWhenWritten: a definition that a list of From would refuse is refused when
+// the Filter is written, naming the field (and the position in an expression).
+func TestFilterDefinitionIsCheckedWhenWritten(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	dev := createSpace(t, c, map[string]any{"Slug": "dev"})
+	filters := "/api/space/" + dev.SpaceID.String() + "/filter"
+	foreign := createSpace(t, env.Client(env.Token("other", "olga", auth.RoleAdmin)), map[string]any{"Slug": "theirs"})
+
+	for name, tc := range map[string]struct {
+		body     map[string]any
+		field    string
+		fragment string
+	}{
+		"unknown From":          {map[string]any{"From": "Units"}, "From", "not an entity type"},
+		"unknown attribute":     {map[string]any{"From": "Unit", "Where": "Nope = 'a'"}, "Where", "position 1"},
+		"broken where":          {map[string]any{"From": "Space", "Where": "Slug = 'a"}, "Where", "not closed"},
+		"wrong type":            {map[string]any{"From": "Space", "Where": "CreatedAt > 'yesterday'"}, "Where", "a quoted time"},
+		"data of a Space":       {map[string]any{"From": "Space", "WhereData": "a = 1"}, "WhereData", "Space lists take no where_data"},
+		"broken where_data":     {map[string]any{"From": "Unit", "WhereData": "a = "}, "WhereData", "position"},
+		"bad include_hidden":    {map[string]any{"From": "Unit", "IncludeHidden": "*,old"}, "IncludeHidden", "stands alone"},
+		"unknown FromSpaceID":   {map[string]any{"From": "Unit", "FromSpaceID": uuid.New()}, "FromSpaceID", "no such Space"},
+		"another org's SpaceID": {map[string]any{"From": "Unit", "FromSpaceID": foreign.SpaceID}, "FromSpaceID", "no such Space"},
+	} {
+		body := map[string]any{"Slug": "f"}
+		for k, v := range tc.body {
+			body[k] = v
+		}
+		e := c.Post(filters, body).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+		require.Contains(t, e.Error.Message+" "+e.Error.ErrorMetadata.Items[0].Description, tc.fragment, name)
+		require.Equal(t, tc.field, e.Error.ErrorMetadata.Items[0].Item, name)
+	}
+	var list []api.ExtendedFilter
+	c.Get(filters).Expect(http.StatusOK).JSON(&list)
+	require.Empty(t, list, "nothing refused was written")
+
+	// A valid one with a Space of the organization; a patch to a broken definition is refused and changes nothing.
+	var f api.Filter
+	c.Post(filters, map[string]any{"Slug": "f", "From": "Space", "FromSpaceID": dev.SpaceID}).Expect(http.StatusOK).JSON(&f)
+	c.Patch(filters+"/"+f.FilterID.String(), map[string]any{"Where": "Bogus = 1"}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	var got api.ExtendedFilter
+	c.Get(filters + "/" + f.FilterID.String()).Expect(http.StatusOK).JSON(&got)
+	require.Equal(t, f.Version, got.Filter.Version)
+	require.Empty(t, got.Filter.Where)
+}
