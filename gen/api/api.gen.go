@@ -2369,7 +2369,7 @@ type BulkDeleteGroupsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2385,7 +2385,7 @@ type BulkPatchGroupsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2401,7 +2401,7 @@ type BulkDeleteServiceAccountsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2417,7 +2417,7 @@ type BulkPatchServiceAccountsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2433,7 +2433,7 @@ type BulkDeleteSpacesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2449,7 +2449,7 @@ type BulkPatchSpacesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2465,7 +2465,7 @@ type ListAllBridgeWorkersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2500,7 +2500,7 @@ type ListAllChannelsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2535,7 +2535,7 @@ type ListAllCommandRunsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
@@ -2567,7 +2567,7 @@ type BulkDeleteFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2583,7 +2583,7 @@ type ListAllFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2621,7 +2621,7 @@ type BulkPatchFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2637,7 +2637,7 @@ type ListGroupsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2717,7 +2717,7 @@ type ListOrganizationsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2785,7 +2785,7 @@ type ListOrganizationMembersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2834,7 +2834,7 @@ type ListAllRevisionsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2882,7 +2882,7 @@ type SearchRevisionDataParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2914,7 +2914,7 @@ type SearchRevisionMutationSourcesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2946,7 +2946,7 @@ type ListServiceAccountsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3029,7 +3029,7 @@ type ListSpacesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3113,7 +3113,7 @@ type ListBridgeWorkersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3190,7 +3190,7 @@ type ListChannelsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3267,7 +3267,7 @@ type ListCommandRunsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
@@ -3317,7 +3317,7 @@ type ListFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3397,7 +3397,7 @@ type ListTagsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3477,7 +3477,7 @@ type ListTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3557,7 +3557,7 @@ type ListUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3693,7 +3693,7 @@ type ListExtendedMutationsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3743,7 +3743,7 @@ type ListExtendedRevisionsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3803,7 +3803,7 @@ type ListAllTagsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3841,7 +3841,7 @@ type BulkDeleteTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3857,7 +3857,7 @@ type ListAllTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3895,7 +3895,7 @@ type BulkPatchTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3911,7 +3911,7 @@ type BulkDeleteUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3927,7 +3927,7 @@ type ListAllUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3972,7 +3972,7 @@ type BulkPatchUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3988,7 +3988,7 @@ type BulkCreateUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4019,7 +4019,7 @@ type BulkMoveUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4035,7 +4035,7 @@ type BulkTagUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4051,7 +4051,7 @@ type SearchUnitDataParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4084,7 +4084,7 @@ type SearchUnitDiffParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4119,7 +4119,7 @@ type SearchUnitMutationSourcesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4152,7 +4152,7 @@ type ListUsersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type).
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.

@@ -25,9 +25,6 @@ import (
 // EntityType is the Filter's type name.
 const EntityType = "Filter"
 
-// dataEntity is the entity type whose lists take where_data and resource_type.
-const dataEntity = "Unit"
-
 // Filter is a stored Filter.
 type Filter struct {
 	ID               uuid.UUID
@@ -80,7 +77,7 @@ func normalize(f Fields) (Fields, error) {
 		return f, apierr.Validation(fmt.Sprintf("From %q is not an entity type that lists take filter= for; use one of: %v", f.From, listquery.Names()),
 			apierr.Item{Item: "From", Description: "unknown entity type"})
 	}
-	return f, listquery.CheckDefinition(from, f.Where, f.WhereData, f.ResourceType, f.IncludeHidden, f.From == dataEntity)
+	return f, listquery.CheckDefinition(from, f.Where, f.WhereData, f.ResourceType, f.IncludeHidden)
 }
 
 // check requires a FromSpaceID the write sets to name a Space of the caller's organization.

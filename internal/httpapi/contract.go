@@ -108,7 +108,11 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 				return apierr.TooManyRequests("too many outstanding requests from this caller; retry shortly")
 			}
 			defer release()
-			c.SetRequest(req.WithContext(auth.WithPrincipal(req.Context(), *holder.principal)))
+			ctx := auth.WithPrincipal(req.Context(), *holder.principal)
+			if ctx, err = s.resolveFilter(ctx, c, rt); err != nil {
+				return err
+			}
+			c.SetRequest(req.WithContext(ctx))
 		}
 		return next(c)
 	}

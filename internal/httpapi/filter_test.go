@@ -1,7 +1,9 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"testing"
 
@@ -110,4 +112,95 @@ func TestFilterDefinitionIsCheckedWhenWritten(t *testing.T) {
 	c.Get(filters + "/" + f.FilterID.String()).Expect(http.StatusOK).JSON(&got)
 	require.Equal(t, f.Version, got.Filter.Version)
 	require.Empty(t, got.Filter.Where)
+}
+
+// TestFilterOnLists: filter= ANDs a stored Filter's Where with the request's where (and, for Units, its
+// WhereData and ResourceType with where_data) on lists and bulk selections; the Filter must be the
+// organization's, of the listed type and, reading another Space, of the operation's; a changed Filter ends
+// the pages of the old one.
+func TestFilterOnLists(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	manifest := func(name string, replicas int) string {
+		return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\nspec:\n  replicas: %d\n", name, replicas)
+	}
+	for i, slug := range []string{"web-1", "web-2", "api"} {
+		u := f.create(t, slug, "Kubernetes/YAML")
+		tier := "web"
+		if slug == "api" {
+			tier = "api"
+		}
+		f.c.Patch(f.path(u), map[string]any{"Labels": map[string]string{"tier": tier}}).Expect(http.StatusOK)
+		f.put(t, u, "application/yaml", manifest(slug, i+1)).Expect(http.StatusOK)
+	}
+	filters := "/api/space/" + f.space.SpaceID.String() + "/filter"
+	var web, big, spaces api.Filter
+	f.c.Post(filters, map[string]any{"Slug": "web", "From": "Unit", "Where": "Labels.tier = 'web'"}).Expect(http.StatusOK).JSON(&web)
+	f.c.Post(filters, map[string]any{"Slug": "big", "From": "Unit", "WhereData": "spec.replicas > 1", "ResourceType": "apps/v1/Deployment"}).
+		Expect(http.StatusOK).JSON(&big)
+	f.c.Post(filters, map[string]any{"Slug": "spaces", "From": "Space"}).Expect(http.StatusOK).JSON(&spaces)
+
+	unitSlugs := func(query url.Values) []string {
+		var list []api.ExtendedUnit
+		f.c.Get(f.unitsPath() + "?" + query.Encode()).Expect(http.StatusOK).JSON(&list)
+		out := make([]string, len(list))
+		for i, e := range list {
+			out[i] = e.Unit.Slug
+		}
+		return out
+	}
+	by := url.Values{"order_by": {"Slug"}}
+	with := func(filterID uuid.UUID, more ...string) url.Values {
+		q := url.Values{"filter": {filterID.String()}, "order_by": {"Slug"}}
+		for i := 0; i+1 < len(more); i += 2 {
+			q.Set(more[i], more[i+1])
+		}
+		return q
+	}
+	require.Equal(t, []string{"api", "web-1", "web-2"}, unitSlugs(by))
+	require.Equal(t, []string{"web-1", "web-2"}, unitSlugs(with(web.FilterID)))
+	require.Equal(t, []string{"web-2"}, unitSlugs(with(web.FilterID, "where", "Slug != 'web-1'")))
+	require.Equal(t, []string{"api", "web-2"}, unitSlugs(with(big.FilterID)), "its WhereData and ResourceType apply")
+	require.Equal(t, []string{"web-2"}, unitSlugs(with(big.FilterID, "where_data", "spec.replicas < 3")))
+	var all []api.ExtendedUnit
+	f.c.Get("/api/unit?" + with(web.FilterID).Encode()).Expect(http.StatusOK).JSON(&all)
+	require.Len(t, all, 2, "list-all takes it too")
+
+	// The request's where keeps its own positions in errors.
+	e := f.c.Get(f.unitsPath()+"?"+with(web.FilterID, "where", "Nope = 1").Encode()).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	require.Contains(t, e.Error.Message, "position 1")
+
+	// A Filter of another type, of no one, or of another organization is refused.
+	e = f.c.Get(f.unitsPath()+"?filter="+spaces.FilterID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Contains(t, e.Error.Message, "selects Space, not Unit")
+	f.c.Get(f.unitsPath()+"?filter="+uuid.NewString()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	other := f.env.Client(f.env.Token("other", "olga", auth.RoleAdmin))
+	otherSpace := createSpace(t, other, map[string]any{"Slug": "theirs"})
+	var theirs api.Filter
+	other.Post("/api/space/"+otherSpace.SpaceID.String()+"/filter", map[string]any{"Slug": "x", "From": "Unit"}).Expect(http.StatusOK).JSON(&theirs)
+	e = f.c.Get(f.unitsPath()+"?filter="+theirs.FilterID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Contains(t, e.Error.Message, "no Filter")
+
+	// A Filter reading another Space applies to that Space's lists only.
+	prod := createSpace(t, f.c, map[string]any{"Slug": "prod"})
+	var prodUnits api.Filter
+	f.c.Post(filters, map[string]any{"Slug": "prod-units", "From": "Unit", "FromSpaceID": prod.SpaceID}).Expect(http.StatusOK).JSON(&prodUnits)
+	e = f.c.Get(f.unitsPath()+"?filter="+prodUnits.FilterID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Contains(t, e.Error.Message, "reads Space")
+	f.c.Get("/api/space/" + prod.SpaceID.String() + "/unit?filter=" + prodUnits.FilterID.String()).Expect(http.StatusOK)
+
+	// Pages of a Filter end when it changes.
+	first := f.c.Get(f.unitsPath() + "?" + with(web.FilterID, "limit", "1").Encode()).Expect(http.StatusOK)
+	next := first.Header.Get("Service-Continue")
+	require.NotEmpty(t, next)
+	f.c.Get(f.unitsPath() + "?" + with(web.FilterID, "limit", "1", "continue", next).Encode()).Expect(http.StatusOK)
+	f.c.Patch(filters+"/"+web.FilterID.String(), map[string]any{"Where": "Labels.tier = 'api'"}).Expect(http.StatusOK)
+	e = f.c.Get(f.unitsPath()+"?"+with(web.FilterID, "limit", "1", "continue", next).Encode()).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	require.Equal(t, "continue", e.Error.ErrorMetadata.Items[0].Item)
+
+	// Bulk selections take it: only the Filter's Units are patched.
+	var items []api.UnitCreateOrUpdateResponse
+	f.c.Patch("/api/unit?filter="+web.FilterID.String(), map[string]any{"Labels": map[string]string{"picked": "yes"}}).Expect(http.StatusOK).JSON(&items)
+	require.Len(t, items, 1)
+	require.Equal(t, "api", items[0].Unit.Slug)
 }

@@ -462,10 +462,10 @@ func TestPagination(t *testing.T) {
 func TestFilterAndView(t *testing.T) {
 	t.Parallel()
 	f := newListFixture(t)
-	// Lists do not apply stored Filters yet, and no View exists: naming one is refused, never ignored.
+	// A Filter that does not exist is a missing reference; no View exists yet: naming one is refused too.
 	e := f.c.Get("/api/space?filter="+uuid.NewString()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	require.Equal(t, "filter", e.Error.ErrorMetadata.Items[0].Item)
-	require.Contains(t, e.Error.Message, "do not apply stored Filters yet")
+	require.Contains(t, e.Error.Message, "no Filter")
 	e = f.c.Get("/api/space?view="+uuid.NewString()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	require.Equal(t, "view", e.Error.ErrorMetadata.Items[0].Item)
 	f.c.Get("/api/space?filter=not-a-uuid").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)

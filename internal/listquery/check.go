@@ -10,8 +10,8 @@ import (
 // CheckDefinition validates a stored selection of e (a Filter's Where, WhereData and ResourceType, and
 // IncludeHidden) as a list would use it, so a definition that would fail is refused when it is written,
 // never when it is used. A problem is 400 Validation naming field (e.g. "Where") and, for expressions, the
-// position. dataFields is whether e's lists take where_data and resource_type (Units).
-func CheckDefinition(e *Entity, where, whereData, resourceType, includeHidden string, dataFields bool) error {
+// position. Only lists of entities with a DataColumn (Units) take WhereData and ResourceType.
+func CheckDefinition(e *Entity, where, whereData, resourceType, includeHidden string) error {
 	if where != "" {
 		expr, err := Parse(where)
 		if err == nil {
@@ -21,7 +21,7 @@ func CheckDefinition(e *Entity, where, whereData, resourceType, includeHidden st
 			return definitionError("Where", err)
 		}
 	}
-	if !dataFields && (whereData != "" || resourceType != "") {
+	if e.DataColumn == "" && (whereData != "" || resourceType != "") {
 		return apierr.Validation(fmt.Sprintf("%s lists take no where_data or resource_type: WhereData and ResourceType must be empty", e.Name),
 			apierr.Item{Item: "WhereData", Description: "not for " + e.Name})
 	}

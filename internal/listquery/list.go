@@ -62,6 +62,8 @@ type Query struct {
 	Distinct *Distinct
 	// Extra adds conditions a family compiles itself (where_data), binding their values with bind.
 	Extra []func(bind func(any) string) string
+	// filter is the Filter filter= names, as the request resolved it (WithFilter).
+	filter *FilterDefinition
 }
 
 // Distinct keeps the latest row of each partition.
@@ -105,6 +107,8 @@ type plan struct {
 	offset    int
 	after     []any // keyset of the previous page
 	signature string
+	// extra are the data conditions of the Filter filter= names (Units' WhereData, ResourceType).
+	extra []func(bind func(any) string) string
 }
 
 type orderItem struct {
@@ -115,6 +119,7 @@ type orderItem struct {
 // Run lists one page: it validates the parameters, builds the statement and scans rows into T (a gen/db
 // row type, matched by column name).
 func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) (Page[T], error) {
+	q.filter = filterOf(ctx)
 	p, b, err := q.plan(tokens)
 	if err != nil {
 		return Page[T]{}, err
@@ -236,12 +241,6 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 		return nil, nil, apierr.UserInput(fmt.Sprintf("%s lists do not take contains; use where", e.Name),
 			apierr.Item{Item: "contains", Description: "not supported by this list"})
 	}
-	if prm.Filter != nil {
-		// Filters are stored and checked (the Filter family) but lists do not apply them yet: refused, never
-		// ignored.
-		return nil, nil, apierr.Validation(fmt.Sprintf("filter: lists do not apply stored Filters yet (%s); send its Where as where", prm.Filter),
-			apierr.Item{Item: "filter", Description: "not applied yet"})
-	}
 	if prm.View != nil {
 		return nil, nil, apierr.Validation(fmt.Sprintf("View %s does not exist in your organization", prm.View),
 			apierr.Item{Item: "view", Description: "no such View"})
@@ -255,6 +254,11 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 			return nil, nil, paramError("where", err)
 		}
 	}
+	if prm.Filter != nil {
+		if err := q.applyFilter(e, p, b); err != nil {
+			return nil, nil, err
+		}
+	}
 	var err error
 	if p.order, err = parseOrderBy(e, prm.OrderBy); err != nil {
 		return nil, nil, err
@@ -262,7 +266,11 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 	if p.includes, err = parseIncludes(e, prm.Include); err != nil {
 		return nil, nil, err
 	}
-	if p.hidden, err = parseHidden(prm.IncludeHidden); err != nil {
+	hidden := prm.IncludeHidden
+	if hidden == "" && prm.Filter != nil && q.filter != nil {
+		hidden = q.filter.IncludeHidden
+	}
+	if p.hidden, err = parseHidden(hidden); err != nil {
 		return nil, nil, err
 	}
 	if prm.Limit != nil {
@@ -359,7 +367,7 @@ func (q Query) sql(p *plan, b *binder) string {
 			fmt.Fprintf(&f, " AND %s = ''", e.HiddenReason)
 		}
 	}
-	for _, extra := range q.Extra {
+	for _, extra := range append(append([]func(func(any) string) string{}, q.Extra...), p.extra...) {
 		f.WriteString(" AND " + extra(b.bind))
 	}
 	if visible := visibleTo(e, q.Caller, b); visible != "" {
@@ -592,6 +600,9 @@ func (q Query) signature() string {
 	}
 	if prm.Filter != nil {
 		parts["filter"] = prm.Filter.String()
+		if q.filter != nil {
+			parts["filter_hash"] = q.filter.Hash // a changed Filter ends the pages of the old one
+		}
 	}
 	if prm.View != nil {
 		parts["view"] = prm.View.String()

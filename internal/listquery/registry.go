@@ -84,6 +84,9 @@ type Entity struct {
 	ContainsAttrs []string
 	// HiddenReason is the column of the hidden reason, empty when the family cannot be hidden.
 	HiddenReason string
+	// DataColumn is the jsonb column of the configuration data's paths, for entities whose lists take
+	// where_data and resource_type (Units); empty for the others.
+	DataColumn string
 	// Slug names the Slug attribute (for the where-by-Slug exception of include_hidden), if any.
 	Slug       string
 	Attributes []Attribute

@@ -110,7 +110,7 @@ func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, 
 		}
 		q.Scope = []listquery.Condition{{Column: "unit.space_id", Value: *spaceID}}
 	}
-	cond, err := listquery.DataCondition("unit.head_doc", df.WhereData, df.ResourceType)
+	cond, err := listquery.DataCondition(ListEntity.DataColumn, df.WhereData, df.ResourceType)
 	if err != nil {
 		return listquery.Page[Unit]{}, err
 	}

@@ -39,7 +39,8 @@ func opaque(names ...string) []listquery.Attribute {
 // has an index (migration 000003); where_data is served by the GIN index on head_doc.
 var ListEntity = listquery.Define(&listquery.Entity{
 	Name: EntityType, From: "unit", Columns: listquery.ColumnsOf[db.Unit]("unit", "head_doc", "search_text"), ID: "UnitID", Org: "unit.organization_id", Slug: "Slug",
-	Contains: "unit.search_text", HiddenReason: "unit.hidden_reason",
+	DataColumn: "unit.head_doc",
+	Contains:   "unit.search_text", HiddenReason: "unit.hidden_reason",
 	Visibility:    &listquery.Visibility{Grants: "unit.permissions", Space: "unit.space_id"},
 	ContainsAttrs: []string{"Slug", "DisplayName", "ToolchainType", "LastChangeDescription", "Labels", "Annotations"},
 	Attributes: append([]listquery.Attribute{

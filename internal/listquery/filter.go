@@ -1,0 +1,86 @@
+package listquery
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/internal/apierr"
+)
+
+// FilterDefinition is a stored Filter as lists apply it (filter=): its Where is ANDed with the request's
+// where, its WhereData and ResourceType with the data condition (Units), and its IncludeHidden applies when
+// the request names none. Hash binds continue tokens to the definition.
+type FilterDefinition struct {
+	ID            uuid.UUID
+	From          string
+	Hash          string
+	Where         string
+	WhereData     string
+	ResourceType  string
+	IncludeHidden string
+}
+
+type filterKey struct{}
+
+// WithFilter carries the Filter a request's filter= names, resolved (in the caller's organization, visible
+// to it) before the list runs.
+func WithFilter(ctx context.Context, def FilterDefinition) context.Context {
+	return context.WithValue(ctx, filterKey{}, def)
+}
+
+func filterOf(ctx context.Context) *FilterDefinition {
+	if def, ok := ctx.Value(filterKey{}).(FilterDefinition); ok {
+		return &def
+	}
+	return nil
+}
+
+// applyFilter adds the Filter filter= names to plan p of entity e: its conditions, compiled apart from the
+// request's where (so positions in an error of either stay right) and ANDed with it.
+func (q Query) applyFilter(e *Entity, p *plan, b *binder) error {
+	def := q.filter
+	if def == nil || def.ID != *q.Params.Filter {
+		return apierr.Validation(fmt.Sprintf("filter: no Filter %s in your organization", q.Params.Filter),
+			apierr.Item{Item: "filter", Description: "no such Filter"})
+	}
+	if def.From != e.Name {
+		return apierr.Validation(fmt.Sprintf("filter: Filter %s selects %s, not %s", def.ID, def.From, e.Name),
+			apierr.Item{Item: "filter", Description: "a Filter of " + def.From})
+	}
+	if def.Where != "" {
+		expr, err := Parse(def.Where)
+		var c *Compiled
+		if err == nil {
+			c, err = compileWhere(e, expr, b)
+		}
+		if err != nil {
+			// Checked when the Filter was written; a registry change since can still refuse it.
+			return apierr.Validation(fmt.Sprintf("filter: the Where of Filter %s no longer applies: %v", def.ID, err),
+				apierr.Item{Item: "filter", Description: "Where no longer applies"})
+		}
+		p.where = and(p.where, c)
+	}
+	if def.WhereData != "" || def.ResourceType != "" {
+		cond, err := DataCondition(e.DataColumn, def.WhereData, def.ResourceType)
+		if err != nil || e.DataColumn == "" {
+			return apierr.Validation(fmt.Sprintf("filter: the WhereData of Filter %s does not apply to %s lists", def.ID, e.Name),
+				apierr.Item{Item: "filter", Description: "WhereData does not apply"})
+		}
+		p.extra = append(p.extra, cond)
+	}
+	return nil
+}
+
+// and is the conjunction of two compiled expressions (either may be nil).
+func and(a, b *Compiled) *Compiled {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return &Compiled{SQL: "(" + a.SQL + ") AND (" + b.SQL + ")", Attributes: append(append([]string{}, a.Attributes...), b.Attributes...),
+		NamesBySlugOrID: a.NamesBySlugOrID || b.NamesBySlugOrID}
+}
