@@ -32,6 +32,8 @@ type everyFamily struct {
 	path map[string]string
 	// writes are the bodies (and extra query) of the selection writes whose body the test cannot guess.
 	writes map[string]selectionWrite
+	// filters are empty Filters by their From, made as the test needs them (filterOf).
+	filters map[string]string
 }
 
 type selectionWrite struct {
@@ -123,7 +125,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post("/api/group", map[string]any{"Slug": "empty-group"}).Expect(http.StatusOK)
 
 	return &everyFamily{
-		c: c,
+		c: c, filters: map[string]string{},
 		path: map[string]string{
 			"organization_id": me.OrganizationID.String(), "user_id": me.UserID.String(),
 			"space_id": dev.SpaceID.String(), "unit_id": web.UnitID.String(),
@@ -404,11 +406,33 @@ func conditions(prefix string, e *listquery.Entity) []string {
 // DESC must reverse ASC exactly (the ID breaks ties in the same direction), pages must be the unpaged
 // answer's items, and every include the answer has a field for must fill it where the related entity
 // exists. The selection writes run with dry_run.
+// filterOf returns the ID of an empty Filter of entity type from in the fixture's Space, made on first use.
+func filterOf(t *testing.T, f *everyFamily, from string) string {
+	t.Helper()
+	if id, ok := f.filters[from]; ok {
+		return id
+	}
+	var made api.Filter
+	f.c.Post("/api/space/"+f.path["space_id"]+"/filter", map[string]any{"Slug": "all-" + strings.ToLower(from), "From": from}).
+		Expect(http.StatusOK).JSON(&made)
+	f.filters[from] = made.FilterID.String()
+	return f.filters[from]
+}
+
 func TestListParameters(t *testing.T) {
 	t.Parallel()
 	f := newEveryFamily(t)
 	ops := entityOperations(t)
 	require.NotEmpty(t, ops)
+	filtered := 0 // lists filter= was tried on
+	// The Filters filter= is tried with exist before any list is read (they are listed too).
+	filterOf(t, f, "Space")
+	filterOf(t, f, "Unit")
+	for _, op := range ops {
+		if op.params["filter"] {
+			filterOf(t, f, op.entity.Name)
+		}
+	}
 	includeChecked := map[string]bool{}
 	includeExpected := map[string]bool{} // Entity/Name of every include some answer has a field for
 	reversed := map[string]int{}         // entity → order_by checks made over two items or more
@@ -435,6 +459,20 @@ func TestListParameters(t *testing.T) {
 		}
 		allIDs := r.ids(all)
 
+		if op.params["filter"] {
+			// A Filter of the listed type selecting everything answers what the list does; one of another
+			// type is refused.
+			filtered++
+			id := filterOf(t, f, e.Name)
+			items, _ := r.ok(url.Values{"filter": {id}})
+			assert.ElementsMatch(t, allIDs, r.ids(items), "%s: an empty Filter of %s selects the whole list", op.id, e.Name)
+			other := "Space"
+			if e.Name == other {
+				other = "Unit"
+			}
+			resp := r.call(url.Values{"filter": {filterOf(t, f, other)}})
+			assert.Equal(t, http.StatusBadRequest, resp.Status, "%s: a Filter of %s on a %s list: %s", op.id, other, e.Name, resp.Body)
+		}
 		if op.params["contains"] {
 			if e.SupportsContains() {
 				items, _ := r.ok(url.Values{"contains": {"x"}})
@@ -524,6 +562,7 @@ func TestListParameters(t *testing.T) {
 			assert.Positive(t, reversed[op.entity.Name], "%s: no %s list had two entities to order", op.id, op.entity.Name)
 		}
 	}
+	assert.Greater(t, filtered, 10, "filter= was tried on too few lists")
 }
 
 // runSelectionWrite runs a bulk write's selection (dry_run): selecting everything, by contains, and by
