@@ -383,3 +383,29 @@ type UserKey struct {
 	OrganizationID uuid.UUID       `db:"organization_id"`
 	MaxOrgRole     string          `db:"max_org_role"`
 }
+
+type View struct {
+	ViewID           uuid.UUID       `db:"view_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	OfType           string          `db:"of_type"`
+	Columns          json.RawMessage `db:"columns"`
+	FilterID         *uuid.UUID      `db:"filter_id"`
+	GroupBy          string          `db:"group_by"`
+	OrderBy          string          `db:"order_by"`
+	OrderByDirection string          `db:"order_by_direction"`
+	UpstreamViewID   *uuid.UUID      `db:"upstream_view_id"`
+	BackingUnitID    *uuid.UUID      `db:"backing_unit_id"`
+	HiddenReason     string          `db:"hidden_reason"`
+	Version          int64           `db:"version"`
+	CreatedAt        time.Time       `db:"created_at"`
+	UpdatedAt        time.Time       `db:"updated_at"`
+	Hash             string          `db:"hash"`
+	SearchText       *string         `db:"search_text"`
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/target"
 	"github.com/hubd/hubd/internal/unit"
+	"github.com/hubd/hubd/internal/view"
 )
 
 // Version is the service's version, set at build time with -ldflags "-X ...app.Version=v1.2.3".
@@ -59,6 +60,7 @@ type App struct {
 	Targets *target.Service
 	Tags    *tag.Service
 	Filters *filter.Service
+	Views   *view.Service
 	Groups  *group.Service
 	// ServiceAccounts and SignIn: non-person identities and key-based sign-in.
 	ServiceAccounts *serviceaccount.Service
@@ -98,7 +100,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	// Changes of these families never alter memberships, roles, Groups or grants on Spaces (Units, Tags,
 	// Targets and Channels carry their own Permissions, read with them on every request), so they leave
 	// what replicas remember of members in place. A family missing here only costs re-reads.
-	st.Events.QuietFamilies = []string{"unit", "tag", "target", "channel", "command_run", "filter"}
+	st.Events.QuietFamilies = []string{"unit", "tag", "target", "channel", "command_run", "filter", "view"}
 	// What every family is served with; Permissions grant to the org family's members and to Groups.
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	return &App{
@@ -111,6 +113,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Targets:         target.NewService(kit),
 		Tags:            tag.NewService(kit),
 		Filters:         filter.NewService(kit),
+		Views:           view.NewService(kit),
 		Groups:          group.NewService(kit),
 		ServiceAccounts: serviceaccount.NewService(kit),
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
@@ -131,7 +134,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	deps := extra
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
 	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn, deps.Channels = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn, a.Channels
-	deps.BridgeWorkers, deps.Groups, deps.Notifier, deps.Filters = a.BridgeWorkers, a.Groups, a.Notifier, a.Filters
+	deps.BridgeWorkers, deps.Groups, deps.Notifier, deps.Filters, deps.Views = a.BridgeWorkers, a.Groups, a.Notifier, a.Filters, a.Views
 	return httpapi.New(cfg.HTTP, deps)
 }
 

@@ -281,21 +281,27 @@ func (s *Service[R, E, F]) List(ctx context.Context, sc authz.Scope, spaceID *uu
 
 // LoadByIDs returns, in one query, the entities among ids the caller may view (for includes).
 func (s *Service[R, E, F]) LoadByIDs(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]E, error) {
+	return s.Visible(ctx, s.Store.Q(), sc, ids)
+}
+
+// Visible returns, in one query of q, the entities among ids of the caller's organization that it may
+// view: how another family checks its references to this one in its write's transaction.
+func (f *Family[R, E, F]) Visible(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]E, error) {
 	out := map[uuid.UUID]E{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.ReadByIDs(ctx, s.Store.Q(), sc, ids)
+	rows, err := f.ReadByIDs(ctx, q, sc, ids)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		e, err := s.FromRow(r)
+		e, err := f.FromRow(r)
 		if err != nil {
 			return nil, err
 		}
-		if sc.Allows(authz.View, s.Target(e)) {
-			out[s.Ident(e).ID] = e
+		if sc.Allows(authz.View, f.Target(e)) {
+			out[f.Ident(e).ID] = e
 		}
 	}
 	return out, nil

@@ -124,13 +124,6 @@ func fromRow(r *db.Filter) (Filter, error) {
 	return f, nil
 }
 
-// nullableUUID is an orderable nullable UUID column, ordered as the nil UUID (its index uses the same
-// expression).
-func nullableUUID(name, sql string) listquery.Attribute {
-	return listquery.Attribute{Name: name, Type: listquery.UUID, SQL: sql, Nullable: true, Filterable: true, Orderable: true,
-		OrderSQL: "COALESCE(" + sql + ", '00000000-0000-0000-0000-000000000000'::uuid)"}
-}
-
 // ListEntity is how Filters are listed (indexes: migration 000020).
 var ListEntity = listquery.Define(&listquery.Entity{
 	Name: EntityType, From: "filter", Columns: "filter.*", ID: "FilterID",
@@ -150,9 +143,9 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		{Name: "ResourceType", Type: listquery.String, SQL: "filter.resource_type", Filterable: true, Orderable: true},
 		{Name: "IncludeHidden", Type: listquery.String, SQL: "filter.include_hidden", Filterable: true, Orderable: true},
 		{Name: "Hash", Type: listquery.String, SQL: "filter.hash", Filterable: true, Orderable: true},
-		nullableUUID("FromSpaceID", "filter.from_space_id"),
-		nullableUUID("UpstreamFilterID", "filter.upstream_filter_id"),
-		nullableUUID("BackingUnitID", "filter.backing_unit_id"),
+		listquery.NullableUUID("FromSpaceID", "filter.from_space_id"),
+		listquery.NullableUUID("UpstreamFilterID", "filter.upstream_filter_id"),
+		listquery.NullableUUID("BackingUnitID", "filter.backing_unit_id"),
 		{Name: "Labels", Type: listquery.StringMap, SQL: "filter.labels", Filterable: true},
 		{Name: "Annotations", Type: listquery.StringMap, SQL: "filter.annotations", Filterable: true},
 		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "filter.delete_gates", Filterable: true},

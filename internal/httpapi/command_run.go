@@ -143,7 +143,7 @@ func (h commandRunAPI) listRuns(ctx context.Context, sc authz.Scope, spaceID *uu
 	if err != nil {
 		return pageResponse{}, err
 	}
-	return newPage(out, channel.RunEntityType, page.Fields, page.Continue), nil
+	return newPage(out, channel.RunEntityType, page.PageInfo), nil
 }
 
 func (h commandRunAPI) extendRuns(ctx context.Context, sc authz.Scope, runs []channel.Run, includes map[string]bool) ([]api.ExtendedCommandRun, error) {

@@ -109,7 +109,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			defer release()
 			ctx := auth.WithPrincipal(req.Context(), *holder.principal)
-			if ctx, err = s.resolveFilter(ctx, c, rt); err != nil {
+			if ctx, err = s.resolveListReferences(ctx, c, rt); err != nil {
 				return err
 			}
 			c.SetRequest(req.WithContext(ctx))

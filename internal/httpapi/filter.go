@@ -3,13 +3,10 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/labstack/echo/v4"
 
 	"github.com/hubd/hubd/gen/api"
-	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/filter"
@@ -129,33 +126,4 @@ func (h filterAPI) BulkDeleteFilters(ctx context.Context, r api.BulkDeleteFilter
 		return api.BulkDeleteFilters207JSONResponse{Body: out}, nil
 	}
 	return api.BulkDeleteFilters200JSONResponse{Body: out}, nil
-}
-
-// resolveFilter reads the Filter a list or selection's filter= names, once per request, and gives it to
-// the list (listquery.WithFilter): it must be one of the caller's organization that the caller may view,
-// and a Filter reading another Space (FromSpaceID) must name the operation's Space. Whether it selects the
-// listed entity type is the list's to check.
-func (s *Server) resolveFilter(ctx context.Context, c echo.Context, rt *route) (context.Context, error) {
-	raw := c.QueryParam("filter")
-	if raw == "" || rt.operation.Extensions["x-hubd-entity"] == nil {
-		return ctx, nil
-	}
-	id, err := uuid.Parse(raw)
-	if err != nil {
-		return ctx, nil // the document's validation reported it
-	}
-	found, err := s.deps.Filters.LoadByIDs(ctx, scopeOf(ctx), []uuid.UUID{id})
-	if err != nil {
-		return ctx, err
-	}
-	f, ok := found[id]
-	if !ok {
-		return ctx, apierr.Validation(fmt.Sprintf("filter: no Filter %s in your organization", id), apierr.Item{Item: "filter", Description: "no such Filter"})
-	}
-	if spaceID := c.Param("space_id"); f.FromSpaceID != nil && spaceID != "" && spaceID != f.FromSpaceID.String() {
-		return ctx, apierr.Validation(fmt.Sprintf("filter: Filter %s reads Space %s, not this one", id, f.FromSpaceID),
-			apierr.Item{Item: "filter", Description: "another Space"})
-	}
-	return listquery.WithFilter(ctx, listquery.FilterDefinition{ID: f.ID, From: f.From, Hash: f.Hash, Where: f.Where,
-		WhereData: f.WhereData, ResourceType: f.ResourceType, IncludeHidden: f.IncludeHidden}), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/listquery"
@@ -81,16 +82,15 @@ func listParams(generated any) listquery.Params {
 type pageResponse struct {
 	items       []any
 	entityField string
-	fields      map[string]bool
-	next        string
+	info        listquery.PageInfo
 }
 
-func newPage[T any](items []T, entityField string, fields map[string]bool, next string) pageResponse {
+func newPage[T any](items []T, entityField string, info listquery.PageInfo) pageResponse {
 	out := make([]any, len(items))
 	for i := range items {
 		out[i] = items[i]
 	}
-	return pageResponse{items: out, entityField: entityField, fields: fields, next: next}
+	return pageResponse{items: out, entityField: entityField, info: info}
 }
 
 // pageBuffer is how much of a page is written to the connection at once: a page of 100 entities is
@@ -98,15 +98,23 @@ func newPage[T any](items []T, entityField string, fields map[string]bool, next 
 const pageBuffer = 64 << 10
 
 func (r pageResponse) write(rw http.ResponseWriter) error {
-	if r.next != "" {
-		rw.Header().Set("Service-Continue", r.next)
+	if r.info.Continue != "" {
+		rw.Header().Set("Service-Continue", r.info.Continue)
 	}
 	rw.Header().Set("Content-Type", "application/json")
 	rw.WriteHeader(http.StatusOK)
 	w := bufio.NewWriterSize(rw, pageBuffer)
 	w.WriteByte('[')
 	for i, item := range r.items {
-		data, err := project(item, r.entityField, r.fields)
+		var columns func(map[string]json.RawMessage) []listquery.ColumnValue
+		if v := r.info.View; v != nil {
+			var values []json.RawMessage
+			if i < len(r.info.ViewData) {
+				values = r.info.ViewData[i]
+			}
+			columns = func(ext map[string]json.RawMessage) []listquery.ColumnValue { return v.Values(ext, values) }
+		}
+		data, err := project(item, r.entityField, r.info.Fields, columns)
 		if err != nil {
 			return err
 		}
@@ -129,7 +137,7 @@ type itemResponse struct {
 }
 
 func (r itemResponse) write(w http.ResponseWriter) error {
-	data, err := project(r.item, r.entityField, r.fields)
+	data, err := project(r.item, r.entityField, r.fields, nil)
 	if err != nil {
 		return err
 	}
@@ -143,15 +151,28 @@ func (r itemResponse) write(w http.ResponseWriter) error {
 
 // project marshals an Extended form keeping only the selected fields (all when fields is nil): of its
 // entity those named plainly, of an included entity those named Field.field (an included entity no dotted
-// field names is kept whole).
-func project(item any, entityField string, fields map[string]bool) ([]byte, error) {
+// field names is kept whole). With view= columns computes its ViewColumns, from the whole form.
+func project(item any, entityField string, fields map[string]bool, columns func(map[string]json.RawMessage) []listquery.ColumnValue) ([]byte, error) {
 	data, err := json.Marshal(item)
-	if err != nil || fields == nil {
+	if err != nil || (fields == nil && columns == nil) {
 		return data, err
 	}
 	var ext map[string]json.RawMessage
 	if err := json.Unmarshal(data, &ext); err != nil {
 		return nil, err
+	}
+	if columns != nil {
+		values := columns(ext)
+		wire := make([]api.ViewColumn, len(values))
+		for i, v := range values {
+			wire[i] = api.ViewColumn{Name: v.Name, Value: v.Value}
+		}
+		if ext["ViewColumns"], err = json.Marshal(wire); err != nil {
+			return nil, err
+		}
+		if fields == nil {
+			return json.Marshal(ext)
+		}
 	}
 	included := map[string]map[string]bool{}
 	for f := range fields {
@@ -242,7 +263,7 @@ func listed[E, X any](ctx context.Context, sc authz.Scope, page listquery.Page[E
 	if err != nil {
 		return pageResponse{}, err
 	}
-	return newPage(out, entityType, page.Fields, page.Continue), nil
+	return newPage(out, entityType, page.PageInfo), nil
 }
 
 // got answers a read of one entity: select and include are checked against the family's list registry

@@ -32,8 +32,10 @@ type everyFamily struct {
 	path map[string]string
 	// writes are the bodies (and extra query) of the selection writes whose body the test cannot guess.
 	writes map[string]selectionWrite
-	// filters are empty Filters by their From, made as the test needs them (filterOf).
+	// filters are empty Filters by their From, made as the test needs them (filterOf); views the same
+	// for Views by their Of (viewOf).
 	filters map[string]string
+	views   map[string]string
 }
 
 type selectionWrite struct {
@@ -118,6 +120,11 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post(sp+"/filter", map[string]any{"Slug": "web-units", "From": "Unit", "Where": "Slug = 'web'", "WhereData": "spec.replicas > 0",
 		"ResourceType": "apps/v1/Deployment"}).Expect(http.StatusOK).JSON(&webFilter)
 	c.Post(sp+"/filter", map[string]any{"Slug": "staging-spaces", "From": "Space", "FromSpaceID": staging.SpaceID, "IncludeHidden": "*"}).Expect(http.StatusOK)
+	// Views: one of Units with the Filter of web Units, one of Spaces.
+	var webView api.View
+	c.Post(sp+"/view", map[string]any{"Slug": "web-units", "Of": "Unit", "FilterID": webFilter.FilterID, "OrderBy": "Slug",
+		"Columns": []map[string]any{{"Name": "Slug", "ColumnSource": map[string]any{"MetadataAttribute": "Slug"}}}}).Expect(http.StatusOK).JSON(&webView)
+	c.Post(sp+"/view", map[string]any{"Slug": "spaces", "Of": "Space", "GroupBy": "Slug"}).Expect(http.StatusOK)
 
 	// Groups, one with both members.
 	var team api.Group
@@ -125,7 +132,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post("/api/group", map[string]any{"Slug": "empty-group"}).Expect(http.StatusOK)
 
 	return &everyFamily{
-		c: c, filters: map[string]string{},
+		c: c, filters: map[string]string{}, views: map[string]string{},
 		path: map[string]string{
 			"organization_id": me.OrganizationID.String(), "user_id": me.UserID.String(),
 			"space_id": dev.SpaceID.String(), "unit_id": web.UnitID.String(),
@@ -133,6 +140,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"target_id": cluster.TargetID.String(), "tag_id": release.TagID.String(),
 			"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(),
 			"group_id": team.GroupID.String(), "filter_id": webFilter.FilterID.String(),
+			"view_id":          webView.ViewID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 		},
 		writes: map[string]selectionWrite{
@@ -419,18 +427,50 @@ func filterOf(t *testing.T, f *everyFamily, from string) string {
 	return f.filters[from]
 }
 
+// viewOf returns the ID of a View of entity type of in the fixture's Space, made on first use: a column of
+// the entity's ID, one of a field of each related entity an include expands, and, for entities with
+// configuration data, one of a data path.
+func viewOf(t *testing.T, f *everyFamily, of string) string {
+	t.Helper()
+	if id, ok := f.views[of]; ok {
+		return id
+	}
+	e := listquery.Lookup(of)
+	require.NotNil(t, e, of)
+	columns := []map[string]any{{"Name": "id", "ColumnSource": map[string]any{"MetadataAttribute": e.ID}}}
+	for _, in := range e.Includes {
+		if rel := listquery.Lookup(in.EntityType()); rel != nil {
+			columns = append(columns, map[string]any{"Name": in.Field, "ColumnSource": map[string]any{"MetadataAttribute": in.Field + "." + rel.ID}})
+		}
+	}
+	if e.DataColumn != "" {
+		columns = append(columns, map[string]any{"Name": "data", "ColumnSource": map[string]any{"DataPath": map[string]any{"Path": "metadata.name"}}})
+	}
+	var made api.View
+	f.c.Post("/api/space/"+f.path["space_id"]+"/view", map[string]any{"Slug": "all-" + strings.ToLower(of), "Of": of, "Columns": columns}).
+		Expect(http.StatusOK).JSON(&made)
+	f.views[of] = made.ViewID.String()
+	return f.views[of]
+}
+
 func TestListParameters(t *testing.T) {
 	t.Parallel()
 	f := newEveryFamily(t)
 	ops := entityOperations(t)
 	require.NotEmpty(t, ops)
-	filtered := 0 // lists filter= was tried on
-	// The Filters filter= is tried with exist before any list is read (they are listed too).
+	filtered, viewed := 0, 0 // lists filter= and view= were tried on
+	// The Filters and Views filter= and view= are tried with exist before any list is read (they are
+	// listed too).
 	filterOf(t, f, "Space")
 	filterOf(t, f, "Unit")
+	viewOf(t, f, "Space")
+	viewOf(t, f, "Unit")
 	for _, op := range ops {
 		if op.params["filter"] {
 			filterOf(t, f, op.entity.Name)
+		}
+		if op.params["view"] {
+			viewOf(t, f, op.entity.Name)
 		}
 	}
 	includeChecked := map[string]bool{}
@@ -472,6 +512,28 @@ func TestListParameters(t *testing.T) {
 			}
 			resp := r.call(url.Values{"filter": {filterOf(t, f, other)}})
 			assert.Equal(t, http.StatusBadRequest, resp.Status, "%s: a Filter of %s on a %s list: %s", op.id, other, e.Name, resp.Body)
+		}
+		if op.params["view"] {
+			// A View of the listed type lists the same items, each with its columns (the first the item's
+			// ID), and pages them; one of another type is refused.
+			viewed++
+			id := viewOf(t, f, e.Name)
+			items, _ := r.ok(url.Values{"view": {id}})
+			assert.Equal(t, allIDs, r.ids(items), "%s: a View without order or Filter lists the same items", op.id)
+			for i, it := range items {
+				cols, _ := it["ViewColumns"].([]any)
+				if assert.NotEmpty(t, cols, "%s: item %d has no ViewColumns", op.id, i) {
+					first, _ := cols[0].(map[string]any)
+					assert.Equal(t, map[string]any{"Name": "id", "Value": allIDs[i]}, first, "%s: the first column is the ID", op.id)
+				}
+			}
+			r.paged(url.Values{"view": {id}}, allIDs)
+			other := "Space"
+			if e.Name == other {
+				other = "Unit"
+			}
+			resp := r.call(url.Values{"view": {viewOf(t, f, other)}})
+			assert.Equal(t, http.StatusBadRequest, resp.Status, "%s: a View of %s on a %s list: %s", op.id, other, e.Name, resp.Body)
 		}
 		if op.params["contains"] {
 			if e.SupportsContains() {
@@ -563,6 +625,7 @@ func TestListParameters(t *testing.T) {
 		}
 	}
 	assert.Greater(t, filtered, 10, "filter= was tried on too few lists")
+	assert.Greater(t, viewed, 10, "view= was tried on too few lists")
 }
 
 // runSelectionWrite runs a bulk write's selection (dry_run): selecting everything, by contains, and by

@@ -75,7 +75,7 @@ func (h organizationAPI) ListOrganizationMembers(ctx context.Context, r api.List
 	for i, m := range page.Items {
 		out[i] = api.ExtendedOrganizationMember{OrganizationMember: memberToAPI(m)}
 	}
-	return newPage(out, org.MemberType, page.Fields, page.Continue), nil
+	return newPage(out, org.MemberType, page.PageInfo), nil
 }
 
 func (h organizationAPI) GetOrganizationMember(ctx context.Context, r api.GetOrganizationMemberRequestObject) (api.GetOrganizationMemberResponseObject, error) {
@@ -120,7 +120,7 @@ func (h organizationAPI) ListUsers(ctx context.Context, r api.ListUsersRequestOb
 	for i, u := range page.Items {
 		out[i] = api.ExtendedUser{User: userToAPI(u)}
 	}
-	return newPage(out, org.UserType, page.Fields, page.Continue), nil
+	return newPage(out, org.UserType, page.PageInfo), nil
 }
 
 func (h organizationAPI) GetUser(ctx context.Context, r api.GetUserRequestObject) (api.GetUserResponseObject, error) {

@@ -61,6 +61,9 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	f.tag = tag.TagID.String()
 	var filt api.Filter
 	admin.Post(base+"/filter", map[string]any{"Slug": "web", "From": "Unit", "Where": "Slug = 'app'"}).Expect(http.StatusOK).JSON(&filt)
+	var vw api.View
+	admin.Post(base+"/view", map[string]any{"Slug": "web", "Of": "Unit", "Columns": []map[string]any{{"Name": "Slug", "ColumnSource": map[string]any{"MetadataAttribute": "Slug"}}}}).
+		Expect(http.StatusOK).JSON(&vw)
 	var ch api.Channel
 	admin.Post(base+"/channel", map[string]any{"Slug": "bot", "Commands": map[string]any{"deploy": map[string]any{"Description": "Deploy"}}}).
 		Expect(http.StatusOK).JSON(&ch)
@@ -83,7 +86,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"mutation_id": muts[0].Mutation.MutationID.String(), "target_id": target.TargetID.String(), "tag_id": f.tag,
 		"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(), "bridge_worker_id": w.BridgeWorkerID.String(),
 		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
-		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(),
+		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 	}
 	return f
 }
@@ -149,6 +152,8 @@ var roleRequests = map[string]roleRequest{
 	"BulkDeleteTargets":         {query: sel("Slug = 't'")},
 	"BulkPatchFilters":          {query: sel("Slug = 'web'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
 	"BulkDeleteFilters":         {query: sel("Slug = 'web'")},
+	"BulkPatchViews":            {query: sel("Slug = 'web'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteViews":           {query: sel("Slug = 'web'")},
 	"BulkPatchUnits":            {query: sel("Slug = 'app'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
 	"BulkDeleteUnits":           {query: sel("Slug = 'app'")},
 	"BulkCreateUnits": {query: url.Values{"where": {"Slug = 'app'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
@@ -199,6 +204,9 @@ var roleRequests = map[string]roleRequest{
 	"CreateFilter":       {body: jsonBody(map[string]any{"Slug": "new-filter", "From": "Space"})},
 	"UpdateFilter":       {body: readBack("Filter")},
 	"PatchFilter":        {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateView":         {body: jsonBody(map[string]any{"Slug": "new-view", "Of": "Space"})},
+	"UpdateView":         {body: readBack("View")},
+	"PatchView":          {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	"CreateTag":          {body: jsonBody(map[string]any{"Slug": "new-tag"})},
 	"UpdateTag":          {body: readBack("Tag")},
 	"PatchTag":           {body: jsonBody(map[string]any{"DisplayName": "x"})},

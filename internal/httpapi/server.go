@@ -30,6 +30,7 @@ import (
 	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/target"
 	"github.com/hubd/hubd/internal/unit"
+	"github.com/hubd/hubd/internal/view"
 )
 
 // BasePath is where the API document's operations are served.
@@ -62,6 +63,7 @@ type Deps struct {
 	Targets *target.Service
 	Tags    *tag.Service
 	Filters *filter.Service
+	Views   *view.Service
 	Groups  *group.Service
 	// ServiceAccounts and SignIn serve the accounts, their keys and the token endpoint.
 	ServiceAccounts *serviceaccount.Service

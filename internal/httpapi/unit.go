@@ -54,7 +54,7 @@ func (h unitAPI) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UU
 	if err != nil {
 		return pageResponse{}, err
 	}
-	return newPage(out, unit.EntityType, page.Fields, page.Continue), nil
+	return newPage(out, unit.EntityType, page.PageInfo), nil
 }
 
 // extendUnits builds ExtendedUnits with what include asks for, loading each related family once per page.
@@ -376,7 +376,7 @@ func (h unitAPI) revisionPage(ctx context.Context, sc authz.Scope, page listquer
 	if err != nil {
 		return pageResponse{}, err
 	}
-	return newPage(out, unit.RevisionEntityType, page.Fields, page.Continue), nil
+	return newPage(out, unit.RevisionEntityType, page.PageInfo), nil
 }
 
 func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []unit.Revision, includes map[string]bool) ([]api.ExtendedRevision, error) {
@@ -504,7 +504,7 @@ func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMu
 	if err != nil {
 		return nil, err
 	}
-	return newPage(out, unit.MutationEntityType, page.Fields, page.Continue), nil
+	return newPage(out, unit.MutationEntityType, page.PageInfo), nil
 }
 
 // extendMutations fills what include asks for, one query per family. Invocation, Link, MergeSource and

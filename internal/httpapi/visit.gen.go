@@ -36,6 +36,8 @@ func (r itemResponse) VisitGetUnitResponse(w http.ResponseWriter) error { return
 
 func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r itemResponse) VisitGetViewResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
@@ -53,6 +55,8 @@ func (r pageResponse) VisitListAllTagsResponse(w http.ResponseWriter) error { re
 func (r pageResponse) VisitListAllTargetsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListAllViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -91,6 +95,8 @@ func (r pageResponse) VisitListTargetsResponse(w http.ResponseWriter) error { re
 func (r pageResponse) VisitListUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListUsersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r streamResponse) VisitSearchRevisionDataResponse(w http.ResponseWriter) error {
 	return r.write(w)

@@ -64,21 +64,8 @@ func dataPath(base string, c Cond) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString(base)
-	for _, seg := range c.Left.Path {
-		switch {
-		case seg.Star:
-			b.WriteString("[*]")
-		case seg.Match != nil:
-			v, err := jsonLiteral(seg.Match.Value)
-			if err != nil {
-				return "", err
-			}
-			fmt.Fprintf(&b, "[*] ? (@.%s == %s)", jsonString(seg.Match.Key), v)
-		case !seg.Quoted && isIndex(seg.Name):
-			fmt.Fprintf(&b, "[%s]", seg.Name)
-		default:
-			b.WriteString("." + jsonString(seg.Name))
-		}
+	if err := writeDataSegments(&b, c.Left.Path); err != nil {
+		return "", err
 	}
 	cond, err := dataTest(c)
 	if err != nil {
@@ -86,6 +73,29 @@ func dataPath(base string, c Cond) (string, error) {
 	}
 	fmt.Fprintf(&b, " ? (%s)", cond)
 	return b.String(), nil
+}
+
+// writeDataSegments writes the SQL/JSON path steps of a data path: * is every element of a list, ?Key=value
+// the elements whose Key is value, a number an index, any other name an object member (as a JSON string, so
+// client text stays a literal).
+func writeDataSegments(b *strings.Builder, path []Segment) error {
+	for _, seg := range path {
+		switch {
+		case seg.Star:
+			b.WriteString("[*]")
+		case seg.Match != nil:
+			v, err := jsonLiteral(seg.Match.Value)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(b, "[*] ? (@.%s == %s)", jsonString(seg.Match.Key), v)
+		case !seg.Quoted && isIndex(seg.Name):
+			fmt.Fprintf(b, "[%s]", seg.Name)
+		default:
+			b.WriteString("." + jsonString(seg.Name))
+		}
+	}
+	return nil
 }
 
 func isIndex(s string) bool {

@@ -37,14 +37,10 @@ func filterOf(ctx context.Context) *FilterDefinition {
 	return nil
 }
 
-// applyFilter adds the Filter filter= names to plan p of entity e: its conditions, compiled apart from the
-// request's where (so positions in an error of either stay right) and ANDed with it.
-func (q Query) applyFilter(e *Entity, p *plan, b *binder) error {
-	def := q.filter
-	if def == nil || def.ID != *q.Params.Filter {
-		return apierr.Validation(fmt.Sprintf("filter: no Filter %s in your organization", q.Params.Filter),
-			apierr.Item{Item: "filter", Description: "no such Filter"})
-	}
+// applyFilter adds the Filter in force (p.filter) to plan p of entity e: its conditions, compiled apart
+// from the request's where (so positions in an error of either stay right) and ANDed with it.
+func applyFilter(e *Entity, p *plan, b *binder) error {
+	def := p.filter
 	if def.From != e.Name {
 		return apierr.Validation(fmt.Sprintf("filter: Filter %s selects %s, not %s", def.ID, def.From, e.Name),
 			apierr.Item{Item: "filter", Description: "a Filter of " + def.From})

@@ -62,8 +62,10 @@ type Query struct {
 	Distinct *Distinct
 	// Extra adds conditions a family compiles itself (where_data), binding their values with bind.
 	Extra []func(bind func(any) string) string
-	// filter is the Filter filter= names, as the request resolved it (WithFilter).
+	// filter and view are the Filter and View filter= and view= name, as the request resolved them
+	// (WithFilter, WithView).
 	filter *FilterDefinition
+	view   *ViewDefinition
 }
 
 // Distinct keeps the latest row of each partition.
@@ -75,17 +77,26 @@ type Distinct struct {
 // Page is one page of a list.
 type Page[T any] struct {
 	Items []T
+	PageInfo
+}
+
+// PageInfo is what a page says besides its items.
+type PageInfo struct {
 	// Continue is the token of the next page, empty on the last one.
 	Continue string
 	// Fields are the fields to return when select was given (nil: all).
 	Fields map[string]bool
 	// Includes are the related entities to expand.
 	Includes map[string]bool
+	// View is the View view= names, nil without one; ViewData holds, per item, the values of its data
+	// columns (one JSON array each).
+	View     *CompiledView
+	ViewData [][]json.RawMessage
 }
 
 // MapPage converts a page's items, keeping its continuation and projection.
 func MapPage[R, T any](page Page[R], convert func(*R) (T, error)) (Page[T], error) {
-	out := Page[T]{Items: make([]T, 0, len(page.Items)), Continue: page.Continue, Fields: page.Fields, Includes: page.Includes}
+	out := Page[T]{Items: make([]T, 0, len(page.Items)), PageInfo: page.PageInfo}
 	for i := range page.Items {
 		v, err := convert(&page.Items[i])
 		if err != nil {
@@ -107,8 +118,11 @@ type plan struct {
 	offset    int
 	after     []any // keyset of the previous page
 	signature string
-	// extra are the data conditions of the Filter filter= names (Units' WhereData, ResourceType).
+	// extra are the data conditions of the Filter in force (Units' WhereData, ResourceType).
 	extra []func(bind func(any) string) string
+	// filter is the Filter in force: filter='s, or the View's; view is the View view= names.
+	filter *FilterDefinition
+	view   *CompiledView
 }
 
 type orderItem struct {
@@ -119,7 +133,7 @@ type orderItem struct {
 // Run lists one page: it validates the parameters, builds the statement and scans rows into T (a gen/db
 // row type, matched by column name).
 func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) (Page[T], error) {
-	q.filter = filterOf(ctx)
+	q.filter, q.view = filterOf(ctx), viewOf(ctx)
 	p, b, err := q.plan(tokens)
 	if err != nil {
 		return Page[T]{}, err
@@ -129,13 +143,20 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 	if err != nil {
 		return Page[T]{}, q.translate(err)
 	}
-	items, keys, err := collect[T](rows, p.limit+1)
+	var dataColumns int
+	if p.view != nil {
+		dataColumns = len(p.view.dataPaths)
+	}
+	items, data, keys, err := collect[T](rows, p.limit+1, dataColumns)
 	if err != nil {
 		return Page[T]{}, q.translate(err)
 	}
-	page := Page[T]{Items: items, Fields: p.fields, Includes: p.includes}
+	page := Page[T]{Items: items, PageInfo: PageInfo{Fields: p.fields, Includes: p.includes, View: p.view, ViewData: data}}
 	if p.limit > 0 && len(items) > p.limit {
 		page.Items = items[:p.limit]
+		if data != nil {
+			page.ViewData = data[:p.limit]
+		}
 		if p.offset == 0 {
 			page.Continue = tokens.encode(p.signature, keys[p.limit-1])
 		}
@@ -143,22 +164,24 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 	return page, nil
 }
 
-// collect scans every row into T (a generated row type: columns matched to fields by their db tags) and
-// the row's keyset (the last column). Columns are matched to fields once per page, not once per row, and
-// rows are scanned in place into a slice sized for expected rows.
-func collect[T any](rows pgx.Rows, expected int) ([]T, []json.RawMessage, error) {
+// collect scans every row into T (a generated row type: columns matched to fields by their db tags), the
+// values of a View's dataColumns data columns that follow them (nil without any) and the row's keyset (the
+// last column). Columns are matched to fields once per page, not once per row, and rows are scanned in
+// place into a slice sized for expected rows.
+func collect[T any](rows pgx.Rows, expected, dataColumns int) ([]T, [][]json.RawMessage, []json.RawMessage, error) {
 	defer rows.Close()
 	fds := rows.FieldDescriptions()
 	if len(fds) == 0 {
 		rows.Close()
-		return nil, nil, rows.Err()
+		return nil, nil, nil, rows.Err()
 	}
-	fields, err := fieldIndexes[T](fds[:len(fds)-1])
+	fields, err := fieldIndexes[T](fds[:len(fds)-1-dataColumns])
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	items := make([]T, 0, max(expected, 0))
 	keys := make([]json.RawMessage, 0, max(expected, 0))
+	var data [][]json.RawMessage
 	dest := make([]any, len(fds))
 	for rows.Next() {
 		var zero T
@@ -167,12 +190,19 @@ func collect[T any](rows pgx.Rows, expected int) ([]T, []json.RawMessage, error)
 		for i, f := range fields {
 			dest[i] = v.Field(f).Addr().Interface()
 		}
-		dest[len(fields)] = &keys[len(keys)-1]
+		if dataColumns > 0 {
+			values := make([]json.RawMessage, dataColumns)
+			for i := range values {
+				dest[len(fields)+i] = &values[i]
+			}
+			data = append(data, values)
+		}
+		dest[len(fds)-1] = &keys[len(keys)-1]
 		if err := rows.Scan(dest...); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return items, keys, rows.Err()
+	return items, data, keys, rows.Err()
 }
 
 // fieldIndexes returns, for each column, the index of T's field whose db tag names it; every field must
@@ -241,9 +271,17 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 		return nil, nil, apierr.UserInput(fmt.Sprintf("%s lists do not take contains; use where", e.Name),
 			apierr.Item{Item: "contains", Description: "not supported by this list"})
 	}
+	if prm.Filter != nil {
+		if q.filter == nil || q.filter.ID != *prm.Filter {
+			return nil, nil, apierr.Validation(fmt.Sprintf("filter: no Filter %s in your organization", prm.Filter),
+				apierr.Item{Item: "filter", Description: "no such Filter"})
+		}
+		p.filter = q.filter
+	}
 	if prm.View != nil {
-		return nil, nil, apierr.Validation(fmt.Sprintf("View %s does not exist in your organization", prm.View),
-			apierr.Item{Item: "view", Description: "no such View"})
+		if err := q.applyView(e, p); err != nil {
+			return nil, nil, err
+		}
 	}
 	if strings.TrimSpace(prm.Where) != "" {
 		expr, err := Parse(prm.Where)
@@ -254,21 +292,30 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 			return nil, nil, paramError("where", err)
 		}
 	}
-	if prm.Filter != nil {
-		if err := q.applyFilter(e, p, b); err != nil {
+	if p.filter != nil {
+		if err := applyFilter(e, p, b); err != nil {
 			return nil, nil, err
 		}
 	}
+	orderBy := prm.OrderBy
+	if p.view != nil {
+		orderBy = p.view.order(orderBy)
+	}
 	var err error
-	if p.order, err = parseOrderBy(e, prm.OrderBy); err != nil {
+	if p.order, err = parseOrderBy(e, orderBy); err != nil {
 		return nil, nil, err
 	}
 	if p.includes, err = parseIncludes(e, prm.Include); err != nil {
 		return nil, nil, err
 	}
+	if p.view != nil {
+		for _, in := range p.view.includes {
+			p.includes[in] = true
+		}
+	}
 	hidden := prm.IncludeHidden
-	if hidden == "" && prm.Filter != nil && q.filter != nil {
-		hidden = q.filter.IncludeHidden
+	if hidden == "" && p.filter != nil {
+		hidden = p.filter.IncludeHidden
 	}
 	if p.hidden, err = parseHidden(hidden); err != nil {
 		return nil, nil, err
@@ -297,7 +344,12 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 			p.fields[n] = true
 		}
 	}
-	p.signature = q.signature()
+	if p.fields != nil && p.view != nil {
+		for _, n := range p.view.fields {
+			p.fields[n] = true
+		}
+	}
+	p.signature = q.signature(p)
 	if prm.Continue != "" {
 		keys, err := tokens.decode(prm.Continue, p.signature)
 		if err != nil {
@@ -374,7 +426,13 @@ func (q Query) sql(p *plan, b *binder) string {
 		f.WriteString(" AND " + visible)
 	}
 	var w strings.Builder
-	fmt.Fprintf(&w, "SELECT %s, jsonb_build_array(%s) AS hubd_keyset FROM %s WHERE ", e.Columns, strings.Join(keyCols, ", "), e.From)
+	fmt.Fprintf(&w, "SELECT %s, ", e.Columns)
+	if p.view != nil {
+		for i, path := range p.view.dataPaths {
+			fmt.Fprintf(&w, "jsonb_path_query_array(%s, %s::jsonpath) AS hubd_view_%d, ", e.DataColumn, b.bind(path), i)
+		}
+	}
+	fmt.Fprintf(&w, "jsonb_build_array(%s) AS hubd_keyset FROM %s WHERE ", strings.Join(keyCols, ", "), e.From)
 	if d := q.Distinct; d != nil {
 		id := e.Attr(e.ID).SQL
 		fmt.Fprintf(&w, "%s IN (SELECT DISTINCT ON (%s) %s FROM %s WHERE %s ORDER BY %s, %s DESC)",
@@ -592,7 +650,7 @@ func escapeLike(s string) string {
 
 // signature identifies the query a continue token belongs to: the collection and every parameter but
 // limit and continue.
-func (q Query) signature() string {
+func (q Query) signature(p *plan) string {
 	prm := q.Params
 	parts := map[string]string{
 		"path": q.Path, "where": prm.Where, "contains": prm.Contains, "select": prm.Select, "include": prm.Include,
@@ -600,12 +658,15 @@ func (q Query) signature() string {
 	}
 	if prm.Filter != nil {
 		parts["filter"] = prm.Filter.String()
-		if q.filter != nil {
-			parts["filter_hash"] = q.filter.Hash // a changed Filter ends the pages of the old one
-		}
+	}
+	if p.filter != nil {
+		parts["filter_hash"] = p.filter.Hash // a changed Filter ends the pages of the old one
 	}
 	if prm.View != nil {
 		parts["view"] = prm.View.String()
+		if q.view != nil {
+			parts["view_hash"] = q.view.Hash // as does a changed View
+		}
 	}
 	keys := make([]string, 0, len(parts))
 	for k := range parts {

@@ -213,3 +213,10 @@ func ColumnsOf[T any](table string, leftOut ...string) string {
 	}
 	return strings.Join(cols, ", ")
 }
+
+// NullableUUID is a filterable, orderable nullable UUID column, ordered as the nil UUID (its index must
+// use the same expression).
+func NullableUUID(name, sql string) Attribute {
+	return Attribute{Name: name, Type: UUID, SQL: sql, Nullable: true, Filterable: true, Orderable: true,
+		OrderSQL: "COALESCE(" + sql + ", '00000000-0000-0000-0000-000000000000'::uuid)"}
+}

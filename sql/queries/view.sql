@@ -1,0 +1,30 @@
+-- name: ViewGetByID :one
+SELECT * FROM view WHERE organization_id = @organization_id AND space_id = @space_id AND view_id = @view_id;
+
+-- name: ViewGetByIDForUpdate :one
+SELECT * FROM view WHERE organization_id = @organization_id AND space_id = @space_id AND view_id = @view_id FOR UPDATE;
+
+-- name: ViewGetBySlug :one
+SELECT * FROM view WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
+
+-- name: ViewListByIDs :many
+SELECT * FROM view WHERE organization_id = @organization_id AND view_id = ANY(@view_ids::uuid[]);
+
+-- name: ViewInsert :one
+INSERT INTO view (view_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates,
+                  permissions, of_type, columns, filter_id, group_by, order_by, order_by_direction, hash)
+VALUES (@view_id, @organization_id, @space_id, @slug, @display_name, @labels, @annotations, @delete_gates,
+        @permissions, @of_type, @columns, @filter_id, @group_by, @order_by, @order_by_direction, @hash)
+RETURNING *;
+
+-- name: ViewUpdate :one
+UPDATE view
+SET slug = @slug, display_name = @display_name, labels = @labels, annotations = @annotations,
+    delete_gates = @delete_gates, permissions = @permissions, of_type = @of_type, columns = @columns,
+    filter_id = @filter_id, group_by = @group_by, order_by = @order_by, order_by_direction = @order_by_direction,
+    hash = @hash, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND view_id = @view_id AND version = @version
+RETURNING *;
+
+-- name: ViewDelete :execrows
+DELETE FROM view WHERE organization_id = @organization_id AND space_id = @space_id AND view_id = @view_id;
