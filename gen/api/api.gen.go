@@ -1116,6 +1116,27 @@ type DiffRequest struct {
 	ToolchainType ToolchainType `json:"ToolchainType"`
 }
 
+// EntityDocument An entity as a person edits it: the fields a write sets (Permissions aside), with the entities it references named instead of identified, and the Version it was read at.
+type EntityDocument struct {
+	// Document The fields, by their names in the entity's schema (a reference field's name drops its ID suffix).
+	//
+	// Example: {"DisplayName":"Images","Filter":"web","Of":"Unit","Slug":"images"}
+	Document json.RawMessage `json:"Document"`
+
+	// EntityType Example: View
+	EntityType string `json:"EntityType"`
+	Version    int64  `json:"Version"`
+}
+
+// EntityDocumentEdit An edit of a document, applied as the merge patch from Base to Document.
+type EntityDocumentEdit struct {
+	Base     EntityDocumentInput `json:"Base"`
+	Document EntityDocumentInput `json:"Document"`
+}
+
+// EntityDocumentInput defines model for EntityDocumentInput.
+type EntityDocumentInput = EntityDocument
+
 // ErrorItem One problem, naming a field by its dot path (Permissions.View.Bogus) or an entity.
 type ErrorItem struct {
 	Description string `json:"Description"`
@@ -3635,6 +3656,12 @@ type UpdateFilterParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// UpdateFilterFromDocumentParams defines parameters for UpdateFilterFromDocument.
+type UpdateFilterFromDocumentParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
 // ListTagsParams defines parameters for ListTags.
 type ListTagsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -4117,6 +4144,12 @@ type PatchViewParams struct {
 
 // UpdateViewParams defines parameters for UpdateView.
 type UpdateViewParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateViewFromDocumentParams defines parameters for UpdateViewFromDocument.
+type UpdateViewFromDocumentParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
@@ -4716,6 +4749,9 @@ type PatchFilterApplicationMergePatchPlusJSONRequestBody = FilterPatch
 // UpdateFilterJSONRequestBody defines body for UpdateFilter for application/json ContentType.
 type UpdateFilterJSONRequestBody = FilterInput
 
+// UpdateFilterFromDocumentJSONRequestBody defines body for UpdateFilterFromDocument for application/json ContentType.
+type UpdateFilterFromDocumentJSONRequestBody = EntityDocumentEdit
+
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = TagInput
 
@@ -4763,6 +4799,9 @@ type PatchViewApplicationMergePatchPlusJSONRequestBody = ViewPatch
 
 // UpdateViewJSONRequestBody defines body for UpdateView for application/json ContentType.
 type UpdateViewJSONRequestBody = ViewInput
+
+// UpdateViewFromDocumentJSONRequestBody defines body for UpdateViewFromDocument for application/json ContentType.
+type UpdateViewFromDocumentJSONRequestBody = EntityDocumentEdit
 
 // BulkPatchTargetsJSONRequestBody defines body for BulkPatchTargets for application/json ContentType.
 type BulkPatchTargetsJSONRequestBody = TargetPatch
@@ -5154,6 +5193,12 @@ type ServerInterface interface {
 	// UpdateFilter Replace a Filter's settable fields; Version must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id}/filter/{filter_id})
 	UpdateFilter(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params UpdateFilterParams) error
+	// GetFilterDocument Read a Filter as a document to edit.
+	// (GET /space/{space_id}/filter/{filter_id}/document)
+	GetFilterDocument(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID) error
+	// UpdateFilterFromDocument Apply an edit of a Filter's document.
+	// (POST /space/{space_id}/filter/{filter_id}/document)
+	UpdateFilterFromDocument(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params UpdateFilterFromDocumentParams) error
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx echo.Context, spaceId SpaceID, params ListTagsParams) error
@@ -5262,6 +5307,12 @@ type ServerInterface interface {
 	// UpdateView Replace a View's settable fields; Version must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id}/view/{view_id})
 	UpdateView(ctx echo.Context, spaceId SpaceID, viewId openapi_types.UUID, params UpdateViewParams) error
+	// GetViewDocument Read a View as a document to edit.
+	// (GET /space/{space_id}/view/{view_id}/document)
+	GetViewDocument(ctx echo.Context, spaceId SpaceID, viewId openapi_types.UUID) error
+	// UpdateViewFromDocument Apply an edit of a View's document.
+	// (POST /space/{space_id}/view/{view_id}/document)
+	UpdateViewFromDocument(ctx echo.Context, spaceId SpaceID, viewId openapi_types.UUID, params UpdateViewFromDocumentParams) error
 	// ListAllTags List the Tags of every Space of the caller's organization.
 	// (GET /tag)
 	ListAllTags(ctx echo.Context, params ListAllTagsParams) error
@@ -8332,6 +8383,63 @@ func (w *ServerInterfaceWrapper) UpdateFilter(ctx echo.Context) error {
 	return err
 }
 
+// GetFilterDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) GetFilterDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "filter_id" -------------
+	var filterId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "filter_id", ctx.Param("filter_id"), &filterId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetFilterDocument(ctx, spaceId, filterId)
+	return err
+}
+
+// UpdateFilterFromDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateFilterFromDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "filter_id" -------------
+	var filterId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "filter_id", ctx.Param("filter_id"), &filterId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateFilterFromDocumentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateFilterFromDocument(ctx, spaceId, filterId, params)
+	return err
+}
+
 // ListTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 	var err error
@@ -9975,6 +10083,63 @@ func (w *ServerInterfaceWrapper) UpdateView(ctx echo.Context) error {
 	return err
 }
 
+// GetViewDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) GetViewDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "view_id" -------------
+	var viewId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "view_id", ctx.Param("view_id"), &viewId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetViewDocument(ctx, spaceId, viewId)
+	return err
+}
+
+// UpdateViewFromDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateViewFromDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "view_id" -------------
+	var viewId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "view_id", ctx.Param("view_id"), &viewId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateViewFromDocumentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateViewFromDocument(ctx, spaceId, viewId, params)
+	return err
+}
+
 // ListAllTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListAllTags(ctx echo.Context) error {
 	var err error
@@ -11208,6 +11373,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id/filter/:filter_id", wrapper.GetFilter, options.OperationMiddlewares["GetFilter"]...)
 	router.PATCH(options.BaseURL+"/space/:space_id/filter/:filter_id", wrapper.PatchFilter, options.OperationMiddlewares["PatchFilter"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/filter/:filter_id", wrapper.UpdateFilter, options.OperationMiddlewares["UpdateFilter"]...)
+	router.GET(options.BaseURL+"/space/:space_id/filter/:filter_id/document", wrapper.GetFilterDocument, options.OperationMiddlewares["GetFilterDocument"]...)
+	router.POST(options.BaseURL+"/space/:space_id/filter/:filter_id/document", wrapper.UpdateFilterFromDocument, options.OperationMiddlewares["UpdateFilterFromDocument"]...)
 	router.GET(options.BaseURL+"/space/:space_id/tag", wrapper.ListTags, options.OperationMiddlewares["ListTags"]...)
 	router.POST(options.BaseURL+"/space/:space_id/tag", wrapper.CreateTag, options.OperationMiddlewares["CreateTag"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/tag/:tag_id", wrapper.DeleteTag, options.OperationMiddlewares["DeleteTag"]...)
@@ -11242,6 +11409,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id/view/:view_id", wrapper.GetView, options.OperationMiddlewares["GetView"]...)
 	router.PATCH(options.BaseURL+"/space/:space_id/view/:view_id", wrapper.PatchView, options.OperationMiddlewares["PatchView"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/view/:view_id", wrapper.UpdateView, options.OperationMiddlewares["UpdateView"]...)
+	router.GET(options.BaseURL+"/space/:space_id/view/:view_id/document", wrapper.GetViewDocument, options.OperationMiddlewares["GetViewDocument"]...)
+	router.POST(options.BaseURL+"/space/:space_id/view/:view_id/document", wrapper.UpdateViewFromDocument, options.OperationMiddlewares["UpdateViewFromDocument"]...)
 	router.GET(options.BaseURL+"/tag", wrapper.ListAllTags, options.OperationMiddlewares["ListAllTags"]...)
 	router.DELETE(options.BaseURL+"/target", wrapper.BulkDeleteTargets, options.OperationMiddlewares["BulkDeleteTargets"]...)
 	router.GET(options.BaseURL+"/target", wrapper.ListAllTargets, options.OperationMiddlewares["ListAllTargets"]...)
@@ -30368,6 +30537,497 @@ func (response UpdateFilterdefaultJSONResponse) VisitUpdateFilterResponse(w http
 	return err
 }
 
+type GetFilterDocumentRequestObject struct {
+	SpaceId  SpaceID            `json:"space_id"`
+	FilterId openapi_types.UUID `json:"filter_id"`
+}
+
+type GetFilterDocumentResponseObject interface {
+	VisitGetFilterDocumentResponse(w http.ResponseWriter) error
+}
+
+type GetFilterDocument200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetFilterDocument200JSONResponse struct {
+	Body    EntityDocument
+	Headers GetFilterDocument200ResponseHeaders
+}
+
+func (response GetFilterDocument200JSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetFilterDocument400JSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetFilterDocument401JSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetFilterDocument403JSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetFilterDocument404JSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetFilterDocument429JSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterDocument500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetFilterDocument500JSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetFilterDocument503JSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterDocument504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetFilterDocument504JSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFilterDocumentdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetFilterDocumentdefaultJSONResponse) VisitGetFilterDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocumentRequestObject struct {
+	SpaceId  SpaceID            `json:"space_id"`
+	FilterId openapi_types.UUID `json:"filter_id"`
+	Params   UpdateFilterFromDocumentParams
+	Body     *UpdateFilterFromDocumentJSONRequestBody
+}
+
+type UpdateFilterFromDocumentResponseObject interface {
+	VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error
+}
+
+type UpdateFilterFromDocument200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateFilterFromDocument200JSONResponse struct {
+	Body    EntityDocument
+	Headers UpdateFilterFromDocument200ResponseHeaders
+}
+
+func (response UpdateFilterFromDocument200JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateFilterFromDocument400JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateFilterFromDocument401JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateFilterFromDocument403JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateFilterFromDocument404JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateFilterFromDocument409JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateFilterFromDocument413JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateFilterFromDocument415JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateFilterFromDocument429JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateFilterFromDocument500JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateFilterFromDocument503JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocument504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateFilterFromDocument504JSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFilterFromDocumentdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateFilterFromDocumentdefaultJSONResponse) VisitUpdateFilterFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	Params  ListTagsParams
@@ -38905,6 +39565,497 @@ func (response UpdateViewdefaultJSONResponse) VisitUpdateViewResponse(w http.Res
 	return err
 }
 
+type GetViewDocumentRequestObject struct {
+	SpaceId SpaceID            `json:"space_id"`
+	ViewId  openapi_types.UUID `json:"view_id"`
+}
+
+type GetViewDocumentResponseObject interface {
+	VisitGetViewDocumentResponse(w http.ResponseWriter) error
+}
+
+type GetViewDocument200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetViewDocument200JSONResponse struct {
+	Body    EntityDocument
+	Headers GetViewDocument200ResponseHeaders
+}
+
+func (response GetViewDocument200JSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetViewDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetViewDocument400JSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetViewDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetViewDocument401JSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetViewDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetViewDocument403JSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetViewDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetViewDocument404JSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetViewDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetViewDocument429JSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetViewDocument500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetViewDocument500JSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetViewDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetViewDocument503JSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetViewDocument504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetViewDocument504JSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetViewDocumentdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetViewDocumentdefaultJSONResponse) VisitGetViewDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocumentRequestObject struct {
+	SpaceId SpaceID            `json:"space_id"`
+	ViewId  openapi_types.UUID `json:"view_id"`
+	Params  UpdateViewFromDocumentParams
+	Body    *UpdateViewFromDocumentJSONRequestBody
+}
+
+type UpdateViewFromDocumentResponseObject interface {
+	VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error
+}
+
+type UpdateViewFromDocument200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateViewFromDocument200JSONResponse struct {
+	Body    EntityDocument
+	Headers UpdateViewFromDocument200ResponseHeaders
+}
+
+func (response UpdateViewFromDocument200JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateViewFromDocument400JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateViewFromDocument401JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateViewFromDocument403JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateViewFromDocument404JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateViewFromDocument409JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateViewFromDocument413JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateViewFromDocument415JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateViewFromDocument429JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateViewFromDocument500JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateViewFromDocument503JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocument504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateViewFromDocument504JSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateViewFromDocumentdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateViewFromDocumentdefaultJSONResponse) VisitUpdateViewFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAllTagsRequestObject struct {
 	Params ListAllTagsParams
 }
@@ -44575,6 +45726,12 @@ type StrictServerInterface interface {
 	// UpdateFilter Replace a Filter's settable fields; Version must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id}/filter/{filter_id})
 	UpdateFilter(ctx context.Context, request UpdateFilterRequestObject) (UpdateFilterResponseObject, error)
+	// GetFilterDocument Read a Filter as a document to edit.
+	// (GET /space/{space_id}/filter/{filter_id}/document)
+	GetFilterDocument(ctx context.Context, request GetFilterDocumentRequestObject) (GetFilterDocumentResponseObject, error)
+	// UpdateFilterFromDocument Apply an edit of a Filter's document.
+	// (POST /space/{space_id}/filter/{filter_id}/document)
+	UpdateFilterFromDocument(ctx context.Context, request UpdateFilterFromDocumentRequestObject) (UpdateFilterFromDocumentResponseObject, error)
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -44683,6 +45840,12 @@ type StrictServerInterface interface {
 	// UpdateView Replace a View's settable fields; Version must be the stored one (else 409 Conflict).
 	// (PUT /space/{space_id}/view/{view_id})
 	UpdateView(ctx context.Context, request UpdateViewRequestObject) (UpdateViewResponseObject, error)
+	// GetViewDocument Read a View as a document to edit.
+	// (GET /space/{space_id}/view/{view_id}/document)
+	GetViewDocument(ctx context.Context, request GetViewDocumentRequestObject) (GetViewDocumentResponseObject, error)
+	// UpdateViewFromDocument Apply an edit of a View's document.
+	// (POST /space/{space_id}/view/{view_id}/document)
+	UpdateViewFromDocument(ctx context.Context, request UpdateViewFromDocumentRequestObject) (UpdateViewFromDocumentResponseObject, error)
 	// ListAllTags List the Tags of every Space of the caller's organization.
 	// (GET /tag)
 	ListAllTags(ctx context.Context, request ListAllTagsRequestObject) (ListAllTagsResponseObject, error)
@@ -47733,6 +48896,82 @@ func (sh *strictHandler) UpdateFilter(ctx echo.Context, spaceId SpaceID, filterI
 	return nil
 }
 
+// GetFilterDocument operation middleware
+func (sh *strictHandler) GetFilterDocument(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID) error {
+	var request GetFilterDocumentRequestObject
+
+	request.SpaceId = spaceId
+	request.FilterId = filterId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetFilterDocument(ctx.Request().Context(), request.(GetFilterDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetFilterDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetFilterDocumentResponseObject); ok {
+		return validResponse.VisitGetFilterDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateFilterFromDocument operation middleware
+func (sh *strictHandler) UpdateFilterFromDocument(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params UpdateFilterFromDocumentParams) error {
+	var request UpdateFilterFromDocumentRequestObject
+
+	request.SpaceId = spaceId
+	request.FilterId = filterId
+	request.Params = params
+
+	var body UpdateFilterFromDocumentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateFilterFromDocument(ctx.Request().Context(), request.(UpdateFilterFromDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateFilterFromDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateFilterFromDocumentResponseObject); ok {
+		return validResponse.VisitUpdateFilterFromDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTags operation middleware
 func (sh *strictHandler) ListTags(ctx echo.Context, spaceId SpaceID, params ListTagsParams) error {
 	var request ListTagsRequestObject
@@ -49026,6 +50265,82 @@ func (sh *strictHandler) UpdateView(ctx echo.Context, spaceId SpaceID, viewId op
 		return err
 	} else if validResponse, ok := response.(UpdateViewResponseObject); ok {
 		return validResponse.VisitUpdateViewResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetViewDocument operation middleware
+func (sh *strictHandler) GetViewDocument(ctx echo.Context, spaceId SpaceID, viewId openapi_types.UUID) error {
+	var request GetViewDocumentRequestObject
+
+	request.SpaceId = spaceId
+	request.ViewId = viewId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetViewDocument(ctx.Request().Context(), request.(GetViewDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetViewDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetViewDocumentResponseObject); ok {
+		return validResponse.VisitGetViewDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateViewFromDocument operation middleware
+func (sh *strictHandler) UpdateViewFromDocument(ctx echo.Context, spaceId SpaceID, viewId openapi_types.UUID, params UpdateViewFromDocumentParams) error {
+	var request UpdateViewFromDocumentRequestObject
+
+	request.SpaceId = spaceId
+	request.ViewId = viewId
+	request.Params = params
+
+	var body UpdateViewFromDocumentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateViewFromDocument(ctx.Request().Context(), request.(UpdateViewFromDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateViewFromDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateViewFromDocumentResponseObject); ok {
+		return validResponse.VisitUpdateViewFromDocumentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -83,6 +83,8 @@ type Family[R, E, F any] struct {
 	// AdjustEvent, optional, adds to a change event what the family's events carry beyond the common
 	// payload (a Target's events name the Target in TargetID).
 	AdjustEvent func(E, event.Event) event.Event
+	// DocumentSpec, for families with document endpoints, says what their documents leave out and name.
+	DocumentSpec DocumentSpec
 }
 
 // Resolver finds an entity of the caller's organization by ID or Slug (in spaceID when its family lives

@@ -198,12 +198,59 @@ var Family = &entity.Family[db.Filter, Filter, Fields]{
 	Ident: func(f Filter) entity.Ident {
 		return entity.Ident{ID: f.ID, SpaceID: f.SpaceID, Slug: f.Slug, Version: f.Version, DeleteGates: f.DeleteGates}
 	},
-	Fields:    func(f Filter) Fields { return f.Fields },
-	Slug:      func(f Fields) string { return f.Slug },
-	Target:    Filter.authzTarget,
-	Grants:    func(f Fields) authz.Grants { return f.Permissions },
-	Normalize: normalize,
-	Check:     check,
+	Fields:       func(f Filter) Fields { return f.Fields },
+	Slug:         func(f Fields) string { return f.Slug },
+	Target:       Filter.authzTarget,
+	Grants:       func(f Fields) authz.Grants { return f.Permissions },
+	Normalize:    normalize,
+	Check:        check,
+	DocumentSpec: entity.DocumentSpec{Omit: []string{"Permissions"}, Refs: []entity.DocumentRef{space.DocumentRef("FromSpaceID", "FromSpace")}},
+}
+
+// DocumentRef shows a reference to a Filter (field, FilterID) in documents by name (name, Filter): its Slug
+// when it is in the document's Space, else <Space Slug>/<Slug>.
+func DocumentRef(field, name string) entity.DocumentRef {
+	return entity.DocumentRef{
+		Field: field, Name: name,
+		Named: func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID) (string, error) {
+			found, err := Family.Visible(ctx, q, sc, []uuid.UUID{id})
+			if err != nil {
+				return "", err
+			}
+			f, ok := found[id]
+			switch {
+			case !ok:
+				return id.String(), nil // one the caller may not view is shown as it is stored
+			case f.SpaceID == spaceID:
+				return f.Slug, nil
+			}
+			sp, err := space.Parent(ctx, sc, q, f.SpaceID)
+			if err != nil {
+				return "", err
+			}
+			return sp.Slug + "/" + f.Slug, nil
+		},
+		Resolve: func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, name string) (uuid.UUID, error) {
+			if id, err := uuid.Parse(name); err == nil {
+				found, err := Family.Visible(ctx, q, sc, []uuid.UUID{id})
+				if err != nil {
+					return uuid.Nil, err
+				}
+				if _, ok := found[id]; !ok {
+					return uuid.Nil, apierr.NotFound(EntityType, name)
+				}
+				return id, nil
+			}
+			if spaceSlug, slug, ok := strings.Cut(name, "/"); ok {
+				sp, err := space.ParentByRef(ctx, sc, q, spaceSlug)
+				if err != nil {
+					return uuid.Nil, err
+				}
+				spaceID, name = sp.SpaceID, slug
+			}
+			return Family.IDOf(ctx, sc, q, spaceID, name)
+		},
+	}
 }
 
 // Service carries out Filter operations (the kit's).

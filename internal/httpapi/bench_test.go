@@ -3,10 +3,12 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -170,6 +172,74 @@ func BenchmarkUnits(b *testing.B) {
 			do(http.MethodGet, fmt.Sprintf("%s/api/space/%s/unit?%s", env.URL, spaceID, q.Encode()), nil)
 		}
 	})
+	b.Run("view-list", func(b *testing.B) { benchViewPage(b, env, token, org, spaceID, do) })
+}
+
+// benchViewPage times, in each iteration, one page of 100 Units with view= (5 columns: three attributes,
+// the included Space's Slug and a data path) over the 10,000, the same page without view=, and the raw
+// SQL a hand-written service would run for it over pgx (the Units' rows and the data path's values),
+// reporting p50 and p99 of each and the p99 ratios.
+func benchViewPage(b *testing.B, env *apitest.Env, token string, org, spaceID uuid.UUID, do func(method, u string, body []byte)) {
+	viewBody := fmt.Sprintf(`{"Slug": "bench", "Of": "Unit", "Columns": [
+		{"Name": "Unit", "ColumnSource": {"MetadataAttribute": "Slug"}},
+		{"Name": "Type", "ColumnSource": {"MetadataAttribute": "ToolchainType"}},
+		{"Name": "Revision", "ColumnSource": {"MetadataAttribute": "HeadRevisionNum"}},
+		{"Name": "Space", "ColumnSource": {"MetadataAttribute": "Space.Slug"}},
+		{"Name": "Replicas", "ColumnSource": {"DataPath": {"Path": "spec.replicas", "ResourceType": "apps/v1/Deployment"}}}]}`)
+	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("%s/api/space/%s/view", env.URL, spaceID), bytes.NewReader([]byte(viewBody)))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var created struct{ ViewID uuid.UUID }
+	if err := json.NewDecoder(resp.Body).Decode(&created); err != nil || resp.StatusCode != http.StatusOK {
+		b.Fatalf("creating the View: %d %v", resp.StatusCode, err)
+	}
+	resp.Body.Close()
+	list := fmt.Sprintf("%s/api/space/%s/unit?", env.URL, spaceID)
+	withView := list + url.Values{"view": {created.ViewID.String()}, "limit": {"100"}}.Encode()
+	plain := list + url.Values{"limit": {"100"}}.Encode()
+	ctx := context.Background()
+	raw := func() {
+		rows, err := env.App.Store.Pool.Query(ctx, `SELECT unit.*, jsonb_path_query_array(unit.head_doc, $3::jsonpath)
+			FROM unit WHERE organization_id = $1 AND space_id = $2 AND hidden_reason = '' ORDER BY unit_id LIMIT 101`,
+			org, spaceID, `$[*] ? (@.ResourceType == "apps/v1/Deployment").Value."spec"."replicas"`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for rows.Next() {
+			if _, err := rows.Values(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	timed := func(into *[]time.Duration, f func()) {
+		start := time.Now()
+		f()
+		*into = append(*into, time.Since(start))
+	}
+	var viewed, listed, sql []time.Duration
+	for b.Loop() {
+		timed(&viewed, func() { do(http.MethodGet, withView, nil) })
+		timed(&listed, func() { do(http.MethodGet, plain, nil) })
+		timed(&sql, raw)
+	}
+	pct := func(d []time.Duration, p float64) float64 {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return float64(s[min(len(s)-1, int(float64(len(s))*p))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(viewed, 0.5), "view-p50-ms")
+	b.ReportMetric(pct(viewed, 0.99), "view-p99-ms")
+	b.ReportMetric(pct(listed, 0.99), "plain-p99-ms")
+	b.ReportMetric(pct(sql, 0.99), "sql-p99-ms")
+	b.ReportMetric(pct(viewed, 0.99)/pct(listed, 0.99), "view/plain-p99")
+	b.ReportMetric(pct(viewed, 0.99)/pct(sql, 0.99), "view/sql-p99")
 }
 
 // BenchmarkGuestList compares one list page read by a guest with the same request by an admin, over

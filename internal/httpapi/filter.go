@@ -127,3 +127,20 @@ func (h filterAPI) BulkDeleteFilters(ctx context.Context, r api.BulkDeleteFilter
 	}
 	return api.BulkDeleteFilters200JSONResponse{Body: out}, nil
 }
+
+func (h filterAPI) GetFilterDocument(ctx context.Context, r api.GetFilterDocumentRequestObject) (api.GetFilterDocumentResponseObject, error) {
+	d, err := h.s.deps.Filters.Document(ctx, scopeOf(ctx), r.SpaceId, r.FilterId.String())
+	if err != nil {
+		return nil, err
+	}
+	return api.GetFilterDocument200JSONResponse{Body: documentToAPI(d)}, nil
+}
+
+func (h filterAPI) UpdateFilterFromDocument(ctx context.Context, r api.UpdateFilterFromDocumentRequestObject) (api.UpdateFilterFromDocumentResponseObject, error) {
+	d, err := h.s.deps.Filters.ApplyDocument(ctx, scopeOf(ctx), r.SpaceId, r.FilterId.String(),
+		documentFromAPI(r.Body.Base), documentFromAPI(r.Body.Document), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateFilterFromDocument200JSONResponse{Body: documentToAPI(d)}, nil
+}

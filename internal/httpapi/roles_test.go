@@ -141,6 +141,12 @@ func readBack(field string) func(*roleFixture, string) any {
 	}
 }
 
+// documentEdit is the body of a document edit: the document as GET returns it, unchanged.
+func documentEdit(f *roleFixture, path string) any {
+	doc := f.admin.Get(path).Expect(http.StatusOK).Map()
+	return map[string]any{"Base": doc, "Document": doc}
+}
+
 // roleRequests gives every operation with a body, a required selection or a special path its request;
 // operations not named here are sent with the fixture's path parameters and nothing else.
 var roleRequests = map[string]roleRequest{
@@ -185,38 +191,40 @@ var roleRequests = map[string]roleRequest{
 	"CreateUserKey":            {body: newKey},
 	"DeleteUserKey": {path: func(f *roleFixture) string { return "/api/user/" + f.params["user_id"] + "/key/" + f.userKid },
 		also: []int{http.StatusNotFound}},
-	"BulkPatchGroups":    {query: sel("Slug = 'team'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
-	"BulkDeleteGroups":   {query: sel("Slug = 'team'")},
-	"CreateGroup":        {body: jsonBody(map[string]any{"Slug": "new-group"})},
-	"UpdateGroup":        {body: readBack("Group")},
-	"PatchGroup":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"ListUsers":          {guestSees: 1},
-	"CreateSpace":        {body: jsonBody(map[string]any{"Slug": "new-space"})},
-	"UpdateSpace":        {body: readBack("Space")},
-	"PatchSpace":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"DeleteSpace":        {path: func(f *roleFixture) string { return "/api/space/" + f.emptySpace }},
-	"CreateBridgeWorker": {body: jsonBody(map[string]any{"Slug": "new-w"})},
-	"UpdateBridgeWorker": {body: readBack("BridgeWorker")},
-	"PatchBridgeWorker":  {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateChannel":      {body: jsonBody(map[string]any{"Slug": "new-c"})},
-	"UpdateChannel":      {body: readBack("Channel")},
-	"PatchChannel":       {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateFilter":       {body: jsonBody(map[string]any{"Slug": "new-filter", "From": "Space"})},
-	"UpdateFilter":       {body: readBack("Filter")},
-	"PatchFilter":        {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateView":         {body: jsonBody(map[string]any{"Slug": "new-view", "Of": "Space"})},
-	"UpdateView":         {body: readBack("View")},
-	"PatchView":          {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateTag":          {body: jsonBody(map[string]any{"Slug": "new-tag"})},
-	"UpdateTag":          {body: readBack("Tag")},
-	"PatchTag":           {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateTarget":       {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
-	"UpdateTarget":       {body: readBack("Target")},
-	"PatchTarget":        {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateUnit":         {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
-	"UpdateUnit":         {body: readBack("Unit")},
-	"PatchUnit":          {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"UploadUnitData":     {body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},
+	"BulkPatchGroups":          {query: sel("Slug = 'team'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteGroups":         {query: sel("Slug = 'team'")},
+	"CreateGroup":              {body: jsonBody(map[string]any{"Slug": "new-group"})},
+	"UpdateGroup":              {body: readBack("Group")},
+	"PatchGroup":               {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"ListUsers":                {guestSees: 1},
+	"CreateSpace":              {body: jsonBody(map[string]any{"Slug": "new-space"})},
+	"UpdateSpace":              {body: readBack("Space")},
+	"PatchSpace":               {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"DeleteSpace":              {path: func(f *roleFixture) string { return "/api/space/" + f.emptySpace }},
+	"CreateBridgeWorker":       {body: jsonBody(map[string]any{"Slug": "new-w"})},
+	"UpdateBridgeWorker":       {body: readBack("BridgeWorker")},
+	"PatchBridgeWorker":        {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateChannel":            {body: jsonBody(map[string]any{"Slug": "new-c"})},
+	"UpdateChannel":            {body: readBack("Channel")},
+	"PatchChannel":             {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateFilter":             {body: jsonBody(map[string]any{"Slug": "new-filter", "From": "Space"})},
+	"UpdateFilter":             {body: readBack("Filter")},
+	"PatchFilter":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateView":               {body: jsonBody(map[string]any{"Slug": "new-view", "Of": "Space"})},
+	"UpdateViewFromDocument":   {body: documentEdit},
+	"UpdateFilterFromDocument": {body: documentEdit},
+	"UpdateView":               {body: readBack("View")},
+	"PatchView":                {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTag":                {body: jsonBody(map[string]any{"Slug": "new-tag"})},
+	"UpdateTag":                {body: readBack("Tag")},
+	"PatchTag":                 {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTarget":             {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
+	"UpdateTarget":             {body: readBack("Target")},
+	"PatchTarget":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateUnit":               {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
+	"UpdateUnit":               {body: readBack("Unit")},
+	"PatchUnit":                {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"UploadUnitData":           {body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},
 }
 
 func newKey(f *roleFixture, _ string) any { return map[string]any{"PublicJWK": newSigner(f.t).jwk} }

@@ -141,3 +141,20 @@ func (h viewAPI) BulkDeleteViews(ctx context.Context, r api.BulkDeleteViewsReque
 	}
 	return api.BulkDeleteViews200JSONResponse{Body: out}, nil
 }
+
+func (h viewAPI) GetViewDocument(ctx context.Context, r api.GetViewDocumentRequestObject) (api.GetViewDocumentResponseObject, error) {
+	d, err := h.s.deps.Views.Document(ctx, scopeOf(ctx), r.SpaceId, r.ViewId.String())
+	if err != nil {
+		return nil, err
+	}
+	return api.GetViewDocument200JSONResponse{Body: documentToAPI(d)}, nil
+}
+
+func (h viewAPI) UpdateViewFromDocument(ctx context.Context, r api.UpdateViewFromDocumentRequestObject) (api.UpdateViewFromDocumentResponseObject, error) {
+	d, err := h.s.deps.Views.ApplyDocument(ctx, scopeOf(ctx), r.SpaceId, r.ViewId.String(),
+		documentFromAPI(r.Body.Base), documentFromAPI(r.Body.Document), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateViewFromDocument200JSONResponse{Body: documentToAPI(d)}, nil
+}

@@ -80,3 +80,32 @@ func VisibleParent(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.U
 	}
 	return row, t, err
 }
+
+// DocumentRef shows a reference to a Space (field, FromSpaceID) in documents by its Slug (name,
+// FromSpace). A name must be the Slug (or ID) of a Space the caller may view.
+func DocumentRef(field, name string) entity.DocumentRef {
+	return entity.DocumentRef{
+		Field: field, Name: name,
+		Named: func(ctx context.Context, sc authz.Scope, q *db.Queries, _, id uuid.UUID) (string, error) {
+			row, err := Parent(ctx, sc, q, id)
+			if err != nil {
+				return "", err
+			}
+			return row.Slug, nil
+		},
+		Resolve: func(ctx context.Context, sc authz.Scope, q *db.Queries, _ uuid.UUID, name string) (uuid.UUID, error) {
+			row, err := ParentByRef(ctx, sc, q, name)
+			if err != nil {
+				return uuid.Nil, err
+			}
+			t, err := RowTarget(row)
+			if err != nil {
+				return uuid.Nil, err
+			}
+			if !authz.ViewsInside(sc, t) {
+				return uuid.Nil, apierr.NotFound(EntityType, name)
+			}
+			return row.SpaceID, nil
+		},
+	}
+}

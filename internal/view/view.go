@@ -255,12 +255,13 @@ var Family = &entity.Family[db.View, View, Fields]{
 	Ident: func(v View) entity.Ident {
 		return entity.Ident{ID: v.ID, SpaceID: v.SpaceID, Slug: v.Slug, Version: v.Version, DeleteGates: v.DeleteGates}
 	},
-	Fields:    func(v View) Fields { return v.Fields },
-	Slug:      func(f Fields) string { return f.Slug },
-	Target:    View.authzTarget,
-	Grants:    func(f Fields) authz.Grants { return f.Permissions },
-	Normalize: normalize,
-	Check:     check,
+	Fields:       func(v View) Fields { return v.Fields },
+	Slug:         func(f Fields) string { return f.Slug },
+	Target:       View.authzTarget,
+	Grants:       func(f Fields) authz.Grants { return f.Permissions },
+	Normalize:    normalize,
+	Check:        check,
+	DocumentSpec: entity.DocumentSpec{Omit: []string{"Permissions"}, Refs: []entity.DocumentRef{filter.DocumentRef("FilterID", "Filter")}},
 }
 
 // Service carries out View operations (the kit's).

@@ -1,0 +1,164 @@
+package entity
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+)
+
+// Document is an entity as a person edits it: the fields a write sets (by their wire names), with the
+// entities it references named instead of identified, and the Version it was read at.
+type Document struct {
+	EntityType string
+	Version    int64
+	Document   json.RawMessage
+}
+
+// DocumentSpec says how a family's entities read as documents: the fields left out (changed by other
+// writes) and the references shown by name.
+type DocumentSpec struct {
+	Omit []string
+	Refs []DocumentRef
+}
+
+// DocumentRef is a reference field (FilterID) shown in documents as a name (Filter).
+type DocumentRef struct {
+	Field, Name string
+	// Named is the name of the entity id, for a document of an entity in spaceID; Resolve is the ID a name
+	// stands for (NotFound when it names nothing the caller may view).
+	Named   func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID) (string, error)
+	Resolve func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, name string) (uuid.UUID, error)
+}
+
+// Document reads an entity as a document.
+func (s *Service[R, E, F]) Document(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (Document, error) {
+	e, err := s.Get(ctx, sc, spaceID, ref)
+	if err != nil {
+		return Document{}, err
+	}
+	return s.document(ctx, sc, e)
+}
+
+func (s *Service[R, E, F]) document(ctx context.Context, sc authz.Scope, e E) (Document, error) {
+	ident := s.Ident(e)
+	raw, err := json.Marshal(s.Fields(e))
+	if err != nil {
+		return Document{}, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return Document{}, err
+	}
+	for _, name := range s.DocumentSpec.Omit {
+		delete(fields, name)
+	}
+	for _, r := range s.DocumentSpec.Refs {
+		var id *uuid.UUID
+		if err := json.Unmarshal(fields[r.Field], &id); err != nil {
+			return Document{}, err
+		}
+		delete(fields, r.Field)
+		fields[r.Name] = json.RawMessage("null")
+		if id != nil {
+			name, err := r.Named(ctx, sc, s.Store.Q(), ident.SpaceID, *id)
+			if err != nil {
+				return Document{}, err
+			}
+			fields[r.Name], _ = json.Marshal(name)
+		}
+	}
+	doc, err := json.Marshal(fields)
+	return Document{EntityType: s.Type, Version: ident.Version, Document: doc}, err
+}
+
+// ApplyDocument applies an edit of a document: the difference from base (the document as read) to edited
+// is a merge patch, so fields the edit left alone keep what concurrent writes gave them and fields it
+// removed are cleared. base's Version must be the entity's (else 409 Conflict). An edit that changes
+// nothing writes nothing (no new Version).
+func (s *Service[R, E, F]) ApplyDocument(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, base, edited Document, dryRun bool) (Document, error) {
+	for _, d := range []struct {
+		name string
+		doc  Document
+	}{{"Base", base}, {"Document", edited}} {
+		if d.doc.EntityType != s.Type {
+			return Document{}, apierr.Validation(fmt.Sprintf("%s.EntityType is %q; this is a %s's document", d.name, d.doc.EntityType, s.Type),
+				apierr.Item{Item: d.name + ".EntityType", Description: "not " + s.Type})
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(d.doc.Document, &obj); err != nil || obj == nil {
+			return Document{}, apierr.Validation(d.name+".Document must be a JSON object", apierr.Item{Item: d.name + ".Document", Description: "not an object"})
+		}
+	}
+	diff, err := jsonpatch.CreateMergePatch(base.Document, edited.Document)
+	if err != nil {
+		return Document{}, apierr.UserInput("the documents cannot be compared: " + err.Error())
+	}
+	var patch map[string]json.RawMessage
+	if err := json.Unmarshal(diff, &patch); err != nil {
+		return Document{}, err
+	}
+	if len(patch) == 0 {
+		e, err := s.Get(ctx, sc, spaceID, ref)
+		if err != nil {
+			return Document{}, err
+		}
+		if err := authz.Check(sc, authz.Edit, s.Target(e)); err != nil {
+			return Document{}, err
+		}
+		if err := CheckVersion(s.Type, s.Ident(e).ID, &base.Version, s.Ident(e).Version); err != nil {
+			return Document{}, err
+		}
+		return s.document(ctx, sc, e)
+	}
+	for _, name := range s.DocumentSpec.Omit {
+		if _, ok := patch[name]; ok {
+			return Document{}, apierr.Validation(fmt.Sprintf("Document: %s is not part of a %s's document; change it with a patch", name, s.Type),
+				apierr.Item{Item: "Document." + name, Description: "not in the document"})
+		}
+	}
+	cur, err := s.Get(ctx, sc, spaceID, ref)
+	if err != nil {
+		return Document{}, err
+	}
+	for _, r := range s.DocumentSpec.Refs {
+		raw, ok := patch[r.Name]
+		if !ok {
+			continue
+		}
+		delete(patch, r.Name)
+		var name *string
+		if err := json.Unmarshal(raw, &name); err != nil {
+			return Document{}, apierr.Validation(fmt.Sprintf("Document.%s names a %s: a string or null", r.Name, r.Name),
+				apierr.Item{Item: "Document." + r.Name, Description: "not a name"})
+		}
+		patch[r.Field] = json.RawMessage("null")
+		if name != nil {
+			id, err := r.Resolve(ctx, sc, s.Store.Q(), s.Ident(cur).SpaceID, *name)
+			if apierr.Is(err, apierr.TypeNotFound) {
+				return Document{}, apierr.Validation(fmt.Sprintf("Document.%s: no %s %q that you may view", r.Name, r.Name, *name),
+					apierr.Item{Item: "Document." + r.Name, Description: "no such " + r.Name})
+			}
+			if err != nil {
+				return Document{}, err
+			}
+			patch[r.Field], _ = json.Marshal(id)
+		}
+	}
+	patch["Version"], _ = json.Marshal(base.Version)
+	body, err := json.Marshal(patch)
+	if err != nil {
+		return Document{}, err
+	}
+	e, err := s.Patch(ctx, sc, spaceID, ref, body, dryRun)
+	if err != nil {
+		return Document{}, err
+	}
+	return s.document(ctx, sc, e)
+}
