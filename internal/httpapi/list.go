@@ -171,7 +171,7 @@ func project(item any, entityField string, fields map[string]bool, columns func(
 			return nil, err
 		}
 		if fields == nil {
-			return json.Marshal(ext)
+			return joinObject(ext), nil
 		}
 	}
 	included := map[string]map[string]bool{}
@@ -191,7 +191,30 @@ func project(item any, entityField string, fields map[string]bool, columns func(
 			return nil, err
 		}
 	}
-	return json.Marshal(ext)
+	return joinObject(ext), nil
+}
+
+// joinObject writes a JSON object whose keys are field names of the Extended forms (plain ASCII) and whose
+// values are already compact JSON (json.Marshal's own output),
+// without checking and compacting each value again, as json.Marshal of the map would.
+func joinObject(obj map[string]json.RawMessage) []byte {
+	size := 2
+	for k, v := range obj {
+		size += len(k) + len(v) + 4
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '{')
+	first := true
+	for k, v := range obj {
+		if !first {
+			out = append(out, ',')
+		}
+		first = false
+		out = strconv.AppendQuote(out, k)
+		out = append(out, ':')
+		out = append(out, v...)
+	}
+	return append(out, '}')
 }
 
 // keepFields drops the fields not in keep from a JSON object, or from each object of an array; null

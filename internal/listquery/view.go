@@ -275,14 +275,25 @@ func columnDataPath(path, resourceType string) (string, error) {
 // values; one that finds nothing, or null, yields none.
 func (cv *CompiledView) Values(item map[string]json.RawMessage, data []json.RawMessage) []ColumnValue {
 	out := []ColumnValue{}
+	objects := map[string]map[string]json.RawMessage{} // the item's fields, each decoded once for all columns
 	for _, c := range cv.columns {
 		var found []json.RawMessage
-		if c.data >= 0 {
+		switch {
+		case c.data >= 0:
 			if c.data < len(data) {
 				_ = json.Unmarshal(data[c.data], &found)
 			}
-		} else {
-			found = walk(item[c.field], c.path)
+		default:
+			obj, ok := objects[c.field]
+			if !ok {
+				_ = json.Unmarshal(item[c.field], &obj) // null or a list (an included list) leaves obj nil
+				objects[c.field] = obj
+			}
+			if obj != nil {
+				found = walk(obj[c.path[0].Name], c.path[1:])
+			} else {
+				found = walk(item[c.field], c.path)
+			}
 		}
 		for _, v := range found {
 			if text, ok := columnText(v); ok {
