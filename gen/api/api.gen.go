@@ -2515,7 +2515,7 @@ type DistinctOn string
 type DryRun = bool
 
 // FilterParam defines model for FilterParam.
-type FilterParam = openapi_types.UUID
+type FilterParam = string
 
 // IfMatch defines model for IfMatch.
 type IfMatch = string
@@ -2575,7 +2575,7 @@ type UnitWriteInclude = string
 type UserIDPath = openapi_types.UUID
 
 // ViewParam defines model for ViewParam.
-type ViewParam = openapi_types.UUID
+type ViewParam = string
 
 // Where defines model for Where.
 type Where = string
@@ -2634,7 +2634,7 @@ type BulkDeleteGroupsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2650,7 +2650,7 @@ type BulkPatchGroupsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2666,7 +2666,7 @@ type BulkDeleteServiceAccountsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2682,7 +2682,7 @@ type BulkPatchServiceAccountsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2698,7 +2698,7 @@ type BulkDeleteSpacesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2714,7 +2714,7 @@ type BulkPatchSpacesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2730,7 +2730,7 @@ type ListAllBridgeWorkersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2765,7 +2765,7 @@ type ListAllChannelsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2800,7 +2800,7 @@ type ListAllCommandRunsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
@@ -2832,7 +2832,7 @@ type BulkDeleteFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2848,7 +2848,7 @@ type ListAllFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2867,7 +2867,7 @@ type ListAllFiltersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -2886,7 +2886,7 @@ type BulkPatchFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2902,7 +2902,7 @@ type ListGroupsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2921,7 +2921,7 @@ type ListGroupsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -2982,7 +2982,7 @@ type ListOrganizationsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2998,7 +2998,7 @@ type ListOrganizationsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3050,7 +3050,7 @@ type ListOrganizationMembersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3062,7 +3062,7 @@ type ListOrganizationMembersParams struct {
 	// name mentions is returned whole.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3099,7 +3099,7 @@ type ListAllRevisionsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3118,7 +3118,7 @@ type ListAllRevisionsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3147,7 +3147,7 @@ type SearchRevisionDataParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3179,7 +3179,7 @@ type SearchRevisionMutationSourcesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3211,7 +3211,7 @@ type ListServiceAccountsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3294,7 +3294,7 @@ type ListSpacesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3313,7 +3313,7 @@ type ListSpacesParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3378,7 +3378,7 @@ type ListBridgeWorkersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3455,7 +3455,7 @@ type ListChannelsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3532,7 +3532,7 @@ type ListCommandRunsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
@@ -3582,7 +3582,7 @@ type ListFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3601,7 +3601,7 @@ type ListFiltersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3668,7 +3668,7 @@ type ListTagsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3687,7 +3687,7 @@ type ListTagsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3748,7 +3748,7 @@ type ListTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3767,7 +3767,7 @@ type ListTargetsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3828,7 +3828,7 @@ type ListUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3847,7 +3847,7 @@ type ListUnitsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3964,7 +3964,7 @@ type ListExtendedMutationsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3983,7 +3983,7 @@ type ListExtendedMutationsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4014,7 +4014,7 @@ type ListExtendedRevisionsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4033,7 +4033,7 @@ type ListExtendedRevisionsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4074,7 +4074,7 @@ type ListViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4093,7 +4093,7 @@ type ListViewsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4160,7 +4160,7 @@ type ListAllTagsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4179,7 +4179,7 @@ type ListAllTagsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4198,7 +4198,7 @@ type BulkDeleteTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4214,7 +4214,7 @@ type ListAllTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4233,7 +4233,7 @@ type ListAllTargetsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4252,7 +4252,7 @@ type BulkPatchTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4268,7 +4268,7 @@ type BulkDeleteUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4284,7 +4284,7 @@ type ListAllUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4303,7 +4303,7 @@ type ListAllUnitsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4329,7 +4329,7 @@ type BulkPatchUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4345,7 +4345,7 @@ type BulkCreateUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4376,7 +4376,7 @@ type BulkMoveUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4392,7 +4392,7 @@ type BulkTagUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4408,7 +4408,7 @@ type SearchUnitDataParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4441,7 +4441,7 @@ type SearchUnitDiffParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4476,7 +4476,7 @@ type SearchUnitMutationSourcesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4509,7 +4509,7 @@ type ListUsersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4525,7 +4525,7 @@ type ListUsersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4559,7 +4559,7 @@ type BulkDeleteViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4575,7 +4575,7 @@ type ListAllViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4594,7 +4594,7 @@ type ListAllViewsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4613,7 +4613,7 @@ type BulkPatchViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -5405,7 +5405,7 @@ func (w *ServerInterfaceWrapper) BulkDeleteGroups(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5444,7 +5444,7 @@ func (w *ServerInterfaceWrapper) BulkPatchGroups(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5483,7 +5483,7 @@ func (w *ServerInterfaceWrapper) BulkDeleteServiceAccounts(ctx echo.Context) err
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5522,7 +5522,7 @@ func (w *ServerInterfaceWrapper) BulkPatchServiceAccounts(ctx echo.Context) erro
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5561,7 +5561,7 @@ func (w *ServerInterfaceWrapper) BulkDeleteSpaces(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5600,7 +5600,7 @@ func (w *ServerInterfaceWrapper) BulkPatchSpaces(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5639,7 +5639,7 @@ func (w *ServerInterfaceWrapper) ListAllBridgeWorkers(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5713,7 +5713,7 @@ func (w *ServerInterfaceWrapper) ListAllChannels(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5787,7 +5787,7 @@ func (w *ServerInterfaceWrapper) ListAllCommandRuns(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5881,7 +5881,7 @@ func (w *ServerInterfaceWrapper) BulkDeleteFilters(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5920,7 +5920,7 @@ func (w *ServerInterfaceWrapper) ListAllFilters(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -5955,7 +5955,7 @@ func (w *ServerInterfaceWrapper) ListAllFilters(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -6001,7 +6001,7 @@ func (w *ServerInterfaceWrapper) BulkPatchFilters(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -6040,7 +6040,7 @@ func (w *ServerInterfaceWrapper) ListGroups(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -6075,7 +6075,7 @@ func (w *ServerInterfaceWrapper) ListGroups(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -6271,7 +6271,7 @@ func (w *ServerInterfaceWrapper) ListOrganizations(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -6299,7 +6299,7 @@ func (w *ServerInterfaceWrapper) ListOrganizations(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -6452,7 +6452,7 @@ func (w *ServerInterfaceWrapper) ListOrganizationMembers(ctx echo.Context) error
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -6473,7 +6473,7 @@ func (w *ServerInterfaceWrapper) ListOrganizationMembers(ctx echo.Context) error
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -6608,7 +6608,7 @@ func (w *ServerInterfaceWrapper) ListAllRevisions(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -6643,7 +6643,7 @@ func (w *ServerInterfaceWrapper) ListAllRevisions(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -6703,7 +6703,7 @@ func (w *ServerInterfaceWrapper) SearchRevisionData(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -6770,7 +6770,7 @@ func (w *ServerInterfaceWrapper) SearchRevisionMutationSources(ctx echo.Context)
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -6837,7 +6837,7 @@ func (w *ServerInterfaceWrapper) ListServiceAccounts(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -7108,7 +7108,7 @@ func (w *ServerInterfaceWrapper) ListSpaces(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -7143,7 +7143,7 @@ func (w *ServerInterfaceWrapper) ListSpaces(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -7335,7 +7335,7 @@ func (w *ServerInterfaceWrapper) ListBridgeWorkers(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -7619,7 +7619,7 @@ func (w *ServerInterfaceWrapper) ListChannels(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -7879,7 +7879,7 @@ func (w *ServerInterfaceWrapper) ListCommandRuns(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -8146,7 +8146,7 @@ func (w *ServerInterfaceWrapper) ListFilters(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -8181,7 +8181,7 @@ func (w *ServerInterfaceWrapper) ListFilters(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -8462,7 +8462,7 @@ func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -8497,7 +8497,7 @@ func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -8721,7 +8721,7 @@ func (w *ServerInterfaceWrapper) ListTargets(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -8756,7 +8756,7 @@ func (w *ServerInterfaceWrapper) ListTargets(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -8980,7 +8980,7 @@ func (w *ServerInterfaceWrapper) ListUnits(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -9015,7 +9015,7 @@ func (w *ServerInterfaceWrapper) ListUnits(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -9451,7 +9451,7 @@ func (w *ServerInterfaceWrapper) ListExtendedMutations(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -9486,7 +9486,7 @@ func (w *ServerInterfaceWrapper) ListExtendedMutations(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -9619,7 +9619,7 @@ func (w *ServerInterfaceWrapper) ListExtendedRevisions(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -9654,7 +9654,7 @@ func (w *ServerInterfaceWrapper) ListExtendedRevisions(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -9846,7 +9846,7 @@ func (w *ServerInterfaceWrapper) ListViews(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -9881,7 +9881,7 @@ func (w *ServerInterfaceWrapper) ListViews(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -10155,7 +10155,7 @@ func (w *ServerInterfaceWrapper) ListAllTags(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10190,7 +10190,7 @@ func (w *ServerInterfaceWrapper) ListAllTags(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -10236,7 +10236,7 @@ func (w *ServerInterfaceWrapper) BulkDeleteTargets(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10275,7 +10275,7 @@ func (w *ServerInterfaceWrapper) ListAllTargets(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10310,7 +10310,7 @@ func (w *ServerInterfaceWrapper) ListAllTargets(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -10356,7 +10356,7 @@ func (w *ServerInterfaceWrapper) BulkPatchTargets(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10395,7 +10395,7 @@ func (w *ServerInterfaceWrapper) BulkDeleteUnits(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10434,7 +10434,7 @@ func (w *ServerInterfaceWrapper) ListAllUnits(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10469,7 +10469,7 @@ func (w *ServerInterfaceWrapper) ListAllUnits(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -10529,7 +10529,7 @@ func (w *ServerInterfaceWrapper) BulkPatchUnits(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10568,7 +10568,7 @@ func (w *ServerInterfaceWrapper) BulkCreateUnits(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10635,7 +10635,7 @@ func (w *ServerInterfaceWrapper) BulkMoveUnits(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10674,7 +10674,7 @@ func (w *ServerInterfaceWrapper) BulkTagUnits(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10713,7 +10713,7 @@ func (w *ServerInterfaceWrapper) SearchUnitData(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10787,7 +10787,7 @@ func (w *ServerInterfaceWrapper) SearchUnitDiff(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10868,7 +10868,7 @@ func (w *ServerInterfaceWrapper) SearchUnitMutationSources(ctx echo.Context) err
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10942,7 +10942,7 @@ func (w *ServerInterfaceWrapper) ListUsers(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -10970,7 +10970,7 @@ func (w *ServerInterfaceWrapper) ListUsers(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -11106,7 +11106,7 @@ func (w *ServerInterfaceWrapper) BulkDeleteViews(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -11145,7 +11145,7 @@ func (w *ServerInterfaceWrapper) ListAllViews(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}
@@ -11180,7 +11180,7 @@ func (w *ServerInterfaceWrapper) ListAllViews(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "view" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
 	}
@@ -11226,7 +11226,7 @@ func (w *ServerInterfaceWrapper) BulkPatchViews(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "filter" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
 	}

@@ -34,7 +34,7 @@ type Selector func(ctx context.Context, tx *store.Tx) ([]Ref, error)
 
 // RequireSelection refuses a bulk operation that selects nothing explicitly: it would touch everything.
 func RequireSelection(p listquery.Params) error {
-	if strings.TrimSpace(p.Where) == "" && p.Filter == nil && strings.TrimSpace(p.Contains) == "" {
+	if strings.TrimSpace(p.Where) == "" && p.Filter == "" && strings.TrimSpace(p.Contains) == "" {
 		return apierr.UserInput("a bulk operation needs where, filter or contains to select its entities",
 			apierr.Item{Item: "where", Description: "required (or filter, or contains)"})
 	}

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
@@ -41,17 +39,17 @@ func mediaType(ctx context.Context) string {
 // wireParams reads the list parameters of any generated *Params struct (their json tags are the query
 // parameter names), so every list converts its parameters the same way.
 type wireParams struct {
-	Where         *string    `json:"where"`
-	Filter        *uuid.UUID `json:"filter"`
-	Contains      *string    `json:"contains"`
-	Include       *string    `json:"include"`
-	Select        *string    `json:"select"`
-	IncludeHidden *string    `json:"include_hidden"`
-	View          *uuid.UUID `json:"view"`
-	Limit         *int       `json:"limit"`
-	Continue      *string    `json:"continue"`
-	OrderBy       *string    `json:"order_by"`
-	Offset        *int       `json:"offset"`
+	Where         *string `json:"where"`
+	Filter        *string `json:"filter"`
+	Contains      *string `json:"contains"`
+	Include       *string `json:"include"`
+	Select        *string `json:"select"`
+	IncludeHidden *string `json:"include_hidden"`
+	View          *string `json:"view"`
+	Limit         *int    `json:"limit"`
+	Continue      *string `json:"continue"`
+	OrderBy       *string `json:"order_by"`
+	Offset        *int    `json:"offset"`
 }
 
 func listParams(generated any) listquery.Params {
@@ -72,7 +70,7 @@ func listParams(generated any) listquery.Params {
 	return listquery.Params{
 		Where: str(w.Where), Contains: str(w.Contains), Select: str(w.Select), Include: str(w.Include),
 		IncludeHidden: str(w.IncludeHidden), OrderBy: str(w.OrderBy), Continue: str(w.Continue),
-		Filter: w.Filter, View: w.View, Limit: w.Limit, Offset: w.Offset,
+		Filter: str(w.Filter), View: str(w.View), Limit: w.Limit, Offset: w.Offset,
 	}
 }
 

@@ -3,14 +3,18 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
+	"github.com/hubd/hubd/internal/view"
 )
 
 // resolveListReferences reads the Filter and the View a list or selection's filter= and view= name, once
@@ -24,25 +28,24 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 	}
 	sc := scopeOf(ctx)
 	spaceID := c.Param("space_id")
-	if id, ok := queryUUID(c, "filter"); ok {
-		f, err := s.visibleFilter(ctx, sc, id, "filter", spaceID)
+	if ref := c.QueryParam("filter"); ref != "" {
+		f, err := s.visibleFilter(ctx, sc, ref, "filter", spaceID)
 		if err != nil {
 			return ctx, err
 		}
-		ctx = listquery.WithFilter(ctx, filterDefinition(f))
+		def := filterDefinition(f)
+		def.Ref = ref
+		ctx = listquery.WithFilter(ctx, def)
 	}
-	if id, ok := queryUUID(c, "view"); ok {
-		found, err := s.deps.Views.LoadByIDs(ctx, sc, []uuid.UUID{id})
+	if ref := c.QueryParam("view"); ref != "" {
+		v, err := named(ctx, sc, s.deps.Views, view.EntityType, ref, "view", spaceID)
 		if err != nil {
 			return ctx, err
-		}
-		v, ok := found[id]
-		if !ok {
-			return ctx, apierr.Validation(fmt.Sprintf("view: no View %s in your organization", id), apierr.Item{Item: "view", Description: "no such View"})
 		}
 		def := v.Definition()
+		def.Ref = ref
 		if v.FilterID != nil {
-			f, err := s.visibleFilter(ctx, sc, *v.FilterID, "view", spaceID)
+			f, err := s.visibleFilter(ctx, sc, v.FilterID.String(), "view", spaceID)
 			if err != nil {
 				return ctx, err
 			}
@@ -54,29 +57,57 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 	return ctx, nil
 }
 
-// queryUUID is the UUID a query parameter holds; a malformed one is left to the document's validation.
-func queryUUID(c echo.Context, name string) (uuid.UUID, bool) {
-	raw := c.QueryParam(name)
-	if raw == "" {
-		return uuid.Nil, false
+// named reads the entity a list parameter names, by ID, by Slug in the operation's Space (pathSpace, empty
+// outside one) or as <Space Slug>/<Slug>; one that does not exist or the caller may not view is 400
+// Validation naming the parameter.
+func named[R, E, F any](ctx context.Context, sc authz.Scope, svc *entity.Service[R, E, F], entityType, ref, param, pathSpace string) (E, error) {
+	var zero E
+	missing := func() error {
+		return apierr.Validation(fmt.Sprintf("%s: no %s %q in your organization", param, entityType, ref),
+			apierr.Item{Item: param, Description: "no such " + entityType})
 	}
-	id, err := uuid.Parse(raw)
-	return id, err == nil
+	if id, err := uuid.Parse(ref); err == nil {
+		found, err := svc.LoadByIDs(ctx, sc, []uuid.UUID{id})
+		if err != nil {
+			return zero, err
+		}
+		e, ok := found[id]
+		if !ok {
+			return zero, missing()
+		}
+		return e, nil
+	}
+	spaceRef, slug, qualified := strings.Cut(ref, "/")
+	if !qualified {
+		if pathSpace == "" {
+			return zero, apierr.Validation(fmt.Sprintf("%s: outside a Space, name a %s by ID or as <Space Slug>/<Slug>, not %q", param, entityType, ref),
+				apierr.Item{Item: param, Description: "a Slug needs its Space"})
+		}
+		spaceRef, slug = pathSpace, ref
+	}
+	row, err := space.ParentByRef(ctx, sc, svc.Store.Q(), spaceRef)
+	if apierr.Is(err, apierr.TypeNotFound) {
+		return zero, missing()
+	}
+	if err != nil {
+		return zero, err
+	}
+	e, err := svc.Get(ctx, sc, row.SpaceID, slug)
+	if apierr.Is(err, apierr.TypeNotFound) {
+		return zero, missing()
+	}
+	return e, err
 }
 
 // visibleFilter reads a Filter the caller may view for the parameter param of an operation in Space
 // spaceID (empty when the operation is in none).
-func (s *Server) visibleFilter(ctx context.Context, sc authz.Scope, id uuid.UUID, param, spaceID string) (filter.Filter, error) {
-	found, err := s.deps.Filters.LoadByIDs(ctx, sc, []uuid.UUID{id})
+func (s *Server) visibleFilter(ctx context.Context, sc authz.Scope, ref, param, spaceID string) (filter.Filter, error) {
+	f, err := named(ctx, sc, s.deps.Filters, filter.EntityType, ref, param, spaceID)
 	if err != nil {
-		return filter.Filter{}, err
-	}
-	f, ok := found[id]
-	if !ok {
-		return f, apierr.Validation(fmt.Sprintf("%s: no Filter %s in your organization", param, id), apierr.Item{Item: param, Description: "no such Filter"})
+		return f, err
 	}
 	if f.FromSpaceID != nil && spaceID != "" && spaceID != f.FromSpaceID.String() {
-		return f, apierr.Validation(fmt.Sprintf("%s: Filter %s reads Space %s, not this one", param, id, f.FromSpaceID),
+		return f, apierr.Validation(fmt.Sprintf("%s: Filter %s reads Space %s, not this one", param, ref, f.FromSpaceID),
 			apierr.Item{Item: param, Description: "another Space"})
 	}
 	return f, nil

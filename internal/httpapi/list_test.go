@@ -462,13 +462,16 @@ func TestPagination(t *testing.T) {
 func TestFilterAndView(t *testing.T) {
 	t.Parallel()
 	f := newListFixture(t)
-	// A Filter that does not exist is a missing reference; no View exists yet: naming one is refused too.
-	e := f.c.Get("/api/space?filter="+uuid.NewString()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
-	require.Equal(t, "filter", e.Error.ErrorMetadata.Items[0].Item)
-	require.Contains(t, e.Error.Message, "no Filter")
-	e = f.c.Get("/api/space?view="+uuid.NewString()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
-	require.Equal(t, "view", e.Error.ErrorMetadata.Items[0].Item)
-	f.c.Get("/api/space?filter=not-a-uuid").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	// A Filter or View that does not exist is a missing reference, by ID, by Space/Slug or by Slug (outside a
+	// Space, a bare Slug names none).
+	for _, ref := range []string{uuid.NewString(), "dev/nope", "nope/nope", "not-a-uuid"} {
+		e := f.c.Get("/api/space?filter="+ref).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+		require.Equal(t, "filter", e.Error.ErrorMetadata.Items[0].Item)
+		e = f.c.Get("/api/space?view="+ref).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+		require.Equal(t, "view", e.Error.ErrorMetadata.Items[0].Item)
+	}
+	e := f.c.Get("/api/space?filter=not-a-uuid").ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Contains(t, e.Error.Message, "outside a Space")
 	f.c.Get("/api/user?view="+uuid.NewString()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 }
 

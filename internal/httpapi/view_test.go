@@ -222,6 +222,16 @@ func TestViewOnLists(t *testing.T) {
 	list, _ = get(url.Values{"view": {images.ViewID.String()}, "filter": {web.FilterID.String()}})
 	require.Len(t, list, 2, "a View without a Filter takes filter=")
 
+	// Both are named by ID, by Slug in the operation's Space, or as <Space Slug>/<Slug> anywhere.
+	list, _ = get(url.Values{"view": {"web"}, "order_by": {"Slug"}})
+	require.Len(t, list, 2)
+	var all []api.ExtendedUnit
+	f.c.Get("/api/unit?" + url.Values{"view": {"dev/web"}}.Encode()).Expect(http.StatusOK).JSON(&all)
+	require.Len(t, all, 2)
+	list, _ = get(url.Values{"view": {"images"}, "filter": {"web"}})
+	require.Len(t, list, 2)
+	f.c.Get("/api/unit?view=web").ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+
 	// A View of another type, of no one or of another organization is refused.
 	var spaces api.View
 	f.c.Post(base+"/view", map[string]any{"Slug": "spaces", "Of": "Space"}).Expect(http.StatusOK).JSON(&spaces)
@@ -232,8 +242,10 @@ func TestViewOnLists(t *testing.T) {
 	theirSpace := createSpace(t, other, map[string]any{"Slug": "theirs"})
 	var theirs api.View
 	other.Post("/api/space/"+theirSpace.SpaceID.String()+"/view", map[string]any{"Slug": "x", "Of": "Unit"}).Expect(http.StatusOK).JSON(&theirs)
-	e = f.c.Get(f.unitsPath()+"?view="+theirs.ViewID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
-	require.Contains(t, e.Error.Message, "no View")
+	for _, ref := range []string{theirs.ViewID.String(), "theirs/x"} {
+		e = f.c.Get(f.unitsPath()+"?view="+ref).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+		require.Contains(t, e.Error.Message, "no View")
+	}
 
 	// GroupBy comes first, whatever order_by says of the rest.
 	f.put(t, made["web-1"], "application/yaml", deployment("web-1", "nginx:1.28")).Expect(http.StatusOK) // its second Revision

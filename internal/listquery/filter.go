@@ -13,7 +13,9 @@ import (
 // where, its WhereData and ResourceType with the data condition (Units), and its IncludeHidden applies when
 // the request names none. Hash binds continue tokens to the definition.
 type FilterDefinition struct {
-	ID            uuid.UUID
+	ID uuid.UUID
+	// Ref is how the request named it (filter=), empty for a View's Filter.
+	Ref           string
 	From          string
 	Hash          string
 	Where         string

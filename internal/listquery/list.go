@@ -36,10 +36,11 @@ type Params struct {
 	IncludeHidden string
 	OrderBy       string
 	Continue      string
-	Filter        *uuid.UUID
-	View          *uuid.UUID
-	Limit         *int
-	Offset        *int
+	// Filter and View name a stored Filter and View (by ID, Slug or Space/Slug), as the request did.
+	Filter string
+	View   string
+	Limit  *int
+	Offset *int
 }
 
 // Condition restricts a list to one parent (a Space, a Unit...): Column = Value. Column is a constant.
@@ -271,14 +272,14 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 		return nil, nil, apierr.UserInput(fmt.Sprintf("%s lists do not take contains; use where", e.Name),
 			apierr.Item{Item: "contains", Description: "not supported by this list"})
 	}
-	if prm.Filter != nil {
-		if q.filter == nil || q.filter.ID != *prm.Filter {
-			return nil, nil, apierr.Validation(fmt.Sprintf("filter: no Filter %s in your organization", prm.Filter),
+	if prm.Filter != "" {
+		if q.filter == nil || q.filter.Ref != prm.Filter {
+			return nil, nil, apierr.Validation(fmt.Sprintf("filter: no Filter %q in your organization", prm.Filter),
 				apierr.Item{Item: "filter", Description: "no such Filter"})
 		}
 		p.filter = q.filter
 	}
-	if prm.View != nil {
+	if prm.View != "" {
 		if err := q.applyView(e, p); err != nil {
 			return nil, nil, err
 		}
@@ -656,14 +657,14 @@ func (q Query) signature(p *plan) string {
 		"path": q.Path, "where": prm.Where, "contains": prm.Contains, "select": prm.Select, "include": prm.Include,
 		"include_hidden": prm.IncludeHidden, "order_by": prm.OrderBy, "org": q.Caller.OrganizationID.String(),
 	}
-	if prm.Filter != nil {
-		parts["filter"] = prm.Filter.String()
+	if prm.Filter != "" {
+		parts["filter"] = prm.Filter
 	}
 	if p.filter != nil {
 		parts["filter_hash"] = p.filter.Hash // a changed Filter ends the pages of the old one
 	}
-	if prm.View != nil {
-		parts["view"] = prm.View.String()
+	if prm.View != "" {
+		parts["view"] = prm.View
 		if q.view != nil {
 			parts["view_hash"] = q.view.Hash // as does a changed View
 		}

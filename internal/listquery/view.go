@@ -17,7 +17,9 @@ import (
 // the related entities they read are included and the fields they read selected, its Filter (resolved
 // with it) applies, and GroupBy then OrderBy order the list. Hash binds continue tokens to the definition.
 type ViewDefinition struct {
-	ID               uuid.UUID
+	ID uuid.UUID
+	// Ref is how the request named it (view=).
+	Ref              string
 	Of               string
 	Hash             string
 	Columns          []ViewColumnSource
@@ -416,8 +418,8 @@ func columnText(v json.RawMessage) (string, bool) {
 // any) replaces filter=, which cannot be given with it.
 func (q Query) applyView(e *Entity, p *plan) error {
 	def := q.view
-	if def == nil || def.ID != *q.Params.View {
-		return apierr.Validation(fmt.Sprintf("view: no View %s in your organization", q.Params.View),
+	if def == nil || def.Ref != q.Params.View {
+		return apierr.Validation(fmt.Sprintf("view: no View %q in your organization", q.Params.View),
 			apierr.Item{Item: "view", Description: "no such View"})
 	}
 	if def.Of != e.Name {
