@@ -281,6 +281,92 @@ func (q *Queries) FilterListByIDs(ctx context.Context, arg FilterListByIDsParams
 	return items, nil
 }
 
+const filterMove = `-- name: FilterMove :one
+UPDATE filter SET space_id = $1, version = version + 1, updated_at = now()
+WHERE organization_id = $2 AND filter_id = $3
+RETURNING filter_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_type, where_expr, where_data, resource_type, from_space_id, include_hidden, upstream_filter_id, backing_unit_id, hidden_reason, version, created_at, updated_at, hash, search_text
+`
+
+type FilterMoveParams struct {
+	ToSpaceID      uuid.UUID `db:"to_space_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	FilterID       uuid.UUID `db:"filter_id"`
+}
+
+func (q *Queries) FilterMove(ctx context.Context, arg FilterMoveParams) (*Filter, error) {
+	row := q.db.QueryRow(ctx, filterMove, arg.ToSpaceID, arg.OrganizationID, arg.FilterID)
+	var i Filter
+	err := row.Scan(
+		&i.FilterID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.FromType,
+		&i.WhereExpr,
+		&i.WhereData,
+		&i.ResourceType,
+		&i.FromSpaceID,
+		&i.IncludeHidden,
+		&i.UpstreamFilterID,
+		&i.BackingUnitID,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Hash,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
+const filterSetUpstream = `-- name: FilterSetUpstream :one
+UPDATE filter SET upstream_filter_id = $1
+WHERE organization_id = $2 AND filter_id = $3
+RETURNING filter_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_type, where_expr, where_data, resource_type, from_space_id, include_hidden, upstream_filter_id, backing_unit_id, hidden_reason, version, created_at, updated_at, hash, search_text
+`
+
+type FilterSetUpstreamParams struct {
+	UpstreamFilterID *uuid.UUID `db:"upstream_filter_id"`
+	OrganizationID   uuid.UUID  `db:"organization_id"`
+	FilterID         uuid.UUID  `db:"filter_id"`
+}
+
+func (q *Queries) FilterSetUpstream(ctx context.Context, arg FilterSetUpstreamParams) (*Filter, error) {
+	row := q.db.QueryRow(ctx, filterSetUpstream, arg.UpstreamFilterID, arg.OrganizationID, arg.FilterID)
+	var i Filter
+	err := row.Scan(
+		&i.FilterID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.FromType,
+		&i.WhereExpr,
+		&i.WhereData,
+		&i.ResourceType,
+		&i.FromSpaceID,
+		&i.IncludeHidden,
+		&i.UpstreamFilterID,
+		&i.BackingUnitID,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Hash,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
 const filterUpdate = `-- name: FilterUpdate :one
 UPDATE filter
 SET slug = $1, display_name = $2, labels = $3, annotations = $4,

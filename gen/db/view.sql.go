@@ -281,6 +281,92 @@ func (q *Queries) ViewListByIDs(ctx context.Context, arg ViewListByIDsParams) ([
 	return items, nil
 }
 
+const viewMove = `-- name: ViewMove :one
+UPDATE view SET space_id = $1, version = version + 1, updated_at = now()
+WHERE organization_id = $2 AND view_id = $3
+RETURNING view_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, of_type, columns, filter_id, group_by, order_by, order_by_direction, upstream_view_id, backing_unit_id, hidden_reason, version, created_at, updated_at, hash, search_text
+`
+
+type ViewMoveParams struct {
+	ToSpaceID      uuid.UUID `db:"to_space_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	ViewID         uuid.UUID `db:"view_id"`
+}
+
+func (q *Queries) ViewMove(ctx context.Context, arg ViewMoveParams) (*View, error) {
+	row := q.db.QueryRow(ctx, viewMove, arg.ToSpaceID, arg.OrganizationID, arg.ViewID)
+	var i View
+	err := row.Scan(
+		&i.ViewID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.OfType,
+		&i.Columns,
+		&i.FilterID,
+		&i.GroupBy,
+		&i.OrderBy,
+		&i.OrderByDirection,
+		&i.UpstreamViewID,
+		&i.BackingUnitID,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Hash,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
+const viewSetUpstream = `-- name: ViewSetUpstream :one
+UPDATE view SET upstream_view_id = $1
+WHERE organization_id = $2 AND view_id = $3
+RETURNING view_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, of_type, columns, filter_id, group_by, order_by, order_by_direction, upstream_view_id, backing_unit_id, hidden_reason, version, created_at, updated_at, hash, search_text
+`
+
+type ViewSetUpstreamParams struct {
+	UpstreamViewID *uuid.UUID `db:"upstream_view_id"`
+	OrganizationID uuid.UUID  `db:"organization_id"`
+	ViewID         uuid.UUID  `db:"view_id"`
+}
+
+func (q *Queries) ViewSetUpstream(ctx context.Context, arg ViewSetUpstreamParams) (*View, error) {
+	row := q.db.QueryRow(ctx, viewSetUpstream, arg.UpstreamViewID, arg.OrganizationID, arg.ViewID)
+	var i View
+	err := row.Scan(
+		&i.ViewID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.OfType,
+		&i.Columns,
+		&i.FilterID,
+		&i.GroupBy,
+		&i.OrderBy,
+		&i.OrderByDirection,
+		&i.UpstreamViewID,
+		&i.BackingUnitID,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Hash,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
 const viewUpdate = `-- name: ViewUpdate :one
 UPDATE view
 SET slug = $1, display_name = $2, labels = $3, annotations = $4,

@@ -48,6 +48,10 @@ type Family[R, E, F any] struct {
 	UpdateRow func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, f F) (*R, error)
 	DeleteRow func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E) (int64, error)
 	FromRow   func(*R) (E, error)
+	// MoveRow, for families that move between Spaces (POST /<family>/move), puts cur in Space toSpaceID
+	// with a new Version; SetUpstream, optional, records on a copy (clone) the entity it was copied from.
+	MoveRow     func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, toSpaceID uuid.UUID) (*R, error)
+	SetUpstream func(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*R, error)
 
 	// Accessors of the entity and its fields.
 	Ident  func(E) Ident
@@ -313,93 +317,99 @@ func (f *Family[R, E, F]) Visible(ctx context.Context, q *db.Queries, sc authz.S
 // same Slug is returned instead, as a concurrent create of the same Slug is.
 func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f F, opts WriteOptions) (E, error) {
 	var out E
-	f, err := s.Normalize(f)
-	if err != nil {
-		return out, err
-	}
-	err = s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		p, err := s.visibleParent(ctx, sc, tx.Q, spaceID)
-		if err != nil {
-			return err
-		}
-		createIn := authz.OrganizationTarget(sc.OrganizationID)
-		if p != nil {
-			createIn = p.Target
-		}
-		checkCreate := s.CheckCreate
-		if checkCreate == nil {
-			checkCreate = func(sc authz.Scope, in authz.Target) error { return authz.Check(sc, authz.CreateChildren, in) }
-		}
-		if err := checkCreate(sc, createIn); err != nil {
-			return err
-		}
-		if err := s.checkWriteNeeds(sc); err != nil {
-			return err
-		}
-		if s.Grants != nil && len(s.Grants(f)) > 0 {
-			if err := authz.Check(sc, authz.Manage, createIn); err != nil {
-				return err
-			}
-			if err := s.Grantees.Check(ctx, sc, tx.Q, "Permissions", nil, s.Grants(f)); err != nil {
-				return err
-			}
-		}
-		// existing hands back the entity of the same Slug (allow_exists), if the caller may view it.
-		existing := func(row *R) error {
-			var err error
-			if out, err = s.FromRow(row); err != nil {
-				return err
-			}
-			return authz.Check(sc, authz.View, s.Target(out))
-		}
-		row, err := s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f))
-		switch {
-		case err == nil && opts.AllowExists:
-			return existing(row)
-		case err == nil:
-			return apierr.AlreadyExists(s.Type, s.Slug(f))
-		case !apierr.Is(err, apierr.TypeNotFound):
-			return err
-		}
-		if s.Check != nil {
-			if f, err = s.Check(ctx, tx, sc, spaceID, nil, f); err != nil {
-				return err
-			}
-		}
-		err = tx.Savepoint(ctx, func(sp *store.Tx) error {
-			var err error
-			row, err = s.InsertRow(ctx, sp.Q, sc, spaceID, uuid.New(), f)
-			return err
-		})
-		if apierr.Is(err, apierr.TypeAlreadyExists) {
-			// A concurrent create of the same Slug committed first.
-			if !opts.AllowExists {
-				return apierr.AlreadyExists(s.Type, s.Slug(f))
-			}
-			if row, err = s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f)); err != nil {
-				if apierr.Is(err, apierr.TypeNotFound) { // the winner is not one the caller may read
-					return apierr.AlreadyExists(s.Type, s.Slug(f))
-				}
-				return err
-			}
-			return existing(row)
-		}
-		if err != nil {
-			return err
-		}
-		if out, err = s.FromRow(row); err != nil {
-			return err
-		}
-		if out, err = s.afterWrite(ctx, tx, sc, nil, out); err != nil {
-			return err
-		}
-		tx.Emit(s.event(sc, out, Created, p))
-		return nil
+	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+		var err error
+		out, _, err = s.create(ctx, sc, tx, spaceID, f, opts.AllowExists)
+		return err
 	})
 	if err != nil {
 		return out, err
 	}
 	return s.enrichOne(ctx, s.Store.Q(), out)
+}
+
+// create is one create in tx; created is false when allowExists handed back an existing entity.
+func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, f F, allowExists bool) (out E, created bool, err error) {
+	if f, err = s.Normalize(f); err != nil {
+		return out, false, err
+	}
+	p, err := s.visibleParent(ctx, sc, tx.Q, spaceID)
+	if err != nil {
+		return out, false, err
+	}
+	createIn := authz.OrganizationTarget(sc.OrganizationID)
+	if p != nil {
+		createIn = p.Target
+	}
+	checkCreate := s.CheckCreate
+	if checkCreate == nil {
+		checkCreate = func(sc authz.Scope, in authz.Target) error { return authz.Check(sc, authz.CreateChildren, in) }
+	}
+	if err := checkCreate(sc, createIn); err != nil {
+		return out, false, err
+	}
+	if err := s.checkWriteNeeds(sc); err != nil {
+		return out, false, err
+	}
+	if s.Grants != nil && len(s.Grants(f)) > 0 {
+		if err := authz.Check(sc, authz.Manage, createIn); err != nil {
+			return out, false, err
+		}
+		if err := s.Grantees.Check(ctx, sc, tx.Q, "Permissions", nil, s.Grants(f)); err != nil {
+			return out, false, err
+		}
+	}
+	// existing hands back the entity of the same Slug (allow_exists), if the caller may view it.
+	existing := func(row *R) (E, bool, error) {
+		e, err := s.FromRow(row)
+		if err != nil {
+			return e, false, err
+		}
+		return e, false, authz.Check(sc, authz.View, s.Target(e))
+	}
+	row, err := s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f))
+	switch {
+	case err == nil && allowExists:
+		return existing(row)
+	case err == nil:
+		return out, false, apierr.AlreadyExists(s.Type, s.Slug(f))
+	case !apierr.Is(err, apierr.TypeNotFound):
+		return out, false, err
+	}
+	if s.Check != nil {
+		if f, err = s.Check(ctx, tx, sc, spaceID, nil, f); err != nil {
+			return out, false, err
+		}
+	}
+	err = tx.Savepoint(ctx, func(sp *store.Tx) error {
+		var err error
+		row, err = s.InsertRow(ctx, sp.Q, sc, spaceID, uuid.New(), f)
+		return err
+	})
+	if apierr.Is(err, apierr.TypeAlreadyExists) {
+		// A concurrent create of the same Slug committed first.
+		if !allowExists {
+			return out, false, apierr.AlreadyExists(s.Type, s.Slug(f))
+		}
+		if row, err = s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f)); err != nil {
+			if apierr.Is(err, apierr.TypeNotFound) { // the winner is not one the caller may read
+				return out, false, apierr.AlreadyExists(s.Type, s.Slug(f))
+			}
+			return out, false, err
+		}
+		return existing(row)
+	}
+	if err != nil {
+		return out, false, err
+	}
+	if out, err = s.FromRow(row); err != nil {
+		return out, false, err
+	}
+	if out, err = s.afterWrite(ctx, tx, sc, nil, out); err != nil {
+		return out, false, err
+	}
+	tx.Emit(s.event(sc, out, Created, p))
+	return out, true, nil
 }
 
 // change computes the Version a write was prepared against (nil: none sent) and the fields it sets.

@@ -194,6 +194,12 @@ var Family = &entity.Family[db.Filter, Filter, Fields]{
 	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Filter) (int64, error) {
 		return q.FilterDelete(ctx, db.FilterDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, FilterID: cur.ID})
 	},
+	MoveRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Filter, toSpaceID uuid.UUID) (*db.Filter, error) {
+		return q.FilterMove(ctx, db.FilterMoveParams{OrganizationID: sc.OrganizationID, FilterID: cur.ID, ToSpaceID: toSpaceID})
+	},
+	SetUpstream: func(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*db.Filter, error) {
+		return q.FilterSetUpstream(ctx, db.FilterSetUpstreamParams{OrganizationID: sc.OrganizationID, FilterID: id, UpstreamFilterID: &upstream})
+	},
 	FromRow: fromRow,
 	Ident: func(f Filter) entity.Ident {
 		return entity.Ident{ID: f.ID, SpaceID: f.SpaceID, Slug: f.Slug, Version: f.Version, DeleteGates: f.DeleteGates}

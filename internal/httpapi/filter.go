@@ -101,13 +101,7 @@ func (h filterAPI) DeleteFilter(ctx context.Context, r api.DeleteFilterRequestOb
 }
 
 func (h filterAPI) BulkPatchFilters(ctx context.Context, r api.BulkPatchFiltersRequestObject) (api.BulkPatchFiltersResponseObject, error) {
-	out, multi, err := patchedInBulk[filter.Filter](ctx, h.s.deps.Filters, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[filter.Filter], e *api.ResponseError) api.FilterCreateOrUpdateResponse {
-		if e != nil {
-			return api.FilterCreateOrUpdateResponse{Error: e}
-		}
-		written := filterToAPI(it.Value)
-		return api.FilterCreateOrUpdateResponse{Filter: &written}
-	})
+	out, multi, err := patchedInBulk[filter.Filter](ctx, h.s.deps.Filters, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, filterWriteItem)
 	switch {
 	case err != nil:
 		return nil, err
@@ -143,4 +137,35 @@ func (h filterAPI) UpdateFilterFromDocument(ctx context.Context, r api.UpdateFil
 		return nil, err
 	}
 	return api.UpdateFilterFromDocument200JSONResponse{Body: documentToAPI(d)}, nil
+}
+
+// filterWriteItem is one item of a bulk write of Filters: the Filter written, or why not.
+func filterWriteItem(it entity.BulkItem[filter.Filter], e *api.ResponseError) api.FilterCreateOrUpdateResponse {
+	if e != nil {
+		return api.FilterCreateOrUpdateResponse{Error: e}
+	}
+	written := filterToAPI(it.Value)
+	return api.FilterCreateOrUpdateResponse{Filter: &written}
+}
+
+func (h filterAPI) BulkCreateFilters(ctx context.Context, r api.BulkCreateFiltersRequestObject) (api.BulkCreateFiltersResponseObject, error) {
+	out, multi, err := clonedInBulk[filter.Filter](ctx, h.s, h.s.deps.Filters, r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, filterWriteItem)
+	switch {
+	case err != nil:
+		return nil, err
+	case multi:
+		return api.BulkCreateFilters207JSONResponse{Body: out}, nil
+	}
+	return api.BulkCreateFilters200JSONResponse{Body: out}, nil
+}
+
+func (h filterAPI) BulkMoveFilters(ctx context.Context, r api.BulkMoveFiltersRequestObject) (api.BulkMoveFiltersResponseObject, error) {
+	out, multi, err := movedInBulk[filter.Filter](ctx, h.s.deps.Filters, r.Params, r.Params.DryRun, r.Body.ToSpaceID, filterWriteItem)
+	switch {
+	case err != nil:
+		return nil, err
+	case multi:
+		return api.BulkMoveFilters207JSONResponse{Body: out}, nil
+	}
+	return api.BulkMoveFilters200JSONResponse{Body: out}, nil
 }

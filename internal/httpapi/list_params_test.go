@@ -144,9 +144,13 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 		},
 		writes: map[string]selectionWrite{
-			"BulkCreateUnits": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkMoveUnits":   {body: map[string]any{"ToSpaceID": staging.SpaceID}},
-			"BulkTagUnits":    {body: map[string]any{"TagID": release.TagID}},
+			"BulkCreateUnits":   {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveUnits":     {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkTagUnits":      {body: map[string]any{"TagID": release.TagID}},
+			"BulkCreateFilters": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateViews":   {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveFilters":   {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkMoveViews":     {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 		},
 	}
 }

@@ -164,6 +164,12 @@ var roleRequests = map[string]roleRequest{
 	"BulkDeleteUnits":           {query: sel("Slug = 'app'")},
 	"BulkCreateUnits": {query: url.Values{"where": {"Slug = 'app'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
 		guestSelectsNothing: api.ErrorTypeValidation},
+	"BulkCreateFilters": {query: url.Values{"where": {"Slug = 'web'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
+		guestSelectsNothing: api.ErrorTypeValidation},
+	"BulkCreateViews": {query: url.Values{"where": {"Slug = 'web'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
+		guestSelectsNothing: api.ErrorTypeValidation},
+	"BulkMoveFilters": {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
+	"BulkMoveViews":   {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
 	"BulkMoveUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any {
 		return map[string]any{"ToSpaceID": f.otherSpace}
 	}},

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/hubd/hubd/gen/api"
-	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/unit"
 )
@@ -27,23 +25,17 @@ func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReque
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	if r.Params.FilterSpace != nil {
-		return nil, apierr.Validation(fmt.Sprintf("Filter %s does not exist in your organization", r.Params.FilterSpace),
-			apierr.Item{Item: "filter_space", Description: "no such Filter"})
+	p := readCopyParams(r.Params)
+	dest, err := h.s.destinations(ctx, sc, p)
+	if err != nil {
+		return nil, err
 	}
 	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
 	if err != nil {
 		return nil, err
 	}
-	var prefixes []string
-	if r.Params.NamePrefixes != nil {
-		for _, p := range strings.Split(*r.Params.NamePrefixes, ",") {
-			prefixes = append(prefixes, strings.TrimSpace(p))
-		}
-	}
 	items, err := h.s.deps.Units.Clone(ctx, sc, requestPath(ctx), sel, patch, unit.CloneOptions{
-		WhereSpace: deref(r.Params.WhereSpace), Prefixes: prefixes, AllowExists: isTrue(r.Params.AllowExists),
-		DryRun: flag(r.Params.DryRun), UserAgent: userAgent(ctx),
+		Destinations: dest, Prefixes: p.prefixes(), AllowExists: isTrue(p.AllowExists), DryRun: flag(p.DryRun), UserAgent: userAgent(ctx),
 	})
 	if err != nil {
 		return nil, err

@@ -115,13 +115,7 @@ func (h viewAPI) DeleteView(ctx context.Context, r api.DeleteViewRequestObject) 
 }
 
 func (h viewAPI) BulkPatchViews(ctx context.Context, r api.BulkPatchViewsRequestObject) (api.BulkPatchViewsResponseObject, error) {
-	out, multi, err := patchedInBulk[view.View](ctx, h.s.deps.Views, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[view.View], e *api.ResponseError) api.ViewCreateOrUpdateResponse {
-		if e != nil {
-			return api.ViewCreateOrUpdateResponse{Error: e}
-		}
-		written := viewToAPI(it.Value)
-		return api.ViewCreateOrUpdateResponse{View: &written}
-	})
+	out, multi, err := patchedInBulk[view.View](ctx, h.s.deps.Views, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, viewWriteItem)
 	switch {
 	case err != nil:
 		return nil, err
@@ -157,4 +151,35 @@ func (h viewAPI) UpdateViewFromDocument(ctx context.Context, r api.UpdateViewFro
 		return nil, err
 	}
 	return api.UpdateViewFromDocument200JSONResponse{Body: documentToAPI(d)}, nil
+}
+
+// viewWriteItem is one item of a bulk write of Views: the View written, or why not.
+func viewWriteItem(it entity.BulkItem[view.View], e *api.ResponseError) api.ViewCreateOrUpdateResponse {
+	if e != nil {
+		return api.ViewCreateOrUpdateResponse{Error: e}
+	}
+	written := viewToAPI(it.Value)
+	return api.ViewCreateOrUpdateResponse{View: &written}
+}
+
+func (h viewAPI) BulkCreateViews(ctx context.Context, r api.BulkCreateViewsRequestObject) (api.BulkCreateViewsResponseObject, error) {
+	out, multi, err := clonedInBulk[view.View](ctx, h.s, h.s.deps.Views, r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, viewWriteItem)
+	switch {
+	case err != nil:
+		return nil, err
+	case multi:
+		return api.BulkCreateViews207JSONResponse{Body: out}, nil
+	}
+	return api.BulkCreateViews200JSONResponse{Body: out}, nil
+}
+
+func (h viewAPI) BulkMoveViews(ctx context.Context, r api.BulkMoveViewsRequestObject) (api.BulkMoveViewsResponseObject, error) {
+	out, multi, err := movedInBulk[view.View](ctx, h.s.deps.Views, r.Params, r.Params.DryRun, r.Body.ToSpaceID, viewWriteItem)
+	switch {
+	case err != nil:
+		return nil, err
+	case multi:
+		return api.BulkMoveViews207JSONResponse{Body: out}, nil
+	}
+	return api.BulkMoveViews200JSONResponse{Body: out}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -133,8 +132,9 @@ func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel lis
 
 // CloneOptions are the parameters of a clone.
 type CloneOptions struct {
-	// Spaces select the destination Spaces (where over Space attributes); empty clones into each source's Space.
-	WhereSpace string
+	// Destinations, when set, picks the destination Spaces in the clone's transaction (where_space,
+	// filter_space: space.Select); it must pick one. Unset, each clone goes to its source's Space.
+	Destinations func(ctx context.Context, tx *store.Tx) ([]uuid.UUID, error)
 	// Prefixes make one clone per prefix, named prefix + the source's Slug (an empty prefix keeps the Slug).
 	Prefixes    []string
 	AllowExists bool
@@ -157,13 +157,13 @@ func (s *Service) Clone(ctx context.Context, sc authz.Scope, path string, sel li
 			return err
 		}
 		var dest []uuid.UUID
-		if strings.TrimSpace(opts.WhereSpace) != "" {
-			if dest, err = s.spacesWhere(ctx, sc, tx, opts.WhereSpace); err != nil {
+		if opts.Destinations != nil {
+			if dest, err = opts.Destinations(ctx, tx); err != nil {
 				return err
 			}
 			if len(dest) == 0 {
 				// Never fall back to the sources' own Spaces: the caller named where the clones go.
-				return apierr.Validation("where_space selects no Space of your organization; nothing was cloned",
+				return apierr.Validation("where_space and filter_space select no Space of your organization; nothing was cloned",
 					apierr.Item{Item: "where_space", Description: "selects no Space"})
 			}
 		}
@@ -190,24 +190,6 @@ func (s *Service) Clone(ctx context.Context, sc authz.Scope, path string, sel li
 		return nil
 	})
 	return items, err
-}
-
-// spacesWhere resolves where_space to the Spaces of the organization it selects.
-func (s *Service) spacesWhere(ctx context.Context, sc authz.Scope, tx *store.Tx, where string) ([]uuid.UUID, error) {
-	limit := entity.MaxBulk
-	page, err := listquery.Run[db.Space](ctx, tx, s.Tokens, listquery.Query{Entity: space.ListEntity, Caller: sc,
-		Path: "where_space", Params: listquery.Params{Where: where, Limit: &limit}})
-	if err != nil {
-		if e := apierr.From(err); e.Type == apierr.TypeUserInput {
-			return nil, apierr.UserInput("where_space: "+strings.TrimPrefix(e.Message, "where: "), apierr.Item{Item: "where_space", Description: "invalid"})
-		}
-		return nil, err
-	}
-	out := make([]uuid.UUID, len(page.Items))
-	for i, r := range page.Items {
-		out[i] = r.SpaceID
-	}
-	return out, nil
 }
 
 // cloneOne makes one clone of the Unit ref in spaceID.

@@ -251,6 +251,12 @@ var Family = &entity.Family[db.View, View, Fields]{
 	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur View) (int64, error) {
 		return q.ViewDelete(ctx, db.ViewDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, ViewID: cur.ID})
 	},
+	MoveRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur View, toSpaceID uuid.UUID) (*db.View, error) {
+		return q.ViewMove(ctx, db.ViewMoveParams{OrganizationID: sc.OrganizationID, ViewID: cur.ID, ToSpaceID: toSpaceID})
+	},
+	SetUpstream: func(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*db.View, error) {
+		return q.ViewSetUpstream(ctx, db.ViewSetUpstreamParams{OrganizationID: sc.OrganizationID, ViewID: id, UpstreamViewID: &upstream})
+	},
 	FromRow: fromRow,
 	Ident: func(v View) entity.Ident {
 		return entity.Ident{ID: v.ID, SpaceID: v.SpaceID, Slug: v.Slug, Version: v.Version, DeleteGates: v.DeleteGates}

@@ -28,3 +28,13 @@ RETURNING *;
 
 -- name: FilterDelete :execrows
 DELETE FROM filter WHERE organization_id = @organization_id AND space_id = @space_id AND filter_id = @filter_id;
+
+-- name: FilterMove :one
+UPDATE filter SET space_id = @to_space_id, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND filter_id = @filter_id
+RETURNING *;
+
+-- name: FilterSetUpstream :one
+UPDATE filter SET upstream_filter_id = @upstream_filter_id
+WHERE organization_id = @organization_id AND filter_id = @filter_id
+RETURNING *;

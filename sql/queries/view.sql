@@ -28,3 +28,13 @@ RETURNING *;
 
 -- name: ViewDelete :execrows
 DELETE FROM view WHERE organization_id = @organization_id AND space_id = @space_id AND view_id = @view_id;
+
+-- name: ViewMove :one
+UPDATE view SET space_id = @to_space_id, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND view_id = @view_id
+RETURNING *;
+
+-- name: ViewSetUpstream :one
+UPDATE view SET upstream_view_id = @upstream_view_id
+WHERE organization_id = @organization_id AND view_id = @view_id
+RETURNING *;
