@@ -2929,6 +2929,12 @@ type ListAllFiltersParams struct {
 
 	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
 	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+
+	// Entity An entity type (Unit, Space, ...); with id, lists the Filters that select that entity.
+	Entity *string `form:"entity,omitempty" json:"entity,omitempty"`
+
+	// Id The ID of an entity of type entity that the caller may view (else 400 Validation naming id).
+	Id *openapi_types.UUID `form:"id,omitempty" json:"id,omitempty"`
 }
 
 // BulkPatchFiltersParams defines parameters for BulkPatchFilters.
@@ -6154,6 +6160,20 @@ func (w *ServerInterfaceWrapper) ListAllFilters(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "entity" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "entity", ctx.QueryParams(), &params.Entity, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter entity: %s", err))
+	}
+
+	// ------------- Optional query parameter "id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "id", ctx.QueryParams(), &params.Id, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments

@@ -265,13 +265,14 @@ func (s *Service[R, E, F]) Get(ctx context.Context, sc authz.Scope, spaceID uuid
 
 // List returns a page of the family's entities (of one Space when spaceID is set) the caller may view:
 // the list's SQL keeps to them (listquery), so pages are full.
-func (s *Service[R, E, F]) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params) (listquery.Page[E], error) {
-	q := listquery.Query{Entity: s.Listing, Caller: sc, Path: path, Params: params}
+// Conditions, optional, restrict the list further (constant columns, bound values).
+func (s *Service[R, E, F]) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params, conditions ...listquery.Condition) (listquery.Page[E], error) {
+	q := listquery.Query{Entity: s.Listing, Caller: sc, Path: path, Params: params, Scope: conditions}
 	if spaceID != nil {
 		if _, err := s.visibleParent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[E]{}, err
 		}
-		q.Scope = []listquery.Condition{{Column: s.SpaceColumn, Value: *spaceID}}
+		q.Scope = append(q.Scope, listquery.Condition{Column: s.SpaceColumn, Value: *spaceID})
 	}
 	page, err := listquery.Run[R](ctx, s.Store.Pool, s.Tokens, q)
 	if err != nil {

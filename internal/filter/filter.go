@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -265,4 +266,50 @@ type Service = entity.Service[db.Filter, Filter, Fields]
 // NewService serves Filters from a store.
 func NewService(deps entity.Deps) *Service {
 	return entity.NewService(Family, deps)
+}
+
+// ListSelecting lists the Filters (of the organization, with the list's parameters) that select the entity
+// id of type entityType: those of that type whose definition it meets. The page keeps its continuation,
+// so it may hold fewer Filters than its limit and still have successors.
+func ListSelecting(ctx context.Context, svc *Service, sc authz.Scope, path string, params listquery.Params, entityType string, id uuid.UUID) (listquery.Page[Filter], error) {
+	of := listquery.Lookup(entityType)
+	if of == nil {
+		return listquery.Page[Filter]{}, apierr.Validation(fmt.Sprintf("entity %q is not an entity type Filters select; use one of: %v", entityType, listquery.Names()),
+			apierr.Item{Item: "entity", Description: "unknown entity type"})
+	}
+	// The selection is part of what the list is: continue tokens are bound to it.
+	path += "?entity=" + entityType + "&id=" + id.String()
+	page, err := svc.List(ctx, sc, nil, path, params, listquery.Condition{Column: "filter.from_type", Value: entityType})
+	if err != nil {
+		return page, err
+	}
+	defs := make([]listquery.FilterDefinition, len(page.Items))
+	for i, f := range page.Items {
+		defs[i] = Definition(f)
+	}
+	selects, found, err := listquery.Selecting(ctx, svc.Store.Pool, of, sc, id, defs)
+	if err != nil {
+		return page, err
+	}
+	if !found {
+		return page, apierr.Validation(fmt.Sprintf("id: no %s %s that you may view", entityType, id), apierr.Item{Item: "id", Description: "no such " + entityType})
+	}
+	kept := page.Items[:0]
+	var data [][]json.RawMessage
+	for i, f := range page.Items {
+		if selects[i] {
+			kept = append(kept, f)
+			if page.ViewData != nil {
+				data = append(data, page.ViewData[i])
+			}
+		}
+	}
+	page.Items, page.ViewData = kept, data
+	return page, nil
+}
+
+// Definition is the Filter as lists apply it (filter=).
+func Definition(f Filter) listquery.FilterDefinition {
+	return listquery.FilterDefinition{ID: f.ID, From: f.From, Hash: f.Hash, Where: f.Where, WhereData: f.WhereData,
+		ResourceType: f.ResourceType, IncludeHidden: f.IncludeHidden}
 }

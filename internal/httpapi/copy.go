@@ -10,6 +10,7 @@ import (
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
@@ -57,7 +58,7 @@ func (s *Server) destinations(ctx context.Context, sc authz.Scope, p copyParams)
 		if err != nil {
 			return nil, err
 		}
-		def := filterDefinition(f)
+		def := filter.Definition(f)
 		byFilter = &def
 	}
 	where := deref(p.WhereSpace)

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/filter"
@@ -17,7 +18,16 @@ import (
 type filterAPI struct{ *base }
 
 func (h filterAPI) ListAllFilters(ctx context.Context, r api.ListAllFiltersRequestObject) (api.ListAllFiltersResponseObject, error) {
-	return h.listFilters(ctx, scopeOf(ctx), nil, listParams(r.Params))
+	sc := scopeOf(ctx)
+	entityType := deref(r.Params.Entity)
+	switch {
+	case (entityType == "") != (r.Params.Id == nil):
+		return nil, apierr.UserInput("entity and id are given together: the Filters that select entity id", apierr.Item{Item: "entity", Description: "entity and id go together"})
+	case entityType != "":
+		page, err := filter.ListSelecting(ctx, h.s.deps.Filters, sc, requestPath(ctx), listParams(r.Params), entityType, *r.Params.Id)
+		return listed(ctx, sc, page, err, filter.EntityType, h.extendFilters)
+	}
+	return h.listFilters(ctx, sc, nil, listParams(r.Params))
 }
 
 func (h filterAPI) ListFilters(ctx context.Context, r api.ListFiltersRequestObject) (api.ListFiltersResponseObject, error) {

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -203,4 +204,62 @@ func TestFilterOnLists(t *testing.T) {
 	f.c.Patch("/api/unit?filter="+web.FilterID.String(), map[string]any{"Labels": map[string]string{"picked": "yes"}}).Expect(http.StatusOK).JSON(&items)
 	require.Len(t, items, 1)
 	require.Equal(t, "api", items[0].Unit.Slug)
+}
+
+// TestFiltersSelectingAnEntity: GET /filter with entity and id lists the Filters that select that entity
+// (its type, Where, WhereData and IncludeHidden), across pages.
+func TestFiltersSelectingAnEntity(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	web := f.create(t, "web", "Kubernetes/YAML")
+	f.c.Patch(f.path(web), map[string]any{"Labels": map[string]string{"tier": "web"}}).Expect(http.StatusOK)
+	f.put(t, web, "application/yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n").Expect(http.StatusOK)
+	filters := "/api/space/" + f.space.SpaceID.String() + "/filter"
+	for _, body := range []map[string]any{
+		{"Slug": "all-units", "From": "Unit"},
+		{"Slug": "web", "From": "Unit", "Where": "Labels.tier = 'web'"},
+		{"Slug": "api", "From": "Unit", "Where": "Labels.tier = 'api'"},
+		{"Slug": "big", "From": "Unit", "WhereData": "spec.replicas > 2", "ResourceType": "apps/v1/Deployment"},
+		{"Slug": "small", "From": "Unit", "WhereData": "spec.replicas < 2"},
+		{"Slug": "spaces", "From": "Space"},
+	} {
+		f.c.Post(filters, body).Expect(http.StatusOK)
+	}
+	selecting := func(q url.Values) []string {
+		var out []string
+		for {
+			var page []api.ExtendedFilter
+			resp := f.c.Get("/api/filter?" + q.Encode()).Expect(http.StatusOK)
+			resp.JSON(&page)
+			for _, e := range page {
+				out = append(out, e.Filter.Slug)
+			}
+			next := resp.Header.Get("Service-Continue")
+			if next == "" {
+				return out
+			}
+			q.Set("continue", next)
+		}
+	}
+	q := url.Values{"entity": {"Unit"}, "id": {web.UnitID.String()}, "order_by": {"Slug"}}
+	require.Equal(t, []string{"all-units", "big", "web"}, selecting(q))
+	q.Set("limit", "1")
+	require.Equal(t, []string{"all-units", "big", "web"}, selecting(q), "pages may hold fewer than limit")
+	require.Equal(t, []string{"spaces"}, selecting(url.Values{"entity": {"Space"}, "id": {f.space.SpaceID.String()}}))
+
+	// A hidden entity is selected only by Filters that include its reason.
+	_, err := f.env.App.Store.Pool.Exec(context.Background(), "UPDATE unit SET hidden_reason = 'BackingUnit' WHERE unit_id = $1", web.UnitID)
+	require.NoError(t, err)
+	require.Empty(t, selecting(url.Values{"entity": {"Unit"}, "id": {web.UnitID.String()}}))
+	f.c.Post(filters, map[string]any{"Slug": "backing", "From": "Unit", "IncludeHidden": "BackingUnit"}).Expect(http.StatusOK)
+	require.Equal(t, []string{"backing"}, selecting(url.Values{"entity": {"Unit"}, "id": {web.UnitID.String()}}))
+
+	// entity and id go together; an unknown type, or an entity the caller does not have, is refused.
+	f.c.Get("/api/filter?entity=Unit").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	f.c.Get("/api/filter?id="+web.UnitID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	e := f.c.Get("/api/filter?entity=Units&id="+web.UnitID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "entity", e.Error.ErrorMetadata.Items[0].Item)
+	other := f.env.Client(f.env.Token("other", "olga", auth.RoleAdmin))
+	e = other.Get("/api/filter?entity=Unit&id="+web.UnitID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "id", e.Error.ErrorMetadata.Items[0].Item)
 }

@@ -33,7 +33,7 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 		if err != nil {
 			return ctx, err
 		}
-		def := filterDefinition(f)
+		def := filter.Definition(f)
 		def.Ref = ref
 		ctx = listquery.WithFilter(ctx, def)
 	}
@@ -49,7 +49,7 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 			if err != nil {
 				return ctx, err
 			}
-			fd := filterDefinition(f)
+			fd := filter.Definition(f)
 			def.Filter = &fd
 		}
 		ctx = listquery.WithView(ctx, def)
@@ -111,9 +111,4 @@ func (s *Server) visibleFilter(ctx context.Context, sc authz.Scope, ref, param, 
 			apierr.Item{Item: param, Description: "another Space"})
 	}
 	return f, nil
-}
-
-func filterDefinition(f filter.Filter) listquery.FilterDefinition {
-	return listquery.FilterDefinition{ID: f.ID, From: f.From, Hash: f.Hash, Where: f.Where, WhereData: f.WhereData,
-		ResourceType: f.ResourceType, IncludeHidden: f.IncludeHidden}
 }

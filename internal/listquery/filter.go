@@ -2,11 +2,17 @@ package listquery
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
+	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // FilterDefinition is a stored Filter as lists apply it (filter=): its Where is ANDed with the request's
@@ -81,4 +87,60 @@ func and(a, b *Compiled) *Compiled {
 	}
 	return &Compiled{SQL: "(" + a.SQL + ") AND (" + b.SQL + ")", Attributes: append(append([]string{}, a.Attributes...), b.Attributes...),
 		NamesBySlugOrID: a.NamesBySlugOrID || b.NamesBySlugOrID}
+}
+
+// Selecting reports, in one statement, which of defs (Filters of e) select the entity id of e: its row
+// of the caller's organization, visible to the caller, meets each one's Where, data condition and
+// IncludeHidden. found is false when the caller has no such entity.
+func Selecting(ctx context.Context, conn db.DBTX, e *Entity, caller authz.Scope, id uuid.UUID, defs []FilterDefinition) (selects []bool, found bool, err error) {
+	b := &binder{}
+	b.bind(caller.OrganizationID)
+	idParam := b.bind(id)
+	conds := make([]string, len(defs))
+	for i, def := range defs {
+		parts := []string{"true"}
+		if def.Where != "" {
+			expr, err := Parse(def.Where)
+			var c *Compiled
+			if err == nil {
+				c, err = compileWhere(e, expr, b)
+			}
+			if err != nil {
+				return nil, false, apierr.Validation(fmt.Sprintf("the Where of Filter %s no longer applies: %v", def.ID, err),
+					apierr.Item{Item: "filter", Description: "Where no longer applies"})
+			}
+			parts = append(parts, "("+c.SQL+")")
+		}
+		if def.WhereData != "" || def.ResourceType != "" {
+			cond, err := DataCondition(e.DataColumn, def.WhereData, def.ResourceType)
+			if err != nil || e.DataColumn == "" {
+				return nil, false, apierr.Validation(fmt.Sprintf("the WhereData of Filter %s does not apply to %s", def.ID, e.Name),
+					apierr.Item{Item: "filter", Description: "WhereData does not apply"})
+			}
+			parts = append(parts, "("+cond(b.bind)+")")
+		}
+		if e.HiddenReason != "" {
+			hidden, _ := parseHidden(def.IncludeHidden)
+			switch {
+			case len(hidden) == 1 && hidden[0] == "*":
+			case len(hidden) > 0:
+				parts = append(parts, fmt.Sprintf("(%s = '' OR %s = ANY(%s::text[]))", e.HiddenReason, e.HiddenReason, b.bind(hidden)))
+			default:
+				parts = append(parts, e.HiddenReason+" = ''")
+			}
+		}
+		conds[i] = "(" + strings.Join(parts, " AND ") + ")"
+	}
+	sql := fmt.Sprintf("SELECT ARRAY[%s]::boolean[] FROM %s WHERE %s = $1 AND %s = %s", strings.Join(conds, ", "), e.From, e.Org, e.Attr(e.ID).SQL, idParam)
+	if visible := visibleTo(e, caller, b); visible != "" {
+		sql += " AND " + visible
+	}
+	err = conn.QueryRow(ctx, sql, b.args...).Scan(&selects)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, store.Translate(err)
+	}
+	return selects, true, nil
 }
