@@ -28,14 +28,23 @@ type CloneOptions struct {
 // (a merge patch) applied to each copy. A copy is a create in its Space (CreateChildren there, Manage when
 // it carries Permissions, the family's checks); SetUpstream, when the family has it, records its source.
 func (s *Service[R, E, F]) Clone(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, opts CloneOptions) ([]BulkItem[E], error) {
+	return RunCopies(ctx, s.Store, s.Type, s.selector(sc, path, sel), opts, func(ctx context.Context, tx *store.Tx, ref Ref, spaceID uuid.UUID, prefix string) (E, error) {
+		return s.cloneOne(ctx, sc, tx, ref, spaceID, prefix, patch, opts.AllowExists)
+	})
+}
+
+// RunCopies selects entities and makes one copy of each per destination Space (opts.Destinations, or the
+// entity's own Space) and prefix, in one transaction, each copy in its own savepoint (BulkStep).
+func RunCopies[T any](ctx context.Context, st *store.Store, entityType string, selectRefs Selector, opts CloneOptions,
+	copyOne func(ctx context.Context, tx *store.Tx, ref Ref, spaceID uuid.UUID, prefix string) (T, error)) ([]BulkItem[T], error) {
 	prefixes := opts.Prefixes
 	if len(prefixes) == 0 {
 		prefixes = []string{""}
 	}
-	var items []BulkItem[E]
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+	var items []BulkItem[T]
+	err := st.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
 		items = nil
-		refs, err := s.selector(sc, path, sel)(ctx, tx)
+		refs, err := selectRefs(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -46,12 +55,12 @@ func (s *Service[R, E, F]) Clone(ctx context.Context, sc authz.Scope, path strin
 			}
 			if len(dest) == 0 {
 				// Never fall back to the sources' own Spaces: the caller named where the copies go.
-				return apierr.Validation("the destination selects no Space of your organization; nothing was cloned",
+				return apierr.Validation("where_space and filter_space select no Space of your organization; nothing was copied",
 					apierr.Item{Item: "where_space", Description: "selects no Space"})
 			}
 		}
 		if len(refs)*len(prefixes)*max(1, len(dest)) > MaxBulk {
-			return TooManySelected(s.Type)
+			return TooManySelected(entityType)
 		}
 		for _, ref := range refs {
 			targets := dest
@@ -60,8 +69,8 @@ func (s *Service[R, E, F]) Clone(ctx context.Context, sc authz.Scope, path strin
 			}
 			for _, spaceID := range targets {
 				for _, prefix := range prefixes {
-					item, err := BulkStep(ctx, tx, s.Type, ref, func(sp *store.Tx) (E, error) {
-						return s.cloneOne(ctx, sc, sp, ref, spaceID, prefix, patch, opts.AllowExists)
+					item, err := BulkStep(ctx, tx, entityType, ref, func(sp *store.Tx) (T, error) {
+						return copyOne(ctx, sp, ref, spaceID, prefix)
 					})
 					if err != nil {
 						return err

@@ -34,9 +34,8 @@ func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReque
 	if err != nil {
 		return nil, err
 	}
-	items, err := h.s.deps.Units.Clone(ctx, sc, requestPath(ctx), sel, patch, unit.CloneOptions{
-		Destinations: dest, Prefixes: p.prefixes(), AllowExists: isTrue(p.AllowExists), DryRun: flag(p.DryRun), UserAgent: userAgent(ctx),
-	})
+	items, err := h.s.deps.Units.Clone(ctx, sc, requestPath(ctx), sel, patch, unit.CloneOptions{UserAgent: userAgent(ctx),
+		CloneOptions: entity.CloneOptions{Destinations: dest, Prefixes: p.prefixes(), AllowExists: isTrue(p.AllowExists), DryRun: flag(p.DryRun)}})
 	if err != nil {
 		return nil, err
 	}

@@ -53,28 +53,41 @@ func applyFilter(e *Entity, p *plan, b *binder) error {
 		return apierr.Validation(fmt.Sprintf("filter: Filter %s selects %s, not %s", def.ID, def.From, e.Name),
 			apierr.Item{Item: "filter", Description: "a Filter of " + def.From})
 	}
-	if def.Where != "" {
-		expr, err := Parse(def.Where)
-		var c *Compiled
-		if err == nil {
-			c, err = compileWhere(e, expr, b)
-		}
-		if err != nil {
-			// Checked when the Filter was written; a registry change since can still refuse it.
-			return apierr.Validation(fmt.Sprintf("filter: the Where of Filter %s no longer applies: %v", def.ID, err),
-				apierr.Item{Item: "filter", Description: "Where no longer applies"})
-		}
-		p.where = and(p.where, c)
+	where, data, err := def.compile(e, b)
+	if err != nil {
+		return err
 	}
-	if def.WhereData != "" || def.ResourceType != "" {
-		cond, err := DataCondition(e.DataColumn, def.WhereData, def.ResourceType)
-		if err != nil || e.DataColumn == "" {
-			return apierr.Validation(fmt.Sprintf("filter: the WhereData of Filter %s does not apply to %s lists", def.ID, e.Name),
-				apierr.Item{Item: "filter", Description: "WhereData does not apply"})
-		}
-		p.extra = append(p.extra, cond)
+	p.where = and(p.where, where)
+	if data != nil {
+		p.extra = append(p.extra, data)
 	}
 	return nil
+}
+
+// compile compiles a Filter's Where (nil when it has none) and its data condition (nil when it has
+// none) for entity e. Both were checked when the Filter was written; a registry change since can still
+// refuse them.
+func (def *FilterDefinition) compile(e *Entity, b *binder) (*Compiled, func(bind func(any) string) string, error) {
+	var where *Compiled
+	if def.Where != "" {
+		expr, err := Parse(def.Where)
+		if err == nil {
+			where, err = compileWhere(e, expr, b)
+		}
+		if err != nil {
+			return nil, nil, apierr.Validation(fmt.Sprintf("filter: the Where of Filter %s no longer applies: %v", def.ID, err),
+				apierr.Item{Item: "filter", Description: "Where no longer applies"})
+		}
+	}
+	if def.WhereData == "" && def.ResourceType == "" {
+		return where, nil, nil
+	}
+	data, err := DataCondition(e.DataColumn, def.WhereData, def.ResourceType)
+	if err != nil || e.DataColumn == "" {
+		return nil, nil, apierr.Validation(fmt.Sprintf("filter: the WhereData of Filter %s does not apply to %s lists", def.ID, e.Name),
+			apierr.Item{Item: "filter", Description: "WhereData does not apply"})
+	}
+	return where, data, nil
 }
 
 // and is the conjunction of two compiled expressions (either may be nil).
@@ -99,25 +112,15 @@ func Selecting(ctx context.Context, conn db.DBTX, e *Entity, caller authz.Scope,
 	conds := make([]string, len(defs))
 	for i, def := range defs {
 		parts := []string{"true"}
-		if def.Where != "" {
-			expr, err := Parse(def.Where)
-			var c *Compiled
-			if err == nil {
-				c, err = compileWhere(e, expr, b)
-			}
-			if err != nil {
-				return nil, false, apierr.Validation(fmt.Sprintf("the Where of Filter %s no longer applies: %v", def.ID, err),
-					apierr.Item{Item: "filter", Description: "Where no longer applies"})
-			}
-			parts = append(parts, "("+c.SQL+")")
+		where, data, err := def.compile(e, b)
+		if err != nil {
+			return nil, false, err
 		}
-		if def.WhereData != "" || def.ResourceType != "" {
-			cond, err := DataCondition(e.DataColumn, def.WhereData, def.ResourceType)
-			if err != nil || e.DataColumn == "" {
-				return nil, false, apierr.Validation(fmt.Sprintf("the WhereData of Filter %s does not apply to %s", def.ID, e.Name),
-					apierr.Item{Item: "filter", Description: "WhereData does not apply"})
-			}
-			parts = append(parts, "("+cond(b.bind)+")")
+		if where != nil {
+			parts = append(parts, "("+where.SQL+")")
+		}
+		if data != nil {
+			parts = append(parts, "("+data(b.bind)+")")
 		}
 		if e.HiddenReason != "" {
 			hidden, _ := parseHidden(def.IncludeHidden)

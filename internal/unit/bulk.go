@@ -130,66 +130,19 @@ func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel lis
 	})
 }
 
-// CloneOptions are the parameters of a clone.
+// CloneOptions are the parameters of a clone: the kit's, and the User-Agent its Revisions record.
 type CloneOptions struct {
-	// Destinations, when set, picks the destination Spaces in the clone's transaction (where_space,
-	// filter_space: space.Select); it must pick one. Unset, each clone goes to its source's Space.
-	Destinations func(ctx context.Context, tx *store.Tx) ([]uuid.UUID, error)
-	// Prefixes make one clone per prefix, named prefix + the source's Slug (an empty prefix keeps the Slug).
-	Prefixes    []string
-	AllowExists bool
-	DryRun      bool
-	UserAgent   string
+	entity.CloneOptions
+	UserAgent string
 }
 
 // Clone copies every selected Unit (fields and head data, server-side) into the destination Spaces,
 // applying patch to each clone. A clone records its upstream: UpstreamUnitID, UpstreamSpaceID and
 // UpstreamRevisionNum (the source's head Revision), and its data becomes its Revision 1.
 func (s *Service) Clone(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, opts CloneOptions) ([]entity.BulkItem[Unit], error) {
-	if len(opts.Prefixes) == 0 {
-		opts.Prefixes = []string{""}
-	}
-	var items []entity.BulkItem[Unit]
-	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		items = nil
-		refs, err := s.selector(sc, path, sel)(ctx, tx)
-		if err != nil {
-			return err
-		}
-		var dest []uuid.UUID
-		if opts.Destinations != nil {
-			if dest, err = opts.Destinations(ctx, tx); err != nil {
-				return err
-			}
-			if len(dest) == 0 {
-				// Never fall back to the sources' own Spaces: the caller named where the clones go.
-				return apierr.Validation("where_space and filter_space select no Space of your organization; nothing was cloned",
-					apierr.Item{Item: "where_space", Description: "selects no Space"})
-			}
-		}
-		if len(refs)*len(opts.Prefixes)*max(1, len(dest)) > entity.MaxBulk {
-			return entity.TooManySelected(EntityType)
-		}
-		for _, ref := range refs {
-			targets := dest
-			if len(targets) == 0 {
-				targets = []uuid.UUID{ref.SpaceID}
-			}
-			for _, spaceID := range targets {
-				for _, prefix := range opts.Prefixes {
-					item, err := entity.BulkStep(ctx, tx, EntityType, ref, func(sp *store.Tx) (Unit, error) {
-						return s.cloneOne(ctx, sc, sp, ref, spaceID, prefix, patch, opts)
-					})
-					if err != nil {
-						return err
-					}
-					items = append(items, item)
-				}
-			}
-		}
-		return nil
+	return entity.RunCopies(ctx, s.Store, EntityType, s.selector(sc, path, sel), opts.CloneOptions, func(ctx context.Context, tx *store.Tx, ref entity.Ref, spaceID uuid.UUID, prefix string) (Unit, error) {
+		return s.cloneOne(ctx, sc, tx, ref, spaceID, prefix, patch, opts)
 	})
-	return items, err
 }
 
 // cloneOne makes one clone of the Unit ref in spaceID.
