@@ -184,13 +184,18 @@ var Family = &entity.Family[db.Filter, Filter, Fields]{
 		})
 	},
 	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Filter, f Fields) (*db.Filter, error) {
-		return q.FilterUpdate(ctx, db.FilterUpdateParams{
+		row, err := q.FilterUpdate(ctx, db.FilterUpdateParams{
 			OrganizationID: sc.OrganizationID, FilterID: cur.ID, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
 			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 			FromType: f.From, WhereExpr: f.Where, WhereData: f.WhereData, ResourceType: f.ResourceType,
 			FromSpaceID: f.FromSpaceID, IncludeHidden: f.IncludeHidden, Hash: definitionHash(f),
 		})
+		if store.ViolatesConstraint(err, "view_filter_of_fkey") {
+			return nil, apierr.Validation(fmt.Sprintf("From: Views of %s use this Filter; clear their FilterID before it selects %s", cur.From, f.From),
+				apierr.Item{Item: "From", Description: "used by Views of " + cur.From})
+		}
+		return row, err
 	},
 	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Filter) (int64, error) {
 		return q.FilterDelete(ctx, db.FilterDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, FilterID: cur.ID})

@@ -65,8 +65,12 @@ func TestViewLifecycle(t *testing.T) {
 	ext.View.DisplayName = "stale"
 	c.Put(path, ext.View).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
 
-	// The Filter cannot go while the View uses it.
+	// The Filter cannot go, nor select another type, while the View uses it.
 	c.Delete(base+"/filter/"+web.FilterID.String()).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	e := c.Patch(base+"/filter/"+web.FilterID.String(), map[string]any{"From": "Space", "Where": ""}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "From", e.Error.ErrorMetadata.Items[0].Item)
+	require.Contains(t, e.Error.Message, "Views of Unit use this Filter")
+	c.Patch(base+"/filter/"+web.FilterID.String(), map[string]any{"DisplayName": "still fine"}).Expect(http.StatusOK)
 	c.Patch(path, map[string]any{"FilterID": nil}).Expect(http.StatusOK)
 	c.Delete(base + "/filter/" + web.FilterID.String()).Expect(http.StatusOK)
 

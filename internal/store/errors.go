@@ -74,3 +74,9 @@ func TranslateDelete(err error, entityType, id string) error {
 	}
 	return Translate(err)
 }
+
+// ViolatesConstraint reports whether err is the database's refusal of a write by the named constraint.
+func ViolatesConstraint(err error, name string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.ConstraintName == name
+}
