@@ -1469,7 +1469,7 @@ type Filter struct {
 	// Example: Unit
 	From string `json:"From"`
 
-	// FromSpaceID The Space whose entities it selects (one of the organization's, else 400 Validation naming FromSpaceID); null for the list's own.
+	// FromSpaceID The Space whose entities it selects (one of the organization's, else 400 Validation naming FromSpaceID); null for its own Space (a list of another Space refuses it; lists outside a Space take it).
 	FromSpaceID *openapi_types.UUID `json:"FromSpaceID"`
 
 	// Hash Lowercase hex SHA-256 of the definition (From to IncludeHidden).
@@ -2685,7 +2685,7 @@ type BulkDeleteGroupsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2701,7 +2701,7 @@ type BulkPatchGroupsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2717,7 +2717,7 @@ type BulkDeleteServiceAccountsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2733,7 +2733,7 @@ type BulkPatchServiceAccountsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2749,7 +2749,7 @@ type BulkDeleteSpacesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2765,7 +2765,7 @@ type BulkPatchSpacesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2781,7 +2781,7 @@ type ListAllBridgeWorkersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2816,7 +2816,7 @@ type ListAllChannelsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2851,7 +2851,7 @@ type ListAllCommandRunsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
@@ -2883,7 +2883,7 @@ type BulkDeleteFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2899,7 +2899,7 @@ type ListAllFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2943,7 +2943,7 @@ type BulkPatchFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2959,7 +2959,7 @@ type BulkCreateFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -2990,7 +2990,7 @@ type BulkMoveFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3006,7 +3006,7 @@ type ListGroupsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3086,7 +3086,7 @@ type ListOrganizationsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3154,7 +3154,7 @@ type ListOrganizationMembersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3203,7 +3203,7 @@ type ListAllRevisionsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3251,7 +3251,7 @@ type SearchRevisionDataParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3283,7 +3283,7 @@ type SearchRevisionMutationSourcesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3315,7 +3315,7 @@ type ListServiceAccountsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3398,7 +3398,7 @@ type ListSpacesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3482,7 +3482,7 @@ type ListBridgeWorkersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3559,7 +3559,7 @@ type ListChannelsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3636,7 +3636,7 @@ type ListCommandRunsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
@@ -3686,7 +3686,7 @@ type ListFiltersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3772,7 +3772,7 @@ type ListTagsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3852,7 +3852,7 @@ type ListTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -3932,7 +3932,7 @@ type ListUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4068,7 +4068,7 @@ type ListExtendedMutationsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4118,7 +4118,7 @@ type ListExtendedRevisionsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4178,7 +4178,7 @@ type ListViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4264,7 +4264,7 @@ type ListAllTagsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4302,7 +4302,7 @@ type BulkDeleteTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4318,7 +4318,7 @@ type ListAllTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4356,7 +4356,7 @@ type BulkPatchTargetsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4372,7 +4372,7 @@ type BulkDeleteUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4388,7 +4388,7 @@ type ListAllUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4433,7 +4433,7 @@ type BulkPatchUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4449,7 +4449,7 @@ type BulkCreateUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4480,7 +4480,7 @@ type BulkMoveUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4496,7 +4496,7 @@ type BulkTagUnitsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4512,7 +4512,7 @@ type SearchUnitDataParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4545,7 +4545,7 @@ type SearchUnitDiffParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4580,7 +4580,7 @@ type SearchUnitMutationSourcesParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4613,7 +4613,7 @@ type ListUsersParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4663,7 +4663,7 @@ type BulkDeleteViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4679,7 +4679,7 @@ type ListAllViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4717,7 +4717,7 @@ type BulkPatchViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4733,7 +4733,7 @@ type BulkCreateViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
@@ -4764,7 +4764,7 @@ type BulkMoveViewsParams struct {
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
 
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). A Filter reading another Space must name the operation's. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.

@@ -189,6 +189,10 @@ func TestFilterOnLists(t *testing.T) {
 	e = f.c.Get(f.unitsPath()+"?filter="+prodUnits.FilterID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	require.Contains(t, e.Error.Message, "reads Space")
 	f.c.Get("/api/space/" + prod.SpaceID.String() + "/unit?filter=" + prodUnits.FilterID.String()).Expect(http.StatusOK)
+	// A Filter without FromSpaceID reads its own Space: another Space's lists refuse it, lists of all take it.
+	e = f.c.Get("/api/space/"+prod.SpaceID.String()+"/unit?filter="+web.FilterID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Contains(t, e.Error.Message, "is of Space")
+	f.c.Get("/api/unit?filter=" + web.FilterID.String()).Expect(http.StatusOK)
 
 	// Pages of a Filter end when it changes.
 	first := f.c.Get(f.unitsPath() + "?" + with(web.FilterID, "limit", "1").Encode()).Expect(http.StatusOK)

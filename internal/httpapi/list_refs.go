@@ -19,9 +19,9 @@ import (
 
 // resolveListReferences reads the Filter and the View a list or selection's filter= and view= name, once
 // per request, and gives them to the list (listquery.WithFilter, WithView): each must be of the caller's
-// organization and one the caller may view, and a Filter reading another Space (FromSpaceID) must name the
-// operation's Space. A View's Filter is resolved with it. Whether they are of the listed entity type, and
-// whether a View's Filter may be combined with filter=, is the list's to check.
+// organization and one the caller may view, and on a list of one Space a Filter must read that Space (be
+// of it, or name it in FromSpaceID). A View's Filter is resolved with it. Whether they are of the listed
+// entity type, and whether a View's Filter may be combined with filter=, is the list's to check.
 func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *route) (context.Context, error) {
 	if rt.operation.Extensions["x-hubd-entity"] == nil {
 		return ctx, nil
@@ -100,15 +100,24 @@ func named[R, E, F any](ctx context.Context, sc authz.Scope, svc *entity.Service
 }
 
 // visibleFilter reads a Filter the caller may view for the parameter param of an operation in Space
-// spaceID (empty when the operation is in none).
+// spaceID (empty when the operation is in none). In a Space, the Filter must read that Space: be of it,
+// or name it in FromSpaceID.
 func (s *Server) visibleFilter(ctx context.Context, sc authz.Scope, ref, param, spaceID string) (filter.Filter, error) {
 	f, err := named(ctx, sc, s.deps.Filters, filter.EntityType, ref, param, spaceID)
 	if err != nil {
 		return f, err
 	}
-	if f.FromSpaceID != nil && spaceID != "" && spaceID != f.FromSpaceID.String() {
+	opSpace, err := uuid.Parse(spaceID)
+	if err != nil {
+		return f, nil // an operation outside a Space takes a Filter of any
+	}
+	switch {
+	case f.FromSpaceID != nil && *f.FromSpaceID != opSpace:
 		return f, apierr.Validation(fmt.Sprintf("%s: Filter %s reads Space %s, not this one", param, ref, f.FromSpaceID),
 			apierr.Item{Item: param, Description: "another Space"})
+	case f.FromSpaceID == nil && f.SpaceID != opSpace:
+		return f, apierr.Validation(fmt.Sprintf("%s: Filter %s is of Space %s; a list of another Space takes its own Space's Filters, or one whose FromSpaceID names it",
+			param, ref, f.SpaceID), apierr.Item{Item: param, Description: "another Space"})
 	}
 	return f, nil
 }
