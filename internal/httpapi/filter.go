@@ -111,25 +111,11 @@ func (h filterAPI) DeleteFilter(ctx context.Context, r api.DeleteFilterRequestOb
 }
 
 func (h filterAPI) BulkPatchFilters(ctx context.Context, r api.BulkPatchFiltersRequestObject) (api.BulkPatchFiltersResponseObject, error) {
-	out, multi, err := patchedInBulk[filter.Filter](ctx, h.s.deps.Filters, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, filterWriteItem)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkPatchFilters207JSONResponse{Body: out}, nil
-	}
-	return api.BulkPatchFilters200JSONResponse{Body: out}, nil
+	return answeredInBulk(patchedInBulk[filter.Filter](ctx, h.s.deps.Filters, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, filterWriteItem))
 }
 
 func (h filterAPI) BulkDeleteFilters(ctx context.Context, r api.BulkDeleteFiltersRequestObject) (api.BulkDeleteFiltersResponseObject, error) {
-	out, multi, err := deletedInBulk[filter.Filter](ctx, h.s.deps.Filters, filter.EntityType, r.Params, r.Params.DryRun)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkDeleteFilters207JSONResponse{Body: out}, nil
-	}
-	return api.BulkDeleteFilters200JSONResponse{Body: out}, nil
+	return answeredInBulk(deletedInBulk[filter.Filter](ctx, h.s.deps.Filters, filter.EntityType, r.Params, r.Params.DryRun))
 }
 
 func (h filterAPI) GetFilterDocument(ctx context.Context, r api.GetFilterDocumentRequestObject) (api.GetFilterDocumentResponseObject, error) {
@@ -159,23 +145,9 @@ func filterWriteItem(it entity.BulkItem[filter.Filter], e *api.ResponseError) ap
 }
 
 func (h filterAPI) BulkCreateFilters(ctx context.Context, r api.BulkCreateFiltersRequestObject) (api.BulkCreateFiltersResponseObject, error) {
-	out, multi, err := clonedInBulk[filter.Filter](ctx, h.s, h.s.deps.Filters, r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, filterWriteItem)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkCreateFilters207JSONResponse{Body: out}, nil
-	}
-	return api.BulkCreateFilters200JSONResponse{Body: out}, nil
+	return answeredInBulk(clonedInBulk[filter.Filter](ctx, h.s, h.s.deps.Filters, r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, filterWriteItem))
 }
 
 func (h filterAPI) BulkMoveFilters(ctx context.Context, r api.BulkMoveFiltersRequestObject) (api.BulkMoveFiltersResponseObject, error) {
-	out, multi, err := movedInBulk[filter.Filter](ctx, h.s.deps.Filters, r.Params, r.Params.DryRun, r.Body.ToSpaceID, filterWriteItem)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkMoveFilters207JSONResponse{Body: out}, nil
-	}
-	return api.BulkMoveFilters200JSONResponse{Body: out}, nil
+	return answeredInBulk(movedInBulk[filter.Filter](ctx, h.s.deps.Filters, r.Params, r.Params.DryRun, r.Body.ToSpaceID, filterWriteItem))
 }

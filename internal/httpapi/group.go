@@ -112,29 +112,15 @@ func (h groupAPI) DeleteGroup(ctx context.Context, r api.DeleteGroupRequestObjec
 }
 
 func (h groupAPI) BulkPatchGroups(ctx context.Context, r api.BulkPatchGroupsRequestObject) (api.BulkPatchGroupsResponseObject, error) {
-	out, multi, err := patchedInBulk[group.Group](ctx, h.s.deps.Groups, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[group.Group], e *api.ResponseError) api.GroupCreateOrUpdateResponse {
+	return answeredInBulk(patchedInBulk[group.Group](ctx, h.s.deps.Groups, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[group.Group], e *api.ResponseError) api.GroupCreateOrUpdateResponse {
 		if e != nil {
 			return api.GroupCreateOrUpdateResponse{Error: e}
 		}
 		written := groupToAPI(it.Value)
 		return api.GroupCreateOrUpdateResponse{Group: &written}
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkPatchGroups207JSONResponse{Body: out}, nil
-	}
-	return api.BulkPatchGroups200JSONResponse{Body: out}, nil
+	}))
 }
 
 func (h groupAPI) BulkDeleteGroups(ctx context.Context, r api.BulkDeleteGroupsRequestObject) (api.BulkDeleteGroupsResponseObject, error) {
-	out, multi, err := deletedInBulk[group.Group](ctx, h.s.deps.Groups, group.EntityType, r.Params, r.Params.DryRun)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkDeleteGroups207JSONResponse{Body: out}, nil
-	}
-	return api.BulkDeleteGroups200JSONResponse{Body: out}, nil
+	return answeredInBulk(deletedInBulk[group.Group](ctx, h.s.deps.Groups, group.EntityType, r.Params, r.Params.DryRun))
 }

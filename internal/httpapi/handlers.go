@@ -213,3 +213,28 @@ func deletedInBulk[E any](ctx context.Context, svc bulkDeleter[E], entityType st
 	}
 	return bulkRemoved(entityType, items)
 }
+
+// bulkResponse answers a bulk write with its items: 207 when some failed, 200 when none did (when all
+// failed alike the handler returns the shared error instead). Its Visit methods, one per operation that
+// may answer 207, are generated (visit.gen.go).
+type bulkResponse struct {
+	items  any
+	status int
+}
+
+func (r bulkResponse) write(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(r.status)
+	return json.NewEncoder(w).Encode(r.items)
+}
+
+// answeredInBulk is the answer of a bulk write from its converted items (bulkItems).
+func answeredInBulk[O any](out []O, multiStatus bool, err error) (bulkResponse, error) {
+	if err != nil {
+		return bulkResponse{}, err
+	}
+	if multiStatus {
+		return bulkResponse{items: out, status: http.StatusMultiStatus}, nil
+	}
+	return bulkResponse{items: out, status: http.StatusOK}, nil
+}

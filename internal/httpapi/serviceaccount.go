@@ -121,31 +121,17 @@ func (h serviceAccountAPI) DeleteServiceAccount(ctx context.Context, r api.Delet
 }
 
 func (h serviceAccountAPI) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatchServiceAccountsRequestObject) (api.BulkPatchServiceAccountsResponseObject, error) {
-	out, multi, err := patchedInBulk[serviceaccount.ServiceAccount](ctx, h.s.deps.ServiceAccounts, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[serviceaccount.ServiceAccount], e *api.ResponseError) api.ServiceAccountCreateOrUpdateResponse {
+	return answeredInBulk(patchedInBulk[serviceaccount.ServiceAccount](ctx, h.s.deps.ServiceAccounts, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[serviceaccount.ServiceAccount], e *api.ResponseError) api.ServiceAccountCreateOrUpdateResponse {
 		if e != nil {
 			return api.ServiceAccountCreateOrUpdateResponse{Error: e}
 		}
 		written := serviceAccountToAPI(it.Value)
 		return api.ServiceAccountCreateOrUpdateResponse{ServiceAccount: &written}
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkPatchServiceAccounts207JSONResponse{Body: out}, nil
-	}
-	return api.BulkPatchServiceAccounts200JSONResponse{Body: out}, nil
+	}))
 }
 
 func (h serviceAccountAPI) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDeleteServiceAccountsRequestObject) (api.BulkDeleteServiceAccountsResponseObject, error) {
-	out, multi, err := deletedInBulk[serviceaccount.ServiceAccount](ctx, h.s.deps.ServiceAccounts, serviceaccount.EntityType, r.Params, r.Params.DryRun)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkDeleteServiceAccounts207JSONResponse{Body: out}, nil
-	}
-	return api.BulkDeleteServiceAccounts200JSONResponse{Body: out}, nil
+	return answeredInBulk(deletedInBulk[serviceaccount.ServiceAccount](ctx, h.s.deps.ServiceAccounts, serviceaccount.EntityType, r.Params, r.Params.DryRun))
 }
 
 // accountUser resolves a ServiceAccount to its backing User; listing its keys needs View on it.

@@ -41,31 +41,17 @@ func (h spaceAPI) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (ap
 }
 
 func (h spaceAPI) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesRequestObject) (api.BulkPatchSpacesResponseObject, error) {
-	out, multi, err := patchedInBulk[space.Space](ctx, h.s.deps.Spaces, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[space.Space], e *api.ResponseError) api.SpaceCreateOrUpdateResponse {
+	return answeredInBulk(patchedInBulk[space.Space](ctx, h.s.deps.Spaces, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[space.Space], e *api.ResponseError) api.SpaceCreateOrUpdateResponse {
 		if e != nil {
 			return api.SpaceCreateOrUpdateResponse{Error: e}
 		}
 		written := spaceToAPI(it.Value)
 		return api.SpaceCreateOrUpdateResponse{Space: &written}
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkPatchSpaces207JSONResponse{Body: out}, nil
-	}
-	return api.BulkPatchSpaces200JSONResponse{Body: out}, nil
+	}))
 }
 
 func (h spaceAPI) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesRequestObject) (api.BulkDeleteSpacesResponseObject, error) {
-	out, multi, err := deletedInBulk[space.Space](ctx, h.s.deps.Spaces, space.EntityType, r.Params, r.Params.DryRun)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkDeleteSpaces207JSONResponse{Body: out}, nil
-	}
-	return api.BulkDeleteSpaces200JSONResponse{Body: out}, nil
+	return answeredInBulk(deletedInBulk[space.Space](ctx, h.s.deps.Spaces, space.EntityType, r.Params, r.Params.DryRun))
 }
 
 func (h spaceAPI) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObject) (api.CreateSpaceResponseObject, error) {

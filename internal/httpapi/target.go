@@ -124,29 +124,15 @@ func (h targetAPI) DeleteTarget(ctx context.Context, r api.DeleteTargetRequestOb
 }
 
 func (h targetAPI) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsRequestObject) (api.BulkPatchTargetsResponseObject, error) {
-	out, multi, err := patchedInBulk[target.Target](ctx, h.s.deps.Targets, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[target.Target], e *api.ResponseError) api.TargetCreateOrUpdateResponse {
+	return answeredInBulk(patchedInBulk[target.Target](ctx, h.s.deps.Targets, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, func(it entity.BulkItem[target.Target], e *api.ResponseError) api.TargetCreateOrUpdateResponse {
 		if e != nil {
 			return api.TargetCreateOrUpdateResponse{Error: e}
 		}
 		written := targetToAPI(it.Value)
 		return api.TargetCreateOrUpdateResponse{Target: &written}
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkPatchTargets207JSONResponse{Body: out}, nil
-	}
-	return api.BulkPatchTargets200JSONResponse{Body: out}, nil
+	}))
 }
 
 func (h targetAPI) BulkDeleteTargets(ctx context.Context, r api.BulkDeleteTargetsRequestObject) (api.BulkDeleteTargetsResponseObject, error) {
-	out, multi, err := deletedInBulk[target.Target](ctx, h.s.deps.Targets, target.EntityType, r.Params, r.Params.DryRun)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkDeleteTargets207JSONResponse{Body: out}, nil
-	}
-	return api.BulkDeleteTargets200JSONResponse{Body: out}, nil
+	return answeredInBulk(deletedInBulk[target.Target](ctx, h.s.deps.Targets, target.EntityType, r.Params, r.Params.DryRun))
 }

@@ -40,35 +40,15 @@ func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReque
 		return nil, err
 	}
 	out, multi, err := bulkItems(items, unitWriteItem)
-	if err != nil {
-		return nil, err
-	}
-	if multi {
-		return api.BulkCreateUnits207JSONResponse{Body: out}, nil
-	}
-	return api.BulkCreateUnits200JSONResponse{Body: out}, nil
+	return answeredInBulk(out, multi, err)
 }
 
 func (h unitAPI) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsRequestObject) (api.BulkPatchUnitsResponseObject, error) {
-	out, multi, err := patchedInBulk[unit.Unit](ctx, h.s.deps.Units, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, unitWriteItem)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkPatchUnits207JSONResponse{Body: out}, nil
-	}
-	return api.BulkPatchUnits200JSONResponse{Body: out}, nil
+	return answeredInBulk(patchedInBulk[unit.Unit](ctx, h.s.deps.Units, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, unitWriteItem))
 }
 
 func (h unitAPI) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsRequestObject) (api.BulkDeleteUnitsResponseObject, error) {
-	out, multi, err := deletedInBulk[unit.Unit](ctx, h.s.deps.Units, unit.EntityType, r.Params, r.Params.DryRun)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkDeleteUnits207JSONResponse{Body: out}, nil
-	}
-	return api.BulkDeleteUnits200JSONResponse{Body: out}, nil
+	return answeredInBulk(deletedInBulk[unit.Unit](ctx, h.s.deps.Units, unit.EntityType, r.Params, r.Params.DryRun))
 }
 
 func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestObject) (api.BulkMoveUnitsResponseObject, error) {
@@ -84,13 +64,7 @@ func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestOb
 	out, multi, err := bulkItems(items, func(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.UnitMoveResponse {
 		return api.UnitMoveResponse{UnitID: it.Ref.ID, Slug: it.Ref.Slug, Moved: e == nil, Error: e}
 	})
-	if err != nil {
-		return nil, err
-	}
-	if multi {
-		return api.BulkMoveUnits207JSONResponse{Body: out}, nil
-	}
-	return api.BulkMoveUnits200JSONResponse{Body: out}, nil
+	return answeredInBulk(out, multi, err)
 }
 
 func (h unitAPI) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestObject) (api.BulkTagUnitsResponseObject, error) {
@@ -113,11 +87,5 @@ func (h unitAPI) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestObje
 		}
 		return api.UnitTagResponse{Message: fmt.Sprintf("Unit %s tagged Revision %d", it.Ref.Slug, it.Value.HeadRevisionNum)}
 	})
-	if err != nil {
-		return nil, err
-	}
-	if multi {
-		return api.BulkTagUnits207JSONResponse{Body: out}, nil
-	}
-	return api.BulkTagUnits200JSONResponse{Body: out}, nil
+	return answeredInBulk(out, multi, err)
 }

@@ -115,25 +115,11 @@ func (h viewAPI) DeleteView(ctx context.Context, r api.DeleteViewRequestObject) 
 }
 
 func (h viewAPI) BulkPatchViews(ctx context.Context, r api.BulkPatchViewsRequestObject) (api.BulkPatchViewsResponseObject, error) {
-	out, multi, err := patchedInBulk[view.View](ctx, h.s.deps.Views, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, viewWriteItem)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkPatchViews207JSONResponse{Body: out}, nil
-	}
-	return api.BulkPatchViews200JSONResponse{Body: out}, nil
+	return answeredInBulk(patchedInBulk[view.View](ctx, h.s.deps.Views, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, viewWriteItem))
 }
 
 func (h viewAPI) BulkDeleteViews(ctx context.Context, r api.BulkDeleteViewsRequestObject) (api.BulkDeleteViewsResponseObject, error) {
-	out, multi, err := deletedInBulk[view.View](ctx, h.s.deps.Views, view.EntityType, r.Params, r.Params.DryRun)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkDeleteViews207JSONResponse{Body: out}, nil
-	}
-	return api.BulkDeleteViews200JSONResponse{Body: out}, nil
+	return answeredInBulk(deletedInBulk[view.View](ctx, h.s.deps.Views, view.EntityType, r.Params, r.Params.DryRun))
 }
 
 func (h viewAPI) GetViewDocument(ctx context.Context, r api.GetViewDocumentRequestObject) (api.GetViewDocumentResponseObject, error) {
@@ -163,23 +149,9 @@ func viewWriteItem(it entity.BulkItem[view.View], e *api.ResponseError) api.View
 }
 
 func (h viewAPI) BulkCreateViews(ctx context.Context, r api.BulkCreateViewsRequestObject) (api.BulkCreateViewsResponseObject, error) {
-	out, multi, err := clonedInBulk[view.View](ctx, h.s, h.s.deps.Views, r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, viewWriteItem)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkCreateViews207JSONResponse{Body: out}, nil
-	}
-	return api.BulkCreateViews200JSONResponse{Body: out}, nil
+	return answeredInBulk(clonedInBulk[view.View](ctx, h.s, h.s.deps.Views, r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, viewWriteItem))
 }
 
 func (h viewAPI) BulkMoveViews(ctx context.Context, r api.BulkMoveViewsRequestObject) (api.BulkMoveViewsResponseObject, error) {
-	out, multi, err := movedInBulk[view.View](ctx, h.s.deps.Views, r.Params, r.Params.DryRun, r.Body.ToSpaceID, viewWriteItem)
-	switch {
-	case err != nil:
-		return nil, err
-	case multi:
-		return api.BulkMoveViews207JSONResponse{Body: out}, nil
-	}
-	return api.BulkMoveViews200JSONResponse{Body: out}, nil
+	return answeredInBulk(movedInBulk[view.View](ctx, h.s.deps.Views, r.Params, r.Params.DryRun, r.Body.ToSpaceID, viewWriteItem))
 }

@@ -4,6 +4,52 @@ package httpapi
 
 import "net/http"
 
+func (r bulkResponse) VisitBulkCreateFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkCreateUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkCreateViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteServiceAccountsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r bulkResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteTargetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkMoveFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkMoveUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkMoveViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchServiceAccountsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r bulkResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchTargetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkTagUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }

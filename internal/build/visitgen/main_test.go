@@ -13,6 +13,7 @@ func TestWriterOf(t *testing.T) {
 		{operation{OperationID: "ListUnits", Responses: answer(map[string]any{"type": "array"})}, "pageResponse"},
 		{operation{OperationID: "GetUnit", Responses: answer(map[string]any{"$ref": "#/components/schemas/ExtendedUnit"})}, "itemResponse"},
 		{operation{OperationID: "SearchUnitData", Class: "streamed-read", Responses: answer(map[string]any{"type": "array"})}, "streamResponse"},
+		{operation{OperationID: "BulkPatchUnits", Responses: map[string]any{"200": map[string]any{}, "207": map[string]any{}}}, "bulkResponse"},
 	} {
 		got, err := writerOf(c.op)
 		if err != nil || got != c.want {
