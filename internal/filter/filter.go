@@ -243,24 +243,8 @@ func DocumentRef(field, name string) entity.DocumentRef {
 			return sp.Slug + "/" + f.Slug, nil
 		},
 		Resolve: func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, name string) (uuid.UUID, error) {
-			if id, err := uuid.Parse(name); err == nil {
-				found, err := Family.Visible(ctx, q, sc, []uuid.UUID{id})
-				if err != nil {
-					return uuid.Nil, err
-				}
-				if _, ok := found[id]; !ok {
-					return uuid.Nil, apierr.NotFound(EntityType, name)
-				}
-				return id, nil
-			}
-			if spaceSlug, slug, ok := strings.Cut(name, "/"); ok {
-				sp, err := space.ParentByRef(ctx, sc, q, spaceSlug)
-				if err != nil {
-					return uuid.Nil, err
-				}
-				spaceID, name = sp.SpaceID, slug
-			}
-			return Family.IDOf(ctx, sc, q, spaceID, name)
+			f, err := space.Named(ctx, sc, q, Family, spaceID, name)
+			return f.ID, err
 		},
 	}
 }

@@ -16,26 +16,13 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
-// copyParams are the query parameters of a bulk copy (clone) beyond its selection, read from any generated
-// *Params struct by their json tags, as listParams reads the selection.
+// copyParams are the query parameters of a bulk copy (clone) beyond its selection (read with queryParams).
 type copyParams struct {
 	WhereSpace   *string `json:"where_space"`
 	FilterSpace  *string `json:"filter_space"`
 	NamePrefixes *string `json:"name_prefixes"`
 	AllowExists  *string `json:"allow_exists"`
 	DryRun       *bool   `json:"dry_run"`
-}
-
-func readCopyParams(generated any) copyParams {
-	raw, err := json.Marshal(generated)
-	if err != nil {
-		panic(err) // generated parameter structs always encode
-	}
-	var p copyParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		panic(err)
-	}
-	return p
 }
 
 // prefixes splits name_prefixes.
@@ -82,7 +69,7 @@ func clonedInBulk[E, O any](ctx context.Context, s *Server, svc bulkCopier[E], p
 		return nil, false, err
 	}
 	sc := scopeOf(ctx)
-	p := readCopyParams(params)
+	p := queryParams[copyParams](params)
 	dest, err := s.destinations(ctx, sc, p)
 	if err != nil {
 		return nil, false, err

@@ -53,14 +53,7 @@ type wireParams struct {
 }
 
 func listParams(generated any) listquery.Params {
-	raw, err := json.Marshal(generated)
-	if err != nil {
-		panic(err) // generated parameter structs always encode
-	}
-	var w wireParams
-	if err := json.Unmarshal(raw, &w); err != nil {
-		panic(err)
-	}
+	w := queryParams[wireParams](generated)
 	str := func(p *string) string {
 		if p == nil {
 			return ""
@@ -72,6 +65,20 @@ func listParams(generated any) listquery.Params {
 		IncludeHidden: str(w.IncludeHidden), OrderBy: str(w.OrderBy), Continue: str(w.Continue),
 		Filter: str(w.Filter), View: str(w.View), Limit: w.Limit, Offset: w.Offset,
 	}
+}
+
+// queryParams reads the query parameters T names (by json tags) from any generated *Params struct, whose
+// json tags are the parameter names.
+func queryParams[T any](generated any) T {
+	var out T
+	raw, err := json.Marshal(generated)
+	if err != nil {
+		panic(err) // generated parameter structs always encode
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // pageResponse writes a list page: Extended forms, each entity projected to the selected fields,

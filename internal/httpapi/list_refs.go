@@ -14,7 +14,6 @@ import (
 	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
-	"github.com/hubd/hubd/internal/view"
 )
 
 // resolveListReferences reads the Filter and the View a list or selection's filter= and view= name, once
@@ -38,7 +37,7 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 		ctx = listquery.WithFilter(ctx, def)
 	}
 	if ref := c.QueryParam("view"); ref != "" {
-		v, err := named(ctx, sc, s.deps.Views, view.EntityType, ref, "view", spaceID)
+		v, err := named(ctx, sc, s.deps.Views, ref, "view", spaceID)
 		if err != nil {
 			return ctx, err
 		}
@@ -58,43 +57,19 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 }
 
 // named reads the entity a list parameter names, by ID, by Slug in the operation's Space (pathSpace, empty
-// outside one) or as <Space Slug>/<Slug>; one that does not exist or the caller may not view is 400
-// Validation naming the parameter.
-func named[R, E, F any](ctx context.Context, sc authz.Scope, svc *entity.Service[R, E, F], entityType, ref, param, pathSpace string) (E, error) {
-	var zero E
-	missing := func() error {
-		return apierr.Validation(fmt.Sprintf("%s: no %s %q in your organization", param, entityType, ref),
-			apierr.Item{Item: param, Description: "no such " + entityType})
+// outside one) or as <Space Slug>/<Slug> (space.Named); one that does not exist or the caller may not view
+// is 400 Validation naming the parameter.
+func named[R, E, F any](ctx context.Context, sc authz.Scope, svc *entity.Service[R, E, F], ref, param, pathSpace string) (E, error) {
+	inSpace, _ := uuid.Parse(pathSpace)
+	if _, err := uuid.Parse(ref); err != nil && !strings.Contains(ref, "/") && inSpace == uuid.Nil {
+		var zero E
+		return zero, apierr.Validation(fmt.Sprintf("%s: outside a Space, name a %s by ID or as <Space Slug>/<Slug>, not %q", param, svc.Type, ref),
+			apierr.Item{Item: param, Description: "a Slug needs its Space"})
 	}
-	if id, err := uuid.Parse(ref); err == nil {
-		found, err := svc.LoadByIDs(ctx, sc, []uuid.UUID{id})
-		if err != nil {
-			return zero, err
-		}
-		e, ok := found[id]
-		if !ok {
-			return zero, missing()
-		}
-		return e, nil
-	}
-	spaceRef, slug, qualified := strings.Cut(ref, "/")
-	if !qualified {
-		if pathSpace == "" {
-			return zero, apierr.Validation(fmt.Sprintf("%s: outside a Space, name a %s by ID or as <Space Slug>/<Slug>, not %q", param, entityType, ref),
-				apierr.Item{Item: param, Description: "a Slug needs its Space"})
-		}
-		spaceRef, slug = pathSpace, ref
-	}
-	row, err := space.ParentByRef(ctx, sc, svc.Store.Q(), spaceRef)
+	e, err := space.Named(ctx, sc, svc.Store.Q(), svc.Family, inSpace, ref)
 	if apierr.Is(err, apierr.TypeNotFound) {
-		return zero, missing()
-	}
-	if err != nil {
-		return zero, err
-	}
-	e, err := svc.Get(ctx, sc, row.SpaceID, slug)
-	if apierr.Is(err, apierr.TypeNotFound) {
-		return zero, missing()
+		return e, apierr.Validation(fmt.Sprintf("%s: no %s %q in your organization", param, svc.Type, ref),
+			apierr.Item{Item: param, Description: "no such " + svc.Type})
 	}
 	return e, err
 }
@@ -103,7 +78,7 @@ func named[R, E, F any](ctx context.Context, sc authz.Scope, svc *entity.Service
 // spaceID (empty when the operation is in none). In a Space, the Filter must read that Space: be of it,
 // or name it in FromSpaceID.
 func (s *Server) visibleFilter(ctx context.Context, sc authz.Scope, ref, param, spaceID string) (filter.Filter, error) {
-	f, err := named(ctx, sc, s.deps.Filters, filter.EntityType, ref, param, spaceID)
+	f, err := named(ctx, sc, s.deps.Filters, ref, param, spaceID)
 	if err != nil {
 		return f, err
 	}

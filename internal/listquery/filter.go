@@ -122,15 +122,9 @@ func Selecting(ctx context.Context, conn db.DBTX, e *Entity, caller authz.Scope,
 		if data != nil {
 			parts = append(parts, "("+data(b.bind)+")")
 		}
-		if e.HiddenReason != "" {
-			hidden, _ := parseHidden(def.IncludeHidden)
-			switch {
-			case len(hidden) == 1 && hidden[0] == "*":
-			case len(hidden) > 0:
-				parts = append(parts, fmt.Sprintf("(%s = '' OR %s = ANY(%s::text[]))", e.HiddenReason, e.HiddenReason, b.bind(hidden)))
-			default:
-				parts = append(parts, e.HiddenReason+" = ''")
-			}
+		hidden, _ := parseHidden(def.IncludeHidden) // checked when the Filter was written
+		if cond := hiddenCondition(e, hidden, b); cond != "" {
+			parts = append(parts, cond)
 		}
 		conds[i] = "(" + strings.Join(parts, " AND ") + ")"
 	}

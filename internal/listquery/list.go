@@ -411,13 +411,9 @@ func (q Query) sql(p *plan, b *binder) string {
 	if c := strings.TrimSpace(q.Params.Contains); c != "" && e.Contains != "" {
 		fmt.Fprintf(&f, " AND (%s ILIKE %s)", e.Contains, b.bind("%"+escapeLike(c)+"%"))
 	}
-	if e.HiddenReason != "" && !(p.where != nil && p.where.NamesBySlugOrID) {
-		switch {
-		case len(p.hidden) == 1 && p.hidden[0] == "*":
-		case len(p.hidden) > 0:
-			fmt.Fprintf(&f, " AND (%s = '' OR %s = ANY(%s::text[]))", e.HiddenReason, e.HiddenReason, b.bind(p.hidden))
-		default:
-			fmt.Fprintf(&f, " AND %s = ''", e.HiddenReason)
+	if !(p.where != nil && p.where.NamesBySlugOrID) {
+		if hidden := hiddenCondition(e, p.hidden, b); hidden != "" {
+			f.WriteString(" AND " + hidden)
 		}
 	}
 	for _, extra := range append(append([]func(func(any) string) string{}, q.Extra...), p.extra...) {
@@ -452,6 +448,18 @@ func (q Query) sql(p *plan, b *binder) string {
 		fmt.Fprintf(&w, " OFFSET %s", b.bind(p.offset))
 	}
 	return w.String()
+}
+
+// hiddenCondition keeps the hidden entities of e out but those of the reasons named (nil: none, ["*"]:
+// all); empty when nothing is kept out.
+func hiddenCondition(e *Entity, reasons []string, b *binder) string {
+	switch {
+	case e.HiddenReason == "" || (len(reasons) == 1 && reasons[0] == "*"):
+		return ""
+	case len(reasons) > 0:
+		return fmt.Sprintf("(%s = '' OR %s = ANY(%s::text[]))", e.HiddenReason, e.HiddenReason, b.bind(reasons))
+	}
+	return e.HiddenReason + " = ''"
 }
 
 func (o orderItem) expr() string {

@@ -306,9 +306,6 @@ func (cv *CompiledView) Values(item map[string]json.RawMessage, data []json.RawM
 	return out
 }
 
-// DataPaths are the SQL/JSON paths the list selects for the View's data columns.
-func (cv *CompiledView) DataPaths() []string { return cv.dataPaths }
-
 // walk follows path from a JSON value: names step into objects (or index lists), * fans out over a
 // list's elements or an object's values (by key order), ?Key=value keeps the list elements whose Key is
 // value.

@@ -2,6 +2,7 @@ package space
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -108,4 +109,34 @@ func DocumentRef(field, name string) entity.DocumentRef {
 			return row.SpaceID, nil
 		},
 	}
+}
+
+// Named reads an entity of a Space-resident family by how people name it: its ID, its Slug in Space
+// spaceID, or <Space Slug>/<Slug> in any Space of the organization. A bare Slug with no Space to read it
+// in (spaceID is uuid.Nil), and anything missing or that the caller may not view, is NotFound.
+func Named[R, E, F any](ctx context.Context, sc authz.Scope, q *db.Queries, fam *entity.Family[R, E, F], spaceID uuid.UUID, ref string) (E, error) {
+	var zero E
+	if id, err := uuid.Parse(ref); err == nil {
+		found, err := fam.Visible(ctx, q, sc, []uuid.UUID{id})
+		if err != nil {
+			return zero, err
+		}
+		e, ok := found[id]
+		if !ok {
+			return zero, apierr.NotFound(fam.Type, ref)
+		}
+		return e, nil
+	}
+	slug := ref
+	if spaceRef, s, qualified := strings.Cut(ref, "/"); qualified {
+		row, err := ParentByRef(ctx, sc, q, spaceRef)
+		if err != nil {
+			return zero, err
+		}
+		spaceID, slug = row.SpaceID, s
+	}
+	if spaceID == uuid.Nil {
+		return zero, apierr.NotFound(fam.Type, ref)
+	}
+	return fam.Resolve(ctx, sc, q, spaceID, slug, false)
 }
