@@ -451,3 +451,53 @@ func TestCloneAndMoveFiltersAndViews(t *testing.T) {
 	c.Get("/api/filter?" + where("Slug = 'a-web'").Encode()).Expect(http.StatusOK).JSON(&still)
 	require.Equal(t, prod.SpaceID, still[0].Filter.SpaceID, "a dry run moves nothing")
 }
+
+// TestFiltersAndViewsAcrossOrganizations: one User is a member of two organizations with Spaces of the same
+// Slug. With its token of one, it reaches nothing of the other's Filters and Views: not by ID, nor by
+// <Space Slug>/<Slug>, nor through documents, copies, moves or GET /filter?entity=&id=.
+func TestFiltersAndViewsAcrossOrganizations(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	adminB := env.Client(env.Token("org-b", "bob", auth.RoleAdmin))
+	samA := env.Client(env.Token("org-a", "sam", auth.RoleAdmin))
+	samB := env.Client(env.Token("org-b", "sam", auth.RoleMember))
+	devA := createSpace(t, samA, map[string]any{"Slug": "dev"})
+	devB := createSpace(t, adminB, map[string]any{"Slug": "dev"})
+	bPath := "/api/space/" + devB.SpaceID.String()
+	var web api.Filter
+	adminB.Post(bPath+"/filter", map[string]any{"Slug": "web", "From": "Unit"}).Expect(http.StatusOK).JSON(&web)
+	var images api.View
+	adminB.Post(bPath+"/view", map[string]any{"Slug": "images", "Of": "Unit", "FilterID": web.FilterID,
+		"Columns": []map[string]any{metadataColumn("Name", "Slug")}}).Expect(http.StatusOK).JSON(&images)
+	var app api.UnitCreateOrUpdateResponse
+	adminB.Post(bPath+"/unit", map[string]any{"Slug": "app", "ToolchainType": configdata.KubernetesYAML}).Expect(http.StatusOK).JSON(&app)
+
+	// In B, sam (a member) uses them.
+	var units []api.ExtendedUnit
+	samB.Get("/api/unit?view=dev/images").Expect(http.StatusOK).JSON(&units)
+	require.Len(t, units, 1)
+
+	// In A, the same names and IDs name nothing.
+	for _, q := range []string{"view=dev/images", "view=" + images.ViewID.String(), "filter=dev/web", "filter=" + web.FilterID.String()} {
+		samA.Get("/api/unit?"+q).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+		samA.Get("/api/space/"+devA.SpaceID.String()+"/unit?"+q).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	}
+	samA.Get("/api/space/"+devB.SpaceID.String()+"/view/"+images.ViewID.String()+"/document").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	samA.Get("/api/space/"+devA.SpaceID.String()+"/view/"+images.ViewID.String()+"/document").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	e := samA.Get("/api/filter?entity=Unit&id="+app.Unit.UnitID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "id", e.Error.ErrorMetadata.Items[0].Item)
+	var none []api.ViewCreateOrUpdateResponse
+	samA.Post("/api/view?"+url.Values{"where": {"Slug = 'images'"}, "where_space": {"Slug = 'dev'"}}.Encode(), map[string]any{}).
+		Expect(http.StatusOK).JSON(&none)
+	require.Empty(t, none, "a copy selects only the caller's organization's Views")
+	samA.Post("/api/view/move?"+where("Slug = 'images'").Encode(), map[string]any{"ToSpaceID": devA.SpaceID}).Expect(http.StatusOK).JSON(&none)
+	require.Empty(t, none)
+	var filters []api.ExtendedFilter
+	samA.Get("/api/filter").Expect(http.StatusOK).JSON(&filters)
+	require.Empty(t, filters)
+	// And B's View and Filter are as they were.
+	var got api.ExtendedView
+	adminB.Get(bPath + "/view/" + images.ViewID.String()).Expect(http.StatusOK).JSON(&got)
+	require.Equal(t, images.Version, got.View.Version)
+	require.Equal(t, devB.SpaceID, got.View.SpaceID)
+}
