@@ -20,7 +20,7 @@ func isPlaceholder(v any) bool {
 }
 
 var (
-	pathParam = Parameter{ParameterName: "path", Description: "Path to the value: keys and indexes joined by dots; * for every element; ?key=value for the list elements whose key holds value; 'quoted' keys may hold dots and slashes", DataType: TypeString, Required: true, Example: "spec.replicas", isPath: true}
+	pathParam      = Parameter{ParameterName: "path", Description: "Path to the value: keys and indexes joined by dots; * for every element; ?key=value for the list elements whose key holds value; 'quoted' keys may hold dots and slashes", DataType: TypeString, Required: true, Example: "spec.replicas", isPath: true}
 	valueParam     = Parameter{ParameterName: "value", Description: "The value to write; a string, an integer or a boolean, kept as given", DataType: TypeAny, Required: true, Example: "3"}
 	containerParam = Parameter{ParameterName: "container-name", Description: "Name of the container (also init containers); * for every container", DataType: TypeString, Required: true, Example: "main"}
 )
