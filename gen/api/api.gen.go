@@ -217,6 +217,72 @@ func (e FunctionInvocationClearanceOperator) Valid() bool {
 	}
 }
 
+// Defines values for FunctionOutputOutputType.
+const (
+	FunctionOutputOutputTypeNone       FunctionOutputOutputType = "None"
+	FunctionOutputOutputTypePaths      FunctionOutputOutputType = "Paths"
+	FunctionOutputOutputTypeResources  FunctionOutputOutputType = "Resources"
+	FunctionOutputOutputTypeValidation FunctionOutputOutputType = "Validation"
+	FunctionOutputOutputTypeValues     FunctionOutputOutputType = "Values"
+)
+
+// Valid indicates whether the value is a known member of the FunctionOutputOutputType enum.
+func (e FunctionOutputOutputType) Valid() bool {
+	switch e {
+	case FunctionOutputOutputTypeNone:
+		return true
+	case FunctionOutputOutputTypePaths:
+		return true
+	case FunctionOutputOutputTypeResources:
+		return true
+	case FunctionOutputOutputTypeValidation:
+		return true
+	case FunctionOutputOutputTypeValues:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FunctionParameterDataType.
+const (
+	FunctionParameterDataTypeAny    FunctionParameterDataType = "any"
+	FunctionParameterDataTypeBool   FunctionParameterDataType = "bool"
+	FunctionParameterDataTypeInt    FunctionParameterDataType = "int"
+	FunctionParameterDataTypeString FunctionParameterDataType = "string"
+)
+
+// Valid indicates whether the value is a known member of the FunctionParameterDataType enum.
+func (e FunctionParameterDataType) Valid() bool {
+	switch e {
+	case FunctionParameterDataTypeAny:
+		return true
+	case FunctionParameterDataTypeBool:
+		return true
+	case FunctionParameterDataTypeInt:
+		return true
+	case FunctionParameterDataTypeString:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MutationConflictReason.
+const (
+	Guarded MutationConflictReason = "Guarded"
+)
+
+// Valid indicates whether the value is a known member of the MutationConflictReason enum.
+func (e MutationConflictReason) Valid() bool {
+	switch e {
+	case Guarded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OrgRole.
 const (
 	Admin   OrgRole = "admin"
@@ -655,6 +721,21 @@ func (e CreateFilterParamsAllowExists) Valid() bool {
 	case CreateFilterParamsAllowExistsFalse:
 		return true
 	case CreateFilterParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListFunctionsParamsEntity.
+const (
+	Worker ListFunctionsParamsEntity = "worker"
+)
+
+// Valid indicates whether the value is a known member of the ListFunctionsParamsEntity enum.
+func (e ListFunctionsParamsEntity) Valid() bool {
+	switch e {
+	case Worker:
 		return true
 	default:
 		return false
@@ -1546,6 +1627,133 @@ type FunctionInvocation struct {
 // FunctionInvocationClearanceOperator defines model for FunctionInvocation.Clearance.Operator.
 type FunctionInvocationClearanceOperator string
 
+// FunctionInvocationInput defines model for FunctionInvocationInput.
+type FunctionInvocationInput = FunctionInvocation
+
+// FunctionInvocationsRequest defines model for FunctionInvocationsRequest.
+type FunctionInvocationsRequest struct {
+	// ChangeDescription Description of the Revisions made (default the Unit's LastChangeDescription).
+	ChangeDescription string `json:"ChangeDescription"`
+
+	// FunctionInvocations The invocations, run in order over each Unit's data (at most 100).
+	FunctionInvocations []FunctionInvocationInput `json:"FunctionInvocations"`
+
+	// Invocations Stored Invocations to run (not served in this version; any ID is 400).
+	Invocations []openapi_types.UUID `json:"Invocations"`
+
+	// ToolchainType When given, only Units of this ToolchainType are selected and the invocations are checked for it.
+	ToolchainType string `json:"ToolchainType"`
+
+	// Triggers Triggers to run (not served in this version; any ID is 400).
+	Triggers []openapi_types.UUID `json:"Triggers"`
+}
+
+// FunctionInvocationsResponse defines model for FunctionInvocationsResponse.
+type FunctionInvocationsResponse struct {
+	// ConfigData The data produced (dry runs only).
+	ConfigData *string            `json:"ConfigData"`
+	Conflicts  []MutationConflict `json:"Conflicts"`
+
+	// DataHash DataHash of the data after the invocations.
+	DataHash string         `json:"DataHash"`
+	Error    *ResponseError `json:"Error"`
+
+	// HasNewMutations The data changed (a new Revision unless dry_run).
+	HasNewMutations bool `json:"HasNewMutations"`
+
+	// Mutations The paths the invocations changed, each with the Mutation that changed it last.
+	Mutations []MutationSource `json:"Mutations"`
+
+	// Mutators Indexes (in FunctionInvocations) of the invocations that changed the data.
+	Mutators       []int              `json:"Mutators"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// Outputs For each reading or validating invocation, by its index in FunctionInvocations, its output as base64 of its JSON.
+	Outputs map[string][]byte `json:"Outputs"`
+
+	// RevisionID The Unit's head Revision after the invocation (the new one when the data changed).
+	RevisionID *openapi_types.UUID `json:"RevisionID"`
+	SpaceID    openapi_types.UUID  `json:"SpaceID"`
+	SpaceSlug  string              `json:"SpaceSlug"`
+
+	// Success Every invocation ran and every validating one passed.
+	Success  bool                `json:"Success"`
+	TargetID *openapi_types.UUID `json:"TargetID"`
+	UnitID   openapi_types.UUID  `json:"UnitID"`
+	UnitSlug string              `json:"UnitSlug"`
+}
+
+// FunctionOutput defines model for FunctionOutput.
+type FunctionOutput struct {
+	Description string `json:"Description"`
+
+	// OutputType Values: a list of {ResourceType, ResourceName, Path, Value}. Paths: a list of {ResourceType, ResourceName,
+	// Path}. Resources: a list of {ResourceType, ResourceName}. Validation: {Passed, Details}. None: the
+	// function changes the data and outputs nothing.
+	OutputType FunctionOutputOutputType `json:"OutputType"`
+	ResultName string                   `json:"ResultName"`
+}
+
+// FunctionOutputOutputType Values: a list of {ResourceType, ResourceName, Path, Value}. Paths: a list of {ResourceType, ResourceName,
+// Path}. Resources: a list of {ResourceType, ResourceName}. Validation: {Passed, Details}. None: the
+// function changes the data and outputs nothing.
+type FunctionOutputOutputType string
+
+// FunctionParameter defines model for FunctionParameter.
+type FunctionParameter struct {
+	// DataType any keeps the argument's JSON type (string, integer or boolean).
+	DataType      FunctionParameterDataType `json:"DataType"`
+	Description   string                    `json:"Description"`
+	EnumValues    []string                  `json:"EnumValues"`
+	Example       string                    `json:"Example"`
+	ParameterName string                    `json:"ParameterName"`
+	Required      bool                      `json:"Required"`
+}
+
+// FunctionParameterDataType any keeps the argument's JSON type (string, integer or boolean).
+type FunctionParameterDataType string
+
+// FunctionSignature defines model for FunctionSignature.
+type FunctionSignature struct {
+	// AttributeName The attribute the function reads or writes, when it has one.
+	AttributeName string `json:"AttributeName"`
+	Description   string `json:"Description"`
+	FunctionName  string `json:"FunctionName"`
+
+	// FunctionType Builtin for the functions hubd runs itself.
+	FunctionType string `json:"FunctionType"`
+
+	// Hermetic The function reads nothing but its data and arguments.
+	Hermetic bool `json:"Hermetic"`
+
+	// Idempotent Running it twice gives what running it once gives.
+	Idempotent bool `json:"Idempotent"`
+
+	// Mutating The function changes the data.
+	Mutating bool `json:"Mutating"`
+
+	// OtherDataExpected Other data the function reads (other_data_source values).
+	OtherDataExpected []string            `json:"OtherDataExpected"`
+	OutputInfo        FunctionOutput      `json:"OutputInfo"`
+	Parameters        []FunctionParameter `json:"Parameters"`
+
+	// Replayable Its Mutations can be replayed over later data.
+	Replayable bool `json:"Replayable"`
+
+	// RequiredParameters How many parameters are required.
+	RequiredParameters int    `json:"RequiredParameters"`
+	ToolchainType      string `json:"ToolchainType"`
+
+	// Validating The function checks the data: its output is {Passed, Details}.
+	Validating bool `json:"Validating"`
+
+	// VarArgs The last parameter repeats.
+	VarArgs bool `json:"VarArgs"`
+}
+
+// FunctionSignatureMap ToolchainType to (FunctionName to FunctionSignature).
+type FunctionSignatureMap map[string]map[string]FunctionSignature
+
 // Group A named set of the organization's Users. Permissions that grant to the Group (GroupIDs) grant to each of its
 // members; a User's GroupIDs list the Groups it is in. A member who leaves the organization leaves its Groups.
 type Group struct {
@@ -1647,10 +1855,33 @@ type Mutation struct {
 	UpdatedAt            time.Time              `json:"UpdatedAt"`
 }
 
+// MutationConflict A change that was withheld, and why.
+type MutationConflict struct {
+	Details string `json:"Details"`
+
+	// Guards The guards of the path that the clearance did not clear.
+	Guards map[string]string `json:"Guards"`
+	Path   string            `json:"Path"`
+
+	// Reason Guarded: the path's guards were not cleared.
+	Reason       MutationConflictReason `json:"Reason"`
+	ResourceName string                 `json:"ResourceName"`
+	ResourceType string                 `json:"ResourceType"`
+	UnitID       openapi_types.UUID     `json:"UnitID"`
+}
+
+// MutationConflictReason Guarded: the path's guards were not cleared.
+type MutationConflictReason string
+
 // MutationSource defines model for MutationSource.
 type MutationSource struct {
-	MutationNum int64  `json:"MutationNum"`
-	Path        string `json:"Path"`
+	// Guards The guards in force at the path (its own and those of the paths above it) as the Unit holds them now; empty for the sources of Revisions other than the head.
+	Guards      map[string]string `json:"Guards"`
+	MutationNum int64             `json:"MutationNum"`
+	Path        string            `json:"Path"`
+
+	// Protected The path is (or is below) a protected local override, as the Unit holds it now; false for Revisions other than the head.
+	Protected bool `json:"Protected"`
 
 	// ResourceName Kubernetes [namespace/]name; empty for other types.
 	ResourceName string `json:"ResourceName"`
@@ -2556,11 +2787,17 @@ type DistinctOn string
 // DryRun defines model for DryRun.
 type DryRun = bool
 
+// ExecutorSpace defines model for ExecutorSpace.
+type ExecutorSpace = string
+
 // FilterParam defines model for FilterParam.
 type FilterParam = string
 
 // FilterSpace defines model for FilterSpace.
 type FilterSpace = string
+
+// FunctionWhere defines model for FunctionWhere.
+type FunctionWhere = string
 
 // IfMatch defines model for IfMatch.
 type IfMatch = string
@@ -2573,6 +2810,9 @@ type Include = string
 
 // IncludeHidden defines model for IncludeHidden.
 type IncludeHidden = string
+
+// InvokeDryRun defines model for InvokeDryRun.
+type InvokeDryRun = string
 
 // Kid defines model for Kid.
 type Kid = string
@@ -3007,6 +3247,64 @@ type BulkMoveFiltersParams struct {
 
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListOrgFunctionsParams defines parameters for ListOrgFunctions.
+type ListOrgFunctionsParams struct {
+	// ExecutorSpace ID or Slug of a Space whose executor lists or runs the functions (the caller must be able to view it). Every Space's executor is hubd's builtin one.
+	ExecutorSpace *ExecutorSpace `form:"executor_space,omitempty" json:"executor_space,omitempty"`
+
+	// Where Conditions over FunctionSignature attributes joined by AND: FunctionName, Description, FunctionType,
+	// ToolchainType, AttributeName, OutputType (strings), RequiredParameters (integer), VarArgs, Mutating,
+	// Validating, Hermetic, Idempotent, Replayable (booleans). Example: Mutating = true AND FunctionName LIKE 'set-%'.
+	Where *FunctionWhere `form:"where,omitempty" json:"where,omitempty"`
+}
+
+// InvokeFunctionsOnOrgParams defines parameters for InvokeFunctionsOnOrg.
+type InvokeFunctionsOnOrgParams struct {
+	// ExecutorSpace ID or Slug of a Space whose executor lists or runs the functions (the caller must be able to view it). Every Space's executor is hubd's builtin one.
+	ExecutorSpace *ExecutorSpace `form:"executor_space,omitempty" json:"executor_space,omitempty"`
+
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// ResourceType Resource type (Kubernetes apiVersion/kind, e.g. apps/v1/Deployment) that where_data paths apply to.
+	ResourceType *ResourceType `form:"resource_type,omitempty" json:"resource_type,omitempty"`
+
+	// WhereData Condition on the head configuration: dot-separated paths (map keys and array indexes; * any element;
+	// ?key=value array elements that are objects with that key) compared with literals, joined by AND.
+	WhereData *WhereData `form:"where_data,omitempty" json:"where_data,omitempty"`
+
+	// DryRun When 'true', nothing is stored; each result carries the produced data in ConfigData ('false' or absent: the data is written).
+	DryRun *InvokeDryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// Protect Record the written paths as protected local overrides, so a later merge from upstream does not overwrite them. It only adds protection.
+	Protect *bool `form:"protect,omitempty" json:"protect,omitempty"`
+
+	// Clearance JSON Clearance (a list of {Key, Operator, Values}) for invocations without their own. An absent or empty clearance clears no guarded path.
+	Clearance *string `form:"clearance,omitempty" json:"clearance,omitempty"`
+
+	// Guards JSON object of guard key to value recorded on the written paths. It only adds or overwrites the keys it names.
+	Guards *string `form:"guards,omitempty" json:"guards,omitempty"`
+
+	// ChangeSetId Recorded on the new Revisions; must be the ChangeSetID of each changed Unit that has one (else that Unit fails, 400).
+	ChangeSetId *openapi_types.UUID `form:"change_set_id,omitempty" json:"change_set_id,omitempty"`
+
+	// ChangeOrder A ChangeOrder (UpdateType Invoke) to promote: the functions come from it, not the body. No ChangeOrder exists in this version, so any value is 400 naming change_order.
+	ChangeOrder *string `form:"change_order,omitempty" json:"change_order,omitempty"`
+
+	// Subgroup Category recorded on the Mutations: letters and digits, at most 64 characters, not starting with hubd (reserved, any case).
+	Subgroup *string `form:"subgroup,omitempty" json:"subgroup,omitempty"`
+
+	// OtherDataSource Extra data for functions that expect it: HeadRevisionNum or LastReleasedRevisionNum, optionally prefixed 'Before:'. Repeatable. No builtin function expects other data.
+	OtherDataSource *[]string `form:"other_data_source,omitempty" json:"other_data_source,omitempty"`
 }
 
 // ListGroupsParams defines parameters for ListGroups.
@@ -3785,6 +4083,70 @@ type UpdateFilterParams struct {
 type UpdateFilterFromDocumentParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListFunctionsParams defines parameters for ListFunctions.
+type ListFunctionsParams struct {
+	// Entity 'worker' to list a BridgeWorker's functions (with id).
+	Entity *ListFunctionsParamsEntity `form:"entity,omitempty" json:"entity,omitempty"`
+
+	// Id The BridgeWorker's ID (with entity=worker).
+	Id *openapi_types.UUID `form:"id,omitempty" json:"id,omitempty"`
+
+	// Where Conditions over FunctionSignature attributes joined by AND: FunctionName, Description, FunctionType,
+	// ToolchainType, AttributeName, OutputType (strings), RequiredParameters (integer), VarArgs, Mutating,
+	// Validating, Hermetic, Idempotent, Replayable (booleans). Example: Mutating = true AND FunctionName LIKE 'set-%'.
+	Where *FunctionWhere `form:"where,omitempty" json:"where,omitempty"`
+}
+
+// ListFunctionsParamsEntity defines parameters for ListFunctions.
+type ListFunctionsParamsEntity string
+
+// InvokeFunctionsParams defines parameters for InvokeFunctions.
+type InvokeFunctionsParams struct {
+	// ExecutorSpace ID or Slug of a Space whose executor lists or runs the functions (the caller must be able to view it). Every Space's executor is hubd's builtin one.
+	ExecutorSpace *ExecutorSpace `form:"executor_space,omitempty" json:"executor_space,omitempty"`
+
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// ResourceType Resource type (Kubernetes apiVersion/kind, e.g. apps/v1/Deployment) that where_data paths apply to.
+	ResourceType *ResourceType `form:"resource_type,omitempty" json:"resource_type,omitempty"`
+
+	// WhereData Condition on the head configuration: dot-separated paths (map keys and array indexes; * any element;
+	// ?key=value array elements that are objects with that key) compared with literals, joined by AND.
+	WhereData *WhereData `form:"where_data,omitempty" json:"where_data,omitempty"`
+
+	// DryRun When 'true', nothing is stored; each result carries the produced data in ConfigData ('false' or absent: the data is written).
+	DryRun *InvokeDryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// Protect Record the written paths as protected local overrides, so a later merge from upstream does not overwrite them. It only adds protection.
+	Protect *bool `form:"protect,omitempty" json:"protect,omitempty"`
+
+	// Clearance JSON Clearance (a list of {Key, Operator, Values}) for invocations without their own. An absent or empty clearance clears no guarded path.
+	Clearance *string `form:"clearance,omitempty" json:"clearance,omitempty"`
+
+	// Guards JSON object of guard key to value recorded on the written paths. It only adds or overwrites the keys it names.
+	Guards *string `form:"guards,omitempty" json:"guards,omitempty"`
+
+	// ChangeSetId Recorded on the new Revisions; must be the ChangeSetID of each changed Unit that has one (else that Unit fails, 400).
+	ChangeSetId *openapi_types.UUID `form:"change_set_id,omitempty" json:"change_set_id,omitempty"`
+
+	// ChangeOrder A ChangeOrder (UpdateType Invoke) to promote: the functions come from it, not the body. No ChangeOrder exists in this version, so any value is 400 naming change_order.
+	ChangeOrder *string `form:"change_order,omitempty" json:"change_order,omitempty"`
+
+	// Subgroup Category recorded on the Mutations: letters and digits, at most 64 characters, not starting with hubd (reserved, any case).
+	Subgroup *string `form:"subgroup,omitempty" json:"subgroup,omitempty"`
+
+	// OtherDataSource Extra data for functions that expect it: HeadRevisionNum or LastReleasedRevisionNum, optionally prefixed 'Before:'. Repeatable. No builtin function expects other data.
+	OtherDataSource *[]string `form:"other_data_source,omitempty" json:"other_data_source,omitempty"`
 }
 
 // ListTagsParams defines parameters for ListTags.
@@ -4834,6 +5196,9 @@ type BulkCreateFiltersApplicationMergePatchPlusJSONRequestBody = FilterPatch
 // BulkMoveFiltersJSONRequestBody defines body for BulkMoveFilters for application/json ContentType.
 type BulkMoveFiltersJSONRequestBody = MoveRequest
 
+// InvokeFunctionsOnOrgJSONRequestBody defines body for InvokeFunctionsOnOrg for application/json ContentType.
+type InvokeFunctionsOnOrgJSONRequestBody = FunctionInvocationsRequest
+
 // CreateGroupJSONRequestBody defines body for CreateGroup for application/json ContentType.
 type CreateGroupJSONRequestBody = GroupInput
 
@@ -4932,6 +5297,9 @@ type UpdateFilterJSONRequestBody = FilterInput
 
 // UpdateFilterFromDocumentJSONRequestBody defines body for UpdateFilterFromDocument for application/json ContentType.
 type UpdateFilterFromDocumentJSONRequestBody = EntityDocumentEdit
+
+// InvokeFunctionsJSONRequestBody defines body for InvokeFunctions for application/json ContentType.
+type InvokeFunctionsJSONRequestBody = FunctionInvocationsRequest
 
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = TagInput
@@ -5189,6 +5557,12 @@ type ServerInterface interface {
 	// BulkMoveFilters Move the Filters the selection picks to another Space; 200, 207 or the shared error.
 	// (POST /filter/move)
 	BulkMoveFilters(ctx echo.Context, params BulkMoveFiltersParams) error
+	// ListOrgFunctions The functions of the builtin executor, per ToolchainType and name.
+	// (GET /function)
+	ListOrgFunctions(ctx echo.Context, params ListOrgFunctionsParams) error
+	// InvokeFunctionsOnOrg Invoke functions on the Units the selection picks across the organization; 200, 207 or the shared error.
+	// (POST /function/invoke)
+	InvokeFunctionsOnOrg(ctx echo.Context, params InvokeFunctionsOnOrgParams) error
 	// ListGroups List the Groups of the caller's organization (ordered by order_by, then GroupID). A guest sees only the
 	// Groups it is a member of.
 	// (GET /group)
@@ -5395,6 +5769,12 @@ type ServerInterface interface {
 	// UpdateFilterFromDocument Apply an edit of a Filter's document.
 	// (POST /space/{space_id}/filter/{filter_id}/document)
 	UpdateFilterFromDocument(ctx echo.Context, spaceId SpaceID, filterId openapi_types.UUID, params UpdateFilterFromDocumentParams) error
+	// ListFunctions The functions the Space's executor offers, or with entity=worker&id= those a BridgeWorker of the Space offers.
+	// (GET /space/{space_id}/function)
+	ListFunctions(ctx echo.Context, spaceId SpaceID, params ListFunctionsParams) error
+	// InvokeFunctions Invoke functions on the Units of the Space the selection picks (all of them without one); 200, 207 or the shared error.
+	// (POST /space/{space_id}/function/invoke)
+	InvokeFunctions(ctx echo.Context, spaceId SpaceID, params InvokeFunctionsParams) error
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx echo.Context, spaceId SpaceID, params ListTagsParams) error
@@ -6365,6 +6745,140 @@ func (w *ServerInterfaceWrapper) BulkMoveFilters(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.BulkMoveFilters(ctx, params)
+	return err
+}
+
+// ListOrgFunctions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListOrgFunctions(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListOrgFunctionsParams
+	// ------------- Optional query parameter "executor_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "executor_space", ctx.QueryParams(), &params.ExecutorSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter executor_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListOrgFunctions(ctx, params)
+	return err
+}
+
+// InvokeFunctionsOnOrg converts echo context to params.
+func (w *ServerInterfaceWrapper) InvokeFunctionsOnOrg(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InvokeFunctionsOnOrgParams
+	// ------------- Optional query parameter "executor_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "executor_space", ctx.QueryParams(), &params.ExecutorSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter executor_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "resource_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resource_type", ctx.QueryParams(), &params.ResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_data" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_data", ctx.QueryParams(), &params.WhereData, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_data: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// ------------- Optional query parameter "protect" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "protect", ctx.QueryParams(), &params.Protect, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter protect: %s", err))
+	}
+
+	// ------------- Optional query parameter "clearance" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "clearance", ctx.QueryParams(), &params.Clearance, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter clearance: %s", err))
+	}
+
+	// ------------- Optional query parameter "guards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "guards", ctx.QueryParams(), &params.Guards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guards: %s", err))
+	}
+
+	// ------------- Optional query parameter "change_set_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "change_set_id", ctx.QueryParams(), &params.ChangeSetId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_set_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "change_order" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "change_order", ctx.QueryParams(), &params.ChangeOrder, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order: %s", err))
+	}
+
+	// ------------- Optional query parameter "subgroup" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "subgroup", ctx.QueryParams(), &params.Subgroup, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter subgroup: %s", err))
+	}
+
+	// ------------- Optional query parameter "other_data_source" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "other_data_source", ctx.QueryParams(), &params.OtherDataSource, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter other_data_source: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InvokeFunctionsOnOrg(ctx, params)
 	return err
 }
 
@@ -8808,6 +9322,161 @@ func (w *ServerInterfaceWrapper) UpdateFilterFromDocument(ctx echo.Context) erro
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateFilterFromDocument(ctx, spaceId, filterId, params)
+	return err
+}
+
+// ListFunctions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFunctions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListFunctionsParams
+	// ------------- Optional query parameter "entity" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "entity", ctx.QueryParams(), &params.Entity, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter entity: %s", err))
+	}
+
+	// ------------- Optional query parameter "id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "id", ctx.QueryParams(), &params.Id, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFunctions(ctx, spaceId, params)
+	return err
+}
+
+// InvokeFunctions converts echo context to params.
+func (w *ServerInterfaceWrapper) InvokeFunctions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InvokeFunctionsParams
+	// ------------- Optional query parameter "executor_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "executor_space", ctx.QueryParams(), &params.ExecutorSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter executor_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "resource_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "resource_type", ctx.QueryParams(), &params.ResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_data" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_data", ctx.QueryParams(), &params.WhereData, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_data: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// ------------- Optional query parameter "protect" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "protect", ctx.QueryParams(), &params.Protect, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter protect: %s", err))
+	}
+
+	// ------------- Optional query parameter "clearance" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "clearance", ctx.QueryParams(), &params.Clearance, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter clearance: %s", err))
+	}
+
+	// ------------- Optional query parameter "guards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "guards", ctx.QueryParams(), &params.Guards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guards: %s", err))
+	}
+
+	// ------------- Optional query parameter "change_set_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "change_set_id", ctx.QueryParams(), &params.ChangeSetId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_set_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "change_order" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "change_order", ctx.QueryParams(), &params.ChangeOrder, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order: %s", err))
+	}
+
+	// ------------- Optional query parameter "subgroup" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "subgroup", ctx.QueryParams(), &params.Subgroup, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter subgroup: %s", err))
+	}
+
+	// ------------- Optional query parameter "other_data_source" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "other_data_source", ctx.QueryParams(), &params.OtherDataSource, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter other_data_source: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InvokeFunctions(ctx, spaceId, params)
 	return err
 }
 
@@ -11791,6 +12460,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/filter", wrapper.BulkPatchFilters, options.OperationMiddlewares["BulkPatchFilters"]...)
 	router.POST(options.BaseURL+"/filter", wrapper.BulkCreateFilters, options.OperationMiddlewares["BulkCreateFilters"]...)
 	router.POST(options.BaseURL+"/filter/move", wrapper.BulkMoveFilters, options.OperationMiddlewares["BulkMoveFilters"]...)
+	router.GET(options.BaseURL+"/function", wrapper.ListOrgFunctions, options.OperationMiddlewares["ListOrgFunctions"]...)
+	router.POST(options.BaseURL+"/function/invoke", wrapper.InvokeFunctionsOnOrg, options.OperationMiddlewares["InvokeFunctionsOnOrg"]...)
 	router.GET(options.BaseURL+"/group", wrapper.ListGroups, options.OperationMiddlewares["ListGroups"]...)
 	router.POST(options.BaseURL+"/group", wrapper.CreateGroup, options.OperationMiddlewares["CreateGroup"]...)
 	router.DELETE(options.BaseURL+"/group/:group_id", wrapper.DeleteGroup, options.OperationMiddlewares["DeleteGroup"]...)
@@ -11854,6 +12525,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/space/:space_id/filter/:filter_id", wrapper.UpdateFilter, options.OperationMiddlewares["UpdateFilter"]...)
 	router.GET(options.BaseURL+"/space/:space_id/filter/:filter_id/document", wrapper.GetFilterDocument, options.OperationMiddlewares["GetFilterDocument"]...)
 	router.POST(options.BaseURL+"/space/:space_id/filter/:filter_id/document", wrapper.UpdateFilterFromDocument, options.OperationMiddlewares["UpdateFilterFromDocument"]...)
+	router.GET(options.BaseURL+"/space/:space_id/function", wrapper.ListFunctions, options.OperationMiddlewares["ListFunctions"]...)
+	router.POST(options.BaseURL+"/space/:space_id/function/invoke", wrapper.InvokeFunctions, options.OperationMiddlewares["InvokeFunctions"]...)
 	router.GET(options.BaseURL+"/space/:space_id/tag", wrapper.ListTags, options.OperationMiddlewares["ListTags"]...)
 	router.POST(options.BaseURL+"/space/:space_id/tag", wrapper.CreateTag, options.OperationMiddlewares["CreateTag"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/tag/:tag_id", wrapper.DeleteTag, options.OperationMiddlewares["DeleteTag"]...)
@@ -16577,6 +17250,522 @@ type BulkMoveFiltersdefaultJSONResponse struct {
 }
 
 func (response BulkMoveFiltersdefaultJSONResponse) VisitBulkMoveFiltersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctionsRequestObject struct {
+	Params ListOrgFunctionsParams
+}
+
+type ListOrgFunctionsResponseObject interface {
+	VisitListOrgFunctionsResponse(w http.ResponseWriter) error
+}
+
+type ListOrgFunctions200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type ListOrgFunctions200JSONResponse struct {
+	Body    FunctionSignatureMap
+	Headers ListOrgFunctions200ResponseHeaders
+}
+
+func (response ListOrgFunctions200JSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListOrgFunctions400JSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListOrgFunctions401JSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListOrgFunctions403JSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListOrgFunctions404JSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListOrgFunctions429JSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctions500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListOrgFunctions500JSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListOrgFunctions503JSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctions504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListOrgFunctions504JSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrgFunctionsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListOrgFunctionsdefaultJSONResponse) VisitListOrgFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrgRequestObject struct {
+	Params InvokeFunctionsOnOrgParams
+	Body   *InvokeFunctionsOnOrgJSONRequestBody
+}
+
+type InvokeFunctionsOnOrgResponseObject interface {
+	VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error
+}
+
+type InvokeFunctionsOnOrg200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type InvokeFunctionsOnOrg200JSONResponse struct {
+	Body    []FunctionInvocationsResponse
+	Headers InvokeFunctionsOnOrg200ResponseHeaders
+}
+
+func (response InvokeFunctionsOnOrg200JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type InvokeFunctionsOnOrg207JSONResponse struct {
+	Body    []FunctionInvocationsResponse
+	Headers InvokeFunctionsOnOrg207ResponseHeaders
+}
+
+func (response InvokeFunctionsOnOrg207JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InvokeFunctionsOnOrg400JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InvokeFunctionsOnOrg401JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response InvokeFunctionsOnOrg403JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InvokeFunctionsOnOrg404JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response InvokeFunctionsOnOrg413JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response InvokeFunctionsOnOrg415JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response InvokeFunctionsOnOrg422JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response InvokeFunctionsOnOrg429JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response InvokeFunctionsOnOrg500JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response InvokeFunctionsOnOrg503JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrg504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response InvokeFunctionsOnOrg504JSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsOnOrgdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response InvokeFunctionsOnOrgdefaultJSONResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -32114,6 +33303,524 @@ func (response UpdateFilterFromDocumentdefaultJSONResponse) VisitUpdateFilterFro
 	return err
 }
 
+type ListFunctionsRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  ListFunctionsParams
+}
+
+type ListFunctionsResponseObject interface {
+	VisitListFunctionsResponse(w http.ResponseWriter) error
+}
+
+type ListFunctions200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type ListFunctions200JSONResponse struct {
+	Body    FunctionSignatureMap
+	Headers ListFunctions200ResponseHeaders
+}
+
+func (response ListFunctions200JSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunctions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListFunctions400JSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunctions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListFunctions401JSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunctions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListFunctions403JSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunctions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListFunctions404JSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunctions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListFunctions429JSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunctions500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListFunctions500JSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunctions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListFunctions503JSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunctions504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListFunctions504JSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFunctionsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListFunctionsdefaultJSONResponse) VisitListFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  InvokeFunctionsParams
+	Body    *InvokeFunctionsJSONRequestBody
+}
+
+type InvokeFunctionsResponseObject interface {
+	VisitInvokeFunctionsResponse(w http.ResponseWriter) error
+}
+
+type InvokeFunctions200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type InvokeFunctions200JSONResponse struct {
+	Body    []FunctionInvocationsResponse
+	Headers InvokeFunctions200ResponseHeaders
+}
+
+func (response InvokeFunctions200JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type InvokeFunctions207JSONResponse struct {
+	Body    []FunctionInvocationsResponse
+	Headers InvokeFunctions207ResponseHeaders
+}
+
+func (response InvokeFunctions207JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InvokeFunctions400JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InvokeFunctions401JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response InvokeFunctions403JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InvokeFunctions404JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response InvokeFunctions413JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response InvokeFunctions415JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response InvokeFunctions422JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response InvokeFunctions429JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response InvokeFunctions500JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response InvokeFunctions503JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctions504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response InvokeFunctions504JSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InvokeFunctionsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response InvokeFunctionsdefaultJSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTagsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	Params  ListTagsParams
@@ -47223,6 +48930,12 @@ type StrictServerInterface interface {
 	// BulkMoveFilters Move the Filters the selection picks to another Space; 200, 207 or the shared error.
 	// (POST /filter/move)
 	BulkMoveFilters(ctx context.Context, request BulkMoveFiltersRequestObject) (BulkMoveFiltersResponseObject, error)
+	// ListOrgFunctions The functions of the builtin executor, per ToolchainType and name.
+	// (GET /function)
+	ListOrgFunctions(ctx context.Context, request ListOrgFunctionsRequestObject) (ListOrgFunctionsResponseObject, error)
+	// InvokeFunctionsOnOrg Invoke functions on the Units the selection picks across the organization; 200, 207 or the shared error.
+	// (POST /function/invoke)
+	InvokeFunctionsOnOrg(ctx context.Context, request InvokeFunctionsOnOrgRequestObject) (InvokeFunctionsOnOrgResponseObject, error)
 	// ListGroups List the Groups of the caller's organization (ordered by order_by, then GroupID). A guest sees only the
 	// Groups it is a member of.
 	// (GET /group)
@@ -47429,6 +49142,12 @@ type StrictServerInterface interface {
 	// UpdateFilterFromDocument Apply an edit of a Filter's document.
 	// (POST /space/{space_id}/filter/{filter_id}/document)
 	UpdateFilterFromDocument(ctx context.Context, request UpdateFilterFromDocumentRequestObject) (UpdateFilterFromDocumentResponseObject, error)
+	// ListFunctions The functions the Space's executor offers, or with entity=worker&id= those a BridgeWorker of the Space offers.
+	// (GET /space/{space_id}/function)
+	ListFunctions(ctx context.Context, request ListFunctionsRequestObject) (ListFunctionsResponseObject, error)
+	// InvokeFunctions Invoke functions on the Units of the Space the selection picks (all of them without one); 200, 207 or the shared error.
+	// (POST /space/{space_id}/function/invoke)
+	InvokeFunctions(ctx context.Context, request InvokeFunctionsRequestObject) (InvokeFunctionsResponseObject, error)
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -48365,6 +50084,79 @@ func (sh *strictHandler) BulkMoveFilters(ctx echo.Context, params BulkMoveFilter
 		return err
 	} else if validResponse, ok := response.(BulkMoveFiltersResponseObject); ok {
 		return validResponse.VisitBulkMoveFiltersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListOrgFunctions operation middleware
+func (sh *strictHandler) ListOrgFunctions(ctx echo.Context, params ListOrgFunctionsParams) error {
+	var request ListOrgFunctionsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListOrgFunctions(ctx.Request().Context(), request.(ListOrgFunctionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListOrgFunctions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListOrgFunctionsResponseObject); ok {
+		return validResponse.VisitListOrgFunctionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InvokeFunctionsOnOrg operation middleware
+func (sh *strictHandler) InvokeFunctionsOnOrg(ctx echo.Context, params InvokeFunctionsOnOrgParams) error {
+	var request InvokeFunctionsOnOrgRequestObject
+
+	request.Params = params
+
+	var body InvokeFunctionsOnOrgJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InvokeFunctionsOnOrg(ctx.Request().Context(), request.(InvokeFunctionsOnOrgRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InvokeFunctionsOnOrg")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InvokeFunctionsOnOrgResponseObject); ok {
+		return validResponse.VisitInvokeFunctionsOnOrgResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -50792,6 +52584,81 @@ func (sh *strictHandler) UpdateFilterFromDocument(ctx echo.Context, spaceId Spac
 		return err
 	} else if validResponse, ok := response.(UpdateFilterFromDocumentResponseObject); ok {
 		return validResponse.VisitUpdateFilterFromDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListFunctions operation middleware
+func (sh *strictHandler) ListFunctions(ctx echo.Context, spaceId SpaceID, params ListFunctionsParams) error {
+	var request ListFunctionsRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListFunctions(ctx.Request().Context(), request.(ListFunctionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListFunctions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListFunctionsResponseObject); ok {
+		return validResponse.VisitListFunctionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InvokeFunctions operation middleware
+func (sh *strictHandler) InvokeFunctions(ctx echo.Context, spaceId SpaceID, params InvokeFunctionsParams) error {
+	var request InvokeFunctionsRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	var body InvokeFunctionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InvokeFunctions(ctx.Request().Context(), request.(InvokeFunctionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InvokeFunctions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InvokeFunctionsResponseObject); ok {
+		return validResponse.VisitInvokeFunctionsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

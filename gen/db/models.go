@@ -335,6 +335,7 @@ type Unit struct {
 	CreatedAt               time.Time       `db:"created_at"`
 	UpdatedAt               time.Time       `db:"updated_at"`
 	SearchText              *string         `db:"search_text"`
+	PathAnnotations         json.RawMessage `db:"path_annotations"`
 }
 
 type UsedAssertion struct {

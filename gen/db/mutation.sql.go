@@ -7,6 +7,7 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 )
@@ -50,6 +51,41 @@ func (q *Queries) MutationGet(ctx context.Context, arg MutationGetParams) (*Muta
 		&i.UpdatedAt,
 	)
 	return &i, err
+}
+
+const mutationInsert = `-- name: MutationInsert :exec
+INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
+                      function_invocation, subgroup)
+VALUES ($1, $2, $3, $4, $5, $6, $7,
+        $8, $9)
+`
+
+type MutationInsertParams struct {
+	MutationID         uuid.UUID       `db:"mutation_id"`
+	OrganizationID     uuid.UUID       `db:"organization_id"`
+	SpaceID            uuid.UUID       `db:"space_id"`
+	UnitID             uuid.UUID       `db:"unit_id"`
+	RevisionID         uuid.UUID       `db:"revision_id"`
+	RevisionNum        int64           `db:"revision_num"`
+	MutationNum        int64           `db:"mutation_num"`
+	FunctionInvocation json.RawMessage `db:"function_invocation"`
+	Subgroup           string          `db:"subgroup"`
+}
+
+// A further Mutation of a Revision UnitRecordRevision recorded (one per function invocation that changed the data).
+func (q *Queries) MutationInsert(ctx context.Context, arg MutationInsertParams) error {
+	_, err := q.db.Exec(ctx, mutationInsert,
+		arg.MutationID,
+		arg.OrganizationID,
+		arg.SpaceID,
+		arg.UnitID,
+		arg.RevisionID,
+		arg.RevisionNum,
+		arg.MutationNum,
+		arg.FunctionInvocation,
+		arg.Subgroup,
+	)
+	return err
 }
 
 const mutationListByUnitNums = `-- name: MutationListByUnitNums :many

@@ -93,7 +93,8 @@ SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotatio
        permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
        data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
        head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
-       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text
+       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
+       path_annotations
 FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3
 `
 
@@ -136,6 +137,7 @@ type UnitGetByIDRow struct {
 	CreatedAt               time.Time       `db:"created_at"`
 	UpdatedAt               time.Time       `db:"updated_at"`
 	SearchText              *string         `db:"search_text"`
+	PathAnnotations         json.RawMessage `db:"path_annotations"`
 }
 
 // A read leaves the data projection and the search text unread (NULL): no read uses them, and the
@@ -176,12 +178,13 @@ func (q *Queries) UnitGetByID(ctx context.Context, arg UnitGetByIDParams) (*Unit
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.PathAnnotations,
 	)
 	return &i, err
 }
 
 const unitGetByIDForUpdate = `-- name: UnitGetByIDForUpdate :one
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3 FOR UPDATE
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3 FOR UPDATE
 `
 
 type UnitGetByIDForUpdateParams struct {
@@ -227,6 +230,7 @@ func (q *Queries) UnitGetByIDForUpdate(ctx context.Context, arg UnitGetByIDForUp
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.PathAnnotations,
 	)
 	return &i, err
 }
@@ -236,7 +240,8 @@ SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotatio
        permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
        data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
        head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
-       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text
+       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
+       path_annotations
 FROM unit WHERE organization_id = $1 AND space_id = $2 AND slug = $3
 `
 
@@ -279,6 +284,7 @@ type UnitGetBySlugRow struct {
 	CreatedAt               time.Time       `db:"created_at"`
 	UpdatedAt               time.Time       `db:"updated_at"`
 	SearchText              *string         `db:"search_text"`
+	PathAnnotations         json.RawMessage `db:"path_annotations"`
 }
 
 // Like UnitGetByID, without the data projection and the search text.
@@ -318,12 +324,13 @@ func (q *Queries) UnitGetBySlug(ctx context.Context, arg UnitGetBySlugParams) (*
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.PathAnnotations,
 	)
 	return &i, err
 }
 
 const unitGetForDataWrite = `-- name: UnitGetForDataWrite :one
-SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources
+SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources
 FROM unit u
 JOIN space s ON s.organization_id = u.organization_id AND s.space_id = u.space_id
 LEFT JOIN revision r ON r.organization_id = u.organization_id AND r.revision_id = u.head_revision_id
@@ -381,6 +388,7 @@ func (q *Queries) UnitGetForDataWrite(ctx context.Context, arg UnitGetForDataWri
 		&i.Unit.CreatedAt,
 		&i.Unit.UpdatedAt,
 		&i.Unit.SearchText,
+		&i.Unit.PathAnnotations,
 		&i.SpaceSlug,
 		&i.HeadSources,
 	)
@@ -396,7 +404,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9, $10, $11, $12, $13, $14,
         $15, $16, $17, $18,
         $19, $20, $21)
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
 `
 
 type UnitInsertParams struct {
@@ -481,12 +489,13 @@ func (q *Queries) UnitInsert(ctx context.Context, arg UnitInsertParams) (*Unit, 
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.PathAnnotations,
 	)
 	return &i, err
 }
 
 const unitListByIDs = `-- name: UnitListByIDs :many
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text FROM unit WHERE organization_id = $1 AND unit_id = ANY($2::uuid[])
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations FROM unit WHERE organization_id = $1 AND unit_id = ANY($2::uuid[])
 `
 
 type UnitListByIDsParams struct {
@@ -536,6 +545,7 @@ func (q *Queries) UnitListByIDs(ctx context.Context, arg UnitListByIDsParams) ([
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.SearchText,
+			&i.PathAnnotations,
 		); err != nil {
 			return nil, err
 		}
@@ -550,7 +560,7 @@ func (q *Queries) UnitListByIDs(ctx context.Context, arg UnitListByIDsParams) ([
 const unitMove = `-- name: UnitMove :one
 UPDATE unit SET space_id = $1, target_id = NULL, version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND unit_id = $3
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
 `
 
 type UnitMoveParams struct {
@@ -595,32 +605,34 @@ func (q *Queries) UnitMove(ctx context.Context, arg UnitMoveParams) (*Unit, erro
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.PathAnnotations,
 	)
 	return &i, err
 }
 
 const unitRecordRevision = `-- name: UnitRecordRevision :one
 WITH stored AS (
-    INSERT INTO config_data (data_hash, data, data_size) VALUES ($1, $10, $2)
+    INSERT INTO config_data (data_hash, data, data_size) VALUES ($1, $11, $2)
     ON CONFLICT (data_hash) DO NOTHING
 ), recorded AS (
     INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_num, description, source,
                           user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources)
-    VALUES ($4, $11, $12, $9, $5, $7, $13,
-            $14, $15, $16, $1, $2, $17)
+    VALUES ($4, $12, $13, $10, $5, $7, $14,
+            $15, $16, $17, $1, $2, $18)
 ), mutated AS (
     INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                          restored_revision_num)
-    VALUES ($18, $11, $12, $9, $4, $5, $6,
-            $19)
+                          restored_revision_num, function_invocation, subgroup)
+    VALUES ($19, $12, $13, $10, $4, $5, $20,
+            $21, $22::jsonb, $23)
 )
 UPDATE unit
 SET data_hash = $1, data_size = $2, head_doc = $3,
     head_revision_id = $4, head_revision_num = $5,
     head_mutation_num = $6, last_change_description = $7,
-    version = unit.version + CASE WHEN $8::boolean THEN 1 ELSE 0 END, updated_at = now()
-WHERE unit.unit_id = $9
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text
+    path_annotations = COALESCE($8::jsonb, unit.path_annotations),
+    version = unit.version + CASE WHEN $9::boolean THEN 1 ELSE 0 END, updated_at = now()
+WHERE unit.unit_id = $10
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
 `
 
 type UnitRecordRevisionParams struct {
@@ -629,8 +641,9 @@ type UnitRecordRevisionParams struct {
 	HeadDoc             json.RawMessage `db:"head_doc"`
 	RevisionID          *uuid.UUID      `db:"revision_id"`
 	RevisionNum         int64           `db:"revision_num"`
-	MutationNum         int64           `db:"mutation_num"`
+	HeadMutationNum     int64           `db:"head_mutation_num"`
 	Description         string          `db:"description"`
+	PathAnnotations     json.RawMessage `db:"path_annotations"`
 	BumpVersion         bool            `db:"bump_version"`
 	UnitID              uuid.UUID       `db:"unit_id"`
 	Data                []byte          `db:"data"`
@@ -642,11 +655,15 @@ type UnitRecordRevisionParams struct {
 	ChangeSetID         *uuid.UUID      `db:"change_set_id"`
 	MutationSources     json.RawMessage `db:"mutation_sources"`
 	MutationID          uuid.UUID       `db:"mutation_id"`
+	MutationNum         int64           `db:"mutation_num"`
 	RestoredRevisionNum int64           `db:"restored_revision_num"`
+	FunctionInvocation  json.RawMessage `db:"function_invocation"`
+	Subgroup            string          `db:"subgroup"`
 }
 
 // Records new data of the locked Unit in one statement: the content (once per hash), the Revision, its
-// Mutation, and the Unit's head. A write that already bumped Version in its transaction (a PATCH with
+// first Mutation (a function invocation may add more: MutationInsert), the Unit's head, and its path
+// annotations when the write changed them. A write that already bumped Version in its transaction (a PATCH with
 // restore) does not bump it again: one write, one Version.
 func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevisionParams) (*Unit, error) {
 	row := q.db.QueryRow(ctx, unitRecordRevision,
@@ -655,8 +672,9 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		arg.HeadDoc,
 		arg.RevisionID,
 		arg.RevisionNum,
-		arg.MutationNum,
+		arg.HeadMutationNum,
 		arg.Description,
+		arg.PathAnnotations,
 		arg.BumpVersion,
 		arg.UnitID,
 		arg.Data,
@@ -668,7 +686,10 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		arg.ChangeSetID,
 		arg.MutationSources,
 		arg.MutationID,
+		arg.MutationNum,
 		arg.RestoredRevisionNum,
+		arg.FunctionInvocation,
+		arg.Subgroup,
 	)
 	var i Unit
 	err := row.Scan(
@@ -704,6 +725,60 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.PathAnnotations,
+	)
+	return &i, err
+}
+
+const unitSetPathAnnotations = `-- name: UnitSetPathAnnotations :one
+UPDATE unit SET path_annotations = $1, version = version + 1, updated_at = now()
+WHERE organization_id = $2 AND unit_id = $3
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
+`
+
+type UnitSetPathAnnotationsParams struct {
+	PathAnnotations json.RawMessage `db:"path_annotations"`
+	OrganizationID  uuid.UUID       `db:"organization_id"`
+	UnitID          uuid.UUID       `db:"unit_id"`
+}
+
+func (q *Queries) UnitSetPathAnnotations(ctx context.Context, arg UnitSetPathAnnotationsParams) (*Unit, error) {
+	row := q.db.QueryRow(ctx, unitSetPathAnnotations, arg.PathAnnotations, arg.OrganizationID, arg.UnitID)
+	var i Unit
+	err := row.Scan(
+		&i.UnitID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.DestroyGates,
+		&i.Permissions,
+		&i.ToolchainType,
+		&i.ProviderType,
+		&i.TargetID,
+		&i.ChangeSetID,
+		&i.LastChangeDescription,
+		&i.DataHash,
+		&i.DataSize,
+		&i.HeadDoc,
+		&i.HeadRevisionID,
+		&i.HeadRevisionNum,
+		&i.HeadMutationNum,
+		&i.HeadUnitActionNum,
+		&i.HeadUnitEventNum,
+		&i.LastReleasedRevisionNum,
+		&i.UpstreamUnitID,
+		&i.UpstreamSpaceID,
+		&i.UpstreamRevisionNum,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+		&i.PathAnnotations,
 	)
 	return &i, err
 }
@@ -716,7 +791,7 @@ SET slug = $1, display_name = $2, labels = $3, annotations = $4,
     last_change_description = $11,
     version = version + 1, updated_at = now()
 WHERE organization_id = $12 AND unit_id = $13 AND version = $14
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
 `
 
 type UnitUpdateParams struct {
@@ -787,6 +862,7 @@ func (q *Queries) UnitUpdate(ctx context.Context, arg UnitUpdateParams) (*Unit, 
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.PathAnnotations,
 	)
 	return &i, err
 }

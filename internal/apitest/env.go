@@ -87,6 +87,9 @@ func withDefaults(c httpapi.Config) httpapi.Config {
 	if c.MaxInFlightPerCaller == 0 {
 		c.MaxInFlightPerCaller = 64
 	}
+	if c.MaxInvocationsPerOrganization == 0 {
+		c.MaxInvocationsPerOrganization = 8
+	}
 	return c
 }
 

@@ -27,6 +27,17 @@ var (
 
 var everyToolchain = configdata.ToolchainTypes
 
+// structured are the ToolchainTypes whose data has paths below its top (all but AppConfig/Text).
+var structured = func() []string {
+	var out []string
+	for _, t := range configdata.ToolchainTypes {
+		if t != configdata.AppConfigText {
+			out = append(out, t)
+		}
+	}
+	return out
+}()
+
 func init() {
 	registerGeneric()
 	registerValidators()
@@ -93,7 +104,7 @@ func registerGeneric() {
 			configdata.Delete(r.Root, segs)
 		}
 		return nil, nil
-	}}, everyToolchain...)
+	}}, structured...)
 	register(&Function{Signature: Signature{
 		FunctionName: "list-paths", Description: "Lists the paths of every value of the selected resources",
 		OutputInfo: Output{ResultName: "paths", Description: "Paths of the values (leaves)", OutputType: OutputPaths}, Idempotent: true,

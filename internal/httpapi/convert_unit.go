@@ -77,8 +77,12 @@ func mutationToAPI(m unit.Mutation) api.Mutation {
 func sourcesToAPI(sources []unit.Source) api.MutationSourcesResponse {
 	out := make([]api.MutationSource, len(sources))
 	for i, s := range sources {
+		guards := s.Guards
+		if guards == nil {
+			guards = map[string]string{}
+		}
 		out[i] = api.MutationSource{ResourceType: s.ResourceType, ResourceName: s.ResourceName, Path: s.Path,
-			MutationNum: s.MutationNum, RevisionNum: s.RevisionNum}
+			MutationNum: s.MutationNum, RevisionNum: s.RevisionNum, Guards: guards, Protected: s.Protected}
 	}
 	return api.MutationSourcesResponse{Sources: out}
 }

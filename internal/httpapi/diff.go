@@ -121,7 +121,7 @@ func (h unitReadAPI) SearchUnitMutationSources(ctx context.Context, r api.Search
 			if u.HeadRevisionID != nil {
 				src = sources[*u.HeadRevisionID]
 			}
-			out[i] = api.UnitMutationSources{UnitID: u.ID, SpaceID: u.SpaceID, Slug: u.Slug, Sources: sourcesToAPI(src).Sources}
+			out[i] = api.UnitMutationSources{UnitID: u.ID, SpaceID: u.SpaceID, Slug: u.Slug, Sources: sourcesToAPI(u.Annotate(src)).Sources}
 		}
 		return out, nil
 	})

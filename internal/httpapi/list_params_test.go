@@ -151,9 +151,15 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"BulkCreateViews":   {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			"BulkMoveFilters":   {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 			"BulkMoveViews":     {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			// list-paths reads every ToolchainType.
+			"InvokeFunctions":      {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},
+			"InvokeFunctionsOnOrg": {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},
 		},
 	}
 }
+
+// signatureWhere are the operations whose where selects function signatures (in memory), not entities.
+var signatureWhere = map[string]bool{"ListOrgFunctions": true, "ListFunctions": true}
 
 // entityOperation is an operation of the served document that marks the entity its list parameters
 // apply to (x-hubd-entity).
@@ -183,6 +189,9 @@ func entityOperations(t *testing.T) []entityOperation {
 			}
 			raw, ok := op.Extensions["x-hubd-entity"]
 			if !ok {
+				if signatureWhere[op.OperationID] {
+					delete(params, "where")
+				}
 				for _, p := range []string{"where", "contains", "order_by", "select", "include_hidden"} {
 					require.False(t, params[p], "%s takes %s but has no x-hubd-entity", op.OperationID, p)
 				}

@@ -130,6 +130,9 @@ func guestWithheld(op *openapi3.Operation, req roleRequest, resp *apitest.Respon
 
 func sel(w string) url.Values { return url.Values{"where": {w}} }
 
+// setValue is a mutating invocation every ToolchainType takes (the fixture's Unit is AppConfig/Env).
+var setValue = map[string]any{"FunctionName": "set-value", "Arguments": []any{map[string]any{"Value": "LEVEL"}, map[string]any{"Value": "debug"}}}
+
 func jsonBody(v any) func(*roleFixture, string) any {
 	return func(*roleFixture, string) any { return v }
 }
@@ -162,6 +165,8 @@ var roleRequests = map[string]roleRequest{
 	"BulkDeleteViews":           {query: sel("Slug = 'web'")},
 	"BulkPatchUnits":            {query: sel("Slug = 'app'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
 	"BulkDeleteUnits":           {query: sel("Slug = 'app'")},
+	"InvokeFunctions":           {query: sel("Slug = 'app'"), body: jsonBody(map[string]any{"FunctionInvocations": []any{setValue}})},
+	"InvokeFunctionsOnOrg":      {query: sel("Slug = 'app'"), body: jsonBody(map[string]any{"FunctionInvocations": []any{setValue}})},
 	"BulkCreateUnits": {query: url.Values{"where": {"Slug = 'app'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
 		guestSelectsNothing: api.ErrorTypeValidation},
 	"BulkCreateFilters": {query: url.Values{"where": {"Slug = 'web'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),

@@ -48,6 +48,9 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxInFlightPerCaller bounds one caller's concurrent requests (429 above it).
 	MaxInFlightPerCaller int
+	// MaxInvocationsPerOrganization bounds the function invoke requests each organization has running on
+	// this replica (429 above it), so one organization's bulk invocations cannot hold every connection.
+	MaxInvocationsPerOrganization int
 	// CORSOrigins are the origins (scheme://host[:port], or *) whose browser apps may call the API; none
 	// when empty.
 	CORSOrigins []string
@@ -80,18 +83,20 @@ type Deps struct {
 
 // Server is the HTTP edge. Echo serves it; Handler() is what an http.Server runs.
 type Server struct {
-	cfg      Config
-	deps     Deps
-	log      *slog.Logger
-	doc      *openapi3.T
-	docJSON  []byte
-	echo     *echo.Echo
-	routes   map[string]*route
-	limiter  *callerLimiter
-	signIns  *signInGuard
-	members  members
-	metrics  *metrics
-	draining atomic.Bool
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	doc     *openapi3.T
+	docJSON []byte
+	echo    *echo.Echo
+	routes  map[string]*route
+	limiter *callerLimiter
+	// invocations bounds each organization's running invoke requests (the builtin executor's queue).
+	invocations *callerLimiter
+	signIns     *signInGuard
+	members     members
+	metrics     *metrics
+	draining    atomic.Bool
 }
 
 // New builds the server: the document, the middleware chain and every route.
@@ -102,7 +107,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, deps: deps, log: deps.Logger, doc: doc, docJSON: oas.Document,
-		limiter: newCallerLimiter(cfg.MaxInFlightPerCaller),
+		limiter: newCallerLimiter(cfg.MaxInFlightPerCaller), invocations: newCallerLimiter(cfg.MaxInvocationsPerOrganization),
 		signIns: newSignInGuard(),
 		metrics: newMetrics(deps.Store),
 	}

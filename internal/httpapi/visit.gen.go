@@ -50,6 +50,12 @@ func (r bulkResponse) VisitBulkPatchViewsResponse(w http.ResponseWriter) error {
 
 func (r bulkResponse) VisitBulkTagUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r bulkResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }

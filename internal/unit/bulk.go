@@ -21,10 +21,19 @@ import (
 
 // selector picks the Units of a bulk operation through the list path, in its transaction.
 func (s *Service) selector(sc authz.Scope, path string, sel listquery.Params) entity.Selector {
+	return s.selectorIn(sc, nil, path, sel, DataFilter{})
+}
+
+// selectorIn is selector restricted to one Space (when spaceID is set) and by a data filter.
+func (s *Service) selectorIn(sc authz.Scope, spaceID *uuid.UUID, path string, sel listquery.Params, df DataFilter) entity.Selector {
 	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
 		limit := entity.MaxBulk
 		sel.Limit = &limit
-		page, err := listquery.Run[db.Unit](ctx, tx, s.Tokens, listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: sel})
+		q, err := listQuery(ctx, tx.Q, sc, spaceID, path, sel, df)
+		if err != nil {
+			return nil, err
+		}
+		page, err := listquery.Run[db.Unit](ctx, tx, s.Tokens, q)
 		if err != nil {
 			return nil, err
 		}

@@ -19,9 +19,10 @@ import (
 
 // Revision sources: what made a Revision.
 const (
-	SourceDataPut = "DataPut"
-	SourceRestore = "Restore"
-	SourceClone   = "Clone"
+	SourceDataPut  = "DataPut"
+	SourceRestore  = "Restore"
+	SourceClone    = "Clone"
+	SourceFunction = "Function"
 )
 
 // Source says which Mutation last set the value at a path of a resource.
@@ -31,6 +32,10 @@ type Source struct {
 	Path         string `json:"p"`
 	MutationNum  int64  `json:"m"`
 	RevisionNum  int64  `json:"r"`
+	// Guards and Protected are the path's annotations as the Unit holds them now (Annotate): never
+	// stored with a Revision.
+	Guards    map[string]string `json:"-"`
+	Protected bool              `json:"-"`
 }
 
 // ETagMatches reports whether an If-None-Match header value names hash: a comma-separated list of
@@ -208,6 +213,18 @@ type dataChange struct {
 	// fieldsWritten: the same write has changed the Unit's fields in this transaction, bumping its
 	// Version and leaving its event to this data change (PATCH with restore).
 	fieldsWritten bool
+	// steps are the function invocations that made the data, in order, each its own Mutation of the
+	// Revision (none for other sources: one Mutation).
+	steps    []functionStep
+	subgroup string
+	// annotations replace the Unit's path annotations (nil keeps them).
+	annotations []PathAnnotation
+}
+
+// functionStep is one invocation that changed the data: what it was and the data it left.
+type functionStep struct {
+	invocation json.RawMessage
+	doc        *configdata.Document
 }
 
 // commitData records data as a new Revision and Mutation of the locked Unit row and makes it the head.
@@ -227,7 +244,28 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 	if err != nil {
 		return WriteResult{}, err
 	}
-	sources := attributeSources(prevDoc, prevSources, doc, mutNum, revNum)
+	var sources []Source
+	lastMutNum := mutNum
+	if len(change.steps) == 0 {
+		sources = attributeSources(prevDoc, prevSources, doc, mutNum, revNum)
+	} else {
+		// Each invocation is the source of what it changed; later ones win.
+		sources = prevSources
+		for i, st := range change.steps {
+			sources = attributeSources(prevDoc, sources, st.doc, mutNum+int64(i), revNum)
+			prevDoc = st.doc
+		}
+		sources = attributeSources(prevDoc, sources, doc, lastMutNum+int64(len(change.steps)-1), revNum)
+		lastMutNum += int64(len(change.steps) - 1)
+	}
+	var firstInvocation json.RawMessage
+	if len(change.steps) > 0 {
+		firstInvocation = change.steps[0].invocation
+	}
+	var annotations json.RawMessage
+	if change.annotations != nil {
+		annotations = store.EncodeJSON(change.annotations)
+	}
 	description := row.LastChangeDescription
 	if change.opts.Description != nil {
 		description = *change.opts.Description
@@ -244,7 +282,8 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 	revisionID := uuid.New()
 	head, err := tx.Q.UnitRecordRevision(ctx, db.UnitRecordRevisionParams{
 		DataHash: hash, Data: data, DataSize: int64(len(data)), HeadDoc: projection,
-		RevisionID: &revisionID, RevisionNum: revNum, MutationNum: mutNum, MutationID: uuid.New(),
+		RevisionID: &revisionID, RevisionNum: revNum, MutationNum: mutNum, MutationID: uuid.New(), HeadMutationNum: lastMutNum,
+		FunctionInvocation: firstInvocation, Subgroup: change.subgroup, PathAnnotations: annotations,
 		OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
 		Description: description, Source: change.source, UserID: sc.UserID, UserAgent: change.opts.UserAgent,
 		ChangeSetID: changeSet, MutationSources: store.EncodeJSON(sources), RestoredRevisionNum: change.restored,
@@ -252,6 +291,13 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 	})
 	if err != nil {
 		return WriteResult{}, err
+	}
+	for i := 1; i < len(change.steps); i++ {
+		if err := tx.Q.MutationInsert(ctx, db.MutationInsertParams{MutationID: uuid.New(), OrganizationID: row.OrganizationID,
+			SpaceID: row.SpaceID, UnitID: row.UnitID, RevisionID: revisionID, RevisionNum: revNum, MutationNum: mutNum + int64(i),
+			FunctionInvocation: change.steps[i].invocation, Subgroup: change.subgroup}); err != nil {
+			return WriteResult{}, err
+		}
 	}
 	u, err := fromRow(head)
 	if err != nil {
@@ -356,14 +402,28 @@ func encode(v any) string {
 	return string(b)
 }
 
-// MutationSources returns, for each path of the head data, the Mutation that last set it.
+// MutationSources returns, for each path of the head data, the Mutation that last set it, with the
+// path's guards and protection.
 func (s *Service) MutationSources(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID) ([]Source, error) {
-	if _, err := s.Get(ctx, sc, spaceID, unitID); err != nil {
+	u, err := s.Get(ctx, sc, spaceID, unitID)
+	if err != nil {
 		return nil, err
 	}
 	row, err := loadRow(ctx, sc, s.Store.Q(), spaceID, unitID, false)
 	if err != nil {
 		return nil, err
 	}
-	return headSources(ctx, s.Store.Q(), row)
+	sources, err := headSources(ctx, s.Store.Q(), row)
+	return u.Annotate(sources), err
+}
+
+// Annotate gives each of the Unit's head sources the guards and protection in force at its path.
+func (u Unit) Annotate(sources []Source) []Source {
+	notes := annotations(u.PathAnnotations)
+	for i, src := range sources {
+		key := resourceKey(src.ResourceType, src.ResourceName)
+		sources[i].Guards = notes.guards(key, src.Path)
+		sources[i].Protected = notes.protected(key, src.Path)
+	}
+	return sources
 }

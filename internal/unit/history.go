@@ -103,27 +103,37 @@ type DataFilter struct {
 // List returns a page of Units (of one Space when spaceID is set) the caller may view (the list's SQL
 // keeps to them).
 func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params, df DataFilter) (listquery.Page[Unit], error) {
-	q := listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: params}
-	if spaceID != nil {
-		if _, _, err := space.VisibleParent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
-			return listquery.Page[Unit]{}, err
-		}
-		q.Scope = []listquery.Condition{{Column: "unit.space_id", Value: *spaceID}}
-	}
-	cond, err := listquery.DataCondition(ListEntity.DataColumn, df.WhereData, df.ResourceType)
+	q, err := listQuery(ctx, s.Store.Q(), sc, spaceID, path, params, df)
 	if err != nil {
 		return listquery.Page[Unit]{}, err
-	}
-	if cond != nil {
-		q.Extra = append(q.Extra, cond)
-		// The data filter is part of the query a continue token resumes.
-		q.Path += "?" + url.Values{"where_data": {df.WhereData}, "resource_type": {df.ResourceType}}.Encode()
 	}
 	page, err := listquery.Run[db.Unit](ctx, s.Store.Pool, s.Tokens, q)
 	if err != nil {
 		return listquery.Page[Unit]{}, err
 	}
 	return listquery.MapPage(page, fromRow)
+}
+
+// listQuery is the list query of Units: of one Space when spaceID is set (a Space the caller may view),
+// with df's condition on the data.
+func listQuery(ctx context.Context, dbq *db.Queries, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params, df DataFilter) (listquery.Query, error) {
+	q := listquery.Query{Entity: ListEntity, Caller: sc, Path: path, Params: params}
+	if spaceID != nil {
+		if _, _, err := space.VisibleParent(ctx, sc, dbq, *spaceID); err != nil {
+			return q, err
+		}
+		q.Scope = []listquery.Condition{{Column: "unit.space_id", Value: *spaceID}}
+	}
+	cond, err := listquery.DataCondition(ListEntity.DataColumn, df.WhereData, df.ResourceType)
+	if err != nil {
+		return q, err
+	}
+	if cond != nil {
+		q.Extra = append(q.Extra, cond)
+		// The data filter is part of the query a continue token resumes.
+		q.Path += "?" + url.Values{"where_data": {df.WhereData}, "resource_type": {df.ResourceType}}.Encode()
+	}
+	return q, nil
 }
 
 // ListRevisions returns a page of one Unit's Revisions.

@@ -48,9 +48,11 @@ type Unit struct {
 	UpstreamSpaceID         *uuid.UUID
 	UpstreamRevisionNum     int64
 	HiddenReason            string
-	Version                 int64
-	CreatedAt               time.Time
-	UpdatedAt               time.Time
+	// PathAnnotations are the guards and protection of paths of the data.
+	PathAnnotations []PathAnnotation
+	Version         int64
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 	Fields
 }
 
@@ -117,6 +119,11 @@ func fromRow(r *db.Unit) (Unit, error) {
 	}
 	if u.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
 		return u, err
+	}
+	if len(r.PathAnnotations) > 0 {
+		if u.PathAnnotations, err = store.DecodeJSON[[]PathAnnotation](r.PathAnnotations); err != nil {
+			return u, err
+		}
 	}
 	u.Fields = u.Fields.normalized()
 	return u, nil

@@ -7,3 +7,10 @@ SELECT m.* FROM mutation m
 JOIN (SELECT unnest(sqlc.arg(unit_ids)::uuid[]) AS unit_id, unnest(sqlc.arg(nums)::bigint[]) AS num) want
   ON m.unit_id = want.unit_id AND m.mutation_num = want.num
 WHERE m.organization_id = sqlc.arg(organization_id)::uuid;
+
+-- name: MutationInsert :exec
+-- A further Mutation of a Revision UnitRecordRevision recorded (one per function invocation that changed the data).
+INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
+                      function_invocation, subgroup)
+VALUES (@mutation_id, @organization_id, @space_id, @unit_id, @revision_id, @revision_num, @mutation_num,
+        @function_invocation, @subgroup);

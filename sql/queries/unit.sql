@@ -5,7 +5,8 @@ SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotatio
        permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
        data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
        head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
-       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text
+       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
+       path_annotations
 FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND unit_id = @unit_id;
 
 -- name: UnitGetByIDForUpdate :one
@@ -18,7 +19,8 @@ SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotatio
        permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
        data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
        head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
-       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text
+       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
+       path_annotations
 FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
 
 -- name: UnitInsert :one
@@ -44,7 +46,8 @@ RETURNING *;
 
 -- name: UnitRecordRevision :one
 -- Records new data of the locked Unit in one statement: the content (once per hash), the Revision, its
--- Mutation, and the Unit's head. A write that already bumped Version in its transaction (a PATCH with
+-- first Mutation (a function invocation may add more: MutationInsert), the Unit's head, and its path
+-- annotations when the write changed them. A write that already bumped Version in its transaction (a PATCH with
 -- restore) does not bump it again: one write, one Version.
 WITH stored AS (
     INSERT INTO config_data (data_hash, data, data_size) VALUES (@data_hash, @data, @data_size)
@@ -56,14 +59,15 @@ WITH stored AS (
             @user_id, @user_agent, @change_set_id, @data_hash, @data_size, @mutation_sources)
 ), mutated AS (
     INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                          restored_revision_num)
+                          restored_revision_num, function_invocation, subgroup)
     VALUES (@mutation_id, @organization_id, @space_id, @unit_id, @revision_id, @revision_num, @mutation_num,
-            @restored_revision_num)
+            @restored_revision_num, sqlc.narg(function_invocation)::jsonb, @subgroup)
 )
 UPDATE unit
 SET data_hash = @data_hash, data_size = @data_size, head_doc = @head_doc,
     head_revision_id = @revision_id, head_revision_num = @revision_num,
-    head_mutation_num = @mutation_num, last_change_description = @description,
+    head_mutation_num = @head_mutation_num, last_change_description = @description,
+    path_annotations = COALESCE(sqlc.narg(path_annotations)::jsonb, unit.path_annotations),
     version = unit.version + CASE WHEN @bump_version::boolean THEN 1 ELSE 0 END, updated_at = now()
 WHERE unit.unit_id = @unit_id
 RETURNING *;
@@ -104,3 +108,8 @@ UPDATE revision SET space_id = @to_space_id WHERE unit_id = @unit_id;
 
 -- name: MutationMoveUnit :exec
 UPDATE mutation SET space_id = @to_space_id WHERE unit_id = @unit_id;
+
+-- name: UnitSetPathAnnotations :one
+UPDATE unit SET path_annotations = @path_annotations, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND unit_id = @unit_id
+RETURNING *;

@@ -1,0 +1,235 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/function"
+	"github.com/hubd/hubd/internal/unit"
+)
+
+type functionAPI struct{ *base }
+
+func (h functionAPI) ListOrgFunctions(ctx context.Context, r api.ListOrgFunctionsRequestObject) (api.ListOrgFunctionsResponseObject, error) {
+	if err := h.checkExecutorSpace(ctx, r.Params.ExecutorSpace); err != nil {
+		return nil, err
+	}
+	sigs, err := signatures(r.Params.Where)
+	return api.ListOrgFunctions200JSONResponse{Body: sigs}, err
+}
+
+func (h functionAPI) ListFunctions(ctx context.Context, r api.ListFunctionsRequestObject) (api.ListFunctionsResponseObject, error) {
+	sc := scopeOf(ctx)
+	if _, err := h.s.deps.Spaces.Get(ctx, sc, uuid.Nil, r.SpaceId.String()); err != nil {
+		return nil, err
+	}
+	sigs, err := signatures(r.Params.Where)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case r.Params.Entity == nil && r.Params.Id != nil:
+		return nil, apierr.Validation("id names a worker only with entity=worker", apierr.Item{Item: "entity", Description: "required with id"})
+	case r.Params.Entity != nil && r.Params.Id == nil:
+		return nil, apierr.Validation("entity=worker needs id, the BridgeWorker's ID", apierr.Item{Item: "id", Description: "required with entity"})
+	case r.Params.Entity != nil:
+		if _, err := h.s.deps.BridgeWorkers.Get(ctx, sc, r.SpaceId, r.Params.Id.String()); err != nil {
+			return nil, err
+		}
+		// BridgeWorkers report no functions yet: every ToolchainType maps to none.
+		for t := range sigs {
+			sigs[t] = map[string]api.FunctionSignature{}
+		}
+	}
+	return api.ListFunctions200JSONResponse{Body: sigs}, nil
+}
+
+// checkExecutorSpace checks executor_space: a Space (ID or Slug) the caller may view. Every Space's
+// executor is the builtin one, so the Space changes nothing else.
+func (h functionAPI) checkExecutorSpace(ctx context.Context, ref *string) error {
+	if ref == nil || *ref == "" {
+		return nil
+	}
+	_, err := h.s.deps.Spaces.Get(ctx, scopeOf(ctx), uuid.Nil, *ref)
+	if apierr.Is(err, apierr.TypeNotFound) {
+		return apierr.Validation(fmt.Sprintf("executor_space: no Space %q in your organization", *ref), apierr.Item{Item: "executor_space", Description: "no such Space"})
+	}
+	return err
+}
+
+func signatures(where *string) (api.FunctionSignatureMap, error) {
+	w := ""
+	if where != nil {
+		w = *where
+	}
+	sigs, err := function.Signatures(w)
+	if err != nil {
+		return nil, err
+	}
+	out := api.FunctionSignatureMap{}
+	for t, byName := range sigs {
+		out[t] = map[string]api.FunctionSignature{}
+		for name, s := range byName {
+			out[t][name] = signatureToAPI(s)
+		}
+	}
+	return out, nil
+}
+
+func signatureToAPI(s function.Signature) api.FunctionSignature {
+	params := make([]api.FunctionParameter, len(s.Parameters))
+	for i, p := range s.Parameters {
+		enum := p.EnumValues
+		if enum == nil {
+			enum = []string{}
+		}
+		params[i] = api.FunctionParameter{ParameterName: p.ParameterName, Description: p.Description, DataType: api.FunctionParameterDataType(p.DataType),
+			Required: p.Required, Example: p.Example, EnumValues: enum}
+	}
+	other := s.OtherDataExpected
+	if other == nil {
+		other = []string{}
+	}
+	return api.FunctionSignature{
+		FunctionName: s.FunctionName, Description: s.Description, FunctionType: s.FunctionType, ToolchainType: s.ToolchainType,
+		AttributeName: s.AttributeName, Parameters: params, RequiredParameters: s.RequiredParameters, VarArgs: s.VarArgs,
+		OutputInfo: api.FunctionOutput{ResultName: s.OutputInfo.ResultName, Description: s.OutputInfo.Description,
+			OutputType: api.FunctionOutputOutputType(s.OutputInfo.OutputType)},
+		Mutating: s.Mutating, Validating: s.Validating, Hermetic: s.Hermetic, Idempotent: s.Idempotent, Replayable: s.Replayable,
+		OtherDataExpected: other,
+	}
+}
+
+func (h functionAPI) InvokeFunctionsOnOrg(ctx context.Context, r api.InvokeFunctionsOnOrgRequestObject) (api.InvokeFunctionsOnOrgResponseObject, error) {
+	sel := listParams(r.Params)
+	if err := entity.RequireSelection(sel); err != nil {
+		return nil, err
+	}
+	return h.invoke(ctx, nil, r.Params, r.Body)
+}
+
+func (h functionAPI) InvokeFunctions(ctx context.Context, r api.InvokeFunctionsRequestObject) (api.InvokeFunctionsResponseObject, error) {
+	spaceID := uuid.UUID(r.SpaceId)
+	return h.invoke(ctx, &spaceID, api.InvokeFunctionsOnOrgParams(r.Params), r.Body)
+}
+
+// invoke runs a request's invocations, within the organization's bound of running invoke requests.
+func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, p api.InvokeFunctionsOnOrgParams, body *api.FunctionInvocationsRequest) (bulkResponse, error) {
+	sc := scopeOf(ctx)
+	release, ok := h.s.invocations.acquire(sc.OrganizationID.String())
+	if !ok {
+		return bulkResponse{}, apierr.TooManyRequests("your organization has %d function invoke requests running on this replica, its bound; retry shortly",
+			h.s.cfg.MaxInvocationsPerOrganization)
+	}
+	defer release()
+	if err := h.checkExecutorSpace(ctx, p.ExecutorSpace); err != nil {
+		return bulkResponse{}, err
+	}
+	req, err := invokeRequest(ctx, p, body)
+	if err != nil {
+		return bulkResponse{}, err
+	}
+	df := unit.DataFilter{WhereData: string(deref(p.WhereData)), ResourceType: string(deref(p.ResourceType))}
+	items, err := h.s.deps.Units.Invoke(ctx, sc, spaceID, requestPath(ctx), listParams(p), df, req)
+	if err != nil {
+		return bulkResponse{}, err
+	}
+	return answeredInBulk(bulkItems(items, func(it entity.BulkItem[unit.InvokeResult], e *api.ResponseError) api.FunctionInvocationsResponse {
+		return invokeResultToAPI(sc, it, e, req.DryRun)
+	}))
+}
+
+// invokeRequest reads an invoke request's parameters and body into the domain's terms.
+func invokeRequest(ctx context.Context, p api.InvokeFunctionsOnOrgParams, body *api.FunctionInvocationsRequest) (unit.InvokeRequest, error) {
+	if body == nil {
+		return unit.InvokeRequest{}, apierr.UserInput("a FunctionInvocationsRequest body is required")
+	}
+	if p.ChangeOrder != nil && *p.ChangeOrder != "" {
+		return unit.InvokeRequest{}, apierr.Validation(fmt.Sprintf("change_order: no ChangeOrder %q in your organization", *p.ChangeOrder),
+			apierr.Item{Item: "change_order", Description: "no such ChangeOrder"})
+	}
+	if len(body.Invocations) > 0 {
+		return unit.InvokeRequest{}, apierr.Validation(fmt.Sprintf("Invocations: no Invocation %s in your organization", body.Invocations[0]),
+			apierr.Item{Item: "Invocations.0", Description: "no such Invocation"})
+	}
+	if len(body.Triggers) > 0 {
+		return unit.InvokeRequest{}, apierr.Validation(fmt.Sprintf("Triggers: no Trigger %s in your organization", body.Triggers[0]),
+			apierr.Item{Item: "Triggers.0", Description: "no such Trigger"})
+	}
+	if p.OtherDataSource != nil {
+		for _, src := range *p.OtherDataSource {
+			switch strings.TrimPrefix(src, "Before:") {
+			case "HeadRevisionNum", "LastReleasedRevisionNum":
+			default:
+				return unit.InvokeRequest{}, apierr.Validation(fmt.Sprintf("other_data_source %q is not HeadRevisionNum or LastReleasedRevisionNum (optionally prefixed Before:)", src),
+					apierr.Item{Item: "other_data_source", Description: "unknown source"})
+			}
+		}
+	}
+	req := unit.InvokeRequest{ToolchainType: body.ToolchainType, DryRun: deref(p.DryRun) == "true", Protect: flag(p.Protect),
+		ChangeSetID: p.ChangeSetId, Subgroup: deref(p.Subgroup), UserAgent: userAgent(ctx)}
+	if body.ChangeDescription != "" {
+		req.Description = &body.ChangeDescription
+	}
+	var err error
+	if req.Clearance, err = jsonParam[[]function.Requirement]("clearance", deref(p.Clearance)); err != nil {
+		return req, err
+	}
+	if req.Guards, err = jsonParam[map[string]string]("guards", deref(p.Guards)); err != nil {
+		return req, err
+	}
+	// The generated body and the domain's Invocation have the same JSON form.
+	raw, err := json.Marshal(body.FunctionInvocations)
+	if err != nil {
+		return req, err
+	}
+	if err := json.Unmarshal(raw, &req.Invocations); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// jsonParam decodes a query parameter whose value is JSON (clearance, guards), naming it when it is not
+// JSON of the shape.
+func jsonParam[T any](name, raw string) (T, error) {
+	var v T
+	if strings.TrimSpace(raw) == "" {
+		return v, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return v, apierr.Validation(fmt.Sprintf("%s is not JSON of its shape: %s", name, err.Error()), apierr.Item{Item: name, Description: "not valid JSON of its shape"})
+	}
+	return v, nil
+}
+
+func invokeResultToAPI(sc authz.Scope, it entity.BulkItem[unit.InvokeResult], e *api.ResponseError, dryRun bool) api.FunctionInvocationsResponse {
+	res := it.Value
+	out := api.FunctionInvocationsResponse{UnitID: it.Ref.ID, UnitSlug: it.Ref.Slug, SpaceID: it.Ref.SpaceID, OrganizationID: sc.OrganizationID,
+		SpaceSlug: res.SpaceSlug, Mutators: []int{}, Outputs: map[string][]byte{}, Conflicts: []api.MutationConflict{}, Mutations: []api.MutationSource{}, Error: e}
+	if e != nil {
+		return out
+	}
+	u := res.Unit
+	out.TargetID, out.RevisionID, out.DataHash = u.TargetID, u.HeadRevisionID, u.DataHash
+	out.Success, out.HasNewMutations, out.Mutators, out.Outputs = res.Passed, res.Changed, res.Mutators, res.Outputs
+	for _, c := range res.Conflicts {
+		out.Conflicts = append(out.Conflicts, api.MutationConflict{UnitID: u.ID, ResourceType: c.ResourceType, ResourceName: c.ResourceName,
+			Path: c.Path, Reason: api.MutationConflictReason(c.Reason), Details: c.Details, Guards: c.Guards})
+	}
+	out.Mutations = sourcesToAPI(res.Mutations).Sources
+	if dryRun {
+		data := string(res.Data)
+		out.ConfigData = &data
+	}
+	return out
+}

@@ -1,0 +1,389 @@
+package unit
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/function"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// MaxInvocations bounds the invocations of one request.
+const MaxInvocations = 100
+
+// InvokeRequest is a request to run functions over the Units a selection picks.
+type InvokeRequest struct {
+	Invocations   []function.Invocation
+	ToolchainType string
+	Description   *string
+	DryRun        bool
+	Protect       bool
+	Clearance     []function.Requirement
+	Guards        map[string]string
+	ChangeSetID   *uuid.UUID
+	Subgroup      string
+	UserAgent     string
+}
+
+// Conflict is a change that was withheld, and why.
+type Conflict struct {
+	ResourceType string
+	ResourceName string
+	Path         string
+	Reason       string
+	Details      string
+	Guards       map[string]string
+}
+
+// ConflictGuarded is a change withheld because the path's guards were not cleared.
+const ConflictGuarded = "Guarded"
+
+// InvokeResult is what the invocations did to one Unit.
+type InvokeResult struct {
+	Unit      Unit
+	SpaceSlug string
+	Changed   bool
+	Mutators  []int
+	Outputs   map[string][]byte
+	Passed    bool
+	Conflicts []Conflict
+	// Mutations are the sources of the paths the invocations changed.
+	Mutations []Source
+	Data      []byte
+}
+
+var subgroupPattern = regexp.MustCompile(`^[A-Za-z0-9]{1,64}$`)
+
+// CheckSubgroup checks a Mutation subgroup: letters and digits, at most 64, not starting with the
+// service's name (any case), which its own Mutations use.
+func CheckSubgroup(s string) error {
+	if s == "" {
+		return nil
+	}
+	if !subgroupPattern.MatchString(s) {
+		return apierr.Validation(fmt.Sprintf("subgroup %q must be 1 to 64 letters and digits", s), apierr.Item{Item: "subgroup", Description: "not alphanumeric, or too long"})
+	}
+	if strings.HasPrefix(strings.ToLower(s), "hubd") {
+		return apierr.Validation(fmt.Sprintf("subgroup %q starts with hubd, which is reserved for the service's own Mutations", s), apierr.Item{Item: "subgroup", Description: "reserved prefix"})
+	}
+	return nil
+}
+
+// binding is a request's invocations checked for each ToolchainType: the calls, or why a Unit of that
+// type cannot run them.
+type binding struct {
+	calls  map[string][]*function.Call
+	errors map[string]error
+}
+
+// bind checks every invocation for each ToolchainType the request may reach. With a ToolchainType every
+// error fails the request; without one, an invocation whose function no ToolchainType has fails it, and
+// a function missing for some types fails only the Units of those types. Values that do not convert
+// fail the request (422).
+func bind(req InvokeRequest) (binding, error) {
+	if len(req.Invocations) == 0 {
+		return binding{}, apierr.Validation("FunctionInvocations needs at least one invocation", apierr.Item{Item: "FunctionInvocations", Description: "empty"})
+	}
+	if len(req.Invocations) > MaxInvocations {
+		return binding{}, apierr.Validation(fmt.Sprintf("FunctionInvocations holds more than %d invocations", MaxInvocations), apierr.Item{Item: "FunctionInvocations", Description: "too many"})
+	}
+	toolchains := configdata.ToolchainTypes
+	if req.ToolchainType != "" {
+		if !configdata.Valid(req.ToolchainType) {
+			return binding{}, apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", req.ToolchainType, configdata.ToolchainTypes),
+				apierr.Item{Item: "ToolchainType", Description: "unknown"})
+		}
+		toolchains = []string{req.ToolchainType}
+	}
+	b := binding{calls: map[string][]*function.Call{}, errors: map[string]error{}}
+	for i, inv := range req.Invocations {
+		field := "FunctionInvocations." + strconv.Itoa(i)
+		var unknown error
+		found := false
+		for _, t := range toolchains {
+			if b.errors[t] != nil {
+				continue
+			}
+			c, err := function.Bind(t, inv, field)
+			switch {
+			case err == nil:
+				found = true
+				b.calls[t] = append(b.calls[t], c)
+			case len(toolchains) > 1 && isUnknownFunction(t, inv):
+				unknown = err
+				b.errors[t] = err
+			default:
+				return binding{}, err
+			}
+		}
+		if !found {
+			return binding{}, unknown
+		}
+	}
+	return b, nil
+}
+
+func isUnknownFunction(toolchain string, inv function.Invocation) bool {
+	_, ok := function.Lookup(toolchain, inv.FunctionName)
+	return !ok
+}
+
+// Invoke runs the request's invocations over every Unit the selection picks, each Unit in its own
+// savepoint: a Unit whose invocation fails is left as it was and reported.
+func (s *Service) Invoke(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, sel listquery.Params, df DataFilter, req InvokeRequest) ([]entity.BulkItem[InvokeResult], error) {
+	b, err := bind(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckSubgroup(req.Subgroup); err != nil {
+		return nil, err
+	}
+	if err := function.CheckGuards(req.Guards, req.Clearance, "guards"); err != nil {
+		return nil, err
+	}
+	if req.ToolchainType != "" {
+		cond := fmt.Sprintf("ToolchainType = '%s'", req.ToolchainType)
+		if strings.TrimSpace(sel.Where) != "" {
+			cond = sel.Where + " AND " + cond
+		}
+		sel.Where = cond
+	}
+	return entity.RunBulk(ctx, s.Store, EntityType, req.DryRun, s.selectorIn(sc, spaceID, path, sel, df), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (InvokeResult, error) {
+		return s.invokeOne(ctx, sc, tx, ref, b, req)
+	})
+}
+
+func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, b binding, req InvokeRequest) (InvokeResult, error) {
+	row, wc, err := lockForData(ctx, sc, tx.Q, ref.SpaceID, ref.ID)
+	if err != nil {
+		return InvokeResult{}, err
+	}
+	cur, err := fromRow(row)
+	if err != nil {
+		return InvokeResult{}, err
+	}
+	res := InvokeResult{Unit: cur, SpaceSlug: wc.spaceSlug, Passed: true, Outputs: map[string][]byte{}, Mutators: []int{}, Conflicts: []Conflict{}, Mutations: []Source{}}
+	if err := b.errors[cur.ToolchainType]; err != nil {
+		return res, err
+	}
+	calls := b.calls[cur.ToolchainType]
+	for _, c := range calls {
+		if c.Function.Mutating {
+			if err := authz.Check(sc, authz.Edit, cur.target()); err != nil {
+				return res, err
+			}
+			break
+		}
+	}
+	data, err := s.contents.get(ctx, row.DataHash)
+	if err != nil {
+		return res, err
+	}
+	tree, err := configdata.Open(cur.ToolchainType, data)
+	if err != nil {
+		return res, dataError(err)
+	}
+	notes, err := store.DecodeJSON[annotations](row.PathAnnotations)
+	if err != nil {
+		return res, err
+	}
+	notesChanged := false
+	doc, err := tree.Document()
+	if err != nil {
+		return res, err
+	}
+	var steps []functionStep
+	for i, c := range calls {
+		out, err := c.Run(tree)
+		if err != nil {
+			return res, err
+		}
+		if !c.Function.Mutating {
+			if v, ok := out.(function.Validation); ok && !v.Passed {
+				res.Passed = false
+			}
+			res.Outputs[strconv.Itoa(i)] = store.EncodeJSON(out)
+			continue
+		}
+		after, err := tree.Document()
+		if err != nil {
+			return res, err
+		}
+		changed := changedLeaves(doc, after)
+		clearance := c.Clearance
+		if len(clearance) == 0 {
+			clearance = req.Clearance
+		}
+		var kept []changedLeaf
+		withheld := false
+		for _, l := range changed {
+			if guards := notes.uncleared(l.resource, l.path, clearance); guards != nil {
+				if err := l.revert(tree); err != nil {
+					return res, err
+				}
+				withheld = true
+				res.Conflicts = append(res.Conflicts, Conflict{ResourceType: l.typ, ResourceName: l.name, Path: l.path, Reason: ConflictGuarded, Guards: guards,
+					Details: fmt.Sprintf("%s did not write %s: its guards %s are not cleared", c.FunctionName, l.path, describeGuards(guards))})
+				continue
+			}
+			kept = append(kept, l)
+		}
+		if withheld {
+			if after, err = tree.Document(); err != nil {
+				return res, err
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		stamps := mergeGuards(c.Guards, req.Guards)
+		for _, l := range kept {
+			if len(stamps) > 0 || req.Protect {
+				notes = notes.stamp(l.typ, l.name, l.path, stamps, req.Protect)
+				notesChanged = true
+			}
+		}
+		res.Mutators = append(res.Mutators, i)
+		steps = append(steps, functionStep{invocation: store.EncodeJSON(c.Invocation), doc: after})
+		doc = after
+	}
+	res.Data = data
+	if len(steps) == 0 {
+		return res, nil
+	}
+	out, err := tree.Render()
+	if err != nil {
+		if ee, ok := err.(*configdata.EditError); ok {
+			return res, apierr.Unprocessable("the functions' result cannot be written as %s: %s", cur.ToolchainType, ee.Msg)
+		}
+		return res, err
+	}
+	final, err := configdata.Parse(cur.ToolchainType, out)
+	if err != nil {
+		return res, apierr.Unprocessable("the functions' result is not valid %s: %s", cur.ToolchainType, err.Error())
+	}
+	if configdata.Hash(out) == row.DataHash {
+		return res, nil
+	}
+	if err := checkRevisionChangeSet(ctx, tx.Q, cur, req.ChangeSetID); err != nil {
+		return res, err
+	}
+	change := dataChange{source: SourceFunction, steps: steps, subgroup: req.Subgroup,
+		opts: WriteOptions{Description: req.Description, ChangeSetID: req.ChangeSetID, UserAgent: req.UserAgent, DryRun: req.DryRun}}
+	if notesChanged {
+		change.annotations = notes.pruned()
+	}
+	written, err := commitData(ctx, sc, tx, row, wc, out, final, change)
+	if err != nil {
+		return res, err
+	}
+	res.Unit, res.Data, res.Changed = written.Unit, out, true
+	res.Unit.PathAnnotations = notes
+	for _, src := range res.Unit.Annotate(written.Sources) {
+		if src.RevisionNum == written.Unit.HeadRevisionNum {
+			res.Mutations = append(res.Mutations, src)
+		}
+	}
+	return res, nil
+}
+
+func mergeGuards(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range b {
+		out[k] = v
+	}
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
+}
+
+func describeGuards(g map[string]string) string {
+	keys := make([]string, 0, len(g))
+	for k := range g {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(g))
+	for _, k := range keys {
+		parts = append(parts, k+"="+g[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// changedLeaf is a leaf an invocation added, changed or removed.
+type changedLeaf struct {
+	resource, typ, name, path string
+	existed                   bool
+	before                    any
+}
+
+// changedLeaves lists the leaves that differ between two documents, in order.
+func changedLeaves(before, after *configdata.Document) []changedLeaf {
+	prev := map[string]configdata.Leaf{}
+	for _, l := range before.Leaves() {
+		prev[l.Key()] = l
+	}
+	names := map[string][2]string{}
+	for _, d := range []*configdata.Document{before, after} {
+		for _, r := range d.Resources {
+			names[r.Key()] = [2]string{r.Type, r.Name}
+		}
+	}
+	var out []changedLeaf
+	seen := map[string]bool{}
+	for _, l := range after.Leaves() {
+		seen[l.Key()] = true
+		old, ok := prev[l.Key()]
+		if ok && encode(old.Value) == encode(l.Value) {
+			continue
+		}
+		n := names[l.Resource]
+		out = append(out, changedLeaf{resource: l.Resource, typ: n[0], name: n[1], path: l.Path, existed: ok, before: old.Value})
+	}
+	for _, l := range before.Leaves() {
+		if !seen[l.Key()] {
+			n := names[l.Resource]
+			out = append(out, changedLeaf{resource: l.Resource, typ: n[0], name: n[1], path: l.Path, existed: true, before: l.Value})
+		}
+	}
+	return out
+}
+
+// revert puts the leaf back as it was in tree.
+func (l changedLeaf) revert(tree *configdata.Tree) error {
+	var segs []configdata.PathSegment
+	if l.path != "" {
+		for _, k := range strings.Split(l.path, ".") {
+			segs = append(segs, configdata.PathSegment{Key: k})
+		}
+	}
+	for _, r := range tree.Resources {
+		typ, name := r.Identity(tree.Toolchain)
+		if resourceKey(typ, name) != l.resource {
+			continue
+		}
+		if !l.existed {
+			configdata.Delete(r.Root, segs)
+			return nil
+		}
+		n, err := configdata.ValueNode(l.before)
+		if err != nil {
+			return err
+		}
+		_, err = configdata.Set(r.Root, segs, n)
+		return err
+	}
+	return nil
+}

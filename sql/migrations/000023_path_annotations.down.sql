@@ -1,0 +1,1 @@
+ALTER TABLE unit DROP COLUMN path_annotations;
