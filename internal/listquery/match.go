@@ -1,6 +1,7 @@
 package listquery
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"sort"
@@ -119,30 +120,21 @@ func holds(c Cond, v any) bool {
 	case "!=":
 		return v != lit
 	}
-	switch a := v.(type) {
-	case int64:
-		b := lit.(int64)
+	if r, ok := compare(v, lit); ok {
 		switch c.Op {
 		case "<":
-			return a < b
+			return r < 0
 		case ">":
-			return a > b
+			return r > 0
 		case "<=":
-			return a <= b
+			return r <= 0
 		case ">=":
-			return a >= b
+			return r >= 0
 		}
-	case string:
+	}
+	if a, ok := v.(string); ok {
 		b := lit.(string)
 		switch c.Op {
-		case "<":
-			return a < b
-		case ">":
-			return a > b
-		case "<=":
-			return a <= b
-		case ">=":
-			return a >= b
 		case "LIKE", "~~", "NOT LIKE", "!~~":
 			ok, _ := regexp.MatchString("(?s)"+likeToRegex(b), a)
 			return ok == (c.Op == "LIKE" || c.Op == "~~")
@@ -158,4 +150,17 @@ func holds(c Cond, v any) bool {
 		}
 	}
 	return false
+}
+
+// compare orders two values of one ordered type (integers, strings).
+func compare(a, b any) (int, bool) {
+	switch x := a.(type) {
+	case int64:
+		y, ok := b.(int64)
+		return cmp.Compare(x, y), ok
+	case string:
+		y, ok := b.(string)
+		return cmp.Compare(x, y), ok
+	}
+	return 0, false
 }
