@@ -291,8 +291,8 @@ func TestInvokeRefusals(t *testing.T) {
 	all := url.Values{"where": {"Slug = 'web'"}}
 	post := func(q url.Values, body any) *apitest.Response { return f.c.Post(f.invokePath(q), body) }
 	cases := []struct {
-		query url.Values
-		body  any
+		query  url.Values
+		body   any
 		status int
 		typ    api.ErrorType
 		item   string
@@ -393,7 +393,7 @@ func TestGuardsClearanceAndMutationSources(t *testing.T) {
 		`[{"Key": "owner", "Operator": "NotIn", "Values": ["sre"]}]`: false,
 		`[{"Key": "owner", "Operator": "DoesNotExist"}]`:             false,
 		`[{"Key": "team", "Operator": "Exists"}]`:                    false,
-		`[]`:                                                         false,
+		`[]`: false,
 	}
 	replicas := 10
 	for clearance, cleared := range clears {
