@@ -331,8 +331,11 @@ func TestInvokeRefusals(t *testing.T) {
 	f.c.Post("/api/function/invoke", map[string]any{"FunctionInvocations": []any{invocation("set-replicas", 2)}}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	require.Equal(t, int64(1), f.unitNow(t, u).HeadRevisionNum, "nothing changed")
 
-	// Another organization's Space is 404; its Units are never selected across the organization.
-	other := f.env.Client(f.env.Token("globex", "bob", auth.RoleAdmin))
+	// The same User's token of another organization: the Space is 404 (for invoking and for its
+	// functions), executor_space does not find it, and its Units are never selected across the organization.
+	other := f.env.Client(f.env.Token("globex", "alice", auth.RoleAdmin))
+	other.Get("/api/space/"+f.space.SpaceID.String()+"/function").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	other.Get("/api/function?executor_space="+f.space.SpaceID.String()).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	other.Post(f.invokePath(all), map[string]any{"FunctionInvocations": []any{invocation("set-replicas", 2)}}).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	var none []api.FunctionInvocationsResponse
 	other.Post("/api/function/invoke?where="+url.QueryEscape("Slug = 'web'"), map[string]any{"FunctionInvocations": []any{invocation("set-replicas", 2)}}).Expect(http.StatusOK).JSON(&none)
