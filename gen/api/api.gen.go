@@ -82,6 +82,30 @@ func (e ChannelEventMessageType) Valid() bool {
 	}
 }
 
+// Defines values for ClearanceOperator.
+const (
+	DoesNotExist ClearanceOperator = "DoesNotExist"
+	Exists       ClearanceOperator = "Exists"
+	In           ClearanceOperator = "In"
+	NotIn        ClearanceOperator = "NotIn"
+)
+
+// Valid indicates whether the value is a known member of the ClearanceOperator enum.
+func (e ClearanceOperator) Valid() bool {
+	switch e {
+	case DoesNotExist:
+		return true
+	case Exists:
+		return true
+	case In:
+		return true
+	case NotIn:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CommandRunResultStatus.
 const (
 	CommandRunResultStatusCompleted CommandRunResultStatus = "Completed"
@@ -187,30 +211,6 @@ func (e ErrorType) Valid() bool {
 	case ErrorTypeUserInput:
 		return true
 	case ErrorTypeValidation:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for FunctionInvocationClearanceOperator.
-const (
-	DoesNotExist FunctionInvocationClearanceOperator = "DoesNotExist"
-	Exists       FunctionInvocationClearanceOperator = "Exists"
-	In           FunctionInvocationClearanceOperator = "In"
-	NotIn        FunctionInvocationClearanceOperator = "NotIn"
-)
-
-// Valid indicates whether the value is a known member of the FunctionInvocationClearanceOperator enum.
-func (e FunctionInvocationClearanceOperator) Valid() bool {
-	switch e {
-	case DoesNotExist:
-		return true
-	case Exists:
-		return true
-	case In:
-		return true
-	case NotIn:
 		return true
 	default:
 		return false
@@ -1089,6 +1089,19 @@ type ChannelSubscription struct {
 // ChannelSubscriptionInput defines model for ChannelSubscriptionInput.
 type ChannelSubscriptionInput = ChannelSubscription
 
+// Clearance Requirements on guard keys: a guarded path is cleared when each of its guard keys is cleared by the requirements on it (Exists: any value; In: the value is listed; NotIn: it is not; DoesNotExist never clears). An empty Clearance clears no guarded path.
+type Clearance = []struct {
+	Key      string            `json:"Key"`
+	Operator ClearanceOperator `json:"Operator"`
+	Values   []string          `json:"Values"`
+}
+
+// ClearanceOperator defines model for Clearance.Operator.
+type ClearanceOperator string
+
+// ClearanceInput defines model for ClearanceInput.
+type ClearanceInput = Clearance
+
 // Column One column of a View and where its values come from.
 type Column struct {
 	// ColumnSource Where a column's values come from: exactly one of MetadataAttribute (an attribute of the entity or of a related entity) and DataPath (a path into the configuration data of Units).
@@ -1614,18 +1627,13 @@ type FunctionInvocation struct {
 		ParameterName string      `json:"ParameterName"`
 		Value         interface{} `json:"Value"`
 	} `json:"Arguments"`
-	Clearance []struct {
-		Key      string                              `json:"Key"`
-		Operator FunctionInvocationClearanceOperator `json:"Operator"`
-		Values   []string                            `json:"Values"`
-	} `json:"Clearance"`
+
+	// Clearance Requirements on guard keys: a guarded path is cleared when each of its guard keys is cleared by the requirements on it (Exists: any value; In: the value is listed; NotIn: it is not; DoesNotExist never clears). An empty Clearance clears no guarded path.
+	Clearance     Clearance         `json:"Clearance"`
 	FunctionName  string            `json:"FunctionName"`
 	Guards        map[string]string `json:"Guards"`
 	WhereResource string            `json:"WhereResource"`
 }
-
-// FunctionInvocationClearanceOperator defines model for FunctionInvocation.Clearance.Operator.
-type FunctionInvocationClearanceOperator string
 
 // FunctionInvocationInput defines model for FunctionInvocationInput.
 type FunctionInvocationInput = FunctionInvocation
@@ -1973,6 +1981,17 @@ type OrganizationMember struct {
 // OrganizationMemberInput defines model for OrganizationMemberInput.
 type OrganizationMemberInput = OrganizationMember
 
+// PathAnnotation defines model for PathAnnotation.
+type PathAnnotation struct {
+	Guards map[string]string `json:"Guards"`
+
+	// Path The path (keys and indexes joined by dots); the annotation covers it and what is below it.
+	Path         string `json:"Path"`
+	Protected    bool   `json:"Protected"`
+	ResourceName string `json:"ResourceName"`
+	ResourceType string `json:"ResourceType"`
+}
+
 // PathChange defines model for PathChange.
 type PathChange struct {
 	Change PathChangeChange `json:"Change"`
@@ -2023,6 +2042,15 @@ type PermissionsPatch map[string]*struct {
 //
 // Example: {"crv":"P-256","kty":"EC","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}
 type PublicJWK = map[string]interface{}
+
+// ResourceInfo A resource of the data, as MutationSources name it (empty for data other than Kubernetes/YAML).
+type ResourceInfo struct {
+	// ResourceName Kubernetes [namespace/]name.
+	ResourceName string `json:"ResourceName"`
+
+	// ResourceType Kubernetes apiVersion/kind.
+	ResourceType string `json:"ResourceType"`
+}
 
 // ResponseError An error as data. Also the Error of Extended forms and of each failed item of a bulk operation.
 type ResponseError struct {
@@ -2515,6 +2543,26 @@ type UnitDiff struct {
 	UnitID  openapi_types.UUID `json:"UnitID"`
 }
 
+// UnitGuardRequest defines model for UnitGuardRequest.
+type UnitGuardRequest struct {
+	Clearance      ClearanceInput `json:"Clearance"`
+	ResourceGuards *[]struct {
+		// Remove Path to the guard keys to take off it.
+		Remove *map[string][]string `json:"Remove,omitempty"`
+
+		// Resource A resource of the data, as MutationSources name it (empty for data other than Kubernetes/YAML).
+		Resource *ResourceInfo `json:"Resource,omitempty"`
+
+		// Set Path to the guard keys and values to add or change there.
+		Set *map[string]map[string]string `json:"Set,omitempty"`
+	} `json:"ResourceGuards"`
+}
+
+// UnitGuardResponse defines model for UnitGuardResponse.
+type UnitGuardResponse struct {
+	PathAnnotations []PathAnnotation `json:"PathAnnotations"`
+}
+
 // UnitInput defines model for UnitInput.
 type UnitInput = Unit
 
@@ -2542,6 +2590,23 @@ type UnitMutationSources struct {
 
 // UnitPatch An RFC 7386 merge patch of a Unit's settable fields. Read-only fields are accepted and ignored.
 type UnitPatch = json.RawMessage
+
+// UnitProtectionRequest defines model for UnitProtectionRequest.
+type UnitProtectionRequest struct {
+	ResourceProtection *[]struct {
+		Protected *map[string]bool `json:"Protected,omitempty"`
+
+		// Resource A resource of the data, as MutationSources name it (empty for data other than Kubernetes/YAML).
+		Resource *ResourceInfo `json:"Resource,omitempty"`
+	} `json:"ResourceProtection"`
+}
+
+// UnitProtectionResponse defines model for UnitProtectionResponse.
+type UnitProtectionResponse struct {
+	// Error Always null on success (a failure is the error response).
+	Error           *ResponseError   `json:"Error"`
+	MutationSources []MutationSource `json:"MutationSources"`
+}
 
 // UnitTagRequest defines model for UnitTagRequest.
 type UnitTagRequest struct {
@@ -5337,6 +5402,12 @@ type PatchUnitApplicationMergePatchPlusJSONRequestBody = UnitPatch
 // UpdateUnitJSONRequestBody defines body for UpdateUnit for application/json ContentType.
 type UpdateUnitJSONRequestBody = UnitInput
 
+// SetUnitGuardJSONRequestBody defines body for SetUnitGuard for application/json ContentType.
+type SetUnitGuardJSONRequestBody = UnitGuardRequest
+
+// SetUnitProtectionJSONRequestBody defines body for SetUnitProtection for application/json ContentType.
+type SetUnitProtectionJSONRequestBody = UnitProtectionRequest
+
 // CreateViewJSONRequestBody defines body for CreateView for application/json ContentType.
 type CreateViewJSONRequestBody = ViewInput
 
@@ -5844,6 +5915,9 @@ type ServerInterface interface {
 	// GetUnitDiff The difference between two Revisions of the Unit (default the head and the Revision before it).
 	// (GET /space/{space_id}/unit/{unit_id}/diff)
 	GetUnitDiff(ctx echo.Context, spaceId SpaceID, unitId UnitID, params GetUnitDiffParams) error
+	// SetUnitGuard Set or remove guards on paths of the Unit's data.
+	// (POST /space/{space_id}/unit/{unit_id}/guard)
+	SetUnitGuard(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
 	// ListExtendedMutations The Unit's Mutations, one per source of change of each Revision.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation)
 	ListExtendedMutations(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedMutationsParams) error
@@ -5853,6 +5927,9 @@ type ServerInterface interface {
 	// GetUnitMutationSources For each path of the head data, the Mutation that last set it.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation_sources)
 	GetUnitMutationSources(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
+	// SetUnitProtection Mark paths of the Unit's data as protected local overrides, or unmark them.
+	// (POST /space/{space_id}/unit/{unit_id}/protection)
+	SetUnitProtection(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
 	// ListExtendedRevisions The Unit's Revisions (ordered by RevisionNum unless order_by says otherwise).
 	// (GET /space/{space_id}/unit/{unit_id}/revision)
 	ListExtendedRevisions(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedRevisionsParams) error
@@ -10461,6 +10538,30 @@ func (w *ServerInterfaceWrapper) GetUnitDiff(ctx echo.Context) error {
 	return err
 }
 
+// SetUnitGuard converts echo context to params.
+func (w *ServerInterfaceWrapper) SetUnitGuard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetUnitGuard(ctx, spaceId, unitId)
+	return err
+}
+
 // ListExtendedMutations converts echo context to params.
 func (w *ServerInterfaceWrapper) ListExtendedMutations(ctx echo.Context) error {
 	var err error
@@ -10626,6 +10727,30 @@ func (w *ServerInterfaceWrapper) GetUnitMutationSources(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetUnitMutationSources(ctx, spaceId, unitId)
+	return err
+}
+
+// SetUnitProtection converts echo context to params.
+func (w *ServerInterfaceWrapper) SetUnitProtection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetUnitProtection(ctx, spaceId, unitId)
 	return err
 }
 
@@ -12548,9 +12673,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/data", wrapper.DownloadUnitData, options.OperationMiddlewares["DownloadUnitData"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/unit/:unit_id/data", wrapper.UploadUnitData, options.OperationMiddlewares["UploadUnitData"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/diff", wrapper.GetUnitDiff, options.OperationMiddlewares["GetUnitDiff"]...)
+	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/guard", wrapper.SetUnitGuard, options.OperationMiddlewares["SetUnitGuard"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation", wrapper.ListExtendedMutations, options.OperationMiddlewares["ListExtendedMutations"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation/:mutation_id", wrapper.GetExtendedMutation, options.OperationMiddlewares["GetExtendedMutation"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation_sources", wrapper.GetUnitMutationSources, options.OperationMiddlewares["GetUnitMutationSources"]...)
+	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/protection", wrapper.SetUnitProtection, options.OperationMiddlewares["SetUnitProtection"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision", wrapper.ListExtendedRevisions, options.OperationMiddlewares["ListExtendedRevisions"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision/:revision_id", wrapper.GetExtendedRevision, options.OperationMiddlewares["GetExtendedRevision"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision/:revision_id/data", wrapper.DownloadRevisionData, options.OperationMiddlewares["DownloadRevisionData"]...)
@@ -39240,6 +39367,281 @@ func (response GetUnitDiffdefaultJSONResponse) VisitGetUnitDiffResponse(w http.R
 	return err
 }
 
+type SetUnitGuardRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Body    *SetUnitGuardJSONRequestBody
+}
+
+type SetUnitGuardResponseObject interface {
+	VisitSetUnitGuardResponse(w http.ResponseWriter) error
+}
+
+type SetUnitGuard200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type SetUnitGuard200JSONResponse struct {
+	Body    UnitGuardResponse
+	Headers SetUnitGuard200ResponseHeaders
+}
+
+func (response SetUnitGuard200JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetUnitGuard400JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetUnitGuard401JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetUnitGuard403JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetUnitGuard404JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetUnitGuard409JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetUnitGuard413JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetUnitGuard415JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetUnitGuard429JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response SetUnitGuard500JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetUnitGuard503JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuard504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response SetUnitGuard504JSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitGuarddefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response SetUnitGuarddefaultJSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListExtendedMutationsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	UnitId  UnitID  `json:"unit_id"`
@@ -39876,6 +40278,262 @@ type GetUnitMutationSourcesdefaultJSONResponse struct {
 }
 
 func (response GetUnitMutationSourcesdefaultJSONResponse) VisitGetUnitMutationSourcesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtectionRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Body    *SetUnitProtectionJSONRequestBody
+}
+
+type SetUnitProtectionResponseObject interface {
+	VisitSetUnitProtectionResponse(w http.ResponseWriter) error
+}
+
+type SetUnitProtection200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type SetUnitProtection200JSONResponse struct {
+	Body    UnitProtectionResponse
+	Headers SetUnitProtection200ResponseHeaders
+}
+
+func (response SetUnitProtection200JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetUnitProtection400JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetUnitProtection401JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetUnitProtection403JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetUnitProtection404JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetUnitProtection413JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetUnitProtection415JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetUnitProtection429JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response SetUnitProtection500JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetUnitProtection503JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtection504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response SetUnitProtection504JSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetUnitProtectiondefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response SetUnitProtectiondefaultJSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -49217,6 +49875,9 @@ type StrictServerInterface interface {
 	// GetUnitDiff The difference between two Revisions of the Unit (default the head and the Revision before it).
 	// (GET /space/{space_id}/unit/{unit_id}/diff)
 	GetUnitDiff(ctx context.Context, request GetUnitDiffRequestObject) (GetUnitDiffResponseObject, error)
+	// SetUnitGuard Set or remove guards on paths of the Unit's data.
+	// (POST /space/{space_id}/unit/{unit_id}/guard)
+	SetUnitGuard(ctx context.Context, request SetUnitGuardRequestObject) (SetUnitGuardResponseObject, error)
 	// ListExtendedMutations The Unit's Mutations, one per source of change of each Revision.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation)
 	ListExtendedMutations(ctx context.Context, request ListExtendedMutationsRequestObject) (ListExtendedMutationsResponseObject, error)
@@ -49226,6 +49887,9 @@ type StrictServerInterface interface {
 	// GetUnitMutationSources For each path of the head data, the Mutation that last set it.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation_sources)
 	GetUnitMutationSources(ctx context.Context, request GetUnitMutationSourcesRequestObject) (GetUnitMutationSourcesResponseObject, error)
+	// SetUnitProtection Mark paths of the Unit's data as protected local overrides, or unmark them.
+	// (POST /space/{space_id}/unit/{unit_id}/protection)
+	SetUnitProtection(ctx context.Context, request SetUnitProtectionRequestObject) (SetUnitProtectionResponseObject, error)
 	// ListExtendedRevisions The Unit's Revisions (ordered by RevisionNum unless order_by says otherwise).
 	// (GET /space/{space_id}/unit/{unit_id}/revision)
 	ListExtendedRevisions(ctx context.Context, request ListExtendedRevisionsRequestObject) (ListExtendedRevisionsResponseObject, error)
@@ -53517,6 +54181,55 @@ func (sh *strictHandler) GetUnitDiff(ctx echo.Context, spaceId SpaceID, unitId U
 	return nil
 }
 
+// SetUnitGuard operation middleware
+func (sh *strictHandler) SetUnitGuard(ctx echo.Context, spaceId SpaceID, unitId UnitID) error {
+	var request SetUnitGuardRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+
+	var body SetUnitGuardJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetUnitGuard(ctx.Request().Context(), request.(SetUnitGuardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetUnitGuard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetUnitGuardResponseObject); ok {
+		return validResponse.VisitSetUnitGuardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListExtendedMutations operation middleware
 func (sh *strictHandler) ListExtendedMutations(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedMutationsParams) error {
 	var request ListExtendedMutationsRequestObject
@@ -53592,6 +54305,55 @@ func (sh *strictHandler) GetUnitMutationSources(ctx echo.Context, spaceId SpaceI
 		return err
 	} else if validResponse, ok := response.(GetUnitMutationSourcesResponseObject); ok {
 		return validResponse.VisitGetUnitMutationSourcesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetUnitProtection operation middleware
+func (sh *strictHandler) SetUnitProtection(ctx echo.Context, spaceId SpaceID, unitId UnitID) error {
+	var request SetUnitProtectionRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+
+	var body SetUnitProtectionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetUnitProtection(ctx.Request().Context(), request.(SetUnitProtectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetUnitProtection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetUnitProtectionResponseObject); ok {
+		return validResponse.VisitSetUnitProtectionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

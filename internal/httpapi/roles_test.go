@@ -236,6 +236,8 @@ var roleRequests = map[string]roleRequest{
 	"UpdateUnit":               {body: readBack("Unit")},
 	"PatchUnit":                {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	"UploadUnitData":           {body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},
+	"SetUnitGuard":             {body: jsonBody(map[string]any{"ResourceGuards": []any{map[string]any{"Set": map[string]any{"A": map[string]string{"owner": "sre"}}}}})},
+	"SetUnitProtection":        {body: jsonBody(map[string]any{"ResourceProtection": []any{map[string]any{"Protected": map[string]bool{"A": true}}}})},
 }
 
 func newKey(f *roleFixture, _ string) any { return map[string]any{"PublicJWK": newSigner(f.t).jwk} }

@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/unit"
@@ -350,6 +351,53 @@ func (h unitAPI) GetUnitMutationSources(ctx context.Context, r api.GetUnitMutati
 		return nil, err
 	}
 	return api.GetUnitMutationSources200JSONResponse{Body: sourcesToAPI(sources)}, nil
+}
+
+func (h unitAPI) SetUnitGuard(ctx context.Context, r api.SetUnitGuardRequestObject) (api.SetUnitGuardResponseObject, error) {
+	sc := scopeOf(ctx)
+	var edits []unit.GuardEdit
+	for _, g := range deref(r.Body.ResourceGuards) {
+		typ, name := resourceOf(g.Resource)
+		edits = append(edits, unit.GuardEdit{ResourceType: typ, ResourceName: name, Set: deref(g.Set), Remove: deref(g.Remove)})
+	}
+	clearance := make([]function.Requirement, len(r.Body.Clearance))
+	for i, c := range r.Body.Clearance {
+		clearance[i] = function.Requirement{Key: c.Key, Operator: string(c.Operator), Values: c.Values}
+	}
+	notes, err := h.s.deps.Units.SetGuards(ctx, sc, r.SpaceId, r.UnitId, edits, clearance)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.PathAnnotation, len(notes))
+	for i, n := range notes {
+		out[i] = api.PathAnnotation{ResourceType: n.ResourceType, ResourceName: n.ResourceName, Path: n.Path, Guards: n.Guards, Protected: n.Protected}
+		if out[i].Guards == nil {
+			out[i].Guards = map[string]string{}
+		}
+	}
+	return api.SetUnitGuard200JSONResponse{Body: api.UnitGuardResponse{PathAnnotations: out}}, nil
+}
+
+func (h unitAPI) SetUnitProtection(ctx context.Context, r api.SetUnitProtectionRequestObject) (api.SetUnitProtectionResponseObject, error) {
+	sc := scopeOf(ctx)
+	var edits []unit.ProtectionEdit
+	for _, p := range deref(r.Body.ResourceProtection) {
+		typ, name := resourceOf(p.Resource)
+		edits = append(edits, unit.ProtectionEdit{ResourceType: typ, ResourceName: name, Protected: deref(p.Protected)})
+	}
+	sources, err := h.s.deps.Units.SetProtection(ctx, sc, r.SpaceId, r.UnitId, edits)
+	if err != nil {
+		return nil, err
+	}
+	return api.SetUnitProtection200JSONResponse{Body: api.UnitProtectionResponse{MutationSources: sourcesToAPI(sources).Sources}}, nil
+}
+
+// resourceOf reads a ResourceInfo (absent: the data's only resource of formats other than Kubernetes/YAML).
+func resourceOf(r *api.ResourceInfo) (string, string) {
+	if r == nil {
+		return "", ""
+	}
+	return r.ResourceType, r.ResourceName
 }
 
 func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {

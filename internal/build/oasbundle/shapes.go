@@ -119,7 +119,12 @@ func inputNote(name string) string {
 
 func hasProperties(s object) bool {
 	props, _ := s["properties"].(object)
-	return len(props) > 0
+	if len(props) > 0 {
+		return true
+	}
+	// A list of objects (Clearance) is shaped like its items.
+	items, _ := s["items"].(object)
+	return items != nil && hasProperties(items)
 }
 
 // schemaRefs adds the component schemas v refers to directly.
