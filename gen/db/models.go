@@ -202,23 +202,28 @@ type OrganizationMember struct {
 }
 
 type Revision struct {
-	RevisionID      uuid.UUID       `db:"revision_id"`
-	OrganizationID  uuid.UUID       `db:"organization_id"`
-	SpaceID         uuid.UUID       `db:"space_id"`
-	UnitID          uuid.UUID       `db:"unit_id"`
-	RevisionNum     int64           `db:"revision_num"`
-	Description     string          `db:"description"`
-	Source          string          `db:"source"`
-	UserID          uuid.UUID       `db:"user_id"`
-	UserAgent       string          `db:"user_agent"`
-	ChangeSetID     *uuid.UUID      `db:"change_set_id"`
-	DataHash        string          `db:"data_hash"`
-	DataSize        int64           `db:"data_size"`
-	MutationSources json.RawMessage `db:"mutation_sources"`
-	HiddenReason    string          `db:"hidden_reason"`
-	CreatedAt       time.Time       `db:"created_at"`
-	UpdatedAt       time.Time       `db:"updated_at"`
-	Tags            json.RawMessage `db:"tags"`
+	RevisionID           uuid.UUID       `db:"revision_id"`
+	OrganizationID       uuid.UUID       `db:"organization_id"`
+	SpaceID              uuid.UUID       `db:"space_id"`
+	UnitID               uuid.UUID       `db:"unit_id"`
+	RevisionNum          int64           `db:"revision_num"`
+	Description          string          `db:"description"`
+	Source               string          `db:"source"`
+	UserID               uuid.UUID       `db:"user_id"`
+	UserAgent            string          `db:"user_agent"`
+	ChangeSetID          *uuid.UUID      `db:"change_set_id"`
+	DataHash             string          `db:"data_hash"`
+	DataSize             int64           `db:"data_size"`
+	MutationSources      json.RawMessage `db:"mutation_sources"`
+	HiddenReason         string          `db:"hidden_reason"`
+	CreatedAt            time.Time       `db:"created_at"`
+	UpdatedAt            time.Time       `db:"updated_at"`
+	Tags                 json.RawMessage `db:"tags"`
+	ValidationErrors     json.RawMessage `db:"validation_errors"`
+	ValidationWarnings   json.RawMessage `db:"validation_warnings"`
+	ValidationPassed     json.RawMessage `db:"validation_passed"`
+	ValidationTriggerIds json.RawMessage `db:"validation_trigger_ids"`
+	ValueTriggerIds      json.RawMessage `db:"value_trigger_ids"`
 }
 
 type ServiceAccount struct {
@@ -302,6 +307,40 @@ type Target struct {
 	SearchText     *string         `db:"search_text"`
 }
 
+type Trigger struct {
+	TriggerID       uuid.UUID       `db:"trigger_id"`
+	OrganizationID  uuid.UUID       `db:"organization_id"`
+	SpaceID         uuid.UUID       `db:"space_id"`
+	Slug            string          `db:"slug"`
+	DisplayName     string          `db:"display_name"`
+	Description     string          `db:"description"`
+	Labels          json.RawMessage `db:"labels"`
+	Annotations     json.RawMessage `db:"annotations"`
+	DeleteGates     json.RawMessage `db:"delete_gates"`
+	Event           string          `db:"event"`
+	ToolchainType   string          `db:"toolchain_type"`
+	FunctionName    string          `db:"function_name"`
+	Arguments       json.RawMessage `db:"arguments"`
+	WhereResource   string          `db:"where_resource"`
+	Guards          json.RawMessage `db:"guards"`
+	Clearance       json.RawMessage `db:"clearance"`
+	Protect         bool            `db:"protect"`
+	Params          json.RawMessage `db:"params"`
+	OtherDataSource string          `db:"other_data_source"`
+	FailOpenAfter   *int32          `db:"fail_open_after"`
+	WhereUnit       string          `db:"where_unit"`
+	UnitFilterID    *uuid.UUID      `db:"unit_filter_id"`
+	Validating      bool            `db:"validating"`
+	Warn            bool            `db:"warn"`
+	Disabled        bool            `db:"disabled"`
+	HiddenReason    string          `db:"hidden_reason"`
+	Version         int64           `db:"version"`
+	CreatedAt       time.Time       `db:"created_at"`
+	UpdatedAt       time.Time       `db:"updated_at"`
+	Hash            string          `db:"hash"`
+	SearchText      *string         `db:"search_text"`
+}
+
 type Unit struct {
 	UnitID                  uuid.UUID       `db:"unit_id"`
 	OrganizationID          uuid.UUID       `db:"organization_id"`
@@ -336,6 +375,12 @@ type Unit struct {
 	UpdatedAt               time.Time       `db:"updated_at"`
 	SearchText              *string         `db:"search_text"`
 	PathAnnotations         json.RawMessage `db:"path_annotations"`
+	ApplyGates              json.RawMessage `db:"apply_gates"`
+	ApplyWarnings           json.RawMessage `db:"apply_warnings"`
+	ValidationErrors        json.RawMessage `db:"validation_errors"`
+	ValidationWarnings      json.RawMessage `db:"validation_warnings"`
+	ValidationTriggerIds    json.RawMessage `db:"validation_trigger_ids"`
+	ValueTriggerIds         json.RawMessage `db:"value_trigger_ids"`
 }
 
 type UsedAssertion struct {

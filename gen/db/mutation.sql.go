@@ -55,9 +55,9 @@ func (q *Queries) MutationGet(ctx context.Context, arg MutationGetParams) (*Muta
 
 const mutationInsert = `-- name: MutationInsert :exec
 INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                      function_invocation, subgroup)
+                      function_invocation, subgroup, trigger_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
-        $8, $9)
+        $8, $9, $10::uuid)
 `
 
 type MutationInsertParams struct {
@@ -70,9 +70,11 @@ type MutationInsertParams struct {
 	MutationNum        int64           `db:"mutation_num"`
 	FunctionInvocation json.RawMessage `db:"function_invocation"`
 	Subgroup           string          `db:"subgroup"`
+	TriggerID          *uuid.UUID      `db:"trigger_id"`
 }
 
-// A further Mutation of a Revision UnitRecordRevision recorded (one per function invocation that changed the data).
+// A further Mutation of a Revision UnitRecordRevision recorded (one per function invocation or mutating Trigger
+// that changed the data).
 func (q *Queries) MutationInsert(ctx context.Context, arg MutationInsertParams) error {
 	_, err := q.db.Exec(ctx, mutationInsert,
 		arg.MutationID,
@@ -84,6 +86,7 @@ func (q *Queries) MutationInsert(ctx context.Context, arg MutationInsertParams) 
 		arg.MutationNum,
 		arg.FunctionInvocation,
 		arg.Subgroup,
+		arg.TriggerID,
 	)
 	return err
 }

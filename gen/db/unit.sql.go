@@ -45,13 +45,17 @@ const unitDataWriteContext = `-- name: UnitDataWriteContext :one
 SELECT s.slug AS space_slug,
        COALESCE((SELECT r.mutation_sources FROM revision r
                  WHERE r.organization_id = s.organization_id AND r.revision_id = $1::uuid),
-                '[]'::jsonb)::jsonb AS head_sources
+                '[]'::jsonb)::jsonb AS head_sources,
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) ORDER BY t.slug) FROM trigger t
+                 WHERE t.space_id = s.space_id AND t.toolchain_type = $2 AND NOT t.disabled),
+                '[]'::jsonb)::jsonb AS triggers
 FROM space s
-WHERE s.organization_id = $2 AND s.space_id = $3
+WHERE s.organization_id = $3 AND s.space_id = $4
 `
 
 type UnitDataWriteContextParams struct {
 	HeadRevisionID *uuid.UUID `db:"head_revision_id"`
+	ToolchainType  string     `db:"toolchain_type"`
 	OrganizationID uuid.UUID  `db:"organization_id"`
 	SpaceID        uuid.UUID  `db:"space_id"`
 }
@@ -59,14 +63,19 @@ type UnitDataWriteContextParams struct {
 type UnitDataWriteContextRow struct {
 	SpaceSlug   string          `db:"space_slug"`
 	HeadSources json.RawMessage `db:"head_sources"`
+	Triggers    json.RawMessage `db:"triggers"`
 }
 
-// What a data write reads besides the locked Unit: its Space's Slug (for the event) and the head
-// Revision's MutationSources (unchanged paths keep their sources), in one round trip.
+// What a data write reads besides the locked Unit, in one round trip: as UnitGetForDataWrite.
 func (q *Queries) UnitDataWriteContext(ctx context.Context, arg UnitDataWriteContextParams) (*UnitDataWriteContextRow, error) {
-	row := q.db.QueryRow(ctx, unitDataWriteContext, arg.HeadRevisionID, arg.OrganizationID, arg.SpaceID)
+	row := q.db.QueryRow(ctx, unitDataWriteContext,
+		arg.HeadRevisionID,
+		arg.ToolchainType,
+		arg.OrganizationID,
+		arg.SpaceID,
+	)
 	var i UnitDataWriteContextRow
-	err := row.Scan(&i.SpaceSlug, &i.HeadSources)
+	err := row.Scan(&i.SpaceSlug, &i.HeadSources, &i.Triggers)
 	return &i, err
 }
 
@@ -94,7 +103,8 @@ SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotatio
        data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
        head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
        upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
-       path_annotations
+       path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings,
+       validation_trigger_ids, value_trigger_ids
 FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3
 `
 
@@ -138,6 +148,12 @@ type UnitGetByIDRow struct {
 	UpdatedAt               time.Time       `db:"updated_at"`
 	SearchText              *string         `db:"search_text"`
 	PathAnnotations         json.RawMessage `db:"path_annotations"`
+	ApplyGates              json.RawMessage `db:"apply_gates"`
+	ApplyWarnings           json.RawMessage `db:"apply_warnings"`
+	ValidationErrors        json.RawMessage `db:"validation_errors"`
+	ValidationWarnings      json.RawMessage `db:"validation_warnings"`
+	ValidationTriggerIds    json.RawMessage `db:"validation_trigger_ids"`
+	ValueTriggerIds         json.RawMessage `db:"value_trigger_ids"`
 }
 
 // A read leaves the data projection and the search text unread (NULL): no read uses them, and the
@@ -179,12 +195,18 @@ func (q *Queries) UnitGetByID(ctx context.Context, arg UnitGetByIDParams) (*Unit
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.PathAnnotations,
+		&i.ApplyGates,
+		&i.ApplyWarnings,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
 	)
 	return &i, err
 }
 
 const unitGetByIDForUpdate = `-- name: UnitGetByIDForUpdate :one
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3 FOR UPDATE
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids FROM unit WHERE organization_id = $1 AND space_id = $2 AND unit_id = $3 FOR UPDATE
 `
 
 type UnitGetByIDForUpdateParams struct {
@@ -231,6 +253,12 @@ func (q *Queries) UnitGetByIDForUpdate(ctx context.Context, arg UnitGetByIDForUp
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.PathAnnotations,
+		&i.ApplyGates,
+		&i.ApplyWarnings,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
 	)
 	return &i, err
 }
@@ -241,7 +269,8 @@ SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotatio
        data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
        head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
        upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
-       path_annotations
+       path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings,
+       validation_trigger_ids, value_trigger_ids
 FROM unit WHERE organization_id = $1 AND space_id = $2 AND slug = $3
 `
 
@@ -285,6 +314,12 @@ type UnitGetBySlugRow struct {
 	UpdatedAt               time.Time       `db:"updated_at"`
 	SearchText              *string         `db:"search_text"`
 	PathAnnotations         json.RawMessage `db:"path_annotations"`
+	ApplyGates              json.RawMessage `db:"apply_gates"`
+	ApplyWarnings           json.RawMessage `db:"apply_warnings"`
+	ValidationErrors        json.RawMessage `db:"validation_errors"`
+	ValidationWarnings      json.RawMessage `db:"validation_warnings"`
+	ValidationTriggerIds    json.RawMessage `db:"validation_trigger_ids"`
+	ValueTriggerIds         json.RawMessage `db:"value_trigger_ids"`
 }
 
 // Like UnitGetByID, without the data projection and the search text.
@@ -325,12 +360,21 @@ func (q *Queries) UnitGetBySlug(ctx context.Context, arg UnitGetBySlugParams) (*
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.PathAnnotations,
+		&i.ApplyGates,
+		&i.ApplyWarnings,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
 	)
 	return &i, err
 }
 
 const unitGetForDataWrite = `-- name: UnitGetForDataWrite :one
-SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources
+SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, u.apply_gates, u.apply_warnings, u.validation_errors, u.validation_warnings, u.validation_trigger_ids, u.value_trigger_ids, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) ORDER BY t.slug) FROM trigger t
+                 WHERE t.space_id = u.space_id AND t.toolchain_type = u.toolchain_type AND NOT t.disabled),
+                '[]'::jsonb)::jsonb AS triggers
 FROM unit u
 JOIN space s ON s.organization_id = u.organization_id AND s.space_id = u.space_id
 LEFT JOIN revision r ON r.organization_id = u.organization_id AND r.revision_id = u.head_revision_id
@@ -348,10 +392,12 @@ type UnitGetForDataWriteRow struct {
 	Unit        Unit            `db:"unit"`
 	SpaceSlug   string          `db:"space_slug"`
 	HeadSources json.RawMessage `db:"head_sources"`
+	Triggers    json.RawMessage `db:"triggers"`
 }
 
 // A data write's one read: the Unit locked as UnitGetByIDForUpdate locks it, its Space's Slug (for the
-// event) and the head Revision's MutationSources (unchanged paths keep their sources).
+// event), the head Revision's MutationSources (unchanged paths keep their sources) and the Triggers in
+// force for the Unit (enabled, of its Space and ToolchainType, by Slug).
 func (q *Queries) UnitGetForDataWrite(ctx context.Context, arg UnitGetForDataWriteParams) (*UnitGetForDataWriteRow, error) {
 	row := q.db.QueryRow(ctx, unitGetForDataWrite, arg.OrganizationID, arg.SpaceID, arg.UnitID)
 	var i UnitGetForDataWriteRow
@@ -389,8 +435,15 @@ func (q *Queries) UnitGetForDataWrite(ctx context.Context, arg UnitGetForDataWri
 		&i.Unit.UpdatedAt,
 		&i.Unit.SearchText,
 		&i.Unit.PathAnnotations,
+		&i.Unit.ApplyGates,
+		&i.Unit.ApplyWarnings,
+		&i.Unit.ValidationErrors,
+		&i.Unit.ValidationWarnings,
+		&i.Unit.ValidationTriggerIds,
+		&i.Unit.ValueTriggerIds,
 		&i.SpaceSlug,
 		&i.HeadSources,
+		&i.Triggers,
 	)
 	return &i, err
 }
@@ -404,7 +457,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9, $10, $11, $12, $13, $14,
         $15, $16, $17, $18,
         $19, $20, $21)
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
 `
 
 type UnitInsertParams struct {
@@ -490,12 +543,18 @@ func (q *Queries) UnitInsert(ctx context.Context, arg UnitInsertParams) (*Unit, 
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.PathAnnotations,
+		&i.ApplyGates,
+		&i.ApplyWarnings,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
 	)
 	return &i, err
 }
 
 const unitListByIDs = `-- name: UnitListByIDs :many
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations FROM unit WHERE organization_id = $1 AND unit_id = ANY($2::uuid[])
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids FROM unit WHERE organization_id = $1 AND unit_id = ANY($2::uuid[])
 `
 
 type UnitListByIDsParams struct {
@@ -546,6 +605,12 @@ func (q *Queries) UnitListByIDs(ctx context.Context, arg UnitListByIDsParams) ([
 			&i.UpdatedAt,
 			&i.SearchText,
 			&i.PathAnnotations,
+			&i.ApplyGates,
+			&i.ApplyWarnings,
+			&i.ValidationErrors,
+			&i.ValidationWarnings,
+			&i.ValidationTriggerIds,
+			&i.ValueTriggerIds,
 		); err != nil {
 			return nil, err
 		}
@@ -560,7 +625,7 @@ func (q *Queries) UnitListByIDs(ctx context.Context, arg UnitListByIDsParams) ([
 const unitMove = `-- name: UnitMove :one
 UPDATE unit SET space_id = $1, target_id = NULL, version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND unit_id = $3
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
 `
 
 type UnitMoveParams struct {
@@ -606,59 +671,75 @@ func (q *Queries) UnitMove(ctx context.Context, arg UnitMoveParams) (*Unit, erro
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.PathAnnotations,
+		&i.ApplyGates,
+		&i.ApplyWarnings,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
 	)
 	return &i, err
 }
 
 const unitRecordRevision = `-- name: UnitRecordRevision :one
 WITH stored AS (
-    INSERT INTO config_data (data_hash, data, data_size) VALUES ($1, $11, $2)
+    INSERT INTO config_data (data_hash, data, data_size) VALUES ($1, $15, $2)
     ON CONFLICT (data_hash) DO NOTHING
 ), recorded AS (
     INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_num, description, source,
-                          user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources)
-    VALUES ($4, $12, $13, $10, $5, $7, $14,
-            $15, $16, $17, $1, $2, $18)
+                          user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources,
+                          validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids)
+    VALUES ($4, $16, $17, $14, $5, $7, $18,
+            $19, $20, $21, $1, $2, $22,
+            $9, $10, $23, $11, $12)
 ), mutated AS (
     INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
                           restored_revision_num, function_invocation, subgroup)
-    VALUES ($19, $12, $13, $10, $4, $5, $20,
-            $21, $22::jsonb, $23)
+    VALUES ($24, $16, $17, $14, $4, $5, $25,
+            $26, $27::jsonb, $28)
 )
 UPDATE unit
 SET data_hash = $1, data_size = $2, head_doc = $3,
     head_revision_id = $4, head_revision_num = $5,
     head_mutation_num = $6, last_change_description = $7,
     path_annotations = COALESCE($8::jsonb, unit.path_annotations),
-    version = unit.version + CASE WHEN $9::boolean THEN 1 ELSE 0 END, updated_at = now()
-WHERE unit.unit_id = $10
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
+    validation_errors = $9, validation_warnings = $10,
+    apply_gates = $9, apply_warnings = $10,
+    validation_trigger_ids = $11, value_trigger_ids = $12,
+    version = unit.version + CASE WHEN $13::boolean THEN 1 ELSE 0 END, updated_at = now()
+WHERE unit.unit_id = $14
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
 `
 
 type UnitRecordRevisionParams struct {
-	DataHash            string          `db:"data_hash"`
-	DataSize            int64           `db:"data_size"`
-	HeadDoc             json.RawMessage `db:"head_doc"`
-	RevisionID          *uuid.UUID      `db:"revision_id"`
-	RevisionNum         int64           `db:"revision_num"`
-	HeadMutationNum     int64           `db:"head_mutation_num"`
-	Description         string          `db:"description"`
-	PathAnnotations     json.RawMessage `db:"path_annotations"`
-	BumpVersion         bool            `db:"bump_version"`
-	UnitID              uuid.UUID       `db:"unit_id"`
-	Data                []byte          `db:"data"`
-	OrganizationID      uuid.UUID       `db:"organization_id"`
-	SpaceID             uuid.UUID       `db:"space_id"`
-	Source              string          `db:"source"`
-	UserID              uuid.UUID       `db:"user_id"`
-	UserAgent           string          `db:"user_agent"`
-	ChangeSetID         *uuid.UUID      `db:"change_set_id"`
-	MutationSources     json.RawMessage `db:"mutation_sources"`
-	MutationID          uuid.UUID       `db:"mutation_id"`
-	MutationNum         int64           `db:"mutation_num"`
-	RestoredRevisionNum int64           `db:"restored_revision_num"`
-	FunctionInvocation  json.RawMessage `db:"function_invocation"`
-	Subgroup            string          `db:"subgroup"`
+	DataHash             string          `db:"data_hash"`
+	DataSize             int64           `db:"data_size"`
+	HeadDoc              json.RawMessage `db:"head_doc"`
+	RevisionID           *uuid.UUID      `db:"revision_id"`
+	RevisionNum          int64           `db:"revision_num"`
+	HeadMutationNum      int64           `db:"head_mutation_num"`
+	Description          string          `db:"description"`
+	PathAnnotations      json.RawMessage `db:"path_annotations"`
+	ValidationErrors     json.RawMessage `db:"validation_errors"`
+	ValidationWarnings   json.RawMessage `db:"validation_warnings"`
+	ValidationTriggerIds json.RawMessage `db:"validation_trigger_ids"`
+	ValueTriggerIds      json.RawMessage `db:"value_trigger_ids"`
+	BumpVersion          bool            `db:"bump_version"`
+	UnitID               uuid.UUID       `db:"unit_id"`
+	Data                 []byte          `db:"data"`
+	OrganizationID       uuid.UUID       `db:"organization_id"`
+	SpaceID              uuid.UUID       `db:"space_id"`
+	Source               string          `db:"source"`
+	UserID               uuid.UUID       `db:"user_id"`
+	UserAgent            string          `db:"user_agent"`
+	ChangeSetID          *uuid.UUID      `db:"change_set_id"`
+	MutationSources      json.RawMessage `db:"mutation_sources"`
+	ValidationPassed     json.RawMessage `db:"validation_passed"`
+	MutationID           uuid.UUID       `db:"mutation_id"`
+	MutationNum          int64           `db:"mutation_num"`
+	RestoredRevisionNum  int64           `db:"restored_revision_num"`
+	FunctionInvocation   json.RawMessage `db:"function_invocation"`
+	Subgroup             string          `db:"subgroup"`
 }
 
 // Records new data of the locked Unit in one statement: the content (once per hash), the Revision, its
@@ -675,6 +756,10 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		arg.HeadMutationNum,
 		arg.Description,
 		arg.PathAnnotations,
+		arg.ValidationErrors,
+		arg.ValidationWarnings,
+		arg.ValidationTriggerIds,
+		arg.ValueTriggerIds,
 		arg.BumpVersion,
 		arg.UnitID,
 		arg.Data,
@@ -685,6 +770,7 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		arg.UserAgent,
 		arg.ChangeSetID,
 		arg.MutationSources,
+		arg.ValidationPassed,
 		arg.MutationID,
 		arg.MutationNum,
 		arg.RestoredRevisionNum,
@@ -726,6 +812,12 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.PathAnnotations,
+		&i.ApplyGates,
+		&i.ApplyWarnings,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
 	)
 	return &i, err
 }
@@ -733,7 +825,7 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 const unitSetPathAnnotations = `-- name: UnitSetPathAnnotations :one
 UPDATE unit SET path_annotations = $1, version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND unit_id = $3
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
 `
 
 type UnitSetPathAnnotationsParams struct {
@@ -779,6 +871,12 @@ func (q *Queries) UnitSetPathAnnotations(ctx context.Context, arg UnitSetPathAnn
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.PathAnnotations,
+		&i.ApplyGates,
+		&i.ApplyWarnings,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
 	)
 	return &i, err
 }
@@ -791,7 +889,7 @@ SET slug = $1, display_name = $2, labels = $3, annotations = $4,
     last_change_description = $11,
     version = version + 1, updated_at = now()
 WHERE organization_id = $12 AND unit_id = $13 AND version = $14
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
 `
 
 type UnitUpdateParams struct {
@@ -863,6 +961,12 @@ func (q *Queries) UnitUpdate(ctx context.Context, arg UnitUpdateParams) (*Unit, 
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.PathAnnotations,
+		&i.ApplyGates,
+		&i.ApplyWarnings,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
 	)
 	return &i, err
 }

@@ -208,13 +208,13 @@ var resourceAttributes = map[string]listquery.Type{
 func Bind(toolchain string, inv Invocation, field string) (*Call, error) {
 	f, ok := Lookup(toolchain, inv.FunctionName)
 	if !ok {
-		return nil, apierr.Validation(fmt.Sprintf("%s: there is no function %q for %s; GET /function lists them", field, inv.FunctionName, toolchain),
-			apierr.Item{Item: field + ".FunctionName", Description: "unknown function"})
+		return nil, apierr.Validation(fmt.Sprintf("%s: there is no function %q for %s; GET /function lists them", join(field, "FunctionName"), inv.FunctionName, toolchain),
+			apierr.Item{Item: join(field, "FunctionName"), Description: "unknown function"})
 	}
 	c := &Call{Invocation: inv, Function: f, args: map[string]any{}}
 	where, err := listquery.CompileMatcher(inv.WhereResource, resourceAttributes)
 	if err != nil {
-		return nil, whereError(field+".WhereResource", err)
+		return nil, whereError(join(field, "WhereResource"), err)
 	}
 	c.where = where
 	if err := CheckGuards(inv.Guards, inv.Clearance, field); err != nil {
@@ -225,7 +225,7 @@ func Bind(toolchain string, inv Invocation, field string) (*Call, error) {
 		byName[p.ParameterName] = p
 	}
 	for i, a := range inv.Arguments {
-		at := fmt.Sprintf("%s.Arguments.%d", field, i)
+		at := join(field, fmt.Sprintf("Arguments.%d", i))
 		var p Parameter
 		switch {
 		case a.ParameterName != "":
@@ -264,11 +264,20 @@ func Bind(toolchain string, inv Invocation, field string) (*Call, error) {
 	}
 	for _, p := range f.Parameters {
 		if _, ok := c.args[p.ParameterName]; !ok && p.Required {
-			return nil, apierr.Validation(fmt.Sprintf("%s: %s needs its %s argument (%s)", field, f.FunctionName, p.ParameterName, p.Description),
-				apierr.Item{Item: field + ".Arguments", Description: "missing " + p.ParameterName})
+			return nil, apierr.Validation(fmt.Sprintf("%s: %s needs its %s argument (%s)", join(field, "Arguments"), f.FunctionName, p.ParameterName, p.Description),
+				apierr.Item{Item: join(field, "Arguments"), Description: "missing " + p.ParameterName})
 		}
 	}
 	return c, nil
+}
+
+// join names a field of an invocation in errors: FunctionInvocations.0.FunctionName, or FunctionName
+// for an invocation that is the entity itself (a Trigger).
+func join(field, name string) string {
+	if field == "" {
+		return name
+	}
+	return field + "." + name
 }
 
 // convert turns an argument's JSON value into the parameter's type.

@@ -19,15 +19,15 @@ var guardKey = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._/-]{0,126}[A-Za-z0-9
 func CheckGuards(guards map[string]string, clearance []Requirement, field string) error {
 	for k, v := range guards {
 		if !guardKey.MatchString(k) {
-			return apierr.Validation(fmt.Sprintf("%s: guard key %q must be 1 to 128 letters, digits, ., _, / and -, starting and ending with a letter or digit", field, k),
-				apierr.Item{Item: field + ".Guards." + k, Description: "not a guard key"})
+			return apierr.Validation(fmt.Sprintf("%s: guard key %q must be 1 to 128 letters, digits, ., _, / and -, starting and ending with a letter or digit", join(field, "Guards"), k),
+				apierr.Item{Item: join(field, "Guards."+k), Description: "not a guard key"})
 		}
 		if len(v) > 256 {
-			return apierr.Validation(fmt.Sprintf("%s: the value of guard %q is longer than 256 characters", field, k), apierr.Item{Item: field + ".Guards." + k, Description: "too long"})
+			return apierr.Validation(fmt.Sprintf("%s: the value of guard %q is longer than 256 characters", join(field, "Guards"), k), apierr.Item{Item: join(field, "Guards."+k), Description: "too long"})
 		}
 	}
 	for i, r := range clearance {
-		at := fmt.Sprintf("%s.Clearance.%d", field, i)
+		at := join(field, fmt.Sprintf("Clearance.%d", i))
 		if r.Key == "" {
 			return apierr.Validation(at+": Key is required", apierr.Item{Item: at + ".Key", Description: "missing"})
 		}

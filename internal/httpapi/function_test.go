@@ -560,7 +560,7 @@ func TestUnitGuardAndProtection(t *testing.T) {
 		{"/guard", map[string]any{"ResourceGuards": []any{map[string]any{"Resource": deployment, "Set": map[string]any{"spec..x": map[string]string{"a": "b"}}}}}, 400, "ResourceGuards.0.Set.spec..x"},
 		{"/guard", map[string]any{"ResourceGuards": []any{map[string]any{"Resource": map[string]any{"ResourceType": "v1/Secret", "ResourceName": "web"}, "Set": map[string]any{"spec": map[string]string{"a": "b"}}}}}, 400, "ResourceGuards.0.Set"},
 		{"/guard", map[string]any{"ResourceGuards": []any{map[string]any{"Resource": deployment, "Set": map[string]any{"spec": map[string]string{"bad key!": "b"}}}}}, 400, "ResourceGuards.0.Set.spec.Guards.bad key!"},
-		{"/guard", map[string]any{"ResourceGuards": []any{}, "Clearance": []any{map[string]any{"Key": "a", "Operator": "In"}}}, 400, "Clearance.Clearance.0.Values"},
+		{"/guard", map[string]any{"ResourceGuards": []any{}, "Clearance": []any{map[string]any{"Key": "a", "Operator": "In"}}}, 400, "Clearance.0.Values"},
 		{"/protection", map[string]any{"ResourceProtection": []any{map[string]any{"Resource": deployment, "Protected": map[string]bool{"nope": true}}}}, 400, "ResourceProtection.0.Protected.nope"},
 	}
 	for _, b := range bad {

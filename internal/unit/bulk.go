@@ -241,7 +241,7 @@ func (s *Service) cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, re
 		return clone, err
 	}
 	description := fmt.Sprintf("Cloned from %s (Revision %d)", src.Slug, src.HeadRevisionNum)
-	res, err := commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceClone, always: true,
+	res, err := s.commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceClone, always: true,
 		opts: WriteOptions{Description: &description, UserAgent: opts.UserAgent}})
 	return res.Unit, err
 }

@@ -139,7 +139,7 @@ func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID u
 		if err != nil {
 			return dataError(err)
 		}
-		out, err = commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceDataPut, opts: opts})
+		out, err = s.commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceDataPut, opts: opts})
 		return err
 	})
 	return out, err
@@ -163,7 +163,7 @@ func lockForData(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, un
 	if err := authz.Viewable(sc, u.target(), unitID.String()); err != nil {
 		return nil, writeContext{}, err
 	}
-	return &r.Unit, writeContext{spaceSlug: r.SpaceSlug, headSources: r.HeadSources}, nil
+	return &r.Unit, writeContext{spaceSlug: r.SpaceSlug, headSources: r.HeadSources, triggers: r.Triggers}, nil
 }
 
 // writeContext is what a data write reads besides the locked Unit: its Space's Slug (for the event) and
@@ -171,12 +171,14 @@ func lockForData(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, un
 type writeContext struct {
 	spaceSlug   string
 	headSources json.RawMessage
+	triggers    json.RawMessage // the Triggers in force for the Unit (triggerInForce)
 }
 
 // readWriteContext reads the writeContext of a Unit locked by another read.
 func readWriteContext(ctx context.Context, q *db.Queries, row *db.Unit) (writeContext, error) {
-	wc, err := q.UnitDataWriteContext(ctx, db.UnitDataWriteContextParams{OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, HeadRevisionID: row.HeadRevisionID})
-	return writeContext{spaceSlug: wc.SpaceSlug, headSources: wc.HeadSources}, err
+	wc, err := q.UnitDataWriteContext(ctx, db.UnitDataWriteContextParams{OrganizationID: row.OrganizationID, SpaceID: row.SpaceID,
+		HeadRevisionID: row.HeadRevisionID, ToolchainType: row.ToolchainType})
+	return writeContext{spaceSlug: wc.SpaceSlug, headSources: wc.HeadSources, triggers: wc.Triggers}, err
 }
 
 // checkRevisionChangeSet checks the change_set_id parameter of a write that records a Revision: it names
@@ -225,11 +227,12 @@ type dataChange struct {
 type functionStep struct {
 	invocation json.RawMessage
 	doc        *configdata.Document
+	triggerID  *uuid.UUID // the mutating Trigger that made it
 }
 
 // commitData records data as a new Revision and Mutation of the locked Unit row and makes it the head.
 // Unchanged data records nothing. It costs one statement (UnitRecordRevision).
-func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, data []byte, doc *configdata.Document, change dataChange) (WriteResult, error) {
+func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, data []byte, doc *configdata.Document, change dataChange) (WriteResult, error) {
 	hash := configdata.Hash(data)
 	prevSources, err := store.DecodeJSON[[]Source](wc.headSources)
 	if err != nil {
@@ -239,6 +242,12 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 		u, err := fromRow(row)
 		return WriteResult{Unit: u, Data: data, Sources: prevSources}, err
 	}
+	ran, err := s.runTriggers(ctx, tx, row, wc, data, doc, change)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	data, doc, change.steps, change.annotations = ran.data, ran.doc, ran.steps, ran.notes
+	hash = configdata.Hash(data)
 	revNum, mutNum := row.HeadRevisionNum+1, row.HeadMutationNum+1
 	prevDoc, err := projectionDocument(row.ToolchainType, row.HeadDoc)
 	if err != nil {
@@ -278,12 +287,15 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 	if err != nil {
 		return WriteResult{}, err
 	}
+	validationErrors, validationWarnings, validationPassed, validationIDs, valueIDs := ran.findings.params()
 	// The revision records who acted; a system principal is no User and records uuid.Nil.
 	revisionID := uuid.New()
 	head, err := tx.Q.UnitRecordRevision(ctx, db.UnitRecordRevisionParams{
 		DataHash: hash, Data: data, DataSize: int64(len(data)), HeadDoc: projection,
 		RevisionID: &revisionID, RevisionNum: revNum, MutationNum: mutNum, MutationID: uuid.New(), HeadMutationNum: lastMutNum,
 		FunctionInvocation: firstInvocation, Subgroup: change.subgroup, PathAnnotations: annotations,
+		ValidationErrors: validationErrors, ValidationWarnings: validationWarnings, ValidationPassed: validationPassed,
+		ValidationTriggerIds: validationIDs, ValueTriggerIds: valueIDs,
 		OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
 		Description: description, Source: change.source, UserID: sc.UserID, UserAgent: change.opts.UserAgent,
 		ChangeSetID: changeSet, MutationSources: store.EncodeJSON(sources), RestoredRevisionNum: change.restored,
@@ -295,7 +307,7 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 	for i := 1; i < len(change.steps); i++ {
 		if err := tx.Q.MutationInsert(ctx, db.MutationInsertParams{MutationID: uuid.New(), OrganizationID: row.OrganizationID,
 			SpaceID: row.SpaceID, UnitID: row.UnitID, RevisionID: revisionID, RevisionNum: revNum, MutationNum: mutNum + int64(i),
-			FunctionInvocation: change.steps[i].invocation, Subgroup: change.subgroup}); err != nil {
+			FunctionInvocation: change.steps[i].invocation, Subgroup: change.subgroup, TriggerID: change.steps[i].triggerID}); err != nil {
 			return WriteResult{}, err
 		}
 	}
@@ -308,7 +320,7 @@ func commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit,
 }
 
 // restoreRevision makes Revision num's data the head again, as a new Revision.
-func restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
+func (s *Service) restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
 	row, wc, err := lockForData(ctx, sc, tx.Q, spaceID, unitID)
 	if err != nil {
 		return WriteResult{}, err
@@ -328,7 +340,7 @@ func restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID,
 	if err != nil {
 		return WriteResult{}, dataError(err)
 	}
-	return commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
+	return s.commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
 }
 
 // projectionDocument rebuilds the path model from a stored projection.

@@ -38,7 +38,7 @@ type ProtectionEdit struct {
 // of that key as the path holds it (else 409 Conflict, nothing changed). A path may use the function
 // path language (* and ?Key=value); it applies to every location it reaches, and must reach one.
 func (s *Service) SetGuards(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, edits []GuardEdit, clearance []function.Requirement) ([]PathAnnotation, error) {
-	if err := function.CheckGuards(nil, clearance, "Clearance"); err != nil {
+	if err := function.CheckGuards(nil, clearance, ""); err != nil {
 		return nil, err
 	}
 	for i, e := range edits {

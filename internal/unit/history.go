@@ -31,7 +31,9 @@ type Revision struct {
 	DataHash       string
 	DataSize       int64
 	// Tags are the TagIDs on the Revision (to when they were put on).
-	Tags         map[string]string
+	Tags map[string]string
+	// Findings are what the Triggers found on this Revision's data.
+	Findings
 	HiddenReason string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
@@ -45,7 +47,11 @@ func revisionFromRow(r *db.Revision) (Revision, error) {
 	if tags == nil {
 		tags = map[string]string{}
 	}
-	return Revision{Tags: tags,
+	findings, err := decodeFindings(r.ValidationErrors, r.ValidationWarnings, r.ValidationPassed, r.ValidationTriggerIds, r.ValueTriggerIds)
+	if err != nil {
+		return Revision{}, err
+	}
+	return Revision{Tags: tags, Findings: findings,
 		ID: r.RevisionID, RevisionNum: r.RevisionNum, UnitID: r.UnitID, SpaceID: r.SpaceID, OrganizationID: r.OrganizationID,
 		Description: r.Description, Source: r.Source, UserID: r.UserID, UserAgent: r.UserAgent, ChangeSetID: r.ChangeSetID,
 		DataHash: r.DataHash, DataSize: r.DataSize, HiddenReason: r.HiddenReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,

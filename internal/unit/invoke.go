@@ -216,43 +216,19 @@ func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 			res.Outputs[strconv.Itoa(i)] = store.EncodeJSON(out)
 			continue
 		}
-		after, err := tree.Document()
-		if err != nil {
-			return res, err
-		}
-		changed := changedLeaves(doc, after)
 		clearance := c.Clearance
 		if len(clearance) == 0 {
 			clearance = req.Clearance
 		}
-		var kept []changedLeaf
-		withheld := false
-		for _, l := range changed {
-			if guards := notes.uncleared(l.resource, l.path, clearance); guards != nil {
-				if err := l.revert(tree); err != nil {
-					return res, err
-				}
-				withheld = true
-				res.Conflicts = append(res.Conflicts, Conflict{ResourceType: l.typ, ResourceName: l.name, Path: l.path, Reason: ConflictGuarded, Guards: guards,
-					Details: fmt.Sprintf("%s did not write %s: its guards %s are not cleared", c.FunctionName, l.path, describeGuards(guards))})
-				continue
-			}
-			kept = append(kept, l)
+		w, err := settle(tree, c, doc, notes, clearance, mergeGuards(c.Guards, req.Guards), req.Protect)
+		if err != nil {
+			return res, err
 		}
-		if withheld {
-			if after, err = tree.Document(); err != nil {
-				return res, err
-			}
-		}
-		if len(kept) == 0 {
+		res.Conflicts = append(res.Conflicts, w.conflicts...)
+		notes, notesChanged = w.notes, notesChanged || w.notesChanged
+		after := w.after
+		if !w.wrote {
 			continue
-		}
-		stamps := mergeGuards(c.Guards, req.Guards)
-		for _, l := range kept {
-			if len(stamps) > 0 || req.Protect {
-				notes = notes.stamp(l.typ, l.name, l.path, stamps, req.Protect)
-				notesChanged = true
-			}
 		}
 		res.Mutators = append(res.Mutators, i)
 		steps = append(steps, functionStep{invocation: store.EncodeJSON(c.Invocation), doc: after})
@@ -284,12 +260,11 @@ func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 	if notesChanged {
 		change.annotations = notes.pruned()
 	}
-	written, err := commitData(ctx, sc, tx, row, wc, out, final, change)
+	written, err := s.commitData(ctx, sc, tx, row, wc, out, final, change)
 	if err != nil {
 		return res, err
 	}
-	res.Unit, res.Data, res.Changed = written.Unit, out, true
-	res.Unit.PathAnnotations = notes
+	res.Unit, res.Data, res.Changed = written.Unit, written.Data, true
 	for _, src := range res.Unit.Annotate(written.Sources) {
 		if src.RevisionNum == written.Unit.HeadRevisionNum {
 			res.Mutations = append(res.Mutations, src)
@@ -320,6 +295,54 @@ func describeGuards(g map[string]string) string {
 		parts = append(parts, k+"="+g[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// written is what a mutating call left once its guarded changes were withheld.
+type written struct {
+	after        *configdata.Document
+	wrote        bool // it changed a leaf the guards let it
+	conflicts    []Conflict
+	notes        annotations
+	notesChanged bool
+}
+
+// settle follows a mutating call that has run on tree (doc: the tree's document before it): each
+// changed leaf whose guards clearance does not clear is put back and reported as a Guarded conflict,
+// and the leaves it did change get stamps (and protection when protect).
+func settle(tree *configdata.Tree, c *function.Call, doc *configdata.Document, notes annotations, clearance []function.Requirement,
+	stamps map[string]string, protect bool) (written, error) {
+	w := written{notes: notes}
+	after, err := tree.Document()
+	if err != nil {
+		return w, err
+	}
+	var kept []changedLeaf
+	withheld := false
+	for _, l := range changedLeaves(doc, after) {
+		if guards := notes.uncleared(l.resource, l.path, clearance); guards != nil {
+			if err := l.revert(tree); err != nil {
+				return w, err
+			}
+			withheld = true
+			w.conflicts = append(w.conflicts, Conflict{ResourceType: l.typ, ResourceName: l.name, Path: l.path, Reason: ConflictGuarded, Guards: guards,
+				Details: fmt.Sprintf("%s did not write %s: its guards %s are not cleared", c.FunctionName, l.path, describeGuards(guards))})
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if withheld {
+		if after, err = tree.Document(); err != nil {
+			return w, err
+		}
+	}
+	w.after, w.wrote = after, len(kept) > 0
+	if len(stamps) > 0 || protect {
+		for _, l := range kept {
+			w.notes = w.notes.stamp(l.typ, l.name, l.path, stamps, protect)
+			w.notesChanged = true
+		}
+	}
+	return w, nil
 }
 
 // changedLeaf is a leaf an invocation added, changed or removed.

@@ -50,7 +50,11 @@ type Unit struct {
 	HiddenReason            string
 	// PathAnnotations are the guards and protection of paths of the data.
 	PathAnnotations []PathAnnotation
-	Version         int64
+	// Findings are the Triggers' findings on the head data; ApplyGates and ApplyWarnings are its failed
+	// validations (ValidationErrors, ValidationWarnings): while a gate is set, the Unit is not applied.
+	Findings
+	ApplyGates, ApplyWarnings map[string]bool
+	Version                   int64
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	Fields
@@ -123,6 +127,20 @@ func fromRow(r *db.Unit) (Unit, error) {
 	if len(r.PathAnnotations) > 0 {
 		if u.PathAnnotations, err = store.DecodeJSON[[]PathAnnotation](r.PathAnnotations); err != nil {
 			return u, err
+		}
+	}
+	if u.Findings, err = decodeFindings(r.ValidationErrors, r.ValidationWarnings, nil, r.ValidationTriggerIds, r.ValueTriggerIds); err != nil {
+		return u, err
+	}
+	u.ApplyGates, u.ApplyWarnings = map[string]bool{}, map[string]bool{}
+	for _, m := range []struct {
+		raw json.RawMessage
+		to  *map[string]bool
+	}{{r.ApplyGates, &u.ApplyGates}, {r.ApplyWarnings, &u.ApplyWarnings}} {
+		if len(m.raw) > 0 {
+			if err := json.Unmarshal(m.raw, m.to); err != nil {
+				return u, err
+			}
 		}
 	}
 	u.Fields = u.Fields.normalized()
@@ -345,7 +363,7 @@ func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, unitID uui
 			return err
 		}
 		var err error
-		out, err = restoreRevision(ctx, sc, tx, spaceID, unitID, restore, opts, true)
+		out, err = s.restoreRevision(ctx, sc, tx, spaceID, unitID, restore, opts, true)
 		return err
 	})
 	return out, err

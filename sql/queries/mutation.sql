@@ -9,8 +9,9 @@ JOIN (SELECT unnest(sqlc.arg(unit_ids)::uuid[]) AS unit_id, unnest(sqlc.arg(nums
 WHERE m.organization_id = sqlc.arg(organization_id)::uuid;
 
 -- name: MutationInsert :exec
--- A further Mutation of a Revision UnitRecordRevision recorded (one per function invocation that changed the data).
+-- A further Mutation of a Revision UnitRecordRevision recorded (one per function invocation or mutating Trigger
+-- that changed the data).
 INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                      function_invocation, subgroup)
+                      function_invocation, subgroup, trigger_id)
 VALUES (@mutation_id, @organization_id, @space_id, @unit_id, @revision_id, @revision_num, @mutation_num,
-        @function_invocation, @subgroup);
+        @function_invocation, @subgroup, sqlc.narg(trigger_id)::uuid);

@@ -6,7 +6,8 @@ SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotatio
        data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
        head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
        upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
-       path_annotations
+       path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings,
+       validation_trigger_ids, value_trigger_ids
 FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND unit_id = @unit_id;
 
 -- name: UnitGetByIDForUpdate :one
@@ -20,7 +21,8 @@ SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotatio
        data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
        head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
        upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
-       path_annotations
+       path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings,
+       validation_trigger_ids, value_trigger_ids
 FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
 
 -- name: UnitInsert :one
@@ -54,9 +56,11 @@ WITH stored AS (
     ON CONFLICT (data_hash) DO NOTHING
 ), recorded AS (
     INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_num, description, source,
-                          user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources)
+                          user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources,
+                          validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids)
     VALUES (@revision_id, @organization_id, @space_id, @unit_id, @revision_num, @description, @source,
-            @user_id, @user_agent, @change_set_id, @data_hash, @data_size, @mutation_sources)
+            @user_id, @user_agent, @change_set_id, @data_hash, @data_size, @mutation_sources,
+            @validation_errors, @validation_warnings, @validation_passed, @validation_trigger_ids, @value_trigger_ids)
 ), mutated AS (
     INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
                           restored_revision_num, function_invocation, subgroup)
@@ -68,14 +72,21 @@ SET data_hash = @data_hash, data_size = @data_size, head_doc = @head_doc,
     head_revision_id = @revision_id, head_revision_num = @revision_num,
     head_mutation_num = @head_mutation_num, last_change_description = @description,
     path_annotations = COALESCE(sqlc.narg(path_annotations)::jsonb, unit.path_annotations),
+    validation_errors = @validation_errors, validation_warnings = @validation_warnings,
+    apply_gates = @validation_errors, apply_warnings = @validation_warnings,
+    validation_trigger_ids = @validation_trigger_ids, value_trigger_ids = @value_trigger_ids,
     version = unit.version + CASE WHEN @bump_version::boolean THEN 1 ELSE 0 END, updated_at = now()
 WHERE unit.unit_id = @unit_id
 RETURNING *;
 
 -- name: UnitGetForDataWrite :one
 -- A data write's one read: the Unit locked as UnitGetByIDForUpdate locks it, its Space's Slug (for the
--- event) and the head Revision's MutationSources (unchanged paths keep their sources).
-SELECT sqlc.embed(u), s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources
+-- event), the head Revision's MutationSources (unchanged paths keep their sources) and the Triggers in
+-- force for the Unit (enabled, of its Space and ToolchainType, by Slug).
+SELECT sqlc.embed(u), s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) ORDER BY t.slug) FROM trigger t
+                 WHERE t.space_id = u.space_id AND t.toolchain_type = u.toolchain_type AND NOT t.disabled),
+                '[]'::jsonb)::jsonb AS triggers
 FROM unit u
 JOIN space s ON s.organization_id = u.organization_id AND s.space_id = u.space_id
 LEFT JOIN revision r ON r.organization_id = u.organization_id AND r.revision_id = u.head_revision_id
@@ -83,12 +94,14 @@ WHERE u.organization_id = @organization_id AND u.space_id = @space_id AND u.unit
 FOR UPDATE OF u;
 
 -- name: UnitDataWriteContext :one
--- What a data write reads besides the locked Unit: its Space's Slug (for the event) and the head
--- Revision's MutationSources (unchanged paths keep their sources), in one round trip.
+-- What a data write reads besides the locked Unit, in one round trip: as UnitGetForDataWrite.
 SELECT s.slug AS space_slug,
        COALESCE((SELECT r.mutation_sources FROM revision r
                  WHERE r.organization_id = s.organization_id AND r.revision_id = sqlc.narg(head_revision_id)::uuid),
-                '[]'::jsonb)::jsonb AS head_sources
+                '[]'::jsonb)::jsonb AS head_sources,
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) ORDER BY t.slug) FROM trigger t
+                 WHERE t.space_id = s.space_id AND t.toolchain_type = @toolchain_type AND NOT t.disabled),
+                '[]'::jsonb)::jsonb AS triggers
 FROM space s
 WHERE s.organization_id = @organization_id AND s.space_id = @space_id;
 

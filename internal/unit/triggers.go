@@ -1,0 +1,262 @@
+package unit
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/function"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Trigger events: Mutation runs on every new Revision of a matching Unit, PostClone on the first
+// Revision of a clone (before the Mutation Triggers).
+const (
+	TriggerEventMutation  = "Mutation"
+	TriggerEventPostClone = "PostClone"
+)
+
+// triggerInForce is a Trigger as a data write reads it: its row, as the write's one read returns the
+// enabled Triggers of the Unit's Space and ToolchainType (by Slug, the order they run in).
+type triggerInForce struct {
+	ID            uuid.UUID              `json:"trigger_id"`
+	Slug          string                 `json:"slug"`
+	Event         string                 `json:"event"`
+	FunctionName  string                 `json:"function_name"`
+	Arguments     []function.Argument    `json:"arguments"`
+	WhereResource string                 `json:"where_resource"`
+	Guards        map[string]string      `json:"guards"`
+	Clearance     []function.Requirement `json:"clearance"`
+	Protect       bool                   `json:"protect"`
+	WhereUnit     string                 `json:"where_unit"`
+	UnitFilterID  *uuid.UUID             `json:"unit_filter_id"`
+	Validating    bool                   `json:"validating"`
+	Warn          bool                   `json:"warn"`
+}
+
+func (t triggerInForce) invocation() function.Invocation {
+	return function.Invocation{FunctionName: t.FunctionName, Arguments: t.Arguments, WhereResource: t.WhereResource,
+		Guards: t.Guards, Clearance: t.Clearance}
+}
+
+// Findings are what the Triggers found on a Revision's data, by TriggerID: failed validations are
+// ValidationErrors (the Unit's ApplyGates) or, for Warn Triggers, ValidationWarnings (its
+// ApplyWarnings); ValidationPassed (Revisions only) are those that passed. ValidationTriggerIDs and
+// ValueTriggerIDs are the validating and mutating Triggers that ran.
+type Findings struct {
+	ValidationErrors, ValidationWarnings, ValidationPassed map[string]bool
+	ValidationTriggerIDs, ValueTriggerIDs                  []uuid.UUID
+}
+
+func newFindings() Findings {
+	return Findings{ValidationErrors: map[string]bool{}, ValidationWarnings: map[string]bool{}, ValidationPassed: map[string]bool{},
+		ValidationTriggerIDs: []uuid.UUID{}, ValueTriggerIDs: []uuid.UUID{}}
+}
+
+// decodeFindings reads stored findings (passed is nil for a Unit).
+func decodeFindings(errors, warnings, passed, validationIDs, valueIDs json.RawMessage) (Findings, error) {
+	f := newFindings()
+	for _, d := range []struct {
+		raw json.RawMessage
+		to  any
+	}{{errors, &f.ValidationErrors}, {warnings, &f.ValidationWarnings}, {passed, &f.ValidationPassed},
+		{validationIDs, &f.ValidationTriggerIDs}, {valueIDs, &f.ValueTriggerIDs}} {
+		if len(d.raw) == 0 {
+			continue
+		}
+		if err := json.Unmarshal(d.raw, d.to); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+// triggered is a data change after its Triggers ran: the data, its path model, the steps that made it
+// and the path annotations (when a mutating Trigger stamped guards).
+type triggered struct {
+	data     []byte
+	doc      *configdata.Document
+	steps    []functionStep
+	notes    []PathAnnotation
+	findings Findings
+}
+
+// runTriggers runs the Triggers in force for a change of the locked Unit: the mutating ones (each a
+// further Mutation of the Revision, holding to the Unit's guards like any function), then the
+// validating ones over the result.
+func (s *Service) runTriggers(ctx context.Context, tx *store.Tx, row *db.Unit, wc writeContext, data []byte, doc *configdata.Document, change dataChange) (triggered, error) {
+	out := triggered{data: data, doc: doc, steps: change.steps, notes: change.annotations, findings: newFindings()}
+	all, err := store.DecodeJSON[[]triggerInForce](wc.triggers)
+	if err != nil || len(all) == 0 {
+		return out, err
+	}
+	var mutating, validating []triggerInForce
+	for _, event := range triggerEvents(change.source) {
+		for _, t := range all {
+			if t.Event != event {
+				continue
+			}
+			if ok, err := s.triggerSelects(ctx, tx, row, t); err != nil || !ok {
+				if err != nil {
+					return out, err
+				}
+				continue
+			}
+			if t.Validating {
+				validating = append(validating, t)
+			} else {
+				mutating = append(mutating, t)
+			}
+		}
+	}
+	if len(mutating) == 0 && len(validating) == 0 {
+		return out, nil
+	}
+	tree, err := configdata.Open(row.ToolchainType, data)
+	if err != nil {
+		return out, dataError(err)
+	}
+	if len(mutating) > 0 {
+		if err := out.mutate(tree, row, mutating); err != nil {
+			return out, err
+		}
+	}
+	for _, t := range validating {
+		c, err := bindTrigger(row.ToolchainType, t)
+		if err != nil {
+			return out, err
+		}
+		res, err := c.Run(tree)
+		if err != nil {
+			return out, triggerFailed(t, err)
+		}
+		id := t.ID.String()
+		out.findings.ValidationTriggerIDs = append(out.findings.ValidationTriggerIDs, t.ID)
+		switch v, _ := res.(function.Validation); {
+		case v.Passed:
+			out.findings.ValidationPassed[id] = true
+		case t.Warn:
+			out.findings.ValidationWarnings[id] = true
+		default:
+			out.findings.ValidationErrors[id] = true
+		}
+	}
+	return out, nil
+}
+
+// mutate runs the mutating Triggers on tree and, when they changed it, makes their result the data.
+func (out *triggered) mutate(tree *configdata.Tree, row *db.Unit, mutating []triggerInForce) error {
+	notes := out.notes
+	if notes == nil {
+		var err error
+		if notes, err = store.DecodeJSON[[]PathAnnotation](row.PathAnnotations); err != nil {
+			return err
+		}
+	}
+	guards := annotations(notes)
+	doc, err := tree.Document()
+	if err != nil {
+		return err
+	}
+	changed := false
+	for _, t := range mutating {
+		c, err := bindTrigger(row.ToolchainType, t)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Run(tree); err != nil {
+			return triggerFailed(t, err)
+		}
+		w, err := settle(tree, c, doc, guards, t.Clearance, t.Guards, t.Protect)
+		if err != nil {
+			return err
+		}
+		out.findings.ValueTriggerIDs = append(out.findings.ValueTriggerIDs, t.ID)
+		guards = w.notes
+		if w.notesChanged {
+			out.notes = guards.pruned()
+		}
+		if !w.wrote {
+			continue
+		}
+		if !changed && len(out.steps) == 0 {
+			// The change itself is the Revision's first Mutation; each Trigger that changed the data follows.
+			out.steps = []functionStep{{doc: out.doc}}
+		}
+		changed = true
+		id := t.ID
+		out.steps = append(out.steps, functionStep{invocation: store.EncodeJSON(c.Invocation), doc: w.after, triggerID: &id})
+		doc = w.after
+	}
+	if !changed {
+		return nil
+	}
+	data, err := tree.Render()
+	if err != nil {
+		return apierr.Unprocessable("the Triggers' result cannot be written as %s: %s", row.ToolchainType, err.Error())
+	}
+	final, err := configdata.Parse(row.ToolchainType, data)
+	if err != nil {
+		return apierr.Unprocessable("the Triggers' result is not valid %s: %s", row.ToolchainType, err.Error())
+	}
+	out.data, out.doc = data, final
+	return nil
+}
+
+// triggerEvents are the events whose Triggers a change of source runs, in order.
+func triggerEvents(source string) []string {
+	if source == SourceClone {
+		return []string{TriggerEventPostClone, TriggerEventMutation}
+	}
+	return []string{TriggerEventMutation}
+}
+
+// triggerSelects reports whether a Trigger's WhereUnit and UnitFilterID select the Unit (as it is when
+// the write begins). The selection is the Trigger's, not the writer's: it reads with the system scope.
+func (s *Service) triggerSelects(ctx context.Context, tx *store.Tx, row *db.Unit, t triggerInForce) (bool, error) {
+	if t.WhereUnit == "" && t.UnitFilterID == nil {
+		return true, nil
+	}
+	params := listquery.Params{Where: t.WhereUnit}
+	if t.UnitFilterID != nil {
+		params.Filter = t.UnitFilterID.String()
+	}
+	one := 1
+	params.Limit = &one
+	q := listquery.Query{Entity: ListEntity, Caller: authz.SystemScope(row.OrganizationID, "trigger"), Path: "trigger", Params: params,
+		Scope: []listquery.Condition{{Column: "unit.unit_id", Value: row.UnitID}}}
+	page, err := listquery.Run[db.Unit](ctx, tx, s.Tokens, q)
+	if err != nil {
+		return false, apierr.Unprocessable("Trigger %s cannot select Units: %s", t.Slug, err.Error())
+	}
+	return len(page.Items) > 0, nil
+}
+
+func bindTrigger(toolchain string, t triggerInForce) (*function.Call, error) {
+	c, err := function.Bind(toolchain, t.invocation(), "")
+	if err != nil {
+		return nil, triggerFailed(t, err)
+	}
+	return c, nil
+}
+
+// triggerFailed reports a Trigger that could not run: the write is refused (422), naming it.
+func triggerFailed(t triggerInForce, err error) error {
+	msg := err.Error()
+	if ae, ok := err.(*apierr.Error); ok {
+		msg = ae.Message
+	}
+	return apierr.Unprocessable("Trigger %s (%s) could not run: %s; fix or disable the Trigger", t.Slug, t.ID, msg)
+}
+
+// params are the findings as UnitRecordRevision stores them.
+func (f Findings) params() (errors, warnings, passed, validationIDs, valueIDs json.RawMessage) {
+	return store.EncodeJSON(f.ValidationErrors), store.EncodeJSON(f.ValidationWarnings), store.EncodeJSON(f.ValidationPassed),
+		store.EncodeJSON(f.ValidationTriggerIDs), store.EncodeJSON(f.ValueTriggerIDs)
+}

@@ -1,0 +1,53 @@
+-- name: TriggerGetByID :one
+SELECT * FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id AND trigger_id = @trigger_id;
+
+-- name: TriggerGetByIDForUpdate :one
+SELECT * FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id AND trigger_id = @trigger_id FOR UPDATE;
+
+-- name: TriggerGetBySlug :one
+SELECT * FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
+
+-- name: TriggerListByIDs :many
+SELECT * FROM trigger WHERE organization_id = @organization_id AND trigger_id = ANY(@trigger_ids::uuid[]);
+
+-- name: TriggerInsert :one
+INSERT INTO trigger (trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations,
+                     delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance,
+                     protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn,
+                     disabled, hash)
+VALUES (@trigger_id, @organization_id, @space_id, @slug, @display_name, @description, @labels, @annotations,
+        @delete_gates, @event, @toolchain_type, @function_name, @arguments, @where_resource, @guards, @clearance,
+        @protect, @params, @other_data_source, sqlc.narg(fail_open_after)::integer, @where_unit, @unit_filter_id,
+        @validating, @warn, @disabled, @hash)
+RETURNING *;
+
+-- name: TriggerUpdate :one
+UPDATE trigger
+SET slug = @slug, display_name = @display_name, description = @description, labels = @labels,
+    annotations = @annotations, delete_gates = @delete_gates, event = @event, toolchain_type = @toolchain_type,
+    function_name = @function_name, arguments = @arguments, where_resource = @where_resource, guards = @guards,
+    clearance = @clearance, protect = @protect, params = @params, other_data_source = @other_data_source,
+    fail_open_after = sqlc.narg(fail_open_after)::integer, where_unit = @where_unit, unit_filter_id = @unit_filter_id,
+    validating = @validating, warn = @warn, disabled = @disabled, hash = @hash, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND trigger_id = @trigger_id AND version = @version
+RETURNING *;
+
+-- name: TriggerDelete :execrows
+DELETE FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id AND trigger_id = @trigger_id;
+
+-- name: TriggerForgetFindings :exec
+-- Takes a Trigger's findings (gates, warnings, IDs) off the Units of its Space: a Trigger deleted or
+-- disabled no longer holds a Unit back.
+UPDATE unit
+SET apply_gates = apply_gates - @trigger_id::text, apply_warnings = apply_warnings - @trigger_id::text,
+    validation_errors = validation_errors - @trigger_id::text, validation_warnings = validation_warnings - @trigger_id::text,
+    validation_trigger_ids = validation_trigger_ids - @trigger_id::text, value_trigger_ids = value_trigger_ids - @trigger_id::text
+WHERE organization_id = @organization_id AND space_id = @space_id
+  AND (validation_trigger_ids ? @trigger_id::text OR value_trigger_ids ? @trigger_id::text);
+
+-- name: TriggerIDsBySpace :many
+-- The Triggers in force in each of some Spaces (Space.TriggerIDs), by Slug.
+SELECT space_id, array_agg(trigger_id ORDER BY slug)::uuid[] AS trigger_ids
+FROM trigger
+WHERE organization_id = @organization_id AND space_id = ANY(@space_ids::uuid[]) AND NOT disabled
+GROUP BY space_id;
