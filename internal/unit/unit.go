@@ -55,8 +55,8 @@ type Unit struct {
 	Findings
 	ApplyGates, ApplyWarnings map[string]bool
 	Version                   int64
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	CreatedAt                 time.Time
+	UpdatedAt                 time.Time
 	Fields
 }
 
