@@ -778,6 +778,24 @@ func (e CreateTargetParamsAllowExists) Valid() bool {
 	}
 }
 
+// Defines values for CreateTriggerParamsAllowExists.
+const (
+	CreateTriggerParamsAllowExistsFalse CreateTriggerParamsAllowExists = "false"
+	CreateTriggerParamsAllowExistsTrue  CreateTriggerParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the CreateTriggerParamsAllowExists enum.
+func (e CreateTriggerParamsAllowExists) Valid() bool {
+	switch e {
+	case CreateTriggerParamsAllowExistsFalse:
+		return true
+	case CreateTriggerParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateUnitParamsAllowExists.
 const (
 	CreateUnitParamsAllowExistsFalse CreateUnitParamsAllowExists = "false"
@@ -808,6 +826,24 @@ func (e CreateViewParamsAllowExists) Valid() bool {
 	case CreateViewParamsAllowExistsFalse:
 		return true
 	case CreateViewParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkCreateTriggersParamsAllowExists.
+const (
+	BulkCreateTriggersParamsAllowExistsFalse BulkCreateTriggersParamsAllowExists = "false"
+	BulkCreateTriggersParamsAllowExistsTrue  BulkCreateTriggersParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the BulkCreateTriggersParamsAllowExists enum.
+func (e BulkCreateTriggersParamsAllowExists) Valid() bool {
+	switch e {
+	case BulkCreateTriggersParamsAllowExistsFalse:
+		return true
+	case BulkCreateTriggersParamsAllowExistsTrue:
 		return true
 	default:
 		return false
@@ -1491,6 +1527,29 @@ type ExtendedTarget struct {
 	ViewColumns ViewColumns `json:"ViewColumns"`
 }
 
+// ExtendedTrigger defines model for ExtendedTrigger.
+type ExtendedTrigger struct {
+	Error        *ResponseError `json:"Error"`
+	Organization *Organization  `json:"Organization"`
+	Space        *Space         `json:"Space"`
+
+	// Trigger A function call kept in a Space that runs on every change of its matching Units: those of its ToolchainType
+	// that WhereUnit and UnitFilterID select (both optional), as each write begins. Event Mutation runs it on every
+	// new Revision, PostClone on a clone's first Revision (before the Mutation Triggers). Enabled Triggers run in
+	// Slug order, the mutating ones first: each change they make is a Mutation of the same Revision (TriggerID
+	// set), held to the Unit's guards like any function (Clearance, Guards and Protect as for an invocation).
+	// Validating Triggers then check the result: a failure is recorded by TriggerID in ValidationErrors of the
+	// Revision and the Unit, and is an ApplyGate of the Unit while its head fails (with Warn: ValidationWarnings
+	// and ApplyWarnings instead); a pass in the Revision's ValidationPassed. A Trigger that cannot run refuses
+	// the write (422). Deleting or disabling a Trigger takes its findings off the Units of its Space; other
+	// edits apply from each Unit's next change.
+	Trigger    Trigger `json:"Trigger"`
+	UnitFilter *Filter `json:"UnitFilter"`
+
+	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
+	ViewColumns ViewColumns `json:"ViewColumns"`
+}
+
 // ExtendedUnit defines model for ExtendedUnit.
 type ExtendedUnit struct {
 	Error *ResponseError `json:"Error"`
@@ -1621,12 +1680,20 @@ type FilterInput = Filter
 // FilterPatch An RFC 7386 merge patch of a Filter. Read-only fields are accepted and ignored.
 type FilterPatch = json.RawMessage
 
+// FunctionArgument One argument of a function call, positional (no ParameterName) or named.
+type FunctionArgument struct {
+	ParameterName string `json:"ParameterName"`
+
+	// Value A string, integer or boolean (as the parameter's DataType takes it).
+	Value interface{} `json:"Value"`
+}
+
+// FunctionArgumentInput defines model for FunctionArgumentInput.
+type FunctionArgumentInput = FunctionArgument
+
 // FunctionInvocation defines model for FunctionInvocation.
 type FunctionInvocation struct {
-	Arguments []struct {
-		ParameterName string      `json:"ParameterName"`
-		Value         interface{} `json:"Value"`
-	} `json:"Arguments"`
+	Arguments []FunctionArgument `json:"Arguments"`
 
 	// Clearance Requirements on guard keys: a guarded path is cleared when each of its guard keys is cleared by the requirements on it (Exists: any value; In: the value is listed; NotIn: it is not; DoesNotExist never clears). An empty Clearance clears no guarded path.
 	Clearance     Clearance         `json:"Clearance"`
@@ -2417,6 +2484,129 @@ type TokenResponseTokenType string
 //
 // Example: Kubernetes/YAML
 type ToolchainType string
+
+// Trigger A function call kept in a Space that runs on every change of its matching Units: those of its ToolchainType
+// that WhereUnit and UnitFilterID select (both optional), as each write begins. Event Mutation runs it on every
+// new Revision, PostClone on a clone's first Revision (before the Mutation Triggers). Enabled Triggers run in
+// Slug order, the mutating ones first: each change they make is a Mutation of the same Revision (TriggerID
+// set), held to the Unit's guards like any function (Clearance, Guards and Protect as for an invocation).
+// Validating Triggers then check the result: a failure is recorded by TriggerID in ValidationErrors of the
+// Revision and the Unit, and is an ApplyGate of the Unit while its head fails (with Warn: ValidationWarnings
+// and ApplyWarnings instead); a pass in the Revision's ValidationPassed. A Trigger that cannot run refuses
+// the write (422). Deleting or disabling a Trigger takes its findings off the Units of its Space; other
+// edits apply from each Unit's next change.
+type Trigger struct {
+	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
+	Annotations Annotations `json:"Annotations"`
+
+	// Arguments The function's arguments, positional or by ParameterName (checked when written).
+	Arguments []FunctionArgument `json:"Arguments"`
+
+	// BridgeWorkerID Must be null (Triggers run builtin functions).
+	BridgeWorkerID *openapi_types.UUID `json:"BridgeWorkerID"`
+
+	// Clearance Requirements on guard keys: a guarded path is cleared when each of its guard keys is cleared by the requirements on it (Exists: any value; In: the value is listed; NotIn: it is not; DoesNotExist never clears). An empty Clearance clears no guarded path.
+	Clearance Clearance `json:"Clearance"`
+	CreatedAt time.Time `json:"CreatedAt"`
+
+	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
+	DeleteGates DeleteGates `json:"DeleteGates"`
+	Description string      `json:"Description"`
+
+	// Disabled A disabled Trigger does not run.
+	Disabled bool `json:"Disabled"`
+
+	// DisplayName Example: Images are pinned
+	DisplayName string `json:"DisplayName"`
+	EntityType  string `json:"EntityType"`
+
+	// Event Mutation or PostClone.
+	//
+	// Example: Mutation
+	Event string `json:"Event"`
+
+	// FailOpenAfter Seconds after which a worker-run Trigger that has not answered lets the change pass (kept; builtin functions answer at once).
+	FailOpenAfter *int32 `json:"FailOpenAfter"`
+
+	// FunctionName A function of the ToolchainType that changes or validates data (GET /function lists them).
+	//
+	// Example: value-matches
+	FunctionName string `json:"FunctionName"`
+
+	// Guards Guards stamped on the paths the Trigger writes.
+	Guards map[string]string `json:"Guards"`
+
+	// Hash Lowercase hex SHA-256 of what the Trigger does.
+	Hash         string `json:"Hash"`
+	HiddenReason string `json:"HiddenReason"`
+
+	// InvocationID Must be null (stored Invocations do not run Triggers yet).
+	InvocationID *openapi_types.UUID `json:"InvocationID"`
+
+	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
+	Labels         Labels             `json:"Labels"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// OtherDataSource Must be empty: no builtin function takes other data.
+	OtherDataSource string `json:"OtherDataSource"`
+
+	// Params Parameters kept with the Trigger for the functions that read them.
+	Params map[string]interface{} `json:"Params"`
+
+	// Protect Record the paths the Trigger writes as protected local overrides.
+	Protect bool `json:"Protect"`
+
+	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
+	Slug    Slug               `json:"Slug"`
+	SpaceID openapi_types.UUID `json:"SpaceID"`
+
+	// ToolchainType The format of a Unit's configuration data, set when the Unit is created: Kubernetes/YAML (Kubernetes
+	// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
+	// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
+	// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+	//
+	//
+	// Example: Kubernetes/YAML
+	ToolchainType ToolchainType      `json:"ToolchainType"`
+	TriggerID     openapi_types.UUID `json:"TriggerID"`
+
+	// UnitFilterID A Filter of Units (by attributes only) narrowing the Units it runs on.
+	UnitFilterID *openapi_types.UUID `json:"UnitFilterID"`
+	UpdatedAt    time.Time           `json:"UpdatedAt"`
+
+	// Validating The function validates (records findings) rather than changes data.
+	Validating bool `json:"Validating"`
+
+	// Version Optimistic-concurrency version; required on PUT.
+	Version int64 `json:"Version"`
+
+	// Warn A failure is a warning (ValidationWarnings and ApplyWarnings) rather than a gate.
+	Warn bool `json:"Warn"`
+
+	// WhereResource Which resources of the data the function sees.
+	WhereResource string `json:"WhereResource"`
+
+	// WhereUnit A where expression over Unit attributes selecting the Units it runs on.
+	WhereUnit string `json:"WhereUnit"`
+}
+
+// TriggerCreateOrUpdateResponse defines model for TriggerCreateOrUpdateResponse.
+type TriggerCreateOrUpdateResponse struct {
+	Error   *ResponseError `json:"Error"`
+	Trigger *Trigger       `json:"Trigger"`
+}
+
+// TriggerInput defines model for TriggerInput.
+type TriggerInput = Trigger
+
+// TriggerPatch An RFC 7386 merge patch of a Trigger. Read-only fields are accepted and ignored.
+type TriggerPatch = json.RawMessage
 
 // Unit Configuration data (not a field; see /data) plus metadata.
 type Unit struct {
@@ -4374,6 +4564,86 @@ type UpdateTargetParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// ListTriggersParams defines parameters for ListTriggers.
+type ListTriggersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// CreateTriggerParams defines parameters for CreateTrigger.
+type CreateTriggerParams struct {
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *CreateTriggerParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// CreateTriggerParamsAllowExists defines parameters for CreateTrigger.
+type CreateTriggerParamsAllowExists string
+
+// DeleteTriggerParams defines parameters for DeleteTrigger.
+type DeleteTriggerParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// GetTriggerParams defines parameters for GetTrigger.
+type GetTriggerParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// PatchTriggerParams defines parameters for PatchTrigger.
+type PatchTriggerParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateTriggerParams defines parameters for UpdateTrigger.
+type UpdateTriggerParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
 // ListUnitsParams defines parameters for ListUnits.
 type ListUnitsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -4813,6 +5083,107 @@ type BulkPatchTargetsParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
+
+// BulkDeleteTriggersParams defines parameters for BulkDeleteTriggers.
+type BulkDeleteTriggersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListAllTriggersParams defines parameters for ListAllTriggers.
+type ListAllTriggersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// BulkPatchTriggersParams defines parameters for BulkPatchTriggers.
+type BulkPatchTriggersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateTriggersParams defines parameters for BulkCreateTriggers.
+type BulkCreateTriggersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// WhereSpace Where expression over Space attributes selecting the destination Spaces (at least one).
+	WhereSpace *WhereSpace `form:"where_space,omitempty" json:"where_space,omitempty"`
+
+	// FilterSpace A stored Filter of Spaces (by ID or <Space Slug>/<Slug>) selecting the destination Spaces, ANDed with where_space.
+	FilterSpace *FilterSpace `form:"filter_space,omitempty" json:"filter_space,omitempty"`
+
+	// NamePrefixes Comma-separated prefixes; one copy per prefix, named prefix + the source's Slug.
+	NamePrefixes *NamePrefixes `form:"name_prefixes,omitempty" json:"name_prefixes,omitempty"`
+
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *BulkCreateTriggersParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateTriggersParamsAllowExists defines parameters for BulkCreateTriggers.
+type BulkCreateTriggersParamsAllowExists string
 
 // BulkDeleteUnitsParams defines parameters for BulkDeleteUnits.
 type BulkDeleteUnitsParams struct {
@@ -5390,6 +5761,18 @@ type PatchTargetApplicationMergePatchPlusJSONRequestBody = TargetPatch
 // UpdateTargetJSONRequestBody defines body for UpdateTarget for application/json ContentType.
 type UpdateTargetJSONRequestBody = TargetInput
 
+// CreateTriggerJSONRequestBody defines body for CreateTrigger for application/json ContentType.
+type CreateTriggerJSONRequestBody = TriggerInput
+
+// PatchTriggerJSONRequestBody defines body for PatchTrigger for application/json ContentType.
+type PatchTriggerJSONRequestBody = TriggerPatch
+
+// PatchTriggerApplicationMergePatchPlusJSONRequestBody defines body for PatchTrigger for application/merge-patch+json ContentType.
+type PatchTriggerApplicationMergePatchPlusJSONRequestBody = TriggerPatch
+
+// UpdateTriggerJSONRequestBody defines body for UpdateTrigger for application/json ContentType.
+type UpdateTriggerJSONRequestBody = TriggerInput
+
 // CreateUnitJSONRequestBody defines body for CreateUnit for application/json ContentType.
 type CreateUnitJSONRequestBody = UnitInput
 
@@ -5428,6 +5811,18 @@ type BulkPatchTargetsJSONRequestBody = TargetPatch
 
 // BulkPatchTargetsApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchTargets for application/merge-patch+json ContentType.
 type BulkPatchTargetsApplicationMergePatchPlusJSONRequestBody = TargetPatch
+
+// BulkPatchTriggersJSONRequestBody defines body for BulkPatchTriggers for application/json ContentType.
+type BulkPatchTriggersJSONRequestBody = TriggerPatch
+
+// BulkPatchTriggersApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchTriggers for application/merge-patch+json ContentType.
+type BulkPatchTriggersApplicationMergePatchPlusJSONRequestBody = TriggerPatch
+
+// BulkCreateTriggersJSONRequestBody defines body for BulkCreateTriggers for application/json ContentType.
+type BulkCreateTriggersJSONRequestBody = TriggerPatch
+
+// BulkCreateTriggersApplicationMergePatchPlusJSONRequestBody defines body for BulkCreateTriggers for application/merge-patch+json ContentType.
+type BulkCreateTriggersApplicationMergePatchPlusJSONRequestBody = TriggerPatch
 
 // BulkPatchUnitsJSONRequestBody defines body for BulkPatchUnits for application/json ContentType.
 type BulkPatchUnitsJSONRequestBody = UnitPatch
@@ -5882,6 +6277,24 @@ type ServerInterface interface {
 	// UpdateTarget Replace the Target's settable fields; Version is required. Changing ToolchainType is refused while Units use the Target.
 	// (PUT /space/{space_id}/target/{target_id})
 	UpdateTarget(ctx echo.Context, spaceId SpaceID, targetId openapi_types.UUID, params UpdateTargetParams) error
+	// ListTriggers List the Triggers of the Space.
+	// (GET /space/{space_id}/trigger)
+	ListTriggers(ctx echo.Context, spaceId SpaceID, params ListTriggersParams) error
+	// CreateTrigger Create a Trigger. Slug is unique in the Space (409 AlreadyExists); the function and its Arguments are checked.
+	// (POST /space/{space_id}/trigger)
+	CreateTrigger(ctx echo.Context, spaceId SpaceID, params CreateTriggerParams) error
+	// DeleteTrigger Delete the Trigger. 409 while it has DeleteGates.
+	// (DELETE /space/{space_id}/trigger/{trigger_id})
+	DeleteTrigger(ctx echo.Context, spaceId SpaceID, triggerId openapi_types.UUID, params DeleteTriggerParams) error
+	// GetTrigger Get a Trigger.
+	// (GET /space/{space_id}/trigger/{trigger_id})
+	GetTrigger(ctx echo.Context, spaceId SpaceID, triggerId openapi_types.UUID, params GetTriggerParams) error
+	// PatchTrigger Change a Trigger by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/trigger/{trigger_id})
+	PatchTrigger(ctx echo.Context, spaceId SpaceID, triggerId openapi_types.UUID, params PatchTriggerParams) error
+	// UpdateTrigger Replace a Trigger's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/trigger/{trigger_id})
+	UpdateTrigger(ctx echo.Context, spaceId SpaceID, triggerId openapi_types.UUID, params UpdateTriggerParams) error
 	// ListUnits List the Units of a Space.
 	// (GET /space/{space_id}/unit)
 	ListUnits(ctx echo.Context, spaceId SpaceID, params ListUnitsParams) error
@@ -5978,6 +6391,18 @@ type ServerInterface interface {
 	// BulkPatchTargets Apply one merge patch to every Target the selection (where, filter, contains) picks; 200, 207 or the shared error.
 	// (PATCH /target)
 	BulkPatchTargets(ctx echo.Context, params BulkPatchTargetsParams) error
+	// BulkDeleteTriggers Delete every Trigger the selection picks; 200, 207 or the shared error.
+	// (DELETE /trigger)
+	BulkDeleteTriggers(ctx echo.Context, params BulkDeleteTriggersParams) error
+	// ListAllTriggers List the Triggers of every Space of the caller's organization.
+	// (GET /trigger)
+	ListAllTriggers(ctx echo.Context, params ListAllTriggersParams) error
+	// BulkPatchTriggers Apply one merge patch to every Trigger the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /trigger)
+	BulkPatchTriggers(ctx echo.Context, params BulkPatchTriggersParams) error
+	// BulkCreateTriggers Clone the Triggers the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /trigger)
+	BulkCreateTriggers(ctx echo.Context, params BulkCreateTriggersParams) error
 	// BulkDeleteUnits Delete every Unit the selection picks; 200, 207 or the shared error.
 	// (DELETE /unit)
 	BulkDeleteUnits(ctx echo.Context, params BulkDeleteUnitsParams) error
@@ -10075,6 +10500,265 @@ func (w *ServerInterfaceWrapper) UpdateTarget(ctx echo.Context) error {
 	return err
 }
 
+// ListTriggers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTriggers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTriggersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTriggers(ctx, spaceId, params)
+	return err
+}
+
+// CreateTrigger converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTrigger(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTriggerParams
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTrigger(ctx, spaceId, params)
+	return err
+}
+
+// DeleteTrigger converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTrigger(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "trigger_id" -------------
+	var triggerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "trigger_id", ctx.Param("trigger_id"), &triggerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter trigger_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteTriggerParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTrigger(ctx, spaceId, triggerId, params)
+	return err
+}
+
+// GetTrigger converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTrigger(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "trigger_id" -------------
+	var triggerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "trigger_id", ctx.Param("trigger_id"), &triggerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter trigger_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTriggerParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTrigger(ctx, spaceId, triggerId, params)
+	return err
+}
+
+// PatchTrigger converts echo context to params.
+func (w *ServerInterfaceWrapper) PatchTrigger(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "trigger_id" -------------
+	var triggerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "trigger_id", ctx.Param("trigger_id"), &triggerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter trigger_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchTriggerParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PatchTrigger(ctx, spaceId, triggerId, params)
+	return err
+}
+
+// UpdateTrigger converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateTrigger(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "trigger_id" -------------
+	var triggerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "trigger_id", ctx.Param("trigger_id"), &triggerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter trigger_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateTriggerParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateTrigger(ctx, spaceId, triggerId, params)
+	return err
+}
+
 // ListUnits converts echo context to params.
 func (w *ServerInterfaceWrapper) ListUnits(ctx echo.Context) error {
 	var err error
@@ -11545,6 +12229,232 @@ func (w *ServerInterfaceWrapper) BulkPatchTargets(ctx echo.Context) error {
 	return err
 }
 
+// BulkDeleteTriggers converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkDeleteTriggers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkDeleteTriggersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkDeleteTriggers(ctx, params)
+	return err
+}
+
+// ListAllTriggers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllTriggers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllTriggersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllTriggers(ctx, params)
+	return err
+}
+
+// BulkPatchTriggers converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkPatchTriggers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkPatchTriggersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkPatchTriggers(ctx, params)
+	return err
+}
+
+// BulkCreateTriggers converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkCreateTriggers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkCreateTriggersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_space", ctx.QueryParams(), &params.WhereSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter_space", ctx.QueryParams(), &params.FilterSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "name_prefixes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "name_prefixes", ctx.QueryParams(), &params.NamePrefixes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name_prefixes: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkCreateTriggers(ctx, params)
+	return err
+}
+
 // BulkDeleteUnits converts echo context to params.
 func (w *ServerInterfaceWrapper) BulkDeleteUnits(ctx echo.Context) error {
 	var err error
@@ -12664,6 +13574,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id/target/:target_id", wrapper.GetTarget, options.OperationMiddlewares["GetTarget"]...)
 	router.PATCH(options.BaseURL+"/space/:space_id/target/:target_id", wrapper.PatchTarget, options.OperationMiddlewares["PatchTarget"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/target/:target_id", wrapper.UpdateTarget, options.OperationMiddlewares["UpdateTarget"]...)
+	router.GET(options.BaseURL+"/space/:space_id/trigger", wrapper.ListTriggers, options.OperationMiddlewares["ListTriggers"]...)
+	router.POST(options.BaseURL+"/space/:space_id/trigger", wrapper.CreateTrigger, options.OperationMiddlewares["CreateTrigger"]...)
+	router.DELETE(options.BaseURL+"/space/:space_id/trigger/:trigger_id", wrapper.DeleteTrigger, options.OperationMiddlewares["DeleteTrigger"]...)
+	router.GET(options.BaseURL+"/space/:space_id/trigger/:trigger_id", wrapper.GetTrigger, options.OperationMiddlewares["GetTrigger"]...)
+	router.PATCH(options.BaseURL+"/space/:space_id/trigger/:trigger_id", wrapper.PatchTrigger, options.OperationMiddlewares["PatchTrigger"]...)
+	router.PUT(options.BaseURL+"/space/:space_id/trigger/:trigger_id", wrapper.UpdateTrigger, options.OperationMiddlewares["UpdateTrigger"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit", wrapper.ListUnits, options.OperationMiddlewares["ListUnits"]...)
 	router.POST(options.BaseURL+"/space/:space_id/unit", wrapper.CreateUnit, options.OperationMiddlewares["CreateUnit"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/unit/:unit_id", wrapper.DeleteUnit, options.OperationMiddlewares["DeleteUnit"]...)
@@ -12694,6 +13610,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/target", wrapper.BulkDeleteTargets, options.OperationMiddlewares["BulkDeleteTargets"]...)
 	router.GET(options.BaseURL+"/target", wrapper.ListAllTargets, options.OperationMiddlewares["ListAllTargets"]...)
 	router.PATCH(options.BaseURL+"/target", wrapper.BulkPatchTargets, options.OperationMiddlewares["BulkPatchTargets"]...)
+	router.DELETE(options.BaseURL+"/trigger", wrapper.BulkDeleteTriggers, options.OperationMiddlewares["BulkDeleteTriggers"]...)
+	router.GET(options.BaseURL+"/trigger", wrapper.ListAllTriggers, options.OperationMiddlewares["ListAllTriggers"]...)
+	router.PATCH(options.BaseURL+"/trigger", wrapper.BulkPatchTriggers, options.OperationMiddlewares["BulkPatchTriggers"]...)
+	router.POST(options.BaseURL+"/trigger", wrapper.BulkCreateTriggers, options.OperationMiddlewares["BulkCreateTriggers"]...)
 	router.DELETE(options.BaseURL+"/unit", wrapper.BulkDeleteUnits, options.OperationMiddlewares["BulkDeleteUnits"]...)
 	router.GET(options.BaseURL+"/unit", wrapper.ListAllUnits, options.OperationMiddlewares["ListAllUnits"]...)
 	router.PATCH(options.BaseURL+"/unit", wrapper.BulkPatchUnits, options.OperationMiddlewares["BulkPatchUnits"]...)
@@ -36982,6 +37902,1523 @@ func (response UpdateTargetdefaultJSONResponse) VisitUpdateTargetResponse(w http
 	return err
 }
 
+type ListTriggersRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  ListTriggersParams
+}
+
+type ListTriggersResponseObject interface {
+	VisitListTriggersResponse(w http.ResponseWriter) error
+}
+
+type ListTriggers200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListTriggers200JSONResponse struct {
+	Body    []ExtendedTrigger
+	Headers ListTriggers200ResponseHeaders
+}
+
+func (response ListTriggers200JSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTriggers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTriggers400JSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTriggers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTriggers401JSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTriggers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTriggers403JSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTriggers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTriggers404JSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTriggers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListTriggers429JSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTriggers500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListTriggers500JSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTriggers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTriggers503JSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTriggers504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListTriggers504JSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTriggersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListTriggersdefaultJSONResponse) VisitListTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTriggerRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  CreateTriggerParams
+	Body    *CreateTriggerJSONRequestBody
+}
+
+type CreateTriggerResponseObject interface {
+	VisitCreateTriggerResponse(w http.ResponseWriter) error
+}
+
+type CreateTrigger200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type CreateTrigger200JSONResponse struct {
+	Body    Trigger
+	Headers CreateTrigger200ResponseHeaders
+}
+
+func (response CreateTrigger200JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateTrigger400JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateTrigger401JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateTrigger403JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateTrigger404JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateTrigger409JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateTrigger413JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateTrigger415JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateTrigger429JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response CreateTrigger500JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTrigger503JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrigger504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response CreateTrigger504JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTriggerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response CreateTriggerdefaultJSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTriggerRequestObject struct {
+	SpaceId   SpaceID            `json:"space_id"`
+	TriggerId openapi_types.UUID `json:"trigger_id"`
+	Params    DeleteTriggerParams
+}
+
+type DeleteTriggerResponseObject interface {
+	VisitDeleteTriggerResponse(w http.ResponseWriter) error
+}
+
+type DeleteTrigger200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteTrigger200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteTrigger200ResponseHeaders
+}
+
+func (response DeleteTrigger200JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTrigger400JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTrigger401JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTrigger403JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTrigger404JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteTrigger409JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response DeleteTrigger422JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteTrigger429JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteTrigger500JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTrigger503JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrigger504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteTrigger504JSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTriggerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteTriggerdefaultJSONResponse) VisitDeleteTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTriggerRequestObject struct {
+	SpaceId   SpaceID            `json:"space_id"`
+	TriggerId openapi_types.UUID `json:"trigger_id"`
+	Params    GetTriggerParams
+}
+
+type GetTriggerResponseObject interface {
+	VisitGetTriggerResponse(w http.ResponseWriter) error
+}
+
+type GetTrigger200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetTrigger200JSONResponse struct {
+	Body    ExtendedTrigger
+	Headers GetTrigger200ResponseHeaders
+}
+
+func (response GetTrigger200JSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrigger400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTrigger400JSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrigger401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTrigger401JSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrigger403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTrigger403JSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrigger404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTrigger404JSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrigger429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetTrigger429JSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrigger500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetTrigger500JSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrigger503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTrigger503JSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrigger504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetTrigger504JSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTriggerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetTriggerdefaultJSONResponse) VisitGetTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTriggerRequestObject struct {
+	SpaceId                           SpaceID            `json:"space_id"`
+	TriggerId                         openapi_types.UUID `json:"trigger_id"`
+	Params                            PatchTriggerParams
+	JSONBody                          *PatchTriggerJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *PatchTriggerApplicationMergePatchPlusJSONRequestBody
+}
+
+type PatchTriggerResponseObject interface {
+	VisitPatchTriggerResponse(w http.ResponseWriter) error
+}
+
+type PatchTrigger200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PatchTrigger200JSONResponse struct {
+	Body    Trigger
+	Headers PatchTrigger200ResponseHeaders
+}
+
+func (response PatchTrigger200JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PatchTrigger400JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PatchTrigger401JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchTrigger403JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PatchTrigger404JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PatchTrigger409JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PatchTrigger413JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PatchTrigger415JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PatchTrigger429JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PatchTrigger500JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PatchTrigger503JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTrigger504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PatchTrigger504JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchTriggerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PatchTriggerdefaultJSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTriggerRequestObject struct {
+	SpaceId   SpaceID            `json:"space_id"`
+	TriggerId openapi_types.UUID `json:"trigger_id"`
+	Params    UpdateTriggerParams
+	Body      *UpdateTriggerJSONRequestBody
+}
+
+type UpdateTriggerResponseObject interface {
+	VisitUpdateTriggerResponse(w http.ResponseWriter) error
+}
+
+type UpdateTrigger200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateTrigger200JSONResponse struct {
+	Body    Trigger
+	Headers UpdateTrigger200ResponseHeaders
+}
+
+func (response UpdateTrigger200JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateTrigger400JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateTrigger401JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateTrigger403JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateTrigger404JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateTrigger409JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateTrigger413JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateTrigger415JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateTrigger429JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateTrigger500JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateTrigger503JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateTrigger504JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTriggerdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateTriggerdefaultJSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUnitsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	Params  ListUnitsParams
@@ -44526,6 +46963,1110 @@ func (response BulkPatchTargetsdefaultJSONResponse) VisitBulkPatchTargetsRespons
 	return err
 }
 
+type BulkDeleteTriggersRequestObject struct {
+	Params BulkDeleteTriggersParams
+}
+
+type BulkDeleteTriggersResponseObject interface {
+	VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error
+}
+
+type BulkDeleteTriggers200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteTriggers200JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteTriggers200ResponseHeaders
+}
+
+func (response BulkDeleteTriggers200JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteTriggers207JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteTriggers207ResponseHeaders
+}
+
+func (response BulkDeleteTriggers207JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkDeleteTriggers400JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkDeleteTriggers401JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkDeleteTriggers403JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkDeleteTriggers404JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkDeleteTriggers409JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkDeleteTriggers422JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkDeleteTriggers429JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkDeleteTriggers500JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkDeleteTriggers503JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggers504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkDeleteTriggers504JSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteTriggersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkDeleteTriggersdefaultJSONResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggersRequestObject struct {
+	Params ListAllTriggersParams
+}
+
+type ListAllTriggersResponseObject interface {
+	VisitListAllTriggersResponse(w http.ResponseWriter) error
+}
+
+type ListAllTriggers200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllTriggers200JSONResponse struct {
+	Body    []ExtendedTrigger
+	Headers ListAllTriggers200ResponseHeaders
+}
+
+func (response ListAllTriggers200JSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllTriggers400JSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllTriggers401JSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllTriggers403JSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllTriggers404JSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllTriggers429JSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggers500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllTriggers500JSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllTriggers503JSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggers504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllTriggers504JSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllTriggersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllTriggersdefaultJSONResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggersRequestObject struct {
+	Params                            BulkPatchTriggersParams
+	JSONBody                          *BulkPatchTriggersJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkPatchTriggersApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkPatchTriggersResponseObject interface {
+	VisitBulkPatchTriggersResponse(w http.ResponseWriter) error
+}
+
+type BulkPatchTriggers200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchTriggers200JSONResponse struct {
+	Body    []TriggerCreateOrUpdateResponse
+	Headers BulkPatchTriggers200ResponseHeaders
+}
+
+func (response BulkPatchTriggers200JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchTriggers207JSONResponse struct {
+	Body    []TriggerCreateOrUpdateResponse
+	Headers BulkPatchTriggers207ResponseHeaders
+}
+
+func (response BulkPatchTriggers207JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkPatchTriggers400JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkPatchTriggers401JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkPatchTriggers403JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkPatchTriggers404JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkPatchTriggers409JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkPatchTriggers413JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkPatchTriggers415JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkPatchTriggers429JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkPatchTriggers500JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkPatchTriggers503JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggers504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkPatchTriggers504JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchTriggersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkPatchTriggersdefaultJSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggersRequestObject struct {
+	Params                            BulkCreateTriggersParams
+	JSONBody                          *BulkCreateTriggersJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkCreateTriggersApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkCreateTriggersResponseObject interface {
+	VisitBulkCreateTriggersResponse(w http.ResponseWriter) error
+}
+
+type BulkCreateTriggers200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateTriggers200JSONResponse struct {
+	Body    []TriggerCreateOrUpdateResponse
+	Headers BulkCreateTriggers200ResponseHeaders
+}
+
+func (response BulkCreateTriggers200JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateTriggers207JSONResponse struct {
+	Body    []TriggerCreateOrUpdateResponse
+	Headers BulkCreateTriggers207ResponseHeaders
+}
+
+func (response BulkCreateTriggers207JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkCreateTriggers400JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkCreateTriggers401JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkCreateTriggers403JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkCreateTriggers404JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkCreateTriggers409JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkCreateTriggers413JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkCreateTriggers415JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkCreateTriggers429JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkCreateTriggers500JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkCreateTriggers503JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkCreateTriggers504JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkCreateTriggersdefaultJSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BulkDeleteUnitsRequestObject struct {
 	Params BulkDeleteUnitsParams
 }
@@ -49842,6 +53383,24 @@ type StrictServerInterface interface {
 	// UpdateTarget Replace the Target's settable fields; Version is required. Changing ToolchainType is refused while Units use the Target.
 	// (PUT /space/{space_id}/target/{target_id})
 	UpdateTarget(ctx context.Context, request UpdateTargetRequestObject) (UpdateTargetResponseObject, error)
+	// ListTriggers List the Triggers of the Space.
+	// (GET /space/{space_id}/trigger)
+	ListTriggers(ctx context.Context, request ListTriggersRequestObject) (ListTriggersResponseObject, error)
+	// CreateTrigger Create a Trigger. Slug is unique in the Space (409 AlreadyExists); the function and its Arguments are checked.
+	// (POST /space/{space_id}/trigger)
+	CreateTrigger(ctx context.Context, request CreateTriggerRequestObject) (CreateTriggerResponseObject, error)
+	// DeleteTrigger Delete the Trigger. 409 while it has DeleteGates.
+	// (DELETE /space/{space_id}/trigger/{trigger_id})
+	DeleteTrigger(ctx context.Context, request DeleteTriggerRequestObject) (DeleteTriggerResponseObject, error)
+	// GetTrigger Get a Trigger.
+	// (GET /space/{space_id}/trigger/{trigger_id})
+	GetTrigger(ctx context.Context, request GetTriggerRequestObject) (GetTriggerResponseObject, error)
+	// PatchTrigger Change a Trigger by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/trigger/{trigger_id})
+	PatchTrigger(ctx context.Context, request PatchTriggerRequestObject) (PatchTriggerResponseObject, error)
+	// UpdateTrigger Replace a Trigger's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/trigger/{trigger_id})
+	UpdateTrigger(ctx context.Context, request UpdateTriggerRequestObject) (UpdateTriggerResponseObject, error)
 	// ListUnits List the Units of a Space.
 	// (GET /space/{space_id}/unit)
 	ListUnits(ctx context.Context, request ListUnitsRequestObject) (ListUnitsResponseObject, error)
@@ -49938,6 +53497,18 @@ type StrictServerInterface interface {
 	// BulkPatchTargets Apply one merge patch to every Target the selection (where, filter, contains) picks; 200, 207 or the shared error.
 	// (PATCH /target)
 	BulkPatchTargets(ctx context.Context, request BulkPatchTargetsRequestObject) (BulkPatchTargetsResponseObject, error)
+	// BulkDeleteTriggers Delete every Trigger the selection picks; 200, 207 or the shared error.
+	// (DELETE /trigger)
+	BulkDeleteTriggers(ctx context.Context, request BulkDeleteTriggersRequestObject) (BulkDeleteTriggersResponseObject, error)
+	// ListAllTriggers List the Triggers of every Space of the caller's organization.
+	// (GET /trigger)
+	ListAllTriggers(ctx context.Context, request ListAllTriggersRequestObject) (ListAllTriggersResponseObject, error)
+	// BulkPatchTriggers Apply one merge patch to every Trigger the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /trigger)
+	BulkPatchTriggers(ctx context.Context, request BulkPatchTriggersRequestObject) (BulkPatchTriggersResponseObject, error)
+	// BulkCreateTriggers Clone the Triggers the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /trigger)
+	BulkCreateTriggers(ctx context.Context, request BulkCreateTriggersRequestObject) (BulkCreateTriggersResponseObject, error)
 	// BulkDeleteUnits Delete every Unit the selection picks; 200, 207 or the shared error.
 	// (DELETE /unit)
 	BulkDeleteUnits(ctx context.Context, request BulkDeleteUnitsRequestObject) (BulkDeleteUnitsResponseObject, error)
@@ -53841,6 +57412,262 @@ func (sh *strictHandler) UpdateTarget(ctx echo.Context, spaceId SpaceID, targetI
 	return nil
 }
 
+// ListTriggers operation middleware
+func (sh *strictHandler) ListTriggers(ctx echo.Context, spaceId SpaceID, params ListTriggersParams) error {
+	var request ListTriggersRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTriggers(ctx.Request().Context(), request.(ListTriggersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTriggers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTriggersResponseObject); ok {
+		return validResponse.VisitListTriggersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTrigger operation middleware
+func (sh *strictHandler) CreateTrigger(ctx echo.Context, spaceId SpaceID, params CreateTriggerParams) error {
+	var request CreateTriggerRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	var body CreateTriggerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTrigger(ctx.Request().Context(), request.(CreateTriggerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTrigger")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTriggerResponseObject); ok {
+		return validResponse.VisitCreateTriggerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTrigger operation middleware
+func (sh *strictHandler) DeleteTrigger(ctx echo.Context, spaceId SpaceID, triggerId openapi_types.UUID, params DeleteTriggerParams) error {
+	var request DeleteTriggerRequestObject
+
+	request.SpaceId = spaceId
+	request.TriggerId = triggerId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTrigger(ctx.Request().Context(), request.(DeleteTriggerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTrigger")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTriggerResponseObject); ok {
+		return validResponse.VisitDeleteTriggerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTrigger operation middleware
+func (sh *strictHandler) GetTrigger(ctx echo.Context, spaceId SpaceID, triggerId openapi_types.UUID, params GetTriggerParams) error {
+	var request GetTriggerRequestObject
+
+	request.SpaceId = spaceId
+	request.TriggerId = triggerId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTrigger(ctx.Request().Context(), request.(GetTriggerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTrigger")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTriggerResponseObject); ok {
+		return validResponse.VisitGetTriggerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PatchTrigger operation middleware
+func (sh *strictHandler) PatchTrigger(ctx echo.Context, spaceId SpaceID, triggerId openapi_types.UUID, params PatchTriggerParams) error {
+	var request PatchTriggerRequestObject
+
+	request.SpaceId = spaceId
+	request.TriggerId = triggerId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PatchTriggerJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body PatchTriggerApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PatchTrigger(ctx.Request().Context(), request.(PatchTriggerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PatchTrigger")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PatchTriggerResponseObject); ok {
+		return validResponse.VisitPatchTriggerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateTrigger operation middleware
+func (sh *strictHandler) UpdateTrigger(ctx echo.Context, spaceId SpaceID, triggerId openapi_types.UUID, params UpdateTriggerParams) error {
+	var request UpdateTriggerRequestObject
+
+	request.SpaceId = spaceId
+	request.TriggerId = triggerId
+	request.Params = params
+
+	var body UpdateTriggerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateTrigger(ctx.Request().Context(), request.(UpdateTriggerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateTrigger")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateTriggerResponseObject); ok {
+		return validResponse.VisitUpdateTriggerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListUnits operation middleware
 func (sh *strictHandler) ListUnits(ctx echo.Context, spaceId SpaceID, params ListUnitsParams) error {
 	var request ListUnitsRequestObject
@@ -54946,6 +58773,206 @@ func (sh *strictHandler) BulkPatchTargets(ctx echo.Context, params BulkPatchTarg
 		return err
 	} else if validResponse, ok := response.(BulkPatchTargetsResponseObject); ok {
 		return validResponse.VisitBulkPatchTargetsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkDeleteTriggers operation middleware
+func (sh *strictHandler) BulkDeleteTriggers(ctx echo.Context, params BulkDeleteTriggersParams) error {
+	var request BulkDeleteTriggersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkDeleteTriggers(ctx.Request().Context(), request.(BulkDeleteTriggersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkDeleteTriggers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkDeleteTriggersResponseObject); ok {
+		return validResponse.VisitBulkDeleteTriggersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllTriggers operation middleware
+func (sh *strictHandler) ListAllTriggers(ctx echo.Context, params ListAllTriggersParams) error {
+	var request ListAllTriggersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllTriggers(ctx.Request().Context(), request.(ListAllTriggersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllTriggers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllTriggersResponseObject); ok {
+		return validResponse.VisitListAllTriggersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkPatchTriggers operation middleware
+func (sh *strictHandler) BulkPatchTriggers(ctx echo.Context, params BulkPatchTriggersParams) error {
+	var request BulkPatchTriggersRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkPatchTriggersJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkPatchTriggersApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkPatchTriggers(ctx.Request().Context(), request.(BulkPatchTriggersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkPatchTriggers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkPatchTriggersResponseObject); ok {
+		return validResponse.VisitBulkPatchTriggersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkCreateTriggers operation middleware
+func (sh *strictHandler) BulkCreateTriggers(ctx echo.Context, params BulkCreateTriggersParams) error {
+	var request BulkCreateTriggersRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkCreateTriggersJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkCreateTriggersApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkCreateTriggers(ctx.Request().Context(), request.(BulkCreateTriggersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkCreateTriggers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkCreateTriggersResponseObject); ok {
+		return validResponse.VisitBulkCreateTriggersResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/target"
+	"github.com/hubd/hubd/internal/trigger"
 	"github.com/hubd/hubd/internal/unit"
 	"github.com/hubd/hubd/internal/view"
 )
@@ -51,17 +52,18 @@ type Config struct {
 
 // App is an assembled instance.
 type App struct {
-	Store   *store.Store
-	Keys    *auth.KeyRing
-	Issuer  *auth.Issuer
-	Orgs    *org.Service
-	Spaces  *space.Service
-	Units   *unit.Service
-	Targets *target.Service
-	Tags    *tag.Service
-	Filters *filter.Service
-	Views   *view.Service
-	Groups  *group.Service
+	Store    *store.Store
+	Keys     *auth.KeyRing
+	Issuer   *auth.Issuer
+	Orgs     *org.Service
+	Spaces   *space.Service
+	Units    *unit.Service
+	Targets  *target.Service
+	Tags     *tag.Service
+	Filters  *filter.Service
+	Triggers *trigger.Service
+	Views    *view.Service
+	Groups   *group.Service
 	// ServiceAccounts and SignIn: non-person identities and key-based sign-in.
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service
@@ -113,6 +115,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Targets:         target.NewService(kit),
 		Tags:            tag.NewService(kit),
 		Filters:         filter.NewService(kit),
+		Triggers:        trigger.NewService(kit),
 		Views:           view.NewService(kit),
 		Groups:          group.NewService(kit),
 		ServiceAccounts: serviceaccount.NewService(kit),
@@ -135,6 +138,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
 	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn, deps.Channels = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn, a.Channels
 	deps.BridgeWorkers, deps.Groups, deps.Notifier, deps.Filters, deps.Views = a.BridgeWorkers, a.Groups, a.Notifier, a.Filters, a.Views
+	deps.Triggers = a.Triggers
 	return httpapi.New(cfg.HTTP, deps)
 }
 

@@ -126,6 +126,16 @@ func newEveryFamily(t *testing.T) *everyFamily {
 		"Columns": []map[string]any{{"Name": "Slug", "ColumnSource": map[string]any{"MetadataAttribute": "Slug"}}}}).Expect(http.StatusOK).JSON(&webView)
 	c.Post(sp+"/view", map[string]any{"Slug": "spaces", "Of": "Space", "GroupBy": "Slug"}).Expect(http.StatusOK)
 
+	// Triggers: one validating Kubernetes data, one (disabled) mutating Env data.
+	var byLabel api.Filter
+	c.Post(sp+"/filter", map[string]any{"Slug": "labelled-units", "From": "Unit", "Where": "Labels.tier = 'x'"}).Expect(http.StatusOK).JSON(&byLabel)
+	var check api.Trigger
+	c.Post(sp+"/trigger", map[string]any{"Slug": "replicas-set", "Event": "Mutation", "ToolchainType": configdata.KubernetesYAML,
+		"FunctionName": "path-exists", "Arguments": []any{map[string]any{"Value": "spec.replicas"}}, "WhereUnit": "Slug = 'web'",
+		"UnitFilterID": byLabel.FilterID, "Labels": map[string]string{"kind": "check"}}).Expect(http.StatusOK).JSON(&check)
+	c.Post(sp+"/trigger", map[string]any{"Slug": "stamp", "Event": "PostClone", "ToolchainType": configdata.AppConfigEnv, "Disabled": true,
+		"FunctionName": "set-value", "Arguments": []any{map[string]any{"Value": "B"}, map[string]any{"Value": "1"}}}).Expect(http.StatusOK)
+
 	// Groups, one with both members.
 	var team api.Group
 	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
@@ -141,16 +151,18 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(),
 			"group_id": team.GroupID.String(), "filter_id": webFilter.FilterID.String(),
 			"view_id":          webView.ViewID.String(),
+			"trigger_id":       check.TriggerID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 		},
 		writes: map[string]selectionWrite{
-			"BulkCreateUnits":   {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkMoveUnits":     {body: map[string]any{"ToSpaceID": staging.SpaceID}},
-			"BulkTagUnits":      {body: map[string]any{"TagID": release.TagID}},
-			"BulkCreateFilters": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkCreateViews":   {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkMoveFilters":   {body: map[string]any{"ToSpaceID": staging.SpaceID}},
-			"BulkMoveViews":     {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkCreateUnits":    {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveUnits":      {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkTagUnits":       {body: map[string]any{"TagID": release.TagID}},
+			"BulkCreateFilters":  {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateViews":    {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateTriggers": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveFilters":    {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkMoveViews":      {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 			// list-paths reads every ToolchainType.
 			"InvokeFunctions":      {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},
 			"InvokeFunctionsOnOrg": {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},

@@ -64,6 +64,9 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	var vw api.View
 	admin.Post(base+"/view", map[string]any{"Slug": "web", "Of": "Unit", "Columns": []map[string]any{{"Name": "Slug", "ColumnSource": map[string]any{"MetadataAttribute": "Slug"}}}}).
 		Expect(http.StatusOK).JSON(&vw)
+	var trig api.Trigger
+	admin.Post(base+"/trigger", map[string]any{"Slug": "check", "Event": "Mutation", "ToolchainType": "AppConfig/Env", "FunctionName": "is-valid"}).
+		Expect(http.StatusOK).JSON(&trig)
 	var ch api.Channel
 	admin.Post(base+"/channel", map[string]any{"Slug": "bot", "Commands": map[string]any{"deploy": map[string]any{"Description": "Deploy"}}}).
 		Expect(http.StatusOK).JSON(&ch)
@@ -87,6 +90,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(), "bridge_worker_id": w.BridgeWorkerID.String(),
 		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
+		"trigger_id": trig.TriggerID.String(),
 	}
 	return f
 }
@@ -225,19 +229,26 @@ var roleRequests = map[string]roleRequest{
 	"UpdateViewFromDocument":   {body: documentEdit},
 	"UpdateFilterFromDocument": {body: documentEdit},
 	"UpdateView":               {body: readBack("View")},
-	"PatchView":                {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateTag":                {body: jsonBody(map[string]any{"Slug": "new-tag"})},
-	"UpdateTag":                {body: readBack("Tag")},
-	"PatchTag":                 {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateTarget":             {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
-	"UpdateTarget":             {body: readBack("Target")},
-	"PatchTarget":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateUnit":               {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
-	"UpdateUnit":               {body: readBack("Unit")},
-	"PatchUnit":                {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"UploadUnitData":           {body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},
-	"SetUnitGuard":             {body: jsonBody(map[string]any{"ResourceGuards": []any{map[string]any{"Set": map[string]any{"A": map[string]string{"owner": "sre"}}}}})},
-	"SetUnitProtection":        {body: jsonBody(map[string]any{"ResourceProtection": []any{map[string]any{"Protected": map[string]bool{"A": true}}}})},
+	"CreateTrigger":            {body: jsonBody(map[string]any{"Slug": "new-trigger", "Event": "Mutation", "ToolchainType": "AppConfig/Env", "FunctionName": "is-valid"})},
+	"UpdateTrigger":            {body: readBack("Trigger")},
+	"PatchTrigger":             {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"BulkPatchTriggers":        {query: sel("Slug = 'check'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteTriggers":       {query: sel("Slug = 'check'")},
+	"BulkCreateTriggers": {query: url.Values{"where": {"Slug = 'check'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
+		guestSelectsNothing: api.ErrorTypeValidation},
+	"PatchView":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTag":         {body: jsonBody(map[string]any{"Slug": "new-tag"})},
+	"UpdateTag":         {body: readBack("Tag")},
+	"PatchTag":          {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTarget":      {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
+	"UpdateTarget":      {body: readBack("Target")},
+	"PatchTarget":       {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateUnit":        {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
+	"UpdateUnit":        {body: readBack("Unit")},
+	"PatchUnit":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"UploadUnitData":    {body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},
+	"SetUnitGuard":      {body: jsonBody(map[string]any{"ResourceGuards": []any{map[string]any{"Set": map[string]any{"A": map[string]string{"owner": "sre"}}}}})},
+	"SetUnitProtection": {body: jsonBody(map[string]any{"ResourceProtection": []any{map[string]any{"Protected": map[string]bool{"A": true}}}})},
 }
 
 func newKey(f *roleFixture, _ string) any { return map[string]any{"PublicJWK": newSigner(f.t).jwk} }

@@ -29,6 +29,7 @@ import (
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/target"
+	"github.com/hubd/hubd/internal/trigger"
 	"github.com/hubd/hubd/internal/unit"
 	"github.com/hubd/hubd/internal/view"
 )
@@ -58,16 +59,17 @@ type Config struct {
 
 // Deps are the services the handlers call.
 type Deps struct {
-	Store   *store.Store
-	Issuer  *auth.Issuer
-	Orgs    *org.Service
-	Spaces  *space.Service
-	Units   *unit.Service
-	Targets *target.Service
-	Tags    *tag.Service
-	Filters *filter.Service
-	Views   *view.Service
-	Groups  *group.Service
+	Store    *store.Store
+	Issuer   *auth.Issuer
+	Orgs     *org.Service
+	Spaces   *space.Service
+	Units    *unit.Service
+	Targets  *target.Service
+	Tags     *tag.Service
+	Filters  *filter.Service
+	Triggers *trigger.Service
+	Views    *view.Service
+	Groups   *group.Service
 	// ServiceAccounts and SignIn serve the accounts, their keys and the token endpoint.
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service

@@ -6,6 +6,8 @@ import "net/http"
 
 func (r bulkResponse) VisitBulkCreateFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r bulkResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r bulkResponse) VisitBulkCreateUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkCreateViewsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -21,6 +23,8 @@ func (r bulkResponse) VisitBulkDeleteServiceAccountsResponse(w http.ResponseWrit
 func (r bulkResponse) VisitBulkDeleteSpacesResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkDeleteTargetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteTriggersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkDeleteUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -43,6 +47,8 @@ func (r bulkResponse) VisitBulkPatchServiceAccountsResponse(w http.ResponseWrite
 func (r bulkResponse) VisitBulkPatchSpacesResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkPatchTargetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkPatchUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -84,6 +90,8 @@ func (r itemResponse) VisitGetTagResponse(w http.ResponseWriter) error { return 
 
 func (r itemResponse) VisitGetTargetResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r itemResponse) VisitGetTriggerResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetUnitResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -105,6 +113,8 @@ func (r pageResponse) VisitListAllRevisionsResponse(w http.ResponseWriter) error
 func (r pageResponse) VisitListAllTagsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllTargetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -143,6 +153,8 @@ func (r pageResponse) VisitListSpacesResponse(w http.ResponseWriter) error { ret
 func (r pageResponse) VisitListTagsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListTargetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListTriggersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 

@@ -12,14 +12,8 @@ import (
 // never when it is used. A problem is 400 Validation naming field (e.g. "Where") and, for expressions, the
 // position. Only lists of entities with a DataColumn (Units) take WhereData and ResourceType.
 func CheckDefinition(e *Entity, where, whereData, resourceType, includeHidden string) error {
-	if where != "" {
-		expr, err := Parse(where)
-		if err == nil {
-			_, err = compileWhere(e, expr, &binder{})
-		}
-		if err != nil {
-			return definitionError("Where", err)
-		}
+	if err := CheckWhere(e, "Where", where); err != nil {
+		return err
 	}
 	if e.DataColumn == "" && (whereData != "" || resourceType != "") {
 		return apierr.Validation(fmt.Sprintf("%s lists take no where_data or resource_type: WhereData and ResourceType must be empty", e.Name),
@@ -30,6 +24,22 @@ func CheckDefinition(e *Entity, where, whereData, resourceType, includeHidden st
 	}
 	if _, err := parseHidden(includeHidden); err != nil {
 		return definitionError("IncludeHidden", err)
+	}
+	return nil
+}
+
+// CheckWhere validates a stored where expression over e's attributes as a list would use it (400
+// Validation naming field).
+func CheckWhere(e *Entity, field, where string) error {
+	if where == "" {
+		return nil
+	}
+	expr, err := Parse(where)
+	if err == nil {
+		_, err = compileWhere(e, expr, &binder{})
+	}
+	if err != nil {
+		return definitionError(field, err)
 	}
 	return nil
 }

@@ -1,0 +1,315 @@
+// Package trigger holds the rules of Triggers: function calls kept in a Space that run on every change
+// of its matching Units (Event Mutation) or on a clone's first Revision (PostClone). A validating
+// Trigger's failure is a finding on the Revision and a gate on the Unit (ValidationErrors, ApplyGates;
+// with Warn, ValidationWarnings and ApplyWarnings); a mutating Trigger's change is a Mutation of the
+// Revision. The data write runs them (package unit); this package keeps them valid when written.
+package trigger
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/filter"
+	"github.com/hubd/hubd/internal/function"
+	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/space"
+	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/unit"
+)
+
+// EntityType is the Trigger's type name.
+const EntityType = "Trigger"
+
+// Trigger is a stored Trigger.
+type Trigger struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	SpaceID        uuid.UUID
+	Hash           string
+	// Validating is the function's: a validating Trigger records findings, any other changes data.
+	Validating   bool
+	HiddenReason string
+	Version      int64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	Fields
+}
+
+// Fields are what a write sets.
+type Fields struct {
+	Slug            string                 `json:"Slug"`
+	DisplayName     string                 `json:"DisplayName"`
+	Description     string                 `json:"Description"`
+	Event           string                 `json:"Event"`
+	ToolchainType   string                 `json:"ToolchainType"`
+	FunctionName    string                 `json:"FunctionName"`
+	Arguments       []function.Argument    `json:"Arguments"`
+	WhereResource   string                 `json:"WhereResource"`
+	Guards          map[string]string      `json:"Guards"`
+	Clearance       []function.Requirement `json:"Clearance"`
+	Protect         bool                   `json:"Protect"`
+	Params          map[string]any         `json:"Params"`
+	OtherDataSource string                 `json:"OtherDataSource"`
+	FailOpenAfter   *int32                 `json:"FailOpenAfter"`
+	WhereUnit       string                 `json:"WhereUnit"`
+	UnitFilterID    *uuid.UUID             `json:"UnitFilterID"`
+	// InvocationID and BridgeWorkerID name what would run the Trigger instead of the builtin function:
+	// neither is served yet, so a write must leave them null.
+	InvocationID   *uuid.UUID `json:"InvocationID"`
+	BridgeWorkerID *uuid.UUID `json:"BridgeWorkerID"`
+	Warn           bool       `json:"Warn"`
+	Disabled       bool       `json:"Disabled"`
+	entity.Meta
+}
+
+// authzTarget: Triggers carry no Permissions of their own; the role and the grants of their Space decide.
+func (t Trigger) authzTarget() authz.Target {
+	return authz.Target{EntityType: EntityType, ID: t.ID.String(), SpaceID: t.SpaceID}
+}
+
+// normalize puts the fields in their stored form and checks them on their own: the function exists for
+// the ToolchainType, changes or validates data, and takes the Arguments; WhereUnit is a valid where over
+// Units.
+func normalize(f Fields) (Fields, error) {
+	f.Meta = f.Meta.Normalized()
+	if f.Arguments == nil {
+		f.Arguments = []function.Argument{}
+	}
+	if f.Guards == nil {
+		f.Guards = map[string]string{}
+	}
+	if f.Clearance == nil {
+		f.Clearance = []function.Requirement{}
+	}
+	if f.Params == nil {
+		f.Params = map[string]any{}
+	}
+	if err := entity.ValidateSlug(f.Slug); err != nil {
+		return f, err
+	}
+	if err := f.Meta.Validate(); err != nil {
+		return f, err
+	}
+	switch f.Event {
+	case unit.TriggerEventMutation, unit.TriggerEventPostClone:
+	default:
+		return f, apierr.Validation(fmt.Sprintf("Event %q is not Mutation or PostClone", f.Event), apierr.Item{Item: "Event", Description: "unknown event"})
+	}
+	if !configdata.Valid(f.ToolchainType) {
+		return f, apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", f.ToolchainType, configdata.ToolchainTypes),
+			apierr.Item{Item: "ToolchainType", Description: "unknown ToolchainType"})
+	}
+	c, err := function.Bind(f.ToolchainType, function.Invocation{FunctionName: f.FunctionName, Arguments: f.Arguments,
+		WhereResource: f.WhereResource, Guards: f.Guards, Clearance: f.Clearance}, "")
+	if err != nil {
+		return f, err
+	}
+	if !c.Function.Mutating && !c.Function.Validating {
+		return f, apierr.Validation(fmt.Sprintf("FunctionName: %s only reads data; a Trigger's function changes or validates it", f.FunctionName),
+			apierr.Item{Item: "FunctionName", Description: "neither mutating nor validating"})
+	}
+	if f.FailOpenAfter != nil && *f.FailOpenAfter < 0 {
+		return f, apierr.Validation("FailOpenAfter must be 0 or more (seconds)", apierr.Item{Item: "FailOpenAfter", Description: "negative"})
+	}
+	if f.OtherDataSource != "" {
+		return f, apierr.Validation("OtherDataSource: no builtin function takes other data; leave it empty",
+			apierr.Item{Item: "OtherDataSource", Description: "not supported"})
+	}
+	for field, id := range map[string]*uuid.UUID{"InvocationID": f.InvocationID, "BridgeWorkerID": f.BridgeWorkerID} {
+		if id != nil {
+			return f, apierr.Validation(field+": Triggers run builtin functions only; leave it null and name the function in FunctionName",
+				apierr.Item{Item: field, Description: "not supported"})
+		}
+	}
+	if err := listquery.CheckWhere(unit.ListEntity, "WhereUnit", f.WhereUnit); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// check requires a UnitFilterID the write sets to name a Filter of Units, visible to the caller, that
+// selects by Unit attributes only (a Trigger selects a Unit as its write begins, before its new data).
+func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, _ *Trigger, f Fields) (Fields, error) {
+	if f.UnitFilterID == nil {
+		return f, nil
+	}
+	found, err := filter.Family.Visible(ctx, tx.Q, sc, []uuid.UUID{*f.UnitFilterID})
+	if err != nil {
+		return f, err
+	}
+	flt, ok := found[*f.UnitFilterID]
+	if !ok {
+		return f, apierr.NoSuchReference(filter.EntityType, "of your organization", "UnitFilterID")
+	}
+	if flt.From != unit.EntityType {
+		return f, apierr.Validation(fmt.Sprintf("UnitFilterID: Filter %s selects %s, not Units", flt.ID, flt.From),
+			apierr.Item{Item: "UnitFilterID", Description: "a Filter of " + flt.From})
+	}
+	if flt.WhereData != "" || flt.ResourceType != "" {
+		return f, apierr.Validation("UnitFilterID: a Trigger's Filter selects Units by their attributes; its WhereData and ResourceType must be empty",
+			apierr.Item{Item: "UnitFilterID", Description: "selects by data"})
+	}
+	return f, nil
+}
+
+// definitionHash is the lowercase hex SHA-256 of what a Trigger does (Event, ToolchainType, the call,
+// its selection, Warn and Disabled), stored as Hash.
+func definitionHash(f Fields) string {
+	def, _ := json.Marshal([]any{f.Event, f.ToolchainType, f.FunctionName, f.Arguments, f.WhereResource, f.Guards, f.Clearance,
+		f.Protect, f.Params, f.WhereUnit, f.UnitFilterID, f.Warn, f.Disabled})
+	sum := sha256.Sum256(def)
+	return hex.EncodeToString(sum[:])
+}
+
+func validating(f Fields) bool {
+	fn, ok := function.Lookup(f.ToolchainType, f.FunctionName)
+	return ok && fn.Validating
+}
+
+func fromRow(r *db.Trigger) (Trigger, error) {
+	t := Trigger{ID: r.TriggerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, Hash: r.Hash, Validating: r.Validating,
+		HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, Description: r.Description, Event: r.Event, ToolchainType: r.ToolchainType,
+			FunctionName: r.FunctionName, WhereResource: r.WhereResource, Protect: r.Protect, OtherDataSource: r.OtherDataSource,
+			FailOpenAfter: r.FailOpenAfter, WhereUnit: r.WhereUnit, UnitFilterID: r.UnitFilterID, Warn: r.Warn, Disabled: r.Disabled}}
+	var err error
+	if t.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
+		return t, err
+	}
+	for _, d := range []struct {
+		raw []byte
+		to  any
+	}{{r.Arguments, &t.Arguments}, {r.Guards, &t.Guards}, {r.Clearance, &t.Clearance}, {r.Params, &t.Params}} {
+		if err := json.Unmarshal(d.raw, d.to); err != nil {
+			return t, err
+		}
+	}
+	return t, nil
+}
+
+// ListEntity is how Triggers are listed (indexes: migration 000024).
+var ListEntity = listquery.Define(&listquery.Entity{
+	Name: EntityType, From: "trigger", Columns: "trigger.*", ID: "TriggerID", Org: "trigger.organization_id", Slug: "Slug",
+	Contains: "trigger.search_text", HiddenReason: "trigger.hidden_reason",
+	Visibility:    &listquery.Visibility{Space: "trigger.space_id"},
+	ContainsAttrs: []string{"Slug", "DisplayName", "Description", "FunctionName", "Labels", "Annotations"},
+	Attributes: []listquery.Attribute{
+		{Name: "TriggerID", Type: listquery.UUID, SQL: "trigger.trigger_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "SpaceID", Type: listquery.UUID, SQL: "trigger.space_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "OrganizationID", Type: listquery.UUID, SQL: "trigger.organization_id", Filterable: true, Orderable: true, Always: true},
+		{Name: "Slug", Type: listquery.String, SQL: "trigger.slug", Filterable: true, Orderable: true, Always: true},
+		{Name: "DisplayName", Type: listquery.String, SQL: "trigger.display_name", Filterable: true, Orderable: true},
+		{Name: "Description", Type: listquery.String, SQL: "trigger.description", Filterable: true},
+		{Name: "Event", Type: listquery.String, SQL: "trigger.event", Filterable: true, Orderable: true},
+		{Name: "ToolchainType", Type: listquery.String, SQL: "trigger.toolchain_type", Filterable: true, Orderable: true},
+		{Name: "FunctionName", Type: listquery.String, SQL: "trigger.function_name", Filterable: true, Orderable: true},
+		{Name: "WhereResource", Type: listquery.String, SQL: "trigger.where_resource", Filterable: true},
+		{Name: "WhereUnit", Type: listquery.String, SQL: "trigger.where_unit", Filterable: true},
+		{Name: "OtherDataSource", Type: listquery.String, SQL: "trigger.other_data_source", Filterable: true},
+		{Name: "Validating", Type: listquery.Bool, SQL: "trigger.validating", Filterable: true},
+		{Name: "Warn", Type: listquery.Bool, SQL: "trigger.warn", Filterable: true},
+		{Name: "Disabled", Type: listquery.Bool, SQL: "trigger.disabled", Filterable: true},
+		{Name: "Protect", Type: listquery.Bool, SQL: "trigger.protect", Filterable: true},
+		{Name: "Hash", Type: listquery.String, SQL: "trigger.hash", Filterable: true, Orderable: true},
+		listquery.NullableUUID("UnitFilterID", "trigger.unit_filter_id"),
+		{Name: "Labels", Type: listquery.StringMap, SQL: "trigger.labels", Filterable: true},
+		{Name: "Annotations", Type: listquery.StringMap, SQL: "trigger.annotations", Filterable: true},
+		{Name: "Guards", Type: listquery.StringMap, SQL: "trigger.guards", Filterable: true},
+		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "trigger.delete_gates", Filterable: true},
+		{Name: "HiddenReason", Type: listquery.String, SQL: "trigger.hidden_reason", Filterable: true, Orderable: true},
+		{Name: "CreatedAt", Type: listquery.Time, SQL: "trigger.created_at", Filterable: true, Orderable: true},
+		{Name: "UpdatedAt", Type: listquery.Time, SQL: "trigger.updated_at", Filterable: true, Orderable: true},
+		{Name: "Arguments", Type: listquery.Opaque}, {Name: "Clearance", Type: listquery.Opaque}, {Name: "Params", Type: listquery.Opaque},
+		{Name: "FailOpenAfter", Type: listquery.Opaque}, {Name: "InvocationID", Type: listquery.Opaque},
+		{Name: "BridgeWorkerID", Type: listquery.Opaque}, {Name: "SpaceSlug", Type: listquery.Opaque},
+		{Name: "Version", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
+	},
+	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
+		{Name: "UnitFilterID", Field: "UnitFilter", Type: filter.EntityType}},
+})
+
+func insertParams(sc authz.Scope, spaceID, id uuid.UUID, f Fields) db.TriggerInsertParams {
+	return db.TriggerInsertParams{TriggerID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug,
+		DisplayName: f.DisplayName, Description: f.Description, Labels: store.EncodeJSON(f.Labels),
+		Annotations: store.EncodeJSON(f.Annotations), DeleteGates: store.EncodeJSON(f.DeleteGates), Event: f.Event,
+		ToolchainType: f.ToolchainType, FunctionName: f.FunctionName, Arguments: store.EncodeJSON(f.Arguments),
+		WhereResource: f.WhereResource, Guards: store.EncodeJSON(f.Guards), Clearance: store.EncodeJSON(f.Clearance),
+		Protect: f.Protect, Params: store.EncodeJSON(f.Params), OtherDataSource: f.OtherDataSource, FailOpenAfter: f.FailOpenAfter,
+		WhereUnit: f.WhereUnit, UnitFilterID: f.UnitFilterID, Validating: validating(f), Warn: f.Warn, Disabled: f.Disabled,
+		Hash: definitionHash(f)}
+}
+
+// Family declares Triggers to the entity kit: a Trigger lives in a Space and carries no Permissions (the
+// role and the Space's grants decide). A Trigger deleted or disabled takes its findings off the Units of
+// its Space, so it holds none of them back; the others keep their findings until their next change.
+var Family = &entity.Family[db.Trigger, Trigger, Fields]{
+	Type: EntityType, Event: "trigger", Listing: ListEntity, Parent: space.Of, SpaceColumn: "trigger.space_id",
+	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Trigger, error) {
+		if lock {
+			return q.TriggerGetByIDForUpdate(ctx, db.TriggerGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TriggerID: id})
+		}
+		return q.TriggerGetByID(ctx, db.TriggerGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TriggerID: id})
+	},
+	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Trigger, error) {
+		return q.TriggerGetBySlug(ctx, db.TriggerGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
+	},
+	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Trigger, error) {
+		return q.TriggerListByIDs(ctx, db.TriggerListByIDsParams{OrganizationID: sc.OrganizationID, TriggerIds: ids})
+	},
+	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Trigger, error) {
+		return q.TriggerInsert(ctx, insertParams(sc, spaceID, id, f))
+	},
+	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Trigger, f Fields) (*db.Trigger, error) {
+		p := insertParams(sc, cur.SpaceID, cur.ID, f)
+		return q.TriggerUpdate(ctx, db.TriggerUpdateParams{OrganizationID: p.OrganizationID, TriggerID: p.TriggerID, Version: cur.Version,
+			Slug: p.Slug, DisplayName: p.DisplayName, Description: p.Description, Labels: p.Labels, Annotations: p.Annotations,
+			DeleteGates: p.DeleteGates, Event: p.Event, ToolchainType: p.ToolchainType, FunctionName: p.FunctionName,
+			Arguments: p.Arguments, WhereResource: p.WhereResource, Guards: p.Guards, Clearance: p.Clearance, Protect: p.Protect,
+			Params: p.Params, OtherDataSource: p.OtherDataSource, FailOpenAfter: p.FailOpenAfter, WhereUnit: p.WhereUnit,
+			UnitFilterID: p.UnitFilterID, Validating: p.Validating, Warn: p.Warn, Disabled: p.Disabled, Hash: p.Hash})
+	},
+	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Trigger) (int64, error) {
+		return q.TriggerDelete(ctx, db.TriggerDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, TriggerID: cur.ID})
+	},
+	FromRow: fromRow,
+	Ident: func(t Trigger) entity.Ident {
+		return entity.Ident{ID: t.ID, SpaceID: t.SpaceID, Slug: t.Slug, Version: t.Version, DeleteGates: t.DeleteGates}
+	},
+	Fields:    func(t Trigger) Fields { return t.Fields },
+	Slug:      func(f Fields) string { return f.Slug },
+	Target:    Trigger.authzTarget,
+	Normalize: normalize,
+	Check:     check,
+	AfterWrite: func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *Trigger, after Trigger) (Trigger, error) {
+		if after.Disabled && (before == nil || !before.Disabled) {
+			return after, forgetFindings(ctx, tx, sc, after)
+		}
+		return after, nil
+	},
+	BeforeDelete: func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur Trigger) error {
+		return forgetFindings(ctx, tx, sc, cur)
+	},
+}
+
+func forgetFindings(ctx context.Context, tx *store.Tx, sc authz.Scope, t Trigger) error {
+	return tx.Q.TriggerForgetFindings(ctx, db.TriggerForgetFindingsParams{OrganizationID: sc.OrganizationID, SpaceID: t.SpaceID, TriggerID: t.ID.String()})
+}
+
+// Service carries out Trigger operations (the kit's).
+type Service = entity.Service[db.Trigger, Trigger, Fields]
+
+// NewService serves Triggers from a store.
+func NewService(deps entity.Deps) *Service {
+	return entity.NewService(Family, deps)
+}
