@@ -2287,9 +2287,12 @@ type Space struct {
 	// Slug URL-safe identifier, unique within its scope.
 	//
 	// Example: prod
-	Slug      Slug               `json:"Slug"`
-	SpaceID   openapi_types.UUID `json:"SpaceID"`
-	UpdatedAt time.Time          `json:"UpdatedAt"`
+	Slug    Slug               `json:"Slug"`
+	SpaceID openapi_types.UUID `json:"SpaceID"`
+
+	// TriggerIDs The Triggers in force in the Space (enabled), by Slug.
+	TriggerIDs []openapi_types.UUID `json:"TriggerIDs"`
+	UpdatedAt  time.Time            `json:"UpdatedAt"`
 
 	// Version Optimistic-concurrency version; send back the value read. Required on PUT.
 	Version int64 `json:"Version"`
@@ -38294,6 +38297,25 @@ func (response CreateTrigger415JSONResponse) VisitCreateTriggerResponse(w http.R
 	return err
 }
 
+type CreateTrigger422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response CreateTrigger422JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateTrigger429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateTrigger429JSONResponse) VisitCreateTriggerResponse(w http.ResponseWriter) error {
@@ -39041,6 +39063,25 @@ func (response PatchTrigger415JSONResponse) VisitPatchTriggerResponse(w http.Res
 	return err
 }
 
+type PatchTrigger422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response PatchTrigger422JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PatchTrigger429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response PatchTrigger429JSONResponse) VisitPatchTriggerResponse(w http.ResponseWriter) error {
@@ -39313,6 +39354,25 @@ func (response UpdateTrigger415JSONResponse) VisitUpdateTriggerResponse(w http.R
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTrigger422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response UpdateTrigger422JSONResponse) VisitUpdateTriggerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -47662,6 +47722,25 @@ func (response BulkPatchTriggers415JSONResponse) VisitBulkPatchTriggersResponse(
 	return err
 }
 
+type BulkPatchTriggers422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkPatchTriggers422JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BulkPatchTriggers429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response BulkPatchTriggers429JSONResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) error {
@@ -47961,6 +48040,25 @@ func (response BulkCreateTriggers415JSONResponse) VisitBulkCreateTriggersRespons
 	}
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateTriggers422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkCreateTriggers422JSONResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -17,7 +17,7 @@ func TestValidateCatchesContractBreaks(t *testing.T) {
 	id := uuid.New()
 	good := api.ExtendedSpace{Space: api.Space{
 		SpaceID: id, OrganizationID: uuid.New(), Slug: "dev", Labels: api.Labels{}, Annotations: api.Annotations{},
-		DeleteGates: api.DeleteGates{}, Permissions: api.Permissions{}, EntityType: "Space",
+		DeleteGates: api.DeleteGates{}, Permissions: api.Permissions{}, TriggerIDs: []uuid.UUID{}, EntityType: "Space",
 		CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC(), Version: 1,
 	}}
 	goodBody, err := json.Marshal(good)

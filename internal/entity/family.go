@@ -302,16 +302,24 @@ func (f *Family[R, E, F]) Visible(ctx context.Context, q *db.Queries, sc authz.S
 	if err != nil {
 		return nil, err
 	}
+	var visible []E
 	for _, r := range rows {
 		e, err := f.FromRow(r)
 		if err != nil {
 			return nil, err
 		}
 		if sc.Allows(authz.View, f.Target(e)) {
-			out[f.Ident(e).ID] = e
+			visible = append(visible, e)
 		}
 	}
-	return out, nil
+	if len(visible) == 0 {
+		return out, nil
+	}
+	visible, err = f.enrich(ctx, q, visible...)
+	for _, e := range visible {
+		out[f.Ident(e).ID] = e
+	}
+	return out, err
 }
 
 // Create makes an entity (in a Space for Space-resident families). With AllowExists, an entity of the
@@ -583,7 +591,11 @@ func (s *Service[R, E, F]) remove(ctx context.Context, sc authz.Scope, tx *store
 // BulkPatch applies one merge patch to every entity the selection picks, each in its own savepoint.
 func (s *Service[R, E, F]) BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]BulkItem[E], error) {
 	return RunBulk(ctx, s.Store, s.Type, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref Ref) (E, error) {
-		return s.update(ctx, sc, tx, ref.SpaceID, ref.ID.String(), s.mergePatch(patch), true)
+		e, err := s.update(ctx, sc, tx, ref.SpaceID, ref.ID.String(), s.mergePatch(patch), true)
+		if err != nil {
+			return e, err
+		}
+		return s.enrichOne(ctx, tx.Q, e)
 	})
 }
 

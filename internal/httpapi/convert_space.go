@@ -11,7 +11,7 @@ func spaceToAPI(s space.Space) api.Space {
 		SpaceID: s.ID, OrganizationID: s.OrganizationID, Slug: s.Slug, DisplayName: s.DisplayName,
 		Labels: s.Labels, Annotations: s.Annotations, DeleteGates: s.DeleteGates,
 		Permissions: permissionsToAPI(s.Permissions), ComponentID: s.ComponentID,
-		HiddenReason: s.HiddenReason, EntityType: space.EntityType,
+		TriggerIDs: s.TriggerIDs, HiddenReason: s.HiddenReason, EntityType: space.EntityType,
 		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(), Version: s.Version,
 	}
 }

@@ -25,9 +25,11 @@ type Space struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID
 	HiddenReason   string
-	Version        int64
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// TriggerIDs are the Triggers in force in the Space (enabled), by Slug: read with the Space.
+	TriggerIDs []uuid.UUID
+	Version    int64
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 	Fields
 }
 
@@ -81,6 +83,7 @@ func fromRow(r *db.Space) (Space, error) {
 // CreateChildren on it) with Permissions, whose events name the Space itself as their Space.
 var Family = &entity.Family[db.Space, Space, Fields]{
 	Type: EntityType, Event: "space", Listing: ListEntity,
+	Enrich: withTriggers,
 	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, _, id uuid.UUID, lock bool) (*db.Space, error) {
 		// Writers lock the row, so concurrent writes of one Space happen one after the other.
 		if lock {
@@ -159,4 +162,30 @@ func checkComponent(f Fields) error {
 	}
 	return apierr.Validation(fmt.Sprintf("Component %s does not exist in your organization", f.ComponentID),
 		apierr.Item{Item: "ComponentID", Description: "no such Component"})
+}
+
+// withTriggers reads the TriggerIDs of Spaces in one query.
+func withTriggers(ctx context.Context, q *db.Queries, spaces []Space) error {
+	if len(spaces) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(spaces))
+	for i, s := range spaces {
+		ids[i] = s.ID
+	}
+	rows, err := q.TriggerIDsBySpace(ctx, db.TriggerIDsBySpaceParams{OrganizationID: spaces[0].OrganizationID, SpaceIds: ids})
+	if err != nil {
+		return err
+	}
+	by := make(map[uuid.UUID][]uuid.UUID, len(rows))
+	for _, r := range rows {
+		by[r.SpaceID] = r.TriggerIds
+	}
+	for i := range spaces {
+		spaces[i].TriggerIDs = by[spaces[i].ID]
+		if spaces[i].TriggerIDs == nil {
+			spaces[i].TriggerIDs = []uuid.UUID{}
+		}
+	}
+	return nil
 }
