@@ -302,3 +302,22 @@ func Definition(f Filter) listquery.FilterDefinition {
 	return listquery.FilterDefinition{ID: f.ID, From: f.From, Hash: f.Hash, Where: f.Where, WhereData: f.WhereData,
 		ResourceType: f.ResourceType, IncludeHidden: f.IncludeHidden}
 }
+
+// Referenced returns the Filter that field of another entity names (a View's FilterID, a Trigger's
+// UnitFilterID): a Filter of the caller's organization it may view (else 400 naming field) that selects
+// entities of type from (else 400 Validation).
+func Referenced(ctx context.Context, q *db.Queries, sc authz.Scope, id uuid.UUID, field, from string) (Filter, error) {
+	found, err := Family.Visible(ctx, q, sc, []uuid.UUID{id})
+	if err != nil {
+		return Filter{}, err
+	}
+	flt, ok := found[id]
+	if !ok {
+		return Filter{}, apierr.NoSuchReference(EntityType, "of your organization", field)
+	}
+	if flt.From != from {
+		return flt, apierr.Validation(fmt.Sprintf("%s: Filter %s selects %s, not %s", field, flt.ID, flt.From, from),
+			apierr.Item{Item: field, Description: "a Filter of " + flt.From})
+	}
+	return flt, nil
+}

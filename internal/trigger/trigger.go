@@ -144,17 +144,9 @@ func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, _ *Tr
 	if f.UnitFilterID == nil {
 		return f, nil
 	}
-	found, err := filter.Family.Visible(ctx, tx.Q, sc, []uuid.UUID{*f.UnitFilterID})
+	flt, err := filter.Referenced(ctx, tx.Q, sc, *f.UnitFilterID, "UnitFilterID", unit.EntityType)
 	if err != nil {
 		return f, err
-	}
-	flt, ok := found[*f.UnitFilterID]
-	if !ok {
-		return f, apierr.NoSuchReference(filter.EntityType, "of your organization", "UnitFilterID")
-	}
-	if flt.From != unit.EntityType {
-		return f, apierr.Validation(fmt.Sprintf("UnitFilterID: Filter %s selects %s, not Units", flt.ID, flt.From),
-			apierr.Item{Item: "UnitFilterID", Description: "a Filter of " + flt.From})
 	}
 	if flt.WhereData != "" || flt.ResourceType != "" {
 		return f, apierr.Validation("UnitFilterID: a Trigger's Filter selects Units by their attributes; its WhereData and ResourceType must be empty",

@@ -133,19 +133,8 @@ func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, _ *Vi
 	if f.FilterID == nil {
 		return f, nil
 	}
-	found, err := filter.Family.Visible(ctx, tx.Q, sc, []uuid.UUID{*f.FilterID})
-	if err != nil {
-		return f, err
-	}
-	flt, ok := found[*f.FilterID]
-	if !ok {
-		return f, apierr.NoSuchReference(filter.EntityType, "of your organization", "FilterID")
-	}
-	if flt.From != f.Of {
-		return f, apierr.Validation(fmt.Sprintf("FilterID: Filter %s selects %s, and this View is of %s", flt.ID, flt.From, f.Of),
-			apierr.Item{Item: "FilterID", Description: "a Filter of " + flt.From})
-	}
-	return f, nil
+	_, err := filter.Referenced(ctx, tx.Q, sc, *f.FilterID, "FilterID", f.Of)
+	return f, err
 }
 
 // definitionHash is the lowercase hex SHA-256 of what a View shows (Of, Columns, FilterID, GroupBy,
