@@ -62,19 +62,26 @@ func newFindings() Findings {
 // decodeFindings reads stored findings (passed is nil for a Unit).
 func decodeFindings(errors, warnings, passed, validationIDs, valueIDs json.RawMessage) (Findings, error) {
 	f := newFindings()
-	for _, d := range []struct {
-		raw json.RawMessage
-		to  any
-	}{{errors, &f.ValidationErrors}, {warnings, &f.ValidationWarnings}, {passed, &f.ValidationPassed},
-		{validationIDs, &f.ValidationTriggerIDs}, {valueIDs, &f.ValueTriggerIDs}} {
-		if len(d.raw) == 0 {
+	return f, decodeColumns(column{errors, &f.ValidationErrors}, column{warnings, &f.ValidationWarnings}, column{passed, &f.ValidationPassed},
+		column{validationIDs, &f.ValidationTriggerIDs}, column{valueIDs, &f.ValueTriggerIDs})
+}
+
+// column is a JSON column read into a field (left as it is when the column was not read).
+type column struct {
+	raw json.RawMessage
+	to  any
+}
+
+func decodeColumns(cols ...column) error {
+	for _, c := range cols {
+		if len(c.raw) == 0 {
 			continue
 		}
-		if err := json.Unmarshal(d.raw, d.to); err != nil {
-			return f, err
+		if err := json.Unmarshal(c.raw, c.to); err != nil {
+			return err
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // triggered is a data change after its Triggers ran: the data, its path model, the steps that made it
@@ -102,10 +109,11 @@ func (s *Service) runTriggers(ctx context.Context, tx *store.Tx, row *db.Unit, w
 			if t.Event != event {
 				continue
 			}
-			if ok, err := s.triggerSelects(ctx, tx, row, t); err != nil || !ok {
-				if err != nil {
-					return out, err
-				}
+			selected, err := s.triggerSelects(ctx, tx, row, t)
+			if err != nil {
+				return out, err
+			}
+			if !selected {
 				continue
 			}
 			if t.Validating {

@@ -133,15 +133,8 @@ func fromRow(r *db.Unit) (Unit, error) {
 		return u, err
 	}
 	u.ApplyGates, u.ApplyWarnings = map[string]bool{}, map[string]bool{}
-	for _, m := range []struct {
-		raw json.RawMessage
-		to  *map[string]bool
-	}{{r.ApplyGates, &u.ApplyGates}, {r.ApplyWarnings, &u.ApplyWarnings}} {
-		if len(m.raw) > 0 {
-			if err := json.Unmarshal(m.raw, m.to); err != nil {
-				return u, err
-			}
-		}
+	if err := decodeColumns(column{r.ApplyGates, &u.ApplyGates}, column{r.ApplyWarnings, &u.ApplyWarnings}); err != nil {
+		return u, err
 	}
 	u.Fields = u.Fields.normalized()
 	return u, nil
