@@ -547,6 +547,24 @@ func (e CreateGroupParamsAllowExists) Valid() bool {
 	}
 }
 
+// Defines values for BulkCreateInvocationsParamsAllowExists.
+const (
+	BulkCreateInvocationsParamsAllowExistsFalse BulkCreateInvocationsParamsAllowExists = "false"
+	BulkCreateInvocationsParamsAllowExistsTrue  BulkCreateInvocationsParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the BulkCreateInvocationsParamsAllowExists enum.
+func (e BulkCreateInvocationsParamsAllowExists) Valid() bool {
+	switch e {
+	case BulkCreateInvocationsParamsAllowExistsFalse:
+		return true
+	case BulkCreateInvocationsParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateOrganizationParamsAllowExists.
 const (
 	CreateOrganizationParamsAllowExistsFalse CreateOrganizationParamsAllowExists = "false"
@@ -736,6 +754,24 @@ const (
 func (e ListFunctionsParamsEntity) Valid() bool {
 	switch e {
 	case Worker:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateInvocationParamsAllowExists.
+const (
+	CreateInvocationParamsAllowExistsFalse CreateInvocationParamsAllowExists = "false"
+	CreateInvocationParamsAllowExistsTrue  CreateInvocationParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the CreateInvocationParamsAllowExists enum.
+func (e CreateInvocationParamsAllowExists) Valid() bool {
+	switch e {
+	case CreateInvocationParamsAllowExistsFalse:
+		return true
+	case CreateInvocationParamsAllowExistsTrue:
 		return true
 	default:
 		return false
@@ -1421,6 +1457,28 @@ type ExtendedGroup struct {
 	ViewColumns ViewColumns `json:"ViewColumns"`
 }
 
+// ExtendedInvocation defines model for ExtendedInvocation.
+type ExtendedInvocation struct {
+	Error *ResponseError `json:"Error"`
+
+	// Invocation A named list of function invocations of one ToolchainType, kept in a Space and run by reference: POST
+	// .../function/invoke names it in Invocations (or ParameterizedInvocations, with values of its Parameters),
+	// and a Trigger may run it instead of one function (InvocationID). It is a template: the string Values of
+	// its Arguments and its WhereResource may refer to a declared Parameter as {{.Name}}. An argument whose whole
+	// Value is one reference takes the parameter's value with its type; a reference within longer text takes its
+	// text. An optional parameter not given removes a named argument that is only its reference (the function's
+	// default applies) and is empty text elsewhere; such an argument must be named (ParameterName). Its
+	// functions must exist for the ToolchainType; invocations whose references all have an Example are bound
+	// with the Examples when written, the others when run. An Invocation a Trigger runs cannot be deleted, nor
+	// changed so that the Trigger could not run it.
+	Invocation   Invocation    `json:"Invocation"`
+	Organization *Organization `json:"Organization"`
+	Space        *Space        `json:"Space"`
+
+	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
+	ViewColumns ViewColumns `json:"ViewColumns"`
+}
+
 // ExtendedMutation defines model for ExtendedMutation.
 type ExtendedMutation struct {
 	Error *ResponseError `json:"Error"`
@@ -1530,6 +1588,7 @@ type ExtendedTarget struct {
 // ExtendedTrigger defines model for ExtendedTrigger.
 type ExtendedTrigger struct {
 	Error        *ResponseError `json:"Error"`
+	Invocation   *Invocation    `json:"Invocation"`
 	Organization *Organization  `json:"Organization"`
 	Space        *Space         `json:"Space"`
 
@@ -1713,13 +1772,16 @@ type FunctionInvocationsRequest struct {
 	// FunctionInvocations The invocations, run in order over each Unit's data (at most 100).
 	FunctionInvocations []FunctionInvocationInput `json:"FunctionInvocations"`
 
-	// Invocations Stored Invocations to run (not served in this version; any ID is 400).
+	// Invocations Stored Invocations to run after FunctionInvocations, by ID: each on the Units of its ToolchainType (a Unit of another fails alone), without parameter values.
 	Invocations []openapi_types.UUID `json:"Invocations"`
+
+	// ParameterizedInvocations Stored Invocations to run after Invocations, each with values of its Parameters.
+	ParameterizedInvocations []ParameterizedInvocationRef `json:"ParameterizedInvocations"`
 
 	// ToolchainType When given, only Units of this ToolchainType are selected and the invocations are checked for it.
 	ToolchainType string `json:"ToolchainType"`
 
-	// Triggers Triggers to run (not served in this version; any ID is 400).
+	// Triggers Triggers whose function (or Invocation, with the Trigger's Params) to run last, by ID, on the Units of their ToolchainType, whether or not they would select them; their Mutations record the TriggerID.
 	Triggers []openapi_types.UUID `json:"Triggers"`
 }
 
@@ -1739,11 +1801,11 @@ type FunctionInvocationsResponse struct {
 	// Mutations The paths the invocations changed, each with the Mutation that changed it last.
 	Mutations []MutationSource `json:"Mutations"`
 
-	// Mutators Indexes (in FunctionInvocations) of the invocations that changed the data.
+	// Mutators Indexes of the invocations that changed the data, counted in the order they run: FunctionInvocations, then the calls of each Invocation, ParameterizedInvocation and Trigger.
 	Mutators       []int              `json:"Mutators"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
-	// Outputs For each reading or validating invocation, by its index in FunctionInvocations, its output as base64 of its JSON.
+	// Outputs For each reading or validating invocation, by its index (counted as for Mutators), its output as base64 of its JSON.
 	Outputs map[string][]byte `json:"Outputs"`
 
 	// RevisionID The Unit's head Revision after the invocation (the new one when the data changed).
@@ -1774,19 +1836,32 @@ type FunctionOutput struct {
 // function changes the data and outputs nothing.
 type FunctionOutputOutputType string
 
-// FunctionParameter defines model for FunctionParameter.
+// FunctionParameter A parameter of a function or of a stored Invocation, and the checks its values pass: the DataType, one of
+// EnumValues when any, Regexp over the value's text when set, Min and Max for integers. An Invocation's
+// parameters are string, int or bool (string when DataType is empty); their names are letters, digits and
+// underscores, not starting with a digit.
 type FunctionParameter struct {
 	// DataType any keeps the argument's JSON type (string, integer or boolean).
-	DataType      FunctionParameterDataType `json:"DataType"`
-	Description   string                    `json:"Description"`
-	EnumValues    []string                  `json:"EnumValues"`
-	Example       string                    `json:"Example"`
-	ParameterName string                    `json:"ParameterName"`
-	Required      bool                      `json:"Required"`
+	DataType    FunctionParameterDataType `json:"DataType"`
+	Description string                    `json:"Description"`
+	EnumValues  []string                  `json:"EnumValues"`
+	Example     string                    `json:"Example"`
+	Max         *int64                    `json:"Max"`
+	Min         *int64                    `json:"Min"`
+
+	// ParameterName Example: image
+	ParameterName string `json:"ParameterName"`
+
+	// Regexp A regular expression (RE2) the value's text must match.
+	Regexp   string `json:"Regexp"`
+	Required bool   `json:"Required"`
 }
 
 // FunctionParameterDataType any keeps the argument's JSON type (string, integer or boolean).
 type FunctionParameterDataType string
+
+// FunctionParameterInput defines model for FunctionParameterInput.
+type FunctionParameterInput = FunctionParameter
 
 // FunctionSignature defines model for FunctionSignature.
 type FunctionSignature struct {
@@ -1882,6 +1957,82 @@ type HealthStatus struct {
 	// Status ok (healthz); ready, draining or database unreachable (readyz).
 	Status string `json:"Status"`
 }
+
+// Invocation A named list of function invocations of one ToolchainType, kept in a Space and run by reference: POST
+// .../function/invoke names it in Invocations (or ParameterizedInvocations, with values of its Parameters),
+// and a Trigger may run it instead of one function (InvocationID). It is a template: the string Values of
+// its Arguments and its WhereResource may refer to a declared Parameter as {{.Name}}. An argument whose whole
+// Value is one reference takes the parameter's value with its type; a reference within longer text takes its
+// text. An optional parameter not given removes a named argument that is only its reference (the function's
+// default applies) and is empty text elsewhere; such an argument must be named (ParameterName). Its
+// functions must exist for the ToolchainType; invocations whose references all have an Example are bound
+// with the Examples when written, the others when run. An Invocation a Trigger runs cannot be deleted, nor
+// changed so that the Trigger could not run it.
+type Invocation struct {
+	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
+	Annotations Annotations `json:"Annotations"`
+
+	// BridgeWorkerID Must be null (Invocations run on hubd's builtin executor).
+	BridgeWorkerID *openapi_types.UUID `json:"BridgeWorkerID"`
+	CreatedAt      time.Time           `json:"CreatedAt"`
+
+	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
+	DeleteGates DeleteGates `json:"DeleteGates"`
+
+	// DisplayName Example: Roll out an image
+	DisplayName string `json:"DisplayName"`
+	EntityType  string `json:"EntityType"`
+
+	// FunctionInvocations The invocations, run in order.
+	FunctionInvocations []FunctionInvocation `json:"FunctionInvocations"`
+
+	// Hash Lowercase hex SHA-256 of what the Invocation does (ToolchainType, FunctionInvocations, Parameters).
+	Hash         string             `json:"Hash"`
+	HiddenReason string             `json:"HiddenReason"`
+	InvocationID openapi_types.UUID `json:"InvocationID"`
+
+	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
+	Labels         Labels             `json:"Labels"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// Parameters The parameters the invocations refer to ({{.Name}}), with the checks their values pass.
+	Parameters []FunctionParameter `json:"Parameters"`
+
+	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
+	Slug    Slug               `json:"Slug"`
+	SpaceID openapi_types.UUID `json:"SpaceID"`
+
+	// ToolchainType The format of a Unit's configuration data, set when the Unit is created: Kubernetes/YAML (Kubernetes
+	// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
+	// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
+	// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+	//
+	//
+	// Example: Kubernetes/YAML
+	ToolchainType ToolchainType `json:"ToolchainType"`
+	UpdatedAt     time.Time     `json:"UpdatedAt"`
+
+	// Version Optimistic-concurrency version; required on PUT.
+	Version int64 `json:"Version"`
+}
+
+// InvocationCreateOrUpdateResponse defines model for InvocationCreateOrUpdateResponse.
+type InvocationCreateOrUpdateResponse struct {
+	Error      *ResponseError `json:"Error"`
+	Invocation *Invocation    `json:"Invocation"`
+}
+
+// InvocationInput defines model for InvocationInput.
+type InvocationInput = Invocation
+
+// InvocationPatch An RFC 7386 merge patch of an Invocation. Read-only fields are accepted and ignored.
+type InvocationPatch = json.RawMessage
 
 // JWKSet defines model for JWKSet.
 type JWKSet struct {
@@ -2047,6 +2198,14 @@ type OrganizationMember struct {
 
 // OrganizationMemberInput defines model for OrganizationMemberInput.
 type OrganizationMemberInput = OrganizationMember
+
+// ParameterizedInvocationRef A stored Invocation to run with values of its Parameters.
+type ParameterizedInvocationRef struct {
+	InvocationID openapi_types.UUID `json:"InvocationID"`
+
+	// Parameters Parameter name to value (a string, integer or boolean, as the parameter's DataType takes it).
+	Parameters map[string]interface{} `json:"Parameters"`
+}
 
 // PathAnnotation defines model for PathAnnotation.
 type PathAnnotation struct {
@@ -2533,7 +2692,7 @@ type Trigger struct {
 	// FailOpenAfter Seconds after which a worker-run Trigger that has not answered lets the change pass (kept; builtin functions answer at once).
 	FailOpenAfter *int32 `json:"FailOpenAfter"`
 
-	// FunctionName A function of the ToolchainType that changes or validates data (GET /function lists them).
+	// FunctionName A function of the ToolchainType that changes or validates data (GET /function lists them); empty with InvocationID.
 	//
 	// Example: value-matches
 	FunctionName string `json:"FunctionName"`
@@ -2545,7 +2704,11 @@ type Trigger struct {
 	Hash         string `json:"Hash"`
 	HiddenReason string `json:"HiddenReason"`
 
-	// InvocationID Must be null (stored Invocations do not run Triggers yet).
+	// InvocationID An Invocation of the Trigger's Space and ToolchainType to run instead of FunctionName (which, with
+	// Arguments and WhereResource, is then empty), filled with Params. Its functions all validate (a
+	// validating Trigger: passed when every one passes) or all change data (each change a Mutation recording
+	// the TriggerID, InvocationID and Params); the Trigger's Guards are added to its calls and its Clearance
+	// is theirs where they have none.
 	InvocationID *openapi_types.UUID `json:"InvocationID"`
 
 	// Labels Key/value pairs for selection (values at most 128 characters).
@@ -2557,7 +2720,7 @@ type Trigger struct {
 	// OtherDataSource Must be empty: no builtin function takes other data.
 	OtherDataSource string `json:"OtherDataSource"`
 
-	// Params Parameters kept with the Trigger for the functions that read them.
+	// Params With InvocationID, the values of the Invocation's Parameters (name to value); else kept.
 	Params map[string]interface{} `json:"Params"`
 
 	// Protect Record the paths the Trigger writes as protected local overrides.
@@ -3645,6 +3808,107 @@ type UpdateGroupParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// BulkDeleteInvocationsParams defines parameters for BulkDeleteInvocations.
+type BulkDeleteInvocationsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListAllInvocationsParams defines parameters for ListAllInvocations.
+type ListAllInvocationsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// BulkPatchInvocationsParams defines parameters for BulkPatchInvocations.
+type BulkPatchInvocationsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateInvocationsParams defines parameters for BulkCreateInvocations.
+type BulkCreateInvocationsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// WhereSpace Where expression over Space attributes selecting the destination Spaces (at least one).
+	WhereSpace *WhereSpace `form:"where_space,omitempty" json:"where_space,omitempty"`
+
+	// FilterSpace A stored Filter of Spaces (by ID or <Space Slug>/<Slug>) selecting the destination Spaces, ANDed with where_space.
+	FilterSpace *FilterSpace `form:"filter_space,omitempty" json:"filter_space,omitempty"`
+
+	// NamePrefixes Comma-separated prefixes; one copy per prefix, named prefix + the source's Slug.
+	NamePrefixes *NamePrefixes `form:"name_prefixes,omitempty" json:"name_prefixes,omitempty"`
+
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *BulkCreateInvocationsParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateInvocationsParamsAllowExists defines parameters for BulkCreateInvocations.
+type BulkCreateInvocationsParamsAllowExists string
+
 // ListOrganizationsParams defines parameters for ListOrganizations.
 type ListOrganizationsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -4405,6 +4669,86 @@ type InvokeFunctionsParams struct {
 
 	// OtherDataSource Extra data for functions that expect it: HeadRevisionNum or LastReleasedRevisionNum, optionally prefixed 'Before:'. Repeatable. No builtin function expects other data.
 	OtherDataSource *[]string `form:"other_data_source,omitempty" json:"other_data_source,omitempty"`
+}
+
+// ListInvocationsParams defines parameters for ListInvocations.
+type ListInvocationsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// CreateInvocationParams defines parameters for CreateInvocation.
+type CreateInvocationParams struct {
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *CreateInvocationParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// CreateInvocationParamsAllowExists defines parameters for CreateInvocation.
+type CreateInvocationParamsAllowExists string
+
+// DeleteInvocationParams defines parameters for DeleteInvocation.
+type DeleteInvocationParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// GetInvocationParams defines parameters for GetInvocation.
+type GetInvocationParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
+	// name mentions is returned whole.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// PatchInvocationParams defines parameters for PatchInvocation.
+type PatchInvocationParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateInvocationParams defines parameters for UpdateInvocation.
+type UpdateInvocationParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
 // ListTagsParams defines parameters for ListTags.
@@ -5650,6 +5994,18 @@ type PatchGroupApplicationMergePatchPlusJSONRequestBody = GroupPatch
 // UpdateGroupJSONRequestBody defines body for UpdateGroup for application/json ContentType.
 type UpdateGroupJSONRequestBody = GroupInput
 
+// BulkPatchInvocationsJSONRequestBody defines body for BulkPatchInvocations for application/json ContentType.
+type BulkPatchInvocationsJSONRequestBody = InvocationPatch
+
+// BulkPatchInvocationsApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchInvocations for application/merge-patch+json ContentType.
+type BulkPatchInvocationsApplicationMergePatchPlusJSONRequestBody = InvocationPatch
+
+// BulkCreateInvocationsJSONRequestBody defines body for BulkCreateInvocations for application/json ContentType.
+type BulkCreateInvocationsJSONRequestBody = InvocationPatch
+
+// BulkCreateInvocationsApplicationMergePatchPlusJSONRequestBody defines body for BulkCreateInvocations for application/merge-patch+json ContentType.
+type BulkCreateInvocationsApplicationMergePatchPlusJSONRequestBody = InvocationPatch
+
 // CreateOrganizationJSONRequestBody defines body for CreateOrganization for application/json ContentType.
 type CreateOrganizationJSONRequestBody = OrganizationInput
 
@@ -5739,6 +6095,18 @@ type UpdateFilterFromDocumentJSONRequestBody = EntityDocumentEdit
 
 // InvokeFunctionsJSONRequestBody defines body for InvokeFunctions for application/json ContentType.
 type InvokeFunctionsJSONRequestBody = FunctionInvocationsRequest
+
+// CreateInvocationJSONRequestBody defines body for CreateInvocation for application/json ContentType.
+type CreateInvocationJSONRequestBody = InvocationInput
+
+// PatchInvocationJSONRequestBody defines body for PatchInvocation for application/json ContentType.
+type PatchInvocationJSONRequestBody = InvocationPatch
+
+// PatchInvocationApplicationMergePatchPlusJSONRequestBody defines body for PatchInvocation for application/merge-patch+json ContentType.
+type PatchInvocationApplicationMergePatchPlusJSONRequestBody = InvocationPatch
+
+// UpdateInvocationJSONRequestBody defines body for UpdateInvocation for application/json ContentType.
+type UpdateInvocationJSONRequestBody = InvocationInput
 
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = TagInput
@@ -6056,6 +6424,18 @@ type ServerInterface interface {
 	// ApiInfo Discovery document. No token is needed to read it.
 	// (GET /info)
 	ApiInfo(ctx echo.Context) error
+	// BulkDeleteInvocations Delete every Invocation the selection picks; 200, 207 or the shared error.
+	// (DELETE /invocation)
+	BulkDeleteInvocations(ctx echo.Context, params BulkDeleteInvocationsParams) error
+	// ListAllInvocations List the Invocations of every Space of the caller's organization.
+	// (GET /invocation)
+	ListAllInvocations(ctx echo.Context, params ListAllInvocationsParams) error
+	// BulkPatchInvocations Apply one merge patch to every Invocation the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /invocation)
+	BulkPatchInvocations(ctx echo.Context, params BulkPatchInvocationsParams) error
+	// BulkCreateInvocations Clone the Invocations the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /invocation)
+	BulkCreateInvocations(ctx echo.Context, params BulkCreateInvocationsParams) error
 	// GetMe The calling identity, as its OrganizationMember record in the token's organization.
 	// (GET /me)
 	GetMe(ctx echo.Context) error
@@ -6244,6 +6624,24 @@ type ServerInterface interface {
 	// InvokeFunctions Invoke functions on the Units of the Space the selection picks (all of them without one); 200, 207 or the shared error.
 	// (POST /space/{space_id}/function/invoke)
 	InvokeFunctions(ctx echo.Context, spaceId SpaceID, params InvokeFunctionsParams) error
+	// ListInvocations List the Invocations of the Space.
+	// (GET /space/{space_id}/invocation)
+	ListInvocations(ctx echo.Context, spaceId SpaceID, params ListInvocationsParams) error
+	// CreateInvocation Create an Invocation. Slug is unique in the Space (409 AlreadyExists); its functions, Parameters and references are checked.
+	// (POST /space/{space_id}/invocation)
+	CreateInvocation(ctx echo.Context, spaceId SpaceID, params CreateInvocationParams) error
+	// DeleteInvocation Delete the Invocation. 409 while it has DeleteGates or a Trigger runs it.
+	// (DELETE /space/{space_id}/invocation/{invocation_id})
+	DeleteInvocation(ctx echo.Context, spaceId SpaceID, invocationId openapi_types.UUID, params DeleteInvocationParams) error
+	// GetInvocation Get an Invocation.
+	// (GET /space/{space_id}/invocation/{invocation_id})
+	GetInvocation(ctx echo.Context, spaceId SpaceID, invocationId openapi_types.UUID, params GetInvocationParams) error
+	// PatchInvocation Change an Invocation by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/invocation/{invocation_id})
+	PatchInvocation(ctx echo.Context, spaceId SpaceID, invocationId openapi_types.UUID, params PatchInvocationParams) error
+	// UpdateInvocation Replace an Invocation's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/invocation/{invocation_id})
+	UpdateInvocation(ctx echo.Context, spaceId SpaceID, invocationId openapi_types.UUID, params UpdateInvocationParams) error
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx echo.Context, spaceId SpaceID, params ListTagsParams) error
@@ -7606,6 +8004,232 @@ func (w *ServerInterfaceWrapper) ApiInfo(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ApiInfo(ctx)
+	return err
+}
+
+// BulkDeleteInvocations converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkDeleteInvocations(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkDeleteInvocationsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkDeleteInvocations(ctx, params)
+	return err
+}
+
+// ListAllInvocations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllInvocations(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllInvocationsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllInvocations(ctx, params)
+	return err
+}
+
+// BulkPatchInvocations converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkPatchInvocations(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkPatchInvocationsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkPatchInvocations(ctx, params)
+	return err
+}
+
+// BulkCreateInvocations converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkCreateInvocations(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkCreateInvocationsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_space", ctx.QueryParams(), &params.WhereSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter_space", ctx.QueryParams(), &params.FilterSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "name_prefixes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "name_prefixes", ctx.QueryParams(), &params.NamePrefixes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name_prefixes: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkCreateInvocations(ctx, params)
 	return err
 }
 
@@ -9982,6 +10606,265 @@ func (w *ServerInterfaceWrapper) InvokeFunctions(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.InvokeFunctions(ctx, spaceId, params)
+	return err
+}
+
+// ListInvocations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInvocations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListInvocationsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInvocations(ctx, spaceId, params)
+	return err
+}
+
+// CreateInvocation converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInvocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInvocationParams
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInvocation(ctx, spaceId, params)
+	return err
+}
+
+// DeleteInvocation converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteInvocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "invocation_id" -------------
+	var invocationId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invocation_id", ctx.Param("invocation_id"), &invocationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invocation_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteInvocationParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteInvocation(ctx, spaceId, invocationId, params)
+	return err
+}
+
+// GetInvocation converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInvocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "invocation_id" -------------
+	var invocationId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invocation_id", ctx.Param("invocation_id"), &invocationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invocation_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetInvocationParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInvocation(ctx, spaceId, invocationId, params)
+	return err
+}
+
+// PatchInvocation converts echo context to params.
+func (w *ServerInterfaceWrapper) PatchInvocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "invocation_id" -------------
+	var invocationId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invocation_id", ctx.Param("invocation_id"), &invocationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invocation_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchInvocationParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PatchInvocation(ctx, spaceId, invocationId, params)
+	return err
+}
+
+// UpdateInvocation converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateInvocation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "invocation_id" -------------
+	var invocationId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invocation_id", ctx.Param("invocation_id"), &invocationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invocation_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateInvocationParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateInvocation(ctx, spaceId, invocationId, params)
 	return err
 }
 
@@ -13507,6 +14390,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/group/:group_id", wrapper.PatchGroup, options.OperationMiddlewares["PatchGroup"]...)
 	router.PUT(options.BaseURL+"/group/:group_id", wrapper.UpdateGroup, options.OperationMiddlewares["UpdateGroup"]...)
 	router.GET(options.BaseURL+"/info", wrapper.ApiInfo, options.OperationMiddlewares["apiInfo"]...)
+	router.DELETE(options.BaseURL+"/invocation", wrapper.BulkDeleteInvocations, options.OperationMiddlewares["BulkDeleteInvocations"]...)
+	router.GET(options.BaseURL+"/invocation", wrapper.ListAllInvocations, options.OperationMiddlewares["ListAllInvocations"]...)
+	router.PATCH(options.BaseURL+"/invocation", wrapper.BulkPatchInvocations, options.OperationMiddlewares["BulkPatchInvocations"]...)
+	router.POST(options.BaseURL+"/invocation", wrapper.BulkCreateInvocations, options.OperationMiddlewares["BulkCreateInvocations"]...)
 	router.GET(options.BaseURL+"/me", wrapper.GetMe, options.OperationMiddlewares["GetMe"]...)
 	router.GET(options.BaseURL+"/organization", wrapper.ListOrganizations, options.OperationMiddlewares["ListOrganizations"]...)
 	router.POST(options.BaseURL+"/organization", wrapper.CreateOrganization, options.OperationMiddlewares["CreateOrganization"]...)
@@ -13565,6 +14452,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/space/:space_id/filter/:filter_id/document", wrapper.UpdateFilterFromDocument, options.OperationMiddlewares["UpdateFilterFromDocument"]...)
 	router.GET(options.BaseURL+"/space/:space_id/function", wrapper.ListFunctions, options.OperationMiddlewares["ListFunctions"]...)
 	router.POST(options.BaseURL+"/space/:space_id/function/invoke", wrapper.InvokeFunctions, options.OperationMiddlewares["InvokeFunctions"]...)
+	router.GET(options.BaseURL+"/space/:space_id/invocation", wrapper.ListInvocations, options.OperationMiddlewares["ListInvocations"]...)
+	router.POST(options.BaseURL+"/space/:space_id/invocation", wrapper.CreateInvocation, options.OperationMiddlewares["CreateInvocation"]...)
+	router.DELETE(options.BaseURL+"/space/:space_id/invocation/:invocation_id", wrapper.DeleteInvocation, options.OperationMiddlewares["DeleteInvocation"]...)
+	router.GET(options.BaseURL+"/space/:space_id/invocation/:invocation_id", wrapper.GetInvocation, options.OperationMiddlewares["GetInvocation"]...)
+	router.PATCH(options.BaseURL+"/space/:space_id/invocation/:invocation_id", wrapper.PatchInvocation, options.OperationMiddlewares["PatchInvocation"]...)
+	router.PUT(options.BaseURL+"/space/:space_id/invocation/:invocation_id", wrapper.UpdateInvocation, options.OperationMiddlewares["UpdateInvocation"]...)
 	router.GET(options.BaseURL+"/space/:space_id/tag", wrapper.ListTags, options.OperationMiddlewares["ListTags"]...)
 	router.POST(options.BaseURL+"/space/:space_id/tag", wrapper.CreateTag, options.OperationMiddlewares["CreateTag"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/tag/:tag_id", wrapper.DeleteTag, options.OperationMiddlewares["DeleteTag"]...)
@@ -20483,6 +21376,1148 @@ type ApiInfodefaultJSONResponse struct {
 }
 
 func (response ApiInfodefaultJSONResponse) VisitApiInfoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocationsRequestObject struct {
+	Params BulkDeleteInvocationsParams
+}
+
+type BulkDeleteInvocationsResponseObject interface {
+	VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error
+}
+
+type BulkDeleteInvocations200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteInvocations200JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteInvocations200ResponseHeaders
+}
+
+func (response BulkDeleteInvocations200JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteInvocations207JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteInvocations207ResponseHeaders
+}
+
+func (response BulkDeleteInvocations207JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkDeleteInvocations400JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkDeleteInvocations401JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkDeleteInvocations403JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkDeleteInvocations404JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkDeleteInvocations409JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkDeleteInvocations422JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkDeleteInvocations429JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkDeleteInvocations500JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkDeleteInvocations503JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocations504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkDeleteInvocations504JSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteInvocationsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkDeleteInvocationsdefaultJSONResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocationsRequestObject struct {
+	Params ListAllInvocationsParams
+}
+
+type ListAllInvocationsResponseObject interface {
+	VisitListAllInvocationsResponse(w http.ResponseWriter) error
+}
+
+type ListAllInvocations200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllInvocations200JSONResponse struct {
+	Body    []ExtendedInvocation
+	Headers ListAllInvocations200ResponseHeaders
+}
+
+func (response ListAllInvocations200JSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllInvocations400JSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllInvocations401JSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllInvocations403JSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllInvocations404JSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocations429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllInvocations429JSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocations500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllInvocations500JSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllInvocations503JSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocations504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllInvocations504JSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllInvocationsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllInvocationsdefaultJSONResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocationsRequestObject struct {
+	Params                            BulkPatchInvocationsParams
+	JSONBody                          *BulkPatchInvocationsJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkPatchInvocationsApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkPatchInvocationsResponseObject interface {
+	VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error
+}
+
+type BulkPatchInvocations200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchInvocations200JSONResponse struct {
+	Body    []InvocationCreateOrUpdateResponse
+	Headers BulkPatchInvocations200ResponseHeaders
+}
+
+func (response BulkPatchInvocations200JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchInvocations207JSONResponse struct {
+	Body    []InvocationCreateOrUpdateResponse
+	Headers BulkPatchInvocations207ResponseHeaders
+}
+
+func (response BulkPatchInvocations207JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkPatchInvocations400JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkPatchInvocations401JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkPatchInvocations403JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkPatchInvocations404JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkPatchInvocations409JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkPatchInvocations413JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkPatchInvocations415JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkPatchInvocations422JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkPatchInvocations429JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkPatchInvocations500JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkPatchInvocations503JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocations504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkPatchInvocations504JSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchInvocationsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkPatchInvocationsdefaultJSONResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocationsRequestObject struct {
+	Params                            BulkCreateInvocationsParams
+	JSONBody                          *BulkCreateInvocationsJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkCreateInvocationsApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkCreateInvocationsResponseObject interface {
+	VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error
+}
+
+type BulkCreateInvocations200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateInvocations200JSONResponse struct {
+	Body    []InvocationCreateOrUpdateResponse
+	Headers BulkCreateInvocations200ResponseHeaders
+}
+
+func (response BulkCreateInvocations200JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateInvocations207JSONResponse struct {
+	Body    []InvocationCreateOrUpdateResponse
+	Headers BulkCreateInvocations207ResponseHeaders
+}
+
+func (response BulkCreateInvocations207JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkCreateInvocations400JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkCreateInvocations401JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkCreateInvocations403JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkCreateInvocations404JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkCreateInvocations409JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkCreateInvocations413JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkCreateInvocations415JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkCreateInvocations422JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkCreateInvocations429JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkCreateInvocations500JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkCreateInvocations503JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocations504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkCreateInvocations504JSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvocationsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkCreateInvocationsdefaultJSONResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -34855,6 +36890,1580 @@ type InvokeFunctionsdefaultJSONResponse struct {
 }
 
 func (response InvokeFunctionsdefaultJSONResponse) VisitInvokeFunctionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocationsRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  ListInvocationsParams
+}
+
+type ListInvocationsResponseObject interface {
+	VisitListInvocationsResponse(w http.ResponseWriter) error
+}
+
+type ListInvocations200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListInvocations200JSONResponse struct {
+	Body    []ExtendedInvocation
+	Headers ListInvocations200ResponseHeaders
+}
+
+func (response ListInvocations200JSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInvocations400JSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInvocations401JSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInvocations403JSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInvocations404JSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocations429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListInvocations429JSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocations500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListInvocations500JSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInvocations503JSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocations504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListInvocations504JSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvocationsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListInvocationsdefaultJSONResponse) VisitListInvocationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocationRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  CreateInvocationParams
+	Body    *CreateInvocationJSONRequestBody
+}
+
+type CreateInvocationResponseObject interface {
+	VisitCreateInvocationResponse(w http.ResponseWriter) error
+}
+
+type CreateInvocation200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type CreateInvocation200JSONResponse struct {
+	Body    Invocation
+	Headers CreateInvocation200ResponseHeaders
+}
+
+func (response CreateInvocation200JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInvocation400JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInvocation401JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInvocation403JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInvocation404JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateInvocation409JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateInvocation413JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInvocation415JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response CreateInvocation422JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateInvocation429JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response CreateInvocation500JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInvocation503JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocation504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response CreateInvocation504JSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvocationdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response CreateInvocationdefaultJSONResponse) VisitCreateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocationRequestObject struct {
+	SpaceId      SpaceID            `json:"space_id"`
+	InvocationId openapi_types.UUID `json:"invocation_id"`
+	Params       DeleteInvocationParams
+}
+
+type DeleteInvocationResponseObject interface {
+	VisitDeleteInvocationResponse(w http.ResponseWriter) error
+}
+
+type DeleteInvocation200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteInvocation200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteInvocation200ResponseHeaders
+}
+
+func (response DeleteInvocation200JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteInvocation400JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteInvocation401JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteInvocation403JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteInvocation404JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteInvocation409JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response DeleteInvocation422JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteInvocation429JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteInvocation500JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteInvocation503JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocation504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteInvocation504JSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvocationdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteInvocationdefaultJSONResponse) VisitDeleteInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocationRequestObject struct {
+	SpaceId      SpaceID            `json:"space_id"`
+	InvocationId openapi_types.UUID `json:"invocation_id"`
+	Params       GetInvocationParams
+}
+
+type GetInvocationResponseObject interface {
+	VisitGetInvocationResponse(w http.ResponseWriter) error
+}
+
+type GetInvocation200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetInvocation200JSONResponse struct {
+	Body    ExtendedInvocation
+	Headers GetInvocation200ResponseHeaders
+}
+
+func (response GetInvocation200JSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInvocation400JSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInvocation401JSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInvocation403JSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInvocation404JSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetInvocation429JSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocation500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetInvocation500JSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInvocation503JSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocation504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetInvocation504JSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvocationdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetInvocationdefaultJSONResponse) VisitGetInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocationRequestObject struct {
+	SpaceId                           SpaceID            `json:"space_id"`
+	InvocationId                      openapi_types.UUID `json:"invocation_id"`
+	Params                            PatchInvocationParams
+	JSONBody                          *PatchInvocationJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *PatchInvocationApplicationMergePatchPlusJSONRequestBody
+}
+
+type PatchInvocationResponseObject interface {
+	VisitPatchInvocationResponse(w http.ResponseWriter) error
+}
+
+type PatchInvocation200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PatchInvocation200JSONResponse struct {
+	Body    Invocation
+	Headers PatchInvocation200ResponseHeaders
+}
+
+func (response PatchInvocation200JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PatchInvocation400JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PatchInvocation401JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchInvocation403JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PatchInvocation404JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PatchInvocation409JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PatchInvocation413JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PatchInvocation415JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response PatchInvocation422JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PatchInvocation429JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PatchInvocation500JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PatchInvocation503JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocation504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PatchInvocation504JSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchInvocationdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PatchInvocationdefaultJSONResponse) VisitPatchInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocationRequestObject struct {
+	SpaceId      SpaceID            `json:"space_id"`
+	InvocationId openapi_types.UUID `json:"invocation_id"`
+	Params       UpdateInvocationParams
+	Body         *UpdateInvocationJSONRequestBody
+}
+
+type UpdateInvocationResponseObject interface {
+	VisitUpdateInvocationResponse(w http.ResponseWriter) error
+}
+
+type UpdateInvocation200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateInvocation200JSONResponse struct {
+	Body    Invocation
+	Headers UpdateInvocation200ResponseHeaders
+}
+
+func (response UpdateInvocation200JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateInvocation400JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateInvocation401JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateInvocation403JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateInvocation404JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateInvocation409JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateInvocation413JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateInvocation415JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response UpdateInvocation422JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateInvocation429JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateInvocation500JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateInvocation503JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocation504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateInvocation504JSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvocationdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateInvocationdefaultJSONResponse) VisitUpdateInvocationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -53257,6 +56866,18 @@ type StrictServerInterface interface {
 	// ApiInfo Discovery document. No token is needed to read it.
 	// (GET /info)
 	ApiInfo(ctx context.Context, request ApiInfoRequestObject) (ApiInfoResponseObject, error)
+	// BulkDeleteInvocations Delete every Invocation the selection picks; 200, 207 or the shared error.
+	// (DELETE /invocation)
+	BulkDeleteInvocations(ctx context.Context, request BulkDeleteInvocationsRequestObject) (BulkDeleteInvocationsResponseObject, error)
+	// ListAllInvocations List the Invocations of every Space of the caller's organization.
+	// (GET /invocation)
+	ListAllInvocations(ctx context.Context, request ListAllInvocationsRequestObject) (ListAllInvocationsResponseObject, error)
+	// BulkPatchInvocations Apply one merge patch to every Invocation the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /invocation)
+	BulkPatchInvocations(ctx context.Context, request BulkPatchInvocationsRequestObject) (BulkPatchInvocationsResponseObject, error)
+	// BulkCreateInvocations Clone the Invocations the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /invocation)
+	BulkCreateInvocations(ctx context.Context, request BulkCreateInvocationsRequestObject) (BulkCreateInvocationsResponseObject, error)
 	// GetMe The calling identity, as its OrganizationMember record in the token's organization.
 	// (GET /me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
@@ -53445,6 +57066,24 @@ type StrictServerInterface interface {
 	// InvokeFunctions Invoke functions on the Units of the Space the selection picks (all of them without one); 200, 207 or the shared error.
 	// (POST /space/{space_id}/function/invoke)
 	InvokeFunctions(ctx context.Context, request InvokeFunctionsRequestObject) (InvokeFunctionsResponseObject, error)
+	// ListInvocations List the Invocations of the Space.
+	// (GET /space/{space_id}/invocation)
+	ListInvocations(ctx context.Context, request ListInvocationsRequestObject) (ListInvocationsResponseObject, error)
+	// CreateInvocation Create an Invocation. Slug is unique in the Space (409 AlreadyExists); its functions, Parameters and references are checked.
+	// (POST /space/{space_id}/invocation)
+	CreateInvocation(ctx context.Context, request CreateInvocationRequestObject) (CreateInvocationResponseObject, error)
+	// DeleteInvocation Delete the Invocation. 409 while it has DeleteGates or a Trigger runs it.
+	// (DELETE /space/{space_id}/invocation/{invocation_id})
+	DeleteInvocation(ctx context.Context, request DeleteInvocationRequestObject) (DeleteInvocationResponseObject, error)
+	// GetInvocation Get an Invocation.
+	// (GET /space/{space_id}/invocation/{invocation_id})
+	GetInvocation(ctx context.Context, request GetInvocationRequestObject) (GetInvocationResponseObject, error)
+	// PatchInvocation Change an Invocation by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/invocation/{invocation_id})
+	PatchInvocation(ctx context.Context, request PatchInvocationRequestObject) (PatchInvocationResponseObject, error)
+	// UpdateInvocation Replace an Invocation's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/invocation/{invocation_id})
+	UpdateInvocation(ctx context.Context, request UpdateInvocationRequestObject) (UpdateInvocationResponseObject, error)
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -54763,6 +58402,206 @@ func (sh *strictHandler) ApiInfo(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(ApiInfoResponseObject); ok {
 		return validResponse.VisitApiInfoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkDeleteInvocations operation middleware
+func (sh *strictHandler) BulkDeleteInvocations(ctx echo.Context, params BulkDeleteInvocationsParams) error {
+	var request BulkDeleteInvocationsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkDeleteInvocations(ctx.Request().Context(), request.(BulkDeleteInvocationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkDeleteInvocations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkDeleteInvocationsResponseObject); ok {
+		return validResponse.VisitBulkDeleteInvocationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllInvocations operation middleware
+func (sh *strictHandler) ListAllInvocations(ctx echo.Context, params ListAllInvocationsParams) error {
+	var request ListAllInvocationsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllInvocations(ctx.Request().Context(), request.(ListAllInvocationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllInvocations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllInvocationsResponseObject); ok {
+		return validResponse.VisitListAllInvocationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkPatchInvocations operation middleware
+func (sh *strictHandler) BulkPatchInvocations(ctx echo.Context, params BulkPatchInvocationsParams) error {
+	var request BulkPatchInvocationsRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkPatchInvocationsJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkPatchInvocationsApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkPatchInvocations(ctx.Request().Context(), request.(BulkPatchInvocationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkPatchInvocations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkPatchInvocationsResponseObject); ok {
+		return validResponse.VisitBulkPatchInvocationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkCreateInvocations operation middleware
+func (sh *strictHandler) BulkCreateInvocations(ctx echo.Context, params BulkCreateInvocationsParams) error {
+	var request BulkCreateInvocationsRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkCreateInvocationsJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkCreateInvocationsApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkCreateInvocations(ctx.Request().Context(), request.(BulkCreateInvocationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkCreateInvocations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkCreateInvocationsResponseObject); ok {
+		return validResponse.VisitBulkCreateInvocationsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -56992,6 +60831,262 @@ func (sh *strictHandler) InvokeFunctions(ctx echo.Context, spaceId SpaceID, para
 		return err
 	} else if validResponse, ok := response.(InvokeFunctionsResponseObject); ok {
 		return validResponse.VisitInvokeFunctionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInvocations operation middleware
+func (sh *strictHandler) ListInvocations(ctx echo.Context, spaceId SpaceID, params ListInvocationsParams) error {
+	var request ListInvocationsRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInvocations(ctx.Request().Context(), request.(ListInvocationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInvocations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInvocationsResponseObject); ok {
+		return validResponse.VisitListInvocationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInvocation operation middleware
+func (sh *strictHandler) CreateInvocation(ctx echo.Context, spaceId SpaceID, params CreateInvocationParams) error {
+	var request CreateInvocationRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	var body CreateInvocationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInvocation(ctx.Request().Context(), request.(CreateInvocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInvocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInvocationResponseObject); ok {
+		return validResponse.VisitCreateInvocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteInvocation operation middleware
+func (sh *strictHandler) DeleteInvocation(ctx echo.Context, spaceId SpaceID, invocationId openapi_types.UUID, params DeleteInvocationParams) error {
+	var request DeleteInvocationRequestObject
+
+	request.SpaceId = spaceId
+	request.InvocationId = invocationId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteInvocation(ctx.Request().Context(), request.(DeleteInvocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteInvocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteInvocationResponseObject); ok {
+		return validResponse.VisitDeleteInvocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInvocation operation middleware
+func (sh *strictHandler) GetInvocation(ctx echo.Context, spaceId SpaceID, invocationId openapi_types.UUID, params GetInvocationParams) error {
+	var request GetInvocationRequestObject
+
+	request.SpaceId = spaceId
+	request.InvocationId = invocationId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInvocation(ctx.Request().Context(), request.(GetInvocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInvocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInvocationResponseObject); ok {
+		return validResponse.VisitGetInvocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PatchInvocation operation middleware
+func (sh *strictHandler) PatchInvocation(ctx echo.Context, spaceId SpaceID, invocationId openapi_types.UUID, params PatchInvocationParams) error {
+	var request PatchInvocationRequestObject
+
+	request.SpaceId = spaceId
+	request.InvocationId = invocationId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PatchInvocationJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body PatchInvocationApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PatchInvocation(ctx.Request().Context(), request.(PatchInvocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PatchInvocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PatchInvocationResponseObject); ok {
+		return validResponse.VisitPatchInvocationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateInvocation operation middleware
+func (sh *strictHandler) UpdateInvocation(ctx echo.Context, spaceId SpaceID, invocationId openapi_types.UUID, params UpdateInvocationParams) error {
+	var request UpdateInvocationRequestObject
+
+	request.SpaceId = spaceId
+	request.InvocationId = invocationId
+	request.Params = params
+
+	var body UpdateInvocationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateInvocation(ctx.Request().Context(), request.(UpdateInvocationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateInvocation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateInvocationResponseObject); ok {
+		return validResponse.VisitUpdateInvocationResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

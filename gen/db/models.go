@@ -152,6 +152,28 @@ type InstanceSetting struct {
 	UpdatedAt time.Time `db:"updated_at"`
 }
 
+type Invocation struct {
+	InvocationID        uuid.UUID       `db:"invocation_id"`
+	OrganizationID      uuid.UUID       `db:"organization_id"`
+	SpaceID             uuid.UUID       `db:"space_id"`
+	Slug                string          `db:"slug"`
+	DisplayName         string          `db:"display_name"`
+	Labels              json.RawMessage `db:"labels"`
+	Annotations         json.RawMessage `db:"annotations"`
+	DeleteGates         json.RawMessage `db:"delete_gates"`
+	ToolchainType       string          `db:"toolchain_type"`
+	FunctionInvocations json.RawMessage `db:"function_invocations"`
+	Parameters          json.RawMessage `db:"parameters"`
+	Mutating            bool            `db:"mutating"`
+	Validating          bool            `db:"validating"`
+	HiddenReason        string          `db:"hidden_reason"`
+	Version             int64           `db:"version"`
+	CreatedAt           time.Time       `db:"created_at"`
+	UpdatedAt           time.Time       `db:"updated_at"`
+	Hash                string          `db:"hash"`
+	SearchText          *string         `db:"search_text"`
+}
+
 type Mutation struct {
 	MutationID           uuid.UUID       `db:"mutation_id"`
 	OrganizationID       uuid.UUID       `db:"organization_id"`
@@ -339,6 +361,7 @@ type Trigger struct {
 	UpdatedAt       time.Time       `db:"updated_at"`
 	Hash            string          `db:"hash"`
 	SearchText      *string         `db:"search_text"`
+	InvocationID    *uuid.UUID      `db:"invocation_id"`
 }
 
 type Unit struct {

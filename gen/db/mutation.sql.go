@@ -55,9 +55,9 @@ func (q *Queries) MutationGet(ctx context.Context, arg MutationGetParams) (*Muta
 
 const mutationInsert = `-- name: MutationInsert :exec
 INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                      function_invocation, subgroup, trigger_id)
+                      function_invocation, subgroup, trigger_id, invocation_id, invocation_params)
 VALUES ($1, $2, $3, $4, $5, $6, $7,
-        $8, $9, $10::uuid)
+        $8, $9, $10::uuid, $11::uuid, $12)
 `
 
 type MutationInsertParams struct {
@@ -71,6 +71,8 @@ type MutationInsertParams struct {
 	FunctionInvocation json.RawMessage `db:"function_invocation"`
 	Subgroup           string          `db:"subgroup"`
 	TriggerID          *uuid.UUID      `db:"trigger_id"`
+	InvocationID       *uuid.UUID      `db:"invocation_id"`
+	InvocationParams   json.RawMessage `db:"invocation_params"`
 }
 
 // A further Mutation of a Revision UnitRecordRevision recorded (one per function invocation or mutating Trigger
@@ -87,6 +89,8 @@ func (q *Queries) MutationInsert(ctx context.Context, arg MutationInsertParams) 
 		arg.FunctionInvocation,
 		arg.Subgroup,
 		arg.TriggerID,
+		arg.InvocationID,
+		arg.InvocationParams,
 	)
 	return err
 }

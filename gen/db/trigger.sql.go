@@ -53,7 +53,7 @@ func (q *Queries) TriggerForgetFindings(ctx context.Context, arg TriggerForgetFi
 }
 
 const triggerGetByID = `-- name: TriggerGetByID :one
-SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text FROM trigger WHERE organization_id = $1 AND space_id = $2 AND trigger_id = $3
+SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text, invocation_id FROM trigger WHERE organization_id = $1 AND space_id = $2 AND trigger_id = $3
 `
 
 type TriggerGetByIDParams struct {
@@ -97,12 +97,13 @@ func (q *Queries) TriggerGetByID(ctx context.Context, arg TriggerGetByIDParams) 
 		&i.UpdatedAt,
 		&i.Hash,
 		&i.SearchText,
+		&i.InvocationID,
 	)
 	return &i, err
 }
 
 const triggerGetByIDForUpdate = `-- name: TriggerGetByIDForUpdate :one
-SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text FROM trigger WHERE organization_id = $1 AND space_id = $2 AND trigger_id = $3 FOR UPDATE
+SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text, invocation_id FROM trigger WHERE organization_id = $1 AND space_id = $2 AND trigger_id = $3 FOR UPDATE
 `
 
 type TriggerGetByIDForUpdateParams struct {
@@ -146,12 +147,13 @@ func (q *Queries) TriggerGetByIDForUpdate(ctx context.Context, arg TriggerGetByI
 		&i.UpdatedAt,
 		&i.Hash,
 		&i.SearchText,
+		&i.InvocationID,
 	)
 	return &i, err
 }
 
 const triggerGetBySlug = `-- name: TriggerGetBySlug :one
-SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text FROM trigger WHERE organization_id = $1 AND space_id = $2 AND slug = $3
+SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text, invocation_id FROM trigger WHERE organization_id = $1 AND space_id = $2 AND slug = $3
 `
 
 type TriggerGetBySlugParams struct {
@@ -195,6 +197,7 @@ func (q *Queries) TriggerGetBySlug(ctx context.Context, arg TriggerGetBySlugPara
 		&i.UpdatedAt,
 		&i.Hash,
 		&i.SearchText,
+		&i.InvocationID,
 	)
 	return &i, err
 }
@@ -240,13 +243,13 @@ func (q *Queries) TriggerIDsBySpace(ctx context.Context, arg TriggerIDsBySpacePa
 const triggerInsert = `-- name: TriggerInsert :one
 INSERT INTO trigger (trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations,
                      delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance,
-                     protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn,
-                     disabled, hash)
+                     protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, invocation_id,
+                     validating, warn, disabled, hash)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9, $10, $11, $12, $13, $14, $15, $16,
         $17, $18, $19, $20::integer, $21, $22,
-        $23, $24, $25, $26)
-RETURNING trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text
+        $23::uuid, $24, $25, $26, $27)
+RETURNING trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text, invocation_id
 `
 
 type TriggerInsertParams struct {
@@ -272,6 +275,7 @@ type TriggerInsertParams struct {
 	FailOpenAfter   *int32          `db:"fail_open_after"`
 	WhereUnit       string          `db:"where_unit"`
 	UnitFilterID    *uuid.UUID      `db:"unit_filter_id"`
+	InvocationID    *uuid.UUID      `db:"invocation_id"`
 	Validating      bool            `db:"validating"`
 	Warn            bool            `db:"warn"`
 	Disabled        bool            `db:"disabled"`
@@ -302,6 +306,7 @@ func (q *Queries) TriggerInsert(ctx context.Context, arg TriggerInsertParams) (*
 		arg.FailOpenAfter,
 		arg.WhereUnit,
 		arg.UnitFilterID,
+		arg.InvocationID,
 		arg.Validating,
 		arg.Warn,
 		arg.Disabled,
@@ -340,12 +345,13 @@ func (q *Queries) TriggerInsert(ctx context.Context, arg TriggerInsertParams) (*
 		&i.UpdatedAt,
 		&i.Hash,
 		&i.SearchText,
+		&i.InvocationID,
 	)
 	return &i, err
 }
 
 const triggerListByIDs = `-- name: TriggerListByIDs :many
-SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text FROM trigger WHERE organization_id = $1 AND trigger_id = ANY($2::uuid[])
+SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text, invocation_id FROM trigger WHERE organization_id = $1 AND trigger_id = ANY($2::uuid[])
 `
 
 type TriggerListByIDsParams struct {
@@ -394,6 +400,7 @@ func (q *Queries) TriggerListByIDs(ctx context.Context, arg TriggerListByIDsPara
 			&i.UpdatedAt,
 			&i.Hash,
 			&i.SearchText,
+			&i.InvocationID,
 		); err != nil {
 			return nil, err
 		}
@@ -412,9 +419,9 @@ SET slug = $1, display_name = $2, description = $3, labels = $4,
     function_name = $9, arguments = $10, where_resource = $11, guards = $12,
     clearance = $13, protect = $14, params = $15, other_data_source = $16,
     fail_open_after = $17::integer, where_unit = $18, unit_filter_id = $19,
-    validating = $20, warn = $21, disabled = $22, hash = $23, version = version + 1, updated_at = now()
-WHERE organization_id = $24 AND trigger_id = $25 AND version = $26
-RETURNING trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text
+    invocation_id = $20::uuid, validating = $21, warn = $22, disabled = $23, hash = $24, version = version + 1, updated_at = now()
+WHERE organization_id = $25 AND trigger_id = $26 AND version = $27
+RETURNING trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text, invocation_id
 `
 
 type TriggerUpdateParams struct {
@@ -437,6 +444,7 @@ type TriggerUpdateParams struct {
 	FailOpenAfter   *int32          `db:"fail_open_after"`
 	WhereUnit       string          `db:"where_unit"`
 	UnitFilterID    *uuid.UUID      `db:"unit_filter_id"`
+	InvocationID    *uuid.UUID      `db:"invocation_id"`
 	Validating      bool            `db:"validating"`
 	Warn            bool            `db:"warn"`
 	Disabled        bool            `db:"disabled"`
@@ -467,6 +475,7 @@ func (q *Queries) TriggerUpdate(ctx context.Context, arg TriggerUpdateParams) (*
 		arg.FailOpenAfter,
 		arg.WhereUnit,
 		arg.UnitFilterID,
+		arg.InvocationID,
 		arg.Validating,
 		arg.Warn,
 		arg.Disabled,
@@ -508,6 +517,7 @@ func (q *Queries) TriggerUpdate(ctx context.Context, arg TriggerUpdateParams) (*
 		&i.UpdatedAt,
 		&i.Hash,
 		&i.SearchText,
+		&i.InvocationID,
 	)
 	return &i, err
 }

@@ -46,7 +46,8 @@ SELECT s.slug AS space_slug,
        COALESCE((SELECT r.mutation_sources FROM revision r
                  WHERE r.organization_id = s.organization_id AND r.revision_id = $1::uuid),
                 '[]'::jsonb)::jsonb AS head_sources,
-       COALESCE((SELECT jsonb_agg(to_jsonb(t) ORDER BY t.slug) FROM trigger t
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i)) ORDER BY t.slug) FROM trigger t
+                 LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
                  WHERE t.space_id = s.space_id AND t.toolchain_type = $2 AND NOT t.disabled),
                 '[]'::jsonb)::jsonb AS triggers
 FROM space s
@@ -372,7 +373,8 @@ func (q *Queries) UnitGetBySlug(ctx context.Context, arg UnitGetBySlugParams) (*
 
 const unitGetForDataWrite = `-- name: UnitGetForDataWrite :one
 SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, u.apply_gates, u.apply_warnings, u.validation_errors, u.validation_warnings, u.validation_trigger_ids, u.value_trigger_ids, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
-       COALESCE((SELECT jsonb_agg(to_jsonb(t) ORDER BY t.slug) FROM trigger t
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i)) ORDER BY t.slug) FROM trigger t
+                 LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
                  WHERE t.space_id = u.space_id AND t.toolchain_type = u.toolchain_type AND NOT t.disabled),
                 '[]'::jsonb)::jsonb AS triggers
 FROM unit u
@@ -397,7 +399,7 @@ type UnitGetForDataWriteRow struct {
 
 // A data write's one read: the Unit locked as UnitGetByIDForUpdate locks it, its Space's Slug (for the
 // event), the head Revision's MutationSources (unchanged paths keep their sources) and the Triggers in
-// force for the Unit (enabled, of its Space and ToolchainType, by Slug).
+// force for the Unit (enabled, of its Space and ToolchainType, by Slug), each with the Invocation it runs.
 func (q *Queries) UnitGetForDataWrite(ctx context.Context, arg UnitGetForDataWriteParams) (*UnitGetForDataWriteRow, error) {
 	row := q.db.QueryRow(ctx, unitGetForDataWrite, arg.OrganizationID, arg.SpaceID, arg.UnitID)
 	var i UnitGetForDataWriteRow
@@ -694,9 +696,10 @@ WITH stored AS (
             $9, $10, $23, $11, $12)
 ), mutated AS (
     INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                          restored_revision_num, function_invocation, subgroup)
+                          restored_revision_num, function_invocation, subgroup, trigger_id, invocation_id, invocation_params)
     VALUES ($24, $16, $17, $14, $4, $5, $25,
-            $26, $27::jsonb, $28)
+            $26, $27::jsonb, $28, $29::uuid,
+            $30::uuid, $31)
 )
 UPDATE unit
 SET data_hash = $1, data_size = $2, head_doc = $3,
@@ -740,6 +743,9 @@ type UnitRecordRevisionParams struct {
 	RestoredRevisionNum  int64           `db:"restored_revision_num"`
 	FunctionInvocation   json.RawMessage `db:"function_invocation"`
 	Subgroup             string          `db:"subgroup"`
+	TriggerID            *uuid.UUID      `db:"trigger_id"`
+	InvocationID         *uuid.UUID      `db:"invocation_id"`
+	InvocationParams     json.RawMessage `db:"invocation_params"`
 }
 
 // Records new data of the locked Unit in one statement: the content (once per hash), the Revision, its
@@ -776,6 +782,9 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		arg.RestoredRevisionNum,
 		arg.FunctionInvocation,
 		arg.Subgroup,
+		arg.TriggerID,
+		arg.InvocationID,
+		arg.InvocationParams,
 	)
 	var i Unit
 	err := row.Scan(

@@ -81,6 +81,16 @@ func (e *Error) Error() string {
 	return e.Message
 }
 
+// MessageOf is the message a person reads of err: an Error's Message (without its internal cause), else
+// the error's text.
+func MessageOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
 // Unwrap exposes the internal cause to logs and errors.Is; it is never sent to clients.
 func (e *Error) Unwrap() error { return e.cause }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/invocation"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
 	"github.com/hubd/hubd/internal/org"
@@ -52,18 +53,19 @@ type Config struct {
 
 // App is an assembled instance.
 type App struct {
-	Store    *store.Store
-	Keys     *auth.KeyRing
-	Issuer   *auth.Issuer
-	Orgs     *org.Service
-	Spaces   *space.Service
-	Units    *unit.Service
-	Targets  *target.Service
-	Tags     *tag.Service
-	Filters  *filter.Service
-	Triggers *trigger.Service
-	Views    *view.Service
-	Groups   *group.Service
+	Store       *store.Store
+	Keys        *auth.KeyRing
+	Issuer      *auth.Issuer
+	Orgs        *org.Service
+	Spaces      *space.Service
+	Units       *unit.Service
+	Targets     *target.Service
+	Tags        *tag.Service
+	Filters     *filter.Service
+	Triggers    *trigger.Service
+	Invocations *invocation.Service
+	Views       *view.Service
+	Groups      *group.Service
 	// ServiceAccounts and SignIn: non-person identities and key-based sign-in.
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service
@@ -116,6 +118,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Tags:            tag.NewService(kit),
 		Filters:         filter.NewService(kit),
 		Triggers:        trigger.NewService(kit),
+		Invocations:     invocation.NewService(kit),
 		Views:           view.NewService(kit),
 		Groups:          group.NewService(kit),
 		ServiceAccounts: serviceaccount.NewService(kit),
@@ -138,7 +141,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
 	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn, deps.Channels = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn, a.Channels
 	deps.BridgeWorkers, deps.Groups, deps.Notifier, deps.Filters, deps.Views = a.BridgeWorkers, a.Groups, a.Notifier, a.Filters, a.Views
-	deps.Triggers = a.Triggers
+	deps.Triggers, deps.Invocations = a.Triggers, a.Invocations
 	return httpapi.New(cfg.HTTP, deps)
 }
 

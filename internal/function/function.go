@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +38,9 @@ type Parameter struct {
 	Required      bool
 	Example       string
 	EnumValues    []string
+	// Regexp, Min and Max further bound a value: a pattern its text matches, and an integer's range.
+	Regexp   string
+	Min, Max *int64
 	// isPath: the value is a path (ParsePath), checked when the call is bound.
 	isPath bool
 }
@@ -242,7 +247,7 @@ func Bind(toolchain string, inv Invocation, field string) (*Call, error) {
 			return nil, apierr.Validation(fmt.Sprintf("%s: %s takes %d arguments", at, f.FunctionName, len(f.Parameters)),
 				apierr.Item{Item: at, Description: "too many arguments"})
 		}
-		v, err := convert(a.Value, p)
+		v, err := p.accept(a.Value)
 		if err == nil && p.isPath {
 			_, err = ParsePath(v.(string))
 		}
@@ -338,14 +343,36 @@ func convert(v any, p Parameter) (any, error) {
 			return nil, fmt.Errorf("the value must be a boolean, not %s", describe(v))
 		}
 	}
-	if len(p.EnumValues) > 0 {
-		s := fmt.Sprint(out)
-		for _, e := range p.EnumValues {
-			if e == s {
-				return out, nil
-			}
+	return out, nil
+}
+
+// accept converts a value to the parameter's type and holds it to the parameter's bounds: EnumValues,
+// Regexp (over its text) and Min and Max (integers).
+func (p Parameter) accept(v any) (any, error) {
+	out, err := convert(v, p)
+	if err != nil {
+		return nil, err
+	}
+	text := fmt.Sprint(out)
+	if len(p.EnumValues) > 0 && !slices.Contains(p.EnumValues, text) {
+		return nil, fmt.Errorf("%q is not one of %s", text, strings.Join(p.EnumValues, ", "))
+	}
+	if p.Regexp != "" {
+		re, err := regexp.Compile(p.Regexp)
+		if err != nil {
+			return nil, fmt.Errorf("the parameter's Regexp does not compile: %s", err.Error())
 		}
-		return nil, fmt.Errorf("%q is not one of %s", s, strings.Join(p.EnumValues, ", "))
+		if !re.MatchString(text) {
+			return nil, fmt.Errorf("%q does not match %s", text, p.Regexp)
+		}
+	}
+	if i, ok := out.(int64); ok {
+		if p.Min != nil && i < *p.Min {
+			return nil, fmt.Errorf("%d is less than %d", i, *p.Min)
+		}
+		if p.Max != nil && i > *p.Max {
+			return nil, fmt.Errorf("%d is more than %d", i, *p.Max)
+		}
 	}
 	return out, nil
 }

@@ -85,15 +85,7 @@ func signatures(where *string) (api.FunctionSignatureMap, error) {
 }
 
 func signatureToAPI(s function.Signature) api.FunctionSignature {
-	params := make([]api.FunctionParameter, len(s.Parameters))
-	for i, p := range s.Parameters {
-		enum := p.EnumValues
-		if enum == nil {
-			enum = []string{}
-		}
-		params[i] = api.FunctionParameter{ParameterName: p.ParameterName, Description: p.Description, DataType: api.FunctionParameterDataType(p.DataType),
-			Required: p.Required, Example: p.Example, EnumValues: enum}
-	}
+	params := parametersToAPI(s.Parameters)
 	other := s.OtherDataExpected
 	if other == nil {
 		other = []string{}
@@ -137,6 +129,9 @@ func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, p api.Invok
 	if err != nil {
 		return bulkResponse{}, err
 	}
+	if req.Stored, err = h.storedCalls(ctx, sc, body); err != nil {
+		return bulkResponse{}, err
+	}
 	df := unit.DataFilter{WhereData: string(deref(p.WhereData)), ResourceType: string(deref(p.ResourceType))}
 	items, err := h.s.deps.Units.Invoke(ctx, sc, spaceID, requestPath(ctx), listParams(p), df, req)
 	if err != nil {
@@ -155,14 +150,6 @@ func invokeRequest(ctx context.Context, p api.InvokeFunctionsOnOrgParams, body *
 	if p.ChangeOrder != nil && *p.ChangeOrder != "" {
 		return unit.InvokeRequest{}, apierr.Validation(fmt.Sprintf("change_order: no ChangeOrder %q in your organization", *p.ChangeOrder),
 			apierr.Item{Item: "change_order", Description: "no such ChangeOrder"})
-	}
-	if len(body.Invocations) > 0 {
-		return unit.InvokeRequest{}, apierr.Validation(fmt.Sprintf("Invocations: no Invocation %s in your organization", body.Invocations[0]),
-			apierr.Item{Item: "Invocations.0", Description: "no such Invocation"})
-	}
-	if len(body.Triggers) > 0 {
-		return unit.InvokeRequest{}, apierr.Validation(fmt.Sprintf("Triggers: no Trigger %s in your organization", body.Triggers[0]),
-			apierr.Item{Item: "Triggers.0", Description: "no such Trigger"})
 	}
 	if p.OtherDataSource != nil {
 		for _, src := range *p.OtherDataSource {
@@ -186,15 +173,142 @@ func invokeRequest(ctx context.Context, p api.InvokeFunctionsOnOrgParams, body *
 	if req.Guards, err = jsonParam[map[string]string]("guards", deref(p.Guards)); err != nil {
 		return req, err
 	}
-	// The generated body and the domain's Invocation have the same JSON form.
-	raw, err := json.Marshal(body.FunctionInvocations)
-	if err != nil {
-		return req, err
-	}
-	if err := json.Unmarshal(raw, &req.Invocations); err != nil {
-		return req, err
-	}
+	req.Invocations = functionInvocationsFromAPI(body.FunctionInvocations)
 	return req, nil
+}
+
+func parametersToAPI(ps []function.Parameter) []api.FunctionParameter {
+	out := make([]api.FunctionParameter, len(ps))
+	for i, p := range ps {
+		enum := p.EnumValues
+		if enum == nil {
+			enum = []string{}
+		}
+		out[i] = api.FunctionParameter{ParameterName: p.ParameterName, Description: p.Description, DataType: api.FunctionParameterDataType(p.DataType),
+			Required: p.Required, Example: p.Example, EnumValues: enum, Regexp: p.Regexp, Min: p.Min, Max: p.Max}
+	}
+	return out
+}
+
+func parametersFromAPI(ps []api.FunctionParameter) []function.Parameter {
+	out := make([]function.Parameter, len(ps))
+	for i, p := range ps {
+		out[i] = function.Parameter{ParameterName: p.ParameterName, Description: p.Description, DataType: string(p.DataType),
+			Required: p.Required, Example: p.Example, EnumValues: p.EnumValues, Regexp: p.Regexp, Min: p.Min, Max: p.Max}
+	}
+	return out
+}
+
+func argumentsToAPI(as []function.Argument) []api.FunctionArgument {
+	out := make([]api.FunctionArgument, len(as))
+	for i, a := range as {
+		out[i] = api.FunctionArgument{ParameterName: a.ParameterName, Value: a.Value}
+	}
+	return out
+}
+
+func argumentsFromAPI(as []api.FunctionArgument) []function.Argument {
+	out := make([]function.Argument, len(as))
+	for i, a := range as {
+		out[i] = function.Argument{ParameterName: a.ParameterName, Value: a.Value}
+	}
+	return out
+}
+
+func functionInvocationsToAPI(invs []function.Invocation) []api.FunctionInvocation {
+	out := make([]api.FunctionInvocation, len(invs))
+	for i, inv := range invs {
+		guards := inv.Guards
+		if guards == nil {
+			guards = map[string]string{}
+		}
+		out[i] = api.FunctionInvocation{FunctionName: inv.FunctionName, Arguments: argumentsToAPI(inv.Arguments),
+			WhereResource: inv.WhereResource, Guards: guards, Clearance: clearanceToAPI(inv.Clearance)}
+	}
+	return out
+}
+
+func functionInvocationsFromAPI(invs []api.FunctionInvocation) []function.Invocation {
+	out := make([]function.Invocation, len(invs))
+	for i, inv := range invs {
+		out[i] = function.Invocation{FunctionName: inv.FunctionName, Arguments: argumentsFromAPI(inv.Arguments),
+			WhereResource: inv.WhereResource, Guards: inv.Guards, Clearance: clearanceFromAPI(inv.Clearance)}
+	}
+	return out
+}
+
+// storedCalls resolves what an invoke body names by reference: its Invocations (without parameter
+// values), ParameterizedInvocations and Triggers, each of the caller's organization and visible to it
+// (else 400 naming it), in that order.
+func (h functionAPI) storedCalls(ctx context.Context, sc authz.Scope, body *api.FunctionInvocationsRequest) ([]unit.StoredCalls, error) {
+	type ref struct {
+		field  string
+		id     uuid.UUID
+		params map[string]any
+	}
+	var invRefs []ref
+	for i, id := range body.Invocations {
+		invRefs = append(invRefs, ref{field: fmt.Sprintf("Invocations.%d", i), id: id})
+	}
+	for i, p := range body.ParameterizedInvocations {
+		invRefs = append(invRefs, ref{field: fmt.Sprintf("ParameterizedInvocations.%d", i), id: p.InvocationID, params: p.Parameters})
+	}
+	triggerIDs := make([]uuid.UUID, len(body.Triggers))
+	copy(triggerIDs, body.Triggers)
+	triggers, err := h.s.deps.Triggers.LoadByIDs(ctx, sc, triggerIDs)
+	if err != nil {
+		return nil, err
+	}
+	invIDs := make([]uuid.UUID, 0, len(invRefs)+len(triggers))
+	for _, r := range invRefs {
+		invIDs = append(invIDs, r.id)
+	}
+	for _, t := range triggers {
+		if t.InvocationID != nil {
+			invIDs = append(invIDs, *t.InvocationID)
+		}
+	}
+	invocations, err := h.s.deps.Invocations.LoadByIDs(ctx, sc, invIDs)
+	if err != nil {
+		return nil, err
+	}
+	var out []unit.StoredCalls
+	for _, r := range invRefs {
+		inv, ok := invocations[r.id]
+		if !ok {
+			return nil, apierr.Validation(fmt.Sprintf("%s: no Invocation %s in your organization", r.field, r.id), apierr.Item{Item: r.field, Description: "no such Invocation"})
+		}
+		calls, err := inv.Expand(r.params, r.field+".Parameters")
+		if err != nil {
+			return nil, err
+		}
+		id := inv.ID
+		out = append(out, unit.StoredCalls{Field: r.field, ToolchainType: inv.ToolchainType, Calls: calls,
+			Origin: unit.Origin{InvocationID: &id, Params: r.params}})
+	}
+	for i, id := range body.Triggers {
+		field := fmt.Sprintf("Triggers.%d", i)
+		t, ok := triggers[id]
+		if !ok {
+			return nil, apierr.Validation(fmt.Sprintf("%s: no Trigger %s in your organization", field, id), apierr.Item{Item: field, Description: "no such Trigger"})
+		}
+		st := unit.StoredCalls{Field: field, ToolchainType: t.ToolchainType, Origin: unit.Origin{TriggerID: &t.ID}}
+		calls := []function.Invocation{{FunctionName: t.FunctionName, Arguments: t.Arguments, WhereResource: t.WhereResource}}
+		if t.InvocationID != nil {
+			inv, ok := invocations[*t.InvocationID]
+			if !ok {
+				return nil, apierr.Validation(fmt.Sprintf("%s: you may not view the Invocation %s the Trigger runs", field, *t.InvocationID),
+					apierr.Item{Item: field, Description: "Invocation not visible"})
+			}
+			if calls, err = inv.Expand(t.Params, field+".Params"); err != nil {
+				return nil, err
+			}
+			st.Origin.InvocationID, st.Origin.Params = t.InvocationID, t.Params
+		}
+		st.Calls = unit.WithTriggerGuards(calls, t.Guards, t.Clearance)
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // jsonParam decodes a query parameter whose value is JSON (clearance, guards), naming it when it is not

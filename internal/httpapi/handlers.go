@@ -29,6 +29,7 @@ type handlers struct {
 	filterAPI
 	viewAPI
 	triggerAPI
+	invocationAPI
 	groupAPI
 	channelAPI
 	commandRunAPI
@@ -44,7 +45,7 @@ type base struct{ s *Server }
 func newHandlers(s *Server) *handlers {
 	b := &base{s: s}
 	return &handlers{base: b, spaceAPI: spaceAPI{b}, unitAPI: unitAPI{b}, unitReadAPI: unitReadAPI{b}, functionAPI: functionAPI{b}, targetAPI: targetAPI{b},
-		tagAPI: tagAPI{b}, filterAPI: filterAPI{b}, viewAPI: viewAPI{b}, triggerAPI: triggerAPI{b}, groupAPI: groupAPI{b}, channelAPI: channelAPI{b}, commandRunAPI: commandRunAPI{b},
+		tagAPI: tagAPI{b}, filterAPI: filterAPI{b}, viewAPI: viewAPI{b}, triggerAPI: triggerAPI{b}, invocationAPI: invocationAPI{b}, groupAPI: groupAPI{b}, channelAPI: channelAPI{b}, commandRunAPI: commandRunAPI{b},
 		bridgeWorkerAPI: bridgeWorkerAPI{b}, serviceAccountAPI: serviceAccountAPI{b}, organizationAPI: organizationAPI{b}, metaAPI: metaAPI{b}}
 }
 

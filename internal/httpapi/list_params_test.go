@@ -136,6 +136,17 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post(sp+"/trigger", map[string]any{"Slug": "stamp", "Event": "PostClone", "ToolchainType": configdata.AppConfigEnv, "Disabled": true,
 		"FunctionName": "set-value", "Arguments": []any{map[string]any{"Value": "B"}, map[string]any{"Value": "1"}}}).Expect(http.StatusOK)
 
+	// Invocations: a Kubernetes template with a Parameter, an Env check a (disabled) Trigger runs.
+	var roll, envCheck api.Invocation
+	c.Post(sp+"/invocation", map[string]any{"Slug": "roll", "ToolchainType": configdata.KubernetesYAML, "Labels": map[string]string{"kind": "rollout"},
+		"Parameters":          []any{map[string]any{"ParameterName": "image", "Required": true}},
+		"FunctionInvocations": []any{map[string]any{"FunctionName": "set-image", "Arguments": []any{map[string]any{"Value": "main"}, map[string]any{"Value": "{{.image}}"}}}}}).
+		Expect(http.StatusOK).JSON(&roll)
+	c.Post(sp+"/invocation", map[string]any{"Slug": "env-check", "ToolchainType": configdata.AppConfigEnv,
+		"FunctionInvocations": []any{map[string]any{"FunctionName": "is-valid"}}}).Expect(http.StatusOK).JSON(&envCheck)
+	c.Post(sp+"/trigger", map[string]any{"Slug": "env-checks", "Event": "Mutation", "ToolchainType": configdata.AppConfigEnv, "Disabled": true,
+		"InvocationID": envCheck.InvocationID}).Expect(http.StatusOK)
+
 	// Groups, one with both members.
 	var team api.Group
 	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
@@ -150,19 +161,20 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"target_id": cluster.TargetID.String(), "tag_id": release.TagID.String(),
 			"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(),
 			"group_id": team.GroupID.String(), "filter_id": webFilter.FilterID.String(),
-			"view_id":          webView.ViewID.String(),
-			"trigger_id":       check.TriggerID.String(),
+			"view_id":    webView.ViewID.String(),
+			"trigger_id": check.TriggerID.String(), "invocation_id": roll.InvocationID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 		},
 		writes: map[string]selectionWrite{
-			"BulkCreateUnits":    {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkMoveUnits":      {body: map[string]any{"ToSpaceID": staging.SpaceID}},
-			"BulkTagUnits":       {body: map[string]any{"TagID": release.TagID}},
-			"BulkCreateFilters":  {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkCreateViews":    {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkCreateTriggers": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkMoveFilters":    {body: map[string]any{"ToSpaceID": staging.SpaceID}},
-			"BulkMoveViews":      {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkCreateUnits":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveUnits":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkTagUnits":          {body: map[string]any{"TagID": release.TagID}},
+			"BulkCreateFilters":     {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateViews":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateTriggers":    {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateInvocations": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveFilters":       {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkMoveViews":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 			// list-paths reads every ToolchainType.
 			"InvokeFunctions":      {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},
 			"InvokeFunctionsOnOrg": {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},

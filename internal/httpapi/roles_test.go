@@ -67,6 +67,9 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	var trig api.Trigger
 	admin.Post(base+"/trigger", map[string]any{"Slug": "check", "Event": "Mutation", "ToolchainType": "AppConfig/Env", "FunctionName": "is-valid"}).
 		Expect(http.StatusOK).JSON(&trig)
+	var inv api.Invocation
+	admin.Post(base+"/invocation", map[string]any{"Slug": "checks", "ToolchainType": "AppConfig/Env", "FunctionInvocations": []map[string]any{{"FunctionName": "is-valid"}}}).
+		Expect(http.StatusOK).JSON(&inv)
 	var ch api.Channel
 	admin.Post(base+"/channel", map[string]any{"Slug": "bot", "Commands": map[string]any{"deploy": map[string]any{"Description": "Deploy"}}}).
 		Expect(http.StatusOK).JSON(&ch)
@@ -90,7 +93,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(), "bridge_worker_id": w.BridgeWorkerID.String(),
 		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
-		"trigger_id": trig.TriggerID.String(),
+		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(),
 	}
 	return f
 }
@@ -235,6 +238,13 @@ var roleRequests = map[string]roleRequest{
 	"BulkPatchTriggers":        {query: sel("Slug = 'check'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
 	"BulkDeleteTriggers":       {query: sel("Slug = 'check'")},
 	"BulkCreateTriggers": {query: url.Values{"where": {"Slug = 'check'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
+		guestSelectsNothing: api.ErrorTypeValidation},
+	"CreateInvocation":      {body: jsonBody(map[string]any{"Slug": "new-invocation", "ToolchainType": "AppConfig/Env", "FunctionInvocations": []map[string]any{{"FunctionName": "is-valid"}}})},
+	"UpdateInvocation":      {body: readBack("Invocation")},
+	"PatchInvocation":       {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"BulkPatchInvocations":  {query: sel("Slug = 'checks'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteInvocations": {query: sel("Slug = 'checks'")},
+	"BulkCreateInvocations": {query: url.Values{"where": {"Slug = 'checks'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
 		guestSelectsNothing: api.ErrorTypeValidation},
 	"PatchView":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	"CreateTag":         {body: jsonBody(map[string]any{"Slug": "new-tag"})},

@@ -22,6 +22,7 @@ import (
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/group"
+	"github.com/hubd/hubd/internal/invocation"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/serviceaccount"
 	"github.com/hubd/hubd/internal/signin"
@@ -59,17 +60,18 @@ type Config struct {
 
 // Deps are the services the handlers call.
 type Deps struct {
-	Store    *store.Store
-	Issuer   *auth.Issuer
-	Orgs     *org.Service
-	Spaces   *space.Service
-	Units    *unit.Service
-	Targets  *target.Service
-	Tags     *tag.Service
-	Filters  *filter.Service
-	Triggers *trigger.Service
-	Views    *view.Service
-	Groups   *group.Service
+	Store       *store.Store
+	Issuer      *auth.Issuer
+	Orgs        *org.Service
+	Spaces      *space.Service
+	Units       *unit.Service
+	Targets     *target.Service
+	Tags        *tag.Service
+	Filters     *filter.Service
+	Triggers    *trigger.Service
+	Invocations *invocation.Service
+	Views       *view.Service
+	Groups      *group.Service
 	// ServiceAccounts and SignIn serve the accounts, their keys and the token endpoint.
 	ServiceAccounts *serviceaccount.Service
 	SignIn          *signin.Service

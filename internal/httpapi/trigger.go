@@ -18,13 +18,9 @@ import (
 type triggerAPI struct{ *base }
 
 func triggerToAPI(t trigger.Trigger) api.Trigger {
-	args := make([]api.FunctionArgument, len(t.Arguments))
-	for i, a := range t.Arguments {
-		args[i] = api.FunctionArgument{ParameterName: a.ParameterName, Value: a.Value}
-	}
 	return api.Trigger{TriggerID: t.ID, SpaceID: t.SpaceID, OrganizationID: t.OrganizationID, Slug: t.Slug, DisplayName: t.DisplayName,
 		Description: t.Description, Labels: t.Labels, Annotations: t.Annotations, DeleteGates: t.DeleteGates, Event: t.Event,
-		ToolchainType: api.ToolchainType(t.ToolchainType), FunctionName: t.FunctionName, Arguments: args, WhereResource: t.WhereResource,
+		ToolchainType: api.ToolchainType(t.ToolchainType), FunctionName: t.FunctionName, Arguments: argumentsToAPI(t.Arguments), WhereResource: t.WhereResource,
 		Guards: t.Guards, Clearance: clearanceToAPI(t.Clearance), Protect: t.Protect, Params: t.Params, OtherDataSource: t.OtherDataSource,
 		FailOpenAfter: t.FailOpenAfter, WhereUnit: t.WhereUnit, UnitFilterID: t.UnitFilterID, InvocationID: t.InvocationID,
 		BridgeWorkerID: t.BridgeWorkerID, Validating: t.Validating, Warn: t.Warn, Disabled: t.Disabled, Hash: t.Hash,
@@ -32,12 +28,8 @@ func triggerToAPI(t trigger.Trigger) api.Trigger {
 }
 
 func triggerFields(b *api.Trigger) trigger.Fields {
-	args := make([]function.Argument, len(b.Arguments))
-	for i, a := range b.Arguments {
-		args[i] = function.Argument{ParameterName: a.ParameterName, Value: a.Value}
-	}
 	return trigger.Fields{Slug: b.Slug, DisplayName: b.DisplayName, Description: b.Description, Event: b.Event,
-		ToolchainType: string(b.ToolchainType), FunctionName: b.FunctionName, Arguments: args, WhereResource: b.WhereResource,
+		ToolchainType: string(b.ToolchainType), FunctionName: b.FunctionName, Arguments: argumentsFromAPI(b.Arguments), WhereResource: b.WhereResource,
 		Guards: b.Guards, Clearance: clearanceFromAPI(b.Clearance), Protect: b.Protect, Params: b.Params, OtherDataSource: b.OtherDataSource,
 		FailOpenAfter: b.FailOpenAfter, WhereUnit: b.WhereUnit, UnitFilterID: b.UnitFilterID, InvocationID: b.InvocationID,
 		BridgeWorkerID: b.BridgeWorkerID, Warn: b.Warn, Disabled: b.Disabled,
@@ -82,11 +74,14 @@ func (h triggerAPI) extendTriggers(ctx context.Context, sc authz.Scope, ts []tri
 		return nil, err
 	}
 	spaceIDs := make([]uuid.UUID, len(ts))
-	var filterIDs []uuid.UUID
+	var filterIDs, invocationIDs []uuid.UUID
 	for i, t := range ts {
 		spaceIDs[i] = t.SpaceID
 		if t.UnitFilterID != nil && includes["UnitFilterID"] {
 			filterIDs = append(filterIDs, *t.UnitFilterID)
+		}
+		if t.InvocationID != nil && includes["InvocationID"] {
+			invocationIDs = append(invocationIDs, *t.InvocationID)
 		}
 	}
 	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], spaceIDs)
@@ -94,6 +89,10 @@ func (h triggerAPI) extendTriggers(ctx context.Context, sc authz.Scope, ts []tri
 		return nil, err
 	}
 	filters, err := h.s.deps.Filters.LoadByIDs(ctx, sc, filterIDs)
+	if err != nil {
+		return nil, err
+	}
+	invocations, err := h.s.deps.Invocations.LoadByIDs(ctx, sc, invocationIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +106,12 @@ func (h triggerAPI) extendTriggers(ctx context.Context, sc authz.Scope, ts []tri
 			if f, ok := filters[*t.UnitFilterID]; ok {
 				wire := filterToAPI(f)
 				e.UnitFilter = &wire
+			}
+		}
+		if t.InvocationID != nil {
+			if inv, ok := invocations[*t.InvocationID]; ok {
+				wire := invocationToAPI(inv)
+				e.Invocation = &wire
 			}
 		}
 		out[i] = e

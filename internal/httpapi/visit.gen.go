@@ -6,6 +6,10 @@ import "net/http"
 
 func (r bulkResponse) VisitBulkCreateFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r bulkResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkCreateUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -15,6 +19,10 @@ func (r bulkResponse) VisitBulkCreateViewsResponse(w http.ResponseWriter) error 
 func (r bulkResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkDeleteGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r bulkResponse) VisitBulkDeleteServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -39,6 +47,10 @@ func (r bulkResponse) VisitBulkMoveViewsResponse(w http.ResponseWriter) error { 
 func (r bulkResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkPatchGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r bulkResponse) VisitBulkPatchServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -80,6 +92,8 @@ func (r itemResponse) VisitGetFilterResponse(w http.ResponseWriter) error { retu
 
 func (r itemResponse) VisitGetGroupResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r itemResponse) VisitGetInvocationResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetServiceAccountResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -107,6 +121,8 @@ func (r pageResponse) VisitListAllChannelsResponse(w http.ResponseWriter) error 
 func (r pageResponse) VisitListAllCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllRevisionsResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -137,6 +153,8 @@ func (r pageResponse) VisitListExtendedRevisionsResponse(w http.ResponseWriter) 
 func (r pageResponse) VisitListFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListInvocationsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 	return r.write(w)

@@ -22,6 +22,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/function"
+	"github.com/hubd/hubd/internal/invocation"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
@@ -64,13 +65,15 @@ type Fields struct {
 	FailOpenAfter   *int32                 `json:"FailOpenAfter"`
 	WhereUnit       string                 `json:"WhereUnit"`
 	UnitFilterID    *uuid.UUID             `json:"UnitFilterID"`
-	// InvocationID and BridgeWorkerID name what would run the Trigger instead of the builtin function:
-	// neither is served yet, so a write must leave them null.
+	// InvocationID names a stored Invocation of the Space to run instead of FunctionName, with Params as
+	// the values of its Parameters. BridgeWorkerID would name a worker to run it: not served, so null.
 	InvocationID   *uuid.UUID `json:"InvocationID"`
 	BridgeWorkerID *uuid.UUID `json:"BridgeWorkerID"`
 	Warn           bool       `json:"Warn"`
 	Disabled       bool       `json:"Disabled"`
 	entity.Meta
+	// validating is the function's (or the Invocation's) kind, decided when the fields are checked.
+	validating bool
 }
 
 // authzTarget: Triggers carry no Permissions of their own; the role and the grants of their Space decide.
@@ -110,14 +113,28 @@ func normalize(f Fields) (Fields, error) {
 		return f, apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", f.ToolchainType, configdata.ToolchainTypes),
 			apierr.Item{Item: "ToolchainType", Description: "unknown ToolchainType"})
 	}
-	c, err := function.Bind(f.ToolchainType, function.Invocation{FunctionName: f.FunctionName, Arguments: f.Arguments,
-		WhereResource: f.WhereResource, Guards: f.Guards, Clearance: f.Clearance}, "")
-	if err != nil {
-		return f, err
-	}
-	if !c.Function.Mutating && !c.Function.Validating {
-		return f, apierr.Validation(fmt.Sprintf("FunctionName: %s only reads data; a Trigger's function changes or validates it", f.FunctionName),
-			apierr.Item{Item: "FunctionName", Description: "neither mutating nor validating"})
+	if f.InvocationID != nil {
+		// The Invocation's functions run (check reads it); the Trigger adds its Guards and Clearance.
+		for field, set := range map[string]bool{"FunctionName": f.FunctionName != "", "Arguments": len(f.Arguments) > 0, "WhereResource": f.WhereResource != ""} {
+			if set {
+				return f, apierr.Validation(field+": a Trigger runs its FunctionName or its InvocationID, not both; leave "+field+" empty",
+					apierr.Item{Item: field, Description: "set with InvocationID"})
+			}
+		}
+		if err := function.CheckGuards(f.Guards, f.Clearance, ""); err != nil {
+			return f, err
+		}
+	} else {
+		c, err := function.Bind(f.ToolchainType, function.Invocation{FunctionName: f.FunctionName, Arguments: f.Arguments,
+			WhereResource: f.WhereResource, Guards: f.Guards, Clearance: f.Clearance}, "")
+		if err != nil {
+			return f, err
+		}
+		if !c.Function.Mutating && !c.Function.Validating {
+			return f, apierr.Validation(fmt.Sprintf("FunctionName: %s only reads data; a Trigger's function changes or validates it", f.FunctionName),
+				apierr.Item{Item: "FunctionName", Description: "neither mutating nor validating"})
+		}
+		f.validating = c.Function.Validating
 	}
 	if f.FailOpenAfter != nil && *f.FailOpenAfter < 0 {
 		return f, apierr.Validation("FailOpenAfter must be 0 or more (seconds)", apierr.Item{Item: "FailOpenAfter", Description: "negative"})
@@ -126,11 +143,9 @@ func normalize(f Fields) (Fields, error) {
 		return f, apierr.Validation("OtherDataSource: no builtin function takes other data; leave it empty",
 			apierr.Item{Item: "OtherDataSource", Description: "not supported"})
 	}
-	for field, id := range map[string]*uuid.UUID{"InvocationID": f.InvocationID, "BridgeWorkerID": f.BridgeWorkerID} {
-		if id != nil {
-			return f, apierr.Validation(field+": Triggers run builtin functions only; leave it null and name the function in FunctionName",
-				apierr.Item{Item: field, Description: "not supported"})
-		}
+	if f.BridgeWorkerID != nil {
+		return f, apierr.Validation("BridgeWorkerID: Triggers run on hubd's builtin executor; leave it null",
+			apierr.Item{Item: "BridgeWorkerID", Description: "not supported"})
 	}
 	if err := listquery.CheckWhere(unit.ListEntity, "WhereUnit", f.WhereUnit); err != nil {
 		return f, err
@@ -138,9 +153,25 @@ func normalize(f Fields) (Fields, error) {
 	return f, nil
 }
 
-// check requires a UnitFilterID the write sets to name a Filter of Units, visible to the caller, that
-// selects by Unit attributes only (a Trigger selects a Unit as its write begins, before its new data).
-func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, _ *Trigger, f Fields) (Fields, error) {
+// check requires an InvocationID to name an Invocation of the Trigger's Space, visible to the caller, that
+// the Trigger can run (its ToolchainType, functions all validating or all mutating, Params its Parameters
+// accept), and a UnitFilterID to name a Filter of Units, visible to the caller, that selects by Unit
+// attributes only (a Trigger selects a Unit as its write begins, before its new data).
+func check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, _ *Trigger, f Fields) (Fields, error) {
+	if f.InvocationID != nil {
+		found, err := invocation.Family.Visible(ctx, tx.Q, sc, []uuid.UUID{*f.InvocationID})
+		if err != nil {
+			return f, err
+		}
+		inv, ok := found[*f.InvocationID]
+		if !ok || inv.SpaceID != spaceID {
+			return f, apierr.NoSuchReference(invocation.EntityType, "in the Trigger's Space", "InvocationID")
+		}
+		f.validating = invocation.KindOf(inv.ToolchainType, inv.FunctionInvocations).Validating
+		if err := invocation.FitsTrigger(inv.Fields, f.ToolchainType, f.validating, f.Params); err != nil {
+			return f, apierr.Validation("InvocationID: "+apierr.MessageOf(err), apierr.Item{Item: "InvocationID", Description: "cannot run it"})
+		}
+	}
 	if f.UnitFilterID == nil {
 		return f, nil
 	}
@@ -159,14 +190,9 @@ func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, _ *Tr
 // its selection, Warn and Disabled), stored as Hash.
 func definitionHash(f Fields) string {
 	def, _ := json.Marshal([]any{f.Event, f.ToolchainType, f.FunctionName, f.Arguments, f.WhereResource, f.Guards, f.Clearance,
-		f.Protect, f.Params, f.WhereUnit, f.UnitFilterID, f.Warn, f.Disabled})
+		f.Protect, f.Params, f.WhereUnit, f.UnitFilterID, f.InvocationID, f.Warn, f.Disabled})
 	sum := sha256.Sum256(def)
 	return hex.EncodeToString(sum[:])
-}
-
-func validating(f Fields) bool {
-	fn, ok := function.Lookup(f.ToolchainType, f.FunctionName)
-	return ok && fn.Validating
 }
 
 func fromRow(r *db.Trigger) (Trigger, error) {
@@ -174,7 +200,8 @@ func fromRow(r *db.Trigger) (Trigger, error) {
 		HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, Description: r.Description, Event: r.Event, ToolchainType: r.ToolchainType,
 			FunctionName: r.FunctionName, WhereResource: r.WhereResource, Protect: r.Protect, OtherDataSource: r.OtherDataSource,
-			FailOpenAfter: r.FailOpenAfter, WhereUnit: r.WhereUnit, UnitFilterID: r.UnitFilterID, Warn: r.Warn, Disabled: r.Disabled}}
+			FailOpenAfter: r.FailOpenAfter, WhereUnit: r.WhereUnit, UnitFilterID: r.UnitFilterID, InvocationID: r.InvocationID,
+			Warn: r.Warn, Disabled: r.Disabled, validating: r.Validating}}
 	var err error
 	if t.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
 		return t, err
@@ -215,6 +242,7 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		{Name: "Protect", Type: listquery.Bool, SQL: "trigger.protect", Filterable: true},
 		{Name: "Hash", Type: listquery.String, SQL: "trigger.hash", Filterable: true, Orderable: true},
 		listquery.NullableUUID("UnitFilterID", "trigger.unit_filter_id"),
+		listquery.NullableUUID("InvocationID", "trigger.invocation_id"),
 		{Name: "Labels", Type: listquery.StringMap, SQL: "trigger.labels", Filterable: true},
 		{Name: "Annotations", Type: listquery.StringMap, SQL: "trigger.annotations", Filterable: true},
 		{Name: "Guards", Type: listquery.StringMap, SQL: "trigger.guards", Filterable: true},
@@ -223,12 +251,12 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		{Name: "CreatedAt", Type: listquery.Time, SQL: "trigger.created_at", Filterable: true, Orderable: true},
 		{Name: "UpdatedAt", Type: listquery.Time, SQL: "trigger.updated_at", Filterable: true, Orderable: true},
 		{Name: "Arguments", Type: listquery.Opaque}, {Name: "Clearance", Type: listquery.Opaque}, {Name: "Params", Type: listquery.Opaque},
-		{Name: "FailOpenAfter", Type: listquery.Opaque}, {Name: "InvocationID", Type: listquery.Opaque},
-		{Name: "BridgeWorkerID", Type: listquery.Opaque}, {Name: "SpaceSlug", Type: listquery.Opaque},
+		{Name: "FailOpenAfter", Type: listquery.Opaque}, {Name: "BridgeWorkerID", Type: listquery.Opaque}, {Name: "SpaceSlug", Type: listquery.Opaque},
 		{Name: "Version", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
 	},
 	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
-		{Name: "UnitFilterID", Field: "UnitFilter", Type: filter.EntityType}},
+		{Name: "UnitFilterID", Field: "UnitFilter", Type: filter.EntityType},
+		{Name: "InvocationID", Field: "Invocation", Type: invocation.EntityType}},
 })
 
 func insertParams(sc authz.Scope, spaceID, id uuid.UUID, f Fields) db.TriggerInsertParams {
@@ -238,7 +266,7 @@ func insertParams(sc authz.Scope, spaceID, id uuid.UUID, f Fields) db.TriggerIns
 		ToolchainType: f.ToolchainType, FunctionName: f.FunctionName, Arguments: store.EncodeJSON(f.Arguments),
 		WhereResource: f.WhereResource, Guards: store.EncodeJSON(f.Guards), Clearance: store.EncodeJSON(f.Clearance),
 		Protect: f.Protect, Params: store.EncodeJSON(f.Params), OtherDataSource: f.OtherDataSource, FailOpenAfter: f.FailOpenAfter,
-		WhereUnit: f.WhereUnit, UnitFilterID: f.UnitFilterID, Validating: validating(f), Warn: f.Warn, Disabled: f.Disabled,
+		WhereUnit: f.WhereUnit, UnitFilterID: f.UnitFilterID, InvocationID: f.InvocationID, Validating: f.validating, Warn: f.Warn, Disabled: f.Disabled,
 		Hash: definitionHash(f)}
 }
 
@@ -269,7 +297,7 @@ var Family = &entity.Family[db.Trigger, Trigger, Fields]{
 			DeleteGates: p.DeleteGates, Event: p.Event, ToolchainType: p.ToolchainType, FunctionName: p.FunctionName,
 			Arguments: p.Arguments, WhereResource: p.WhereResource, Guards: p.Guards, Clearance: p.Clearance, Protect: p.Protect,
 			Params: p.Params, OtherDataSource: p.OtherDataSource, FailOpenAfter: p.FailOpenAfter, WhereUnit: p.WhereUnit,
-			UnitFilterID: p.UnitFilterID, Validating: p.Validating, Warn: p.Warn, Disabled: p.Disabled, Hash: p.Hash})
+			UnitFilterID: p.UnitFilterID, InvocationID: p.InvocationID, Validating: p.Validating, Warn: p.Warn, Disabled: p.Disabled, Hash: p.Hash})
 	},
 	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Trigger) (int64, error) {
 		return q.TriggerDelete(ctx, db.TriggerDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, TriggerID: cur.ID})

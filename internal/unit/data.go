@@ -223,11 +223,27 @@ type dataChange struct {
 	annotations []PathAnnotation
 }
 
-// functionStep is one invocation that changed the data: what it was and the data it left.
+// functionStep is one invocation that changed the data: what it was, what it came from, and the data it left.
 type functionStep struct {
 	invocation json.RawMessage
+	origin     Origin
 	doc        *configdata.Document
-	triggerID  *uuid.UUID // the mutating Trigger that made it
+}
+
+// Origin is what a function invocation came from besides the request's own list: a Trigger, a stored
+// Invocation and the values of its Parameters. Its Mutation records them.
+type Origin struct {
+	TriggerID    *uuid.UUID
+	InvocationID *uuid.UUID
+	Params       map[string]any
+}
+
+// params are the parameter values as a Mutation stores them (an object, empty when none).
+func (o Origin) params() json.RawMessage {
+	if len(o.Params) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	return store.EncodeJSON(o.Params)
 }
 
 // commitData records data as a new Revision and Mutation of the locked Unit row and makes it the head.
@@ -267,9 +283,9 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 		sources = attributeSources(prevDoc, sources, doc, lastMutNum+int64(len(change.steps)-1), revNum)
 		lastMutNum += int64(len(change.steps) - 1)
 	}
-	var firstInvocation json.RawMessage
+	var first functionStep
 	if len(change.steps) > 0 {
-		firstInvocation = change.steps[0].invocation
+		first = change.steps[0]
 	}
 	var annotations json.RawMessage
 	if change.annotations != nil {
@@ -293,7 +309,8 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 	head, err := tx.Q.UnitRecordRevision(ctx, db.UnitRecordRevisionParams{
 		DataHash: hash, Data: data, DataSize: int64(len(data)), HeadDoc: projection,
 		RevisionID: &revisionID, RevisionNum: revNum, MutationNum: mutNum, MutationID: uuid.New(), HeadMutationNum: lastMutNum,
-		FunctionInvocation: firstInvocation, Subgroup: change.subgroup, PathAnnotations: annotations,
+		FunctionInvocation: first.invocation, TriggerID: first.origin.TriggerID, InvocationID: first.origin.InvocationID,
+		InvocationParams: first.origin.params(), Subgroup: change.subgroup, PathAnnotations: annotations,
 		ValidationErrors: validationErrors, ValidationWarnings: validationWarnings, ValidationPassed: validationPassed,
 		ValidationTriggerIds: validationIDs, ValueTriggerIds: valueIDs,
 		OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
@@ -307,7 +324,8 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 	for i := 1; i < len(change.steps); i++ {
 		if err := tx.Q.MutationInsert(ctx, db.MutationInsertParams{MutationID: uuid.New(), OrganizationID: row.OrganizationID,
 			SpaceID: row.SpaceID, UnitID: row.UnitID, RevisionID: revisionID, RevisionNum: revNum, MutationNum: mutNum + int64(i),
-			FunctionInvocation: change.steps[i].invocation, Subgroup: change.subgroup, TriggerID: change.steps[i].triggerID}); err != nil {
+			FunctionInvocation: change.steps[i].invocation, Subgroup: change.subgroup, TriggerID: change.steps[i].origin.TriggerID,
+			InvocationID: change.steps[i].origin.InvocationID, InvocationParams: change.steps[i].origin.params()}); err != nil {
 			return WriteResult{}, err
 		}
 	}

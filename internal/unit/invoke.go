@@ -24,7 +24,9 @@ const MaxInvocations = 100
 
 // InvokeRequest is a request to run functions over the Units a selection picks.
 type InvokeRequest struct {
+	// Invocations are the request's own; Stored run after them, in order.
 	Invocations   []function.Invocation
+	Stored        []StoredCalls
 	ToolchainType string
 	Description   *string
 	DryRun        bool
@@ -34,6 +36,16 @@ type InvokeRequest struct {
 	ChangeSetID   *uuid.UUID
 	Subgroup      string
 	UserAgent     string
+}
+
+// StoredCalls are function invocations a request runs by reference: a stored Invocation's (filled with
+// the values of its Parameters) or a Trigger's. They run on Units of their ToolchainType only.
+type StoredCalls struct {
+	// Field names the reference in errors (Invocations.0, ParameterizedInvocations.1, Triggers.0).
+	Field         string
+	ToolchainType string
+	Calls         []function.Invocation
+	Origin        Origin
 }
 
 // Conflict is a change that was withheld, and why.
@@ -83,8 +95,14 @@ func CheckSubgroup(s string) error {
 // binding is a request's invocations checked for each ToolchainType: the calls, or why a Unit of that
 // type cannot run them.
 type binding struct {
-	calls  map[string][]*function.Call
+	calls  map[string][]boundCall
 	errors map[string]error
+}
+
+// boundCall is one call of a request and what it came from.
+type boundCall struct {
+	*function.Call
+	origin Origin
 }
 
 // bind checks every invocation for each ToolchainType the request may reach. With a ToolchainType every
@@ -92,11 +110,17 @@ type binding struct {
 // a function missing for some types fails only the Units of those types. Values that do not convert
 // fail the request (422).
 func bind(req InvokeRequest) (binding, error) {
-	if len(req.Invocations) == 0 {
-		return binding{}, apierr.Validation("FunctionInvocations needs at least one invocation", apierr.Item{Item: "FunctionInvocations", Description: "empty"})
+	total := len(req.Invocations)
+	for _, st := range req.Stored {
+		total += len(st.Calls)
 	}
-	if len(req.Invocations) > MaxInvocations {
-		return binding{}, apierr.Validation(fmt.Sprintf("FunctionInvocations holds more than %d invocations", MaxInvocations), apierr.Item{Item: "FunctionInvocations", Description: "too many"})
+	if total == 0 {
+		return binding{}, apierr.Validation("FunctionInvocations, Invocations, ParameterizedInvocations and Triggers name no invocation; give at least one",
+			apierr.Item{Item: "FunctionInvocations", Description: "empty"})
+	}
+	if total > MaxInvocations {
+		return binding{}, apierr.Validation(fmt.Sprintf("the request runs more than %d invocations (its own and those it names)", MaxInvocations),
+			apierr.Item{Item: "FunctionInvocations", Description: "too many"})
 	}
 	toolchains := configdata.ToolchainTypes
 	if req.ToolchainType != "" {
@@ -106,7 +130,7 @@ func bind(req InvokeRequest) (binding, error) {
 		}
 		toolchains = []string{req.ToolchainType}
 	}
-	b := binding{calls: map[string][]*function.Call{}, errors: map[string]error{}}
+	b := binding{calls: map[string][]boundCall{}, errors: map[string]error{}}
 	for i, inv := range req.Invocations {
 		field := "FunctionInvocations." + strconv.Itoa(i)
 		var unknown error
@@ -119,7 +143,7 @@ func bind(req InvokeRequest) (binding, error) {
 			switch {
 			case err == nil:
 				found = true
-				b.calls[t] = append(b.calls[t], c)
+				b.calls[t] = append(b.calls[t], boundCall{Call: c})
 			case len(toolchains) > 1 && isUnknownFunction(t, inv):
 				unknown = err
 				b.errors[t] = err
@@ -129,6 +153,28 @@ func bind(req InvokeRequest) (binding, error) {
 		}
 		if !found {
 			return binding{}, unknown
+		}
+	}
+	for _, st := range req.Stored {
+		if req.ToolchainType != "" && st.ToolchainType != req.ToolchainType {
+			return binding{}, apierr.Validation(fmt.Sprintf("%s is for %s, not the request's ToolchainType %s", st.Field, st.ToolchainType, req.ToolchainType),
+				apierr.Item{Item: st.Field, Description: "other ToolchainType"})
+		}
+		for _, t := range toolchains {
+			if t != st.ToolchainType && b.errors[t] == nil {
+				b.errors[t] = apierr.Validation(fmt.Sprintf("%s is for Units of %s, not %s", st.Field, st.ToolchainType, t),
+					apierr.Item{Item: st.Field, Description: "other ToolchainType"})
+			}
+		}
+		if b.errors[st.ToolchainType] != nil {
+			continue
+		}
+		for _, inv := range st.Calls {
+			c, err := function.Bind(st.ToolchainType, inv, st.Field)
+			if err != nil {
+				return binding{}, err
+			}
+			b.calls[st.ToolchainType] = append(b.calls[st.ToolchainType], boundCall{Call: c, origin: st.Origin})
 		}
 	}
 	return b, nil
@@ -220,7 +266,7 @@ func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 		if len(clearance) == 0 {
 			clearance = req.Clearance
 		}
-		w, err := settle(tree, c, doc, notes, clearance, mergeGuards(c.Guards, req.Guards), req.Protect)
+		w, err := settle(tree, c.Call, doc, notes, clearance, mergeGuards(c.Guards, req.Guards), req.Protect)
 		if err != nil {
 			return res, err
 		}
@@ -231,7 +277,7 @@ func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 			continue
 		}
 		res.Mutators = append(res.Mutators, i)
-		steps = append(steps, functionStep{invocation: store.EncodeJSON(c.Invocation), doc: after})
+		steps = append(steps, functionStep{invocation: store.EncodeJSON(c.Invocation), origin: c.origin, doc: after})
 		doc = after
 	}
 	res.Data = data

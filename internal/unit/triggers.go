@@ -38,11 +38,53 @@ type triggerInForce struct {
 	UnitFilterID  *uuid.UUID             `json:"unit_filter_id"`
 	Validating    bool                   `json:"validating"`
 	Warn          bool                   `json:"warn"`
+	Params        map[string]any         `json:"params"`
+	// Invocation is the stored Invocation the Trigger runs instead of FunctionName, if any.
+	Invocation *struct {
+		ID                  uuid.UUID             `json:"invocation_id"`
+		FunctionInvocations []function.Invocation `json:"function_invocations"`
+		Parameters          []function.Parameter  `json:"parameters"`
+	} `json:"invocation"`
 }
 
-func (t triggerInForce) invocation() function.Invocation {
-	return function.Invocation{FunctionName: t.FunctionName, Arguments: t.Arguments, WhereResource: t.WhereResource,
-		Guards: t.Guards, Clearance: t.Clearance}
+// calls binds what the Trigger runs: its function, or its Invocation's functions filled with its Params
+// (each with the Trigger's Guards added, and its Clearance where the function has none).
+func (t triggerInForce) calls(toolchain string) ([]*function.Call, Origin, error) {
+	id := t.ID
+	origin := Origin{TriggerID: &id}
+	invs := []function.Invocation{{FunctionName: t.FunctionName, Arguments: t.Arguments, WhereResource: t.WhereResource}}
+	if t.Invocation != nil {
+		invID := t.Invocation.ID
+		origin.InvocationID, origin.Params = &invID, t.Params
+		var err error
+		if invs, err = function.Expand(t.Invocation.FunctionInvocations, t.Invocation.Parameters, t.Params, "Params"); err != nil {
+			return nil, origin, triggerFailed(t, err)
+		}
+	}
+	invs = WithTriggerGuards(invs, t.Guards, t.Clearance)
+	calls := make([]*function.Call, len(invs))
+	for i, inv := range invs {
+		c, err := function.Bind(toolchain, inv, "")
+		if err != nil {
+			return nil, origin, triggerFailed(t, err)
+		}
+		calls[i] = c
+	}
+	return calls, origin, nil
+}
+
+// WithTriggerGuards gives a Trigger's calls its Guards (added to each call's own) and its Clearance
+// (where a call has none).
+func WithTriggerGuards(invs []function.Invocation, guards map[string]string, clearance []function.Requirement) []function.Invocation {
+	out := make([]function.Invocation, len(invs))
+	for i, inv := range invs {
+		inv.Guards = mergeGuards(inv.Guards, guards)
+		if len(inv.Clearance) == 0 {
+			inv.Clearance = clearance
+		}
+		out[i] = inv
+	}
+	return out
 }
 
 // Findings are what the Triggers found on a Revision's data, by TriggerID: failed validations are
@@ -136,18 +178,24 @@ func (s *Service) runTriggers(ctx context.Context, tx *store.Tx, row *db.Unit, w
 		}
 	}
 	for _, t := range validating {
-		c, err := bindTrigger(row.ToolchainType, t)
+		calls, _, err := t.calls(row.ToolchainType)
 		if err != nil {
 			return out, err
 		}
-		res, err := c.Run(tree)
-		if err != nil {
-			return out, triggerFailed(t, err)
+		passed := true
+		for _, c := range calls {
+			res, err := c.Run(tree)
+			if err != nil {
+				return out, triggerFailed(t, err)
+			}
+			if v, _ := res.(function.Validation); !v.Passed {
+				passed = false
+			}
 		}
 		id := t.ID.String()
 		out.findings.ValidationTriggerIDs = append(out.findings.ValidationTriggerIDs, t.ID)
-		switch v, _ := res.(function.Validation); {
-		case v.Passed:
+		switch {
+		case passed:
 			out.findings.ValidationPassed[id] = true
 		case t.Warn:
 			out.findings.ValidationWarnings[id] = true
@@ -174,33 +222,34 @@ func (out *triggered) mutate(tree *configdata.Tree, row *db.Unit, mutating []tri
 	}
 	changed := false
 	for _, t := range mutating {
-		c, err := bindTrigger(row.ToolchainType, t)
-		if err != nil {
-			return err
-		}
-		if _, err := c.Run(tree); err != nil {
-			return triggerFailed(t, err)
-		}
-		w, err := settle(tree, c, doc, guards, t.Clearance, t.Guards, t.Protect)
+		calls, origin, err := t.calls(row.ToolchainType)
 		if err != nil {
 			return err
 		}
 		out.findings.ValueTriggerIDs = append(out.findings.ValueTriggerIDs, t.ID)
-		guards = w.notes
-		if w.notesChanged {
-			out.notes = guards.pruned()
+		for _, c := range calls {
+			if _, err := c.Run(tree); err != nil {
+				return triggerFailed(t, err)
+			}
+			w, err := settle(tree, c, doc, guards, c.Clearance, c.Guards, t.Protect)
+			if err != nil {
+				return err
+			}
+			guards = w.notes
+			if w.notesChanged {
+				out.notes = guards.pruned()
+			}
+			if !w.wrote {
+				continue
+			}
+			if !changed && len(out.steps) == 0 {
+				// The change itself is the Revision's first Mutation; each call of a Trigger that changed the data follows.
+				out.steps = []functionStep{{doc: out.doc}}
+			}
+			changed = true
+			out.steps = append(out.steps, functionStep{invocation: store.EncodeJSON(c.Invocation), origin: origin, doc: w.after})
+			doc = w.after
 		}
-		if !w.wrote {
-			continue
-		}
-		if !changed && len(out.steps) == 0 {
-			// The change itself is the Revision's first Mutation; each Trigger that changed the data follows.
-			out.steps = []functionStep{{doc: out.doc}}
-		}
-		changed = true
-		id := t.ID
-		out.steps = append(out.steps, functionStep{invocation: store.EncodeJSON(c.Invocation), doc: w.after, triggerID: &id})
-		doc = w.after
 	}
 	if !changed {
 		return nil
@@ -246,21 +295,9 @@ func (s *Service) triggerSelects(ctx context.Context, tx *store.Tx, row *db.Unit
 	return len(page.Items) > 0, nil
 }
 
-func bindTrigger(toolchain string, t triggerInForce) (*function.Call, error) {
-	c, err := function.Bind(toolchain, t.invocation(), "")
-	if err != nil {
-		return nil, triggerFailed(t, err)
-	}
-	return c, nil
-}
-
 // triggerFailed reports a Trigger that could not run: the write is refused (422), naming it.
 func triggerFailed(t triggerInForce, err error) error {
-	msg := err.Error()
-	if ae, ok := err.(*apierr.Error); ok {
-		msg = ae.Message
-	}
-	return apierr.Unprocessable("Trigger %s (%s) could not run: %s; fix or disable the Trigger", t.Slug, t.ID, msg)
+	return apierr.Unprocessable("Trigger %s (%s) could not run: %s; fix or disable the Trigger", t.Slug, t.ID, apierr.MessageOf(err))
 }
 
 // params are the findings as UnitRecordRevision stores them.

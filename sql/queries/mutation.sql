@@ -12,6 +12,6 @@ WHERE m.organization_id = sqlc.arg(organization_id)::uuid;
 -- A further Mutation of a Revision UnitRecordRevision recorded (one per function invocation or mutating Trigger
 -- that changed the data).
 INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                      function_invocation, subgroup, trigger_id)
+                      function_invocation, subgroup, trigger_id, invocation_id, invocation_params)
 VALUES (@mutation_id, @organization_id, @space_id, @unit_id, @revision_id, @revision_num, @mutation_num,
-        @function_invocation, @subgroup, sqlc.narg(trigger_id)::uuid);
+        @function_invocation, @subgroup, sqlc.narg(trigger_id)::uuid, sqlc.narg(invocation_id)::uuid, @invocation_params);

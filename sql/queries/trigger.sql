@@ -13,12 +13,12 @@ SELECT * FROM trigger WHERE organization_id = @organization_id AND trigger_id = 
 -- name: TriggerInsert :one
 INSERT INTO trigger (trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations,
                      delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance,
-                     protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn,
-                     disabled, hash)
+                     protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, invocation_id,
+                     validating, warn, disabled, hash)
 VALUES (@trigger_id, @organization_id, @space_id, @slug, @display_name, @description, @labels, @annotations,
         @delete_gates, @event, @toolchain_type, @function_name, @arguments, @where_resource, @guards, @clearance,
         @protect, @params, @other_data_source, sqlc.narg(fail_open_after)::integer, @where_unit, @unit_filter_id,
-        @validating, @warn, @disabled, @hash)
+        sqlc.narg(invocation_id)::uuid, @validating, @warn, @disabled, @hash)
 RETURNING *;
 
 -- name: TriggerUpdate :one
@@ -28,7 +28,7 @@ SET slug = @slug, display_name = @display_name, description = @description, labe
     function_name = @function_name, arguments = @arguments, where_resource = @where_resource, guards = @guards,
     clearance = @clearance, protect = @protect, params = @params, other_data_source = @other_data_source,
     fail_open_after = sqlc.narg(fail_open_after)::integer, where_unit = @where_unit, unit_filter_id = @unit_filter_id,
-    validating = @validating, warn = @warn, disabled = @disabled, hash = @hash, version = version + 1, updated_at = now()
+    invocation_id = sqlc.narg(invocation_id)::uuid, validating = @validating, warn = @warn, disabled = @disabled, hash = @hash, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND trigger_id = @trigger_id AND version = @version
 RETURNING *;
 

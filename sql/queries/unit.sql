@@ -63,9 +63,10 @@ WITH stored AS (
             @validation_errors, @validation_warnings, @validation_passed, @validation_trigger_ids, @value_trigger_ids)
 ), mutated AS (
     INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                          restored_revision_num, function_invocation, subgroup)
+                          restored_revision_num, function_invocation, subgroup, trigger_id, invocation_id, invocation_params)
     VALUES (@mutation_id, @organization_id, @space_id, @unit_id, @revision_id, @revision_num, @mutation_num,
-            @restored_revision_num, sqlc.narg(function_invocation)::jsonb, @subgroup)
+            @restored_revision_num, sqlc.narg(function_invocation)::jsonb, @subgroup, sqlc.narg(trigger_id)::uuid,
+            sqlc.narg(invocation_id)::uuid, @invocation_params)
 )
 UPDATE unit
 SET data_hash = @data_hash, data_size = @data_size, head_doc = @head_doc,
@@ -82,9 +83,10 @@ RETURNING *;
 -- name: UnitGetForDataWrite :one
 -- A data write's one read: the Unit locked as UnitGetByIDForUpdate locks it, its Space's Slug (for the
 -- event), the head Revision's MutationSources (unchanged paths keep their sources) and the Triggers in
--- force for the Unit (enabled, of its Space and ToolchainType, by Slug).
+-- force for the Unit (enabled, of its Space and ToolchainType, by Slug), each with the Invocation it runs.
 SELECT sqlc.embed(u), s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
-       COALESCE((SELECT jsonb_agg(to_jsonb(t) ORDER BY t.slug) FROM trigger t
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i)) ORDER BY t.slug) FROM trigger t
+                 LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
                  WHERE t.space_id = u.space_id AND t.toolchain_type = u.toolchain_type AND NOT t.disabled),
                 '[]'::jsonb)::jsonb AS triggers
 FROM unit u
@@ -99,7 +101,8 @@ SELECT s.slug AS space_slug,
        COALESCE((SELECT r.mutation_sources FROM revision r
                  WHERE r.organization_id = s.organization_id AND r.revision_id = sqlc.narg(head_revision_id)::uuid),
                 '[]'::jsonb)::jsonb AS head_sources,
-       COALESCE((SELECT jsonb_agg(to_jsonb(t) ORDER BY t.slug) FROM trigger t
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i)) ORDER BY t.slug) FROM trigger t
+                 LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
                  WHERE t.space_id = s.space_id AND t.toolchain_type = @toolchain_type AND NOT t.disabled),
                 '[]'::jsonb)::jsonb AS triggers
 FROM space s

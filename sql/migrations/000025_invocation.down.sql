@@ -1,0 +1,2 @@
+ALTER TABLE trigger DROP COLUMN invocation_id;
+DROP TABLE invocation;
