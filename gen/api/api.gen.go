@@ -1481,13 +1481,15 @@ type ExtendedInvocation struct {
 
 // ExtendedMutation defines model for ExtendedMutation.
 type ExtendedMutation struct {
-	Error *ResponseError `json:"Error"`
+	Error      *ResponseError `json:"Error"`
+	Invocation *Invocation    `json:"Invocation"`
 
 	// Mutation One source of change of a Revision (a data PUT, a restore, a clone; later a function, a link, a merge).
 	Mutation     Mutation      `json:"Mutation"`
 	Organization *Organization `json:"Organization"`
 	Revision     *Revision     `json:"Revision"`
 	Space        *Space        `json:"Space"`
+	Trigger      *Trigger      `json:"Trigger"`
 	Unit         *Unit         `json:"Unit"`
 
 	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.

@@ -46,8 +46,10 @@ SELECT s.slug AS space_slug,
        COALESCE((SELECT r.mutation_sources FROM revision r
                  WHERE r.organization_id = s.organization_id AND r.revision_id = $1::uuid),
                 '[]'::jsonb)::jsonb AS head_sources,
-       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i)) ORDER BY t.slug) FROM trigger t
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i), 'unit_filter', to_jsonb(f)) ORDER BY t.slug)
+                 FROM trigger t
                  LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
+                 LEFT JOIN filter f ON f.filter_id = t.unit_filter_id
                  WHERE t.space_id = s.space_id AND t.toolchain_type = $2 AND NOT t.disabled),
                 '[]'::jsonb)::jsonb AS triggers
 FROM space s
@@ -373,8 +375,10 @@ func (q *Queries) UnitGetBySlug(ctx context.Context, arg UnitGetBySlugParams) (*
 
 const unitGetForDataWrite = `-- name: UnitGetForDataWrite :one
 SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, u.apply_gates, u.apply_warnings, u.validation_errors, u.validation_warnings, u.validation_trigger_ids, u.value_trigger_ids, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
-       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i)) ORDER BY t.slug) FROM trigger t
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i), 'unit_filter', to_jsonb(f)) ORDER BY t.slug)
+                 FROM trigger t
                  LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
+                 LEFT JOIN filter f ON f.filter_id = t.unit_filter_id
                  WHERE t.space_id = u.space_id AND t.toolchain_type = u.toolchain_type AND NOT t.disabled),
                 '[]'::jsonb)::jsonb AS triggers
 FROM unit u
@@ -399,7 +403,8 @@ type UnitGetForDataWriteRow struct {
 
 // A data write's one read: the Unit locked as UnitGetByIDForUpdate locks it, its Space's Slug (for the
 // event), the head Revision's MutationSources (unchanged paths keep their sources) and the Triggers in
-// force for the Unit (enabled, of its Space and ToolchainType, by Slug), each with the Invocation it runs.
+// force for the Unit (enabled, of its Space and ToolchainType, by Slug), each with the Invocation it runs and
+// the Filter that narrows its Units.
 func (q *Queries) UnitGetForDataWrite(ctx context.Context, arg UnitGetForDataWriteParams) (*UnitGetForDataWriteRow, error) {
 	row := q.db.QueryRow(ctx, unitGetForDataWrite, arg.OrganizationID, arg.SpaceID, arg.UnitID)
 	var i UnitGetForDataWriteRow

@@ -245,9 +245,13 @@ func TestTriggerRunsInvocation(t *testing.T) {
 	require.Contains(t, data, "team: web")
 	require.Contains(t, data, "owner: web")
 	var muts []api.ExtendedMutation
-	f.c.Get(f.path(u) + "/mutation?where=" + url.QueryEscape("RevisionNum = 1") + "&order_by=MutationNum").Expect(http.StatusOK).JSON(&muts)
+	f.c.Get(f.path(u) + "/mutation?where=" + url.QueryEscape("RevisionNum = 1") + "&order_by=MutationNum&include=TriggerID,InvocationID").
+		Expect(http.StatusOK).JSON(&muts)
 	require.Len(t, muts, 3, "the write, then one Mutation per function of the Trigger's Invocation")
+	require.Nil(t, muts[0].Trigger)
 	for _, m := range muts[1:] {
+		require.Equal(t, "mark", m.Trigger.Slug)
+		require.Equal(t, "stamp", m.Invocation.Slug)
 		require.Equal(t, mark.TriggerID, *m.Mutation.TriggerID)
 		require.Equal(t, stamp.InvocationID, *m.Mutation.InvocationID)
 		require.Equal(t, map[string]any{"team": "web"}, m.Mutation.InvocationParams)

@@ -146,6 +146,13 @@ func newEveryFamily(t *testing.T) *everyFamily {
 		"FunctionInvocations": []any{map[string]any{"FunctionName": "is-valid"}}}).Expect(http.StatusOK).JSON(&envCheck)
 	c.Post(sp+"/trigger", map[string]any{"Slug": "env-checks", "Event": "Mutation", "ToolchainType": configdata.AppConfigEnv, "Disabled": true,
 		"InvocationID": envCheck.InvocationID}).Expect(http.StatusOK)
+	// web's third Revision: Mutations of the Invocation and of a Trigger (invoked by ID; it selects no Unit itself).
+	var labelTrigger api.Trigger
+	c.Post(sp+"/trigger", map[string]any{"Slug": "label", "Event": "Mutation", "ToolchainType": configdata.KubernetesYAML, "WhereUnit": "Slug = 'none'",
+		"FunctionName": "set-label", "Arguments": []any{map[string]any{"Value": "team"}, map[string]any{"Value": "web"}}}).Expect(http.StatusOK).JSON(&labelTrigger)
+	c.Post(sp+"/function/invoke?"+where("Slug = 'web'").Encode(), map[string]any{"Triggers": []any{labelTrigger.TriggerID},
+		"ParameterizedInvocations": []any{map[string]any{"InvocationID": roll.InvocationID, "Parameters": map[string]any{"image": "nginx:9"}}}}).
+		Expect(http.StatusOK)
 
 	// Groups, one with both members.
 	var team api.Group

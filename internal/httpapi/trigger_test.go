@@ -86,6 +86,19 @@ func TestTriggersValidateAndGate(t *testing.T) {
 	other := f.unitWithData(t, "other", configdata.KubernetesYAML, bad)
 	require.Empty(t, other.ApplyGates)
 	require.Empty(t, other.ValidationTriggerIDs)
+
+	// UnitFilterID: the Filter narrows the Units as WhereUnit does.
+	var web api.Filter
+	f.c.Post("/api/space/"+f.space.SpaceID.String()+"/filter", map[string]any{"Slug": "web-tier", "From": "Unit", "Where": "Labels.tier = 'web'"}).
+		Expect(http.StatusOK).JSON(&web)
+	byFilter := f.trigger(t, map[string]any{"Slug": "by-filter", "Event": "Mutation", "ToolchainType": configdata.KubernetesYAML,
+		"FunctionName": "path-exists", "Arguments": []any{arg("metadata.name")}, "UnitFilterID": web.FilterID})
+	res = api.UnitCreateOrUpdateResponse{}
+	f.put(t, u, "text/plain", bad).Expect(http.StatusOK).JSON(&res)
+	require.Contains(t, res.Unit.ValidationTriggerIDs, byFilter.TriggerID)
+	res = api.UnitCreateOrUpdateResponse{}
+	f.put(t, other, "text/plain", sampleData[configdata.KubernetesYAML]).Expect(http.StatusOK).JSON(&res)
+	require.Empty(t, res.Unit.ValidationTriggerIDs, "other has no tier label")
 }
 
 // TestMutatingTriggers: a mutating Trigger's change is a further Mutation of the same Revision naming it,

@@ -562,9 +562,23 @@ func (h unitAPI) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.
 	if err != nil {
 		return nil, err
 	}
-	var unitIDs, revIDs, spaceIDs []uuid.UUID
+	var unitIDs, revIDs, spaceIDs, triggerIDs, invocationIDs []uuid.UUID
 	for _, m := range ms {
 		unitIDs, revIDs, spaceIDs = append(unitIDs, m.UnitID), append(revIDs, m.RevisionID), append(spaceIDs, m.SpaceID)
+		if m.TriggerID != nil && includes["TriggerID"] {
+			triggerIDs = append(triggerIDs, *m.TriggerID)
+		}
+		if m.InvocationID != nil && includes["InvocationID"] {
+			invocationIDs = append(invocationIDs, *m.InvocationID)
+		}
+	}
+	triggers, err := h.s.deps.Triggers.LoadByIDs(ctx, sc, triggerIDs)
+	if err != nil {
+		return nil, err
+	}
+	invocations, err := h.s.deps.Invocations.LoadByIDs(ctx, sc, invocationIDs)
+	if err != nil {
+		return nil, err
 	}
 	units := map[uuid.UUID]unit.Unit{}
 	if includes["UnitID"] {
@@ -595,6 +609,18 @@ func (h unitAPI) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.
 		}
 		if sp, ok := spaces[m.SpaceID]; ok {
 			e.Space = &sp
+		}
+		if m.TriggerID != nil {
+			if t, ok := triggers[*m.TriggerID]; ok {
+				a := triggerToAPI(t)
+				e.Trigger = &a
+			}
+		}
+		if m.InvocationID != nil {
+			if inv, ok := invocations[*m.InvocationID]; ok {
+				a := invocationToAPI(inv)
+				e.Invocation = &a
+			}
 		}
 		out[i] = e
 	}

@@ -163,7 +163,8 @@ var MutationList = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{
 		{Name: "RevisionID", Field: "Revision"}, {Name: "UnitID", Field: "Unit"},
 		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
-		// InvocationID, LinkID, MergeSourceID and TriggerID come with their families.
+		{Name: "TriggerID", Field: "Trigger"}, {Name: "InvocationID", Field: "Invocation"},
+		// LinkID and MergeSourceID come with Links and upstream merges.
 	},
 })
 

@@ -39,6 +39,15 @@ type triggerInForce struct {
 	Validating    bool                   `json:"validating"`
 	Warn          bool                   `json:"warn"`
 	Params        map[string]any         `json:"params"`
+	// UnitFilter is the Filter UnitFilterID names, as the list of the Trigger's selection applies it.
+	UnitFilter *struct {
+		Hash          string `json:"hash"`
+		From          string `json:"from_type"`
+		Where         string `json:"where_expr"`
+		WhereData     string `json:"where_data"`
+		ResourceType  string `json:"resource_type"`
+		IncludeHidden string `json:"include_hidden"`
+	} `json:"unit_filter"`
 	// Invocation is the stored Invocation the Trigger runs instead of FunctionName, if any.
 	Invocation *struct {
 		ID                  uuid.UUID             `json:"invocation_id"`
@@ -281,8 +290,11 @@ func (s *Service) triggerSelects(ctx context.Context, tx *store.Tx, row *db.Unit
 		return true, nil
 	}
 	params := listquery.Params{Where: t.WhereUnit}
-	if t.UnitFilterID != nil {
+	if t.UnitFilterID != nil && t.UnitFilter != nil {
+		f := t.UnitFilter
 		params.Filter = t.UnitFilterID.String()
+		ctx = listquery.WithFilter(ctx, listquery.FilterDefinition{ID: *t.UnitFilterID, Ref: params.Filter, From: f.From, Hash: f.Hash,
+			Where: f.Where, WhereData: f.WhereData, ResourceType: f.ResourceType, IncludeHidden: f.IncludeHidden})
 	}
 	one := 1
 	params.Limit = &one

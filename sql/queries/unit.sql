@@ -83,10 +83,13 @@ RETURNING *;
 -- name: UnitGetForDataWrite :one
 -- A data write's one read: the Unit locked as UnitGetByIDForUpdate locks it, its Space's Slug (for the
 -- event), the head Revision's MutationSources (unchanged paths keep their sources) and the Triggers in
--- force for the Unit (enabled, of its Space and ToolchainType, by Slug), each with the Invocation it runs.
+-- force for the Unit (enabled, of its Space and ToolchainType, by Slug), each with the Invocation it runs and
+-- the Filter that narrows its Units.
 SELECT sqlc.embed(u), s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
-       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i)) ORDER BY t.slug) FROM trigger t
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i), 'unit_filter', to_jsonb(f)) ORDER BY t.slug)
+                 FROM trigger t
                  LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
+                 LEFT JOIN filter f ON f.filter_id = t.unit_filter_id
                  WHERE t.space_id = u.space_id AND t.toolchain_type = u.toolchain_type AND NOT t.disabled),
                 '[]'::jsonb)::jsonb AS triggers
 FROM unit u
@@ -101,8 +104,10 @@ SELECT s.slug AS space_slug,
        COALESCE((SELECT r.mutation_sources FROM revision r
                  WHERE r.organization_id = s.organization_id AND r.revision_id = sqlc.narg(head_revision_id)::uuid),
                 '[]'::jsonb)::jsonb AS head_sources,
-       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i)) ORDER BY t.slug) FROM trigger t
+       COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i), 'unit_filter', to_jsonb(f)) ORDER BY t.slug)
+                 FROM trigger t
                  LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
+                 LEFT JOIN filter f ON f.filter_id = t.unit_filter_id
                  WHERE t.space_id = s.space_id AND t.toolchain_type = @toolchain_type AND NOT t.disabled),
                 '[]'::jsonb)::jsonb AS triggers
 FROM space s
