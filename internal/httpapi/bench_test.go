@@ -141,7 +141,11 @@ func BenchmarkUnits(b *testing.B) {
 	do := func(method, u string, body []byte) {
 		req, _ := http.NewRequest(method, u, bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/yaml")
+		if bytes.HasPrefix(body, []byte("{")) {
+			req.Header.Set("Content-Type", "application/json")
+		} else {
+			req.Header.Set("Content-Type", "application/yaml")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			b.Fatal(err)
@@ -173,6 +177,25 @@ func BenchmarkUnits(b *testing.B) {
 		}
 	})
 	b.Run("view-list", func(b *testing.B) { benchViewPage(b, env, token, org, spaceID, do) })
+	// Last, as the Triggers stay in force: the data PUT with three Triggers in the Space (two validating, one
+	// with WhereUnit, one mutating that changes nothing after the first write).
+	b.Run("data-put-triggers", func(b *testing.B) {
+		for _, t := range []string{
+			`{"Slug": "replicas", "Event": "Mutation", "ToolchainType": "Kubernetes/YAML", "FunctionName": "value-matches",
+			  "Arguments": [{"Value": "spec.replicas"}, {"Value": "^[0-9]+$"}]}`,
+			`{"Slug": "named", "Event": "Mutation", "ToolchainType": "Kubernetes/YAML", "FunctionName": "path-exists",
+			  "Arguments": [{"Value": "metadata.name"}], "WhereUnit": "Slug LIKE 'app-%'"}`,
+			`{"Slug": "stamp", "Event": "Mutation", "ToolchainType": "Kubernetes/YAML", "FunctionName": "set-label",
+			  "Arguments": [{"Value": "managed-by"}, {"Value": "hubd"}]}`,
+		} {
+			do(http.MethodPost, fmt.Sprintf("%s/api/space/%s/trigger", env.URL, spaceID), []byte(t))
+		}
+		i := 0
+		for b.Loop() {
+			i++
+			do(http.MethodPut, dataPath, fmt.Appendf(nil, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-1\nspec:\n  replicas: %d\n", i))
+		}
+	})
 }
 
 // benchViewPage times, in each iteration, one page of 100 Units with view= (5 columns: three attributes,
