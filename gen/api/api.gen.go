@@ -1602,8 +1602,8 @@ type ExtendedTrigger struct {
 	// Validating Triggers then check the result: a failure is recorded by TriggerID in ValidationErrors of the
 	// Revision and the Unit, and is an ApplyGate of the Unit while its head fails (with Warn: ValidationWarnings
 	// and ApplyWarnings instead); a pass in the Revision's ValidationPassed. A Trigger that cannot run refuses
-	// the write (422). Deleting or disabling a Trigger takes its findings off the Units of its Space; other
-	// edits apply from each Unit's next change.
+	// the write (422). Deleting or disabling a Trigger takes its findings off the Units of its Space (each a new
+	// Version, with a unit.updated event); other edits apply from each Unit's next change.
 	Trigger    Trigger `json:"Trigger"`
 	UnitFilter *Filter `json:"UnitFilter"`
 
@@ -2657,8 +2657,8 @@ type ToolchainType string
 // Validating Triggers then check the result: a failure is recorded by TriggerID in ValidationErrors of the
 // Revision and the Unit, and is an ApplyGate of the Unit while its head fails (with Warn: ValidationWarnings
 // and ApplyWarnings instead); a pass in the Revision's ValidationPassed. A Trigger that cannot run refuses
-// the write (422). Deleting or disabling a Trigger takes its findings off the Units of its Space; other
-// edits apply from each Unit's next change.
+// the write (422). Deleting or disabling a Trigger takes its findings off the Units of its Space (each a new
+// Version, with a unit.updated event); other edits apply from each Unit's next change.
 type Trigger struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
 	//

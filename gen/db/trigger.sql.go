@@ -30,28 +30,6 @@ func (q *Queries) TriggerDelete(ctx context.Context, arg TriggerDeleteParams) (i
 	return result.RowsAffected(), nil
 }
 
-const triggerForgetFindings = `-- name: TriggerForgetFindings :exec
-UPDATE unit
-SET apply_gates = apply_gates - $1::text, apply_warnings = apply_warnings - $1::text,
-    validation_errors = validation_errors - $1::text, validation_warnings = validation_warnings - $1::text,
-    validation_trigger_ids = validation_trigger_ids - $1::text, value_trigger_ids = value_trigger_ids - $1::text
-WHERE organization_id = $2 AND space_id = $3
-  AND (validation_trigger_ids ? $1::text OR value_trigger_ids ? $1::text)
-`
-
-type TriggerForgetFindingsParams struct {
-	TriggerID      string    `db:"trigger_id"`
-	OrganizationID uuid.UUID `db:"organization_id"`
-	SpaceID        uuid.UUID `db:"space_id"`
-}
-
-// Takes a Trigger's findings (gates, warnings, IDs) off the Units of its Space: a Trigger deleted or
-// disabled no longer holds a Unit back.
-func (q *Queries) TriggerForgetFindings(ctx context.Context, arg TriggerForgetFindingsParams) error {
-	_, err := q.db.Exec(ctx, triggerForgetFindings, arg.TriggerID, arg.OrganizationID, arg.SpaceID)
-	return err
-}
-
 const triggerGetByID = `-- name: TriggerGetByID :one
 SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text, invocation_id FROM trigger WHERE organization_id = $1 AND space_id = $2 AND trigger_id = $3
 `

@@ -100,6 +100,85 @@ func (q *Queries) UnitDelete(ctx context.Context, arg UnitDeleteParams) (int64, 
 	return result.RowsAffected(), nil
 }
 
+const unitForgetTriggerFindings = `-- name: UnitForgetTriggerFindings :many
+UPDATE unit
+SET apply_gates = apply_gates - $1::text, apply_warnings = apply_warnings - $1::text,
+    validation_errors = validation_errors - $1::text, validation_warnings = validation_warnings - $1::text,
+    validation_trigger_ids = validation_trigger_ids - $1::text, value_trigger_ids = value_trigger_ids - $1::text,
+    version = version + 1, updated_at = now()
+WHERE organization_id = $2 AND space_id = $3
+  AND (validation_trigger_ids ? $1::text OR value_trigger_ids ? $1::text)
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
+`
+
+type UnitForgetTriggerFindingsParams struct {
+	TriggerID      string    `db:"trigger_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+}
+
+// Takes a Trigger's findings (gates, warnings, IDs) off the Units of its Space, each a new Version: a
+// Trigger deleted or disabled no longer holds a Unit back.
+func (q *Queries) UnitForgetTriggerFindings(ctx context.Context, arg UnitForgetTriggerFindingsParams) ([]*Unit, error) {
+	rows, err := q.db.Query(ctx, unitForgetTriggerFindings, arg.TriggerID, arg.OrganizationID, arg.SpaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Unit
+	for rows.Next() {
+		var i Unit
+		if err := rows.Scan(
+			&i.UnitID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.Slug,
+			&i.DisplayName,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.DestroyGates,
+			&i.Permissions,
+			&i.ToolchainType,
+			&i.ProviderType,
+			&i.TargetID,
+			&i.ChangeSetID,
+			&i.LastChangeDescription,
+			&i.DataHash,
+			&i.DataSize,
+			&i.HeadDoc,
+			&i.HeadRevisionID,
+			&i.HeadRevisionNum,
+			&i.HeadMutationNum,
+			&i.HeadUnitActionNum,
+			&i.HeadUnitEventNum,
+			&i.LastReleasedRevisionNum,
+			&i.UpstreamUnitID,
+			&i.UpstreamSpaceID,
+			&i.UpstreamRevisionNum,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SearchText,
+			&i.PathAnnotations,
+			&i.ApplyGates,
+			&i.ApplyWarnings,
+			&i.ValidationErrors,
+			&i.ValidationWarnings,
+			&i.ValidationTriggerIds,
+			&i.ValueTriggerIds,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const unitGetByID = `-- name: UnitGetByID :one
 SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates,
        permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,

@@ -69,11 +69,13 @@ func TestTriggersValidateAndGate(t *testing.T) {
 
 	// A function invocation is a change like any other; disabling the Trigger takes its gate off.
 	f.invoke(t, url.Values{"where": {"Slug = 'web'"}}, http.StatusOK, invocation("set-image", "main", "nginx:3.0"))
-	require.Equal(t, map[string]bool{gate: true}, f.unitNow(t, u).ApplyGates)
+	before := f.unitNow(t, u)
+	require.Equal(t, map[string]bool{gate: true}, before.ApplyGates)
 	path := "/api/space/" + f.space.SpaceID.String() + "/trigger/" + gate
 	f.c.Patch(path, map[string]any{"Disabled": true}).Expect(http.StatusOK)
 	now := f.unitNow(t, u)
 	require.Empty(t, now.ApplyGates)
+	require.Equal(t, before.Version+1, now.Version, "the Unit changed: a new Version")
 	require.Equal(t, map[string]bool{warn: true}, now.ApplyWarnings)
 	f.c.Get("/api/space/" + f.space.SpaceID.String()).Expect(http.StatusOK).JSON(&space)
 	require.Equal(t, []uuid.UUID{style.TriggerID}, space.Space.TriggerIDs, "a disabled Trigger is not in force")

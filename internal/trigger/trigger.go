@@ -323,7 +323,7 @@ var Family = &entity.Family[db.Trigger, Trigger, Fields]{
 }
 
 func forgetFindings(ctx context.Context, tx *store.Tx, sc authz.Scope, t Trigger) error {
-	return tx.Q.TriggerForgetFindings(ctx, db.TriggerForgetFindingsParams{OrganizationID: sc.OrganizationID, SpaceID: t.SpaceID, TriggerID: t.ID.String()})
+	return unit.ForgetTriggerFindings(ctx, tx, sc, t.SpaceID, t.ID)
 }
 
 // Service carries out Trigger operations (the kit's).

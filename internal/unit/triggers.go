@@ -10,6 +10,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/store"
@@ -80,6 +81,28 @@ func (t triggerInForce) calls(toolchain string) ([]*function.Call, Origin, error
 		calls[i] = c
 	}
 	return calls, origin, nil
+}
+
+// ForgetTriggerFindings takes a Trigger's findings off the Units of its Space (a Trigger deleted or
+// disabled holds no Unit back): each Unit it had run on gets a new Version and a unit.updated event.
+func ForgetTriggerFindings(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID, triggerID uuid.UUID) error {
+	rows, err := tx.Q.UnitForgetTriggerFindings(ctx, db.UnitForgetTriggerFindingsParams{OrganizationID: sc.OrganizationID,
+		SpaceID: spaceID, TriggerID: triggerID.String()})
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	sp, err := tx.Q.SpaceGetByID(ctx, db.SpaceGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID})
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		u, err := fromRow(r)
+		if err != nil {
+			return err
+		}
+		tx.Emit(u.changeEvent(entity.Updated, sp.Slug))
+	}
+	return nil
 }
 
 // WithTriggerGuards gives a Trigger's calls its Guards (added to each call's own) and its Clearance

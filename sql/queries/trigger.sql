@@ -35,16 +35,6 @@ RETURNING *;
 -- name: TriggerDelete :execrows
 DELETE FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id AND trigger_id = @trigger_id;
 
--- name: TriggerForgetFindings :exec
--- Takes a Trigger's findings (gates, warnings, IDs) off the Units of its Space: a Trigger deleted or
--- disabled no longer holds a Unit back.
-UPDATE unit
-SET apply_gates = apply_gates - @trigger_id::text, apply_warnings = apply_warnings - @trigger_id::text,
-    validation_errors = validation_errors - @trigger_id::text, validation_warnings = validation_warnings - @trigger_id::text,
-    validation_trigger_ids = validation_trigger_ids - @trigger_id::text, value_trigger_ids = value_trigger_ids - @trigger_id::text
-WHERE organization_id = @organization_id AND space_id = @space_id
-  AND (validation_trigger_ids ? @trigger_id::text OR value_trigger_ids ? @trigger_id::text);
-
 -- name: TriggerIDsBySpace :many
 -- The Triggers in force in each of some Spaces (Space.TriggerIDs), by Slug.
 SELECT space_id, array_agg(trigger_id ORDER BY slug)::uuid[] AS trigger_ids

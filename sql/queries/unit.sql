@@ -134,3 +134,15 @@ UPDATE mutation SET space_id = @to_space_id WHERE unit_id = @unit_id;
 UPDATE unit SET path_annotations = @path_annotations, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND unit_id = @unit_id
 RETURNING *;
+
+-- name: UnitForgetTriggerFindings :many
+-- Takes a Trigger's findings (gates, warnings, IDs) off the Units of its Space, each a new Version: a
+-- Trigger deleted or disabled no longer holds a Unit back.
+UPDATE unit
+SET apply_gates = apply_gates - @trigger_id::text, apply_warnings = apply_warnings - @trigger_id::text,
+    validation_errors = validation_errors - @trigger_id::text, validation_warnings = validation_warnings - @trigger_id::text,
+    validation_trigger_ids = validation_trigger_ids - @trigger_id::text, value_trigger_ids = value_trigger_ids - @trigger_id::text,
+    version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND space_id = @space_id
+  AND (validation_trigger_ids ? @trigger_id::text OR value_trigger_ids ? @trigger_id::text)
+RETURNING *;
