@@ -67,6 +67,71 @@ func (q *Queries) BridgeWorkerCursorForUpdate(ctx context.Context, arg BridgeWor
 	return cursor, err
 }
 
+const bridgeWorkerCursorGet = `-- name: BridgeWorkerCursorGet :one
+SELECT cursor FROM bridge_worker_cursor WHERE bridge_worker_id = $1 AND name = $2
+`
+
+type BridgeWorkerCursorGetParams struct {
+	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
+	Name           string    `db:"name"`
+}
+
+func (q *Queries) BridgeWorkerCursorGet(ctx context.Context, arg BridgeWorkerCursorGetParams) (int64, error) {
+	row := q.db.QueryRow(ctx, bridgeWorkerCursorGet, arg.BridgeWorkerID, arg.Name)
+	var cursor int64
+	err := row.Scan(&cursor)
+	return cursor, err
+}
+
+const bridgeWorkerCursorsAdvance = `-- name: BridgeWorkerCursorsAdvance :many
+UPDATE bridge_worker_cursor c SET cursor = v.to_cursor, updated_at = now()
+FROM (SELECT unnest($1::uuid[]) AS bridge_worker_id, unnest($2::text[]) AS name,
+             unnest($3::bigint[]) AS from_cursor, unnest($4::bigint[]) AS to_cursor) v
+WHERE c.bridge_worker_id = v.bridge_worker_id AND c.name = v.name AND c.cursor = v.from_cursor
+RETURNING c.bridge_worker_id, c.name, v.from_cursor::bigint AS from_cursor
+`
+
+type BridgeWorkerCursorsAdvanceParams struct {
+	BridgeWorkerIds []uuid.UUID `db:"bridge_worker_ids"`
+	Names           []string    `db:"names"`
+	FromCursors     []int64     `db:"from_cursors"`
+	ToCursors       []int64     `db:"to_cursors"`
+}
+
+type BridgeWorkerCursorsAdvanceRow struct {
+	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
+	Name           string    `db:"name"`
+	FromCursor     int64     `db:"from_cursor"`
+}
+
+// Moves each named cursor from the position its poll read to past the events it read, only where it is
+// still at that position (compare and set): of the polls sharing a Name, one takes each range of events.
+// One statement for every poll a commit woke; it answers the cursors it moved.
+func (q *Queries) BridgeWorkerCursorsAdvance(ctx context.Context, arg BridgeWorkerCursorsAdvanceParams) ([]*BridgeWorkerCursorsAdvanceRow, error) {
+	rows, err := q.db.Query(ctx, bridgeWorkerCursorsAdvance,
+		arg.BridgeWorkerIds,
+		arg.Names,
+		arg.FromCursors,
+		arg.ToCursors,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*BridgeWorkerCursorsAdvanceRow
+	for rows.Next() {
+		var i BridgeWorkerCursorsAdvanceRow
+		if err := rows.Scan(&i.BridgeWorkerID, &i.Name, &i.FromCursor); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const bridgeWorkerGetForAuth = `-- name: BridgeWorkerGetForAuth :one
 SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, m.org_role FROM bridge_worker bw
 JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id

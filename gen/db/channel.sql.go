@@ -44,6 +44,48 @@ func (q *Queries) ChannelBookmarkForUpdate(ctx context.Context, channelID uuid.U
 	return &i, err
 }
 
+const channelBookmarksAdvance = `-- name: ChannelBookmarksAdvance :many
+UPDATE channel c SET event_bookmark = v.to_bookmark
+FROM (SELECT unnest($1::uuid[]) AS channel_id, unnest($2::bigint[]) AS from_bookmark,
+             unnest($3::bigint[]) AS to_bookmark) v
+WHERE c.channel_id = v.channel_id AND c.event_bookmark = v.from_bookmark
+RETURNING c.channel_id, v.from_bookmark::bigint AS from_bookmark
+`
+
+type ChannelBookmarksAdvanceParams struct {
+	ChannelIds    []uuid.UUID `db:"channel_ids"`
+	FromBookmarks []int64     `db:"from_bookmarks"`
+	ToBookmarks   []int64     `db:"to_bookmarks"`
+}
+
+type ChannelBookmarksAdvanceRow struct {
+	ChannelID    uuid.UUID `db:"channel_id"`
+	FromBookmark int64     `db:"from_bookmark"`
+}
+
+// Moves each Channel's bookmark from the position its poll read to past the events it read, only where
+// it is still there (compare and set; a PATCH may have moved it). One statement for every poll a commit
+// woke; it answers the Channels whose bookmark it moved.
+func (q *Queries) ChannelBookmarksAdvance(ctx context.Context, arg ChannelBookmarksAdvanceParams) ([]*ChannelBookmarksAdvanceRow, error) {
+	rows, err := q.db.Query(ctx, channelBookmarksAdvance, arg.ChannelIds, arg.FromBookmarks, arg.ToBookmarks)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*ChannelBookmarksAdvanceRow
+	for rows.Next() {
+		var i ChannelBookmarksAdvanceRow
+		if err := rows.Scan(&i.ChannelID, &i.FromBookmark); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const channelDelete = `-- name: ChannelDelete :execrows
 DELETE FROM channel WHERE organization_id = $1 AND space_id = $2 AND channel_id = $3
 `

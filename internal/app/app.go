@@ -104,9 +104,11 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	// Changes of these families never alter memberships, roles, Groups or grants on Spaces (Units, Tags,
 	// Targets and Channels carry their own Permissions, read with them on every request), so they leave
 	// what replicas remember of members in place. A family missing here only costs re-reads.
-	st.Events.QuietFamilies = []string{"unit", "tag", "target", "channel", "command_run", "filter", "view"}
+	st.Events.QuietFamilies = []string{"unit", "tag", "target", "channel", "command_run", "filter", "view", "trigger", "invocation"}
 	// What every family is served with; Permissions grant to the org family's members and to Groups.
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
+	// The long polls of this replica share their reads of the event log.
+	events := eventfilter.NewReader(st, notifier)
 	return &App{
 		Store:           st,
 		Keys:            keys,
@@ -123,10 +125,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		Groups:          group.NewService(kit),
 		ServiceAccounts: serviceaccount.NewService(kit),
 		SignIn:          &signin.Service{Store: st, Issuer: issuer},
-		Channels: channel.NewService(kit, notifier, cfg.Logger, entity.Resolvers{
+		Channels: channel.NewService(kit, notifier, events, cfg.Logger, entity.Resolvers{
 			space.EntityType: space.Family.IDOf, unit.EntityType: unit.Family.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
 		}),
-		BridgeWorkers: bridgeworker.NewService(kit, notifier, eventfilter.Visible),
+		BridgeWorkers: bridgeworker.NewService(kit, notifier, events.WorkerEvents),
 		Notifier:      notifier,
 	}, nil
 }

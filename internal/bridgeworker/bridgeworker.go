@@ -238,17 +238,25 @@ type Service struct {
 	*entity.Service[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]
 	// Notifier wakes event-cursor long polls when events commit on any replica.
 	Notifier *event.Notifier
-	// Visible keeps the events a poller may see (eventfilter.Visible: it reads Targets, and Targets name
-	// BridgeWorkers, so it is handed in rather than imported).
-	Visible VisibleFunc
+	// Events reads the log for event-cursor polls, shared among the polls of the replica
+	// (eventfilter.Reader: it reads Targets, and Targets name BridgeWorkers, so it is handed in).
+	Events EventReader
+	claims *store.Batcher[claim]
 }
 
-// VisibleFunc keeps, of the event log's entries, those sc may see.
-type VisibleFunc func(ctx context.Context, sc authz.Scope, q *db.Queries, entries []*db.EventLog) ([]event.Entry, error)
+// EventBatch is a read of the event log: its entries in cursor order, and the rule keeping those of them
+// a caller may see.
+type EventBatch interface {
+	Entries() []*db.EventLog
+	Visible(sc authz.Scope, selected []*db.EventLog) []event.Entry
+}
+
+// EventReader reads at most max entries of an organization after a cursor.
+type EventReader func(ctx context.Context, org uuid.UUID, after int64, max int) (EventBatch, error)
 
 // NewService serves BridgeWorkers from a store.
-func NewService(deps entity.Deps, notifier *event.Notifier, visible VisibleFunc) *Service {
-	return &Service{Service: entity.NewService(Family, deps), Notifier: notifier, Visible: visible}
+func NewService(deps entity.Deps, notifier *event.Notifier, events EventReader) *Service {
+	return &Service{Service: entity.NewService(Family, deps), Notifier: notifier, Events: events, claims: newClaims(deps.Store)}
 }
 
 // Exists reports whether id names a BridgeWorker of the caller's organization (in any Space), for an

@@ -15,7 +15,6 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/event"
-	"github.com/hubd/hubd/internal/store"
 )
 
 // Event-consumer protocol settings (the worker event-consumer protocol of the API).
@@ -90,6 +89,9 @@ func (sub Subscription) matches(e *db.EventLog) bool {
 // hands out at most maxEvents of them, advancing the cursor past every event read. The caller is the
 // worker's bot User or holds Edit on the worker. It holds no database connection while it waits: it
 // wakes when events commit on any replica and at the timeout. An empty result means nothing arrived.
+//
+// A woken poll reads the log through the replica's shared reads (Service.Events) and claims what it read
+// by moving its cursor (Service.advance): a commit costs a few statements however many polls wait.
 func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, sub Subscription, timeout time.Duration, maxEvents int) ([]event.Entry, error) {
 	w, err := s.Resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
 	if err != nil {
@@ -100,64 +102,75 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, r
 			return nil, err
 		}
 	}
+	cursor, err := s.openCursor(ctx, w, sub)
+	if err != nil {
+		return nil, err
+	}
 	return event.LongPoll(ctx, s.Notifier, w.OrganizationID, timeout, func() ([]event.Entry, bool, error) {
-		if err := s.Store.Q().BridgeWorkerSeen(ctx, w.ID); err != nil {
+		batch, err := s.Events(ctx, w.OrganizationID, cursor, maxEvents)
+		if err != nil {
 			return nil, false, err
 		}
-		return s.take(ctx, sc, w, sub, maxEvents)
-	})
-}
-
-// take, in one transaction, locks (or creates) the named cursor, reads the events after it, keeps those
-// the subscription selects and the caller may see (Service.Visible), and advances the cursor past every event
-// read: pollers sharing a Name take
-// turns on the cursor's row lock, so an event is handed out at most once.
-func (s *Service) take(ctx context.Context, sc authz.Scope, w BridgeWorker, sub Subscription, maxEvents int) ([]event.Entry, bool, error) {
-	var out []event.Entry
-	more := false
-	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
-		out, more = nil, false
-		cursor, err := tx.Q.BridgeWorkerCursorForUpdate(ctx, db.BridgeWorkerCursorForUpdateParams{BridgeWorkerID: w.ID, Name: sub.Name})
-		if apierr.Is(err, apierr.TypeNotFound) {
-			// A Name's first connect: it starts at FromCursor when given, else at the log's tail. Later
-			// FromCursors are ignored, so pollers sharing a Name can never move each other back.
-			var tail int64
-			if tail, err = tx.Q.EventLogTail(ctx); err != nil {
-				return err
-			}
-			start := tail
-			if sub.FromCursor != nil {
-				if *sub.FromCursor > tail {
-					return apierr.Validation(fmt.Sprintf("FromCursor %d is past the event log's tail (%d)", *sub.FromCursor, tail),
-						apierr.Item{Item: "FromCursor", Description: "past the log's tail"})
-				}
-				start = *sub.FromCursor
-			}
-			cursor, err = tx.Q.BridgeWorkerCursorCreate(ctx, db.BridgeWorkerCursorCreateParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: start})
+		entries := batch.Entries()
+		if len(entries) == 0 {
+			return nil, false, nil
 		}
-		if err != nil {
-			if apierr.Is(err, apierr.TypeValidation) { // the worker was deleted meanwhile
-				return apierr.NotFound(EntityType, w.ID.String())
-			}
-			return err
-		}
-		entries, err := tx.Q.EventLogRead(ctx, db.EventLogReadParams{OrganizationID: w.OrganizationID, After: cursor, MaxEvents: int32(maxEvents)})
-		if err != nil || len(entries) == 0 {
-			return err
-		}
-		more = len(entries) == maxEvents
 		var selected []*db.EventLog
 		for _, e := range entries {
 			if sub.matches(e) {
 				selected = append(selected, e)
 			}
 		}
-		if out, err = s.Visible(ctx, sc, tx.Q, selected); err != nil {
-			return err
+		out := batch.Visible(sc, selected)
+		last := entries[len(entries)-1].CursorID
+		won, err := s.advance(ctx, w.ID, sub.Name, cursor, last)
+		if err != nil {
+			return nil, false, err
 		}
-		return tx.Q.BridgeWorkerCursorAdvance(ctx, db.BridgeWorkerCursorAdvanceParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: entries[len(entries)-1].CursorID})
+		if !won {
+			// Another poll of the Name took these events: go on from where it left the cursor.
+			cursor, err = s.cursorAt(ctx, w, sub.Name)
+			return nil, true, err
+		}
+		cursor = last
+		return out, len(entries) == maxEvents, nil
 	})
-	return out, more, err
+}
+
+// openCursor marks the worker seen and returns its named cursor, creating it on a Name's first connect:
+// at FromCursor when given, else at the log's tail. Later FromCursors are ignored, so pollers sharing a
+// Name can never move each other back.
+func (s *Service) openCursor(ctx context.Context, w BridgeWorker, sub Subscription) (int64, error) {
+	q := s.Store.Q()
+	if err := q.BridgeWorkerSeen(ctx, w.ID); err != nil {
+		return 0, err
+	}
+	cursor, err := s.cursorAt(ctx, w, sub.Name)
+	if !apierr.Is(err, apierr.TypeNotFound) || err == nil {
+		return cursor, err
+	}
+	tail, err := q.EventLogTail(ctx)
+	if err != nil {
+		return 0, err
+	}
+	start := tail
+	if sub.FromCursor != nil {
+		if *sub.FromCursor > tail {
+			return 0, apierr.Validation(fmt.Sprintf("FromCursor %d is past the event log's tail (%d)", *sub.FromCursor, tail),
+				apierr.Item{Item: "FromCursor", Description: "past the log's tail"})
+		}
+		start = *sub.FromCursor
+	}
+	cursor, err = q.BridgeWorkerCursorCreate(ctx, db.BridgeWorkerCursorCreateParams{BridgeWorkerID: w.ID, Name: sub.Name, Cursor: start})
+	if apierr.Is(err, apierr.TypeValidation) { // the worker was deleted meanwhile
+		return 0, apierr.NotFound(EntityType, w.ID.String())
+	}
+	return cursor, err
+}
+
+// cursorAt reads where the named cursor is now (NotFound when it does not exist).
+func (s *Service) cursorAt(ctx context.Context, w BridgeWorker, name string) (int64, error) {
+	return s.Store.Q().BridgeWorkerCursorGet(ctx, db.BridgeWorkerCursorGetParams{BridgeWorkerID: w.ID, Name: name})
 }
 
 // ValidateName checks a cursor Name: the path's, which a body Name must equal.

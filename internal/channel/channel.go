@@ -20,6 +20,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/eventfilter"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
@@ -278,11 +279,16 @@ type Service struct {
 	// Resolvers find the entities that options of type Space, Unit, Target and Tag name, each through its
 	// own family (Channels read no other family's table).
 	Resolvers entity.Resolvers
+	// Events reads the log for polls, shared among the polls of the replica; bookmarks moves the
+	// bookmarks of the polls a commit woke together.
+	Events    *eventfilter.Reader
+	bookmarks *store.Batcher[bookmarkClaim]
 }
 
 // NewService serves Channels and their protocol from a store.
-func NewService(deps entity.Deps, notifier *event.Notifier, logger *slog.Logger, resolvers entity.Resolvers) *Service {
-	return &Service{Service: entity.NewService(Family, deps), Notifier: notifier, Logger: logger, Resolvers: resolvers}
+func NewService(deps entity.Deps, notifier *event.Notifier, events *eventfilter.Reader, logger *slog.Logger, resolvers entity.Resolvers) *Service {
+	return &Service{Service: entity.NewService(Family, deps), Notifier: notifier, Events: events, Logger: logger, Resolvers: resolvers,
+		bookmarks: newBookmarkClaims(deps.Store)}
 }
 
 // resolve reads a Channel named by ID or Slug in a Space of the caller's organization.

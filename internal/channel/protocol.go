@@ -126,20 +126,126 @@ func (s *Service) ReleaseLease(ctx context.Context, sc authz.Scope, spaceRef, re
 // Poll waits up to timeout for runs and subscribed events and hands them out, renewing the lease. It
 // holds no database connection while it waits: it wakes when events commit on any replica (a run's
 // creation is one) and at the timeout. An empty result means nothing arrived.
+//
+// The poll's first pass is a transaction (take) that renews the lease and hands out due runs and events.
+// Woken later, it reads the log through the replica's shared reads (Service.Events) and, unless a run
+// of the Channel is among what it read, claims the events by moving the bookmark (compare and set, with
+// the claims of every poll the commit woke: Service.bookmarks), so a commit costs a few statements however
+// many polls wait. A run of the Channel, or a bookmark moved under it, sends it back to take.
 func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string, token uuid.UUID, timeout time.Duration, maxRuns int) ([]Message, error) {
 	ch, err := claimable(ctx, sc, s.Store.Q(), spaceRef, ref)
 	if err != nil {
 		return nil, err
 	}
+	var at position
+	taken := false
 	return event.LongPoll(ctx, s.Notifier, ch.OrganizationID, timeout, func() ([]Message, bool, error) {
-		return s.take(ctx, sc, ch, token, maxRuns)
+		if !taken {
+			msgs, more, next, err := s.take(ctx, sc, ch, token, maxRuns)
+			at, taken = next, err == nil
+			return msgs, more, err
+		}
+		batch, err := s.Events.Read(ctx, ch.OrganizationID, at.bookmark, maxEventsPerPoll)
+		if err != nil {
+			return nil, false, err
+		}
+		entries := batch.Entries()
+		if len(entries) == 0 {
+			return nil, false, nil
+		}
+		if maxRuns > 0 && runsOf(ch.ID, entries) {
+			taken = false
+			return nil, true, nil
+		}
+		var selected []*db.EventLog
+		for _, e := range entries {
+			if matches(at.subs, e) {
+				selected = append(selected, e)
+			}
+		}
+		events := batch.Visible(sc, selected)
+		last := entries[len(entries)-1].CursorID
+		won, err := s.advanceBookmark(ctx, ch.ID, at.bookmark, last)
+		if err != nil || !won {
+			taken = false // the bookmark was moved (a PATCH): take again from where it is
+			return nil, true, err
+		}
+		at.bookmark = last
+		msgs := make([]Message, len(events))
+		for i := range events {
+			msgs[i] = Message{Event: &events[i]}
+		}
+		return msgs, len(entries) == maxEventsPerPoll, nil
 	})
 }
 
+// position is where a poll's Channel stands after a take: its bookmark and its subscriptions.
+type position struct {
+	bookmark int64
+	subs     []Subscription
+}
+
+// runsOf reports whether entries hold an event of a run of the Channel (one may be due to it).
+func runsOf(channelID uuid.UUID, entries []*db.EventLog) bool {
+	for _, e := range entries {
+		if e.SubjectEntityType != RunEntityType {
+			continue
+		}
+		var p struct{ ChannelID uuid.UUID }
+		if json.Unmarshal(e.Payload, &p) != nil || p.ChannelID == channelID {
+			return true
+		}
+	}
+	return false
+}
+
+// bookmarkClaim moves a Channel's bookmark from the position its poll read to past the events it read.
+type bookmarkClaim struct {
+	channel  uuid.UUID
+	from, to int64
+	won      bool
+	err      error
+}
+
+func newBookmarkClaims(st *store.Store) *store.Batcher[bookmarkClaim] {
+	return &store.Batcher[bookmarkClaim]{Run: func(ctx context.Context, batch []*bookmarkClaim) {
+		var p db.ChannelBookmarksAdvanceParams
+		for _, c := range batch {
+			p.ChannelIds, p.FromBookmarks, p.ToBookmarks = append(p.ChannelIds, c.channel), append(p.FromBookmarks, c.from), append(p.ToBookmarks, c.to)
+		}
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		rows, err := st.Q().ChannelBookmarksAdvance(ctx, p)
+		type key struct {
+			channel uuid.UUID
+			from    int64
+		}
+		moved := map[key]bool{}
+		for _, r := range rows {
+			moved[key{r.ChannelID, r.FromBookmark}] = true
+		}
+		for _, c := range batch {
+			k := key{c.channel, c.from}
+			c.won, c.err = moved[k], err
+			delete(moved, k) // of two claims from one position (two polls of a holder), one wins
+		}
+	}}
+}
+
+// advanceBookmark moves the Channel's bookmark from from to to, reporting false when it was no longer
+// at from.
+func (s *Service) advanceBookmark(ctx context.Context, channelID uuid.UUID, from, to int64) (bool, error) {
+	c := &bookmarkClaim{channel: channelID, from: from, to: to}
+	s.bookmarks.Do(ctx, c)
+	return c.won, c.err
+}
+
 // take renews the lease and, in one transaction, hands out due runs and the subscribed events after the
-// bookmark, advancing the bookmark past every event read: an event is handed out at most once.
-func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uuid.UUID, maxRuns int) ([]Message, bool, error) {
+// bookmark, advancing the bookmark past every event read: an event is handed out at most once. It
+// answers where the Channel's bookmark stands after.
+func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uuid.UUID, maxRuns int) ([]Message, bool, position, error) {
 	var msgs []Message
+	var at position
 	more := false
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		msgs, more = nil, false
@@ -185,6 +291,7 @@ func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uu
 		if err != nil {
 			return err
 		}
+		at = position{bookmark: cur.EventBookmark, subs: subs}
 		entries, err := tx.Q.EventLogRead(ctx, db.EventLogReadParams{OrganizationID: sc.OrganizationID, After: cur.EventBookmark, MaxEvents: maxEventsPerPoll})
 		if err != nil || len(entries) == 0 {
 			return err
@@ -197,9 +304,10 @@ func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uu
 		for i := range events {
 			msgs = append(msgs, Message{Event: &events[i]})
 		}
-		return tx.Q.ChannelBookmarkAdvance(ctx, db.ChannelBookmarkAdvanceParams{ChannelID: ch.ID, EventBookmark: entries[len(entries)-1].CursorID})
+		at.bookmark = entries[len(entries)-1].CursorID
+		return tx.Q.ChannelBookmarkAdvance(ctx, db.ChannelBookmarkAdvanceParams{ChannelID: ch.ID, EventBookmark: at.bookmark})
 	})
-	return msgs, more, err
+	return msgs, more, at, err
 }
 
 // matches reports whether any subscription selects the event.

@@ -20,12 +20,16 @@ type Notifier struct {
 	URL    string
 	Logger *slog.Logger
 
-	mu        sync.Mutex
-	orgs      map[uuid.UUID]chan struct{} // closed (and dropped) on a notification naming the organization
-	access    map[uuid.UUID]chan struct{} // closed (and dropped) when access in the organization may have changed
-	latest    int64
-	listening bool          // LISTEN is in place: every commit from now on is signalled
-	stop      chan struct{} // closed by StopWaiters
+	mu     sync.Mutex
+	orgs   map[uuid.UUID]chan struct{} // closed (and dropped) on a notification naming the organization
+	access map[uuid.UUID]chan struct{} // closed (and dropped) when access in the organization may have changed
+	latest int64
+	// generations count the notifications per organization, and those concerning every organization
+	// (Generation).
+	generations map[uuid.UUID]uint64
+	everyone    uint64
+	listening   bool          // LISTEN is in place: every commit from now on is signalled
+	stop        chan struct{} // closed by StopWaiters
 }
 
 // StopWaiters ends every long poll waiting on this replica (they answer as at their timeout) and makes
@@ -54,7 +58,7 @@ func (n *Notifier) isStopped() bool {
 // NewNotifier returns a Notifier for the database at url; Run starts it.
 func NewNotifier(url string, logger *slog.Logger) *Notifier {
 	return &Notifier{URL: url, Logger: logger, orgs: map[uuid.UUID]chan struct{}{}, access: map[uuid.UUID]chan struct{}{},
-		stop: make(chan struct{})}
+		generations: map[uuid.UUID]uint64{}, stop: make(chan struct{})}
 }
 
 // WaitFor returns a channel that is closed at the next notification of events of the organization (or
@@ -91,6 +95,19 @@ func (n *Notifier) setListening(on bool) {
 	n.mu.Unlock()
 }
 
+// Generation identifies the notifications of an organization received so far: it changes at each one.
+// A read of the log that began at a Generation saw every event notified by then, so polls of the
+// organization that would read the same thing at the same Generation may share one read.
+type Generation struct{ org, everyone uint64 }
+
+// Generation is the organization's current Generation; ok is false while changes are not being
+// signalled (the listener is not connected), when no read may be shared.
+func (n *Notifier) Generation(org uuid.UUID) (gen Generation, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return Generation{org: n.generations[org], everyone: n.everyone}, n.listening
+}
+
 // Latest is the newest cursor notified so far.
 func (n *Notifier) Latest() int64 {
 	n.mu.Lock()
@@ -119,6 +136,13 @@ func (n *Notifier) broadcast(c Change) {
 	defer n.mu.Unlock()
 	if c.Cursor > n.latest {
 		n.latest = c.Cursor
+	}
+	if c.Orgs == nil {
+		n.everyone++
+		clear(n.generations) // every Generation differs from all before it through everyone
+	}
+	for _, org := range c.Orgs {
+		n.generations[org]++
 	}
 	closeWaiters(n.orgs, c.Orgs)
 	closeWaiters(n.access, c.Access)

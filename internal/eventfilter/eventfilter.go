@@ -1,6 +1,6 @@
 // Package eventfilter keeps, of the event log's entries, those a caller may see: the one rule by which
 // Channels and worker event cursors deliver events, so a bot never receives an event about what it may not
-// view.
+// view. Its Reader shares the reads of the log among the long polls of a replica.
 package eventfilter
 
 import (
@@ -16,12 +16,21 @@ import (
 	"github.com/hubd/hubd/internal/target"
 )
 
-// Visible returns, as entries to deliver, the entries sc may see: View or ViewChildren on the event's
-// Space, or ViewChildren on its Target; events outside any Space need View on the organization. Grants
-// are read now (two queries for the whole batch), so a grant change applies from the next read.
-func Visible(ctx context.Context, sc authz.Scope, q *db.Queries, entries []*db.EventLog) ([]event.Entry, error) {
+// Batch is a read of the log: entries of one organization in cursor order, with the grants of their
+// Spaces and Targets as they were read with them, so any number of callers can be filtered in memory.
+type Batch struct {
+	entries         []*db.EventLog
+	spaces, targets map[uuid.UUID]authz.Target
+}
+
+// Entries are the entries read, in cursor order. Callers share them: they must not change them.
+func (b *Batch) Entries() []*db.EventLog { return b.entries }
+
+// load reads the grants the visibility of entries depends on (two queries for the whole batch).
+func load(ctx context.Context, q *db.Queries, org uuid.UUID, entries []*db.EventLog) (*Batch, error) {
+	b := &Batch{entries: entries}
 	if len(entries) == 0 {
-		return nil, nil
+		return b, nil
 	}
 	var spaceIDs, targetIDs []uuid.UUID
 	for _, e := range entries {
@@ -32,26 +41,34 @@ func Visible(ctx context.Context, sc authz.Scope, q *db.Queries, entries []*db.E
 			targetIDs = append(targetIDs, *e.TargetID)
 		}
 	}
-	spaces, err := space.AuthzTargets(ctx, sc, q, spaceIDs)
-	if err != nil {
+	// The grants of every Space and Target of the batch, whoever asks: each caller is filtered by them.
+	in := authz.SystemScope(org, "eventfilter")
+	var err error
+	if b.spaces, err = space.AuthzTargets(ctx, in, q, spaceIDs); err != nil {
 		return nil, err
 	}
-	targets, err := target.AuthzTargets(ctx, sc, q, targetIDs)
-	if err != nil {
+	if b.targets, err = target.AuthzTargets(ctx, in, q, targetIDs); err != nil {
 		return nil, err
 	}
+	return b, nil
+}
+
+// Visible returns, as entries to deliver, those of selected (entries of the Batch) that sc may see: View
+// or ViewChildren on the event's Space, or ViewChildren on its Target; events outside any Space need
+// View on the organization.
+func (b *Batch) Visible(sc authz.Scope, selected []*db.EventLog) []event.Entry {
 	var out []event.Entry
-	for _, e := range entries {
+	for _, e := range selected {
 		visible := false
 		switch {
 		case e.SpaceID != nil:
-			st, ok := spaces[*e.SpaceID]
+			st, ok := b.spaces[*e.SpaceID]
 			if !ok { // the Space is gone: what its role grants everywhere still applies
 				st = authz.Target{EntityType: "Space", ID: e.SpaceID.String()}
 			}
 			visible = authz.ViewsInside(sc, st)
 			if !visible && e.TargetID != nil {
-				if tt, ok := targets[*e.TargetID]; ok {
+				if tt, ok := b.targets[*e.TargetID]; ok {
 					visible = sc.Allows(authz.ViewChildren, tt)
 				}
 			}
@@ -63,5 +80,15 @@ func Visible(ctx context.Context, sc authz.Scope, q *db.Queries, entries []*db.E
 				SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: json.RawMessage(e.Payload), CreatedAt: e.CreatedAt})
 		}
 	}
-	return out, nil
+	return out
+}
+
+// Visible returns, as entries to deliver, the entries sc may see (Batch.Visible). Grants are read now
+// (two queries for the whole batch), so a grant change applies from the next read.
+func Visible(ctx context.Context, sc authz.Scope, q *db.Queries, entries []*db.EventLog) ([]event.Entry, error) {
+	b, err := load(ctx, q, sc.OrganizationID, entries)
+	if err != nil {
+		return nil, err
+	}
+	return b.Visible(sc, entries), nil
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -24,7 +25,23 @@ type Store struct {
 	Pool   *pgxpool.Pool
 	Events *event.Log
 	log    *slog.Logger
+	// statements counts the statements sent through the pool (Statements).
+	statements *statementCounter
 }
+
+// statementCounter is a pgx tracer that counts statements, for tests that bound the database work of an
+// operation (how many statements one commit costs however many polls wait).
+type statementCounter struct{ n atomic.Int64 }
+
+func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	c.n.Add(1)
+	return ctx
+}
+
+func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// Statements is how many statements this Store has sent so far.
+func (s *Store) Statements() int64 { return s.statements.n.Load() }
 
 // DefaultMaxConns is the pool size when neither the configuration nor the URL (pool_max_conns) sets one:
 // four connections per core, at least 16. Requests spend most of their time waiting on the database
@@ -47,11 +64,13 @@ func Open(ctx context.Context, url string, maxConns int32, log *slog.Logger) (*S
 		cfg.MaxConns = DefaultMaxConns()
 	}
 	cfg.AfterConnect = registerTypes
+	counter := &statementCounter{}
+	cfg.ConnConfig.Tracer = counter
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating database pool: %w", err)
 	}
-	return &Store{Pool: pool, Events: &event.Log{Pool: pool, Logger: log}, log: log}, nil
+	return &Store{Pool: pool, Events: &event.Log{Pool: pool, Logger: log}, log: log, statements: counter}, nil
 }
 
 // registerTypes makes jsonb read into json.RawMessage a copy of the bytes PostgreSQL sent (always valid
@@ -109,7 +128,7 @@ func (s *Store) WithTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) 
 	var err error
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
 		err = s.runTx(ctx, opts, fn)
-		if !retryable(err) {
+		if !Retryable(err) {
 			break
 		}
 		s.log.DebugContext(ctx, "retrying transaction", "attempt", attempt, "err", err)
@@ -152,7 +171,8 @@ func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) e
 	return nil
 }
 
-func retryable(err error) bool {
+// Retryable reports a serialization failure or deadlock: running the statement or transaction again may succeed.
+func Retryable(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
 }

@@ -71,3 +71,16 @@ INSERT INTO bridge_worker_cursor (bridge_worker_id, name, cursor)
 VALUES (@bridge_worker_id, @name, @cursor)
 ON CONFLICT (bridge_worker_id, name) DO UPDATE SET cursor = bridge_worker_cursor.cursor
 RETURNING cursor;
+
+-- name: BridgeWorkerCursorGet :one
+SELECT cursor FROM bridge_worker_cursor WHERE bridge_worker_id = @bridge_worker_id AND name = @name;
+
+-- name: BridgeWorkerCursorsAdvance :many
+-- Moves each named cursor from the position its poll read to past the events it read, only where it is
+-- still at that position (compare and set): of the polls sharing a Name, one takes each range of events.
+-- One statement for every poll a commit woke; it answers the cursors it moved.
+UPDATE bridge_worker_cursor c SET cursor = v.to_cursor, updated_at = now()
+FROM (SELECT unnest(@bridge_worker_ids::uuid[]) AS bridge_worker_id, unnest(@names::text[]) AS name,
+             unnest(@from_cursors::bigint[]) AS from_cursor, unnest(@to_cursors::bigint[]) AS to_cursor) v
+WHERE c.bridge_worker_id = v.bridge_worker_id AND c.name = v.name AND c.cursor = v.from_cursor
+RETURNING c.bridge_worker_id, c.name, v.from_cursor::bigint AS from_cursor;

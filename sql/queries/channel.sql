@@ -69,3 +69,13 @@ LIMIT 2;
 
 -- name: ChannelGetInOrg :one
 SELECT * FROM channel WHERE organization_id = @organization_id AND channel_id = @channel_id;
+
+-- name: ChannelBookmarksAdvance :many
+-- Moves each Channel's bookmark from the position its poll read to past the events it read, only where
+-- it is still there (compare and set; a PATCH may have moved it). One statement for every poll a commit
+-- woke; it answers the Channels whose bookmark it moved.
+UPDATE channel c SET event_bookmark = v.to_bookmark
+FROM (SELECT unnest(@channel_ids::uuid[]) AS channel_id, unnest(@from_bookmarks::bigint[]) AS from_bookmark,
+             unnest(@to_bookmarks::bigint[]) AS to_bookmark) v
+WHERE c.channel_id = v.channel_id AND c.event_bookmark = v.from_bookmark
+RETURNING c.channel_id, v.from_bookmark::bigint AS from_bookmark;

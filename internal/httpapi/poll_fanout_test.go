@@ -1,0 +1,108 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/auth"
+)
+
+// TestPollFanOutCost: one commit delivered to many waiting polls of an organization (worker event
+// cursors and Channels) costs a bounded number of database statements, not one read per poll: the polls
+// share one read of the log and claim their cursors and bookmarks together. Every poll still gets the
+// event once.
+func TestPollFanOutCost(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	sp := createSpace(t, admin, map[string]any{"Slug": "ops"})
+	const workers, pollsEach, channels = 4, 15, 40 // within the per-caller bound of concurrent requests
+	type poller struct {
+		client *apitest.Client
+		base   string
+	}
+	var pollers []poller
+	for i := 0; i < workers; i++ {
+		var w api.BridgeWorker
+		admin.Post("/api/space/"+sp.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": fmt.Sprintf("w%d", i)}).Expect(http.StatusOK).JSON(&w)
+		pollers = append(pollers, poller{client: env.Client(workerToken(t, env, w.BridgeWorkerID, w.Secret)),
+			base: "/api/space/" + sp.SpaceID.String() + "/bridge_worker/" + w.BridgeWorkerID.String()})
+	}
+	ctx := context.Background()
+	cursors := func() int {
+		var n int
+		require.NoError(t, env.App.Store.Pool.QueryRow(ctx, "SELECT count(*) FROM bridge_worker_cursor WHERE name LIKE 'fan-%'").Scan(&n))
+		return n
+	}
+
+	seen := func() int {
+		var n int
+		require.NoError(t, env.App.Store.Pool.QueryRow(ctx, "SELECT count(*) FROM channel WHERE last_seen_at IS NOT NULL").Scan(&n))
+		return n
+	}
+
+	var wg sync.WaitGroup
+	fromChannels := make([][]api.ChannelMessage, channels)
+	for i := range fromChannels {
+		var ch api.Channel
+		admin.Post("/api/space/"+sp.SpaceID.String()+"/channel", map[string]any{"Slug": fmt.Sprintf("ch%d", i),
+			"Subscriptions": []map[string]any{{"EventTypes": []string{"tag.created"}}}}).Expect(http.StatusOK).JSON(&ch)
+		base := "/api/space/" + sp.SpaceID.String() + "/channel/" + ch.ChannelID.String()
+		var lease api.ChannelLease
+		admin.Post(base+"/lease", nil).Expect(http.StatusOK).JSON(&lease)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			admin.Post(base+"/poll", map[string]any{"ClaimToken": lease.ClaimToken, "TimeoutSeconds": 30}).Expect(http.StatusOK).JSON(&fromChannels[i])
+		}()
+	}
+	got := make([][]api.EventLogEntry, workers*pollsEach)
+	for i := range got {
+		p := pollers[i%workers]
+		name := fmt.Sprintf("fan-%d", i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.client.Post(p.base+"/event_cursor/"+name+"/poll", map[string]any{"TimeoutSeconds": 30, "EventTypes": []string{"tag.created"}}).
+				Expect(http.StatusOK).JSON(&got[i])
+		}()
+	}
+	// Every poll has its cursor; then wait until the database is quiet: they are all waiting.
+	require.Eventually(t, func() bool { return cursors() == len(got) && seen() == channels }, 20*time.Second, 10*time.Millisecond)
+	quiet := env.App.Store.Statements()
+	for stable := 0; stable < 5; {
+		time.Sleep(40 * time.Millisecond)
+		if now := env.App.Store.Statements(); now != quiet {
+			quiet, stable = now, 0
+		} else {
+			stable++
+		}
+	}
+
+	before := env.App.Store.Statements()
+	admin.Post("/api/space/"+sp.SpaceID.String()+"/tag", map[string]any{"Slug": "v1"}).Expect(http.StatusOK)
+	wg.Wait()
+	cost := env.App.Store.Statements() - before
+	for i, es := range got {
+		require.Len(t, es, 1, "worker poll %d", i)
+		require.Equal(t, "tag.created", es[0].EventType)
+	}
+	for i, msgs := range fromChannels {
+		require.Len(t, msgs, 1, "channel poll %d", i)
+		require.Equal(t, "tag.created", eventOf(t, msgs[0]).EventType)
+	}
+	// The Tag's own write is a handful of statements; the hundred polls add one shared read (three
+	// statements) and a few batches of cursor and bookmark claims. Before reads were shared, each poll ran
+	// its own transaction of five or more.
+	polls := len(got) + channels
+	t.Logf("%d polls, one commit: %d statements", polls, cost)
+	require.Less(t, cost, int64(40), "statements for one commit delivered to %d waiting polls", polls)
+}
