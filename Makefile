@@ -15,7 +15,7 @@ CHROMIUM         ?= /usr/bin/chromium
 DOCSUI_DIR       := web/docsui
 DOCSUI_TOOLCHAIN := $(DOCSUI_DIR)/node_modules/.package-lock.json
 
-.PHONY: run test build generate check-generated lint fuzz bench loadtest
+.PHONY: run test build generate check-generated lint fuzz bench loadtest loadtest-fanout
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hubd
@@ -80,6 +80,12 @@ loadtest: build
 		$(call apt_install,etcd-server); } || \
 		echo "etcd is not installed and could not be: the etcd column is left out" >&2
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) $(LOADTEST_FLAGS)
+
+# The event fan-out benchmark: one event delivered to FANOUT waiting worker polls on one hubd, beside a bare
+# LISTEN/NOTIFY round trip (figures in docs/performance.md).
+FANOUT ?= 10000
+loadtest-fanout: build
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) -fanout $(FANOUT) -rounds 100 $(LOADTEST_FLAGS)
 
 # Fuzzes the where parser and compiler for FUZZTIME (the seed corpus also runs in every `make test`).
 fuzz:

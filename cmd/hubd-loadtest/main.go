@@ -26,6 +26,8 @@ func main() {
 	flag.IntVar(&cfg.ListUnits, "list-units", 100_000, "Units the list workloads page over")
 	flag.IntVar(&cfg.Rounds, "rounds", 200, "event round trips")
 	flag.StringVar(&cfg.ProfileDir, "profile", "", "directory for a CPU profile of hubd during each workload (go tool pprof)")
+	fanout := flag.Int("fanout", 0, "instead of the workloads, the event fan-out benchmark with this many waiting worker polls")
+	perWorker := flag.Int("per-worker", 50, "with -fanout: polls per BridgeWorker")
 	only := flag.String("run", "", "run only the workloads whose names match this regular expression (e.g. 'PUT|GET')")
 	flag.Parse()
 	if *only != "" {
@@ -42,6 +44,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *fanout > 0 {
+		if err := loadtest.FanOut(ctx, cfg, *fanout, *perWorker); err != nil {
+			fmt.Fprintln(os.Stderr, "hubd-loadtest:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := loadtest.Run(ctx, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "hubd-loadtest:", err)
 		os.Exit(1)

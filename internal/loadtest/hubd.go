@@ -15,9 +15,10 @@ import (
 
 // server is a hubd process started for the run.
 type server struct {
-	cmd   *exec.Cmd
-	base  string
-	debug string // the profiler's address
+	cmd         *exec.Cmd
+	base        string
+	debug       string // the profiler's address
+	databaseURL string
 }
 
 // startServer starts `hubd serve` on a free loopback port against databaseURL and waits until it is ready.
@@ -36,7 +37,7 @@ func startServer(ctx context.Context, bin, databaseURL string) (*server, error) 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
-	s := &server{cmd: cmd, base: "http://" + addr, debug: debug}
+	s := &server{cmd: cmd, base: "http://" + addr, debug: debug, databaseURL: databaseURL}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if resp, err := http.Get(s.base + "/readyz"); err == nil {

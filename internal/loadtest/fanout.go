@@ -1,0 +1,300 @@
+package loadtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// FanOut is the event-delivery benchmark (hubd-loadtest -fanout N): on one hubd replica started for the
+// run, it first times one event (a Tag created) reaching a single waiting worker poll beside a bare
+// LISTEN/NOTIFY round trip on the same PostgreSQL, then holds N idle BridgeWorker event-cursor polls
+// (TimeoutSeconds 60, perWorker polls per worker, distinct cursor Names) and reports hubd's resident
+// memory and goroutines before and with them, and how long one event took to reach all of them. The
+// client is this process; hubd is another.
+func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
+	dbURL, err := freshDatabase(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cfg.Out, "hubd event fan-out: %d waiting polls (%d per BridgeWorker), %d single-poll rounds\n", polls, perWorker, cfg.Rounds)
+	fmt.Fprintf(cfg.Out, "machine: %s/%s, %d CPUs, %s; %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), time.Now().Format("2006-01-02 15:04"))
+	srv, err := startServer(ctx, cfg.Hubd, dbURL)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	token, err := srv.mintToken(ctx, cfg.Hubd, dbURL, "fanout", "fanout")
+	if err != nil {
+		return err
+	}
+	admin := newClient(srv.base, token, 4)
+	var sp struct{ SpaceID string }
+	if err := admin.postJSON(ctx, "/api/space", map[string]any{"Slug": "fanout"}, &sp); err != nil {
+		return err
+	}
+	f := &fanOut{srv: srv, admin: admin, spaceID: sp.SpaceID,
+		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: polls + 64, IdleConnTimeout: 5 * time.Minute}}}
+	workers := (polls + perWorker - 1) / perWorker
+	if err := f.addWorkers(ctx, max(workers, 1)); err != nil {
+		return err
+	}
+
+	notify, err := notifyRoundTrips(ctx, dbURL, cfg.Rounds)
+	if err != nil {
+		return fmt.Errorf("LISTEN/NOTIFY baseline: %w", err)
+	}
+	single, err := rounds(ctx, cfg.Rounds, func(ctx context.Context, i int) (time.Duration, error) {
+		lat, err := f.deliver(ctx, 1, 1, fmt.Sprintf("single-%d", i))
+		if err != nil {
+			return 0, err
+		}
+		return lat[0], nil
+	})
+	if err != nil {
+		return fmt.Errorf("single poll: %w", err)
+	}
+	fmt.Fprintf(cfg.Out, "| one event to one waiting poll | p50 | p99 |\n|---|---|---|\n")
+	fmt.Fprintf(cfg.Out, "| bare LISTEN/NOTIFY round trip (pgx) | %s | %s |\n", ms(notify.Quantile(0.5)), ms(notify.Quantile(0.99)))
+	fmt.Fprintf(cfg.Out, "| hubd: Tag created (HTTP) to the poll's answer | %s | %s |\n", ms(single.Quantile(0.5)), ms(single.Quantile(0.99)))
+	fmt.Fprintf(cfg.Out, "| difference | %s | %s |\n\n", ms(single.Quantile(0.5)-notify.Quantile(0.5)), ms(single.Quantile(0.99)-notify.Quantile(0.99)))
+
+	idle, err := srv.footprint()
+	if err != nil {
+		return err
+	}
+	lat, err := f.deliverAll(ctx, polls, perWorker, cfg.Out, idle)
+	if err != nil {
+		return fmt.Errorf("fan-out: %w", err)
+	}
+	slices.Sort(lat)
+	all := Result{Ops: len(lat), latencies: lat}
+	fmt.Fprintf(cfg.Out, "| one event to %d waiting polls | p50 | p99 | last |\n|---|---|---|---|\n", polls)
+	fmt.Fprintf(cfg.Out, "| Tag created (HTTP) to each poll's answer | %s | %s | %s |\n", ms(all.Quantile(0.5)), ms(all.Quantile(0.99)), ms(lat[len(lat)-1]))
+	return nil
+}
+
+type fanOut struct {
+	srv     *server
+	admin   *client
+	spaceID string
+	http    *http.Client
+	// workers are the BridgeWorkers' poll paths and tokens.
+	workers []workerPoller
+}
+
+type workerPoller struct{ base, token string }
+
+// addWorkers creates n BridgeWorkers and signs each in.
+func (f *fanOut) addWorkers(ctx context.Context, n int) error {
+	for i := range n {
+		var w struct{ BridgeWorkerID, Secret string }
+		if err := f.admin.postJSON(ctx, "/api/space/"+f.spaceID+"/bridge_worker", map[string]any{"Slug": fmt.Sprintf("w%d", i)}, &w); err != nil {
+			return err
+		}
+		body, _ := json.Marshal(map[string]string{"WorkerID": w.BridgeWorkerID, "Secret": w.Secret})
+		resp, err := http.Post(f.srv.base+"/auth/worker", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		var tok struct {
+			AccessToken string `json:"access_token"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&tok)
+		resp.Body.Close()
+		if err != nil || tok.AccessToken == "" {
+			return fmt.Errorf("signing worker %d in: status %d, %v", i, resp.StatusCode, err)
+		}
+		f.workers = append(f.workers, workerPoller{base: "/api/space/" + f.spaceID + "/bridge_worker/" + w.BridgeWorkerID, token: tok.AccessToken})
+	}
+	return nil
+}
+
+// poll holds one event-cursor poll until it answers and returns when it did and how many events it got.
+func (f *fanOut) poll(ctx context.Context, w workerPoller, name string) (time.Time, int, error) {
+	body, _ := json.Marshal(map[string]any{"TimeoutSeconds": 60, "EventTypes": []string{"tag.created"}})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.srv.base+w.base+"/event_cursor/"+name+"/poll", bytes.NewReader(body))
+	if err != nil {
+		return time.Time{}, 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+w.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := f.http.Do(req)
+	if err != nil {
+		return time.Time{}, 0, err
+	}
+	defer resp.Body.Close()
+	var events []json.RawMessage
+	err = json.NewDecoder(resp.Body).Decode(&events)
+	at := time.Now()
+	if resp.StatusCode != http.StatusOK {
+		return at, 0, fmt.Errorf("poll: status %d", resp.StatusCode)
+	}
+	return at, len(events), err
+}
+
+// startPolls starts n polls named prefix-<i> over the workers (perWorker each); each sends its answer
+// time on the channel.
+type answer struct {
+	at  time.Time
+	err error
+}
+
+func (f *fanOut) startPolls(ctx context.Context, n, perWorker int, prefix string) <-chan answer {
+	out := make(chan answer, n)
+	for i := range n {
+		w := f.workers[(i/perWorker)%len(f.workers)]
+		go func() {
+			at, got, err := f.poll(ctx, w, fmt.Sprintf("%s-%d", prefix, i))
+			if err == nil && got != 1 {
+				err = fmt.Errorf("poll %d got %d events, want 1", i, got)
+			}
+			out <- answer{at, err}
+		}()
+	}
+	return out
+}
+
+// waitCursors waits until n cursors named prefix-* exist: every poll has placed its cursor and is
+// reading or waiting.
+func (f *fanOut) waitCursors(ctx context.Context, n int, prefix string) error {
+	conn, err := pgx.Connect(ctx, f.srv.databaseURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	for {
+		var have int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM bridge_worker_cursor WHERE name LIKE $1", prefix+"-%").Scan(&have); err != nil {
+			return err
+		}
+		if have >= n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// deliver starts n polls, lets them settle, creates a Tag and returns each poll's latency from the
+// moment the Tag was sent.
+func (f *fanOut) deliver(ctx context.Context, n, perWorker int, prefix string) ([]time.Duration, error) {
+	answers := f.startPolls(ctx, n, perWorker, prefix)
+	if err := f.waitCursors(ctx, n, prefix); err != nil {
+		return nil, err
+	}
+	time.Sleep(settle(n))
+	return f.tagAndCollect(ctx, n, prefix, answers)
+}
+
+func (f *fanOut) tagAndCollect(ctx context.Context, n int, slug string, answers <-chan answer) ([]time.Duration, error) {
+	sent := time.Now()
+	if err := f.admin.postJSON(ctx, "/api/space/"+f.spaceID+"/tag", map[string]any{"Slug": slug}, nil); err != nil {
+		return nil, err
+	}
+	out := make([]time.Duration, 0, n)
+	for range n {
+		a := <-answers
+		if a.err != nil {
+			return nil, a.err
+		}
+		out = append(out, a.at.Sub(sent))
+	}
+	return out, nil
+}
+
+// settle is how long polls are given, after their cursors exist, to be waiting rather than reading.
+func settle(n int) time.Duration { return 20*time.Millisecond + time.Duration(n)*200*time.Microsecond }
+
+// deliverAll holds n polls, reports the footprint with them beside idle, and delivers one event to all.
+func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer, idle footprint) ([]time.Duration, error) {
+	answers := f.startPolls(ctx, n, perWorker, "fan")
+	if err := f.waitCursors(ctx, n, "fan"); err != nil {
+		return nil, err
+	}
+	time.Sleep(settle(n) + 2*time.Second)
+	runtime.GC()
+	with, err := f.srv.footprint()
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "| hubd process | RSS | goroutines |\n|---|---|---|\n")
+	fmt.Fprintf(out, "| idle | %.0f MB | %d |\n", idle.rssMB, idle.goroutines)
+	fmt.Fprintf(out, "| with %d waiting polls | %.0f MB | %d |\n", n, with.rssMB, with.goroutines)
+	fmt.Fprintf(out, "| per poll | %.1f KB | %.2f |\n\n", (with.rssMB-idle.rssMB)*1024/float64(n), float64(with.goroutines-idle.goroutines)/float64(n))
+	return f.tagAndCollect(ctx, n, "fan", answers)
+}
+
+// footprint is what the hubd process holds: resident memory and goroutines.
+type footprint struct {
+	rssMB      float64
+	goroutines int
+}
+
+func (s *server) footprint() (footprint, error) {
+	var fp footprint
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return fp, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(status))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			fp.rssMB = float64(kb) / 1024
+		}
+	}
+	resp, err := http.Get("http://" + s.debug + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		return fp, err
+	}
+	defer resp.Body.Close()
+	first, _ := bufio.NewReader(resp.Body).ReadString('\n')
+	if _, err := fmt.Sscanf(first, "goroutine profile: total %d", &fp.goroutines); err != nil {
+		return fp, fmt.Errorf("reading goroutines from %q: %w", first, err)
+	}
+	return fp, nil
+}
+
+// notifyRoundTrips times n NOTIFYs (each its own transaction) from one connection to a LISTEN on
+// another: the floor of any delivery through PostgreSQL.
+func notifyRoundTrips(ctx context.Context, dbURL string, n int) (Result, error) {
+	listener, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return Result{}, err
+	}
+	defer listener.Close(ctx)
+	sender, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return Result{}, err
+	}
+	defer sender.Close(ctx)
+	if _, err := listener.Exec(ctx, "LISTEN hubd_fanout_baseline"); err != nil {
+		return Result{}, err
+	}
+	return rounds(ctx, n, func(ctx context.Context, i int) (time.Duration, error) {
+		start := time.Now()
+		if _, err := sender.Exec(ctx, "SELECT pg_notify('hubd_fanout_baseline', $1)", strconv.Itoa(i)); err != nil {
+			return 0, err
+		}
+		if _, err := listener.WaitForNotification(ctx); err != nil {
+			return 0, err
+		}
+		return time.Since(start), nil
+	})
+}
