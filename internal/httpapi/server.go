@@ -242,15 +242,17 @@ func answersNonJSON(op *openapi3.Operation) bool {
 	return false
 }
 
-// uncompressed reports requests answered as they are: outside /api and the reference page, or
-// configuration data.
+// uncompressed reports requests answered as they are: outside /api and the reference page,
+// configuration data, or long polls.
 func (s *Server) uncompressed(c echo.Context) bool {
 	path := c.Request().URL.Path
 	if !strings.HasPrefix(path, BasePath+"/") && path != docsPath && !strings.HasPrefix(path, docsPath+"/") {
 		return true
 	}
 	rt := s.routeOf(c)
-	return rt != nil && rt.rawData
+	// Long polls answer small bodies, and thousands of them answer at once when an event commits: a gzip
+	// writer each (its compressor is built even to close an unused one) costs more than it saves.
+	return rt != nil && (rt.rawData || rt.class == classLongPoll)
 }
 
 func toEchoPattern(path string) string {

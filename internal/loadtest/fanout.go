@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -75,7 +76,7 @@ func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 	if err != nil {
 		return err
 	}
-	lat, err := f.deliverAll(ctx, polls, perWorker, cfg.Out, idle)
+	lat, err := f.deliverAll(ctx, polls, perWorker, cfg.Out, idle, cfg.ProfileDir)
 	if err != nil {
 		return fmt.Errorf("fan-out: %w", err)
 	}
@@ -222,13 +223,12 @@ func (f *fanOut) tagAndCollect(ctx context.Context, n int, slug string, answers 
 func settle(n int) time.Duration { return 20*time.Millisecond + time.Duration(n)*200*time.Microsecond }
 
 // deliverAll holds n polls, reports the footprint with them beside idle, and delivers one event to all.
-func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer, idle footprint) ([]time.Duration, error) {
+func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer, idle footprint, profileDir string) ([]time.Duration, error) {
 	answers := f.startPolls(ctx, n, perWorker, "fan")
 	if err := f.waitCursors(ctx, n, "fan"); err != nil {
 		return nil, err
 	}
 	time.Sleep(settle(n) + 2*time.Second)
-	runtime.GC()
 	with, err := f.srv.footprint()
 	if err != nil {
 		return nil, err
@@ -237,6 +237,18 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 	fmt.Fprintf(out, "| idle | %.0f MB | %d |\n", idle.rssMB, idle.goroutines)
 	fmt.Fprintf(out, "| with %d waiting polls | %.0f MB | %d |\n", n, with.rssMB, with.goroutines)
 	fmt.Fprintf(out, "| per poll | %.1f KB | %.2f |\n\n", (with.rssMB-idle.rssMB)*1024/float64(n), float64(with.goroutines-idle.goroutines)/float64(n))
+	if profileDir != "" {
+		// hubd's heap with the polls waiting, and a CPU profile while the event reaches them (go tool pprof).
+		if err := f.srv.saveProfile("heap", filepath.Join(profileDir, "fanout-heap.pprof")); err != nil {
+			return nil, err
+		}
+		if err := f.srv.saveProfile("goroutine?debug=1", filepath.Join(profileDir, "fanout-goroutines.txt")); err != nil {
+			return nil, err
+		}
+		done := f.srv.profile(10*time.Second, filepath.Join(profileDir, "fanout.pprof"))
+		defer func() { <-done }()
+		time.Sleep(200 * time.Millisecond)
+	}
 	return f.tagAndCollect(ctx, n, "fan", answers)
 }
 
@@ -297,4 +309,18 @@ func notifyRoundTrips(ctx context.Context, dbURL string, n int) (Result, error) 
 		}
 		return time.Since(start), nil
 	})
+}
+
+// saveProfile writes one of hubd's runtime profiles (heap, goroutine) to file.
+func (s *server) saveProfile(name, file string) error {
+	resp, err := http.Get("http://" + s.debug + "/debug/pprof/" + name)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o644)
 }
