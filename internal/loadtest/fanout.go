@@ -242,6 +242,9 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 		if err := f.srv.saveProfile("heap", filepath.Join(profileDir, "fanout-heap.pprof")); err != nil {
 			return nil, err
 		}
+		if err := f.srv.saveProfile("heap?debug=1", filepath.Join(profileDir, "fanout-memstats.txt")); err != nil {
+			return nil, err
+		}
 		if err := f.srv.saveProfile("goroutine?debug=1", filepath.Join(profileDir, "fanout-goroutines.txt")); err != nil {
 			return nil, err
 		}
