@@ -239,7 +239,7 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 	fmt.Fprintf(out, "| per poll | %.1f KB | %.2f |\n\n", (with.rssMB-idle.rssMB)*1024/float64(n), float64(with.goroutines-idle.goroutines)/float64(n))
 	if profileDir != "" {
 		// hubd's heap with the polls waiting, and a CPU profile while the event reaches them (go tool pprof).
-		if err := f.srv.saveProfile("heap", filepath.Join(profileDir, "fanout-heap.pprof")); err != nil {
+		if err := f.srv.saveProfile("heap?gc=1", filepath.Join(profileDir, "fanout-heap.pprof")); err != nil {
 			return nil, err
 		}
 		if err := f.srv.saveProfile("heap?debug=1", filepath.Join(profileDir, "fanout-memstats.txt")); err != nil {
