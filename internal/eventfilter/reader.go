@@ -69,6 +69,14 @@ func (r *Reader) Read(ctx context.Context, org uuid.UUID, after int64, max int) 
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
 		sr.batch, sr.err = r.read(rctx, key)
 		cancel()
+		if sr.err != nil {
+			// The polls waiting for this read get its error; later ones read again.
+			r.mu.Lock()
+			if r.reads[key] == sr {
+				delete(r.reads, key)
+			}
+			r.mu.Unlock()
+		}
 		close(sr.done)
 	} else {
 		r.mu.Unlock()
