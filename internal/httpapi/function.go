@@ -292,21 +292,21 @@ func (h functionAPI) storedCalls(ctx context.Context, sc authz.Scope, body *api.
 		if !ok {
 			return nil, apierr.Validation(fmt.Sprintf("%s: no Trigger %s in your organization", field, id), apierr.Item{Item: field, Description: "no such Trigger"})
 		}
-		st := unit.StoredCalls{Field: field, ToolchainType: t.ToolchainType, Origin: unit.Origin{TriggerID: &t.ID}}
-		calls := []function.Invocation{{FunctionName: t.FunctionName, Arguments: t.Arguments, WhereResource: t.WhereResource}}
+		run := unit.TriggerRun{TriggerID: t.ID, Call: function.Invocation{FunctionName: t.FunctionName, Arguments: t.Arguments, WhereResource: t.WhereResource},
+			Params: t.Params, Guards: t.Guards, Clearance: t.Clearance}
 		if t.InvocationID != nil {
 			inv, ok := invocations[*t.InvocationID]
 			if !ok {
 				return nil, apierr.Validation(fmt.Sprintf("%s: you may not view the Invocation %s the Trigger runs", field, *t.InvocationID),
 					apierr.Item{Item: field, Description: "Invocation not visible"})
 			}
-			if calls, err = inv.Expand(t.Params, field+".Params"); err != nil {
-				return nil, err
-			}
-			st.Origin.InvocationID, st.Origin.Params = t.InvocationID, t.Params
+			run.Invocation = &unit.StoredInvocation{ID: inv.ID, FunctionInvocations: inv.FunctionInvocations, Parameters: inv.Parameters}
 		}
-		st.Calls = unit.WithTriggerGuards(calls, t.Guards, t.Clearance)
-		out = append(out, st)
+		calls, origin, err := run.Invocations(field + ".Params")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, unit.StoredCalls{Field: field, ToolchainType: t.ToolchainType, Calls: calls, Origin: origin})
 	}
 	return out, nil
 }

@@ -23,7 +23,7 @@ func triggerToAPI(t trigger.Trigger) api.Trigger {
 		ToolchainType: api.ToolchainType(t.ToolchainType), FunctionName: t.FunctionName, Arguments: argumentsToAPI(t.Arguments), WhereResource: t.WhereResource,
 		Guards: t.Guards, Clearance: clearanceToAPI(t.Clearance), Protect: t.Protect, Params: t.Params, OtherDataSource: t.OtherDataSource,
 		FailOpenAfter: t.FailOpenAfter, WhereUnit: t.WhereUnit, UnitFilterID: t.UnitFilterID, InvocationID: t.InvocationID,
-		BridgeWorkerID: t.BridgeWorkerID, Validating: t.Validating, Warn: t.Warn, Disabled: t.Disabled, Hash: t.Hash,
+		BridgeWorkerID: t.BridgeWorkerID, Validating: t.Validating(), Warn: t.Warn, Disabled: t.Disabled, Hash: t.Hash,
 		HiddenReason: t.HiddenReason, EntityType: trigger.EntityType, CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC(), Version: t.Version}
 }
 

@@ -38,12 +38,10 @@ type Trigger struct {
 	OrganizationID uuid.UUID
 	SpaceID        uuid.UUID
 	Hash           string
-	// Validating is the function's: a validating Trigger records findings, any other changes data.
-	Validating   bool
-	HiddenReason string
-	Version      int64
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	HiddenReason   string
+	Version        int64
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 	Fields
 }
 
@@ -75,6 +73,9 @@ type Fields struct {
 	// validating is the function's (or the Invocation's) kind, decided when the fields are checked.
 	validating bool
 }
+
+// Validating: a validating Trigger records findings, any other changes data.
+func (f Fields) Validating() bool { return f.validating }
 
 // authzTarget: Triggers carry no Permissions of their own; the role and the grants of their Space decide.
 func (t Trigger) authzTarget() authz.Target {
@@ -196,7 +197,7 @@ func definitionHash(f Fields) string {
 }
 
 func fromRow(r *db.Trigger) (Trigger, error) {
-	t := Trigger{ID: r.TriggerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, Hash: r.Hash, Validating: r.Validating,
+	t := Trigger{ID: r.TriggerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, Hash: r.Hash,
 		HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, Description: r.Description, Event: r.Event, ToolchainType: r.ToolchainType,
 			FunctionName: r.FunctionName, WhereResource: r.WhereResource, Protect: r.Protect, OtherDataSource: r.OtherDataSource,

@@ -50,28 +50,60 @@ type triggerInForce struct {
 		IncludeHidden string `json:"include_hidden"`
 	} `json:"unit_filter"`
 	// Invocation is the stored Invocation the Trigger runs instead of FunctionName, if any.
-	Invocation *struct {
-		ID                  uuid.UUID             `json:"invocation_id"`
-		FunctionInvocations []function.Invocation `json:"function_invocations"`
-		Parameters          []function.Parameter  `json:"parameters"`
-	} `json:"invocation"`
+	Invocation *StoredInvocation `json:"invocation"`
 }
 
-// calls binds what the Trigger runs: its function, or its Invocation's functions filled with its Params
-// (each with the Trigger's Guards added, and its Clearance where the function has none).
-func (t triggerInForce) calls(toolchain string) ([]*function.Call, Origin, error) {
-	id := t.ID
+// StoredInvocation is what a Trigger needs of the stored Invocation it runs.
+type StoredInvocation struct {
+	ID                  uuid.UUID             `json:"invocation_id"`
+	FunctionInvocations []function.Invocation `json:"function_invocations"`
+	Parameters          []function.Parameter  `json:"parameters"`
+}
+
+// TriggerRun is what a Trigger runs: its own call, or the Invocation it names filled with its Params;
+// each with the Trigger's Guards added, and its Clearance where the call has none.
+type TriggerRun struct {
+	TriggerID  uuid.UUID
+	Call       function.Invocation // FunctionName, Arguments and WhereResource
+	Invocation *StoredInvocation
+	Params     map[string]any
+	Guards     map[string]string
+	Clearance  []function.Requirement
+}
+
+// Invocations are the calls the Trigger runs and the Origin their Mutations record; field names the
+// Params in errors.
+func (r TriggerRun) Invocations(field string) ([]function.Invocation, Origin, error) {
+	id := r.TriggerID
 	origin := Origin{TriggerID: &id}
-	invs := []function.Invocation{{FunctionName: t.FunctionName, Arguments: t.Arguments, WhereResource: t.WhereResource}}
-	if t.Invocation != nil {
-		invID := t.Invocation.ID
-		origin.InvocationID, origin.Params = &invID, t.Params
+	invs := []function.Invocation{r.Call}
+	if r.Invocation != nil {
+		invID := r.Invocation.ID
+		origin.InvocationID, origin.Params = &invID, r.Params
 		var err error
-		if invs, err = function.Expand(t.Invocation.FunctionInvocations, t.Invocation.Parameters, t.Params, "Params"); err != nil {
-			return nil, origin, triggerFailed(t, err)
+		if invs, err = function.Expand(r.Invocation.FunctionInvocations, r.Invocation.Parameters, r.Params, field); err != nil {
+			return nil, origin, err
 		}
 	}
-	invs = WithTriggerGuards(invs, t.Guards, t.Clearance)
+	out := make([]function.Invocation, len(invs))
+	for i, inv := range invs {
+		inv.Guards = mergeGuards(inv.Guards, r.Guards)
+		if len(inv.Clearance) == 0 {
+			inv.Clearance = r.Clearance
+		}
+		out[i] = inv
+	}
+	return out, origin, nil
+}
+
+// calls binds what the Trigger runs (TriggerRun) for the ToolchainType.
+func (t triggerInForce) calls(toolchain string) ([]*function.Call, Origin, error) {
+	run := TriggerRun{TriggerID: t.ID, Call: function.Invocation{FunctionName: t.FunctionName, Arguments: t.Arguments, WhereResource: t.WhereResource},
+		Invocation: t.Invocation, Params: t.Params, Guards: t.Guards, Clearance: t.Clearance}
+	invs, origin, err := run.Invocations("Params")
+	if err != nil {
+		return nil, origin, triggerFailed(t, err)
+	}
 	calls := make([]*function.Call, len(invs))
 	for i, inv := range invs {
 		c, err := function.Bind(toolchain, inv, "")
@@ -103,20 +135,6 @@ func ForgetTriggerFindings(ctx context.Context, tx *store.Tx, sc authz.Scope, sp
 		tx.Emit(u.changeEvent(entity.Updated, sp.Slug))
 	}
 	return nil
-}
-
-// WithTriggerGuards gives a Trigger's calls its Guards (added to each call's own) and its Clearance
-// (where a call has none).
-func WithTriggerGuards(invs []function.Invocation, guards map[string]string, clearance []function.Requirement) []function.Invocation {
-	out := make([]function.Invocation, len(invs))
-	for i, inv := range invs {
-		inv.Guards = mergeGuards(inv.Guards, guards)
-		if len(inv.Clearance) == 0 {
-			inv.Clearance = clearance
-		}
-		out[i] = inv
-	}
-	return out
 }
 
 // Findings are what the Triggers found on a Revision's data, by TriggerID: failed validations are
