@@ -189,6 +189,10 @@ func serve(ctx context.Context, args []string) error {
 	if err := httpServer.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
 	}
+	// Parked long polls are not net/http's to wait for: they answer on their own.
+	if err := srv.WaitParked(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down: parked polls: %w", err)
+	}
 	return nil
 }
 

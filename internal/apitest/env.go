@@ -70,6 +70,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	bg, stopBackground := context.WithCancel(ctx)
 	a.RunBackground(bg, cfg)
 	t.Cleanup(func() {
+		a.Notifier.StopWaiters() // parked polls answer now
 		httpSrv.Close()
 		stopBackground()
 		a.Close()

@@ -85,14 +85,15 @@ func (sub Subscription) matches(e *db.EventLog) bool {
 	return false
 }
 
-// Poll waits up to timeout for events after the worker's cursor Name that the subscription selects and
-// hands out at most maxEvents of them, advancing the cursor past every event read. The caller is the
-// worker's bot User or holds Edit on the worker. It holds no database connection while it waits: it
-// wakes when events commit on any replica and at the timeout. An empty result means nothing arrived.
+// Poll prepares a poll that waits up to timeout for events after the worker's cursor Name that the
+// subscription selects and hands out at most maxEvents of them, advancing the cursor past every event
+// read. The caller is the worker's bot User or holds Edit on the worker. It holds no database connection
+// while it waits: it wakes when events commit on any replica and at the timeout. An empty result means
+// nothing arrived.
 //
 // A woken poll reads the log through the replica's shared reads (Service.Events) and claims what it read
 // by moving its cursor (Service.advance): a commit costs a few statements however many polls wait.
-func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, sub Subscription, timeout time.Duration, maxEvents int) ([]event.Entry, error) {
+func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, sub Subscription, timeout time.Duration, maxEvents int) (*event.Poll[event.Entry], error) {
 	w, err := s.Resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
 	if err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, r
 	if err != nil {
 		return nil, err
 	}
-	return event.LongPoll(ctx, s.Notifier, w.OrganizationID, timeout, func() ([]event.Entry, bool, error) {
+	return event.NewPoll(s.Notifier, w.OrganizationID, timeout, func(ctx context.Context) ([]event.Entry, bool, error) {
 		batch, err := s.Events(ctx, w.OrganizationID, cursor, maxEvents)
 		if err != nil {
 			return nil, false, err
@@ -134,7 +135,7 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, r
 		}
 		cursor = last
 		return out, len(entries) == maxEvents, nil
-	})
+	}), nil
 }
 
 // openCursor marks the worker seen and returns its named cursor, creating it on a Name's first connect:

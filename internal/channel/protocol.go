@@ -123,23 +123,23 @@ func (s *Service) ReleaseLease(ctx context.Context, sc authz.Scope, spaceRef, re
 	return nil
 }
 
-// Poll waits up to timeout for runs and subscribed events and hands them out, renewing the lease. It
-// holds no database connection while it waits: it wakes when events commit on any replica (a run's
-// creation is one) and at the timeout. An empty result means nothing arrived.
+// Poll prepares a poll that waits up to timeout for runs and subscribed events and hands them out,
+// renewing the lease. It holds no database connection while it waits: it wakes when events commit on
+// any replica (a run's creation is one) and at the timeout. An empty result means nothing arrived.
 //
 // The poll's first pass is a transaction (take) that renews the lease and hands out due runs and events.
 // Woken later, it reads the log through the replica's shared reads (Service.Events) and, unless a run
 // of the Channel is among what it read, claims the events by moving the bookmark (compare and set, with
 // the claims of every poll the commit woke: Service.bookmarks), so a commit costs a few statements however
 // many polls wait. A run of the Channel, or a bookmark moved under it, sends it back to take.
-func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string, token uuid.UUID, timeout time.Duration, maxRuns int) ([]Message, error) {
+func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string, token uuid.UUID, timeout time.Duration, maxRuns int) (*event.Poll[Message], error) {
 	ch, err := claimable(ctx, sc, s.Store.Q(), spaceRef, ref)
 	if err != nil {
 		return nil, err
 	}
 	var at position
 	taken := false
-	return event.LongPoll(ctx, s.Notifier, ch.OrganizationID, timeout, func() ([]Message, bool, error) {
+	return event.NewPoll(s.Notifier, ch.OrganizationID, timeout, func(ctx context.Context) ([]Message, bool, error) {
 		if !taken {
 			msgs, more, next, err := s.take(ctx, sc, ch, token, maxRuns)
 			at, taken = next, err == nil
@@ -176,7 +176,7 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string
 			msgs[i] = Message{Event: &events[i]}
 		}
 		return msgs, len(entries) == maxEventsPerPoll, nil
-	})
+	}), nil
 }
 
 // position is where a poll's Channel stands after a take: its bookmark and its subscriptions.

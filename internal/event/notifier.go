@@ -21,7 +21,7 @@ type Notifier struct {
 	Logger *slog.Logger
 
 	mu     sync.Mutex
-	orgs   map[uuid.UUID]chan struct{} // closed (and dropped) on a notification naming the organization
+	orgs   map[uuid.UUID]*signal       // fired (and dropped) on a notification naming the organization
 	access map[uuid.UUID]chan struct{} // closed (and dropped) when access in the organization may have changed
 	latest int64
 	// generations count the notifications per organization, and those concerning every organization
@@ -36,12 +36,14 @@ type Notifier struct {
 // later ones answer at once: the replica is shutting down, and bots should poll another one.
 func (n *Notifier) StopWaiters() {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	select {
 	case <-n.stop:
 	default:
 		close(n.stop)
 	}
+	calls := fire(n.orgs, nil)
+	n.mu.Unlock()
+	run(calls)
 }
 
 func (n *Notifier) stopped() <-chan struct{} { return n.stop }
@@ -57,17 +59,98 @@ func (n *Notifier) isStopped() bool {
 
 // NewNotifier returns a Notifier for the database at url; Run starts it.
 func NewNotifier(url string, logger *slog.Logger) *Notifier {
-	return &Notifier{URL: url, Logger: logger, orgs: map[uuid.UUID]chan struct{}{}, access: map[uuid.UUID]chan struct{}{},
+	return &Notifier{URL: url, Logger: logger, orgs: map[uuid.UUID]*signal{}, access: map[uuid.UUID]chan struct{}{},
 		generations: map[uuid.UUID]uint64{}, stop: make(chan struct{})}
 }
 
 // WaitFor returns a channel that is closed at the next notification of events of the organization (or
 // when notifications may have been missed). Long polls wait on it, so one tenant's changes do not wake
 // another tenant's polls.
-func (n *Notifier) WaitFor(org uuid.UUID) <-chan struct{} {
+func (n *Notifier) WaitFor(org uuid.UUID) <-chan struct{} { return n.Next(org).C() }
+
+// Next is the organization's next notification: the first after this call.
+func (n *Notifier) Next(org uuid.UUID) Wake {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return waiter(n.orgs, org)
+	s, ok := n.orgs[org]
+	if !ok {
+		s = &signal{ch: make(chan struct{})}
+		n.orgs[org] = s
+	}
+	return Wake{n: n, s: s}
+}
+
+// signal is one coming notification of an organization: ch is closed and calls are called when it comes.
+type signal struct {
+	ch    chan struct{}
+	calls map[*func()]struct{}
+	fired bool
+}
+
+// Wake is an organization's next notification after some moment (Notifier.Next).
+type Wake struct {
+	n *Notifier
+	s *signal
+}
+
+// C is closed when the notification comes.
+func (w Wake) C() <-chan struct{} { return w.s.ch }
+
+// Call arranges for fn to be called once: when the notification comes (at once if it came already) or
+// the replica stops waiters (StopWaiters). A waiter parked this way costs no goroutine. fn runs on the
+// notifying goroutine, so it must not block. cancel prevents a call not yet made.
+func (w Wake) Call(fn func()) (cancel func()) {
+	n := w.n
+	n.mu.Lock()
+	if w.s.fired || n.isStopped() {
+		n.mu.Unlock()
+		fn()
+		return func() {}
+	}
+	if w.s.calls == nil {
+		w.s.calls = map[*func()]struct{}{}
+	}
+	key := &fn
+	w.s.calls[key] = struct{}{}
+	n.mu.Unlock()
+	return func() {
+		n.mu.Lock()
+		delete(w.s.calls, key)
+		n.mu.Unlock()
+	}
+}
+
+// fire fires the signals of the organizations named (all when orgs is nil), dropping them, and returns
+// the calls to make once the lock is released.
+func fire(m map[uuid.UUID]*signal, orgs []uuid.UUID) []func() {
+	var calls []func()
+	fireOne := func(org uuid.UUID, s *signal) {
+		close(s.ch)
+		s.fired = true
+		for fn := range s.calls {
+			calls = append(calls, *fn)
+		}
+		s.calls = nil
+		delete(m, org)
+	}
+	if orgs == nil {
+		for org, s := range m {
+			fireOne(org, s)
+		}
+		return calls
+	}
+	for _, org := range orgs {
+		if s, ok := m[org]; ok {
+			fireOne(org, s)
+		}
+	}
+	return calls
+}
+
+func run(calls []func()) {
+	for _, fn := range calls {
+		fn()
+	}
 }
 
 // WatchAccess is for what a replica remembers of an organization's members (roles, Groups, grants): the
@@ -133,7 +216,6 @@ func (n *Notifier) Signal(c Change) { n.broadcast(c) }
 
 func (n *Notifier) broadcast(c Change) {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	if c.Cursor > n.latest {
 		n.latest = c.Cursor
 	}
@@ -144,8 +226,10 @@ func (n *Notifier) broadcast(c Change) {
 	for _, org := range c.Orgs {
 		n.generations[org]++
 	}
-	closeWaiters(n.orgs, c.Orgs)
+	calls := fire(n.orgs, c.Orgs)
 	closeWaiters(n.access, c.Access)
+	n.mu.Unlock()
+	run(calls)
 }
 
 // closeWaiters closes the channels of the organizations named, or all when orgs is nil.

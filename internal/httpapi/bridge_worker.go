@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
 )
 
@@ -152,13 +153,15 @@ func (h bridgeWorkerAPI) PollBridgeWorkerEvents(ctx context.Context, r api.PollB
 		return nil, apierr.Validation("MaxEvents is 1 to 500", apierr.Item{Item: "MaxEvents", Description: "out of range"})
 	}
 	sub := bridgeworker.Subscription{Name: r.Name, EventTypes: deref(b.EventTypes), SpaceID: b.SpaceID, TargetID: b.TargetID, FromCursor: b.FromCursor}
-	events, err := h.s.deps.BridgeWorkers.Poll(ctx, sc, r.SpaceId, r.BridgeWorkerId, sub, time.Duration(timeout)*time.Second, maxEvents)
+	poll, err := h.s.deps.BridgeWorkers.Poll(ctx, sc, r.SpaceId, r.BridgeWorkerId, sub, time.Duration(timeout)*time.Second, maxEvents)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]api.EventLogEntry, len(events))
-	for i, e := range events {
-		out[i] = eventToAPI(e)
-	}
-	return api.PollBridgeWorkerEvents200JSONResponse{Body: out}, nil
+	return longPoll(ctx, h.s, poll, func(events []event.Entry) (api.PollBridgeWorkerEventsResponseObject, error) {
+		out := make([]api.EventLogEntry, len(events))
+		for i, e := range events {
+			out[i] = eventToAPI(e)
+		}
+		return api.PollBridgeWorkerEvents200JSONResponse{Body: out}, nil
+	}, api.PollBridgeWorkerEventsResponseObject.VisitPollBridgeWorkerEventsResponse, api.PollBridgeWorkerEventsResponseObject(parkedResponse{}))
 }

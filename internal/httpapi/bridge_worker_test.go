@@ -180,6 +180,7 @@ type workerFixture struct {
 	space  api.Space
 	bw     api.BridgeWorker
 	base   string // /api/space/{space}/bridge_worker/{worker}
+	token  string // the worker's
 }
 
 func newWorkerFixture(t *testing.T, env *apitest.Env) *workerFixture {
@@ -188,7 +189,8 @@ func newWorkerFixture(t *testing.T, env *apitest.Env) *workerFixture {
 	sp := createSpace(t, admin, map[string]any{"Slug": "ops"})
 	var w api.BridgeWorker
 	admin.Post("/api/space/"+sp.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": "consumer"}).Expect(http.StatusOK).JSON(&w)
-	return &workerFixture{env: env, admin: admin, worker: env.Client(workerToken(t, env, w.BridgeWorkerID, w.Secret)), space: sp, bw: w,
+	token := workerToken(t, env, w.BridgeWorkerID, w.Secret)
+	return &workerFixture{env: env, admin: admin, worker: env.Client(token), space: sp, bw: w, token: token,
 		base: "/api/space/" + sp.SpaceID.String() + "/bridge_worker/" + w.BridgeWorkerID.String()}
 }
 

@@ -75,15 +75,21 @@ func (h commandRunAPI) PollChannel(ctx context.Context, r api.PollChannelRequest
 	if timeout < 0 || timeout > channel.MaxPollSeconds {
 		return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
 	}
-	msgs, err := h.s.deps.Channels.Poll(ctx, sc, r.SpaceId, r.ChannelId, r.Body.ClaimToken, time.Duration(timeout)*time.Second, maxRuns)
+	poll, err := h.s.deps.Channels.Poll(ctx, sc, r.SpaceId, r.ChannelId, r.Body.ClaimToken, time.Duration(timeout)*time.Second, maxRuns)
 	if err != nil {
 		return nil, err
 	}
+	return longPoll(ctx, h.s, poll, channelMessages, api.PollChannelResponseObject.VisitPollChannelResponse, api.PollChannelResponseObject(parkedResponse{}))
+}
+
+// channelMessages is a Channel poll's answer: 204 when nothing arrived.
+func channelMessages(msgs []channel.Message) (api.PollChannelResponseObject, error) {
 	if len(msgs) == 0 {
 		return api.PollChannel204Response{}, nil
 	}
 	out := make([]api.ChannelMessage, len(msgs))
 	for i, m := range msgs {
+		var err error
 		if m.Run != nil {
 			err = out[i].FromChannelCommandRunMessage(api.ChannelCommandRunMessage{Type: api.ChannelCommandRunMessageTypeCommandRun, CommandRun: runToAPI(*m.Run)})
 		} else {

@@ -107,8 +107,15 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			if !ok {
 				return apierr.TooManyRequests("too many outstanding requests from this caller; retry shortly")
 			}
-			defer release()
 			ctx := auth.WithPrincipal(req.Context(), *holder.principal)
+			if rt.class == classLongPoll {
+				// A long poll may be parked (longPoll); it then holds the caller's slot until answered.
+				held := &heldRequest{c: c, release: release}
+				defer held.done()
+				ctx = context.WithValue(ctx, heldRequestKey{}, held)
+			} else {
+				defer release()
+			}
 			if ctx, err = s.resolveListReferences(ctx, c, rt); err != nil {
 				return err
 			}

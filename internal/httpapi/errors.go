@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,18 +19,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	e := s.toAPIError(err, c.Request())
-	status := e.HTTPStatus()
-	level := slog.LevelDebug
-	if status >= 500 {
-		level = slog.LevelError
-	}
-	s.log.Log(c.Request().Context(), level, "request failed",
-		"request_id", requestID(c), "status", status, "type", e.Type, "err", err.Error())
-	if e.Type == apierr.TypeTooManyRequests {
-		c.Response().Header().Set("Retry-After", "1")
-	}
-	body := api.StandardErrorResponse{Error: responseError(e), Message: e.Summary()}
+	status, body := s.errorBody(c.Request().Context(), requestID(c), err, s.toAPIError(err, c.Request()), c.Response().Header())
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)
 		return
@@ -37,6 +27,21 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if werr := c.JSON(status, body); werr != nil {
 		s.log.Error("writing error response", "err", werr)
 	}
+}
+
+// errorBody logs a request's error and returns its status and StandardErrorResponse, setting the headers
+// that go with it in h.
+func (s *Server) errorBody(ctx context.Context, requestID string, err error, e *apierr.Error, h http.Header) (int, api.StandardErrorResponse) {
+	status := e.HTTPStatus()
+	level := slog.LevelDebug
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	s.log.Log(ctx, level, "request failed", "request_id", requestID, "status", status, "type", e.Type, "err", err.Error())
+	if e.Type == apierr.TypeTooManyRequests {
+		h.Set("Retry-After", "1")
+	}
+	return status, api.StandardErrorResponse{Error: responseError(e), Message: e.Summary()}
 }
 
 // toAPIError maps whatever a request produced to an apierr.Error.

@@ -25,6 +25,8 @@ const (
 	ctxRequestID    = "hubd.request_id"
 	ctxWarnings     = "hubd.warnings"
 	ctxOperation    = "hubd.operation"
+	ctxStarted      = "hubd.started"
+	ctxParked       = "hubd.parked"
 )
 
 var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
@@ -38,19 +40,25 @@ func (s *Server) requestIdentity(next echo.HandlerFunc) echo.HandlerFunc {
 			id = uuid.NewString()
 		}
 		c.Set(ctxRequestID, id)
-		c.Response().Before(func() {
-			h := c.Response().Header()
-			h.Set(headerRequestID, id)
-			h.Set(headerVersion, s.cfg.Version)
-			h.Del(headerWarning)
-			if ws, ok := c.Get(ctxWarnings).([]string); ok {
-				for _, w := range ws {
-					h.Add(headerWarning, w)
-				}
-			}
-		})
+		c.Response().Before(func() { s.identify(c.Response().Header(), id, warnings(c)) })
 		return next(c)
 	}
+}
+
+// identify sets the headers every response carries: its request ID, the server's version and the
+// request's warnings.
+func (s *Server) identify(h http.Header, requestID string, warnings []string) {
+	h.Set(headerRequestID, requestID)
+	h.Set(headerVersion, s.cfg.Version)
+	h.Del(headerWarning)
+	for _, w := range warnings {
+		h.Add(headerWarning, w)
+	}
+}
+
+func warnings(c echo.Context) []string {
+	ws, _ := c.Get(ctxWarnings).([]string)
+	return ws
 }
 
 func requestID(c echo.Context) string {
@@ -65,7 +73,7 @@ const maxWarnings = 20
 // code 299): `Unknown <what>: <name>`, what being "field" (body fields, by dot path) or "query
 // parameter". Names are escaped for a quoted string.
 func addWarnings(c echo.Context, what string, names []string) {
-	ws, _ := c.Get(ctxWarnings).([]string)
+	ws := warnings(c)
 	for i, name := range names {
 		if i == maxWarnings {
 			ws = append(ws, fmt.Sprintf(`299 hubd "%d more unknown %ss"`, len(names)-maxWarnings, what))
@@ -108,30 +116,53 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// observe logs each request and records its metrics, by operationId and status.
+// observe logs each request and records its metrics, by operationId and status. A parked long poll is
+// observed when its answer is written.
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		start := time.Now()
+		c.Set(ctxStarted, time.Now())
 		err := next(c)
 		if err != nil {
 			// Render now so the status is known; Echo will not render it again.
 			c.Error(err)
 		}
-		op, _ := c.Get(ctxOperation).(string)
-		if op == "" {
-			op = c.Path()
+		if parked, _ := c.Get(ctxParked).(bool); !parked {
+			s.record(observed(c), c.Response().Status)
 		}
-		status := c.Response().Status
-		elapsed := time.Since(start)
-		s.metrics.observe(op, status, elapsed)
-		attrs := []any{"request_id", requestID(c), "method", c.Request().Method, "path", c.Request().URL.Path,
-			"operation", op, "status", status, "duration_ms", elapsed.Milliseconds()}
-		if p, ok := auth.PrincipalFrom(c.Request().Context()); ok {
-			attrs = append(attrs, "user", p.UserID, "organization", p.OrganizationID)
-		}
-		s.log.Info("request", attrs...)
 		return nil
 	}
+}
+
+// observation is what a request's log line and metrics name of it, besides its status.
+type observation struct {
+	requestID, method, path, operation string
+	started                            time.Time
+	principal                          *auth.Principal
+}
+
+func observed(c echo.Context) observation {
+	o := observation{requestID: requestID(c), method: c.Request().Method, path: c.Request().URL.Path}
+	o.operation, _ = c.Get(ctxOperation).(string)
+	if o.operation == "" {
+		o.operation = c.Path()
+	}
+	o.started, _ = c.Get(ctxStarted).(time.Time)
+	if p, ok := auth.PrincipalFrom(c.Request().Context()); ok {
+		o.principal = &p
+	}
+	return o
+}
+
+// record logs a request and records its metrics once it is answered.
+func (s *Server) record(o observation, status int) {
+	elapsed := time.Since(o.started)
+	s.metrics.observe(o.operation, status, elapsed)
+	attrs := []any{"request_id", o.requestID, "method", o.method, "path", o.path,
+		"operation", o.operation, "status", status, "duration_ms", elapsed.Milliseconds()}
+	if p := o.principal; p != nil {
+		attrs = append(attrs, "user", p.UserID, "organization", p.OrganizationID)
+	}
+	s.log.Info("request", attrs...)
 }
 
 // streamedReadFactor is how many request timeouts a streamed read (x-hubd-class: streamed-read) gets: it

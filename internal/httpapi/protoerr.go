@@ -23,8 +23,12 @@ const MaxHeaderBytes = 1 << 20
 // malformed request line or header, 501 for an unknown transfer encoding. net/http writes those as one
 // plain-text write straight to the connection; the wrapper recognizes that exact form and writes the
 // StandardErrorResponse instead.
+//
+// It also takes back the connections of answered parked long polls, to serve their next requests.
 func (s *Server) Listener(ln net.Listener) net.Listener {
-	return protocolErrorListener{Listener: ln, version: s.cfg.Version}
+	l := newReturningListener(protocolErrorListener{Listener: ln, version: s.cfg.Version})
+	s.listener.Store(l)
+	return l
 }
 
 type protocolErrorListener struct {

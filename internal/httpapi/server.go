@@ -101,6 +101,9 @@ type Server struct {
 	members     members
 	metrics     *metrics
 	draining    atomic.Bool
+	// listener takes back parked polls' connections (Listener); parked counts polls not yet answered.
+	listener atomic.Pointer[returningListener]
+	parked   atomic.Int64
 }
 
 // New builds the server: the document, the middleware chain and every route.
@@ -116,6 +119,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		metrics: newMetrics(deps.Store),
 	}
 	s.routes = routesOf(doc)
+	s.metrics.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hubd_parked_long_polls", Help: "Long polls waiting parked: their connections held, without a goroutine of their own.",
+	}, func() float64 { return float64(s.parked.Load()) }))
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -1,0 +1,424 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/event"
+)
+
+// A long poll that finds nothing to hand out is parked: its HTTP/1.1 connection is taken from net/http
+// (Hijack) and held by a small record, with a timer, a call registered with the notifier and one
+// goroutine blocked reading the connection to notice the client leaving. Its handler goroutine, net/http's
+// per-request buffers and the request's state are let go, so a waiting poll costs a few kilobytes where
+// a handler waiting on its goroutine costs tens. Woken (a notification of its organization, its timeout,
+// the replica stopping waiters), the poll takes again on a goroutine of its own; when it has its answer
+// it writes the response itself, with the headers the middleware would have set, and hands the
+// connection back to the server through its Listener (keep-alive). Connections that cannot be hijacked
+// (HTTP/2) and requests without a caller's slot wait on their handler goroutine as before.
+
+// answerWriteTimeout bounds writing a parked poll's answer to a client that stopped reading.
+const answerWriteTimeout = 10 * time.Second
+
+// longPoll answers a long poll prepared by its service: at once when its first take hands something out,
+// else parked when its connection allows, else waiting on this goroutine. answer converts what the poll
+// handed out to the operation's response; visit writes that response (its Visit method); parked is the
+// response the handler returns for a parked poll, which writes nothing.
+func longPoll[T any, R any](ctx context.Context, s *Server, p *event.Poll[T], answer func([]T) (R, error), visit func(R, http.ResponseWriter) error, parked R) (R, error) {
+	out, done, err := p.Next(ctx)
+	if !done {
+		step := func(ctx context.Context) (write func(http.ResponseWriter) error, wait bool) {
+			var out []T
+			var err error
+			if !p.Stopping() {
+				var done bool
+				if out, done, err = p.Next(ctx); !done {
+					return nil, true
+				}
+			}
+			resp, err := answerOrError(out, err, answer)
+			return func(w http.ResponseWriter) error {
+				if err != nil {
+					return err
+				}
+				return visit(resp, w)
+			}, false
+		}
+		if s.park(ctx, step, p.Remaining, p.OnWake) {
+			return parked, nil
+		}
+		out, err = p.Wait(ctx)
+	}
+	return answerOrError(out, err, answer)
+}
+
+func answerOrError[T any, R any](out []T, err error, answer func([]T) (R, error)) (R, error) {
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return answer(out)
+}
+
+// parkedResponse is what the handler of a parked poll returns: the answer is written later, by the poll.
+type parkedResponse struct{}
+
+func (parkedResponse) VisitPollBridgeWorkerEventsResponse(http.ResponseWriter) error { return nil }
+func (parkedResponse) VisitPollChannelResponse(http.ResponseWriter) error            { return nil }
+
+var (
+	_ api.PollBridgeWorkerEventsResponseObject = parkedResponse{}
+	_ api.PollChannelResponseObject            = parkedResponse{}
+)
+
+// heldRequest is a long poll's request while its handler runs: what parking needs of it. The contract
+// middleware puts it in the context; a parked poll takes over the caller's in-flight slot (release).
+type heldRequest struct {
+	c       echo.Context
+	release func()
+	parked  bool
+}
+
+type heldRequestKey struct{}
+
+// done ends the handler's hold: the slot is released unless the poll was parked, which releases it
+// when answered.
+func (h *heldRequest) done() {
+	if !h.parked {
+		h.release()
+	}
+	h.c = nil // Echo reuses its contexts
+}
+
+// parkedPoll states.
+const (
+	pollParked  int32 = iota // waiting for a wake
+	pollRunning              // taking on a goroutine of its own
+	pollOver                 // answered, or its client gone
+)
+
+type parkedPoll struct {
+	s     *Server
+	conn  net.Conn
+	obs   observation
+	reply replyHeaders
+	// ctx is the poll's work: its request's values and deadline; cancelled when the client goes.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// step takes again: the answer's writer, or wait to be parked again.
+	step      func(ctx context.Context) (write func(http.ResponseWriter) error, wait bool)
+	remaining func() time.Duration
+	onWake    func(func()) func()
+	release   func()
+
+	state atomic.Int32
+	// mu orders parking (registering the timer and the wake) before a wake's resume cancels them.
+	mu         sync.Mutex
+	timer      *time.Timer
+	cancelWake func()
+	// watching is closed when the goroutine watching the connection has stopped; unread holds what it
+	// read of a next request the client sent before the answer; gone is set when it saw the client close.
+	watching chan struct{}
+	unread   []byte
+	gone     atomic.Bool
+}
+
+// replyHeaders is what a parked poll's response carries besides its own: what the middleware set before
+// the handler ran (CORS) and the request's identity.
+type replyHeaders struct {
+	header    http.Header
+	warnings  []string
+	keepAlive bool
+}
+
+// park parks the poll of the request in ctx if its connection allows; false leaves the request as it was.
+func (s *Server) park(ctx context.Context, step func(context.Context) (func(http.ResponseWriter) error, bool), remaining func() time.Duration, onWake func(func()) func()) bool {
+	held, _ := ctx.Value(heldRequestKey{}).(*heldRequest)
+	if held == nil || held.c == nil || s.draining.Load() {
+		return false
+	}
+	c := held.c
+	req := c.Request()
+	if !req.ProtoAtLeast(1, 1) || req.ProtoAtLeast(2, 0) {
+		return false
+	}
+	reply := replyHeaders{header: c.Response().Header().Clone(), warnings: warnings(c), keepAlive: !req.Close}
+	obs := observed(c)
+	conn, rw, err := c.Response().Hijack()
+	if err != nil {
+		return false
+	}
+	// net/http leaves its read deadline (ReadTimeout) on the connection; the poll sets its own.
+	if err := conn.SetDeadline(time.Time{}); err != nil {
+		_ = conn.Close()
+		return true
+	}
+	p := &parkedPoll{s: s, conn: conn, obs: obs, reply: reply, step: step, remaining: remaining, onWake: onWake,
+		release: held.release, watching: make(chan struct{})}
+	if n := rw.Reader.Buffered(); n > 0 { // a next request, sent before this one was answered
+		p.unread, _ = rw.Reader.Peek(n)
+		p.unread = bytes.Clone(p.unread)
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(remaining() + s.cfg.RequestTimeout)
+	}
+	p.ctx, p.cancel = context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	held.parked = true
+	c.Set(ctxParked, true)
+	s.parked.Add(1)
+	go p.watch()
+	p.park()
+	return true
+}
+
+// park registers the poll's wakes: its timeout and the organization's next notification.
+func (p *parkedPoll) park() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.state.Store(pollParked)
+	p.timer = time.AfterFunc(p.remaining(), p.wake)
+	p.cancelWake = p.onWake(p.wake)
+}
+
+// wake runs on the notifier's or the timer's goroutine: it must not block.
+func (p *parkedPoll) wake() {
+	if p.state.CompareAndSwap(pollParked, pollRunning) {
+		go p.resume()
+	}
+}
+
+func (p *parkedPoll) unpark() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timer.Stop()
+	p.cancelWake()
+}
+
+func (p *parkedPoll) resume() {
+	p.unpark()
+	write, wait := p.step(p.ctx)
+	switch {
+	case p.gone.Load():
+		p.end(statusClientGone)
+	case wait:
+		p.park()
+		// The client may have gone while the poll was running: its watcher found it not parked.
+		if p.gone.Load() && p.state.CompareAndSwap(pollParked, pollOver) {
+			p.unpark()
+			p.end(statusClientGone)
+		}
+	default:
+		p.answer(write)
+	}
+}
+
+// statusClientGone is what the log and metrics record of a poll whose client left before its answer
+// (nginx's convention: no response was sent).
+const statusClientGone = 499
+
+// watch blocks reading the connection until the client closes it (the poll ends unanswered) or sends
+// more (a next request, kept for after the answer), or the answer stops it (a read deadline).
+func (p *parkedPoll) watch() {
+	defer close(p.watching)
+	var b [1]byte
+	n, err := p.conn.Read(b[:])
+	if n > 0 {
+		p.unread = append(p.unread, b[0])
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return
+	}
+	p.gone.Store(true)
+	p.cancel()
+	if p.state.CompareAndSwap(pollParked, pollOver) {
+		p.unpark()
+		p.end(statusClientGone)
+	}
+	// A running poll sees its context cancelled and ends itself.
+}
+
+// answer writes the poll's response, then hands the connection back to the server or closes it.
+func (p *parkedPoll) answer(write func(http.ResponseWriter) error) {
+	p.state.Store(pollOver)
+	rec := &recordedResponse{header: p.reply.header, status: http.StatusOK}
+	if err := write(rec); err != nil {
+		rec = &recordedResponse{header: p.reply.header}
+		status, body := p.s.errorBody(p.ctx, p.obs.requestID, err, apierr.From(err), rec.header)
+		rec.header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+		rec.status = status
+		_ = json.NewEncoder(&rec.body).Encode(body)
+	}
+	keepAlive := p.reply.keepAlive && !p.s.draining.Load() && p.s.listener.Load() != nil
+	p.s.identify(rec.header, p.obs.requestID, p.reply.warnings)
+	rec.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	if rec.status != http.StatusNoContent && rec.status != http.StatusNotModified {
+		rec.header.Set("Content-Length", fmt.Sprint(rec.body.Len()))
+	}
+	if !keepAlive {
+		rec.header.Set("Connection", "close")
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "HTTP/1.1 %d %s\r\n", rec.status, http.StatusText(rec.status))
+	_ = rec.header.Write(&out)
+	out.WriteString("\r\n")
+	out.Write(rec.body.Bytes())
+	_ = p.conn.SetWriteDeadline(time.Now().Add(answerWriteTimeout))
+	_, err := p.conn.Write(out.Bytes())
+	// Stop the watcher; what it read of a next request is served after this one.
+	_ = p.conn.SetReadDeadline(time.Now())
+	<-p.watching
+	status := rec.status
+	if err != nil {
+		status = statusClientGone
+	}
+	if keepAlive && err == nil && !p.gone.Load() && p.conn.SetDeadline(time.Time{}) == nil {
+		p.s.listener.Load().give(withUnread(p.conn, p.unread))
+	} else {
+		_ = p.conn.Close()
+	}
+	p.finish(status)
+}
+
+// end ends a poll whose client left: nothing is written.
+func (p *parkedPoll) end(status int) {
+	p.state.Store(pollOver)
+	_ = p.conn.Close()
+	p.finish(status)
+}
+
+func (p *parkedPoll) finish(status int) {
+	p.cancel()
+	p.release()
+	p.s.record(p.obs, status)
+	p.s.parked.Add(-1)
+}
+
+// recordedResponse is a response written to memory, to be sent on a hijacked connection.
+type recordedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recordedResponse) Header() http.Header         { return r.header }
+func (r *recordedResponse) WriteHeader(status int)      { r.status = status }
+func (r *recordedResponse) Write(b []byte) (int, error) { return r.body.Write(b) }
+
+// WaitParked waits until every parked poll has been answered (after StopWaiters, at once), or ctx ends.
+func (s *Server) WaitParked(ctx context.Context) error {
+	for s.parked.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// returningListener is the server's listener (Server.Listener): besides the connections it accepts, it
+// hands net/http the connections of answered parked polls, which are then served as new connections —
+// to the client, the same keep-alive connection.
+type returningListener struct {
+	net.Listener
+	accepted chan acceptResult
+	returned chan net.Conn
+	closed   chan struct{}
+	start    sync.Once
+	close    sync.Once
+}
+
+type acceptResult struct {
+	conn net.Conn
+	err  error
+}
+
+func newReturningListener(ln net.Listener) *returningListener {
+	return &returningListener{Listener: ln, accepted: make(chan acceptResult), returned: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *returningListener) Accept() (net.Conn, error) {
+	l.start.Do(func() { go l.acceptLoop() })
+	select {
+	case c := <-l.returned:
+		return c, nil
+	case r := <-l.accepted:
+		return r.conn, r.err
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+// acceptLoop accepts from the wrapped listener until it fails for good (closed).
+func (l *returningListener) acceptLoop() {
+	for {
+		c, err := l.Listener.Accept()
+		select {
+		case l.accepted <- acceptResult{c, err}:
+		case <-l.closed:
+			if c != nil {
+				_ = c.Close()
+			}
+			return
+		}
+		var ne net.Error
+		if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+			return
+		}
+	}
+}
+
+func (l *returningListener) Close() error {
+	l.close.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// give hands a connection back to the server, or closes it when the server has stopped listening.
+func (l *returningListener) give(c net.Conn) {
+	select {
+	case l.returned <- c:
+	case <-l.closed:
+		_ = c.Close()
+	}
+}
+
+// withUnread returns c, reading first what was already read of it (a next request).
+func withUnread(c net.Conn, unread []byte) net.Conn {
+	if len(unread) == 0 {
+		return c
+	}
+	if u, ok := c.(*unreadConn); ok {
+		u.unread = append(unread, u.unread...)
+		return u
+	}
+	return &unreadConn{Conn: c, unread: unread}
+}
+
+type unreadConn struct {
+	net.Conn
+	unread []byte
+}
+
+func (c *unreadConn) Read(b []byte) (int, error) {
+	if len(c.unread) > 0 {
+		n := copy(b, c.unread)
+		c.unread = c.unread[n:]
+		return n, nil
+	}
+	return c.Conn.Read(b)
+}

@@ -1,0 +1,173 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/httpapi"
+)
+
+// parkedPolls reads the replica's count of parked long polls from /metrics.
+func parkedPolls(t *testing.T, env *apitest.Env) int {
+	t.Helper()
+	resp, err := http.Get(env.URL + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "hubd_parked_long_polls "); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			require.NoError(t, err)
+			return int(n)
+		}
+	}
+	t.Fatal("/metrics has no hubd_parked_long_polls")
+	return 0
+}
+
+func waitParked(t *testing.T, env *apitest.Env, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool { return parkedPolls(t, env) == n }, 10*time.Second, 5*time.Millisecond, "want %d parked polls", n)
+}
+
+// rawPoll sends a worker event-cursor poll through a validating transport and reports whether the
+// connection it used had served a request before.
+type rawPoll struct {
+	status int
+	header http.Header
+	events []api.EventLogEntry
+	reused bool
+	err    error
+}
+
+func sendPoll(ctx context.Context, env *apitest.Env, client *http.Client, token, path string, body map[string]any) rawPoll {
+	data, _ := json.Marshal(body)
+	var out rawPoll
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) { out.reused = info.Reused }}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost, env.URL+path, bytes.NewReader(data))
+	if err != nil {
+		out.err = err
+		return out
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		out.err = err
+		return out
+	}
+	defer resp.Body.Close()
+	out.status, out.header = resp.StatusCode, resp.Header
+	raw, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode == http.StatusOK {
+		err = json.Unmarshal(raw, &out.events)
+	}
+	out.err = err
+	return out
+}
+
+// TestParkedPolls: a long poll that finds nothing waits parked, off its goroutine, and still answers as
+// one that waited on it would: woken by an event with the event (the response carries the headers
+// every response carries, and the connection serves the client's next request), at its timeout with
+// nothing, and when the replica stops waiters with nothing. A client that leaves a parked poll claims
+// nothing: the events go to the cursor's next poll. A parked poll keeps its caller's in-flight slot.
+func TestParkedPolls(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{MaxInFlightPerCaller: 3}})
+	f := newWorkerFixture(t, env)
+	token := f.token
+	client := &http.Client{Transport: env.Transport()}
+	ctx := context.Background()
+	tag := func(slug string) {
+		f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/tag", map[string]any{"Slug": slug}).Expect(http.StatusOK)
+	}
+	pollPath := func(name string) string { return f.base + "/event_cursor/" + name + "/poll" }
+	body := map[string]any{"TimeoutSeconds": 30, "EventTypes": []string{"tag.created"}}
+
+	// Woken by an event: answered with it, and the connection goes on serving the client.
+	done := make(chan rawPoll, 1)
+	go func() { done <- sendPoll(ctx, env, client, token, pollPath("main"), body) }()
+	waitParked(t, env, 1)
+	tag("v1")
+	got := <-done
+	require.NoError(t, got.err)
+	require.Equal(t, http.StatusOK, got.status)
+	require.Len(t, got.events, 1)
+	require.Equal(t, "tag.created", got.events[0].EventType)
+	require.NotEmpty(t, got.header.Get("X-Request-Id"))
+	require.NotEmpty(t, got.header.Get("Hubd-Version"))
+	require.Equal(t, 0, parkedPolls(t, env))
+	next := sendPoll(ctx, env, client, token, pollPath("main"), map[string]any{"TimeoutSeconds": 0})
+	require.NoError(t, next.err)
+	require.Equal(t, http.StatusOK, next.status)
+	require.Empty(t, next.events)
+	require.True(t, next.reused, "the parked poll's connection serves the next request")
+
+	// A client that leaves claims nothing.
+	leaving, leave := context.WithCancel(ctx)
+	go func() { done <- sendPoll(leaving, env, client, token, pollPath("main"), body) }()
+	waitParked(t, env, 1)
+	leave()
+	require.Error(t, (<-done).err)
+	waitParked(t, env, 0)
+	tag("v2")
+	require.Equal(t, []string{"tag.created"}, eventTypes(f.poll(t, f.worker, "main", nil)), "the left poll claimed nothing")
+
+	// The caller's slots: three parked polls hold them all (MaxInFlightPerCaller 3).
+	var wg sync.WaitGroup
+	results := make([]rawPoll, 3)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = sendPoll(ctx, env, client, token, pollPath("slot-"+strconv.Itoa(i)), body)
+		}()
+	}
+	waitParked(t, env, 3)
+	f.worker.Get(f.base).ExpectError(http.StatusTooManyRequests, api.ErrorTypeTooManyRequests)
+	tag("v3")
+	wg.Wait()
+	for _, r := range results {
+		require.NoError(t, r.err)
+		require.Len(t, r.events, 1)
+	}
+	f.worker.Get(f.base).Expect(http.StatusOK)
+
+	// The timeout: a worker poll answers an empty list, a Channel poll 204.
+	timedOut := sendPoll(ctx, env, client, token, pollPath("quiet"), map[string]any{"TimeoutSeconds": 1})
+	require.NoError(t, timedOut.err)
+	require.Equal(t, http.StatusOK, timedOut.status)
+	require.Empty(t, timedOut.events)
+	var ch api.Channel
+	f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/channel", map[string]any{"Slug": "bot"}).Expect(http.StatusOK).JSON(&ch)
+	chBase := "/api/space/" + f.space.SpaceID.String() + "/channel/" + ch.ChannelID.String()
+	var lease api.ChannelLease
+	f.admin.Post(chBase+"/lease", nil).Expect(http.StatusOK).JSON(&lease)
+	f.admin.Post(chBase+"/poll", map[string]any{"ClaimToken": lease.ClaimToken, "TimeoutSeconds": 1}).Expect(http.StatusNoContent)
+
+	// Stopping waiters answers parked polls at once, with nothing.
+	go func() { done <- sendPoll(ctx, env, client, token, pollPath("quiet"), body) }()
+	waitParked(t, env, 1)
+	start := time.Now()
+	env.App.Notifier.StopWaiters()
+	stopped := <-done
+	require.NoError(t, stopped.err)
+	require.Equal(t, http.StatusOK, stopped.status)
+	require.Empty(t, stopped.events)
+	require.Less(t, time.Since(start), 10*time.Second)
+	require.Equal(t, 0, parkedPolls(t, env))
+}
