@@ -21,16 +21,18 @@ import (
 
 // FanOut is the event-delivery benchmark (hubd-loadtest -fanout N): on one hubd replica started for the
 // run, it first times one event (a Tag created) reaching a single waiting worker poll beside a bare
-// LISTEN/NOTIFY round trip on the same PostgreSQL, then holds N idle BridgeWorker event-cursor polls
-// (TimeoutSeconds 60, perWorker polls per worker, distinct cursor Names) and reports hubd's resident
-// memory and goroutines before and with them, and how long one event took to reach all of them. The
-// client is this process; hubd is another.
+// LISTEN/NOTIFY round trip on the same PostgreSQL, then holds N idle polls (TimeoutSeconds 60), half
+// BridgeWorker event-cursor polls (distinct cursor Names) and half Channel polls (one Channel each,
+// subscribed to tag.created), perWorker per worker (its bot User holds the Channels' leases), and reports
+// hubd's resident memory and goroutines before and with them, and how long one event took to reach all
+// of them. The client is this process; hubd is another.
 func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 	dbURL, err := freshDatabase(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cfg.Out, "hubd event fan-out: %d waiting polls (%d per BridgeWorker), %d single-poll rounds\n", polls, perWorker, cfg.Rounds)
+	fmt.Fprintf(cfg.Out, "hubd event fan-out: %d waiting polls (%d per BridgeWorker; %d worker event-cursor polls, %d Channel polls), %d single-poll rounds\n",
+		polls, perWorker, polls-polls/2, polls/2, cfg.Rounds)
 	fmt.Fprintf(cfg.Out, "machine: %s/%s, %d CPUs, %s; %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), time.Now().Format("2006-01-02 15:04"))
 	srv, err := startServer(ctx, cfg.Hubd, dbURL)
 	if err != nil {
@@ -78,6 +80,10 @@ func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 	fmt.Fprintf(cfg.Out, "| difference to LISTEN/NOTIFY (from the transaction) | %s | %s |\n\n",
 		ms(written.Quantile(0.5)-notify.Quantile(0.5)), ms(written.Quantile(0.99)-notify.Quantile(0.99)))
 
+	// The Channels come after the single-poll rounds: their subscriptions would queue those rounds' Tags.
+	if err := f.addChannels(ctx, polls/2, perWorker); err != nil {
+		return err
+	}
 	idle, err := srv.footprint()
 	if err != nil {
 		return err
@@ -109,14 +115,18 @@ type fanOut struct {
 	http    *http.Client
 	// workers are the BridgeWorkers' poll paths and tokens.
 	workers []workerPoller
+	// channels are the fan-out's Channels, each leased by the bot of the worker whose polls include it (startPolls).
+	channels []channelPoller
 }
 
-type workerPoller struct{ base, token string }
+type workerPoller struct{ base, token, userID string }
+
+type channelPoller struct{ base, token, claimToken string }
 
 // addWorkers creates n BridgeWorkers and signs each in.
 func (f *fanOut) addWorkers(ctx context.Context, n int) error {
 	for i := range n {
-		var w struct{ BridgeWorkerID, Secret string }
+		var w struct{ BridgeWorkerID, Secret, UserID string }
 		if err := f.admin.postJSON(ctx, "/api/space/"+f.spaceID+"/bridge_worker", map[string]any{"Slug": fmt.Sprintf("w%d", i)}, &w); err != nil {
 			return err
 		}
@@ -133,40 +143,100 @@ func (f *fanOut) addWorkers(ctx context.Context, n int) error {
 		if err != nil || tok.AccessToken == "" {
 			return fmt.Errorf("signing worker %d in: status %d, %v", i, resp.StatusCode, err)
 		}
-		f.workers = append(f.workers, workerPoller{base: "/api/space/" + f.spaceID + "/bridge_worker/" + w.BridgeWorkerID, token: tok.AccessToken})
+		f.workers = append(f.workers, workerPoller{base: "/api/space/" + f.spaceID + "/bridge_worker/" + w.BridgeWorkerID, token: tok.AccessToken, userID: w.UserID})
 	}
 	return nil
 }
 
-// poll holds one event-cursor poll until it answers and returns when it did and the events it got.
-func (f *fanOut) poll(ctx context.Context, w workerPoller, name string) (time.Time, []polledEvent, error) {
-	body, _ := json.Marshal(map[string]any{"TimeoutSeconds": 60, "EventTypes": []string{"tag.created"}})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.srv.base+w.base+"/event_cursor/"+name+"/poll", bytes.NewReader(body))
-	if err != nil {
-		return time.Time{}, nil, err
+// addChannels creates n Channels subscribed to tag.created, the i-th granting Claim to the worker whose
+// bot User polls it (the fan-out's poll 2i+1), and takes each one's lease as that bot.
+func (f *fanOut) addChannels(ctx context.Context, n, perWorker int) error {
+	f.channels = make([]channelPoller, n)
+	errs := make(chan error, n)
+	work := make(chan int)
+	for range 16 {
+		go func() {
+			for i := range work {
+				errs <- f.addChannel(ctx, i, f.workers[((2*i+1)/perWorker)%len(f.workers)])
+			}
+		}()
 	}
-	req.Header.Set("Authorization", "Bearer "+w.token)
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	for range n {
+		if err := <-errs; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fanOut) addChannel(ctx context.Context, i int, w workerPoller) error {
+	var ch struct{ ChannelID string }
+	if err := f.admin.postJSON(ctx, "/api/space/"+f.spaceID+"/channel", map[string]any{"Slug": fmt.Sprintf("fan-%d", i),
+		"Subscriptions": []map[string]any{{"EventTypes": []string{"tag.created"}}},
+		"Permissions":   map[string]any{"Claim": map[string]any{"UserIDs": map[string]bool{w.userID: true}}}}, &ch); err != nil {
+		return err
+	}
+	bot := &client{base: f.admin.base, token: w.token, http: f.admin.http}
+	base := "/api/space/" + f.spaceID + "/channel/" + ch.ChannelID
+	var lease struct{ ClaimToken string }
+	if err := bot.postJSON(ctx, base+"/lease", map[string]any{}, &lease); err != nil {
+		return err
+	}
+	f.channels[i] = channelPoller{base: base, token: w.token, claimToken: lease.ClaimToken}
+	return nil
+}
+
+// pollWorker holds one event-cursor poll until it answers and returns when it did and the events it got.
+func (f *fanOut) pollWorker(ctx context.Context, w workerPoller, name string) (time.Time, []polledEvent, error) {
+	var events []polledEvent
+	at, err := f.poll(ctx, w.token, w.base+"/event_cursor/"+name+"/poll",
+		map[string]any{"TimeoutSeconds": 60, "EventTypes": []string{"tag.created"}}, &events)
+	return at, events, err
+}
+
+// pollChannel holds one Channel poll until it answers and returns when it did and the events it got.
+func (f *fanOut) pollChannel(ctx context.Context, ch channelPoller) (time.Time, []polledEvent, error) {
+	var msgs []struct{ Event polledEvent }
+	at, err := f.poll(ctx, ch.token, ch.base+"/poll", map[string]any{"TimeoutSeconds": 60, "ClaimToken": ch.claimToken}, &msgs)
+	events := make([]polledEvent, len(msgs))
+	for i, m := range msgs {
+		events[i] = m.Event
+	}
+	return at, events, err
+}
+
+func (f *fanOut) poll(ctx context.Context, token, path string, body, out any) (time.Time, error) {
+	data, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.srv.base+path, bytes.NewReader(data))
+	if err != nil {
+		return time.Time{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := f.http.Do(req)
 	if err != nil {
-		return time.Time{}, nil, err
+		return time.Time{}, err
 	}
 	defer resp.Body.Close()
-	var events []polledEvent
-	err = json.NewDecoder(resp.Body).Decode(&events)
+	err = json.NewDecoder(resp.Body).Decode(out)
 	at := time.Now()
 	if resp.StatusCode != http.StatusOK {
-		return at, nil, fmt.Errorf("poll: status %d", resp.StatusCode)
+		return at, fmt.Errorf("poll %s: status %d", path, resp.StatusCode)
 	}
-	return at, events, err
+	return at, err
 }
 
 // polledEvent is what the benchmark reads of a delivered event: when its transaction wrote it (the
 // database's clock, the host's).
 type polledEvent struct{ CreatedAt time.Time }
 
-// startPolls starts n polls named prefix-<i> over the workers (perWorker each); each sends its answer
-// time on the channel.
+// startPolls starts n polls over the workers (perWorker each): event-cursor polls named prefix-<i>, every
+// other one a poll of the next Channel instead when the fan-out has Channels; each sends its answer time
+// on the channel.
 type answer struct {
 	at, created time.Time
 	err         error
@@ -177,7 +247,14 @@ func (f *fanOut) startPolls(ctx context.Context, n, perWorker int, prefix string
 	for i := range n {
 		w := f.workers[(i/perWorker)%len(f.workers)]
 		go func() {
-			at, got, err := f.poll(ctx, w, fmt.Sprintf("%s-%d", prefix, i))
+			var at time.Time
+			var got []polledEvent
+			var err error
+			if i%2 == 1 && i/2 < len(f.channels) {
+				at, got, err = f.pollChannel(ctx, f.channels[i/2])
+			} else {
+				at, got, err = f.pollWorker(ctx, w, fmt.Sprintf("%s-%d", prefix, i))
+			}
 			if err == nil && len(got) != 1 {
 				err = fmt.Errorf("poll %d got %d events, want 1", i, len(got))
 			}
@@ -191,21 +268,29 @@ func (f *fanOut) startPolls(ctx context.Context, n, perWorker int, prefix string
 	return out
 }
 
-// waitCursors waits until n cursors named prefix-* exist: every poll has placed its cursor and is
-// reading or waiting.
-func (f *fanOut) waitCursors(ctx context.Context, n int, prefix string) error {
+// waitStarted waits until the n polls startPolls started are reading or waiting: the worker polls'
+// cursors (named prefix-*) exist and, where hubd reports parked polls (hubd_parked_long_polls), all n
+// are parked. A hubd without that gauge (an older build measured as a baseline) gets settle's grace.
+func (f *fanOut) waitStarted(ctx context.Context, n int, prefix string) error {
 	conn, err := pgx.Connect(ctx, f.srv.databaseURL)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
+	workerPolls := n - min(n/2, len(f.channels))
 	for {
 		var have int
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM bridge_worker_cursor WHERE name LIKE $1", prefix+"-%").Scan(&have); err != nil {
 			return err
 		}
-		if have >= n {
-			return nil
+		if have >= workerPolls {
+			parked, reported, err := f.srv.parkedPolls()
+			if err != nil {
+				return err
+			}
+			if !reported || parked >= n {
+				return nil
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -222,7 +307,7 @@ type delivery struct{ fromSend, fromWrite time.Duration }
 // deliver starts n polls, lets them settle, creates a Tag and returns each poll's delivery.
 func (f *fanOut) deliver(ctx context.Context, n, perWorker int, prefix string) ([]delivery, error) {
 	answers := f.startPolls(ctx, n, perWorker, prefix)
-	if err := f.waitCursors(ctx, n, prefix); err != nil {
+	if err := f.waitStarted(ctx, n, prefix); err != nil {
 		return nil, err
 	}
 	time.Sleep(settle(n))
@@ -251,7 +336,7 @@ func settle(n int) time.Duration { return 20*time.Millisecond + time.Duration(n)
 // deliverAll holds n polls, reports the footprint with them beside idle, and delivers one event to all.
 func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer, idle footprint, profileDir string) ([]delivery, error) {
 	answers := f.startPolls(ctx, n, perWorker, "fan")
-	if err := f.waitCursors(ctx, n, "fan"); err != nil {
+	if err := f.waitStarted(ctx, n, "fan"); err != nil {
 		return nil, err
 	}
 	time.Sleep(settle(n) + 2*time.Second)
@@ -310,6 +395,23 @@ func (s *server) footprint() (footprint, error) {
 		return fp, fmt.Errorf("reading goroutines from %q: %w", first, err)
 	}
 	return fp, nil
+}
+
+// parkedPolls reads hubd's hubd_parked_long_polls gauge, and whether hubd reports it at all.
+func (s *server) parkedPolls() (int, bool, error) {
+	resp, err := http.Get(s.base + "/metrics")
+	if err != nil {
+		return 0, false, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "hubd_parked_long_polls "); ok {
+			v, err := strconv.ParseFloat(rest, 64)
+			return int(v), true, err
+		}
+	}
+	return 0, false, sc.Err()
 }
 
 // notifyRoundTrips times n NOTIFYs (each its own transaction) from one connection to a LISTEN on
