@@ -23,8 +23,8 @@ type Reader struct {
 
 	mu    sync.Mutex
 	reads map[readKey]*sharedRead
-	// sweepAt is the size of reads at which stale reads are dropped next.
-	sweepAt int
+	// sweeper drops finished reads while there are any (sweep).
+	sweeper *time.Timer
 }
 
 type readKey struct {
@@ -33,21 +33,26 @@ type readKey struct {
 	max   int32
 }
 
-// sharedRead is one read in progress or done; done is closed when batch or err is set.
+// sharedRead is one read in progress or done; done is closed when batch or err is set, at finished.
 type sharedRead struct {
-	gen   event.Generation
-	at    time.Time
-	done  chan struct{}
-	batch *Batch
-	err   error
+	gen      event.Generation
+	finished time.Time
+	done     chan struct{}
+	batch    *Batch
+	err      error
 }
 
 // readTimeout bounds a shared read, which runs on after the poll that started it has gone.
 const readTimeout = 30 * time.Second
 
+// readLife is how long a finished read is kept for polls to join: the polls one notification woke read
+// within moments of each other. A poll that comes later reads again; keeping reads longer would hold
+// the batches of every position polls have passed (a Channel catching up reads a new one each time).
+const readLife = 2 * time.Second
+
 // NewReader returns a Reader of the store's log, its reads renewed at the notifier's notifications.
 func NewReader(st *store.Store, n *event.Notifier) *Reader {
-	return &Reader{Store: st, Notifier: n, reads: map[readKey]*sharedRead{}, sweepAt: 1024}
+	return &Reader{Store: st, Notifier: n, reads: map[readKey]*sharedRead{}}
 }
 
 // Read returns at most max entries of org after cursor after, in cursor order, with their grants: the
@@ -61,22 +66,23 @@ func (r *Reader) Read(ctx context.Context, org uuid.UUID, after int64, max int) 
 	r.mu.Lock()
 	sr, ok := r.reads[key]
 	if !ok || sr.gen != gen {
-		sr = &sharedRead{gen: gen, at: time.Now(), done: make(chan struct{})}
+		sr = &sharedRead{gen: gen, done: make(chan struct{})}
 		r.reads[key] = sr
-		r.sweep()
 		r.mu.Unlock()
 		// The read serves every poll that joins it, so it outlives a client that goes away.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
-		sr.batch, sr.err = r.read(rctx, key)
+		batch, err := r.read(rctx, key)
 		cancel()
-		if sr.err != nil {
+		r.mu.Lock()
+		sr.batch, sr.err, sr.finished = batch, err, time.Now()
+		if err != nil && r.reads[key] == sr {
 			// The polls waiting for this read get its error; later ones read again.
-			r.mu.Lock()
-			if r.reads[key] == sr {
-				delete(r.reads, key)
-			}
-			r.mu.Unlock()
+			delete(r.reads, key)
 		}
+		if r.sweeper == nil {
+			r.sweeper = time.AfterFunc(readLife, r.sweep)
+		}
+		r.mu.Unlock()
 		close(sr.done)
 	} else {
 		r.mu.Unlock()
@@ -107,17 +113,18 @@ func (r *Reader) read(ctx context.Context, key readKey) (*Batch, error) {
 	return load(ctx, q, key.org, entries)
 }
 
-// sweep drops the reads older than a minute once there are many (r.mu held): a later notification has
-// made them stale, and nothing reads them again.
+// sweep drops the reads finished more than readLife ago, and comes again while reads are left.
 func (r *Reader) sweep() {
-	if len(r.reads) < r.sweepAt {
-		return
-	}
-	old := time.Now().Add(-time.Minute)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
 	for k, sr := range r.reads {
-		if sr.at.Before(old) {
+		if !sr.finished.IsZero() && now.Sub(sr.finished) >= readLife {
 			delete(r.reads, k)
 		}
 	}
-	r.sweepAt = max(1024, 2*len(r.reads))
+	r.sweeper = nil
+	if len(r.reads) > 0 {
+		r.sweeper = time.AfterFunc(readLife, r.sweep)
+	}
 }

@@ -53,5 +53,12 @@ func TestReaderShares(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond)
 
 	n.Signal(event.Change{Orgs: []uuid.UUID{org}})
-	require.NotSame(t, first, read(0), "after the organization's notification, a new read")
+	kept := read(0)
+	require.NotSame(t, first, kept, "after the organization's notification, a new read")
+
+	// A finished read is kept only moments for the polls to join it: with no notification since, a
+	// later read is a new one all the same (the Reader holds no batches of positions polls have passed).
+	require.Eventually(t, func() bool {
+		return undisturbed(func() bool { return read(0) != kept })
+	}, 20*time.Second, 100*time.Millisecond, "a read is dropped a little after it finished")
 }
