@@ -126,7 +126,11 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 			// Render now so the status is known; Echo will not render it again.
 			c.Error(err)
 		}
-		if parked, _ := c.Get(ctxParked).(bool); !parked {
+		if parked, _ := c.Get(ctxParked).(bool); parked {
+			// Echo pools this context once the chain returns: it must not keep the request and the hijacked
+			// connection's buffers while the poll waits.
+			c.Reset(nil, nil)
+		} else {
 			s.record(observed(c), c.Response().Status)
 		}
 		return nil
