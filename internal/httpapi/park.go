@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,10 +20,10 @@ import (
 )
 
 // A long poll that finds nothing to hand out is parked: its HTTP/1.1 connection is taken from net/http
-// (Hijack) and held by a small record, with a timer, a call registered with the notifier and one
-// goroutine blocked reading the connection to notice the client leaving. Its handler goroutine, net/http's
-// per-request buffers and the request's state are let go, so a waiting poll costs a few kilobytes where
-// a handler waiting on its goroutine costs tens. Woken (a notification of its organization, its timeout,
+// (Hijack) and held by a small record, with a timer, a call registered with the notifier and its socket
+// watched (connWatcher: one epoll for the process) to notice the client leaving. Its handler goroutine,
+// net/http's per-request buffers and the request's state are let go, so a waiting poll costs a few
+// kilobytes and no goroutine, where a handler waiting on its goroutine costs tens. Woken (a notification of its organization, its timeout,
 // the replica stopping waiters), the poll takes again on a goroutine of its own; when it has its answer
 // it writes the response itself, with the headers the middleware would have set, and hands the
 // connection back to the server through its Listener (keep-alive). Connections that cannot be hijacked
@@ -129,11 +128,12 @@ type parkedPoll struct {
 	mu         sync.Mutex
 	timer      *time.Timer
 	cancelWake func()
-	// watching is closed when the goroutine watching the connection has stopped; unread holds what it
-	// read of a next request the client sent before the answer; gone is set when it saw the client close.
-	watching chan struct{}
-	unread   []byte
-	gone     atomic.Bool
+	// unread is what net/http read ahead of a next request the client sent before the answer; watchFD is
+	// the socket watcher watches; gone is set when it saw the client close.
+	unread  []byte
+	watcher *connWatcher
+	watchFD int32
+	gone    atomic.Bool
 }
 
 // replyHeaders is what a parked poll's response carries besides its own: what the middleware set before
@@ -167,7 +167,7 @@ func (s *Server) park(ctx context.Context, step func(context.Context) (func(http
 		return true
 	}
 	p := &parkedPoll{s: s, conn: conn, obs: obs, reply: reply, step: step, remaining: remaining, onWake: onWake,
-		release: held.release, watching: make(chan struct{})}
+		release: held.release, watcher: parkedConns()}
 	if n := rw.Reader.Buffered(); n > 0 { // a next request, sent before this one was answered
 		p.unread, _ = rw.Reader.Peek(n)
 		p.unread = bytes.Clone(p.unread)
@@ -180,7 +180,7 @@ func (s *Server) park(ctx context.Context, step func(context.Context) (func(http
 	held.parked = true
 	c.Set(ctxParked, true)
 	s.parked.Add(1)
-	go p.watch()
+	p.watcher.watch(p)
 	p.park()
 	return true
 }
@@ -230,26 +230,15 @@ func (p *parkedPoll) resume() {
 // (nginx's convention: no response was sent).
 const statusClientGone = 499
 
-// watch blocks reading the connection until the client closes it (the poll ends unanswered) or sends
-// more (a next request, kept for after the answer), or the answer stops it (a read deadline).
-func (p *parkedPoll) watch() {
-	defer close(p.watching)
-	var b [1]byte
-	n, err := p.conn.Read(b[:])
-	if n > 0 {
-		p.unread = append(p.unread, b[0])
-		return
-	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return
-	}
+// clientGone ends the poll when connWatcher saw its client close the connection: at once when parked,
+// else when its running take returns (its context is cancelled).
+func (p *parkedPoll) clientGone() {
 	p.gone.Store(true)
 	p.cancel()
 	if p.state.CompareAndSwap(pollParked, pollOver) {
 		p.unpark()
 		p.end(statusClientGone)
 	}
-	// A running poll sees its context cancelled and ends itself.
 }
 
 // answer writes the poll's response, then hands the connection back to the server or closes it.
@@ -278,10 +267,8 @@ func (p *parkedPoll) answer(write func(http.ResponseWriter) error) {
 	out.WriteString("\r\n")
 	out.Write(rec.body.Bytes())
 	_ = p.conn.SetWriteDeadline(time.Now().Add(answerWriteTimeout))
+	p.watcher.unwatch(p)
 	_, err := p.conn.Write(out.Bytes())
-	// Stop the watcher; what it read of a next request is served after this one.
-	_ = p.conn.SetReadDeadline(time.Now())
-	<-p.watching
 	status := rec.status
 	if err != nil {
 		status = statusClientGone
@@ -297,6 +284,7 @@ func (p *parkedPoll) answer(write func(http.ResponseWriter) error) {
 // end ends a poll whose client left: nothing is written.
 func (p *parkedPoll) end(status int) {
 	p.state.Store(pollOver)
+	p.watcher.unwatch(p)
 	_ = p.conn.Close()
 	p.finish(status)
 }
