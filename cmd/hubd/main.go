@@ -19,7 +19,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -117,17 +116,13 @@ func serve(ctx context.Context, args []string) error {
 	debugAddr := fs.String("debug-addr", env("HUBD_DEBUG_ADDR", ""), "address serving Go's profiler at /debug/pprof/ (HUBD_DEBUG_ADDR; off when empty; never expose it)")
 	corsOrigins := fs.String("cors-origins", env("HUBD_CORS_ORIGINS", ""), "comma-separated origins (scheme://host[:port], or *) whose browser apps may call the API (HUBD_CORS_ORIGINS; none when empty)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
+	memoryLimit := fs.Int64("memory-limit", envInt("HUBD_MEMORY_LIMIT", defaultMemoryLimit), "soft limit in bytes of the process's Go memory, raised to twice the live heap when that is more (HUBD_MEMORY_LIMIT; 0: the runtime's own, GOMEMLIMIT)")
 	_ = fs.Parse(args)
 	cfg, err := c.config(true)
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		// The live heap is small and most of what a request allocates dies with it: collecting when the
-		// heap has grown by 400% rather than Go's 100% spends a quarter of the time in the collector for a
-		// few more megabytes (measured by make loadtest: data GET +15%, list pages +25%).
-		debug.SetGCPercent(400)
-	}
+	tuneCollector(ctx, *memoryLimit)
 	origins, err := httpapi.ParseOrigins(*corsOrigins)
 	if err != nil {
 		return fmt.Errorf("--cors-origins: %w", err)
@@ -165,7 +160,7 @@ func serve(ctx context.Context, args []string) error {
 		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       httpapi.IdleTimeout,
 		// No WriteTimeout: long polls set their own deadlines; other requests are bounded by --request-timeout.
 	}
 	errc := make(chan error, 1)

@@ -23,11 +23,12 @@ import (
 // (Hijack) and held by a small record, with a timer, a call registered with the notifier and its socket
 // watched (connWatcher: one epoll for the process) to notice the client leaving. Its handler goroutine,
 // net/http's per-request buffers and the request's state are let go, so a waiting poll costs a few
-// kilobytes and no goroutine, where a handler waiting on its goroutine costs tens. Woken (a notification of its organization, its timeout,
-// the replica stopping waiters), the poll takes again on a goroutine of its own; when it has its answer
-// it writes the response itself, with the headers the middleware would have set, and hands the
-// connection back to the server through its Listener (keep-alive). Connections that cannot be hijacked
-// (HTTP/2) and requests without a caller's slot wait on their handler goroutine as before.
+// kilobytes and no goroutine, where a handler waiting on its goroutine costs tens. Woken (a notification
+// of its organization, its timeout, the replica stopping waiters), the poll takes again on one of a few
+// shared goroutines (resumer); when it has its answer it writes the response itself, with the headers
+// the middleware would have set, and keeps the connection (keep-alive) until the client sends its next
+// request, which it hands back to the server through its Listener (holdIdle). Connections that cannot be
+// hijacked (HTTP/2) and requests without a caller's slot wait on their handler goroutine as before.
 
 // answerWriteTimeout bounds writing a parked poll's answer to a client that stopped reading.
 const answerWriteTimeout = 10 * time.Second
@@ -105,7 +106,7 @@ func (h *heldRequest) done() {
 // parkedPoll states.
 const (
 	pollParked  int32 = iota // waiting for a wake
-	pollRunning              // taking on a goroutine of its own
+	pollRunning              // woken, taking again (resumer)
 	pollOver                 // answered, or its client gone
 )
 
@@ -128,11 +129,11 @@ type parkedPoll struct {
 	mu         sync.Mutex
 	timer      *time.Timer
 	cancelWake func()
-	// unread is what net/http read ahead of a next request the client sent before the answer; watchFD is
-	// the socket watcher watches; gone is set when it saw the client close.
+	// unread is what net/http read ahead of a next request the client sent before the answer; watched is
+	// the connection's registration with watcher; gone is set when it saw the client close.
 	unread  []byte
 	watcher *connWatcher
-	watchFD int32
+	watched *watchedConn
 	gone    atomic.Bool
 }
 
@@ -180,7 +181,11 @@ func (s *Server) park(ctx context.Context, step func(context.Context) (func(http
 	held.parked = true
 	c.Set(ctxParked, true)
 	s.parked.Add(1)
-	p.watcher.watch(p)
+	p.watched = p.watcher.watch(conn, func(closed bool) {
+		if closed {
+			p.clientGone()
+		}
+	})
 	p.park()
 	return true
 }
@@ -197,7 +202,47 @@ func (p *parkedPoll) park() {
 // wake runs on the notifier's or the timer's goroutine: it must not block.
 func (p *parkedPoll) wake() {
 	if p.state.CompareAndSwap(pollParked, pollRunning) {
-		go p.resume()
+		p.s.resumes.add(p)
+	}
+}
+
+// resumer runs woken parked polls on at most maxResumers goroutines. A commit wakes every waiting poll
+// of its organization at once, and they share its read and claim in batches, so a few hundred
+// goroutines keep up; a goroutine (and its stack) each would cost more memory than the waiting polls.
+type resumer struct {
+	mu      sync.Mutex
+	queue   []*parkedPoll
+	running int
+}
+
+const maxResumers = 2048
+
+func (r *resumer) add(p *parkedPoll) {
+	r.mu.Lock()
+	r.queue = append(r.queue, p)
+	start := r.running < maxResumers
+	if start {
+		r.running++
+	}
+	r.mu.Unlock()
+	if start {
+		go r.work()
+	}
+}
+
+func (r *resumer) work() {
+	for {
+		r.mu.Lock()
+		if len(r.queue) == 0 {
+			r.queue = nil
+			r.running--
+			r.mu.Unlock()
+			return
+		}
+		p := r.queue[0]
+		r.queue[0], r.queue = nil, r.queue[1:]
+		r.mu.Unlock()
+		p.resume()
 	}
 }
 
@@ -267,14 +312,14 @@ func (p *parkedPoll) answer(write func(http.ResponseWriter) error) {
 	out.WriteString("\r\n")
 	out.Write(rec.body.Bytes())
 	_ = p.conn.SetWriteDeadline(time.Now().Add(answerWriteTimeout))
-	p.watcher.unwatch(p)
+	p.watcher.unwatch(p.watched)
 	_, err := p.conn.Write(out.Bytes())
 	status := rec.status
 	if err != nil {
 		status = statusClientGone
 	}
 	if keepAlive && err == nil && !p.gone.Load() && p.conn.SetDeadline(time.Time{}) == nil {
-		p.s.listener.Load().give(withUnread(p.conn, p.unread))
+		p.s.holdIdle(p.watcher, withUnread(p.conn, p.unread))
 	} else {
 		_ = p.conn.Close()
 	}
@@ -284,7 +329,7 @@ func (p *parkedPoll) answer(write func(http.ResponseWriter) error) {
 // end ends a poll whose client left: nothing is written.
 func (p *parkedPoll) end(status int) {
 	p.state.Store(pollOver)
-	p.watcher.unwatch(p)
+	p.watcher.unwatch(p.watched)
 	_ = p.conn.Close()
 	p.finish(status)
 }
@@ -294,6 +339,40 @@ func (p *parkedPoll) finish(status int) {
 	p.release()
 	p.s.record(p.obs, status)
 	p.s.parked.Add(-1)
+}
+
+// IdleTimeout is how long the server keeps a keep-alive connection waiting for its next request.
+const IdleTimeout = 2 * time.Minute
+
+// holdIdle keeps an answered poll's keep-alive connection in the watcher until its client sends the
+// next request, which the server then serves, closes it, or leaves it idle for IdleTimeout: a bot between
+// two polls costs the server no goroutine and no buffers.
+func (s *Server) holdIdle(w *connWatcher, c net.Conn) {
+	l := s.listener.Load()
+	var mu sync.Mutex // orders setting the idle timer before a next request stops it
+	var idle *time.Timer
+	mu.Lock()
+	wc := w.watch(c, func(closed bool) {
+		mu.Lock()
+		idle.Stop()
+		mu.Unlock()
+		if closed {
+			_ = c.Close()
+			return
+		}
+		go l.give(c)
+	})
+	if wc != nil {
+		idle = time.AfterFunc(IdleTimeout, func() {
+			if w.unwatch(wc) {
+				_ = c.Close()
+			}
+		})
+	}
+	mu.Unlock()
+	if wc == nil {
+		l.give(c)
+	}
 }
 
 // recordedResponse is a response written to memory, to be sent on a hijacked connection.

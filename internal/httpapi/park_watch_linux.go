@@ -9,65 +9,87 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// connWatcher notices a parked poll's client leaving without a goroutine per connection: the parked
-// connections' sockets are registered (one-shot) with one epoll instance, which one goroutine waits
-// on. A socket that turns readable is peeked without consuming anything: end of stream means the client
-// closed it (the poll ends unanswered); data is a next request, left for the server to read after the
-// answer; neither (a stale readiness) watches again.
+// connWatcher tells when held connections turn readable without a goroutine per connection: their
+// sockets are registered (one-shot) with one epoll instance, which one goroutine waits on. It watches
+// parked polls' connections, to notice a client leaving, and the idle keep-alive connections of
+// answered ones, to hand them back to the server only when the next request comes. A socket that turns
+// readable is peeked without consuming anything: end of stream means the client closed it; data is a
+// next request; neither (a stale readiness) watches again.
 //
-// A connection is unwatched before it is closed or handed back, under mu, so a registered file
-// descriptor always belongs to the poll it is registered for.
+// Whoever takes a connection out of the watcher (unwatch returning true, or the watcher itself before
+// it calls onReadable) owns it from then on: a registered file descriptor always belongs to the
+// connection it was registered for, as nothing closes a connection still registered.
 type connWatcher struct {
 	epfd  int
 	mu    sync.Mutex
-	polls map[int32]*parkedPoll
+	conns map[int32]*watchedConn
 }
 
-// parkedConns is the process's watcher: one epoll instance and goroutine, whatever the Servers.
-var parkedConns = sync.OnceValue(newConnWatcher)
-
-func newConnWatcher() *connWatcher {
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		return nil // parked polls then notice a client that left when they are woken
-	}
-	w := &connWatcher{epfd: epfd, polls: map[int32]*parkedPoll{}}
-	go w.run()
-	return w
+// watchedConn is one registration: onReadable is called once, on the watcher's goroutine (it must not
+// block), with closed false for a next request and true when the client closed the connection.
+type watchedConn struct {
+	fd         int32
+	onReadable func(closed bool)
 }
 
-// watch registers p's connection; false when it cannot be watched (not a socket, or bytes of a next
-// request already read from it).
-func (w *connWatcher) watch(p *parkedPoll) bool {
+var (
+	parkedConnsOnce sync.Once
+	parkedConnsW    *connWatcher
+)
+
+// parkedConns is the process's watcher, whatever the Servers; nil when epoll is not available.
+func parkedConns() *connWatcher {
+	parkedConnsOnce.Do(func() {
+		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		if err != nil {
+			return
+		}
+		parkedConnsW = &connWatcher{epfd: epfd, conns: map[int32]*watchedConn{}}
+		go parkedConnsW.run()
+	})
+	return parkedConnsW
+}
+
+// watch registers c; nil when it cannot be watched (no watcher, not a socket, or bytes of a next request
+// already read from it).
+func (w *connWatcher) watch(c net.Conn, onReadable func(closed bool)) *watchedConn {
 	if w == nil {
-		return false
+		return nil
 	}
-	fd, ok := socketFD(p.conn)
+	fd, ok := socketFD(c)
 	if !ok {
-		return false
+		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: fd}
 	if unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, int(fd), &ev) != nil {
-		return false
+		return nil
 	}
-	w.polls[fd] = p
-	p.watchFD = fd
-	return true
+	wc := &watchedConn{fd: fd, onReadable: onReadable}
+	w.conns[fd] = wc
+	return wc
 }
 
-// unwatch stops watching p's connection, if it still is.
-func (w *connWatcher) unwatch(p *parkedPoll) {
-	if w == nil {
-		return
+// unwatch stops watching wc and reports whether it still was: false when onReadable has been or is
+// being called.
+func (w *connWatcher) unwatch(wc *watchedConn) bool {
+	if w == nil || wc == nil {
+		return false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.polls[p.watchFD] == p {
-		delete(w.polls, p.watchFD)
-		_ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, int(p.watchFD), nil)
+	if w.conns[wc.fd] != wc {
+		return false
 	}
+	w.remove(wc)
+	return true
+}
+
+// remove drops wc (w.mu held).
+func (w *connWatcher) remove(wc *watchedConn) {
+	delete(w.conns, wc.fd)
+	_ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, int(wc.fd), nil)
 }
 
 func (w *connWatcher) run() {
@@ -81,36 +103,34 @@ func (w *connWatcher) run() {
 			return
 		}
 		for _, ev := range events[:n] {
-			if p := w.readable(ev.Fd); p != nil {
-				p.clientGone()
+			if wc, closed, ok := w.readable(ev.Fd); ok {
+				wc.onReadable(closed)
 			}
 		}
 	}
 }
 
-// readable peeks at a socket epoll reported and returns its poll when the client has closed it.
-func (w *connWatcher) readable(fd int32) *parkedPoll {
+// readable peeks at a socket epoll reported: ok when its connection is taken out of the watcher for
+// onReadable, closed when the client has closed it.
+func (w *connWatcher) readable(fd int32) (wc *watchedConn, closed, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := w.polls[fd]
-	if p == nil {
-		return nil // unwatched since
+	wc = w.conns[fd]
+	if wc == nil {
+		return nil, false, false // unwatched since
 	}
 	var b [1]byte
 	n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-	stale := errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR)
-	if stale {
+	if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
 		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: fd}
 		if unix.EpollCtl(w.epfd, unix.EPOLL_CTL_MOD, int(fd), &ev) == nil {
-			return nil
+			return nil, false, false
 		}
+		err = nil // no longer watchable: treated as a next request, which the server then reads
+		n = 1
 	}
-	delete(w.polls, fd)
-	_ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, int(fd), nil)
-	if stale || (err == nil && n > 0) {
-		return nil // a next request, served after the answer (or, rarely, no longer watched)
-	}
-	return p // end of stream, or the socket failed
+	w.remove(wc)
+	return wc, err != nil || n == 0, true
 }
 
 // socketFD is the file descriptor of the socket under c's wrappers, when nothing of it was read ahead.

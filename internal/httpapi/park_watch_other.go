@@ -2,12 +2,17 @@
 
 package httpapi
 
+import "net"
+
 // connWatcher is Linux's (epoll). Elsewhere a parked poll notices a client that left when it is woken
-// (its notification or its timeout) and the answer cannot be written.
+// (its notification or its timeout) and the answer cannot be written, and an answered poll's connection
+// goes back to the server at once.
 type connWatcher struct{}
+
+type watchedConn struct{}
 
 func parkedConns() *connWatcher { return nil }
 
-func (*connWatcher) watch(*parkedPoll) bool { return false }
+func (*connWatcher) watch(net.Conn, func(closed bool)) *watchedConn { return nil }
 
-func (*connWatcher) unwatch(*parkedPoll) {}
+func (*connWatcher) unwatch(*watchedConn) bool { return false }

@@ -104,6 +104,7 @@ type Server struct {
 	// listener takes back parked polls' connections (Listener); parked counts polls not yet answered.
 	listener atomic.Pointer[returningListener]
 	parked   atomic.Int64
+	resumes  resumer
 }
 
 // New builds the server: the document, the middleware chain and every route.
