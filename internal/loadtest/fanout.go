@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,7 +86,7 @@ func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 	if err := f.addChannels(ctx, polls/2, perWorker); err != nil {
 		return err
 	}
-	idle, err := srv.footprint()
+	idle, err := srv.settledFootprint()
 	if err != nil {
 		return err
 	}
@@ -339,14 +341,15 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 	if err := f.waitStarted(ctx, n, "fan"); err != nil {
 		return nil, err
 	}
-	time.Sleep(settle(n) + 2*time.Second)
-	with, err := f.srv.footprint()
+	time.Sleep(settle(n))
+	settling := time.Now()
+	with, err := f.srv.settledFootprint()
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(out, "| hubd process | RSS | goroutines |\n|---|---|---|\n")
 	fmt.Fprintf(out, "| idle | %.0f MB | %d |\n", idle.rssMB, idle.goroutines)
-	fmt.Fprintf(out, "| with %d waiting polls | %.0f MB | %d |\n", n, with.rssMB, with.goroutines)
+	fmt.Fprintf(out, "| with %d waiting polls (settled after %.0f s) | %.0f MB | %d |\n", n, time.Since(settling).Seconds(), with.rssMB, with.goroutines)
 	fmt.Fprintf(out, "| per poll | %.1f KB | %.2f |\n\n", (with.rssMB-idle.rssMB)*1024/float64(n), float64(with.goroutines-idle.goroutines)/float64(n))
 	if profileDir != "" {
 		// hubd's heap with the polls waiting, and a CPU profile while the event reaches them (go tool pprof).
@@ -361,9 +364,35 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 		}
 		done := f.srv.profile(10*time.Second, filepath.Join(profileDir, "fanout.pprof"))
 		defer func() { <-done }()
+		// This process's side of the delivery: reading the answers.
+		client, err := os.Create(filepath.Join(profileDir, "fanout-client.pprof"))
+		if err != nil {
+			return nil, err
+		}
+		defer client.Close()
+		if err := pprof.StartCPUProfile(client); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
 		time.Sleep(200 * time.Millisecond)
 	}
 	return f.tagAndCollect(ctx, n, "fan", answers)
+}
+
+// settledFootprint is the footprint once hubd's RSS has held still (within 1 MB) for ten seconds, at
+// most a minute in all: after a burst (the polls arriving, setting up), the runtime gives memory back
+// over a few seconds.
+func (s *server) settledFootprint() (footprint, error) {
+	start := time.Now()
+	fp, err := s.footprint()
+	for still := time.Now(); err == nil && time.Since(still) < 10*time.Second && time.Since(start) < time.Minute; {
+		time.Sleep(time.Second)
+		var now footprint
+		if now, err = s.footprint(); err == nil && math.Abs(now.rssMB-fp.rssMB) >= 1 {
+			fp, still = now, time.Now()
+		}
+	}
+	return fp, err
 }
 
 // footprint is what the hubd process holds: resident memory and goroutines.
