@@ -207,7 +207,7 @@ func (p *parkedPoll) wake() {
 }
 
 // resumer runs woken parked polls on at most maxResumers goroutines. A commit wakes every waiting poll
-// of its organization at once, and they share its read and claim in batches, so a few hundred
+// of its organization at once, and they share its read and claim in batches, so a thousand
 // goroutines keep up; a goroutine (and its stack) each would cost more memory than the waiting polls.
 type resumer struct {
 	mu      sync.Mutex
@@ -215,7 +215,7 @@ type resumer struct {
 	running int
 }
 
-const maxResumers = 2048
+const maxResumers = 1024
 
 func (r *resumer) add(p *parkedPoll) {
 	r.mu.Lock()
