@@ -12,61 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const eventLogAssignCursors = `-- name: EventLogAssignCursors :one
-WITH pending AS (
-    SELECT event_id, row_number() OVER (ORDER BY event_id) AS n
-    FROM event_log WHERE cursor_id IS NULL
-    ORDER BY event_id
-    LIMIT $1::int
-), assigned AS (
-    UPDATE event_log e SET cursor_id = s.last_cursor + p.n
-    FROM pending p, event_sequencer s
-    WHERE e.event_id = p.event_id AND e.cursor_id IS NULL
-    RETURNING e.cursor_id, e.organization_id, split_part(e.event_type, '.', 1) <> ALL (COALESCE($2::text[], '{}')) AS access
-), summary AS (
-    SELECT count(*)::int AS numbered, max(cursor_id) AS last_cursor, count(DISTINCT organization_id) AS orgs,
-           string_agg(DISTINCT organization_id::text, ',') AS org_list,
-           string_agg(DISTINCT organization_id::text, ',') FILTER (WHERE access) AS access_org_list
-    FROM assigned
-), advanced AS (
-    UPDATE event_sequencer SET last_cursor = summary.last_cursor FROM summary WHERE summary.numbered > 0
-), signal AS (
-    SELECT summary.numbered,
-           CASE WHEN summary.numbered = 0 THEN ''
-                WHEN summary.orgs > $3::int THEN summary.last_cursor::text
-                ELSE summary.last_cursor::text || ' ' || summary.org_list || ' ' || COALESCE(summary.access_org_list, '-')
-           END AS payload
-    FROM summary
-)
-SELECT signal.numbered, signal.payload::text AS payload
-FROM signal
-LEFT JOIN LATERAL (SELECT pg_notify('hubd_events', signal.payload) WHERE signal.numbered > 0) notified ON true
-`
-
-type EventLogAssignCursorsParams struct {
-	Batch         int32    `db:"batch"`
-	QuietFamilies []string `db:"quiet_families"`
-	MaxOrgs       int32    `db:"max_orgs"`
-}
-
-type EventLogAssignCursorsRow struct {
-	Numbered int32  `db:"numbered"`
-	Payload  string `db:"payload"`
-}
-
-// Numbers up to batch committed pending events, in the order they were written, after the last cursor
-// assigned; records the new last cursor; and signals the numbered events on commit. The payload is
-// "<last cursor> <organizations> <organizations where access may have changed>", each list
-// comma-separated and the last "-" when empty; an organization's access may have changed when any of its
-// events is of a family not in quiet_families. When more than max_orgs organizations are concerned the
-// payload is the cursor alone, which wakes everyone. Returns how many it numbered and the payload.
-func (q *Queries) EventLogAssignCursors(ctx context.Context, arg EventLogAssignCursorsParams) (*EventLogAssignCursorsRow, error) {
-	row := q.db.QueryRow(ctx, eventLogAssignCursors, arg.Batch, arg.QuietFamilies, arg.MaxOrgs)
-	var i EventLogAssignCursorsRow
-	err := row.Scan(&i.Numbered, &i.Payload)
-	return &i, err
-}
-
 const eventLogHasPending = `-- name: EventLogHasPending :one
 SELECT EXISTS (SELECT 1 FROM event_log WHERE cursor_id IS NULL)::boolean
 `
@@ -104,18 +49,6 @@ func (q *Queries) EventLogInsert(ctx context.Context, arg EventLogInsertParams) 
 		arg.SubjectEntityID,
 		arg.Payload,
 	)
-	return err
-}
-
-const eventLogLockSequencer = `-- name: EventLogLockSequencer :exec
-SELECT pg_advisory_xact_lock(hashtext('hubd.event_sequencer'))
-`
-
-// Serializes sequencer passes across replicas until the pass's transaction ends. The pass numbers events
-// in its next statement, whose snapshot is taken once the lock is held, so it never renumbers what the
-// previous pass numbered. (An advisory lock, not a row lock: a pass that finds nothing writes nothing.)
-func (q *Queries) EventLogLockSequencer(ctx context.Context) error {
-	_, err := q.db.Exec(ctx, eventLogLockSequencer)
 	return err
 }
 
@@ -184,6 +117,32 @@ func (q *Queries) EventLogRead(ctx context.Context, arg EventLogReadParams) ([]*
 		return nil, err
 	}
 	return items, nil
+}
+
+const eventLogSequencePass = `-- name: EventLogSequencePass :one
+SELECT numbered::int AS numbered, payload::text AS payload
+FROM hubd_sequence_pass($1::int, $2::text[], $3::int)
+`
+
+type EventLogSequencePassParams struct {
+	Batch         int32    `db:"batch"`
+	QuietFamilies []string `db:"quiet_families"`
+	MaxOrgs       int32    `db:"max_orgs"`
+}
+
+type EventLogSequencePassRow struct {
+	Numbered int32  `db:"numbered"`
+	Payload  string `db:"payload"`
+}
+
+// One sequencer pass (hubd_sequence_pass, a function so the pass is one statement and one round trip):
+// takes the sequencer's lock, numbers up to batch committed pending events after the last cursor, and
+// signals them on commit. Returns how many it numbered and the NOTIFY payload.
+func (q *Queries) EventLogSequencePass(ctx context.Context, arg EventLogSequencePassParams) (*EventLogSequencePassRow, error) {
+	row := q.db.QueryRow(ctx, eventLogSequencePass, arg.Batch, arg.QuietFamilies, arg.MaxOrgs)
+	var i EventLogSequencePassRow
+	err := row.Scan(&i.Numbered, &i.Payload)
+	return &i, err
 }
 
 const eventLogTail = `-- name: EventLogTail :one

@@ -180,21 +180,12 @@ func (l *Log) sequencePending(ctx context.Context, writerWaiting bool) error {
 	}
 }
 
-// pass numbers up to sequenceBatch pending events in one transaction (four round trips: begin, lock,
-// number, commit) and signals them on commit.
+// pass numbers up to sequenceBatch pending events in one statement (its own transaction, one round trip)
+// and signals them on commit.
 func (l *Log) pass(ctx context.Context) (int, error) {
-	var r *db.EventLogAssignCursorsRow
-	err := pgx.BeginFunc(ctx, l.Pool, func(tx pgx.Tx) error {
-		q := db.New(tx)
-		if err := q.EventLogLockSequencer(ctx); err != nil {
-			return fmt.Errorf("locking the sequencer: %w", err)
-		}
-		var err error
-		r, err = q.EventLogAssignCursors(ctx, db.EventLogAssignCursorsParams{Batch: sequenceBatch, QuietFamilies: l.QuietFamilies, MaxOrgs: maxNotifiedOrgs})
-		return err
-	})
+	r, err := db.New(l.Pool).EventLogSequencePass(ctx, db.EventLogSequencePassParams{Batch: sequenceBatch, QuietFamilies: l.QuietFamilies, MaxOrgs: maxNotifiedOrgs})
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("numbering events: %w", err)
 	}
 	if r.Numbered > 0 && l.Signal != nil {
 		l.Signal(parsePayload(r.Payload))

@@ -252,7 +252,7 @@ func closeWaiters(m map[uuid.UUID]chan struct{}, orgs []uuid.UUID) {
 // maxNotifiedOrgs keeps the payload under PostgreSQL's 8000-byte limit (two lists of at most 100 UUIDs).
 const maxNotifiedOrgs = 100
 
-// parsePayload reads a sequencer pass's NOTIFY payload (EventLogAssignCursors): "<last cursor>
+// parsePayload reads a sequencer pass's NOTIFY payload (hubd_sequence_pass): "<last cursor>
 // <organizations> <organizations where access may have changed>", lists comma-separated, "-" for none; or
 // the cursor alone when too many organizations are concerned. Whatever it cannot read concerns everyone:
 // no organization list, or an unreadable one, means every organization, and a missing access list (a

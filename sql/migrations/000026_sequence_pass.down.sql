@@ -1,0 +1,1 @@
+DROP FUNCTION hubd_sequence_pass(int, text[], int);
