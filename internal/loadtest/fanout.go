@@ -380,12 +380,12 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 }
 
 // settledFootprint is the footprint once hubd's RSS has held still (within 1 MB) for ten seconds, at
-// most a minute in all: after a burst (the polls arriving, setting up), the runtime gives memory back
-// over a few seconds.
+// most 25 seconds in all (the waiting polls' timeout is 60 seconds): after a burst (the polls arriving,
+// setting up), the runtime gives memory back over a few seconds.
 func (s *server) settledFootprint() (footprint, error) {
 	start := time.Now()
 	fp, err := s.footprint()
-	for still := time.Now(); err == nil && time.Since(still) < 10*time.Second && time.Since(start) < time.Minute; {
+	for still := time.Now(); err == nil && time.Since(still) < 10*time.Second && time.Since(start) < 25*time.Second; {
 		time.Sleep(time.Second)
 		var now footprint
 		if now, err = s.footprint(); err == nil && math.Abs(now.rssMB-fp.rssMB) >= 1 {
