@@ -390,11 +390,18 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 			return out, false, err
 		}
 	}
-	err = tx.Savepoint(ctx, func(sp *store.Tx) error {
+	insert := func(tx *store.Tx) error {
 		var err error
-		row, err = s.InsertRow(ctx, sp.Q, sc, spaceID, uuid.New(), f)
+		row, err = s.InsertRow(ctx, tx.Q, sc, spaceID, uuid.New(), f)
 		return err
-	})
+	}
+	if allowExists {
+		// A concurrent create of the same Slug may commit first: the savepoint keeps the transaction
+		// usable to read the winner. Otherwise the conflict fails the create anyway.
+		err = tx.Savepoint(ctx, insert)
+	} else {
+		err = insert(tx)
+	}
 	if apierr.Is(err, apierr.TypeAlreadyExists) {
 		// A concurrent create of the same Slug committed first.
 		if !allowExists {
