@@ -119,6 +119,65 @@ func (q *Queries) EventLogRead(ctx context.Context, arg EventLogReadParams) ([]*
 	return items, nil
 }
 
+const eventLogReadGranted = `-- name: EventLogReadGranted :many
+SELECT event_log.cursor_id, event_log.organization_id, event_log.event_type, event_log.space_id, event_log.target_id, event_log.subject_entity_type, event_log.subject_entity_id, event_log.payload, event_log.created_at, event_log.event_id, s.permissions AS space_permissions, t.space_id AS target_space_id, t.permissions AS target_permissions
+FROM event_log
+LEFT JOIN space s ON s.organization_id = event_log.organization_id AND s.space_id = event_log.space_id
+LEFT JOIN target t ON t.organization_id = event_log.organization_id AND t.target_id = event_log.target_id
+WHERE event_log.organization_id = $1 AND event_log.cursor_id > $2
+ORDER BY event_log.cursor_id
+LIMIT $3
+`
+
+type EventLogReadGrantedParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	After          int64     `db:"after"`
+	MaxEvents      int32     `db:"max_events"`
+}
+
+type EventLogReadGrantedRow struct {
+	EventLog          EventLog        `db:"event_log"`
+	SpacePermissions  json.RawMessage `db:"space_permissions"`
+	TargetSpaceID     *uuid.UUID      `db:"target_space_id"`
+	TargetPermissions json.RawMessage `db:"target_permissions"`
+}
+
+// EventLogRead with the Permissions of each event's Space and Target (null when it has none, or it is
+// gone), which the visibility rule needs: a replica's shared read of the log in one statement.
+func (q *Queries) EventLogReadGranted(ctx context.Context, arg EventLogReadGrantedParams) ([]*EventLogReadGrantedRow, error) {
+	rows, err := q.db.Query(ctx, eventLogReadGranted, arg.OrganizationID, arg.After, arg.MaxEvents)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*EventLogReadGrantedRow
+	for rows.Next() {
+		var i EventLogReadGrantedRow
+		if err := rows.Scan(
+			&i.EventLog.CursorID,
+			&i.EventLog.OrganizationID,
+			&i.EventLog.EventType,
+			&i.EventLog.SpaceID,
+			&i.EventLog.TargetID,
+			&i.EventLog.SubjectEntityType,
+			&i.EventLog.SubjectEntityID,
+			&i.EventLog.Payload,
+			&i.EventLog.CreatedAt,
+			&i.EventLog.EventID,
+			&i.SpacePermissions,
+			&i.TargetSpaceID,
+			&i.TargetPermissions,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const eventLogSequencePass = `-- name: EventLogSequencePass :one
 SELECT numbered::int AS numbered, payload::text AS payload
 FROM hubd_sequence_pass($1::int, $2::text[], $3::int)

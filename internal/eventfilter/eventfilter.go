@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/target"
@@ -51,6 +52,35 @@ func load(ctx context.Context, q *db.Queries, org uuid.UUID, entries []*db.Event
 		return nil, err
 	}
 	return b, nil
+}
+
+// granted is the Batch of a read that brought its events' grants along (EventLogReadGranted).
+func granted(rows []*db.EventLogReadGrantedRow) (*Batch, error) {
+	b := &Batch{entries: make([]*db.EventLog, len(rows))}
+	var inSpaces, onTargets []*db.EventLogReadGrantedRow
+	seen := map[uuid.UUID]bool{}
+	for i, r := range rows {
+		e := &r.EventLog
+		b.entries[i] = e
+		if e.SpaceID != nil && r.SpacePermissions != nil && !seen[*e.SpaceID] {
+			seen[*e.SpaceID] = true
+			inSpaces = append(inSpaces, r)
+		}
+		if e.TargetID != nil && r.TargetPermissions != nil && r.TargetSpaceID != nil && !seen[*e.TargetID] {
+			seen[*e.TargetID] = true
+			onTargets = append(onTargets, r)
+		}
+	}
+	var err error
+	if b.spaces, err = entity.PermissionTargets(inSpaces, func(r *db.EventLogReadGrantedRow) (uuid.UUID, []byte, authz.Target) {
+		return *r.EventLog.SpaceID, r.SpacePermissions, space.AuthzTarget(*r.EventLog.SpaceID)
+	}); err != nil {
+		return nil, err
+	}
+	b.targets, err = entity.PermissionTargets(onTargets, func(r *db.EventLogReadGrantedRow) (uuid.UUID, []byte, authz.Target) {
+		return *r.EventLog.TargetID, r.TargetPermissions, target.AuthzTarget(*r.EventLog.TargetID, *r.TargetSpaceID)
+	})
+	return b, err
 }
 
 // Visible returns, as entries to deliver, those of selected (entries of the Batch) that sc may see: View

@@ -15,8 +15,9 @@ import (
 
 // Reader shares the reads of the event log among the long polls of a replica: the polls of one
 // organization that read after the same cursor, at most the same number of entries, since the same
-// notification (event.Generation) get one Batch from one read (three statements), however many they are.
-// A commit then costs one read per distinct cursor position, not one per waiting poll.
+// notification (event.Generation) get one Batch from one read (one statement: the log and the grants
+// of its events' Spaces and Targets), however many they are. A commit then costs one read per distinct
+// cursor position, not one per waiting poll.
 type Reader struct {
 	Store    *store.Store
 	Notifier *event.Notifier
@@ -104,13 +105,13 @@ func (r *Reader) WorkerEvents(ctx context.Context, org uuid.UUID, after int64, m
 	return b, nil
 }
 
+// read reads the log and its events' grants in one statement.
 func (r *Reader) read(ctx context.Context, key readKey) (*Batch, error) {
-	q := r.Store.Q()
-	entries, err := q.EventLogRead(ctx, db.EventLogReadParams{OrganizationID: key.org, After: key.after, MaxEvents: key.max})
+	rows, err := r.Store.Q().EventLogReadGranted(ctx, db.EventLogReadGrantedParams{OrganizationID: key.org, After: key.after, MaxEvents: key.max})
 	if err != nil {
 		return nil, err
 	}
-	return load(ctx, q, key.org, entries)
+	return granted(rows)
 }
 
 // sweep drops the reads finished more than readLife ago, and comes again while reads are left.

@@ -99,10 +99,10 @@ func TestPollFanOutCost(t *testing.T) {
 		require.Len(t, msgs, 1, "channel poll %d", i)
 		require.Equal(t, "tag.created", eventOf(t, msgs[0]).EventType)
 	}
-	// The Tag's own write is a handful of statements; the hundred polls add one shared read (three
-	// statements) and a few batches of cursor and bookmark claims. Before reads were shared, each poll ran
+	// The Tag's own write is a handful of statements; the hundred polls add one shared read (one
+	// statement) and a few batches of cursor and bookmark claims. Before reads were shared, each poll ran
 	// its own transaction of five or more.
 	polls := len(got) + channels
 	t.Logf("%d polls, one commit: %d statements", polls, cost)
-	require.Less(t, cost, int64(40), "statements for one commit delivered to %d waiting polls", polls)
+	require.Less(t, cost, int64(25), "statements for one commit delivered to %d waiting polls", polls)
 }

@@ -64,8 +64,14 @@ func AuthzTargets(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid
 		return nil, err
 	}
 	return entity.PermissionTargets(rows, func(r *db.SpaceGrantsForRow) (uuid.UUID, []byte, authz.Target) {
-		return r.SpaceID, r.Permissions, authz.Target{EntityType: EntityType, ID: r.SpaceID.String()}
+		return r.SpaceID, r.Permissions, AuthzTarget(r.SpaceID)
 	})
+}
+
+// AuthzTarget is the permission target of Space id, without its grants (entity.PermissionTargets
+// decodes them).
+func AuthzTarget(id uuid.UUID) authz.Target {
+	return authz.Target{EntityType: EntityType, ID: id.String()}
 }
 
 // VisibleParent is Parent for what a caller reads or creates inside a Space: a Space the caller may not

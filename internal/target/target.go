@@ -300,6 +300,12 @@ func AuthzTargets(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid
 		return nil, err
 	}
 	return entity.PermissionTargets(rows, func(r *db.TargetGrantsForRow) (uuid.UUID, []byte, authz.Target) {
-		return r.TargetID, r.Permissions, authz.Target{EntityType: EntityType, ID: r.TargetID.String(), SpaceID: r.SpaceID}
+		return r.TargetID, r.Permissions, AuthzTarget(r.TargetID, r.SpaceID)
 	})
+}
+
+// AuthzTarget is the permission target of Target id in Space spaceID, without its grants
+// (entity.PermissionTargets decodes them).
+func AuthzTarget(id, spaceID uuid.UUID) authz.Target {
+	return authz.Target{EntityType: EntityType, ID: id.String(), SpaceID: spaceID}
 }

@@ -21,6 +21,17 @@ WHERE organization_id = @organization_id AND cursor_id > @after
 ORDER BY cursor_id
 LIMIT @max_events;
 
+-- name: EventLogReadGranted :many
+-- EventLogRead with the Permissions of each event's Space and Target (null when it has none, or it is
+-- gone), which the visibility rule needs: a replica's shared read of the log in one statement.
+SELECT sqlc.embed(event_log), s.permissions AS space_permissions, t.space_id AS target_space_id, t.permissions AS target_permissions
+FROM event_log
+LEFT JOIN space s ON s.organization_id = event_log.organization_id AND s.space_id = event_log.space_id
+LEFT JOIN target t ON t.organization_id = event_log.organization_id AND t.target_id = event_log.target_id
+WHERE event_log.organization_id = @organization_id AND event_log.cursor_id > @after
+ORDER BY event_log.cursor_id
+LIMIT @max_events;
+
 -- name: EventLogTail :one
 -- The newest cursor: new consumers start after it.
 SELECT last_cursor FROM event_sequencer;
