@@ -376,14 +376,16 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 		}
 		return e, false, authz.Check(sc, authz.View, s.Target(e))
 	}
-	row, err := s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f))
-	switch {
-	case err == nil && allowExists:
-		return existing(row)
-	case err == nil:
-		return out, false, apierr.AlreadyExists(s.Type, s.Slug(f))
-	case !apierr.Is(err, apierr.TypeNotFound):
-		return out, false, err
+	var row *R
+	if allowExists {
+		var err error
+		row, err = s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f))
+		switch {
+		case err == nil:
+			return existing(row)
+		case !apierr.Is(err, apierr.TypeNotFound):
+			return out, false, err
+		}
 	}
 	if s.Check != nil {
 		if f, err = s.Check(ctx, tx, sc, spaceID, nil, f); err != nil {
@@ -397,13 +399,13 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 	}
 	if allowExists {
 		// A concurrent create of the same Slug may commit first: the savepoint keeps the transaction
-		// usable to read the winner. Otherwise the conflict fails the create anyway.
+		// usable to read the winner.
 		err = tx.Savepoint(ctx, insert)
 	} else {
+		// The Slug's uniqueness is the insert's to find out: one round trip fewer than looking first.
 		err = insert(tx)
 	}
 	if apierr.Is(err, apierr.TypeAlreadyExists) {
-		// A concurrent create of the same Slug committed first.
 		if !allowExists {
 			return out, false, apierr.AlreadyExists(s.Type, s.Slug(f))
 		}
