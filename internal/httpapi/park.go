@@ -105,9 +105,10 @@ func (h *heldRequest) done() {
 
 // parkedPoll states.
 const (
-	pollParked  int32 = iota // waiting for a wake
-	pollRunning              // woken, taking again (resumer)
-	pollOver                 // answered, or its client gone
+	pollStarting int32 = iota // being parked
+	pollParked                // waiting for a wake
+	pollRunning               // woken, taking again (resumer)
+	pollOver                  // answered, or its client gone
 )
 
 type parkedPoll struct {
@@ -190,8 +191,18 @@ func (s *Server) park(ctx context.Context, step func(context.Context) (func(http
 	return true
 }
 
-// park registers the poll's wakes: its timeout and the organization's next notification.
+// park waits for the poll's wakes, or ends the poll when its client left while it was not parked (the
+// watcher then left the ending to it).
 func (p *parkedPoll) park() {
+	p.arm()
+	if p.gone.Load() && p.state.CompareAndSwap(pollParked, pollOver) {
+		p.unpark()
+		p.end(statusClientGone)
+	}
+}
+
+// arm registers the poll's wakes: its timeout and the organization's next notification.
+func (p *parkedPoll) arm() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.state.Store(pollParked)
@@ -261,11 +272,6 @@ func (p *parkedPoll) resume() {
 		p.end(statusClientGone)
 	case wait:
 		p.park()
-		// The client may have gone while the poll was running: its watcher found it not parked.
-		if p.gone.Load() && p.state.CompareAndSwap(pollParked, pollOver) {
-			p.unpark()
-			p.end(statusClientGone)
-		}
 	default:
 		p.answer(write)
 	}
@@ -276,7 +282,7 @@ func (p *parkedPoll) resume() {
 const statusClientGone = 499
 
 // clientGone ends the poll when connWatcher saw its client close the connection: at once when parked,
-// else when its running take returns (its context is cancelled).
+// else when it next parks or its running take returns (its context is cancelled).
 func (p *parkedPoll) clientGone() {
 	p.gone.Store(true)
 	p.cancel()

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
@@ -170,4 +172,24 @@ func TestParkedPolls(t *testing.T) {
 	require.Empty(t, stopped.events)
 	require.Less(t, time.Since(start), 10*time.Second)
 	require.Equal(t, 0, parkedPolls(t, env))
+}
+
+// TestParkedPollClientGoneEarly: clients that close their connection right after sending a poll, before
+// it parks, end their polls (none stays parked) and the server goes on serving.
+func TestParkedPollClientGoneEarly(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newWorkerFixture(t, env)
+	addr := strings.TrimPrefix(env.URL, "http://")
+	for i := range 20 {
+		body := `{"TimeoutSeconds": 60}`
+		conn, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		_, err = fmt.Fprintf(conn, "POST %s/event_cursor/early-%d/poll HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+			"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", f.base, i, addr, f.token, len(body), body)
+		require.NoError(t, err)
+		require.NoError(t, conn.Close())
+	}
+	waitParked(t, env, 0)
+	require.Empty(t, f.poll(t, f.worker, "after", nil), "the server still answers")
 }
