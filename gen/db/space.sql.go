@@ -159,40 +159,6 @@ func (q *Queries) SpaceGrantsContaining(ctx context.Context, arg SpaceGrantsCont
 	return items, nil
 }
 
-const spaceGrantsFor = `-- name: SpaceGrantsFor :many
-SELECT space_id, permissions FROM space WHERE organization_id = $1 AND space_id = ANY($2::uuid[])
-`
-
-type SpaceGrantsForParams struct {
-	OrganizationID uuid.UUID   `db:"organization_id"`
-	SpaceIds       []uuid.UUID `db:"space_ids"`
-}
-
-type SpaceGrantsForRow struct {
-	SpaceID     uuid.UUID       `db:"space_id"`
-	Permissions json.RawMessage `db:"permissions"`
-}
-
-func (q *Queries) SpaceGrantsFor(ctx context.Context, arg SpaceGrantsForParams) ([]*SpaceGrantsForRow, error) {
-	rows, err := q.db.Query(ctx, spaceGrantsFor, arg.OrganizationID, arg.SpaceIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []*SpaceGrantsForRow
-	for rows.Next() {
-		var i SpaceGrantsForRow
-		if err := rows.Scan(&i.SpaceID, &i.Permissions); err != nil {
-			return nil, err
-		}
-		items = append(items, &i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const spaceInsert = `-- name: SpaceInsert :one
 INSERT INTO space (space_id, organization_id, slug, display_name, labels, annotations, delete_gates,
                    permissions, component_id)

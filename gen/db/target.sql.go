@@ -187,42 +187,6 @@ func (q *Queries) TargetGetBySlug(ctx context.Context, arg TargetGetBySlugParams
 	return &i, err
 }
 
-const targetGrantsFor = `-- name: TargetGrantsFor :many
-SELECT target_id, space_id, permissions FROM target WHERE organization_id = $1 AND target_id = ANY($2::uuid[])
-`
-
-type TargetGrantsForParams struct {
-	OrganizationID uuid.UUID   `db:"organization_id"`
-	TargetIds      []uuid.UUID `db:"target_ids"`
-}
-
-type TargetGrantsForRow struct {
-	TargetID    uuid.UUID       `db:"target_id"`
-	SpaceID     uuid.UUID       `db:"space_id"`
-	Permissions json.RawMessage `db:"permissions"`
-}
-
-// The permission targets of Targets (their Permissions and Space), for checks on many at once.
-func (q *Queries) TargetGrantsFor(ctx context.Context, arg TargetGrantsForParams) ([]*TargetGrantsForRow, error) {
-	rows, err := q.db.Query(ctx, targetGrantsFor, arg.OrganizationID, arg.TargetIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []*TargetGrantsForRow
-	for rows.Next() {
-		var i TargetGrantsForRow
-		if err := rows.Scan(&i.TargetID, &i.SpaceID, &i.Permissions); err != nil {
-			return nil, err
-		}
-		items = append(items, &i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const targetInUse = `-- name: TargetInUse :one
 SELECT EXISTS (SELECT 1 FROM unit WHERE target_id = $1)
 `

@@ -157,13 +157,7 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string
 			taken = false
 			return nil, true, nil
 		}
-		var selected []*db.EventLog
-		for _, e := range entries {
-			if matches(at.subs, e) {
-				selected = append(selected, e)
-			}
-		}
-		events := batch.Visible(sc, selected)
+		events := deliverable(batch, sc, at.subs)
 		last := entries[len(entries)-1].CursorID
 		won, err := s.advanceBookmark(ctx, ch.ID, at.bookmark, last)
 		if err != nil || !won {
@@ -292,15 +286,13 @@ func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uu
 			return err
 		}
 		at = position{bookmark: cur.EventBookmark, subs: subs}
-		entries, err := tx.Q.EventLogRead(ctx, db.EventLogReadParams{OrganizationID: sc.OrganizationID, After: cur.EventBookmark, MaxEvents: maxEventsPerPoll})
-		if err != nil || len(entries) == 0 {
+		batch, err := eventfilter.Read(ctx, tx.Q, sc.OrganizationID, cur.EventBookmark, maxEventsPerPoll)
+		if err != nil || len(batch.Entries()) == 0 {
 			return err
 		}
+		entries := batch.Entries()
 		more = len(entries) == maxEventsPerPoll
-		events, err := s.deliverable(ctx, sc, tx.Q, subs, entries)
-		if err != nil {
-			return err
-		}
+		events := deliverable(batch, sc, subs)
 		for i := range events {
 			msgs = append(msgs, Message{Event: &events[i]})
 		}
@@ -328,15 +320,15 @@ func matches(subs []Subscription, e *db.EventLog) bool {
 	return false
 }
 
-// deliverable keeps the events the subscriptions select and the bot's account may see (eventfilter).
-func (s *Service) deliverable(ctx context.Context, sc authz.Scope, q *db.Queries, subs []Subscription, entries []*db.EventLog) ([]event.Entry, error) {
+// deliverable keeps the events of b the subscriptions select and the bot's account may see (eventfilter).
+func deliverable(b *eventfilter.Batch, sc authz.Scope, subs []Subscription) []event.Entry {
 	var selected []*db.EventLog
-	for _, e := range entries {
+	for _, e := range b.Entries() {
 		if matches(subs, e) {
 			selected = append(selected, e)
 		}
 	}
-	return eventfilter.Visible(ctx, sc, q, selected)
+	return b.Visible(sc, selected)
 }
 
 // ReportResult records a delivered run's outcome. The first answer wins; a run in any other state is

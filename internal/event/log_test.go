@@ -231,11 +231,11 @@ func TestNotifierWakesOtherReplicas(t *testing.T) {
 	go n.Run(ctx, event.Channel)
 	// The first wake-up is the listener connecting.
 	select {
-	case <-n.WaitFor(org):
+	case <-n.Next(org).C():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the notifier did not connect")
 	}
-	wait := n.WaitFor(org)
+	wait := n.Next(org).C()
 	c := a.Client(a.Token("acme", "alice", auth.RoleAdmin))
 	c.Post("/api/space", map[string]any{"Slug": "dev"}).Expect(http.StatusOK)
 	select {
@@ -257,7 +257,7 @@ func TestSequencerSignalsTheOrganizations(t *testing.T) {
 	go n.Run(ctx, event.Channel)
 	bystander := uuid.New()
 	select {
-	case <-n.WaitFor(bystander): // the first wake-up is the listener connecting
+	case <-n.Next(bystander).C(): // the first wake-up is the listener connecting
 	case <-time.After(10 * time.Second):
 		t.Fatal("the notifier did not connect")
 	}
@@ -271,7 +271,7 @@ func TestSequencerSignalsTheOrganizations(t *testing.T) {
 	}
 	emit := func(orgs ...uuid.UUID) { emitTyped("test.updated", orgs...) }
 	named := uuid.New()
-	wait := n.WaitFor(named)
+	wait := n.Next(named).C()
 	emit(named)
 	select {
 	case <-wait:
@@ -283,7 +283,7 @@ func TestSequencerSignalsTheOrganizations(t *testing.T) {
 	// its members; any other family's ends that too.
 	access, ok := n.WatchAccess(named)
 	require.True(t, ok)
-	wait = n.WaitFor(named)
+	wait = n.Next(named).C()
 	emitTyped("unit.updated", named)
 	select {
 	case <-wait:
@@ -302,7 +302,7 @@ func TestSequencerSignalsTheOrganizations(t *testing.T) {
 		t.Fatal("a Group's change did not end the watch of the organization's access")
 	}
 
-	wait = n.WaitFor(bystander)
+	wait = n.Next(bystander).C()
 	many := make([]uuid.UUID, 101)
 	for i := range many {
 		many[i] = uuid.New()

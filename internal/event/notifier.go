@@ -63,12 +63,9 @@ func NewNotifier(url string, logger *slog.Logger) *Notifier {
 		generations: map[uuid.UUID]uint64{}, stop: make(chan struct{})}
 }
 
-// WaitFor returns a channel that is closed at the next notification of events of the organization (or
-// when notifications may have been missed). Long polls wait on it, so one tenant's changes do not wake
+// Next is the organization's next notification of events: the first after this call (or a wake when
+// notifications may have been missed). Long polls wait for it, so one tenant's changes do not wake
 // another tenant's polls.
-func (n *Notifier) WaitFor(org uuid.UUID) <-chan struct{} { return n.Next(org).C() }
-
-// Next is the organization's next notification: the first after this call.
 func (n *Notifier) Next(org uuid.UUID) Wake {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -21,14 +21,14 @@ func closed(ch <-chan struct{}) bool {
 func TestNotifierWakesPerOrganization(t *testing.T) {
 	n := NewNotifier("", nil)
 	a, b := uuid.New(), uuid.New()
-	waitA, waitB := n.WaitFor(a), n.WaitFor(b)
+	waitA, waitB := n.Next(a).C(), n.Next(b).C()
 
 	n.broadcast(parsePayload("7 " + b.String() + " -"))
 	require.False(t, closed(waitA))
 	require.True(t, closed(waitB))
 	require.Equal(t, int64(7), n.Latest())
 
-	waitB = n.WaitFor(b)
+	waitB = n.Next(b).C()
 	require.False(t, closed(waitB), "a woken waiter waits on a fresh channel")
 	n.broadcast(everything)
 	require.True(t, closed(waitA))
@@ -41,7 +41,7 @@ func TestNotifierEndsAccessWatches(t *testing.T) {
 	n := NewNotifier("", nil)
 	a, b := uuid.New(), uuid.New()
 	watch := func(org uuid.UUID) <-chan struct{} { ch, _ := n.WatchAccess(org); return ch }
-	accessA, accessB, waitA := watch(a), watch(b), n.WaitFor(a)
+	accessA, accessB, waitA := watch(a), watch(b), n.Next(a).C()
 
 	n.broadcast(parsePayload("8 " + a.String() + "," + b.String() + " " + b.String()))
 	require.True(t, closed(waitA), "every organization named wakes its polls")

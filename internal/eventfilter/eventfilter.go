@@ -27,35 +27,14 @@ type Batch struct {
 // Entries are the entries read, in cursor order. Callers share them: they must not change them.
 func (b *Batch) Entries() []*db.EventLog { return b.entries }
 
-// load reads the grants the visibility of entries depends on (two queries for the whole batch).
-func load(ctx context.Context, q *db.Queries, org uuid.UUID, entries []*db.EventLog) (*Batch, error) {
-	b := &Batch{entries: entries}
-	if len(entries) == 0 {
-		return b, nil
-	}
-	var spaceIDs, targetIDs []uuid.UUID
-	for _, e := range entries {
-		if e.SpaceID != nil {
-			spaceIDs = append(spaceIDs, *e.SpaceID)
-		}
-		if e.TargetID != nil {
-			targetIDs = append(targetIDs, *e.TargetID)
-		}
-	}
-	// The grants of every Space and Target of the batch, whoever asks: each caller is filtered by them.
-	in := authz.SystemScope(org, "eventfilter")
-	var err error
-	if b.spaces, err = space.AuthzTargets(ctx, in, q, spaceIDs); err != nil {
+// Read reads at most max entries of org after cursor after, in cursor order, with the grants of their
+// Spaces and Targets, in one statement (EventLogReadGranted). Grants are read with the entries, so a
+// grant change applies from the next read.
+func Read(ctx context.Context, q *db.Queries, org uuid.UUID, after int64, max int) (*Batch, error) {
+	rows, err := q.EventLogReadGranted(ctx, db.EventLogReadGrantedParams{OrganizationID: org, After: after, MaxEvents: int32(max)})
+	if err != nil {
 		return nil, err
 	}
-	if b.targets, err = target.AuthzTargets(ctx, in, q, targetIDs); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// granted is the Batch of a read that brought its events' grants along (EventLogReadGranted).
-func granted(rows []*db.EventLogReadGrantedRow) (*Batch, error) {
 	b := &Batch{entries: make([]*db.EventLog, len(rows))}
 	var inSpaces, onTargets []*db.EventLogReadGrantedRow
 	seen := map[uuid.UUID]bool{}
@@ -71,7 +50,6 @@ func granted(rows []*db.EventLogReadGrantedRow) (*Batch, error) {
 			onTargets = append(onTargets, r)
 		}
 	}
-	var err error
 	if b.spaces, err = entity.PermissionTargets(inSpaces, func(r *db.EventLogReadGrantedRow) (uuid.UUID, []byte, authz.Target) {
 		return *r.EventLog.SpaceID, r.SpacePermissions, space.AuthzTarget(*r.EventLog.SpaceID)
 	}); err != nil {
@@ -111,14 +89,4 @@ func (b *Batch) Visible(sc authz.Scope, selected []*db.EventLog) []event.Entry {
 		}
 	}
 	return out
-}
-
-// Visible returns, as entries to deliver, the entries sc may see (Batch.Visible). Grants are read now
-// (two queries for the whole batch), so a grant change applies from the next read.
-func Visible(ctx context.Context, sc authz.Scope, q *db.Queries, entries []*db.EventLog) ([]event.Entry, error) {
-	b, err := load(ctx, q, sc.OrganizationID, entries)
-	if err != nil {
-		return nil, err
-	}
-	return b.Visible(sc, entries), nil
 }

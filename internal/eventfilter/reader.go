@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/store"
@@ -105,13 +104,8 @@ func (r *Reader) WorkerEvents(ctx context.Context, org uuid.UUID, after int64, m
 	return b, nil
 }
 
-// read reads the log and its events' grants in one statement.
 func (r *Reader) read(ctx context.Context, key readKey) (*Batch, error) {
-	rows, err := r.Store.Q().EventLogReadGranted(ctx, db.EventLogReadGrantedParams{OrganizationID: key.org, After: key.after, MaxEvents: key.max})
-	if err != nil {
-		return nil, err
-	}
-	return granted(rows)
+	return Read(ctx, r.Store.Q(), key.org, key.after, int(key.max))
 }
 
 // sweep drops the reads finished more than readLife ago, and comes again while reads are left.

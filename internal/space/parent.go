@@ -53,21 +53,6 @@ func Of(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (entit
 	return entity.Parent{Ref: entity.SpaceRef{ID: row.SpaceID, Slug: row.Slug}, Target: t}, err
 }
 
-// AuthzTargets returns the permission targets of the Spaces among ids of the caller's organization, in
-// one query, for checks on many at once (events about Spaces' contents).
-func AuthzTargets(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]authz.Target, error) {
-	if len(ids) == 0 {
-		return map[uuid.UUID]authz.Target{}, nil
-	}
-	rows, err := q.SpaceGrantsFor(ctx, db.SpaceGrantsForParams{OrganizationID: sc.OrganizationID, SpaceIds: ids})
-	if err != nil {
-		return nil, err
-	}
-	return entity.PermissionTargets(rows, func(r *db.SpaceGrantsForRow) (uuid.UUID, []byte, authz.Target) {
-		return r.SpaceID, r.Permissions, AuthzTarget(r.SpaceID)
-	})
-}
-
 // AuthzTarget is the permission target of Space id, without its grants (entity.PermissionTargets
 // decodes them).
 func AuthzTarget(id uuid.UUID) authz.Target {

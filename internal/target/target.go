@@ -289,21 +289,6 @@ func Existing(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUI
 	return out, nil
 }
 
-// AuthzTargets returns the permission targets of the Targets among ids of the caller's organization, in
-// one query, for checks on many at once (events about Targets).
-func AuthzTargets(ctx context.Context, sc authz.Scope, q *db.Queries, ids []uuid.UUID) (map[uuid.UUID]authz.Target, error) {
-	if len(ids) == 0 {
-		return map[uuid.UUID]authz.Target{}, nil
-	}
-	rows, err := q.TargetGrantsFor(ctx, db.TargetGrantsForParams{OrganizationID: sc.OrganizationID, TargetIds: ids})
-	if err != nil {
-		return nil, err
-	}
-	return entity.PermissionTargets(rows, func(r *db.TargetGrantsForRow) (uuid.UUID, []byte, authz.Target) {
-		return r.TargetID, r.Permissions, AuthzTarget(r.TargetID, r.SpaceID)
-	})
-}
-
 // AuthzTarget is the permission target of Target id in Space spaceID, without its grants
 // (entity.PermissionTargets decodes them).
 func AuthzTarget(id, spaceID uuid.UUID) authz.Target {

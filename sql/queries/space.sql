@@ -33,6 +33,3 @@ SELECT * FROM space WHERE organization_id = @organization_id AND space_id = ANY(
 -- The Spaces whose Permissions contain one of the documents (a caller's grants: authz.Containing), by
 -- the GIN index on permissions.
 SELECT space_id, permissions FROM space WHERE organization_id = @organization_id AND permissions @> ANY(@docs::jsonb[]);
-
--- name: SpaceGrantsFor :many
-SELECT space_id, permissions FROM space WHERE organization_id = @organization_id AND space_id = ANY(@space_ids::uuid[]);

@@ -38,7 +38,3 @@ RETURNING *;
 
 -- name: TargetDelete :execrows
 DELETE FROM target WHERE organization_id = @organization_id AND space_id = @space_id AND target_id = @target_id;
-
--- name: TargetGrantsFor :many
--- The permission targets of Targets (their Permissions and Space), for checks on many at once.
-SELECT target_id, space_id, permissions FROM target WHERE organization_id = @organization_id AND target_id = ANY(@target_ids::uuid[]);
