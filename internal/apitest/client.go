@@ -86,7 +86,7 @@ func (c *Client) Do(method, path string, body any, opts ...RequestOption) *Respo
 	for _, o := range opts {
 		o(req)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := (&http.Client{Transport: c.env.transport}).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -190,38 +190,12 @@ func truncate(b []byte) string {
 }
 
 // Transport is an http.RoundTripper for clients under test that are not Clients (a bot, an SDK): every
-// response it carries is validated against the served document like a Client's, and a contract break
-// fails the test.
-func (e *Env) Transport() http.RoundTripper { return validatingTransport{env: e} }
+// answer it carries is checked against the served document like a Client's, and a contract break fails
+// the test.
+func (e *Env) Transport() http.RoundTripper { return checkingTransport{t: e.T, base: e.transport} }
 
-type validatingTransport struct{ env *Env }
-
-func (v validatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	var reqBody []byte
-	if req.Body != nil {
-		var err error
-		if reqBody, err = io.ReadAll(req.Body); err != nil {
-			return nil, err
-		}
-		req.Body.Close()
-		req.Body = io.NopCloser(bytes.NewReader(reqBody))
-	}
-	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if _, verr := validate(req, reqBody, resp, body); verr != nil {
-		// Errorf, not Fatalf: the client may run on its own goroutine.
-		v.env.T.Errorf("%s %s answered %d, which breaks the contract: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, verr, truncate(body))
-	}
-	return resp, nil
-}
+// HTTPClient is an http.Client over Transport, for clients that make their own requests (generated ones).
+func (e *Env) HTTPClient() *http.Client { return &http.Client{Transport: e.Transport()} }
 
 func gunzip(data []byte) ([]byte, error) {
 	r, err := gzip.NewReader(bytes.NewReader(data))
@@ -229,12 +203,6 @@ func gunzip(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	return io.ReadAll(r)
-}
-
-// HTTPClient is an http.Client for clients that make their own requests (generated ones): every answer
-// it receives is checked against the document like the Client's, and a violation fails the test.
-func (e *Env) HTTPClient() *http.Client {
-	return &http.Client{Transport: checkingTransport{t: e.T, base: http.DefaultTransport}}
 }
 
 type checkingTransport struct {
@@ -249,6 +217,7 @@ func (c checkingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		if reqBody, err = io.ReadAll(req.Body); err != nil {
 			return nil, err
 		}
+		req.Body.Close()
 		req.Body = io.NopCloser(bytes.NewReader(reqBody))
 	}
 	resp, err := c.base.RoundTrip(req)
@@ -267,6 +236,7 @@ func (c checkingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		}
 	}
 	if _, verr := validate(req, reqBody, resp, checked); verr != nil {
+		// Errorf, not Fatalf: the client may run on its own goroutine.
 		c.t.Errorf("%s %s answered %d, which breaks the contract: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, verr, truncate(checked))
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
@@ -282,7 +252,7 @@ func (e *Env) CheckedURL() string {
 	}
 	proxy := &httputil.ReverseProxy{
 		Rewrite:   func(r *httputil.ProxyRequest) { r.SetURL(target) },
-		Transport: checkingTransport{t: e.T, base: http.DefaultTransport},
+		Transport: e.Transport(),
 	}
 	srv := httptest.NewServer(proxy)
 	e.T.Cleanup(srv.Close)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"testing"
@@ -23,6 +24,9 @@ type Env struct {
 	Server  *httpapi.Server
 	Config  app.Config
 	httpSrv *httptest.Server
+	// transport is the Env's own connection pool: http.DefaultTransport's is shared by every test of the
+	// process, and httptest.Server.Close closes all its idle connections.
+	transport *http.Transport
 }
 
 // Options adjust an Env.
@@ -69,13 +73,15 @@ func New(t testing.TB, opts ...Options) *Env {
 	httpSrv.Start()
 	bg, stopBackground := context.WithCancel(ctx)
 	a.RunBackground(bg, cfg)
+	transport := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(func() {
+		transport.CloseIdleConnections()
 		a.Notifier.StopWaiters() // parked polls answer now
 		httpSrv.Close()
 		stopBackground()
 		a.Close()
 	})
-	return &Env{T: t, URL: baseURL, DBURL: dbURL, App: a, Server: srv, Config: cfg, httpSrv: httpSrv}
+	return &Env{T: t, URL: baseURL, DBURL: dbURL, App: a, Server: srv, Config: cfg, httpSrv: httpSrv, transport: transport}
 }
 
 func withDefaults(c httpapi.Config) httpapi.Config {

@@ -26,10 +26,14 @@ import (
 // parkedPolls reads the replica's count of parked long polls from /metrics.
 func parkedPolls(t *testing.T, env *apitest.Env) int {
 	t.Helper()
-	resp, err := http.Get(env.URL + "/metrics")
+	resp, err := env.HTTPClient().Get(env.URL + "/metrics")
 	require.NoError(t, err)
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
+	// Read to the end: a body closed early closes its connection, and TestParkedPolls checks that a
+	// parked poll's connection goes on serving its client (the metrics request may run on it).
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	sc := bufio.NewScanner(bytes.NewReader(raw))
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "hubd_parked_long_polls "); ok {
 			n, err := strconv.ParseFloat(v, 64)
