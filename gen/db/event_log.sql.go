@@ -12,6 +12,39 @@ import (
 	"github.com/google/uuid"
 )
 
+const eventLogAppend = `-- name: EventLogAppend :one
+SELECT numbered::int AS numbered, payload::text AS payload
+FROM hubd_append_events($1::jsonb, $2::boolean, $3::int, $4::text[], $5::int)
+`
+
+type EventLogAppendParams struct {
+	Events        json.RawMessage `db:"events"`
+	Number        bool            `db:"number"`
+	Batch         int32           `db:"batch"`
+	QuietFamilies []string        `db:"quiet_families"`
+	MaxOrgs       int32           `db:"max_orgs"`
+}
+
+type EventLogAppendRow struct {
+	Numbered int32  `db:"numbered"`
+	Payload  string `db:"payload"`
+}
+
+// Inserts a transaction's events (a JSON array, hubd_append_events) and, when asked to, numbers them with
+// every other pending event if the sequencer's lock is free; numbered is -1 when not (they stay pending).
+func (q *Queries) EventLogAppend(ctx context.Context, arg EventLogAppendParams) (*EventLogAppendRow, error) {
+	row := q.db.QueryRow(ctx, eventLogAppend,
+		arg.Events,
+		arg.Number,
+		arg.Batch,
+		arg.QuietFamilies,
+		arg.MaxOrgs,
+	)
+	var i EventLogAppendRow
+	err := row.Scan(&i.Numbered, &i.Payload)
+	return &i, err
+}
+
 const eventLogHasPending = `-- name: EventLogHasPending :one
 SELECT EXISTS (SELECT 1 FROM event_log WHERE cursor_id IS NULL)::boolean
 `
@@ -22,34 +55,6 @@ func (q *Queries) EventLogHasPending(ctx context.Context) (bool, error) {
 	var column_1 bool
 	err := row.Scan(&column_1)
 	return column_1, err
-}
-
-const eventLogInsert = `-- name: EventLogInsert :exec
-INSERT INTO event_log (organization_id, event_type, space_id, target_id, subject_entity_type, subject_entity_id, payload)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-`
-
-type EventLogInsertParams struct {
-	OrganizationID    uuid.UUID       `db:"organization_id"`
-	EventType         string          `db:"event_type"`
-	SpaceID           *uuid.UUID      `db:"space_id"`
-	TargetID          *uuid.UUID      `db:"target_id"`
-	SubjectEntityType string          `db:"subject_entity_type"`
-	SubjectEntityID   uuid.UUID       `db:"subject_entity_id"`
-	Payload           json.RawMessage `db:"payload"`
-}
-
-func (q *Queries) EventLogInsert(ctx context.Context, arg EventLogInsertParams) error {
-	_, err := q.db.Exec(ctx, eventLogInsert,
-		arg.OrganizationID,
-		arg.EventType,
-		arg.SpaceID,
-		arg.TargetID,
-		arg.SubjectEntityType,
-		arg.SubjectEntityID,
-		arg.Payload,
-	)
-	return err
 }
 
 const eventLogPrune = `-- name: EventLogPrune :execrows

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hubd/hubd/gen/db"
@@ -42,11 +41,17 @@ type Entry struct {
 // commit of every organization wait for the one before it, so PostgreSQL could never flush commits
 // together.)
 //
-// A write waits for a pass that starts after its commit (Sequence), so its events are readable when the
-// write's response is sent. Each replica runs one pass at a time for all its writers, so under load one
-// pass numbers the events of many commits. Passes of several replicas serialize on the lock; any
-// replica's pass numbers any replica's events, and every replica sweeps periodically, so events of a
-// replica that stopped between its commit and its pass still get their cursors.
+// When the replica is quiet (its sequencer idle, none of its other writers numbering), a writer that
+// finds the lock free numbers its events itself, with every other pending event, in its own transaction
+// (Append), and holds the lock through its commit like a pass: its events are delivered at its commit,
+// with no pass after it. Otherwise its events stay pending and it never waits for the lock: under load,
+// writers holding the lock through their commits would hold up the passes that number many commits at
+// once. A write whose events stayed pending waits for a pass that starts after its commit (Committed,
+// Sequence), so its events are readable when the write's response is sent. Each replica runs one pass
+// at a time for all its writers, so under load one pass numbers the events of many commits. Passes of
+// several replicas serialize on the lock; any replica's pass numbers any replica's events, and every
+// replica sweeps periodically, so events of a replica that stopped between its commit and its pass
+// still get their cursors.
 type Log struct {
 	Pool   *pgxpool.Pool
 	Logger *slog.Logger
@@ -65,6 +70,8 @@ type Log struct {
 	wake      chan struct{}
 	mu        sync.Mutex
 	waiting   chan struct{} // closed when a pass that started after its waiters arrived has finished
+	passing   bool          // the sequencer is at work
+	numbering bool          // a writer of this replica may hold the lock to number its events (Append)
 }
 
 // Channel is the NOTIFY channel a sequencer pass signals (payload: the newest cursor and the
@@ -78,23 +85,81 @@ const sequenceBatch = 5000
 // that stopped after its commit, or written by other means).
 const sweepInterval = time.Second
 
-// Append writes a transaction's events, pending, in its transaction. After the commit, Sequence gives
-// them their cursors.
-func (l *Log) Append(ctx context.Context, tx pgx.Tx, events []Event) error {
-	q := db.New(tx)
-	for _, e := range events {
+// Appended is what Append did with a transaction's events, for Committed or Abandoned.
+type Appended struct {
+	numbered int // -1: left pending
+	payload  string
+	holds    bool // the transaction holds this replica's numbering turn
+}
+
+// Append writes a transaction's events in its transaction, its last statement before the commit. When
+// this replica's sequencer is idle and no other of its writers is numbering, it asks to number them; they
+// are numbered if the sequencer's lock is free at once (the lock is then held until the commit), else
+// left pending. Once the transaction has ended, Committed or Abandoned must be called.
+func (l *Log) Append(ctx context.Context, q db.DBTX, events []Event) (a Appended, err error) {
+	l.mu.Lock()
+	a.holds = !l.numbering && !l.passing && l.waiting == nil
+	l.numbering = l.numbering || a.holds
+	l.mu.Unlock()
+	defer func() {
+		if a.holds && (err != nil || a.numbered < 0) {
+			l.Abandoned(a)
+			a.holds = false
+		}
+	}()
+	rows := make([]appendedEvent, len(events))
+	for i, e := range events {
 		payload, err := json.Marshal(e.Payload)
 		if err != nil {
-			return fmt.Errorf("encoding %s payload: %w", e.EventType, err)
+			return a, fmt.Errorf("encoding %s payload: %w", e.EventType, err)
 		}
-		if err := q.EventLogInsert(ctx, db.EventLogInsertParams{
-			OrganizationID: e.OrganizationID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
-			SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: payload,
-		}); err != nil {
-			return fmt.Errorf("appending %s: %w", e.EventType, err)
-		}
+		rows[i] = appendedEvent{OrganizationID: e.OrganizationID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
+			SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: payload}
 	}
-	return nil
+	data, err := json.Marshal(rows)
+	if err != nil {
+		return a, err
+	}
+	r, err := db.New(q).EventLogAppend(ctx, db.EventLogAppendParams{Events: data, Number: a.holds, Batch: sequenceBatch, QuietFamilies: l.QuietFamilies, MaxOrgs: maxNotifiedOrgs})
+	if err != nil {
+		return a, fmt.Errorf("appending events: %w", err)
+	}
+	a.numbered, a.payload = int(r.Numbered), r.Payload
+	return a, nil
+}
+
+// appendedEvent is an event as hubd_append_events reads it.
+type appendedEvent struct {
+	OrganizationID    uuid.UUID       `json:"organization_id"`
+	EventType         string          `json:"event_type"`
+	SpaceID           *uuid.UUID      `json:"space_id"`
+	TargetID          *uuid.UUID      `json:"target_id"`
+	SubjectEntityType string          `json:"subject_entity_type"`
+	SubjectEntityID   uuid.UUID       `json:"subject_entity_id"`
+	Payload           json.RawMessage `json:"payload"`
+}
+
+// Committed returns once the events of a committed transaction have their cursors: at once when Append
+// numbered them (this replica's Notifier hears of them now, before the write's response), else after a
+// pass (Sequence). It also waits for a pass when Append numbered a full batch: more may be pending.
+func (l *Log) Committed(ctx context.Context, a Appended) {
+	l.Abandoned(a)
+	if a.numbered > 0 && l.Signal != nil {
+		l.Signal(parsePayload(a.payload))
+	}
+	if a.numbered < 0 || a.numbered >= sequenceBatch {
+		l.Sequence(ctx)
+	}
+}
+
+// Abandoned ends what Append began for a transaction that did not commit: the replica's numbering turn
+// passes on (PostgreSQL released the lock with the transaction).
+func (l *Log) Abandoned(a Appended) {
+	if a.holds {
+		l.mu.Lock()
+		l.numbering = false
+		l.mu.Unlock()
+	}
 }
 
 // Sequence returns once every event committed before the call has its cursor: it waits for a sequencer
@@ -152,10 +217,14 @@ func (l *Log) runSequencer(ctx context.Context) {
 		l.mu.Lock()
 		served := l.waiting
 		l.waiting = nil
+		l.passing = true
 		l.mu.Unlock()
 		if err := l.sequencePending(ctx, served != nil); err != nil && ctx.Err() == nil {
 			l.Logger.Error("numbering committed events", "err", err)
 		}
+		l.mu.Lock()
+		l.passing = false
+		l.mu.Unlock()
 		if served != nil {
 			close(served)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hubd/hubd/gen/api"
@@ -60,44 +61,77 @@ func TestWritesEmitEvents(t *testing.T) {
 	require.Empty(t, other)
 }
 
-// TestCursorOrderIsCommitOrder: cursors follow commits, not the order events were written. A transaction
-// that wrote its event first but commits last gets the later cursor, so a reader that has passed the
-// other event's cursor still reads it.
+// TestCursorOrderIsCommitOrder: no event ever appears below a cursor a reader has passed. Events left
+// pending (the sequencer's lock was busy) are numbered in the order their transactions commit, so an
+// event written first but committed last gets the later cursor. A writer that found the lock free
+// numbers its events in its transaction and holds the lock until its commit: the events of a writer
+// that commits before it wait, pending, and get cursors after its own.
 func TestCursorOrderIsCommitOrder(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	ctx := context.Background()
 	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
 	log := env.App.Store.Events
+	pool := env.App.Store.Pool
 	start, err := log.Tail(ctx)
 	require.NoError(t, err)
 	ev := func(name string) []event.Event {
 		return []event.Event{{OrganizationID: org, EventType: name, SubjectEntityType: "Test", SubjectEntityID: uuid.New(), Payload: map[string]string{}}}
 	}
+	appendIn := func(name string) (pgx.Tx, event.Appended) {
+		tx, err := pool.Begin(ctx)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = tx.Rollback(ctx) })
+		appended, err := log.Append(ctx, tx, ev(name))
+		require.NoError(t, err)
+		return tx, appended
+	}
+	readAfter := func(after int64) []event.Entry {
+		seen, err := log.Read(ctx, org, after, 10)
+		require.NoError(t, err)
+		return seen
+	}
 
-	tx1, err := env.App.Store.Pool.Begin(ctx)
+	// The lock busy (a pass of another replica): both writers leave their events pending.
+	busy, err := pool.Begin(ctx)
 	require.NoError(t, err)
-	defer tx1.Rollback(ctx) //nolint:errcheck
-	require.NoError(t, log.Append(ctx, tx1, ev("written first, committed last")))
-
-	tx2, err := env.App.Store.Pool.Begin(ctx)
+	_, err = busy.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('hubd.event_sequencer'))")
 	require.NoError(t, err)
-	require.NoError(t, log.Append(ctx, tx2, ev("written last, committed first")))
+	tx1, first := appendIn("written first, committed last")
+	tx2, second := appendIn("written last, committed first")
 	require.NoError(t, tx2.Commit(ctx)) // tx1 is still open: commits do not wait for each other
-	log.Sequence(ctx)
-	seen, err := log.Read(ctx, org, start, 10)
-	require.NoError(t, err)
+	require.NoError(t, busy.Commit(ctx))
+	log.Committed(ctx, second)
+	seen := readAfter(start)
 	require.Len(t, seen, 1, "an uncommitted event is never read")
 	require.Equal(t, "written last, committed first", seen[0].EventType)
 	passed := seen[0].CursorID
-
 	require.NoError(t, tx1.Commit(ctx))
-	log.Sequence(ctx)
-	later, err := log.Read(ctx, org, passed, 10)
-	require.NoError(t, err)
+	log.Committed(ctx, first)
+	later := readAfter(passed)
 	require.Len(t, later, 1, "a reader past the first commit's cursor still reads the later commit")
 	require.Equal(t, "written first, committed last", later[0].EventType)
-	require.Greater(t, later[0].CursorID, passed)
+
+	// The lock free: the first writer numbers its event and holds the lock until it commits; the second
+	// one's event, committed before, waits for it.
+	tx3, own := appendIn("numbered by its writer")
+	tx4, pending := appendIn("committed while the lock was held")
+	require.NoError(t, tx4.Commit(ctx))
+	sequenced := make(chan struct{})
+	go func() { log.Committed(ctx, pending); close(sequenced) }()
+	select {
+	case <-sequenced:
+		t.Fatal("a pass numbered events while a writer held the lock")
+	case <-time.After(100 * time.Millisecond):
+	}
+	require.Empty(t, readAfter(later[0].CursorID), "nothing is readable until the lock holder commits")
+	require.NoError(t, tx3.Commit(ctx))
+	log.Committed(ctx, own)
+	<-sequenced
+	last := readAfter(later[0].CursorID)
+	require.Len(t, last, 2)
+	require.Equal(t, "numbered by its writer", last[0].EventType)
+	require.Equal(t, "committed while the lock was held", last[1].EventType)
 }
 
 // TestPendingEventsAreSwept: events committed with nobody waiting for their cursors (a replica that

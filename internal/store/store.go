@@ -155,18 +155,20 @@ func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) e
 		}
 		return nil
 	}
+	var appended event.Appended
 	if len(tx.events) > 0 {
-		if err := s.Events.Append(ctx, ptx, tx.events); err != nil {
-			return fmt.Errorf("appending events: %w", err)
+		if appended, err = s.Events.Append(ctx, tx.Tx, tx.events); err != nil {
+			return err
 		}
 	}
 	if err := ptx.Commit(ctx); err != nil {
+		s.Events.Abandoned(appended)
 		return fmt.Errorf("committing: %w", err)
 	}
 	if len(tx.events) > 0 {
-		// The change is stored; its events get their cursors now, so that they are readable when the
-		// caller answers (a client that reads the log after a write finds the write's events).
-		s.Events.Sequence(ctx)
+		// The change is stored; its events have their cursors before the caller answers (a client that
+		// reads the log after a write finds the write's events).
+		s.Events.Committed(ctx, appended)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
--- name: EventLogInsert :exec
-INSERT INTO event_log (organization_id, event_type, space_id, target_id, subject_entity_type, subject_entity_id, payload)
-VALUES (@organization_id, @event_type, @space_id, @target_id, @subject_entity_type, @subject_entity_id, @payload);
+-- name: EventLogAppend :one
+-- Inserts a transaction's events (a JSON array, hubd_append_events) and, when asked to, numbers them with
+-- every other pending event if the sequencer's lock is free; numbered is -1 when not (they stay pending).
+SELECT numbered::int AS numbered, payload::text AS payload
+FROM hubd_append_events(sqlc.arg(events)::jsonb, sqlc.arg(number)::boolean, sqlc.arg(batch)::int, sqlc.arg(quiet_families)::text[], sqlc.arg(max_orgs)::int);
 
 -- name: EventLogHasPending :one
 -- Whether any committed event waits for its cursor; read without locking, so an idle check writes nothing.
