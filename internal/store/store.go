@@ -40,6 +40,17 @@ func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ p
 
 func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// Statements sent in a batch (a transaction's BEGIN and first statement) count one each.
+func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
+	c.n.Add(1)
+}
+
+func (c *statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
 // Statements is how many statements this Store has sent so far.
 func (s *Store) Statements() int64 { return s.statements.n.Load() }
 
@@ -100,10 +111,11 @@ func (s *Store) Close() {
 // Q returns the queries bound to the pool, for reads outside a transaction. Their errors are translated.
 func (s *Store) Q() *db.Queries { return queries(s.Pool) }
 
-// Tx is a write transaction. Q runs the generated queries in it (errors translated); Emit collects the
-// events it causes.
+// Tx is a write transaction. Q runs the generated queries in it (errors translated); its own Exec, Query
+// and QueryRow run raw statements (errors untranslated, for the list language); Emit collects the events
+// it causes.
 type Tx struct {
-	pgx.Tx
+	txConn
 	Q      *db.Queries
 	DryRun bool
 	events []event.Event
@@ -137,14 +149,17 @@ func (s *Store) WithTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) 
 }
 
 func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) error {
-	ptx, err := s.Pool.Begin(ctx)
+	conn, err := s.Pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("beginning transaction: %w", err)
 	}
-	// Roll back even when the request's context has ended; a no-op after Commit.
-	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
+	// The pool does not take back a connection still in a transaction: it closes it.
+	defer conn.Release()
+	ptx := &lazyTx{conn: conn.Conn()}
+	// Roll back even when the request's context has ended; a no-op after the commit.
+	defer ptx.rollback(context.WithoutCancel(ctx))
 
-	tx := &Tx{Tx: ptx, Q: queries(ptx), DryRun: opts.DryRun}
+	tx := &Tx{txConn: ptx, Q: queries(ptx), DryRun: opts.DryRun}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -157,11 +172,11 @@ func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) e
 	}
 	var appended event.Appended
 	if len(tx.events) > 0 {
-		if appended, err = s.Events.Append(ctx, tx.Tx, tx.events); err != nil {
+		if appended, err = s.Events.Append(ctx, ptx, tx.events); err != nil {
 			return err
 		}
 	}
-	if err := ptx.Commit(ctx); err != nil {
+	if err := ptx.commit(ctx); err != nil {
 		s.Events.Abandoned(appended)
 		return fmt.Errorf("committing: %w", err)
 	}
@@ -182,11 +197,11 @@ func Retryable(err error) bool {
 // Savepoint runs fn in a savepoint of t: when fn succeeds its changes and events join the transaction,
 // when it fails they are undone and the transaction goes on. Bulk operations run each item this way.
 func (t *Tx) Savepoint(ctx context.Context, fn func(*Tx) error) error {
-	sp, err := t.Tx.Begin(ctx)
+	sp, err := t.txConn.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("creating savepoint: %w", err)
 	}
-	inner := &Tx{Tx: sp, Q: queries(sp), DryRun: t.DryRun}
+	inner := &Tx{txConn: sp, Q: queries(sp), DryRun: t.DryRun}
 	if err := fn(inner); err != nil {
 		if rerr := sp.Rollback(ctx); rerr != nil {
 			return fmt.Errorf("rolling back savepoint: %w", rerr)
