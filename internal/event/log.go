@@ -92,10 +92,11 @@ type Appended struct {
 	holds    bool // the transaction holds this replica's numbering turn
 }
 
-// Append writes a transaction's events in its transaction, its last statement before the commit. When
-// this replica's sequencer is idle and no other of its writers is numbering, it asks to number them; they
-// are numbered if the sequencer's lock is free at once (the lock is then held until the commit), else
-// left pending. Once the transaction has ended, Committed or Abandoned must be called.
+// Append writes a transaction's events in its transaction, its last statement (q may send it with the
+// commit, as store does; Append's error is then the commit's too). When this replica's sequencer is idle
+// and no other of its writers is numbering, it asks to number them; they are numbered if the sequencer's
+// lock is free at once (the lock is then held until the commit), else left pending. Once the transaction
+// has ended, Committed or Abandoned must be called (Append calls Abandoned itself when it fails).
 func (l *Log) Append(ctx context.Context, q db.DBTX, events []Event) (a Appended, err error) {
 	l.mu.Lock()
 	a.holds = !l.numbering && !l.passing && l.waiting == nil

@@ -115,7 +115,7 @@ func (s *Store) Q() *db.Queries { return queries(s.Pool) }
 // and QueryRow run raw statements (errors untranslated, for the list language); Emit collects the events
 // it causes.
 type Tx struct {
-	txConn
+	*pgTx
 	Q      *db.Queries
 	DryRun bool
 	events []event.Event
@@ -155,11 +155,11 @@ func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) e
 	}
 	// The pool does not take back a connection still in a transaction: it closes it.
 	defer conn.Release()
-	ptx := &lazyTx{conn: conn.Conn()}
+	ptx := &pgTx{conn: conn.Conn()}
 	// Roll back even when the request's context has ended; a no-op after the commit.
 	defer ptx.rollback(context.WithoutCancel(ctx))
 
-	tx := &Tx{txConn: ptx, Q: queries(ptx), DryRun: opts.DryRun}
+	tx := &Tx{pgTx: ptx, Q: queries(ptx), DryRun: opts.DryRun}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -170,21 +170,20 @@ func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) e
 		}
 		return nil
 	}
-	var appended event.Appended
-	if len(tx.events) > 0 {
-		if appended, err = s.Events.Append(ctx, ptx, tx.events); err != nil {
-			return err
+	if len(tx.events) == 0 {
+		if err := ptx.commit(ctx); err != nil {
+			return fmt.Errorf("committing: %w", err)
 		}
+		return nil
 	}
-	if err := ptx.commit(ctx); err != nil {
-		s.Events.Abandoned(appended)
+	// The events' statement goes with the commit, in one round trip.
+	appended, err := s.Events.Append(ctx, ptx.committing(), tx.events)
+	if err != nil {
 		return fmt.Errorf("committing: %w", err)
 	}
-	if len(tx.events) > 0 {
-		// The change is stored; its events have their cursors before the caller answers (a client that
-		// reads the log after a write finds the write's events).
-		s.Events.Committed(ctx, appended)
-	}
+	// The change is stored; its events have their cursors before the caller answers (a client that reads
+	// the log after a write finds the write's events).
+	s.Events.Committed(ctx, appended)
 	return nil
 }
 
@@ -197,18 +196,18 @@ func Retryable(err error) bool {
 // Savepoint runs fn in a savepoint of t: when fn succeeds its changes and events join the transaction,
 // when it fails they are undone and the transaction goes on. Bulk operations run each item this way.
 func (t *Tx) Savepoint(ctx context.Context, fn func(*Tx) error) error {
-	sp, err := t.txConn.Begin(ctx)
+	name, err := t.savepoint(ctx)
 	if err != nil {
 		return fmt.Errorf("creating savepoint: %w", err)
 	}
-	inner := &Tx{txConn: sp, Q: queries(sp), DryRun: t.DryRun}
+	inner := &Tx{pgTx: t.pgTx, Q: t.Q, DryRun: t.DryRun}
 	if err := fn(inner); err != nil {
-		if rerr := sp.Rollback(ctx); rerr != nil {
+		if _, rerr := t.conn.Exec(ctx, "rollback to savepoint "+name); rerr != nil {
 			return fmt.Errorf("rolling back savepoint: %w", rerr)
 		}
 		return Translate(err)
 	}
-	if err := sp.Commit(ctx); err != nil {
+	if _, err := t.conn.Exec(ctx, "release savepoint "+name); err != nil {
 		return fmt.Errorf("releasing savepoint: %w", err)
 	}
 	t.events = append(t.events, inner.events...)
