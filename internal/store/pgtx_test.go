@@ -4,8 +4,10 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hubd/hubd/gen/db"
@@ -58,6 +60,33 @@ func TestWriteTransactions(t *testing.T) {
 	require.Len(t, seen, 1)
 	require.Equal(t, "organization.created", seen[0].EventType)
 
+	// The sequencer's lock busy elsewhere, the events stay pending and the write waits for a pass, which
+	// needs a connection: the write has given its own back by then (the pool has only that one).
+	busy, err := pgx.Connect(ctx, st.Pool.Config().ConnString())
+	require.NoError(t, err)
+	defer busy.Close(ctx)
+	_, err = busy.Exec(ctx, "BEGIN; SELECT pg_advisory_xact_lock(hashtext('hubd.event_sequencer'))")
+	require.NoError(t, err)
+	written := make(chan error, 1)
+	go func() {
+		written <- st.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
+			tx.Emit(event.Event{OrganizationID: org, EventType: "pending", SubjectEntityType: "Test", SubjectEntityID: uuid.New(), Payload: map[string]string{}})
+			_, err := tx.Exec(ctx, "SELECT 1")
+			return err
+		})
+	}()
+	require.Eventually(t, func() bool {
+		var pending bool
+		return st.Pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM event_log WHERE cursor_id IS NULL)").Scan(&pending) == nil && pending
+	}, 10*time.Second, 5*time.Millisecond, "the event is committed, pending")
+	_, err = busy.Exec(ctx, "COMMIT")
+	require.NoError(t, err)
+	require.NoError(t, <-written)
+	seen, err = st.Events.Read(ctx, org, start, 10)
+	require.NoError(t, err)
+	require.Len(t, seen, 2)
+	require.Equal(t, "pending", seen[1].EventType)
+
 	// The first statement fails: nothing is stored and the connection serves the next transaction.
 	err = st.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		_, err := insert(tx.Q, "acme")
@@ -98,7 +127,7 @@ func TestWriteTransactions(t *testing.T) {
 	require.Greater(t, st.Statements(), before)
 	tail, err := st.Events.Tail(ctx)
 	require.NoError(t, err)
-	require.Equal(t, seen[0].CursorID, tail, "the undone savepoint's event was not written")
+	require.Equal(t, seen[1].CursorID, tail, "the undone savepoint's event was not written")
 
 	// A dry run stores nothing; a transaction that runs no statement sends none.
 	require.NoError(t, st.WithTx(ctx, store.TxOptions{DryRun: true}, func(tx *store.Tx) error {

@@ -149,42 +149,52 @@ func (s *Store) WithTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) 
 }
 
 func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) error {
+	appended, events, err := s.commitTx(ctx, opts, fn)
+	if err != nil || !events {
+		return err
+	}
+	// The change is stored; its events have their cursors before the caller answers (a client that reads
+	// the log after a write finds the write's events). The connection is back in the pool by now: the
+	// pass this may wait for needs one.
+	s.Events.Committed(ctx, appended)
+	return nil
+}
+
+// commitTx runs fn in a transaction on a connection of its own and commits it, reporting whether it
+// appended events.
+func (s *Store) commitTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) (appended event.Appended, events bool, err error) {
 	conn, err := s.Pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("beginning transaction: %w", err)
+		return appended, false, fmt.Errorf("beginning transaction: %w", err)
 	}
-	// The pool does not take back a connection still in a transaction: it closes it.
-	defer conn.Release()
 	ptx := &pgTx{conn: conn.Conn()}
-	// Roll back even when the request's context has ended; a no-op after the commit.
-	defer ptx.rollback(context.WithoutCancel(ctx))
+	defer func() {
+		// Roll back even when the request's context has ended (a no-op after the commit). The pool does
+		// not take back a connection still in a transaction: it closes it.
+		ptx.rollback(context.WithoutCancel(ctx))
+		conn.Release()
+	}()
 
 	tx := &Tx{pgTx: ptx, Q: queries(ptx), DryRun: opts.DryRun}
 	if err := fn(tx); err != nil {
-		return err
+		return appended, false, err
 	}
 	if opts.DryRun {
 		// Deferred constraints fire now, so a dry run fails where the real write would.
-		if _, err := ptx.Exec(ctx, "SET CONSTRAINTS ALL IMMEDIATE"); err != nil {
-			return err
-		}
-		return nil
+		_, err := ptx.Exec(ctx, "SET CONSTRAINTS ALL IMMEDIATE")
+		return appended, false, err
 	}
 	if len(tx.events) == 0 {
 		if err := ptx.commit(ctx); err != nil {
-			return fmt.Errorf("committing: %w", err)
+			return appended, false, fmt.Errorf("committing: %w", err)
 		}
-		return nil
+		return appended, false, nil
 	}
 	// The events' statement goes with the commit, in one round trip.
-	appended, err := s.Events.Append(ctx, ptx.committing(), tx.events)
-	if err != nil {
-		return fmt.Errorf("committing: %w", err)
+	if appended, err = s.Events.Append(ctx, ptx.committing(), tx.events); err != nil {
+		return appended, false, fmt.Errorf("committing: %w", err)
 	}
-	// The change is stored; its events have their cursors before the caller answers (a client that reads
-	// the log after a write finds the write's events).
-	s.Events.Committed(ctx, appended)
-	return nil
+	return appended, true, nil
 }
 
 // Retryable reports a serialization failure or deadlock: running the statement or transaction again may succeed.
