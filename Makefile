@@ -85,7 +85,7 @@ loadtest: build
 # LISTEN/NOTIFY round trip (figures in docs/performance.md).
 FANOUT ?= 10000
 loadtest-fanout: build
-	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) -fanout $(FANOUT) -rounds 300 $(LOADTEST_FLAGS)
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) -fanout $(FANOUT) -rounds 1000 $(LOADTEST_FLAGS)
 
 # Fuzzes the where parser and compiler for FUZZTIME (the seed corpus also runs in every `make test`).
 fuzz:

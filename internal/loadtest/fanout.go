@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,33 +64,38 @@ func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 	// Each hubd round starts after a pause (its poll settling), when the processes and PostgreSQL have gone
 	// idle; on a virtual machine a round trip then costs several times what it does back to back. The
 	// baseline's round trips are taken in the same rounds, after the same pause.
-	var fromWrite, notifies []time.Duration
+	var fromWrite, notifies, durables []time.Duration
 	single, err := rounds(ctx, cfg.Rounds, func(ctx context.Context, i int) (time.Duration, error) {
 		d, err := f.deliver(ctx, 1, 1, fmt.Sprintf("single-%d", i))
 		if err != nil {
 			return 0, err
 		}
 		time.Sleep(settle(1))
-		n, err := baseline.roundTrip(ctx, i)
+		n, err := baseline.roundTrip(ctx, i, false)
 		if err != nil {
 			return 0, fmt.Errorf("LISTEN/NOTIFY baseline: %w", err)
 		}
-		fromWrite, notifies = append(fromWrite, d[0].fromWrite), append(notifies, n)
+		time.Sleep(settle(1))
+		durable, err := baseline.roundTrip(ctx, i, true)
+		if err != nil {
+			return 0, fmt.Errorf("LISTEN/NOTIFY baseline: %w", err)
+		}
+		fromWrite, notifies, durables = append(fromWrite, d[0].fromWrite), append(notifies, n), append(durables, durable)
 		return d[0].fromSend, nil
 	})
 	if err != nil {
 		return fmt.Errorf("single poll: %w", err)
 	}
-	slices.Sort(fromWrite)
-	slices.Sort(notifies)
-	written := Result{Ops: len(fromWrite), latencies: fromWrite}
-	notify := Result{Ops: len(notifies), latencies: notifies}
+	written, notify, durable := latencies(fromWrite), latencies(notifies), latencies(durables)
 	fmt.Fprintf(cfg.Out, "| one event to one waiting poll | p50 | p99 |\n|---|---|---|\n")
 	fmt.Fprintf(cfg.Out, "| bare LISTEN/NOTIFY round trip (pgx), after the same pause | %s | %s |\n", ms(notify.Quantile(0.5)), ms(notify.Quantile(0.99)))
+	fmt.Fprintf(cfg.Out, "| LISTEN/NOTIFY from a transaction that inserts a row (a commit flushed to disk, as any durable event's) | %s | %s |\n", ms(durable.Quantile(0.5)), ms(durable.Quantile(0.99)))
 	fmt.Fprintf(cfg.Out, "| hubd: Tag sent (HTTP) to the poll's answer | %s | %s |\n", ms(single.Quantile(0.5)), ms(single.Quantile(0.99)))
 	fmt.Fprintf(cfg.Out, "| hubd: the Tag's transaction (event CreatedAt) to the poll's answer | %s | %s |\n", ms(written.Quantile(0.5)), ms(written.Quantile(0.99)))
-	fmt.Fprintf(cfg.Out, "| difference to LISTEN/NOTIFY (from the transaction) | %s | %s |\n\n",
+	fmt.Fprintf(cfg.Out, "| difference to LISTEN/NOTIFY (from the transaction) | %s | %s |\n",
 		ms(written.Quantile(0.5)-notify.Quantile(0.5)), ms(written.Quantile(0.99)-notify.Quantile(0.99)))
+	fmt.Fprintf(cfg.Out, "| difference to the durable LISTEN/NOTIFY (from the transaction) | %s | %s |\n\n",
+		ms(written.Quantile(0.5)-durable.Quantile(0.5)), ms(written.Quantile(0.99)-durable.Quantile(0.99)))
 
 	// The Channels come after the single-poll rounds: their subscriptions would queue those rounds' Tags.
 	if err := f.addChannels(ctx, polls/2, perWorker); err != nil {
@@ -114,8 +118,7 @@ func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 		what string
 		lat  []time.Duration
 	}{{"Tag sent (HTTP) to each poll's answer", fromSend}, {"the Tag's transaction to each poll's answer", fromTx}} {
-		slices.Sort(row.lat)
-		r := Result{Ops: len(row.lat), latencies: row.lat}
+		r := latencies(row.lat)
 		fmt.Fprintf(cfg.Out, "| %s | %s | %s | %s |\n", row.what, ms(r.Quantile(0.5)), ms(r.Quantile(0.99)), ms(row.lat[len(row.lat)-1]))
 	}
 	return nil
@@ -473,12 +476,22 @@ func openNotifyPair(ctx context.Context, dbURL string) (*notifyPair, error) {
 		p.close(ctx)
 		return nil, err
 	}
+	if _, err := sender.Exec(ctx, "CREATE TABLE IF NOT EXISTS hubd_fanout_baseline (n text)"); err != nil {
+		p.close(ctx)
+		return nil, err
+	}
 	return p, nil
 }
 
-func (p *notifyPair) roundTrip(ctx context.Context, i int) (time.Duration, error) {
+// roundTrip times one NOTIFY reaching the listener; a durable one is sent by a transaction that also
+// inserts a row, so its commit waits for the disk.
+func (p *notifyPair) roundTrip(ctx context.Context, i int, durable bool) (time.Duration, error) {
+	sql := "SELECT pg_notify('hubd_fanout_baseline', $1)"
+	if durable {
+		sql = "WITH written AS (INSERT INTO hubd_fanout_baseline VALUES ($1::text)) SELECT pg_notify('hubd_fanout_baseline', $1::text)"
+	}
 	start := time.Now()
-	if _, err := p.sender.Exec(ctx, "SELECT pg_notify('hubd_fanout_baseline', $1)", strconv.Itoa(i)); err != nil {
+	if _, err := p.sender.Exec(ctx, sql, strconv.Itoa(i)); err != nil {
 		return 0, err
 	}
 	if _, err := p.listener.WaitForNotification(ctx); err != nil {

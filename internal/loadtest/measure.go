@@ -91,6 +91,12 @@ func measure(ctx context.Context, c int, d time.Duration, fn op) (Result, error)
 	return Result{Ops: len(all), Elapsed: time.Since(countedFrom), latencies: all}, nil
 }
 
+// latencies are the figures of separately timed operations.
+func latencies(all []time.Duration) Result {
+	slices.Sort(all)
+	return Result{Ops: len(all), latencies: all}
+}
+
 // rounds runs fn n times one after another (a latency, not a throughput) and returns the figures.
 func rounds(ctx context.Context, n int, fn func(ctx context.Context, i int) (time.Duration, error)) (Result, error) {
 	var all []time.Duration
