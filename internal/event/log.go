@@ -55,8 +55,8 @@ type Entry struct {
 type Log struct {
 	Pool   *pgxpool.Pool
 	Logger *slog.Logger
-	// Signal, when set, hears of every pass this replica commits (its last cursor and organizations)
-	// before the writers waiting for it go on: this replica's Notifier learns of a change before the
+	// Signal, when set, hears of every numbering this replica commits, a pass's or a writer's (its last
+	// cursor and organizations), before the writers waiting for it go on: this replica's Notifier learns of a change before the
 	// change's response is sent, without waiting for its own NOTIFY to come back.
 	Signal func(Change)
 	// QuietFamilies are the event families (the part of an event type before its dot) whose changes never
