@@ -56,8 +56,8 @@ type Log struct {
 	Pool   *pgxpool.Pool
 	Logger *slog.Logger
 	// Signal, when set, hears of every numbering this replica commits, a pass's or a writer's (its last
-	// cursor and organizations), before the writers waiting for it go on: this replica's Notifier learns of a change before the
-	// change's response is sent, without waiting for its own NOTIFY to come back.
+	// cursor and organizations), before the writers waiting for it go on: this replica's Notifier learns
+	// of a change before the change's response is sent, without waiting for its own NOTIFY to come back.
 	Signal func(Change)
 	// QuietFamilies are the event families (the part of an event type before its dot) whose changes never
 	// alter what authentication remembers of members: memberships, roles, Groups, Space grants. Passes
@@ -104,22 +104,18 @@ func (l *Log) Append(ctx context.Context, q db.DBTX, events []Event) (a Appended
 	l.mu.Unlock()
 	defer func() {
 		if a.holds && (err != nil || a.numbered < 0) {
-			l.Abandoned(a)
+			l.release(a)
 			a.holds = false
 		}
 	}()
 	rows := make([]appendedEvent, len(events))
 	for i, e := range events {
-		payload, err := json.Marshal(e.Payload)
-		if err != nil {
-			return a, fmt.Errorf("encoding %s payload: %w", e.EventType, err)
-		}
 		rows[i] = appendedEvent{OrganizationID: e.OrganizationID, EventType: e.EventType, SpaceID: e.SpaceID, TargetID: e.TargetID,
-			SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: payload}
+			SubjectEntityType: e.SubjectEntityType, SubjectEntityID: e.SubjectEntityID, Payload: e.Payload}
 	}
 	data, err := json.Marshal(rows)
 	if err != nil {
-		return a, err
+		return a, fmt.Errorf("encoding events: %w", err)
 	}
 	r, err := db.New(q).EventLogAppend(ctx, db.EventLogAppendParams{Events: data, Number: a.holds, Batch: sequenceBatch, QuietFamilies: l.QuietFamilies, MaxOrgs: maxNotifiedOrgs})
 	if err != nil {
@@ -131,20 +127,20 @@ func (l *Log) Append(ctx context.Context, q db.DBTX, events []Event) (a Appended
 
 // appendedEvent is an event as hubd_append_events reads it.
 type appendedEvent struct {
-	OrganizationID    uuid.UUID       `json:"organization_id"`
-	EventType         string          `json:"event_type"`
-	SpaceID           *uuid.UUID      `json:"space_id"`
-	TargetID          *uuid.UUID      `json:"target_id"`
-	SubjectEntityType string          `json:"subject_entity_type"`
-	SubjectEntityID   uuid.UUID       `json:"subject_entity_id"`
-	Payload           json.RawMessage `json:"payload"`
+	OrganizationID    uuid.UUID  `json:"organization_id"`
+	EventType         string     `json:"event_type"`
+	SpaceID           *uuid.UUID `json:"space_id"`
+	TargetID          *uuid.UUID `json:"target_id"`
+	SubjectEntityType string     `json:"subject_entity_type"`
+	SubjectEntityID   uuid.UUID  `json:"subject_entity_id"`
+	Payload           any        `json:"payload"`
 }
 
 // Committed returns once the events of a committed transaction have their cursors: at once when Append
 // numbered them (this replica's Notifier hears of them now, before the write's response), else after a
 // pass (Sequence). It also waits for a pass when Append numbered a full batch: more may be pending.
 func (l *Log) Committed(ctx context.Context, a Appended) {
-	l.Abandoned(a)
+	l.release(a)
 	if a.numbered > 0 && l.Signal != nil {
 		l.Signal(parsePayload(a.payload))
 	}
@@ -155,7 +151,10 @@ func (l *Log) Committed(ctx context.Context, a Appended) {
 
 // Abandoned ends what Append began for a transaction that did not commit: the replica's numbering turn
 // passes on (PostgreSQL released the lock with the transaction).
-func (l *Log) Abandoned(a Appended) {
+func (l *Log) Abandoned(a Appended) { l.release(a) }
+
+// release passes this replica's numbering turn on, if the transaction held it.
+func (l *Log) release(a Appended) {
 	if a.holds {
 		l.mu.Lock()
 		l.numbering = false

@@ -19,9 +19,6 @@ type pgTx struct {
 	savepoints int
 }
 
-// errCommitRolledBack: the transaction had failed, so PostgreSQL rolled it back instead of committing.
-var errCommitRolledBack = errors.New("the transaction was rolled back instead of committed")
-
 // first sends BEGIN and the transaction's first statement together; the statement's result is the next
 // one of the batch, which must be closed once it has been read.
 func (t *pgTx) first(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
@@ -93,6 +90,16 @@ func (t *pgTx) savepoint(ctx context.Context) (string, error) {
 	return name, err
 }
 
+// endSavepoint keeps what was done since the savepoint name, or undoes it.
+func (t *pgTx) endSavepoint(ctx context.Context, name string, keep bool) error {
+	sql := "rollback to savepoint " + name
+	if keep {
+		sql = "release savepoint " + name
+	}
+	_, err := t.conn.Exec(ctx, sql)
+	return err
+}
+
 // commit commits the transaction, if a statement began one.
 func (t *pgTx) commit(ctx context.Context) error {
 	if !t.begun {
@@ -102,7 +109,7 @@ func (t *pgTx) commit(ctx context.Context) error {
 	tag, err := t.conn.Exec(ctx, "commit")
 	t.ended = t.conn.PgConn().TxStatus() == 'I'
 	if err == nil && tag.String() == "ROLLBACK" {
-		err = errCommitRolledBack
+		err = pgx.ErrTxCommitRollback
 	}
 	return err
 }
@@ -170,7 +177,7 @@ func (r committedRow) Scan(dest ...any) error {
 	// Committed, or rolled back by a failed commit; a failed statement leaves it to be rolled back.
 	r.t.ended = r.t.conn.PgConn().TxStatus() == 'I'
 	if err == nil && tag.String() == "ROLLBACK" {
-		err = errCommitRolledBack
+		err = pgx.ErrTxCommitRollback
 	}
 	return err
 }

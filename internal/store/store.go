@@ -212,12 +212,12 @@ func (t *Tx) Savepoint(ctx context.Context, fn func(*Tx) error) error {
 	}
 	inner := &Tx{pgTx: t.pgTx, Q: t.Q, DryRun: t.DryRun}
 	if err := fn(inner); err != nil {
-		if _, rerr := t.conn.Exec(ctx, "rollback to savepoint "+name); rerr != nil {
+		if rerr := t.endSavepoint(ctx, name, false); rerr != nil {
 			return fmt.Errorf("rolling back savepoint: %w", rerr)
 		}
 		return Translate(err)
 	}
-	if _, err := t.conn.Exec(ctx, "release savepoint "+name); err != nil {
+	if err := t.endSavepoint(ctx, name, true); err != nil {
 		return fmt.Errorf("releasing savepoint: %w", err)
 	}
 	t.events = append(t.events, inner.events...)
