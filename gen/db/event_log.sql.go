@@ -125,7 +125,22 @@ func (q *Queries) EventLogRead(ctx context.Context, arg EventLogReadParams) ([]*
 }
 
 const eventLogReadGranted = `-- name: EventLogReadGranted :many
-SELECT event_log.cursor_id, event_log.organization_id, event_log.event_type, event_log.space_id, event_log.target_id, event_log.subject_entity_type, event_log.subject_entity_id, event_log.payload, event_log.created_at, event_log.event_id, s.permissions AS space_permissions, t.space_id AS target_space_id, t.permissions AS target_permissions
+WITH last_read AS (
+    SELECT max(r.cursor_id) AS last_cursor FROM (
+        SELECT cursor_id FROM event_log
+        WHERE organization_id = $1 AND cursor_id > $2
+        ORDER BY cursor_id
+        LIMIT $3
+    ) r
+), claimed AS (
+    UPDATE bridge_worker_cursor c SET cursor = last_read.last_cursor, updated_at = now()
+    FROM last_read
+    WHERE c.bridge_worker_id = $4 AND c.name = $5 AND c.cursor = $2
+      AND last_read.last_cursor IS NOT NULL
+    RETURNING c.cursor
+)
+SELECT event_log.cursor_id, event_log.organization_id, event_log.event_type, event_log.space_id, event_log.target_id, event_log.subject_entity_type, event_log.subject_entity_id, event_log.payload, event_log.created_at, event_log.event_id, s.permissions AS space_permissions, t.space_id AS target_space_id, t.permissions AS target_permissions,
+       EXISTS (SELECT FROM claimed)::boolean AS claimed
 FROM event_log
 LEFT JOIN space s ON s.organization_id = event_log.organization_id AND s.space_id = event_log.space_id
 LEFT JOIN target t ON t.organization_id = event_log.organization_id AND t.target_id = event_log.target_id
@@ -135,9 +150,11 @@ LIMIT $3
 `
 
 type EventLogReadGrantedParams struct {
-	OrganizationID uuid.UUID `db:"organization_id"`
-	After          int64     `db:"after"`
-	MaxEvents      int32     `db:"max_events"`
+	OrganizationID uuid.UUID  `db:"organization_id"`
+	After          int64      `db:"after"`
+	MaxEvents      int32      `db:"max_events"`
+	ClaimWorker    *uuid.UUID `db:"claim_worker"`
+	ClaimName      string     `db:"claim_name"`
 }
 
 type EventLogReadGrantedRow struct {
@@ -145,12 +162,25 @@ type EventLogReadGrantedRow struct {
 	SpacePermissions  json.RawMessage `db:"space_permissions"`
 	TargetSpaceID     *uuid.UUID      `db:"target_space_id"`
 	TargetPermissions json.RawMessage `db:"target_permissions"`
+	Claimed           bool            `db:"claimed"`
 }
 
 // EventLogRead with the Permissions of each event's Space and Target (null when it has none, or it is
 // gone), which the visibility rule needs: a replica's shared read of the log in one statement.
+//
+// When claim_worker is given, the same statement also claims what it reads for that worker's event
+// cursor claim_name, as BridgeWorkerCursorsAdvance does (moves the cursor from after to the last entry
+// read, only if it is still at after), and claimed tells whether it moved: a worker poll reading on its
+// own reads and claims in one round trip. Both parts see one snapshot, so the claim covers exactly the
+// entries returned.
 func (q *Queries) EventLogReadGranted(ctx context.Context, arg EventLogReadGrantedParams) ([]*EventLogReadGrantedRow, error) {
-	rows, err := q.db.Query(ctx, eventLogReadGranted, arg.OrganizationID, arg.After, arg.MaxEvents)
+	rows, err := q.db.Query(ctx, eventLogReadGranted,
+		arg.OrganizationID,
+		arg.After,
+		arg.MaxEvents,
+		arg.ClaimWorker,
+		arg.ClaimName,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +202,7 @@ func (q *Queries) EventLogReadGranted(ctx context.Context, arg EventLogReadGrant
 			&i.SpacePermissions,
 			&i.TargetSpaceID,
 			&i.TargetPermissions,
+			&i.Claimed,
 		); err != nil {
 			return nil, err
 		}

@@ -251,8 +251,10 @@ type EventBatch interface {
 	Visible(sc authz.Scope, selected []*db.EventLog) []event.Entry
 }
 
-// EventReader reads at most max entries of an organization after a cursor.
-type EventReader func(ctx context.Context, org uuid.UUID, after int64, max int) (EventBatch, error)
+// EventReader reads at most max entries of an organization after a cursor. A reader may claim what it
+// reads for the poll's cursor in the same statement (one round trip fewer); it then records that it did
+// in claim, and the poll does not claim again.
+type EventReader func(ctx context.Context, org uuid.UUID, after int64, max int, claim *CursorClaim) (EventBatch, error)
 
 // NewService serves BridgeWorkers from a store.
 func NewService(deps entity.Deps, notifier *event.Notifier, events EventReader) *Service {

@@ -13,7 +13,18 @@ import (
 // A woken poll claims the events it read by moving its cursor past them. A claim is a compare and set:
 // it moves a cursor only from the position its poll read, so of the polls sharing a Name exactly one
 // takes each range of events. Claims of the polls a commit woke go to the database together
-// (store.Batcher), a few statements however many polls wait.
+// (store.Batcher), a few statements however many polls wait; the poll that began the read they share
+// has claimed in the read's statement already (CursorClaim).
+
+// CursorClaim is a claim an EventReader makes in its read: it moves the worker's cursor Name from the
+// read's position past the entries read, if it is still there. Tried reports the reader made it, Won
+// that the cursor moved.
+type CursorClaim struct {
+	Worker     uuid.UUID
+	Name       string
+	Tried, Won bool
+}
+
 type claim struct {
 	worker   uuid.UUID
 	name     string

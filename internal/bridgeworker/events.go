@@ -92,7 +92,9 @@ func (sub Subscription) matches(e *db.EventLog) bool {
 // nothing arrived.
 //
 // A woken poll reads the log through the replica's shared reads (Service.Events) and claims what it read
-// by moving its cursor (Service.advance): a commit costs a few statements however many polls wait.
+// by moving its cursor: in the read's own statement when the poll began the read, else with the claims
+// of the other polls that joined it (Service.advance). A commit costs a few statements however many
+// polls wait, and a poll woken alone one.
 func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, sub Subscription, timeout time.Duration, maxEvents int) (*event.Poll[event.Entry], error) {
 	w, err := s.Resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
 	if err != nil {
@@ -108,7 +110,8 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, r
 		return nil, err
 	}
 	return event.NewPoll(s.Notifier, w.OrganizationID, timeout, func(ctx context.Context) ([]event.Entry, bool, error) {
-		batch, err := s.Events(ctx, w.OrganizationID, cursor, maxEvents)
+		cl := &CursorClaim{Worker: w.ID, Name: sub.Name}
+		batch, err := s.Events(ctx, w.OrganizationID, cursor, maxEvents, cl)
 		if err != nil {
 			return nil, false, err
 		}
@@ -124,9 +127,11 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, r
 		}
 		out := batch.Visible(sc, selected)
 		last := entries[len(entries)-1].CursorID
-		won, err := s.advance(ctx, w.ID, sub.Name, cursor, last)
-		if err != nil {
-			return nil, false, err
+		won := cl.Won
+		if !cl.Tried {
+			if won, err = s.advance(ctx, w.ID, sub.Name, cursor, last); err != nil {
+				return nil, false, err
+			}
 		}
 		if !won {
 			// Another poll of the Name took these events: go on from where it left the cursor.

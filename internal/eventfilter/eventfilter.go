@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/space"
@@ -31,9 +32,22 @@ func (b *Batch) Entries() []*db.EventLog { return b.entries }
 // Spaces and Targets, in one statement (EventLogReadGranted). Grants are read with the entries, so a
 // grant change applies from the next read.
 func Read(ctx context.Context, q *db.Queries, org uuid.UUID, after int64, max int) (*Batch, error) {
-	rows, err := q.EventLogReadGranted(ctx, db.EventLogReadGrantedParams{OrganizationID: org, After: after, MaxEvents: int32(max)})
+	return read(ctx, q, org, after, max, nil)
+}
+
+// read is Read that, given a claim, also claims what it reads for the claim's worker cursor in the
+// same statement and records the outcome in claim.
+func read(ctx context.Context, q *db.Queries, org uuid.UUID, after int64, max int, claim *bridgeworker.CursorClaim) (*Batch, error) {
+	p := db.EventLogReadGrantedParams{OrganizationID: org, After: after, MaxEvents: int32(max)}
+	if claim != nil {
+		p.ClaimWorker, p.ClaimName = &claim.Worker, claim.Name
+	}
+	rows, err := q.EventLogReadGranted(ctx, p)
 	if err != nil {
 		return nil, err
+	}
+	if claim != nil {
+		claim.Tried, claim.Won = true, len(rows) > 0 && rows[0].Claimed
 	}
 	b := &Batch{entries: make([]*db.EventLog, len(rows))}
 	var inSpaces, onTargets []*db.EventLogReadGrantedRow

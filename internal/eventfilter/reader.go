@@ -58,10 +58,26 @@ func NewReader(st *store.Store, n *event.Notifier) *Reader {
 // Read returns at most max entries of org after cursor after, in cursor order, with their grants: the
 // Batch of a read that began since the organization's latest notification, or of a new one.
 func (r *Reader) Read(ctx context.Context, org uuid.UUID, after int64, max int) (*Batch, error) {
-	key := readKey{org: org, after: after, max: int32(max)}
-	gen, shared := r.Notifier.Generation(org)
+	return r.shared(ctx, readKey{org: org, after: after, max: int32(max)}, nil)
+}
+
+// WorkerEvents is Read for worker event-cursor polls (bridgeworker.EventReader). A poll that begins a new
+// read claims what it reads for its cursor in the read's statement (claim.Tried), so a poll woken on its
+// own reads and claims in one round trip; a poll that joins another's read claims by itself.
+func (r *Reader) WorkerEvents(ctx context.Context, org uuid.UUID, after int64, max int, claim *bridgeworker.CursorClaim) (bridgeworker.EventBatch, error) {
+	b, err := r.shared(ctx, readKey{org: org, after: after, max: int32(max)}, claim)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// shared returns the Batch of the read of key that began since the organization's latest notification,
+// or begins one, with claim when given.
+func (r *Reader) shared(ctx context.Context, key readKey, claim *bridgeworker.CursorClaim) (*Batch, error) {
+	gen, shared := r.Notifier.Generation(key.org)
 	if !shared {
-		return r.read(ctx, key)
+		return r.read(ctx, key, claim)
 	}
 	r.mu.Lock()
 	sr, ok := r.reads[key]
@@ -69,9 +85,10 @@ func (r *Reader) Read(ctx context.Context, org uuid.UUID, after int64, max int) 
 		sr = &sharedRead{gen: gen, done: make(chan struct{})}
 		r.reads[key] = sr
 		r.mu.Unlock()
-		// The read serves every poll that joins it, so it outlives a client that goes away.
+		// The read serves every poll that joins it, so it outlives a client that goes away (its claim
+		// too: the events are then lost to that cursor, as when the client goes after a claim).
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
-		batch, err := r.read(rctx, key)
+		batch, err := r.read(rctx, key, claim)
 		cancel()
 		r.mu.Lock()
 		sr.batch, sr.err, sr.finished = batch, err, time.Now()
@@ -95,17 +112,8 @@ func (r *Reader) Read(ctx context.Context, org uuid.UUID, after int64, max int) 
 	}
 }
 
-// WorkerEvents is Read for worker event-cursor polls (bridgeworker.EventReader).
-func (r *Reader) WorkerEvents(ctx context.Context, org uuid.UUID, after int64, max int) (bridgeworker.EventBatch, error) {
-	b, err := r.Read(ctx, org, after, max)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-func (r *Reader) read(ctx context.Context, key readKey) (*Batch, error) {
-	return Read(ctx, r.Store.Q(), key.org, key.after, int(key.max))
+func (r *Reader) read(ctx context.Context, key readKey, claim *bridgeworker.CursorClaim) (*Batch, error) {
+	return read(ctx, r.Store.Q(), key.org, key.after, int(key.max), claim)
 }
 
 // sweep drops the reads finished more than readLife ago, and comes again while reads are left.

@@ -299,11 +299,14 @@ func TestWorkerEventCursor(t *testing.T) {
 	otherWorker.Post(f.base+"/event_cursor/main/poll", map[string]any{"TimeoutSeconds": 0}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 }
 
-// TestWorkerSharedCursor: two pollers with the same Name share the cursor; each event goes to one of them.
+// TestWorkerSharedCursor: pollers with the same Name share the cursor; each event goes to one of them,
+// whether they poll through one replica (sharing its reads) or two (each claiming in its own read).
 func TestWorkerSharedCursor(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	f := newWorkerFixture(t, env)
+	other := apitest.New(t, apitest.Options{DatabaseURL: env.DBURL})
+	pollers := []*apitest.Client{f.worker, f.worker, other.Client(workerToken(t, other, f.bw.BridgeWorkerID, f.bw.Secret))}
 	require.Empty(t, f.poll(t, f.worker, "shared", nil))
 	const n = 12
 	want := map[uuid.UUID]bool{}
@@ -315,12 +318,12 @@ func TestWorkerSharedCursor(t *testing.T) {
 	var seen []int64
 	got := map[uuid.UUID]int{}
 	var wg sync.WaitGroup
-	for p := 0; p < 2; p++ {
+	for _, c := range pollers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				es := f.poll(t, f.worker, "shared", map[string]any{"MaxEvents": 2, "EventTypes": []string{"space.created"}})
+				es := f.poll(t, c, "shared", map[string]any{"MaxEvents": 2, "EventTypes": []string{"space.created"}})
 				if len(es) == 0 {
 					return
 				}
@@ -334,7 +337,7 @@ func TestWorkerSharedCursor(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	require.Len(t, seen, n, "every event delivered exactly once across both pollers")
+	require.Len(t, seen, n, "every event delivered exactly once across the pollers")
 	sort.Slice(seen, func(i, j int) bool { return seen[i] < seen[j] })
 	for i := 1; i < len(seen); i++ {
 		require.NotEqual(t, seen[i-1], seen[i], "no event delivered twice")

@@ -106,3 +106,61 @@ func TestPollFanOutCost(t *testing.T) {
 	t.Logf("%d polls, one commit: %d statements", polls, cost)
 	require.Less(t, cost, int64(25), "statements for one commit delivered to %d waiting polls", polls)
 }
+
+// TestSolePollCost: a worker poll woken alone reads the log and claims its cursor in one statement, so
+// one event reaches it in one round trip after the writer's commit (beside the write's own statements).
+func TestSolePollCost(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	sp := createSpace(t, admin, map[string]any{"Slug": "ops"})
+	var w api.BridgeWorker
+	admin.Post("/api/space/"+sp.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": "w"}).Expect(http.StatusOK).JSON(&w)
+	worker := env.Client(workerToken(t, env, w.BridgeWorkerID, w.Secret))
+	poll := "/api/space/" + sp.SpaceID.String() + "/bridge_worker/" + w.BridgeWorkerID.String() + "/event_cursor/solo/poll"
+	worker.Post(poll, map[string]any{"TimeoutSeconds": 0}).Expect(http.StatusOK) // places the cursor
+
+	// quiet waits until no statement has been sent for a while: background work (sequencer sweeps) has
+	// settled and a started poll is waiting.
+	quiet := func() int64 {
+		last := env.App.Store.Statements()
+		for stable := 0; stable < 5; {
+			time.Sleep(20 * time.Millisecond)
+			if now := env.App.Store.Statements(); now != last {
+				last, stable = now, 0
+			} else {
+				stable++
+			}
+		}
+		return last
+	}
+	tag := func(slug string) {
+		admin.Post("/api/space/"+sp.SpaceID.String()+"/tag", map[string]any{"Slug": slug}).Expect(http.StatusOK)
+	}
+	// Background statements can only add to a count, so the least of a few tries is each path's own cost.
+	write, delivered := int64(1<<62), int64(1<<62)
+	for i := 0; i < 5; i++ {
+		before := quiet()
+		tag(fmt.Sprintf("alone-%d", i))
+		write = min(write, quiet()-before)
+		var passed []api.EventLogEntry // the cursor passes that Tag: the next poll waits
+		worker.Post(poll, map[string]any{"TimeoutSeconds": 0}).Expect(http.StatusOK).JSON(&passed)
+		require.Len(t, passed, 1)
+
+		got := make(chan []api.EventLogEntry, 1)
+		go func() {
+			var es []api.EventLogEntry
+			worker.Post(poll, map[string]any{"TimeoutSeconds": 30, "EventTypes": []string{"tag.created"}}).Expect(http.StatusOK).JSON(&es)
+			got <- es
+		}()
+		before = quiet()
+		tag(fmt.Sprintf("watched-%d", i))
+		es := <-got
+		delivered = min(delivered, env.App.Store.Statements()-before)
+		require.Len(t, es, 1)
+		require.Equal(t, "tag.created", es[0].EventType)
+		require.Equal(t, fmt.Sprintf("watched-%d", i), es[0].Payload.(map[string]any)["Slug"], "the poll gets the event after its cursor, once")
+	}
+	t.Logf("a Tag written: %d statements; written and delivered to one waiting poll: %d", write, delivered)
+	require.Equal(t, write+1, delivered, "statements a sole waiting poll adds to a commit")
+}

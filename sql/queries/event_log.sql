@@ -26,7 +26,28 @@ LIMIT @max_events;
 -- name: EventLogReadGranted :many
 -- EventLogRead with the Permissions of each event's Space and Target (null when it has none, or it is
 -- gone), which the visibility rule needs: a replica's shared read of the log in one statement.
-SELECT sqlc.embed(event_log), s.permissions AS space_permissions, t.space_id AS target_space_id, t.permissions AS target_permissions
+--
+-- When claim_worker is given, the same statement also claims what it reads for that worker's event
+-- cursor claim_name, as BridgeWorkerCursorsAdvance does (moves the cursor from after to the last entry
+-- read, only if it is still at after), and claimed tells whether it moved: a worker poll reading on its
+-- own reads and claims in one round trip. Both parts see one snapshot, so the claim covers exactly the
+-- entries returned.
+WITH last_read AS (
+    SELECT max(r.cursor_id) AS last_cursor FROM (
+        SELECT cursor_id FROM event_log
+        WHERE organization_id = @organization_id AND cursor_id > @after
+        ORDER BY cursor_id
+        LIMIT @max_events
+    ) r
+), claimed AS (
+    UPDATE bridge_worker_cursor c SET cursor = last_read.last_cursor, updated_at = now()
+    FROM last_read
+    WHERE c.bridge_worker_id = sqlc.narg(claim_worker) AND c.name = @claim_name AND c.cursor = @after
+      AND last_read.last_cursor IS NOT NULL
+    RETURNING c.cursor
+)
+SELECT sqlc.embed(event_log), s.permissions AS space_permissions, t.space_id AS target_space_id, t.permissions AS target_permissions,
+       EXISTS (SELECT FROM claimed)::boolean AS claimed
 FROM event_log
 LEFT JOIN space s ON s.organization_id = event_log.organization_id AND s.space_id = event_log.space_id
 LEFT JOIN target t ON t.organization_id = event_log.organization_id AND t.target_id = event_log.target_id
