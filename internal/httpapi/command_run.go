@@ -89,11 +89,17 @@ func channelMessages(msgs []channel.Message) (api.PollChannelResponseObject, err
 	}
 	out := make([]api.ChannelMessage, len(msgs))
 	for i, m := range msgs {
-		var err error
+		var v any
 		if m.Run != nil {
-			err = out[i].FromChannelCommandRunMessage(api.ChannelCommandRunMessage{Type: api.ChannelCommandRunMessageTypeCommandRun, CommandRun: runToAPI(*m.Run)})
+			v = api.ChannelCommandRunMessage{Type: api.ChannelCommandRunMessageTypeCommandRun, CommandRun: runToAPI(*m.Run)}
 		} else {
-			err = out[i].FromChannelEventMessage(api.ChannelEventMessage{Type: api.Event, Event: eventToAPI(*m.Event)})
+			v = api.ChannelEventMessage{Type: api.Event, Event: eventToAPI(*m.Event)}
+		}
+		// The message carries its Type already. The generated From<Variant> would merge the Type into the
+		// encoded message again, decoding and re-encoding it: a fifth of the CPU of answering a poll.
+		b, err := json.Marshal(v)
+		if err == nil {
+			err = out[i].UnmarshalJSON(b)
 		}
 		if err != nil {
 			return nil, err
