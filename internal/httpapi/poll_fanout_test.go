@@ -77,17 +77,7 @@ func TestPollFanOutCost(t *testing.T) {
 	}
 	// Every poll has its cursor; then wait until the database is quiet: they are all waiting.
 	require.Eventually(t, func() bool { return cursors() == len(got) && seen() == channels }, 20*time.Second, 10*time.Millisecond)
-	quiet := env.App.Store.Statements()
-	for stable := 0; stable < 5; {
-		time.Sleep(40 * time.Millisecond)
-		if now := env.App.Store.Statements(); now != quiet {
-			quiet, stable = now, 0
-		} else {
-			stable++
-		}
-	}
-
-	before := env.App.Store.Statements()
+	before := quietStatements(env, 40*time.Millisecond)
 	admin.Post("/api/space/"+sp.SpaceID.String()+"/tag", map[string]any{"Slug": "v1"}).Expect(http.StatusOK)
 	wg.Wait()
 	cost := env.App.Store.Statements() - before
@@ -112,48 +102,24 @@ func TestPollFanOutCost(t *testing.T) {
 func TestSolePollCost(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
-	sp := createSpace(t, admin, map[string]any{"Slug": "ops"})
-	var w api.BridgeWorker
-	admin.Post("/api/space/"+sp.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": "w"}).Expect(http.StatusOK).JSON(&w)
-	worker := env.Client(workerToken(t, env, w.BridgeWorkerID, w.Secret))
-	poll := "/api/space/" + sp.SpaceID.String() + "/bridge_worker/" + w.BridgeWorkerID.String() + "/event_cursor/solo/poll"
-	worker.Post(poll, map[string]any{"TimeoutSeconds": 0}).Expect(http.StatusOK) // places the cursor
-
-	// quiet waits until no statement has been sent for a while: background work (sequencer sweeps) has
-	// settled and a started poll is waiting.
-	quiet := func() int64 {
-		last := env.App.Store.Statements()
-		for stable := 0; stable < 5; {
-			time.Sleep(20 * time.Millisecond)
-			if now := env.App.Store.Statements(); now != last {
-				last, stable = now, 0
-			} else {
-				stable++
-			}
-		}
-		return last
-	}
+	f := newWorkerFixture(t, env)
+	require.Empty(t, f.poll(t, f.worker, "solo", nil)) // places the cursor
 	tag := func(slug string) {
-		admin.Post("/api/space/"+sp.SpaceID.String()+"/tag", map[string]any{"Slug": slug}).Expect(http.StatusOK)
+		f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/tag", map[string]any{"Slug": slug}).Expect(http.StatusOK)
 	}
 	// Background statements can only add to a count, so the least of a few tries is each path's own cost.
 	write, delivered := int64(1<<62), int64(1<<62)
 	for i := 0; i < 5; i++ {
-		before := quiet()
+		before := quietStatements(env, 20*time.Millisecond)
 		tag(fmt.Sprintf("alone-%d", i))
-		write = min(write, quiet()-before)
-		var passed []api.EventLogEntry // the cursor passes that Tag: the next poll waits
-		worker.Post(poll, map[string]any{"TimeoutSeconds": 0}).Expect(http.StatusOK).JSON(&passed)
-		require.Len(t, passed, 1)
+		write = min(write, quietStatements(env, 20*time.Millisecond)-before)
+		require.Len(t, f.poll(t, f.worker, "solo", nil), 1, "the cursor passes that Tag: the next poll waits")
 
 		got := make(chan []api.EventLogEntry, 1)
 		go func() {
-			var es []api.EventLogEntry
-			worker.Post(poll, map[string]any{"TimeoutSeconds": 30, "EventTypes": []string{"tag.created"}}).Expect(http.StatusOK).JSON(&es)
-			got <- es
+			got <- f.poll(t, f.worker, "solo", map[string]any{"TimeoutSeconds": 30, "EventTypes": []string{"tag.created"}})
 		}()
-		before = quiet()
+		before = quietStatements(env, 20*time.Millisecond)
 		tag(fmt.Sprintf("watched-%d", i))
 		es := <-got
 		delivered = min(delivered, env.App.Store.Statements()-before)
@@ -163,4 +129,19 @@ func TestSolePollCost(t *testing.T) {
 	}
 	t.Logf("a Tag written: %d statements; written and delivered to one waiting poll: %d", write, delivered)
 	require.Equal(t, write+1, delivered, "statements a sole waiting poll adds to a commit")
+}
+
+// quietStatements waits until the Env's store has sent no statement for five pauses in a row (background
+// work has settled, started polls are waiting) and returns its statement count.
+func quietStatements(env *apitest.Env, pause time.Duration) int64 {
+	last := env.App.Store.Statements()
+	for stable := 0; stable < 5; {
+		time.Sleep(pause)
+		if now := env.App.Store.Statements(); now != last {
+			last, stable = now, 0
+		} else {
+			stable++
+		}
+	}
+	return last
 }
