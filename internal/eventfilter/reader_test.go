@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/eventfilter"
 )
@@ -61,4 +62,28 @@ func TestReaderShares(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return undisturbed(func() bool { return read(0) != kept })
 	}, 20*time.Second, 100*time.Millisecond, "a read is dropped a little after it finished")
+}
+
+// TestReaderClaimsInTheReadItBegins: a worker poll that begins a read has its claim made by the read's
+// statement (Tried); a poll joining that read is left to claim by itself.
+func TestReaderClaimsInTheReadItBegins(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
+	n := env.App.Notifier
+	require.Eventually(t, func() bool { _, ok := n.Generation(org); return ok }, 10*time.Second, 10*time.Millisecond,
+		"the notifier listens")
+	r := eventfilter.NewReader(env.App.Store, n)
+	ctx := context.Background()
+	require.Eventually(t, func() bool {
+		n.Signal(event.Change{Orgs: []uuid.UUID{org}}) // the next read is a new one
+		before, _ := n.Generation(org)
+		begun, joined := &bridgeworker.CursorClaim{Worker: uuid.New(), Name: "a"}, &bridgeworker.CursorClaim{Worker: uuid.New(), Name: "b"}
+		_, err := r.WorkerEvents(ctx, org, 0, 10, begun)
+		require.NoError(t, err)
+		_, err = r.WorkerEvents(ctx, org, 0, 10, joined)
+		require.NoError(t, err)
+		after, _ := n.Generation(org)
+		return before == after && begun.Tried && !joined.Tried
+	}, 10*time.Second, 20*time.Millisecond)
 }
