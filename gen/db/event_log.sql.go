@@ -126,9 +126,10 @@ func (q *Queries) EventLogRead(ctx context.Context, arg EventLogReadParams) ([]*
 
 const eventLogReadGranted = `-- name: EventLogReadGranted :many
 WITH last_read AS (
+    -- Read only for a claim (a one-time filter when there is none).
     SELECT max(r.cursor_id) AS last_cursor FROM (
         SELECT cursor_id FROM event_log
-        WHERE organization_id = $1 AND cursor_id > $2
+        WHERE $4::uuid IS NOT NULL AND organization_id = $1 AND cursor_id > $2
         ORDER BY cursor_id
         LIMIT $3
     ) r

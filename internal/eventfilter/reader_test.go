@@ -19,13 +19,8 @@ import (
 // next notification; another cursor position, or another organization's notification, is its own.
 func TestReaderShares(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
+	env, org, n, r := listeningReader(t)
 	other := env.Principal("globex", "alice", auth.RoleAdmin).OrganizationID
-	n := env.App.Notifier
-	require.Eventually(t, func() bool { _, ok := n.Generation(org); return ok }, 10*time.Second, 10*time.Millisecond,
-		"the notifier listens")
-	r := eventfilter.NewReader(env.App.Store, n)
 	ctx := context.Background()
 
 	read := func(after int64) *eventfilter.Batch {
@@ -68,12 +63,7 @@ func TestReaderShares(t *testing.T) {
 // statement (Tried); a poll joining that read is left to claim by itself.
 func TestReaderClaimsInTheReadItBegins(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
-	n := env.App.Notifier
-	require.Eventually(t, func() bool { _, ok := n.Generation(org); return ok }, 10*time.Second, 10*time.Millisecond,
-		"the notifier listens")
-	r := eventfilter.NewReader(env.App.Store, n)
+	_, org, n, r := listeningReader(t)
 	ctx := context.Background()
 	require.Eventually(t, func() bool {
 		n.Signal(event.Change{Orgs: []uuid.UUID{org}}) // the next read is a new one
@@ -86,4 +76,15 @@ func TestReaderClaimsInTheReadItBegins(t *testing.T) {
 		after, _ := n.Generation(org)
 		return before == after && begun.Tried && !joined.Tried
 	}, 10*time.Second, 20*time.Millisecond)
+}
+
+// listeningReader is a Reader of a new Env's store, once its notifier listens (reads are shared only
+// then), and an organization of it.
+func listeningReader(t *testing.T) (*apitest.Env, uuid.UUID, *event.Notifier, *eventfilter.Reader) {
+	env := apitest.New(t)
+	org := env.Principal("acme", "alice", auth.RoleAdmin).OrganizationID
+	n := env.App.Notifier
+	require.Eventually(t, func() bool { _, ok := n.Generation(org); return ok }, 10*time.Second, 10*time.Millisecond,
+		"the notifier listens")
+	return env, org, n, eventfilter.NewReader(env.App.Store, n)
 }

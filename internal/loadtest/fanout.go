@@ -173,7 +173,8 @@ func (f *fanOut) addChannels(ctx context.Context, n, perWorker int) error {
 	for range 16 {
 		go func() {
 			for i := range work {
-				errs <- f.addChannel(ctx, i, f.workers[((2*i+1)/perWorker)%len(f.workers)])
+				_, w := f.nth(2*i+1, perWorker) // the Channel's poll
+				errs <- f.addChannel(ctx, i, w)
 			}
 		}()
 	}
@@ -206,18 +207,27 @@ func (f *fanOut) addChannel(ctx context.Context, i int, w workerPoller) error {
 	return nil
 }
 
+// nth is what the fan-out's i-th poll polls: every other poll is a Channel's while there are Channels
+// (ch), the others are event-cursor polls of worker w, perWorker polls to a worker.
+func (f *fanOut) nth(i, perWorker int) (ch *channelPoller, w workerPoller) {
+	if i%2 == 1 && i/2 < len(f.channels) {
+		ch = &f.channels[i/2]
+	}
+	return ch, f.workers[(i/perWorker)%len(f.workers)]
+}
+
 // pollWorker holds one event-cursor poll until it answers and returns when it did and the events it got.
-func (f *fanOut) pollWorker(ctx context.Context, w workerPoller, name string) (time.Time, []polledEvent, error) {
+func (f *fanOut) pollWorker(ctx context.Context, w workerPoller, name string, timeout int) (time.Time, []polledEvent, error) {
 	var events []polledEvent
 	at, err := f.poll(ctx, w.token, w.base+"/event_cursor/"+name+"/poll",
-		map[string]any{"TimeoutSeconds": 60, "EventTypes": []string{"tag.created"}}, &events)
+		map[string]any{"TimeoutSeconds": timeout, "EventTypes": []string{"tag.created"}}, &events)
 	return at, events, err
 }
 
 // pollChannel holds one Channel poll until it answers and returns when it did and the events it got.
-func (f *fanOut) pollChannel(ctx context.Context, ch channelPoller) (time.Time, []polledEvent, error) {
+func (f *fanOut) pollChannel(ctx context.Context, ch *channelPoller, timeout int) (time.Time, []polledEvent, error) {
 	var msgs []struct{ Event polledEvent }
-	at, err := f.poll(ctx, ch.token, ch.base+"/poll", map[string]any{"TimeoutSeconds": 60, "ClaimToken": ch.claimToken}, &msgs)
+	at, err := f.poll(ctx, ch.token, ch.base+"/poll", map[string]any{"TimeoutSeconds": timeout, "ClaimToken": ch.claimToken}, &msgs)
 	events := make([]polledEvent, len(msgs))
 	for i, m := range msgs {
 		events[i] = m.Event
@@ -264,15 +274,15 @@ type answer struct {
 func (f *fanOut) startPolls(ctx context.Context, n, perWorker int, prefix string) <-chan answer {
 	out := make(chan answer, n)
 	for i := range n {
-		w := f.workers[(i/perWorker)%len(f.workers)]
+		ch, w := f.nth(i, perWorker)
 		go func() {
 			var at time.Time
 			var got []polledEvent
 			var err error
-			if i%2 == 1 && i/2 < len(f.channels) {
-				at, got, err = f.pollChannel(ctx, f.channels[i/2])
+			if ch != nil {
+				at, got, err = f.pollChannel(ctx, ch, 60)
 			} else {
-				at, got, err = f.pollWorker(ctx, w, fmt.Sprintf("%s-%d", prefix, i))
+				at, got, err = f.pollWorker(ctx, w, fmt.Sprintf("%s-%d", prefix, i), 60)
 			}
 			if err == nil && len(got) != 1 {
 				err = fmt.Errorf("poll %d got %d events, want 1", i, len(got))
@@ -298,19 +308,15 @@ func (f *fanOut) catchUp(ctx context.Context, n, perWorker int, prefix string) e
 	for range 256 {
 		go func() {
 			for i := range work {
-				var out []json.RawMessage
-				path, token := "", ""
-				body := map[string]any{"TimeoutSeconds": 0}
-				if i%2 == 1 && i/2 < len(f.channels) {
-					ch := f.channels[i/2]
-					path, token, body["ClaimToken"], body["TimeoutSeconds"] = ch.base+"/poll", ch.token, ch.claimToken, 1
+				var got []polledEvent
+				var err error
+				if ch, w := f.nth(i, perWorker); ch != nil {
+					_, got, err = f.pollChannel(ctx, ch, 1)
 				} else {
-					w := f.workers[(i/perWorker)%len(f.workers)]
-					path, token = fmt.Sprintf("%s/event_cursor/%s-%d/poll", w.base, prefix, i), w.token
+					_, got, err = f.pollWorker(ctx, w, fmt.Sprintf("%s-%d", prefix, i), 0)
 				}
-				_, err := f.poll(ctx, token, path, body, &out)
-				if err == nil && len(out) > 0 {
-					err = fmt.Errorf("poll %d: %d events before any was written", i, len(out))
+				if err == nil && len(got) > 0 {
+					err = fmt.Errorf("poll %d: %d events before any was written", i, len(got))
 				}
 				errs <- err
 			}

@@ -33,9 +33,10 @@ LIMIT @max_events;
 -- own reads and claims in one round trip. Both parts see one snapshot, so the claim covers exactly the
 -- entries returned.
 WITH last_read AS (
+    -- Read only for a claim (a one-time filter when there is none).
     SELECT max(r.cursor_id) AS last_cursor FROM (
         SELECT cursor_id FROM event_log
-        WHERE organization_id = @organization_id AND cursor_id > @after
+        WHERE sqlc.narg(claim_worker)::uuid IS NOT NULL AND organization_id = @organization_id AND cursor_id > @after
         ORDER BY cursor_id
         LIMIT @max_events
     ) r
