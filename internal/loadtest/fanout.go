@@ -49,8 +49,8 @@ func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 	if err := admin.postJSON(ctx, "/api/space", map[string]any{"Slug": "fanout"}, &sp); err != nil {
 		return err
 	}
-	f := &fanOut{srv: srv, admin: admin, spaceID: sp.SpaceID,
-		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: polls + 64, IdleConnTimeout: 5 * time.Minute}}}
+	f := &fanOut{srv: srv, admin: admin, spaceID: sp.SpaceID, conns: newPollConns(srv.base)}
+	defer f.conns.close()
 	workers := (polls + perWorker - 1) / perWorker
 	if err := f.addWorkers(ctx, max(workers, 1)); err != nil {
 		return err
@@ -128,7 +128,7 @@ type fanOut struct {
 	srv     *server
 	admin   *client
 	spaceID string
-	http    *http.Client
+	conns   *pollConns // the polls' connections
 	// workers are the BridgeWorkers' poll paths and tokens.
 	workers []workerPoller
 	// channels are the fan-out's Channels, each leased by the bot of the worker whose polls include it (startPolls).
@@ -137,7 +137,7 @@ type fanOut struct {
 
 type workerPoller struct{ base, token, userID string }
 
-type channelPoller struct{ base, token, claimToken string }
+type channelPoller struct{ id, base, token, claimToken string }
 
 // addWorkers creates n BridgeWorkers and signs each in.
 func (f *fanOut) addWorkers(ctx context.Context, n int) error {
@@ -203,7 +203,7 @@ func (f *fanOut) addChannel(ctx context.Context, i int, w workerPoller) error {
 	if err := bot.postJSON(ctx, base+"/lease", map[string]any{}, &lease); err != nil {
 		return err
 	}
-	f.channels[i] = channelPoller{base: base, token: w.token, claimToken: lease.ClaimToken}
+	f.channels[i] = channelPoller{id: ch.ChannelID, base: base, token: w.token, claimToken: lease.ClaimToken}
 	return nil
 }
 
@@ -216,80 +216,69 @@ func (f *fanOut) nth(i, perWorker int) (ch *channelPoller, w workerPoller) {
 	return ch, f.workers[(i/perWorker)%len(f.workers)]
 }
 
-// pollWorker holds one event-cursor poll until it answers and returns when it did and the events it got.
-func (f *fanOut) pollWorker(ctx context.Context, w workerPoller, name string, timeout int) (time.Time, []polledEvent, error) {
-	var events []polledEvent
-	at, err := f.poll(ctx, w.token, w.base+"/event_cursor/"+name+"/poll",
-		map[string]any{"TimeoutSeconds": timeout, "EventTypes": []string{"tag.created"}}, &events)
-	return at, events, err
+// pollWorker holds one event-cursor poll until it answers.
+func (f *fanOut) pollWorker(w workerPoller, name string, timeout int) (polled, error) {
+	return f.poll(w.token, w.base+"/event_cursor/"+name+"/poll", map[string]any{"TimeoutSeconds": timeout, "EventTypes": []string{"tag.created"}}, timeout)
 }
 
-// pollChannel holds one Channel poll until it answers and returns when it did and the events it got.
-func (f *fanOut) pollChannel(ctx context.Context, ch *channelPoller, timeout int) (time.Time, []polledEvent, error) {
+// pollChannel holds one Channel poll until it answers.
+func (f *fanOut) pollChannel(ch *channelPoller, timeout int) (polled, error) {
+	return f.poll(ch.token, ch.base+"/poll", map[string]any{"TimeoutSeconds": timeout, "ClaimToken": ch.claimToken}, timeout)
+}
+
+func (f *fanOut) poll(token, path string, body any, timeout int) (polled, error) {
+	data, _ := json.Marshal(body)
+	r, err := f.conns.post(token, path, data, time.Duration(timeout)*time.Second+time.Minute)
+	if err == nil && r.status != http.StatusOK && r.status != http.StatusNoContent { // 204: a Channel poll that ended with nothing
+		err = fmt.Errorf("poll %s: status %d: %s", path, r.status, r.body)
+	}
+	return r, err
+}
+
+// events are the events of a poll's answer: a worker poll's are its body, a Channel poll's are in its
+// messages; when their transactions wrote them (the database's clock, the host's) is what the benchmark reads.
+func (r polled) events(channel bool) ([]polledEvent, error) {
+	if r.status == http.StatusNoContent {
+		return nil, nil
+	}
+	if !channel {
+		var events []polledEvent
+		err := json.Unmarshal(r.body, &events)
+		return events, err
+	}
 	var msgs []struct{ Event polledEvent }
-	at, err := f.poll(ctx, ch.token, ch.base+"/poll", map[string]any{"TimeoutSeconds": timeout, "ClaimToken": ch.claimToken}, &msgs)
+	err := json.Unmarshal(r.body, &msgs)
 	events := make([]polledEvent, len(msgs))
 	for i, m := range msgs {
 		events[i] = m.Event
 	}
-	return at, events, err
+	return events, err
 }
 
-func (f *fanOut) poll(ctx context.Context, token, path string, body, out any) (time.Time, error) {
-	data, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.srv.base+path, bytes.NewReader(data))
-	if err != nil {
-		return time.Time{}, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := f.http.Do(req)
-	if err != nil {
-		return time.Time{}, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNoContent { // a Channel poll that ended with nothing
-		return time.Now(), nil
-	}
-	err = json.NewDecoder(resp.Body).Decode(out)
-	at := time.Now()
-	if resp.StatusCode != http.StatusOK {
-		return at, fmt.Errorf("poll %s: status %d", path, resp.StatusCode)
-	}
-	return at, err
-}
-
-// polledEvent is what the benchmark reads of a delivered event: when its transaction wrote it (the
-// database's clock, the host's).
 type polledEvent struct{ CreatedAt time.Time }
 
-// startPolls starts n polls over the workers (perWorker each): event-cursor polls named prefix-<i>, every
-// other one a poll of the next Channel instead when the fan-out has Channels; each sends its answer time
-// on the channel.
+// answer is one of startPolls' polls answered: read as it arrives, decoded once all have (tagAndCollect),
+// so that decoding one does not hold up reading the next.
 type answer struct {
-	at, created time.Time
-	err         error
+	i       int
+	channel bool
+	polled
+	err error
 }
 
-func (f *fanOut) startPolls(ctx context.Context, n, perWorker int, prefix string) <-chan answer {
+// startPolls starts n polls over the workers (perWorker each): event-cursor polls named prefix-<i>, every
+// other one a poll of the next Channel instead when the fan-out has Channels; each sends its answer on
+// the channel returned.
+func (f *fanOut) startPolls(n, perWorker int, prefix string) <-chan answer {
 	out := make(chan answer, n)
 	for i := range n {
 		ch, w := f.nth(i, perWorker)
 		go func() {
-			var at time.Time
-			var got []polledEvent
-			var err error
+			a := answer{i: i, channel: ch != nil}
 			if ch != nil {
-				at, got, err = f.pollChannel(ctx, ch, 60)
+				a.polled, a.err = f.pollChannel(ch, 60)
 			} else {
-				at, got, err = f.pollWorker(ctx, w, fmt.Sprintf("%s-%d", prefix, i), 60)
-			}
-			if err == nil && len(got) != 1 {
-				err = fmt.Errorf("poll %d got %d events, want 1", i, len(got))
-			}
-			a := answer{at: at, err: err}
-			if err == nil {
-				a.created = got[0].CreatedAt
+				a.polled, a.err = f.pollWorker(w, fmt.Sprintf("%s-%d", prefix, i), 60)
 			}
 			out <- a
 		}()
@@ -298,22 +287,46 @@ func (f *fanOut) startPolls(ctx context.Context, n, perWorker int, prefix string
 }
 
 // catchUp places the worker cursors startPolls will poll (a poll that does not wait) and brings the
-// Channels' bookmarks to the end of the log (a poll of a second, which reads past everything before it
-// waits). The timed polls must all be waiting, and the event delivered, within their 60-second timeout:
-// creating 5,000 cursors, and 5,000 Channels each reading past the creation events of the Channels made
-// after it (a hundred a transaction), takes most of that on a small machine, and is not what the
-// benchmark measures.
+// Channels' bookmarks to the end of the log (polls of a second, which read past everything before they
+// wait, again for the Channels a busy second left behind). The timed polls must all be waiting, and the
+// event delivered, within their 60-second timeout: creating 5,000 cursors, and 5,000 Channels each
+// reading past the creation events of the Channels made after it (a hundred a transaction), takes most
+// of that on a small machine, and is not what the benchmark measures.
 func (f *fanOut) catchUp(ctx context.Context, n, perWorker int, prefix string) error {
-	work, errs := make(chan int), make(chan error, n)
-	for range 256 {
+	polls := make([]int, n)
+	for i := range polls {
+		polls[i] = i
+	}
+	for len(polls) > 0 {
+		if err := f.pollOnce(polls, perWorker, prefix); err != nil {
+			return fmt.Errorf("catching up: %w", err)
+		}
+		var err error
+		if polls, err = f.channelsBehind(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pollOnce runs the polls numbered in polls (startPolls' numbering) without waiting, 256 at a time,
+// and checks they got nothing: no Tag is written before the timed ones.
+func (f *fanOut) pollOnce(polls []int, perWorker int, prefix string) error {
+	work, errs := make(chan int), make(chan error, len(polls))
+	for range min(256, len(polls)) {
 		go func() {
 			for i := range work {
-				var got []polledEvent
+				var r polled
 				var err error
-				if ch, w := f.nth(i, perWorker); ch != nil {
-					_, got, err = f.pollChannel(ctx, ch, 1)
+				ch, w := f.nth(i, perWorker)
+				if ch != nil {
+					r, err = f.pollChannel(ch, 1)
 				} else {
-					_, got, err = f.pollWorker(ctx, w, fmt.Sprintf("%s-%d", prefix, i), 0)
+					r, err = f.pollWorker(w, fmt.Sprintf("%s-%d", prefix, i), 0)
+				}
+				var got []polledEvent
+				if err == nil {
+					got, err = r.events(ch != nil)
 				}
 				if err == nil && len(got) > 0 {
 					err = fmt.Errorf("poll %d: %d events before any was written", i, len(got))
@@ -323,17 +336,47 @@ func (f *fanOut) catchUp(ctx context.Context, n, perWorker int, prefix string) e
 		}()
 	}
 	go func() {
-		for i := range n {
+		for _, i := range polls {
 			work <- i
 		}
 		close(work)
 	}()
-	for range n {
+	for range polls {
 		if err := <-errs; err != nil {
-			return fmt.Errorf("catching up: %w", err)
+			return err
 		}
 	}
 	return nil
+}
+
+// channelsBehind are the polls (startPolls' numbering) of the Channels whose bookmark is short of the
+// end of the log.
+func (f *fanOut) channelsBehind(ctx context.Context) ([]int, error) {
+	conn, err := pgx.Connect(ctx, f.srv.databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT channel_id::text FROM channel c
+		WHERE event_bookmark < (SELECT max(cursor_id) FROM event_log e WHERE e.organization_id = c.organization_id)`)
+	if err != nil {
+		return nil, err
+	}
+	behind, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	index := make(map[string]int, len(f.channels))
+	for k, ch := range f.channels {
+		index[ch.id] = k
+	}
+	var polls []int
+	for _, id := range behind {
+		if k, ok := index[id]; ok {
+			polls = append(polls, 2*k+1) // nth: the k-th Channel is poll 2k+1
+		}
+	}
+	return polls, nil
 }
 
 // waitStarted waits until the n polls startPolls started are reading or waiting: the worker polls'
@@ -374,26 +417,46 @@ type delivery struct{ fromSend, fromWrite time.Duration }
 
 // deliver starts n polls, lets them settle, creates a Tag and returns each poll's delivery.
 func (f *fanOut) deliver(ctx context.Context, n, perWorker int, prefix string) ([]delivery, error) {
-	answers := f.startPolls(ctx, n, perWorker, prefix)
+	answers := f.startPolls(n, perWorker, prefix)
 	if err := f.waitStarted(ctx, n, prefix); err != nil {
 		return nil, err
 	}
 	time.Sleep(settle(n))
-	return f.tagAndCollect(ctx, n, prefix, answers)
-}
-
-func (f *fanOut) tagAndCollect(ctx context.Context, n int, slug string, answers <-chan answer) ([]delivery, error) {
-	sent := time.Now()
-	if err := f.admin.postJSON(ctx, "/api/space/"+f.spaceID+"/tag", map[string]any{"Slug": slug}, nil); err != nil {
+	sent, all, err := f.tagAndWait(ctx, n, prefix, answers)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]delivery, 0, n)
-	for range n {
-		a := <-answers
+	return deliveries(sent, all)
+}
+
+// tagAndWait creates a Tag and waits for the n answers; sent is when the Tag was sent.
+func (f *fanOut) tagAndWait(ctx context.Context, n int, slug string, answers <-chan answer) (sent time.Time, all []answer, err error) {
+	sent = time.Now()
+	if err := f.admin.postJSON(ctx, "/api/space/"+f.spaceID+"/tag", map[string]any{"Slug": slug}, nil); err != nil {
+		return sent, nil, err
+	}
+	all = make([]answer, n)
+	for i := range n {
+		all[i] = <-answers
+	}
+	return sent, all, nil
+}
+
+// deliveries checks that each answer holds the one event and times its delivery.
+func deliveries(sent time.Time, all []answer) ([]delivery, error) {
+	out := make([]delivery, len(all))
+	for i, a := range all {
 		if a.err != nil {
 			return nil, a.err
 		}
-		out = append(out, delivery{fromSend: a.at.Sub(sent), fromWrite: a.at.Sub(a.created)})
+		got, err := a.events(a.channel)
+		if err == nil && len(got) != 1 {
+			err = fmt.Errorf("got %d events, want 1", len(got))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("poll %d: %w", a.i, err)
+		}
+		out[i] = delivery{fromSend: a.at.Sub(sent), fromWrite: a.at.Sub(got[0].CreatedAt)}
 	}
 	return out, nil
 }
@@ -409,7 +472,7 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 	}
 	fmt.Fprintf(out, "(cursors placed and Channels caught up with the log in %.0f s)\n\n", time.Since(caughtUp).Seconds())
 	started := time.Now()
-	answers := f.startPolls(ctx, n, perWorker, "fan")
+	answers := f.startPolls(n, perWorker, "fan")
 	if err := f.waitStarted(ctx, n, "fan"); err != nil {
 		return nil, err
 	}
@@ -449,7 +512,24 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 		defer pprof.StopCPUProfile()
 		time.Sleep(200 * time.Millisecond)
 	}
-	return f.tagAndCollect(ctx, n, "fan", answers)
+	hubdBefore, err := f.srv.cpuTime()
+	if err != nil {
+		return nil, err
+	}
+	ownBefore := ownCPUTime()
+	sent, all, err := f.tagAndWait(ctx, n, "fan", answers)
+	if err != nil {
+		return nil, err
+	}
+	ownUsed := ownCPUTime() - ownBefore
+	hubdAfter, err := f.srv.cpuTime()
+	if err != nil {
+		return nil, err
+	}
+	hubdUsed := hubdAfter - hubdBefore
+	fmt.Fprintf(out, "(CPU time used while the event reached them: hubd %s, %.0f us an answer; this client %s, %.0f us an answer)\n\n",
+		ms(hubdUsed), float64(hubdUsed.Microseconds())/float64(n), ms(ownUsed), float64(ownUsed.Microseconds())/float64(n))
+	return deliveries(sent, all)
 }
 
 // settledFootprint is the footprint once hubd's RSS has held still (within 1 MB) for ten seconds, at

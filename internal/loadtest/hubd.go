@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -160,4 +162,38 @@ func (c *client) postJSON(ctx context.Context, path string, body, out any) error
 		return err
 	}
 	return json.Unmarshal(r.body, out)
+}
+
+// cpuTime is the CPU time hubd has used so far (user and system, /proc; 10 ms resolution).
+func (s *server) cpuTime() (time.Duration, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command's closing parenthesis: state is the first, utime the 12th, stime the 13th.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("reading %q: too few fields", stat)
+	}
+	var ticks int64
+	for _, f := range fields[11:13] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc's CPU times: 100 on every Linux Go runs on.
+const clockTicks = 100
+
+// ownCPUTime is the CPU time this process has used so far.
+func ownCPUTime() time.Duration {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
