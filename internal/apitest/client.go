@@ -224,23 +224,38 @@ func (c checkingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := check(c.t, req, reqBody, resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// check reads resp's body, checks the answer against the served document (a break fails the test) and
+// leaves the body readable again.
+func check(t testing.TB, req *http.Request, reqBody []byte, resp *http.Response) error {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	checked := body
 	if resp.Header.Get("Content-Encoding") == "gzip" {
 		if checked, err = gunzip(body); err != nil {
-			c.t.Errorf("%s %s: the gzip body does not decompress: %v", req.Method, req.URL.Path, err)
+			t.Errorf("%s %s: the gzip body does not decompress: %v", req.Method, req.URL.Path, err)
 		}
 	}
 	if _, verr := validate(req, reqBody, resp, checked); verr != nil {
 		// Errorf, not Fatalf: the client may run on its own goroutine.
-		c.t.Errorf("%s %s answered %d, which breaks the contract: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, verr, truncate(checked))
+		t.Errorf("%s %s answered %d, which breaks the contract: %v\nbody: %s", req.Method, req.URL.Path, resp.StatusCode, verr, truncate(checked))
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	return resp, nil
+	return nil
+}
+
+// CheckResponse checks an answer that a client of the test's own read (from a raw connection: pipelined
+// requests) against the served document like Transport does; resp's body stays readable.
+func (e *Env) CheckResponse(req *http.Request, reqBody []byte, resp *http.Response) error {
+	return check(e.T, req, reqBody, resp)
 }
 
 // CheckedURL is the address of a proxy to the server that checks every answer against the document like

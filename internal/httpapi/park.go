@@ -317,16 +317,32 @@ func (p *parkedPoll) answer(write func(http.ResponseWriter) error) {
 	_ = rec.header.Write(&out)
 	out.WriteString("\r\n")
 	out.Write(rec.body.Bytes())
+	// A kept-alive connection with nothing read ahead stays in the watcher, handed over to its idle wait.
+	var idle *idleConn
+	if keepAlive && len(p.unread) == 0 {
+		idle = &idleConn{l: p.s.listener.Load(), w: p.watcher, c: p.conn, wc: p.watched}
+		if !p.watcher.handOver(p.watched, idle.readable) {
+			idle = nil
+		}
+	}
+	if idle == nil {
+		p.watcher.unwatch(p.watched)
+	}
 	_ = p.conn.SetWriteDeadline(time.Now().Add(answerWriteTimeout))
-	p.watcher.unwatch(p.watched)
 	_, err := p.conn.Write(out.Bytes())
 	status := rec.status
 	if err != nil {
 		status = statusClientGone
 	}
-	if keepAlive && err == nil && !p.gone.Load() && p.conn.SetDeadline(time.Time{}) == nil {
+	kept := keepAlive && err == nil && !p.gone.Load() && p.conn.SetDeadline(time.Time{}) == nil
+	switch {
+	case idle != nil && kept:
+		idle.hold()
+	case idle != nil:
+		idle.drop()
+	case kept:
 		p.s.holdIdle(p.watcher, withUnread(p.conn, p.unread))
-	} else {
+	default:
 		_ = p.conn.Close()
 	}
 	p.finish(status)
@@ -350,35 +366,94 @@ func (p *parkedPoll) finish(status int) {
 // IdleTimeout is how long the server keeps a keep-alive connection waiting for its next request.
 const IdleTimeout = 2 * time.Minute
 
-// holdIdle keeps an answered poll's keep-alive connection in the watcher until its client sends the
+// idleConn is an answered poll's keep-alive connection held in the watcher until its client sends the
 // next request, which the server then serves, closes it, or leaves it idle for IdleTimeout: a bot between
-// two polls costs the server no goroutine and no buffers.
+// two polls costs the server no goroutine and no buffers. A poll hands its own registration over before
+// it writes its answer (connWatcher.handOver), so what the watcher sees before the poll is done with the
+// connection waits for hold.
+type idleConn struct {
+	l  *returningListener
+	w  *connWatcher
+	c  net.Conn
+	wc *watchedConn
+
+	mu     sync.Mutex
+	state  int // idleWaiting, idleSeen, idleHeld or idleDropped
+	closed bool
+	timer  *time.Timer
+}
+
+// idleConn states.
+const (
+	idleWaiting = iota // the poll still holds the connection
+	idleSeen           // the watcher saw it readable (closed tells how) while the poll held it
+	idleHeld           // waiting for the next request, with its idle timer
+	idleDropped        // the poll closes it instead (its answer failed)
+)
+
+// holdIdle keeps c, newly registered with w, until its next request; without a watcher it goes back to
+// the server at once.
 func (s *Server) holdIdle(w *connWatcher, c net.Conn) {
-	l := s.listener.Load()
-	var mu sync.Mutex // orders setting the idle timer before a next request stops it
-	var idle *time.Timer
-	mu.Lock()
-	wc := w.watch(c, func(closed bool) {
-		mu.Lock()
-		idle.Stop()
-		mu.Unlock()
-		if closed {
-			_ = c.Close()
-			return
+	ic := &idleConn{l: s.listener.Load(), w: w, c: c}
+	if ic.wc = w.watch(c, ic.readable); ic.wc == nil {
+		ic.l.give(c)
+		return
+	}
+	ic.hold()
+}
+
+// readable is the connection's onReadable.
+func (ic *idleConn) readable(closed bool) {
+	ic.mu.Lock()
+	switch ic.state {
+	case idleWaiting:
+		ic.state, ic.closed = idleSeen, closed
+		ic.mu.Unlock()
+	case idleHeld:
+		ic.timer.Stop()
+		ic.mu.Unlock()
+		ic.next(closed)
+	default: // dropped while the watcher was taking it out: the connection is the watcher's to close
+		ic.mu.Unlock()
+		_ = ic.c.Close()
+	}
+}
+
+// hold starts the idle wait, or ends it when the watcher has seen the next request or the client leave.
+func (ic *idleConn) hold() {
+	ic.mu.Lock()
+	if ic.state == idleSeen {
+		ic.mu.Unlock()
+		ic.next(ic.closed)
+		return
+	}
+	ic.state = idleHeld
+	ic.timer = time.AfterFunc(IdleTimeout, func() {
+		if ic.w.unwatch(ic.wc) {
+			_ = ic.c.Close()
 		}
-		go l.give(c)
 	})
-	if wc != nil {
-		idle = time.AfterFunc(IdleTimeout, func() {
-			if w.unwatch(wc) {
-				_ = c.Close()
-			}
-		})
+	ic.mu.Unlock()
+}
+
+// drop closes the connection instead of holding it.
+func (ic *idleConn) drop() {
+	ic.mu.Lock()
+	seen := ic.state == idleSeen
+	ic.state = idleDropped
+	ic.mu.Unlock()
+	if seen || ic.w.unwatch(ic.wc) {
+		_ = ic.c.Close()
 	}
-	mu.Unlock()
-	if wc == nil {
-		l.give(c)
+}
+
+// next serves the client's next request, or closes the connection the client closed.
+func (ic *idleConn) next(closed bool) {
+	if closed {
+		_ = ic.c.Close()
+		return
 	}
+	go ic.l.give(ic.c)
 }
 
 // recordedResponse is a response written to memory, to be sent on a hijacked connection.

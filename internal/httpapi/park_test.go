@@ -197,3 +197,72 @@ func TestParkedPollClientGoneEarly(t *testing.T) {
 	waitParked(t, env, 0)
 	require.Empty(t, f.poll(t, f.worker, "after", nil), "the server still answers")
 }
+
+// TestParkedPollKeepAlive follows one connection: a request its client sends while its poll is parked
+// is served after the poll's answer; a poll answered on the kept-alive connection leaves it waiting for
+// the next request, which is served; and a client that ends its side of the waiting connection has the
+// server close it.
+func TestParkedPollKeepAlive(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newWorkerFixture(t, env)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(env.URL, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	type sent struct {
+		req  *http.Request
+		body []byte
+	}
+	send := func(method, path string, body map[string]any) sent {
+		s := sent{}
+		if body != nil {
+			s.body, _ = json.Marshal(body)
+		}
+		s.req, err = http.NewRequest(method, env.URL+path, bytes.NewReader(s.body))
+		require.NoError(t, err)
+		s.req.Header.Set("Authorization", "Bearer "+f.token)
+		s.req.Header.Set("Content-Type", "application/json")
+		require.NoError(t, s.req.Write(conn))
+		return s
+	}
+	read := func(s sent) []api.EventLogEntry {
+		require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+		resp, err := http.ReadResponse(r, s.req)
+		require.NoError(t, err)
+		require.NoError(t, env.CheckResponse(s.req, s.body, resp))
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s %s", s.req.Method, s.req.URL.Path)
+		var events []api.EventLogEntry
+		if s.req.Method == http.MethodPost {
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&events))
+		}
+		return events
+	}
+	waitingPoll := func() sent {
+		s := send(http.MethodPost, f.base+"/event_cursor/keep/poll", map[string]any{"TimeoutSeconds": 30, "EventTypes": []string{"tag.created"}})
+		waitParked(t, env, 1)
+		return s
+	}
+	tag := func(slug string) {
+		f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/tag", map[string]any{"Slug": slug}).Expect(http.StatusOK)
+	}
+
+	first := waitingPoll()
+	pipelined := send(http.MethodGet, f.base, nil)
+	tag("k1")
+	require.Len(t, read(first), 1)
+	read(pipelined)
+
+	second := waitingPoll()
+	tag("k2")
+	require.Len(t, read(second), 1)
+	read(send(http.MethodGet, f.base, nil)) // served after waiting in the watcher
+
+	third := waitingPoll()
+	tag("k3")
+	require.Len(t, read(third), 1)
+	require.NoError(t, conn.(*net.TCPConn).CloseWrite())
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	_, err = r.ReadByte()
+	require.ErrorIs(t, err, io.EOF, "the server closes the connection its client ended")
+}

@@ -86,6 +86,22 @@ func (w *connWatcher) unwatch(wc *watchedConn) bool {
 	return true
 }
 
+// handOver gives wc a new onReadable when it is still watched, and reports whether it was: the
+// connection stays registered, one-shot as it was, so an answered poll's connection waits for its next
+// request without leaving epoll and joining it again (two system calls an answer).
+func (w *connWatcher) handOver(wc *watchedConn, onReadable func(closed bool)) bool {
+	if w == nil || wc == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conns[wc.fd] != wc {
+		return false
+	}
+	wc.onReadable = onReadable
+	return true
+}
+
 // remove drops wc (w.mu held).
 func (w *connWatcher) remove(wc *watchedConn) {
 	delete(w.conns, wc.fd)

@@ -16,3 +16,5 @@ func parkedConns() *connWatcher { return nil }
 func (*connWatcher) watch(net.Conn, func(closed bool)) *watchedConn { return nil }
 
 func (*connWatcher) unwatch(*watchedConn) bool { return false }
+
+func (*connWatcher) handOver(*watchedConn, func(closed bool)) bool { return false }
