@@ -158,10 +158,13 @@ func (h bridgeWorkerAPI) PollBridgeWorkerEvents(ctx context.Context, r api.PollB
 		return nil, err
 	}
 	return longPoll(ctx, h.s, poll, func(events []event.Entry) (api.PollBridgeWorkerEventsResponseObject, error) {
-		out := make([]api.EventLogEntry, len(events))
-		for i, e := range events {
-			out[i] = eventToAPI(e)
+		out := make([][]byte, len(events))
+		for i := range events {
+			var err error
+			if out[i], err = h.s.events.entry(&events[i]); err != nil {
+				return nil, err
+			}
 		}
-		return api.PollBridgeWorkerEvents200JSONResponse{Body: out}, nil
+		return newJSONArray(out), nil
 	}, api.PollBridgeWorkerEventsResponseObject.VisitPollBridgeWorkerEventsResponse, api.PollBridgeWorkerEventsResponseObject(parkedResponse{}))
 }

@@ -106,6 +106,8 @@ type Server struct {
 	listener atomic.Pointer[returningListener]
 	parked   atomic.Int64
 	resumes  resumer
+	// events are the wire forms of the events poll answers carried last.
+	events encodedEvents
 }
 
 // New builds the server: the document, the middleware chain and every route.
