@@ -88,8 +88,10 @@ func (a jsonArray) write(w http.ResponseWriter) error {
 	return err
 }
 
-func (a jsonArray) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error { return a.write(w) }
-func (a jsonArray) VisitPollChannelResponse(w http.ResponseWriter) error            { return a.write(w) }
+func (a jsonArray) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+	return a.write(w)
+}
+func (a jsonArray) VisitPollChannelResponse(w http.ResponseWriter) error { return a.write(w) }
 
 var (
 	_ api.PollBridgeWorkerEventsResponseObject = jsonArray(nil)
