@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,15 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// series are each operation's series resolved from the vectors, by operation: looking them up by
+	// label values on every request hashes and locks (a few microseconds when an event answers
+	// thousands of parked polls at once).
+	series sync.Map // operation -> *operationSeries
+}
+
+type operationSeries struct {
+	latency prometheus.Observer
+	codes   sync.Map // status -> prometheus.Counter
 }
 
 func newMetrics(st *store.Store) *metrics {
@@ -37,8 +47,17 @@ func newMetrics(st *store.Store) *metrics {
 }
 
 func (m *metrics) observe(operation string, status int, elapsed time.Duration) {
-	m.requests.WithLabelValues(operation, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(operation).Observe(elapsed.Seconds())
+	s, ok := m.series.Load(operation)
+	if !ok {
+		s, _ = m.series.LoadOrStore(operation, &operationSeries{latency: m.latency.WithLabelValues(operation)})
+	}
+	ops := s.(*operationSeries)
+	ops.latency.Observe(elapsed.Seconds())
+	c, ok := ops.codes.Load(status)
+	if !ok {
+		c, _ = ops.codes.LoadOrStore(status, m.requests.WithLabelValues(operation, strconv.Itoa(status)))
+	}
+	c.(prometheus.Counter).Inc()
 }
 
 func (m *metrics) handler() http.Handler {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"runtime/debug"
@@ -161,6 +162,9 @@ func observed(c echo.Context) observation {
 func (s *Server) record(o observation, status int) {
 	elapsed := time.Since(o.started)
 	s.metrics.observe(o.operation, status, elapsed)
+	if !s.log.Enabled(context.Background(), slog.LevelInfo) {
+		return
+	}
 	attrs := []any{"request_id", o.requestID, "method", o.method, "path", o.path,
 		"operation", o.operation, "status", status, "duration_ms", elapsed.Milliseconds()}
 	if p := o.principal; p != nil {

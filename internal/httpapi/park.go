@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -139,7 +140,7 @@ type parkedPoll struct {
 }
 
 // replyHeaders is what a parked poll's response carries besides its own: what the middleware set before
-// the handler ran (CORS) and the request's identity.
+// the handler ran (CORS), the request's warnings, and whether the client keeps the connection.
 type replyHeaders struct {
 	header    http.Header
 	warnings  []string
@@ -305,17 +306,22 @@ func (p *parkedPoll) answer(write func(http.ResponseWriter) error) {
 	}
 	keepAlive := p.reply.keepAlive && !p.s.draining.Load() && p.s.listener.Load() != nil
 	p.s.identify(rec.header, p.obs.requestID, p.reply.warnings)
-	rec.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
-	if rec.status != http.StatusNoContent && rec.status != http.StatusNotModified {
-		rec.header.Set("Content-Length", fmt.Sprint(rec.body.Len()))
-	}
-	if !keepAlive {
-		rec.header.Set("Connection", "close")
-	}
+	// The head: the status line, the headers the response and the middleware set, then what net/http
+	// would add itself.
 	var out bytes.Buffer
+	out.Grow(512 + rec.body.Len())
 	fmt.Fprintf(&out, "HTTP/1.1 %d %s\r\n", rec.status, http.StatusText(rec.status))
 	_ = rec.header.Write(&out)
-	out.WriteString("\r\n")
+	out.WriteString("Date: ")
+	out.Write(time.Now().UTC().AppendFormat(out.AvailableBuffer(), http.TimeFormat))
+	if rec.status != http.StatusNoContent && rec.status != http.StatusNotModified {
+		out.WriteString("\r\nContent-Length: ")
+		out.Write(strconv.AppendInt(out.AvailableBuffer(), int64(rec.body.Len()), 10))
+	}
+	if !keepAlive {
+		out.WriteString("\r\nConnection: close")
+	}
+	out.WriteString("\r\n\r\n")
 	out.Write(rec.body.Bytes())
 	// A kept-alive connection with nothing read ahead stays in the watcher, handed over to its idle wait.
 	var idle *idleConn
