@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -158,7 +159,7 @@ func (s *Server) park(ctx context.Context, step func(context.Context) (func(http
 	if !req.ProtoAtLeast(1, 1) || req.ProtoAtLeast(2, 0) {
 		return false
 	}
-	reply := replyHeaders{header: c.Response().Header().Clone(), warnings: warnings(c), keepAlive: !req.Close}
+	reply := replyHeaders{header: headerRoom(c.Response().Header()), warnings: warnings(c), keepAlive: !req.Close}
 	obs := observed(c)
 	conn, rw, err := c.Response().Hijack()
 	if err != nil {
@@ -190,6 +191,16 @@ func (s *Server) park(ctx context.Context, step func(context.Context) (func(http
 	})
 	p.park()
 	return true
+}
+
+// headerRoom is a copy of h with room for the headers the answer adds (its Content-Type, the request's
+// identity), so adding them when the poll is answered does not grow the map then.
+func headerRoom(h http.Header) http.Header {
+	c := make(http.Header, len(h)+4)
+	for k, v := range h {
+		c[k] = slices.Clone(v)
+	}
+	return c
 }
 
 // park waits for the poll's wakes, or ends the poll when its client left while it was not parked (the
@@ -334,13 +345,12 @@ func (p *parkedPoll) answer(write func(http.ResponseWriter) error) {
 	if idle == nil {
 		p.watcher.unwatch(p.watched)
 	}
-	_ = p.conn.SetWriteDeadline(time.Now().Add(answerWriteTimeout))
-	_, err := p.conn.Write(out.Bytes())
+	written, err := p.write(out.Bytes())
 	status := rec.status
 	if err != nil {
 		status = statusClientGone
 	}
-	kept := keepAlive && err == nil && !p.gone.Load() && p.conn.SetDeadline(time.Time{}) == nil
+	kept := keepAlive && err == nil && !p.gone.Load() && written
 	switch {
 	case idle != nil && kept:
 		idle.hold()
@@ -352,6 +362,23 @@ func (p *parkedPoll) answer(write func(http.ResponseWriter) error) {
 		_ = p.conn.Close()
 	}
 	p.finish(status)
+}
+
+// write writes the answer: at once when the socket takes it all, else with a deadline that bounds a
+// client that stopped reading; written reports the connection fit to serve the next request (no deadline
+// left on it).
+func (p *parkedPoll) write(b []byte) (written bool, err error) {
+	n := writeNow(p.conn, b)
+	if n == len(b) {
+		return true, nil
+	}
+	if err := p.conn.SetWriteDeadline(time.Now().Add(answerWriteTimeout)); err != nil {
+		return false, err
+	}
+	if _, err := p.conn.Write(b[n:]); err != nil {
+		return false, err
+	}
+	return p.conn.SetDeadline(time.Time{}) == nil, nil
 }
 
 // end ends a poll whose client left: nothing is written.

@@ -35,3 +35,46 @@ func TestParkedPollGoneBeforeParked(t *testing.T) {
 	require.False(t, woken, "a poll whose client left takes nothing")
 	require.Zero(t, s.parked.Load())
 }
+
+// TestParkedPollWrite: an answer larger than the socket takes at once is written whole, in order, by
+// the write that waits; a small one at once; and a connection that is not a socket is written too.
+func TestParkedPollWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	defer client.Close()
+	server, err := ln.Accept()
+	require.NoError(t, err)
+	defer server.Close()
+	p := &parkedPoll{conn: server}
+
+	small := []byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+	require.Equal(t, len(small), writeNow(server, small), "a small answer is taken at once")
+	got := make([]byte, len(small))
+	_, err = io.ReadFull(client, got)
+	require.NoError(t, err)
+	require.Equal(t, small, got)
+
+	large := make([]byte, 32<<20)
+	for i := range large {
+		large[i] = byte(i % 251)
+	}
+	read := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(client, int64(len(large))))
+		read <- b
+	}()
+	written, err := p.write(large)
+	require.NoError(t, err)
+	require.True(t, written)
+	require.Equal(t, large, <-read)
+
+	pipeServer, pipeClient := net.Pipe()
+	defer pipeClient.Close()
+	go func() { _, _ = io.ReadFull(pipeClient, make([]byte, len(small))) }()
+	written, err = (&parkedPoll{conn: pipeServer}).write(small)
+	require.NoError(t, err)
+	require.True(t, written)
+}

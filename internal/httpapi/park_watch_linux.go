@@ -151,27 +151,56 @@ func (w *connWatcher) readable(fd int32) (wc *watchedConn, closed, ok bool) {
 
 // socketFD is the file descriptor of the socket under c's wrappers, when nothing of it was read ahead.
 func socketFD(c net.Conn) (int32, bool) {
+	sc, ok := socketOf(c)
+	if !ok {
+		return 0, false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return 0, false
+	}
+	var fd int32
+	if raw.Control(func(f uintptr) { fd = int32(f) }) != nil {
+		return 0, false
+	}
+	return fd, true
+}
+
+// socketOf is the socket under c's wrappers, when nothing of it was read ahead.
+func socketOf(c net.Conn) (syscall.Conn, bool) {
 	for {
 		switch t := c.(type) {
 		case *unreadConn:
 			if len(t.unread) > 0 {
-				return 0, false
+				return nil, false
 			}
 			c = t.Conn
 		case *protocolErrorConn:
 			c = t.Conn
 		case syscall.Conn:
-			raw, err := t.SyscallConn()
-			if err != nil {
-				return 0, false
-			}
-			var fd int32
-			if raw.Control(func(f uintptr) { fd = int32(f) }) != nil {
-				return 0, false
-			}
-			return fd, true
+			return t, true
 		default:
-			return 0, false
+			return nil, false
 		}
 	}
+}
+
+// writeNow writes b to c's socket in one attempt that does not wait, and returns how much the socket
+// took: all of an answer smaller than its send buffer, as its client is waiting for it. Only what is
+// left needs a write that may wait, with the deadline that bounds a client that stopped reading.
+func writeNow(c net.Conn, b []byte) int {
+	sc, ok := socketOf(c)
+	if !ok {
+		return 0
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	_ = raw.Write(func(fd uintptr) bool {
+		n, _ = unix.Write(int(fd), b)
+		return true // one attempt
+	})
+	return max(n, 0)
 }
