@@ -28,8 +28,11 @@ type connWatcher struct {
 // watchedConn is one registration: onReadable is called once, on the watcher's goroutine (it must not
 // block), with closed false for a next request and true when the client closed the connection.
 type watchedConn struct {
-	fd         int32
+	fd int32
+	// mu orders handOver against the registration's removal (taken), without the watcher's lock.
+	mu         sync.Mutex
 	onReadable func(closed bool)
+	taken      bool
 }
 
 var (
@@ -93,9 +96,9 @@ func (w *connWatcher) handOver(wc *watchedConn, onReadable func(closed bool)) bo
 	if w == nil || wc == nil {
 		return false
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.conns[wc.fd] != wc {
+	wc.mu.Lock()
+	defer wc.mu.Unlock()
+	if wc.taken {
 		return false
 	}
 	wc.onReadable = onReadable
@@ -104,6 +107,9 @@ func (w *connWatcher) handOver(wc *watchedConn, onReadable func(closed bool)) bo
 
 // remove drops wc (w.mu held).
 func (w *connWatcher) remove(wc *watchedConn) {
+	wc.mu.Lock()
+	wc.taken = true
+	wc.mu.Unlock()
 	delete(w.conns, wc.fd)
 	_ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, int(wc.fd), nil)
 }
