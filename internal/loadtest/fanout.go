@@ -168,20 +168,28 @@ func (f *fanOut) addWorkers(ctx context.Context, n int) error {
 // bot User polls it (the fan-out's poll 2i+1), and takes each one's lease as that bot.
 func (f *fanOut) addChannels(ctx context.Context, n, perWorker int) error {
 	f.channels = make([]channelPoller, n)
-	errs := make(chan error, n)
-	work := make(chan int)
-	for range 16 {
+	return concurrently(16, n, func(i int) error {
+		_, w := f.nth(2*i+1, perWorker) // the Channel's poll
+		return f.addChannel(ctx, i, w)
+	})
+}
+
+// concurrently runs do(0) to do(n-1) on at most workers goroutines and returns the first error.
+func concurrently(workers, n int, do func(i int) error) error {
+	work, errs := make(chan int), make(chan error, n)
+	for range min(workers, n) {
 		go func() {
 			for i := range work {
-				_, w := f.nth(2*i+1, perWorker) // the Channel's poll
-				errs <- f.addChannel(ctx, i, w)
+				errs <- do(i)
 			}
 		}()
 	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
+	go func() {
+		for i := range n {
+			work <- i
+		}
+		close(work)
+	}()
 	for range n {
 		if err := <-errs; err != nil {
 			return err
@@ -312,41 +320,25 @@ func (f *fanOut) catchUp(ctx context.Context, n, perWorker int, prefix string) e
 // pollOnce runs the polls numbered in polls (startPolls' numbering) without waiting, 256 at a time,
 // and checks they got nothing: no Tag is written before the timed ones.
 func (f *fanOut) pollOnce(polls []int, perWorker int, prefix string) error {
-	work, errs := make(chan int), make(chan error, len(polls))
-	for range min(256, len(polls)) {
-		go func() {
-			for i := range work {
-				var r polled
-				var err error
-				ch, w := f.nth(i, perWorker)
-				if ch != nil {
-					r, err = f.pollChannel(ch, 1)
-				} else {
-					r, err = f.pollWorker(w, fmt.Sprintf("%s-%d", prefix, i), 0)
-				}
-				var got []polledEvent
-				if err == nil {
-					got, err = r.events(ch != nil)
-				}
-				if err == nil && len(got) > 0 {
-					err = fmt.Errorf("poll %d: %d events before any was written", i, len(got))
-				}
-				errs <- err
-			}
-		}()
-	}
-	go func() {
-		for _, i := range polls {
-			work <- i
+	return concurrently(256, len(polls), func(k int) error {
+		i := polls[k]
+		var r polled
+		var err error
+		ch, w := f.nth(i, perWorker)
+		if ch != nil {
+			r, err = f.pollChannel(ch, 1)
+		} else {
+			r, err = f.pollWorker(w, fmt.Sprintf("%s-%d", prefix, i), 0)
 		}
-		close(work)
-	}()
-	for range polls {
-		if err := <-errs; err != nil {
-			return err
+		var got []polledEvent
+		if err == nil {
+			got, err = r.events(ch != nil)
 		}
-	}
-	return nil
+		if err == nil && len(got) > 0 {
+			err = fmt.Errorf("poll %d: %d events before any was written", i, len(got))
+		}
+		return err
+	})
 }
 
 // channelsBehind are the polls (startPolls' numbering) of the Channels whose bookmark is short of the
