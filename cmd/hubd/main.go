@@ -113,6 +113,7 @@ func serve(ctx context.Context, args []string) error {
 	timeout := fs.Duration("request-timeout", envDuration("HUBD_REQUEST_TIMEOUT", 30*time.Second), "longest time a request may work (HUBD_REQUEST_TIMEOUT)")
 	inFlight := fs.Int("max-in-flight", int(envInt("HUBD_MAX_IN_FLIGHT", 64)), "concurrent requests per caller per replica (HUBD_MAX_IN_FLIGHT)")
 	invocations := fs.Int("max-invocations", int(envInt("HUBD_MAX_INVOCATIONS", 8)), "concurrent function invoke requests per organization per replica (HUBD_MAX_INVOCATIONS)")
+	pollStarts := fs.Int("max-poll-starts", int(envInt("HUBD_MAX_POLL_STARTS", 0)), "long polls starting at once per replica; more wait their turn (HUBD_MAX_POLL_STARTS; 0: 8 per database connection)")
 	debugAddr := fs.String("debug-addr", env("HUBD_DEBUG_ADDR", ""), "address serving Go's profiler at /debug/pprof/ (HUBD_DEBUG_ADDR; off when empty; never expose it)")
 	corsOrigins := fs.String("cors-origins", env("HUBD_CORS_ORIGINS", ""), "comma-separated origins (scheme://host[:port], or *) whose browser apps may call the API (HUBD_CORS_ORIGINS; none when empty)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
@@ -127,7 +128,8 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--cors-origins: %w", err)
 	}
-	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations, CORSOrigins: origins}
+	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
+		MaxPollStarts: *pollStarts, CORSOrigins: origins}
 	cfg.EventRetention = *retention
 
 	a, err := app.Open(ctx, cfg)

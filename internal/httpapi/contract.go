@@ -36,6 +36,15 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		c.Set(ctxOperation, rt.operation.OperationID)
+		if rt.class == classLongPoll {
+			ctx, started, err := s.pollGate(req.Context())
+			if err != nil {
+				return err
+			}
+			defer started()
+			req = req.WithContext(ctx)
+			c.SetRequest(req)
+		}
 
 		// The caller is established before anything else of the request is looked at.
 		holder := &authResult{}

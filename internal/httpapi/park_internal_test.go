@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/internal/apierr"
 )
 
 // TestParkedPollGoneBeforeParked: the watcher may see the client close the connection before the poll
@@ -77,4 +79,29 @@ func TestParkedPollWrite(t *testing.T) {
 	written, err = (&parkedPoll{conn: pipeServer}).write(small)
 	require.NoError(t, err)
 	require.True(t, written)
+}
+
+// TestPollGate: a long poll's turn to start is one of MaxPollStarts; a poll waits for one until its
+// request ends (GatewayTimeout when its deadline passes), and its turn ends once however often it is
+// ended (the handler's end and longPoll both end it).
+func TestPollGate(t *testing.T) {
+	s := &Server{pollStarts: make(chan struct{}, 1)}
+	ctx, first, err := s.pollGate(context.Background())
+	require.NoError(t, err)
+
+	waiting, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, _, err = s.pollGate(waiting)
+	require.True(t, apierr.Is(err, apierr.TypeGatewayTimeout), "a poll waits for a turn no longer than its request: %v", err)
+
+	pollStarted(ctx) // longPoll ends the turn after the first take...
+	first()          // ...and the handler's end does too: the turn is given back once
+	_, second, err := s.pollGate(context.Background())
+	require.NoError(t, err)
+	waiting, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, _, err = s.pollGate(waiting)
+	require.Error(t, err, "ending a turn twice must not give back two")
+	second()
+	pollStarted(context.Background()) // a context without a turn: nothing to end
 }

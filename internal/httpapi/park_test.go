@@ -266,3 +266,87 @@ func TestParkedPollKeepAlive(t *testing.T) {
 	_, err = r.ReadByte()
 	require.ErrorIs(t, err, io.EOF, "the server closes the connection its client ended")
 }
+
+// TestPollStartTurns: with one turn to start a long poll (MaxPollStarts 1), polls sent together all
+// start and wait: a poll's turn ends once it has taken the first time, not when it is answered, whether
+// it waits parked or on its goroutine (HTTP/1.0 connections are not parked). Polls answered at once by
+// their first take give their turn back too.
+func TestPollStartTurns(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{MaxPollStarts: 1}})
+	f := newWorkerFixture(t, env)
+	client := &http.Client{Transport: env.Transport()}
+	ctx := context.Background()
+	pollPath := func(name string) string { return f.base + "/event_cursor/" + name + "/poll" }
+	const polls = 6
+	send := func(timeout int) []rawPoll {
+		var wg sync.WaitGroup
+		results := make([]rawPoll, polls)
+		for i := range results {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = sendPoll(ctx, env, client, f.token, pollPath("turn-"+strconv.Itoa(i)),
+					map[string]any{"TimeoutSeconds": timeout, "EventTypes": []string{"tag.created"}})
+			}()
+		}
+		if timeout > 0 {
+			waitParked(t, env, polls)
+			f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/tag", map[string]any{"Slug": "woken"}).Expect(http.StatusOK)
+		}
+		wg.Wait()
+		return results
+	}
+	for _, r := range send(30) {
+		require.NoError(t, r.err)
+		require.Equal(t, http.StatusOK, r.status)
+		require.Len(t, r.events, 1)
+	}
+	// HTTP/1.0 polls wait on their goroutines: both start (their cursors exist) before the Tag.
+	type sent struct {
+		req  *http.Request
+		body []byte
+		conn net.Conn
+	}
+	var old []sent
+	for i := range 2 {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(env.URL, "http://"))
+		require.NoError(t, err)
+		defer conn.Close()
+		body, _ := json.Marshal(map[string]any{"TimeoutSeconds": 30, "EventTypes": []string{"tag.created"}})
+		req, err := http.NewRequest(http.MethodPost, env.URL+pollPath("old-"+strconv.Itoa(i)), bytes.NewReader(body))
+		require.NoError(t, err)
+		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.0", 1, 0
+		req.Header.Set("Authorization", "Bearer "+f.token)
+		req.Header.Set("Content-Type", "application/json")
+		_, err = fmt.Fprintf(conn, "POST %s HTTP/1.0\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+			req.URL.Path, req.Host, f.token, len(body), body)
+		require.NoError(t, err)
+		old = append(old, sent{req: req, body: body, conn: conn})
+	}
+	require.Eventually(t, func() bool {
+		var n int
+		require.NoError(t, env.App.Store.Pool.QueryRow(ctx, "SELECT count(*) FROM bridge_worker_cursor WHERE name LIKE 'old-%'").Scan(&n))
+		return n == len(old)
+	}, 10*time.Second, 5*time.Millisecond, "every HTTP/1.0 poll has started")
+	time.Sleep(50 * time.Millisecond) // past their first take, waiting
+	f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/tag", map[string]any{"Slug": "old"}).Expect(http.StatusOK)
+	for _, s := range old {
+		require.NoError(t, s.conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+		resp, err := http.ReadResponse(bufio.NewReader(s.conn), s.req)
+		require.NoError(t, err)
+		require.NoError(t, env.CheckResponse(s.req, s.body, resp))
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		var events []api.EventLogEntry
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&events))
+		require.Len(t, events, 1)
+	}
+
+	// The first polls' cursors are behind by the Tag the HTTP/1.0 polls got: polls that find it at once.
+	for _, r := range send(0) {
+		require.NoError(t, r.err)
+		require.Equal(t, http.StatusOK, r.status)
+		require.Len(t, r.events, 1)
+		require.Equal(t, "tag.created", r.events[0].EventType)
+	}
+}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -54,6 +55,9 @@ type Config struct {
 	// MaxInvocationsPerOrganization bounds the function invoke requests each organization has running on
 	// this replica (429 above it), so one organization's bulk invocations cannot hold every connection.
 	MaxInvocationsPerOrganization int
+	// MaxPollStarts bounds the long polls starting at once on this replica (pollGate); 0:
+	// pollStartsPerConn per database connection.
+	MaxPollStarts int
 	// CORSOrigins are the origins (scheme://host[:port], or *) whose browser apps may call the API; none
 	// when empty.
 	CORSOrigins []string
@@ -108,6 +112,8 @@ type Server struct {
 	resumes  resumer
 	// events are the wire forms of the events poll answers carried last.
 	events encodedEvents
+	// pollStarts bounds the long polls starting at once (pollGate).
+	pollStarts chan struct{}
 }
 
 // New builds the server: the document, the middleware chain and every route.
@@ -119,8 +125,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{
 		cfg: cfg, deps: deps, log: deps.Logger, doc: doc, docJSON: oas.Document,
 		limiter: newCallerLimiter(cfg.MaxInFlightPerCaller), invocations: newCallerLimiter(cfg.MaxInvocationsPerOrganization),
-		signIns: newSignInGuard(),
-		metrics: newMetrics(deps.Store),
+		signIns:    newSignInGuard(),
+		metrics:    newMetrics(deps.Store),
+		pollStarts: make(chan struct{}, cmp.Or(max(cfg.MaxPollStarts, 0), pollStartsPerConn*int(deps.Store.Pool.Config().MaxConns))),
 	}
 	s.routes = routesOf(doc)
 	s.metrics.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{

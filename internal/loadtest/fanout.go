@@ -463,10 +463,29 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 		return nil, err
 	}
 	fmt.Fprintf(out, "(cursors placed and Channels caught up with the log in %.0f s)\n\n", time.Since(caughtUp).Seconds())
+	// Starting the polls: a fleet polls again after every event, so what a poll costs to start bounds the
+	// event rate a replica keeps up with.
+	startCPU, err := f.srv.cpuTime()
+	if err != nil {
+		return nil, err
+	}
+	var startProfile <-chan error
+	if profileDir != "" {
+		startProfile = f.srv.profile(10*time.Second, filepath.Join(profileDir, "poll-start.pprof"))
+	}
 	started := time.Now()
 	answers := f.startPolls(n, perWorker, "fan")
 	if err := f.waitStarted(ctx, n, "fan"); err != nil {
 		return nil, err
+	}
+	startedCPU, err := f.srv.cpuTime()
+	if err != nil {
+		return nil, err
+	}
+	if startProfile != nil {
+		if err := <-startProfile; err != nil {
+			return nil, err
+		}
 	}
 	time.Sleep(settle(n))
 	settling := time.Now()
@@ -479,6 +498,7 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 	fmt.Fprintf(out, "| with %d waiting polls (all waiting %.0f s after the first was sent; settled after %.0f s more) | %.0f MB | %d |\n",
 		n, settling.Sub(started).Seconds(), time.Since(settling).Seconds(), with.rssMB, with.goroutines)
 	fmt.Fprintf(out, "| per poll | %.1f KB | %.2f |\n\n", (with.rssMB-idle.rssMB)*1024/float64(n), float64(with.goroutines-idle.goroutines)/float64(n))
+	fmt.Fprintf(out, "(CPU time hubd used to start the %d polls: %s, %.0f us a poll)\n\n", n, ms(startedCPU-startCPU), float64((startedCPU-startCPU).Microseconds())/float64(n))
 	if profileDir != "" {
 		// hubd's heap with the polls waiting, and a CPU profile while the event reaches them (go tool pprof).
 		if err := f.srv.saveProfile("heap?gc=1", filepath.Join(profileDir, "fanout-heap.pprof")); err != nil {
