@@ -9,8 +9,10 @@ import (
 	"time"
 )
 
-// defaultMemoryLimit bounds a burst: 10,000 long polls arriving at once take about 200 MB of live heap
-// until they are parked, and about 60 MB once they are.
+// defaultMemoryLimit bounds a burst: 10,000 long polls arriving at once held about 300 MB (heap and
+// goroutine stacks) while they waited for database connections in their handlers, and about 60 MB once
+// parked; they now wait for their turn to start before any of that (httpapi's pollGate), and the burst
+// peaks near this limit.
 const defaultMemoryLimit = 256 << 20
 
 // quietReturn is how long the collector must have been idle before the runtime gives back what a burst
