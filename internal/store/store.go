@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -89,6 +90,7 @@ func Open(ctx context.Context, url string, maxConns int32, log *slog.Logger) (*S
 // uuid.UUID travel as 16 binary bytes rather than through its text form.
 func registerTypes(_ context.Context, conn *pgx.Conn) error {
 	pgxuuid.Register(conn.TypeMap())
+	conn.TypeMap().RegisterType(&pgtype.Type{Name: "uuid", OID: pgtype.UUIDOID, Codec: uuidCodec{}})
 	conn.TypeMap().RegisterType(&pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{
 		Marshal: json.Marshal,
 		Unmarshal: func(data []byte, v any) error {
@@ -100,6 +102,27 @@ func registerTypes(_ context.Context, conn *pgx.Conn) error {
 		},
 	}})
 	return nil
+}
+
+// uuidCodec is pgx's uuid codec, reading straight into uuid.UUID. pgx plans a scan into a sql.Scanner
+// (uuid.UUID is one) before it tries the wrappers pgxuuid registers, so without it every UUID read went
+// through its text form: formatted by pgx, parsed again by uuid.Scan, two allocations each.
+type uuidCodec struct{ pgtype.UUIDCodec }
+
+func (c uuidCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target any) pgtype.ScanPlan {
+	if _, ok := target.(*uuid.UUID); ok {
+		if next := c.UUIDCodec.PlanScan(m, oid, format, (*pgxuuid.UUID)(nil)); next != nil {
+			return uuidScan{next}
+		}
+	}
+	return c.UUIDCodec.PlanScan(m, oid, format, target)
+}
+
+// uuidScan scans into a uuid.UUID as into the pgxuuid.UUID it is the same bytes of.
+type uuidScan struct{ next pgtype.ScanPlan }
+
+func (p uuidScan) Scan(src []byte, dst any) error {
+	return p.next.Scan(src, (*pgxuuid.UUID)(dst.(*uuid.UUID)))
 }
 
 // Close stops the event sequencer and closes the pool.
