@@ -8,6 +8,7 @@ package db
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -327,9 +328,16 @@ func (q *Queries) ChannelLeaseRelease(ctx context.Context, arg ChannelLeaseRelea
 }
 
 const channelLeaseRenew = `-- name: ChannelLeaseRenew :one
-UPDATE channel_lease SET expires_at = now() + make_interval(secs => $1::int)
-WHERE channel_id = $2 AND claim_token = $3 AND expires_at > now()
-RETURNING channel_id, claim_token, holder_user_id, holder_address, commands, acquired_at, expires_at
+WITH renewed AS (
+  UPDATE channel_lease SET expires_at = now() + make_interval(secs => $1::int)
+  WHERE channel_lease.channel_id = $2 AND claim_token = $3 AND expires_at > now()
+  RETURNING channel_id, claim_token, holder_user_id, holder_address, commands, acquired_at, expires_at
+), seen AS (
+  UPDATE channel SET last_seen_at = now()
+  WHERE channel.channel_id = $2 AND EXISTS (SELECT FROM renewed)
+    AND (last_seen_at IS NULL OR last_seen_at < now() - interval '15 seconds')
+)
+SELECT channel_id, claim_token, holder_user_id, holder_address, commands, acquired_at, expires_at FROM renewed
 `
 
 type ChannelLeaseRenewParams struct {
@@ -338,9 +346,21 @@ type ChannelLeaseRenewParams struct {
 	ClaimToken   uuid.UUID `db:"claim_token"`
 }
 
-func (q *Queries) ChannelLeaseRenew(ctx context.Context, arg ChannelLeaseRenewParams) (*ChannelLease, error) {
+type ChannelLeaseRenewRow struct {
+	ChannelID     uuid.UUID       `db:"channel_id"`
+	ClaimToken    uuid.UUID       `db:"claim_token"`
+	HolderUserID  uuid.UUID       `db:"holder_user_id"`
+	HolderAddress string          `db:"holder_address"`
+	Commands      json.RawMessage `db:"commands"`
+	AcquiredAt    time.Time       `db:"acquired_at"`
+	ExpiresAt     time.Time       `db:"expires_at"`
+}
+
+// Renews the lease the claim token holds and, when it does, marks the Channel seen (as ChannelSeen) in the
+// same statement: a poll's take renews and is seen in one round trip.
+func (q *Queries) ChannelLeaseRenew(ctx context.Context, arg ChannelLeaseRenewParams) (*ChannelLeaseRenewRow, error) {
 	row := q.db.QueryRow(ctx, channelLeaseRenew, arg.LeaseSeconds, arg.ChannelID, arg.ClaimToken)
-	var i ChannelLease
+	var i ChannelLeaseRenewRow
 	err := row.Scan(
 		&i.ChannelID,
 		&i.ClaimToken,

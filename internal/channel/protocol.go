@@ -250,9 +250,6 @@ func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uu
 		if err != nil {
 			return err
 		}
-		if err := tx.Q.ChannelSeen(ctx, ch.ID); err != nil {
-			return err
-		}
 		if maxRuns > 0 {
 			commands, err := store.DecodeJSON[[]string](lease.Commands)
 			if err != nil {

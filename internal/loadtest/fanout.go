@@ -381,6 +381,12 @@ func (f *fanOut) waitStarted(ctx context.Context, n int, prefix string) error {
 	}
 	defer conn.Close(ctx)
 	workerPolls := n - min(n/2, len(f.channels))
+	// Thousands of polls take seconds to start; reading hubd's metrics every 20 ms then would add to the CPU
+	// hubd is timed using to start them.
+	interval := 20 * time.Millisecond
+	if n > 1000 {
+		interval = 250 * time.Millisecond
+	}
 	for {
 		var have int
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM bridge_worker_cursor WHERE name LIKE $1", prefix+"-%").Scan(&have); err != nil {
@@ -398,7 +404,7 @@ func (f *fanOut) waitStarted(ctx context.Context, n int, prefix string) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(interval):
 		}
 	}
 }

@@ -39,9 +39,18 @@ WHERE channel_lease.expires_at <= now()
 RETURNING *;
 
 -- name: ChannelLeaseRenew :one
-UPDATE channel_lease SET expires_at = now() + make_interval(secs => @lease_seconds::int)
-WHERE channel_id = @channel_id AND claim_token = @claim_token AND expires_at > now()
-RETURNING *;
+-- Renews the lease the claim token holds and, when it does, marks the Channel seen (as ChannelSeen) in the
+-- same statement: a poll's take renews and is seen in one round trip.
+WITH renewed AS (
+  UPDATE channel_lease SET expires_at = now() + make_interval(secs => @lease_seconds::int)
+  WHERE channel_lease.channel_id = @channel_id AND claim_token = @claim_token AND expires_at > now()
+  RETURNING *
+), seen AS (
+  UPDATE channel SET last_seen_at = now()
+  WHERE channel.channel_id = @channel_id AND EXISTS (SELECT FROM renewed)
+    AND (last_seen_at IS NULL OR last_seen_at < now() - interval '15 seconds')
+)
+SELECT * FROM renewed;
 
 -- name: ChannelLeaseRelease :execrows
 DELETE FROM channel_lease WHERE channel_id = @channel_id AND claim_token = @claim_token AND expires_at > now();
