@@ -36,15 +36,6 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		c.Set(ctxOperation, rt.operation.OperationID)
-		if rt.class == classLongPoll {
-			ctx, started, err := s.pollGate(req.Context())
-			if err != nil {
-				return err
-			}
-			defer started()
-			req = req.WithContext(ctx)
-			c.SetRequest(req)
-		}
 
 		// The caller is established before anything else of the request is looked at.
 		holder := &authResult{}
@@ -129,6 +120,16 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 			c.SetRequest(req.WithContext(ctx))
+		}
+		if rt.class == classLongPoll {
+			// Only a request read whole and holding its caller's slot waits for a turn: a client sending its
+			// body slowly, or one caller sending thousands, cannot hold the turns of others.
+			ctx, started, err := s.pollGate(c.Request().Context())
+			if err != nil {
+				return err
+			}
+			defer started()
+			c.SetRequest(c.Request().WithContext(ctx))
 		}
 		return next(c)
 	}

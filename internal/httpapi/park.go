@@ -79,12 +79,12 @@ func answerOrError[T any, R any](out []T, err error, answer func([]T) (R, error)
 // replica: enough to keep the connections busy.
 const pollStartsPerConn = 8
 
-// pollGate lets a long poll start (authenticate, prepare, take the first time) when fewer than
-// pollStarts are starting, else waits for its turn or ctx's end. A fleet of bots polls again at once
-// after every event, thousands of requests; started all together, each would wait for a database
-// connection deep in its handler, holding a grown goroutine stack and its request's memory, and their
-// sum pushed the collector into running nearly all the time (10,000 polls sent at once cost 2.2 ms of
-// CPU each, against 0.5 ms with room). Waiting here, before any of that, a request holds little. The
+// pollGate lets a long poll start (prepare, take the first time) when fewer than pollStarts are
+// starting, else waits for its turn or ctx's end. A fleet of bots polls again at once after every
+// event, thousands of requests; started all together, each would wait for a database connection deep in
+// its handler, holding a grown goroutine stack and its request's memory, and their sum pushed the
+// collector into running nearly all the time (10,000 polls sent at once cost 2.2 ms of CPU each, against
+// 0.5 ms with room). Waiting here, checked but before any database work, a request holds little. The
 // turn ends at started, which longPoll calls once the first take is done (the poll is answered, parked
 // or waits), and which the caller calls too when the request ends before that.
 func (s *Server) pollGate(ctx context.Context) (_ context.Context, started func(), err error) {

@@ -270,7 +270,7 @@ func TestParkedPollKeepAlive(t *testing.T) {
 // TestPollStartTurns: with one turn to start a long poll (MaxPollStarts 1), polls sent together all
 // start and wait: a poll's turn ends once it has taken the first time, not when it is answered, whether
 // it waits parked or on its goroutine (HTTP/1.0 connections are not parked). Polls answered at once by
-// their first take give their turn back too.
+// their first take give their turn back too. A request whose body is still arriving holds no turn.
 func TestPollStartTurns(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{MaxPollStarts: 1}})
@@ -278,6 +278,13 @@ func TestPollStartTurns(t *testing.T) {
 	client := &http.Client{Transport: env.Transport()}
 	ctx := context.Background()
 	pollPath := func(name string) string { return f.base + "/event_cursor/" + name + "/poll" }
+
+	slow, err := net.Dial("tcp", strings.TrimPrefix(env.URL, "http://"))
+	require.NoError(t, err)
+	defer slow.Close()
+	_, err = fmt.Fprintf(slow, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+		pollPath("slow"), f.token)
+	require.NoError(t, err)
 	const polls = 6
 	send := func(timeout int) []rawPoll {
 		var wg sync.WaitGroup
