@@ -6589,10 +6589,12 @@ type ServerInterface interface {
 	// (DELETE /space/{space_id}/channel/{channel_id}/lease)
 	ReleaseChannelLease(ctx echo.Context, spaceId SpaceRef, channelId ChannelID, params ReleaseChannelLeaseParams) error
 	// AcquireChannelLease Take the Channel's lease (needs Claim). One holder at a time: 409 while another claim token holds it.
-	// The lease lasts LeaseSeconds and every poll renews it.
+	// The lease lasts LeaseSeconds after the holder's last poll: every poll renews it for its wait and
+	// LeaseSeconds more.
 	// (POST /space/{space_id}/channel/{channel_id}/lease)
 	AcquireChannelLease(ctx echo.Context, spaceId SpaceRef, channelId ChannelID) error
-	// PollChannel Long-poll for CommandRuns and subscribed events, waiting up to TimeoutSeconds. Renews the lease. Runs
+	// PollChannel Long-poll for CommandRuns and subscribed events, waiting up to TimeoutSeconds. Renews the lease until
+	// LeaseSeconds after this wait. Runs
 	// come first (oldest first), then events in log order; the bookmark advances past what is handed out.
 	// (POST /space/{space_id}/channel/{channel_id}/poll)
 	PollChannel(ctx echo.Context, spaceId SpaceRef, channelId ChannelID) error
@@ -57031,10 +57033,12 @@ type StrictServerInterface interface {
 	// (DELETE /space/{space_id}/channel/{channel_id}/lease)
 	ReleaseChannelLease(ctx context.Context, request ReleaseChannelLeaseRequestObject) (ReleaseChannelLeaseResponseObject, error)
 	// AcquireChannelLease Take the Channel's lease (needs Claim). One holder at a time: 409 while another claim token holds it.
-	// The lease lasts LeaseSeconds and every poll renews it.
+	// The lease lasts LeaseSeconds after the holder's last poll: every poll renews it for its wait and
+	// LeaseSeconds more.
 	// (POST /space/{space_id}/channel/{channel_id}/lease)
 	AcquireChannelLease(ctx context.Context, request AcquireChannelLeaseRequestObject) (AcquireChannelLeaseResponseObject, error)
-	// PollChannel Long-poll for CommandRuns and subscribed events, waiting up to TimeoutSeconds. Renews the lease. Runs
+	// PollChannel Long-poll for CommandRuns and subscribed events, waiting up to TimeoutSeconds. Renews the lease until
+	// LeaseSeconds after this wait. Runs
 	// come first (oldest first), then events in log order; the bookmark advances past what is handed out.
 	// (POST /space/{space_id}/channel/{channel_id}/poll)
 	PollChannel(ctx context.Context, request PollChannelRequestObject) (PollChannelResponseObject, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 
 // Protocol timings, as the API document states them to bots.
 const (
-	// LeaseSeconds is how long a lease lasts without a poll renewing it.
+	// LeaseSeconds is how long a lease lasts after its last poll: acquired, it lasts LeaseSeconds; a poll
+	// renews it for its wait and LeaseSeconds more, so a bot polling without pause never loses it, even
+	// when its next poll comes moments after a poll that waited its whole timeout.
 	LeaseSeconds = 60
 	// AnswerSeconds is how long a bot has to report a delivered run's result.
 	AnswerSeconds = 30
@@ -139,9 +142,10 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string
 	}
 	var at position
 	taken := false
+	end := time.Now().Add(timeout)
 	return event.NewPoll(s.Notifier, ch.OrganizationID, timeout, func(ctx context.Context) ([]Message, bool, error) {
 		if !taken {
-			msgs, more, next, err := s.take(ctx, sc, ch, token, maxRuns)
+			msgs, more, next, err := s.take(ctx, sc, ch, token, maxRuns, time.Until(end))
 			at, taken = next, err == nil
 			return msgs, more, err
 		}
@@ -234,16 +238,18 @@ func (s *Service) advanceBookmark(ctx context.Context, channelID uuid.UUID, from
 	return c.won, c.err
 }
 
-// take renews the lease and, in one transaction, hands out due runs and the subscribed events after the
+// take renews the lease (for wait, what is left of the poll's wait, and LeaseSeconds more) and, in one
+// transaction, hands out due runs and the subscribed events after the
 // bookmark, advancing the bookmark past every event read: an event is handed out at most once. It
 // answers where the Channel's bookmark stands after.
-func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uuid.UUID, maxRuns int) ([]Message, bool, position, error) {
+func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uuid.UUID, maxRuns int, wait time.Duration) ([]Message, bool, position, error) {
+	leaseSeconds := LeaseSeconds + int(math.Ceil(max(wait, 0).Seconds()))
 	var msgs []Message
 	var at position
 	more := false
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		msgs, more = nil, false
-		lease, err := tx.Q.ChannelLeaseRenew(ctx, db.ChannelLeaseRenewParams{ChannelID: ch.ID, ClaimToken: token, LeaseSeconds: LeaseSeconds})
+		lease, err := tx.Q.ChannelLeaseRenew(ctx, db.ChannelLeaseRenewParams{ChannelID: ch.ID, ClaimToken: token, LeaseSeconds: int32(leaseSeconds)})
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return apierr.Conflict("the claim token no longer holds the lease of Channel %s; acquire the lease again", ch.Slug)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -70,4 +71,36 @@ func TestChannels(t *testing.T) {
 	c.Get(chans+"/nope").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	c.Delete(chans + "/deploy-bot").Expect(http.StatusOK)
 	c.Get(chans+"/deploy-bot").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+}
+
+// TestChannelLeaseOutlastsPoll: a poll renews its Channel's lease for its whole wait and LeaseSeconds
+// more, so a bot that polls again right after a poll that waited its full timeout still holds the lease.
+func TestChannelLeaseOutlastsPoll(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	sp := createSpace(t, admin, map[string]any{"Slug": "ops"})
+	var ch api.Channel
+	admin.Post("/api/space/"+sp.SpaceID.String()+"/channel", map[string]any{"Slug": "bot"}).Expect(http.StatusOK).JSON(&ch)
+	base := "/api/space/" + sp.SpaceID.String() + "/channel/" + ch.ChannelID.String()
+	var lease api.ChannelLease
+	admin.Post(base+"/lease", nil).Expect(http.StatusOK).JSON(&lease)
+	require.Equal(t, 60, lease.LeaseSeconds)
+	leaseLeft := func() time.Duration {
+		var left float64
+		require.NoError(t, env.App.Store.Pool.QueryRow(context.Background(),
+			"SELECT extract(epoch FROM expires_at - now()) FROM channel_lease WHERE channel_id = $1", ch.ChannelID).Scan(&left))
+		return time.Duration(left * float64(time.Second))
+	}
+	require.LessOrEqual(t, leaseLeft(), 60*time.Second, "acquired, the lease lasts LeaseSeconds")
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		admin.Post(base+"/poll", map[string]any{"ClaimToken": lease.ClaimToken, "TimeoutSeconds": 30}).Expect(http.StatusNoContent)
+	}()
+	waitParked(t, env, 1)
+	require.Greater(t, leaseLeft(), 85*time.Second, "a 30-second poll renews the lease for its wait and LeaseSeconds more")
+	env.App.Notifier.StopWaiters() // the poll ends now, with nothing
+	<-done
 }
