@@ -8,7 +8,6 @@ package db
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/google/uuid"
 )
@@ -337,7 +336,7 @@ WITH renewed AS (
   WHERE channel.channel_id = $2 AND EXISTS (SELECT FROM renewed)
     AND (last_seen_at IS NULL OR last_seen_at < now() - interval '15 seconds')
 )
-SELECT channel_id, claim_token, holder_user_id, holder_address, commands, acquired_at, expires_at FROM renewed
+SELECT commands FROM renewed
 `
 
 type ChannelLeaseRenewParams struct {
@@ -346,31 +345,13 @@ type ChannelLeaseRenewParams struct {
 	ClaimToken   uuid.UUID `db:"claim_token"`
 }
 
-type ChannelLeaseRenewRow struct {
-	ChannelID     uuid.UUID       `db:"channel_id"`
-	ClaimToken    uuid.UUID       `db:"claim_token"`
-	HolderUserID  uuid.UUID       `db:"holder_user_id"`
-	HolderAddress string          `db:"holder_address"`
-	Commands      json.RawMessage `db:"commands"`
-	AcquiredAt    time.Time       `db:"acquired_at"`
-	ExpiresAt     time.Time       `db:"expires_at"`
-}
-
 // Renews the lease the claim token holds and, when it does, marks the Channel seen (as ChannelSeen) in the
-// same statement: a poll's take renews and is seen in one round trip.
-func (q *Queries) ChannelLeaseRenew(ctx context.Context, arg ChannelLeaseRenewParams) (*ChannelLeaseRenewRow, error) {
+// same statement: a poll's take renews and is seen in one round trip. Answers the commands the lease claims.
+func (q *Queries) ChannelLeaseRenew(ctx context.Context, arg ChannelLeaseRenewParams) (json.RawMessage, error) {
 	row := q.db.QueryRow(ctx, channelLeaseRenew, arg.LeaseSeconds, arg.ChannelID, arg.ClaimToken)
-	var i ChannelLeaseRenewRow
-	err := row.Scan(
-		&i.ChannelID,
-		&i.ClaimToken,
-		&i.HolderUserID,
-		&i.HolderAddress,
-		&i.Commands,
-		&i.AcquiredAt,
-		&i.ExpiresAt,
-	)
-	return &i, err
+	var commands json.RawMessage
+	err := row.Scan(&commands)
+	return commands, err
 }
 
 const channelLeaseTake = `-- name: ChannelLeaseTake :one

@@ -142,10 +142,10 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string
 	}
 	var at position
 	taken := false
-	end := time.Now().Add(timeout)
-	return event.NewPoll(s.Notifier, ch.OrganizationID, timeout, func(ctx context.Context) ([]Message, bool, error) {
+	var p *event.Poll[Message]
+	p = event.NewPoll(s.Notifier, ch.OrganizationID, timeout, func(ctx context.Context) ([]Message, bool, error) {
 		if !taken {
-			msgs, more, next, err := s.take(ctx, sc, ch, token, maxRuns, time.Until(end))
+			msgs, more, next, err := s.take(ctx, sc, ch, token, maxRuns, p.Remaining())
 			at, taken = next, err == nil
 			return msgs, more, err
 		}
@@ -174,7 +174,8 @@ func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string
 			msgs[i] = Message{Event: &events[i]}
 		}
 		return msgs, len(entries) == maxEventsPerPoll, nil
-	}), nil
+	})
+	return p, nil
 }
 
 // position is where a poll's Channel stands after a take: its bookmark and its subscriptions.
@@ -249,7 +250,7 @@ func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uu
 	more := false
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		msgs, more = nil, false
-		lease, err := tx.Q.ChannelLeaseRenew(ctx, db.ChannelLeaseRenewParams{ChannelID: ch.ID, ClaimToken: token, LeaseSeconds: int32(leaseSeconds)})
+		leaseCommands, err := tx.Q.ChannelLeaseRenew(ctx, db.ChannelLeaseRenewParams{ChannelID: ch.ID, ClaimToken: token, LeaseSeconds: int32(leaseSeconds)})
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return apierr.Conflict("the claim token no longer holds the lease of Channel %s; acquire the lease again", ch.Slug)
 		}
@@ -257,7 +258,7 @@ func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uu
 			return err
 		}
 		if maxRuns > 0 {
-			commands, err := store.DecodeJSON[[]string](lease.Commands)
+			commands, err := store.DecodeJSON[[]string](leaseCommands)
 			if err != nil {
 				return err
 			}

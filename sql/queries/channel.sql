@@ -40,7 +40,7 @@ RETURNING *;
 
 -- name: ChannelLeaseRenew :one
 -- Renews the lease the claim token holds and, when it does, marks the Channel seen (as ChannelSeen) in the
--- same statement: a poll's take renews and is seen in one round trip.
+-- same statement: a poll's take renews and is seen in one round trip. Answers the commands the lease claims.
 WITH renewed AS (
   UPDATE channel_lease SET expires_at = now() + make_interval(secs => @lease_seconds::int)
   WHERE channel_lease.channel_id = @channel_id AND claim_token = @claim_token AND expires_at > now()
@@ -50,7 +50,7 @@ WITH renewed AS (
   WHERE channel.channel_id = @channel_id AND EXISTS (SELECT FROM renewed)
     AND (last_seen_at IS NULL OR last_seen_at < now() - interval '15 seconds')
 )
-SELECT * FROM renewed;
+SELECT commands FROM renewed;
 
 -- name: ChannelLeaseRelease :execrows
 DELETE FROM channel_lease WHERE channel_id = @channel_id AND claim_token = @claim_token AND expires_at > now();
