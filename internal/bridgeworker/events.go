@@ -96,7 +96,7 @@ func (sub Subscription) matches(e *db.EventLog) bool {
 // of the other polls that joined it (Service.advance). A commit costs a few statements however many
 // polls wait, and a poll woken alone one.
 func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, sub Subscription, timeout time.Duration, maxEvents int) (*event.Poll[event.Entry], error) {
-	w, err := s.Resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
+	w, err := s.Resolve(ctx, sc, s.Store.Conn(), spaceID, ref, false)
 	if err != nil {
 		return nil, err
 	}

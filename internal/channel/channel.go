@@ -292,8 +292,8 @@ func NewService(deps entity.Deps, notifier *event.Notifier, events *eventfilter.
 }
 
 // resolve reads a Channel named by ID or Slug in a Space of the caller's organization.
-func resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (Channel, error) {
-	return Family.Resolve(ctx, sc, q, spaceID, ref, lock)
+func resolve(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, ref string, lock bool) (Channel, error) {
+	return Family.Resolve(ctx, sc, c, spaceID, ref, lock)
 }
 
 // withLeases fills the lease state of Channels from one query.

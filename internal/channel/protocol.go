@@ -63,12 +63,12 @@ func spaceByRef(ctx context.Context, sc authz.Scope, q *db.Queries, ref string) 
 }
 
 // claimable reads a Channel the caller may hold the lease of (Claim).
-func claimable(ctx context.Context, sc authz.Scope, q *db.Queries, spaceRef, ref string) (Channel, error) {
-	spaceID, err := spaceByRef(ctx, sc, q, spaceRef)
+func claimable(ctx context.Context, sc authz.Scope, c store.Conn, spaceRef, ref string) (Channel, error) {
+	spaceID, err := spaceByRef(ctx, sc, c.Queries(), spaceRef)
 	if err != nil {
 		return Channel{}, err
 	}
-	ch, err := resolve(ctx, sc, q, spaceID, ref, false)
+	ch, err := resolve(ctx, sc, c, spaceID, ref, false)
 	if err != nil {
 		return ch, err
 	}
@@ -78,7 +78,7 @@ func claimable(ctx context.Context, sc authz.Scope, q *db.Queries, spaceRef, ref
 // AcquireLease takes the Channel's lease for the caller, serving commands (all the Channel declares
 // when empty). 409 while another claim token holds it.
 func (s *Service) AcquireLease(ctx context.Context, sc authz.Scope, spaceRef, ref string, commands []string, holderAddress string) (Lease, error) {
-	ch, err := claimable(ctx, sc, s.Store.Q(), spaceRef, ref)
+	ch, err := claimable(ctx, sc, s.Store.Conn(), spaceRef, ref)
 	if err != nil {
 		return Lease{}, err
 	}
@@ -112,7 +112,7 @@ func (s *Service) AcquireLease(ctx context.Context, sc authz.Scope, spaceRef, re
 
 // ReleaseLease gives the lease up; 409 unless the claim token holds it.
 func (s *Service) ReleaseLease(ctx context.Context, sc authz.Scope, spaceRef, ref string, token uuid.UUID) error {
-	ch, err := claimable(ctx, sc, s.Store.Q(), spaceRef, ref)
+	ch, err := claimable(ctx, sc, s.Store.Conn(), spaceRef, ref)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (s *Service) ReleaseLease(ctx context.Context, sc authz.Scope, spaceRef, re
 // the claims of every poll the commit woke: Service.bookmarks), so a commit costs a few statements however
 // many polls wait. A run of the Channel, or a bookmark moved under it, sends it back to take.
 func (s *Service) Poll(ctx context.Context, sc authz.Scope, spaceRef, ref string, token uuid.UUID, timeout time.Duration, maxRuns int) (*event.Poll[Message], error) {
-	ch, err := claimable(ctx, sc, s.Store.Q(), spaceRef, ref)
+	ch, err := claimable(ctx, sc, s.Store.Conn(), spaceRef, ref)
 	if err != nil {
 		return nil, err
 	}

@@ -154,7 +154,7 @@ func (s *Service) CreateRun(ctx context.Context, sc authz.Scope, req RunRequest)
 			return err
 		}
 		params, err := parseParameters(ch, req, func(entityType, ref string) (uuid.UUID, error) {
-			return s.resolveOption(ctx, sc, tx.Q, ch, entityType, ref)
+			return s.resolveOption(ctx, sc, tx, ch, entityType, ref)
 		})
 		if err != nil {
 			return err
@@ -332,12 +332,12 @@ type refResolver func(entityType, ref string) (uuid.UUID, error)
 
 // resolveOption finds an entity-typed option's entity by ID or Slug through its family's resolver: a Space
 // of the organization, or a Unit, Target or Tag of the Channel's Space, that the caller may view.
-func (s *Service) resolveOption(ctx context.Context, sc authz.Scope, q *db.Queries, ch Channel, entityType, ref string) (uuid.UUID, error) {
+func (s *Service) resolveOption(ctx context.Context, sc authz.Scope, c store.Conn, ch Channel, entityType, ref string) (uuid.UUID, error) {
 	resolve, ok := s.Resolvers[entityType]
 	if !ok {
 		return uuid.Nil, fmt.Errorf("the option's DataType %q is not known", entityType)
 	}
-	id, err := resolve(ctx, sc, q, ch.SpaceID, ref)
+	id, err := resolve(ctx, sc, c, ch.SpaceID, ref)
 	if apierr.Is(err, apierr.TypeNotFound) {
 		where := "the Channel's Space"
 		if entityType == "Space" {
@@ -349,12 +349,12 @@ func (s *Service) resolveOption(ctx context.Context, sc authz.Scope, q *db.Queri
 }
 
 // runOfChannel reads a run of a Channel the caller can see, with the Channel.
-func (s *Service) runOfChannel(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, runID uuid.UUID) (Channel, Run, error) {
-	ch, err := resolve(ctx, sc, q, spaceID, ref, false)
+func (s *Service) runOfChannel(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, ref string, runID uuid.UUID) (Channel, Run, error) {
+	ch, err := resolve(ctx, sc, c, spaceID, ref, false)
 	if err != nil {
 		return ch, Run{}, err
 	}
-	r, err := q.CommandRunGet(ctx, db.CommandRunGetParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID})
+	r, err := c.Queries().CommandRunGet(ctx, db.CommandRunGetParams{OrganizationID: ch.OrganizationID, ChannelID: ch.ID, CommandRunID: runID})
 	if err != nil {
 		return ch, Run{}, apierr.NotFoundAs(err, RunEntityType, runID.String())
 	}
@@ -364,12 +364,11 @@ func (s *Service) runOfChannel(ctx context.Context, sc authz.Scope, q *db.Querie
 
 // GetRun reads one run; the caller needs ViewChildren on the Channel's Space.
 func (s *Service) GetRun(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, runID uuid.UUID) (Run, error) {
-	q := s.Store.Q()
-	_, run, err := s.runOfChannel(ctx, sc, q, spaceID, ref, runID)
+	_, run, err := s.runOfChannel(ctx, sc, s.Store.Conn(), spaceID, ref, runID)
 	if err != nil {
 		return run, err
 	}
-	_, st, err := space.VisibleParent(ctx, sc, q, spaceID)
+	_, st, err := space.VisibleParent(ctx, sc, s.Store.Q(), spaceID)
 	if err != nil {
 		return run, err
 	}
@@ -381,7 +380,7 @@ func (s *Service) GetRun(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 func (s *Service) ListRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, path string, params listquery.Params) (listquery.Page[Run], error) {
 	q := listquery.Query{Entity: RunListEntity, Caller: sc, Path: path, Params: params}
 	if spaceID != nil {
-		ch, err := resolve(ctx, sc, s.Store.Q(), *spaceID, ref, false)
+		ch, err := resolve(ctx, sc, s.Store.Conn(), *spaceID, ref, false)
 		if err != nil {
 			return listquery.Page[Run]{}, err
 		}
@@ -423,7 +422,7 @@ func (s *Service) transition(ctx context.Context, sc authz.Scope, spaceRef, ref 
 		if err != nil {
 			return err
 		}
-		ch, run, err := s.runOfChannel(ctx, sc, tx.Q, spaceID, ref, runID)
+		ch, run, err := s.runOfChannel(ctx, sc, tx, spaceID, ref, runID)
 		if err != nil {
 			return err
 		}

@@ -88,12 +88,12 @@ func RunCopies[T any](ctx context.Context, st *store.Store, entityType string, s
 }
 
 func (s *Service[R, E, F]) cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref Ref, spaceID uuid.UUID, prefix string, patch json.RawMessage, allowExists bool) (E, error) {
-	src, err := s.Resolve(ctx, sc, tx.Q, ref.SpaceID, ref.ID.String(), false)
+	src, err := s.Resolve(ctx, sc, tx, ref.SpaceID, ref.ID.String(), false)
 	if err != nil {
 		return src, err
 	}
-	slug, _ := json.Marshal(map[string]string{"Slug": prefix + s.Ident(src).Slug})
-	named, err := MergePatch(s.Fields(src), slug)
+	slug, _ := json.Marshal(map[string]string{"Slug": prefix + s.common(src).Slug})
+	named, err := MergePatch(s.fieldsOf(src), slug)
 	if err != nil {
 		return src, err
 	}
@@ -107,10 +107,11 @@ func (s *Service[R, E, F]) cloneOne(ctx context.Context, sc authz.Scope, tx *sto
 		return src, apierr.UserInput(fmt.Sprintf("the patched %s is not valid: %v", s.Type, err))
 	}
 	out, created, err := s.create(ctx, sc, tx, spaceID, f, allowExists)
-	if err != nil || !created || s.SetUpstream == nil {
+	setUpstream := s.hooks().setUpstream
+	if err != nil || !created || setUpstream == nil {
 		return out, err
 	}
-	row, err := s.SetUpstream(ctx, tx.Q, sc, s.Ident(out).ID, s.Ident(src).ID)
+	row, err := setUpstream(ctx, tx.Q, sc, s.object(out).ID, s.object(src).ID)
 	if err != nil {
 		return out, err
 	}
@@ -121,11 +122,11 @@ func (s *Service[R, E, F]) cloneOne(ctx context.Context, sc authz.Scope, tx *sto
 // CreateChildren on the destination, its Slug free there (else 409), the family's checks; a new Version.
 func (s *Service[R, E, F]) Move(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, toSpaceID uuid.UUID, dryRun bool) ([]BulkItem[E], error) {
 	return RunBulk(ctx, s.Store, s.Type, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref Ref) (E, error) {
-		cur, err := s.Resolve(ctx, sc, tx.Q, ref.SpaceID, ref.ID.String(), true)
+		cur, err := s.Resolve(ctx, sc, tx, ref.SpaceID, ref.ID.String(), true)
 		if err != nil {
 			return cur, err
 		}
-		if err := authz.Check(sc, authz.Delete, s.Target(cur)); err != nil {
+		if err := authz.Check(sc, authz.Delete, s.target(cur)); err != nil {
 			return cur, err
 		}
 		if err := s.checkWriteNeeds(sc); err != nil {
@@ -141,17 +142,15 @@ func (s *Service[R, E, F]) Move(ctx context.Context, sc authz.Scope, path string
 		if err := authz.Check(sc, authz.CreateChildren, to.Target); err != nil {
 			return cur, err
 		}
-		if s.Ident(cur).SpaceID == toSpaceID {
+		if s.object(cur).SpaceID == toSpaceID {
 			return cur, nil
 		}
-		if s.Check != nil {
-			if _, err := s.Check(ctx, tx, sc, toSpaceID, &cur, s.Fields(cur)); err != nil {
-				return cur, err
-			}
+		if _, err := s.check(ctx, tx, sc, toSpaceID, &cur, s.fieldsOf(cur)); err != nil {
+			return cur, err
 		}
-		row, err := s.MoveRow(ctx, tx.Q, sc, cur, toSpaceID)
+		row, err := s.hooks().moveRow(ctx, tx.Q, sc, cur, toSpaceID)
 		if err != nil {
-			return cur, SlugClash(err, s.Type, s.Ident(cur).Slug)
+			return cur, SlugClash(err, s.Type, s.common(cur).Slug)
 		}
 		moved, err := s.FromRow(row)
 		if err != nil {

@@ -8,9 +8,9 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/uuid"
 
-	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // Document is an entity as a person edits it: the fields a write sets (by their wire names), with the
@@ -33,8 +33,8 @@ type DocumentRef struct {
 	Field, Name string
 	// Named is the name of the entity id, for a document of an entity in spaceID; Resolve is the ID a name
 	// stands for (NotFound when it names nothing the caller may view).
-	Named   func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID) (string, error)
-	Resolve func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, name string) (uuid.UUID, error)
+	Named   func(ctx context.Context, sc authz.Scope, c store.Conn, spaceID, id uuid.UUID) (string, error)
+	Resolve func(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, name string) (uuid.UUID, error)
 }
 
 // Document reads an entity as a document.
@@ -47,8 +47,8 @@ func (s *Service[R, E, F]) Document(ctx context.Context, sc authz.Scope, spaceID
 }
 
 func (s *Service[R, E, F]) document(ctx context.Context, sc authz.Scope, e E) (Document, error) {
-	ident := s.Ident(e)
-	raw, err := json.Marshal(s.Fields(e))
+	o := s.object(e)
+	raw, err := json.Marshal(s.fieldsOf(e))
 	if err != nil {
 		return Document{}, err
 	}
@@ -56,10 +56,11 @@ func (s *Service[R, E, F]) document(ctx context.Context, sc authz.Scope, e E) (D
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return Document{}, err
 	}
-	for _, name := range s.DocumentSpec.Omit {
+	spec := s.hooks().document
+	for _, name := range spec.Omit {
 		delete(fields, name)
 	}
-	for _, r := range s.DocumentSpec.Refs {
+	for _, r := range spec.Refs {
 		var id *uuid.UUID
 		if err := json.Unmarshal(fields[r.Field], &id); err != nil {
 			return Document{}, err
@@ -67,7 +68,7 @@ func (s *Service[R, E, F]) document(ctx context.Context, sc authz.Scope, e E) (D
 		delete(fields, r.Field)
 		fields[r.Name] = json.RawMessage("null")
 		if id != nil {
-			name, err := r.Named(ctx, sc, s.Store.Q(), ident.SpaceID, *id)
+			name, err := r.Named(ctx, sc, s.Store.Conn(), o.SpaceID, *id)
 			if err != nil {
 				return Document{}, err
 			}
@@ -75,7 +76,7 @@ func (s *Service[R, E, F]) document(ctx context.Context, sc authz.Scope, e E) (D
 		}
 	}
 	doc, err := json.Marshal(fields)
-	return Document{EntityType: s.Type, Version: ident.Version, Document: doc}, err
+	return Document{EntityType: s.Type, Version: o.Version, Document: doc}, err
 }
 
 // ApplyDocument applies an edit of a document: the difference from base (the document as read) to edited
@@ -109,15 +110,16 @@ func (s *Service[R, E, F]) ApplyDocument(ctx context.Context, sc authz.Scope, sp
 		if err != nil {
 			return Document{}, err
 		}
-		if err := authz.Check(sc, authz.Edit, s.Target(e)); err != nil {
+		if err := authz.Check(sc, authz.Edit, s.target(e)); err != nil {
 			return Document{}, err
 		}
-		if err := CheckVersion(s.Type, s.Ident(e).ID, &base.Version, s.Ident(e).Version); err != nil {
+		if err := CheckVersion(s.Type, s.object(e).ID, &base.Version, s.object(e).Version); err != nil {
 			return Document{}, err
 		}
 		return s.document(ctx, sc, e)
 	}
-	for _, name := range s.DocumentSpec.Omit {
+	spec := s.hooks().document
+	for _, name := range spec.Omit {
 		if _, ok := patch[name]; ok {
 			return Document{}, apierr.Validation(fmt.Sprintf("Document: %s is not part of a %s's document; change it with a patch", name, s.Type),
 				apierr.Item{Item: "Document." + name, Description: "not in the document"})
@@ -127,7 +129,7 @@ func (s *Service[R, E, F]) ApplyDocument(ctx context.Context, sc authz.Scope, sp
 	if err != nil {
 		return Document{}, err
 	}
-	for _, r := range s.DocumentSpec.Refs {
+	for _, r := range spec.Refs {
 		raw, ok := patch[r.Name]
 		if !ok {
 			continue
@@ -140,7 +142,7 @@ func (s *Service[R, E, F]) ApplyDocument(ctx context.Context, sc authz.Scope, sp
 		}
 		patch[r.Field] = json.RawMessage("null")
 		if name != nil {
-			id, err := r.Resolve(ctx, sc, s.Store.Q(), s.Ident(cur).SpaceID, *name)
+			id, err := r.Resolve(ctx, sc, s.Store.Conn(), s.object(cur).SpaceID, *name)
 			if apierr.Is(err, apierr.TypeNotFound) {
 				return Document{}, apierr.Validation(fmt.Sprintf("Document.%s: no %s %q that you may view", r.Name, r.Name, *name),
 					apierr.Item{Item: "Document." + r.Name, Description: "no such " + r.Name})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -15,100 +17,324 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
-// Family declares an entity family to the kit: its names, how it is listed, and typed functions over its
-// sqlc rows. Service then provides every operation the families share (get, list, create with
-// allow_exists, update with a Version check, merge patch, delete with DeleteGates, bulk patch and delete,
-// load by IDs for includes) the same way for all of them. A family writes only what is its own: the
-// queries, the row conversion, and the rules of its fields.
+// Family declares an entity family to the kit: its names, how it is listed, where its entities live,
+// how its rows are written and read back, and its Strategy. Service then provides every operation the
+// families share (get, list, create with allow_exists, update with a Version check, merge patch, delete
+// with DeleteGates, bulk patch and delete, copy and move, documents, load by IDs for includes) the same
+// way for all of them. A family writes only what is its own: its insert and update queries, the row
+// conversion, and the rules of its fields.
 //
-// R is the sqlc row type (what the family's queries and its list return), E the domain entity, F the
-// fields a write sets (their JSON tags are the wire names, so a merge patch applies to them).
+// R is the sqlc row type (what the family's queries return and its list scans into), E the domain
+// entity, which embeds Object and F, and F the fields a write sets, which embed Common (their JSON tags
+// are the wire names, so a merge patch applies to them). The kit reads the rows it needs by ID, Slug or
+// IDs, and deletes them, through the listing (listquery.Get, GetAll, Delete).
 type Family[R, E, F any] struct {
 	// Type is the entity type name (Tag); Event names its events (tag.created, tag.updated, tag.deleted).
 	Type, Event string
-	// Listing is how the family is listed (its Name is Type).
+	// Listing is how the family is listed (its Name is Type); it carries Permissions when it lists them.
 	Listing *listquery.Entity
 	// Parent loads the Space a Space-resident family lives in (space.Of); nil for families of the
-	// organization. SpaceColumn is the list column a list of one Space is scoped by (tag.space_id).
-	Parent      ParentFunc
-	SpaceColumn string
-	// CheckCreate, optional, replaces the CreateChildren check of a create on the Space (or the
-	// organization) it is made in: an Organization, which any member may create, is not made in theirs.
-	CheckCreate func(sc authz.Scope, in authz.Target) error
-	// WriteNeeds, optional, is an organization permission every write needs beyond the entity's own
-	// (Groups: ManageMembers, since membership changes what members may do).
-	WriteNeeds authz.Permission
+	// organization.
+	Parent ParentFunc
+	// Quiet says that the family's events never change memberships, roles, Groups or grants on Spaces, so
+	// replicas keep what they remember of members when one is numbered (event.Log.QuietFamilies). Leave it
+	// unset for a family that changes any of them: other replicas would keep the old permissions.
+	Quiet bool
 
-	// Row access: each one generated query. A missing row is the anonymous NotFound the queries return.
-	ReadRow    func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*R, error)
-	ReadBySlug func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*R, error)
-	// ReadByIDs, optional, reads the rows among ids of the organization (any Space), for includes.
-	ReadByIDs func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*R, error)
+	// InsertRow and UpdateRow are the family's generated queries (UpdateRow: WHERE ... AND version =
+	// cur's); FromRow converts what they return, and what the kit reads, into the entity.
 	InsertRow func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f F) (*R, error)
 	UpdateRow func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, f F) (*R, error)
-	DeleteRow func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E) (int64, error)
 	FromRow   func(*R) (E, error)
-	// MoveRow, for families that move between Spaces (POST /<family>/move), puts cur in Space toSpaceID
-	// with a new Version; SetUpstream, optional, records on a copy (clone) the entity it was copied from.
-	MoveRow     func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, toSpaceID uuid.UUID) (*R, error)
-	SetUpstream func(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*R, error)
+	// Strategy implements the interfaces of strategy.go the family needs (nil: none).
+	Strategy any
 
-	// Accessors of the entity and its fields.
-	Ident  func(E) Ident
-	Fields func(E) F
-	Slug   func(F) string
-	Target func(E) authz.Target
-	// Grants returns the Permissions a write sets; nil when the family has none.
-	Grants func(F) authz.Grants
-
-	// Normalize puts fields into their one stored form and validates them on their own (no database).
-	Normalize func(F) (F, error)
-	// Check, optional, validates what needs the database (references to other entities) and resolves
-	// what the database decides (a Channel's bookmark at the log's tail), in the write's transaction,
-	// after the permission checks; spaceID is the Space the entity lives or is created in (uuid.Nil for
-	// families of the organization), cur is nil on create.
-	Check func(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *E, f F) (F, error)
-	// OnPut, optional, keeps what a PUT does not replace (a Channel's bookmark, which polls move without a
-	// new Version); OnPatch, optional, reads what a merge patch of cur means beyond the merge (null bookmark: the
-	// tail).
-	OnPut   func(cur E, f F) F
-	OnPatch func(cur E, patch json.RawMessage, f F) F
-	// Enrich, optional, adds to entities read or written what is not in their row (a Channel's lease), in
-	// one query for a page.
-	Enrich func(ctx context.Context, q *db.Queries, items []E) error
-	// AfterWrite, optional, does what a create or an update entails once the row is written (a
-	// BridgeWorker's Secret, issued with it) and may add to the result what is not stored; before is nil
-	// on create. It runs in the write's transaction, before the event.
-	AfterWrite func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
-	// BeforeDelete, optional, runs after the Delete and DeleteGates checks and before the row goes: it
-	// checks what removing the entity needs beyond Delete (a bot's role reach, ManageOrganization) and
-	// undoes what references it (a Tag comes off every Revision).
+	// What follows declares a family that is not converted to Strategy yet; nil fields are the kit's.
+	SpaceColumn  string
+	CheckCreate  func(sc authz.Scope, in authz.Target) error
+	WriteNeeds   authz.Permission
+	ReadRow      func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*R, error)
+	ReadBySlug   func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*R, error)
+	ReadByIDs    func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*R, error)
+	DeleteRow    func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E) (int64, error)
+	MoveRow      func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, toSpaceID uuid.UUID) (*R, error)
+	SetUpstream  func(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*R, error)
+	Ident        func(E) Ident
+	Fields       func(E) F
+	Slug         func(F) string
+	Target       func(E) authz.Target
+	Grants       func(F) authz.Grants
+	Normalize    func(F) (F, error)
+	Check        func(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *E, f F) (F, error)
+	OnPut        func(cur E, f F) F
+	OnPatch      func(cur E, patch json.RawMessage, f F) F
+	Enrich       func(ctx context.Context, q *db.Queries, items []E) error
+	AfterWrite   func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
 	BeforeDelete func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur E) error
-	// AdjustEvent, optional, adds to a change event what the family's events carry beyond the common
-	// payload (a Target's events name the Target in TargetID).
-	AdjustEvent func(E, event.Event) event.Event
-	// DocumentSpec, for families with document endpoints, says what their documents leave out and name.
+	AdjustEvent  func(E, event.Event) event.Event
 	DocumentSpec DocumentSpec
+
+	once sync.Once
+	h    hooks[R, E, F]
+}
+
+// hooks are the family's strategies, found once (Family.hooks); nil ones are absent.
+type hooks[R, E, F any] struct {
+	normalize       func(F) (F, error)
+	authorizeCreate func(sc authz.Scope, in authz.Target) error
+	writeNeeds      authz.Permission
+	check           func(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *E, f F) (F, error)
+	onPut           func(cur E, f F) F
+	onPatch         func(cur E, patch json.RawMessage, f F) F
+	enrich          func(ctx context.Context, q *db.Queries, items []E) error
+	afterWrite      func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
+	beforeDelete    func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur E) error
+	adjustEvent     func(E, event.Event) event.Event
+	moveRow         func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, toSpaceID uuid.UUID) (*R, error)
+	setUpstream     func(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*R, error)
+	document        DocumentSpec
+	rows            RowReader[R]
+	deleteRow       func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E) (int64, error)
+	// spaceColumn scopes reads and lists to a Space (Space-resident families); withPermissions says
+	// whether the family's entities carry Permissions; fields finds F in E.
+	spaceColumn     string
+	withPermissions bool
+	fields          []int
+}
+
+// hooks finds the family's strategies, once.
+func (f *Family[R, E, F]) hooks() *hooks[R, E, F] {
+	f.once.Do(f.resolve)
+	return &f.h
+}
+
+func (f *Family[R, E, F]) resolve() {
+	h := &f.h
+	st := f.Strategy
+	h.withPermissions = f.Listing.Attr("Permissions") != nil
+	if f.Parent != nil {
+		h.spaceColumn = f.SpaceColumn
+		if sp := f.Listing.Attr("SpaceID"); h.spaceColumn == "" && sp != nil {
+			h.spaceColumn = sp.SQL
+		}
+	}
+	if t := reflect.TypeFor[E](); t.Kind() == reflect.Struct {
+		if fld, ok := t.FieldByName(reflect.TypeFor[F]().Name()); ok && fld.Anonymous && fld.Type == reflect.TypeFor[F]() {
+			h.fields = fld.Index
+		}
+	}
+	if s, ok := st.(Normalizer[F]); ok {
+		h.normalize = s.Normalize
+	}
+	if s, ok := st.(CreateAuthorizer); ok {
+		h.authorizeCreate = s.AuthorizeCreate
+	}
+	if s, ok := st.(WriteGuard); ok {
+		h.writeNeeds = s.WriteNeeds()
+	}
+	if s, ok := st.(Checker[E, F]); ok {
+		h.check = s.Check
+	}
+	if s, ok := st.(PutRule[E, F]); ok {
+		h.onPut = s.OnPut
+	}
+	if s, ok := st.(PatchRule[E, F]); ok {
+		h.onPatch = s.OnPatch
+	}
+	if s, ok := st.(Enricher[E]); ok {
+		h.enrich = s.Enrich
+	}
+	if s, ok := st.(AfterWriter[E]); ok {
+		h.afterWrite = s.AfterWrite
+	}
+	if s, ok := st.(DeleteChecker[E]); ok {
+		h.beforeDelete = s.BeforeDelete
+	}
+	if s, ok := st.(EventAdjuster[E]); ok {
+		h.adjustEvent = s.AdjustEvent
+	}
+	if s, ok := st.(Mover[R, E]); ok {
+		h.moveRow = s.MoveRow
+	}
+	if s, ok := st.(Copier[R]); ok {
+		h.setUpstream = s.SetUpstream
+	}
+	if s, ok := st.(Documented); ok {
+		h.document = s.DocumentSpec()
+	}
+	if s, ok := st.(RowReader[R]); ok {
+		h.rows = s
+	}
+	if s, ok := st.(RowDeleter[E]); ok {
+		h.deleteRow = s.DeleteRow
+	}
+	// A family declared with functions keeps them.
+	for _, legacy := range []struct {
+		set  bool
+		bind func()
+	}{
+		{f.Normalize != nil, func() { h.normalize = f.Normalize }},
+		{f.CheckCreate != nil, func() { h.authorizeCreate = f.CheckCreate }},
+		{f.WriteNeeds != "", func() { h.writeNeeds = f.WriteNeeds }},
+		{f.Check != nil, func() { h.check = f.Check }},
+		{f.OnPut != nil, func() { h.onPut = f.OnPut }},
+		{f.OnPatch != nil, func() { h.onPatch = f.OnPatch }},
+		{f.Enrich != nil, func() { h.enrich = f.Enrich }},
+		{f.AfterWrite != nil, func() { h.afterWrite = f.AfterWrite }},
+		{f.BeforeDelete != nil, func() { h.beforeDelete = f.BeforeDelete }},
+		{f.AdjustEvent != nil, func() { h.adjustEvent = f.AdjustEvent }},
+		{f.MoveRow != nil, func() { h.moveRow = f.MoveRow }},
+		{f.SetUpstream != nil, func() { h.setUpstream = f.SetUpstream }},
+		{f.DocumentSpec.Omit != nil || f.DocumentSpec.Refs != nil, func() { h.document = f.DocumentSpec }},
+		{f.DeleteRow != nil, func() { h.deleteRow = f.DeleteRow }},
+	} {
+		if legacy.set {
+			legacy.bind()
+		}
+	}
+}
+
+// object is what the kit reads of every entity.
+func (f *Family[R, E, F]) object(e E) Object {
+	if f.Ident != nil {
+		id := f.Ident(e)
+		return Object{ID: id.ID, SpaceID: id.SpaceID, Version: id.Version}
+	}
+	return any(e).(interface{ ObjectMeta() Object }).ObjectMeta()
+}
+
+// common is the Common fields of an entity.
+func (f *Family[R, E, F]) common(e E) Common {
+	if f.Ident != nil {
+		id := f.Ident(e)
+		return Common{Slug: id.Slug, Meta: Meta{DeleteGates: id.DeleteGates}}
+	}
+	return any(e).(interface{ CommonFields() Common }).CommonFields()
+}
+
+// fieldsOf is the Fields an entity embeds.
+func (f *Family[R, E, F]) fieldsOf(e E) F {
+	if f.Fields != nil {
+		return f.Fields(e)
+	}
+	return reflect.ValueOf(e).FieldByIndex(f.hooks().fields).Interface().(F)
+}
+
+// slugOf is the Slug a write sets.
+func (f *Family[R, E, F]) slugOf(fields F) string {
+	if f.Slug != nil {
+		return f.Slug(fields)
+	}
+	return any(fields).(interface{ CommonFields() Common }).CommonFields().Slug
+}
+
+// grantsOf is the Permissions a write sets; nil when the family has none.
+func (f *Family[R, E, F]) grantsOf(fields F) authz.Grants {
+	if f.Grants != nil {
+		return f.Grants(fields)
+	}
+	if f.Ident != nil || !f.hooks().withPermissions {
+		return nil
+	}
+	return any(fields).(interface{ CommonFields() Common }).CommonFields().Permissions
+}
+
+// target is the entity as a permission target: its own (Targeted), or that of its type, ID, Space and
+// Permissions.
+func (f *Family[R, E, F]) target(e E) authz.Target {
+	if f.Target != nil {
+		return f.Target(e)
+	}
+	if t, ok := any(e).(Targeted); ok {
+		return t.Target()
+	}
+	o := f.object(e)
+	t := authz.Target{EntityType: f.Type, ID: o.ID.String(), SpaceID: o.SpaceID}
+	if f.hooks().withPermissions {
+		t.Grants = f.common(e).Permissions
+	}
+	return t
+}
+
+// normalize applies the family's Normalizer, or normalizes and validates the Common fields.
+func (f *Family[R, E, F]) normalize(fields F) (F, error) {
+	h := f.hooks()
+	if h.normalize != nil {
+		return h.normalize(fields)
+	}
+	c := any(&fields).(interface{ common() *Common }).common()
+	*c = c.Normalized()
+	if !h.withPermissions {
+		c.Permissions = nil
+	}
+	return fields, c.Validate(h.withPermissions)
+}
+
+// scope restricts reads of the family to spaceID when it lives in Spaces.
+func (f *Family[R, E, F]) scope(spaceID uuid.UUID) []listquery.Condition {
+	if col := f.hooks().spaceColumn; col != "" {
+		return []listquery.Condition{{Column: col, Value: spaceID}}
+	}
+	return nil
+}
+
+// readRow reads an entity's row by ID (lock: FOR UPDATE) in the caller's organization (and Space).
+func (f *Family[R, E, F]) readRow(ctx context.Context, c store.Conn, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*R, error) {
+	switch h := f.hooks(); {
+	case f.ReadRow != nil:
+		return f.ReadRow(ctx, c.Queries(), sc, spaceID, id, lock)
+	case h.rows != nil:
+		return h.rows.ReadRow(ctx, c, sc, spaceID, id, lock)
+	}
+	return listquery.Get[R](ctx, c, f.Listing, sc.OrganizationID, f.scope(spaceID), f.Listing.ID, id, lock)
+}
+
+// readBySlug reads an entity's row by Slug in the caller's organization (and Space).
+func (f *Family[R, E, F]) readBySlug(ctx context.Context, c store.Conn, sc authz.Scope, spaceID uuid.UUID, slug string) (*R, error) {
+	switch h := f.hooks(); {
+	case f.ReadBySlug != nil:
+		return f.ReadBySlug(ctx, c.Queries(), sc, spaceID, slug)
+	case h.rows != nil:
+		return h.rows.ReadBySlug(ctx, c, sc, spaceID, slug)
+	}
+	return listquery.Get[R](ctx, c, f.Listing, sc.OrganizationID, f.scope(spaceID), f.Listing.Slug, slug, false)
+}
+
+// readByIDs reads the rows among ids of the organization (any Space).
+func (f *Family[R, E, F]) readByIDs(ctx context.Context, c store.Conn, sc authz.Scope, ids []uuid.UUID) ([]*R, error) {
+	if f.ReadByIDs != nil {
+		return f.ReadByIDs(ctx, c.Queries(), sc, ids)
+	}
+	return listquery.GetAll[R](ctx, c, f.Listing, sc.OrganizationID, ids)
+}
+
+// deleteRow deletes cur's row.
+func (f *Family[R, E, F]) deleteRow(ctx context.Context, tx *store.Tx, sc authz.Scope, cur E) (int64, error) {
+	if h := f.hooks(); h.deleteRow != nil {
+		return h.deleteRow(ctx, tx.Q, sc, cur)
+	}
+	o := f.object(cur)
+	return listquery.Delete(ctx, tx, f.Listing, sc.OrganizationID, f.scope(o.SpaceID), o.ID)
 }
 
 // Resolver finds an entity of the caller's organization by ID or Slug (in spaceID when its family lives
 // in Spaces) and returns its ID: NotFound when there is none or the caller may not view it. It is how one
 // family names another's entities without reading its tables.
-type Resolver func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string) (uuid.UUID, error)
+type Resolver func(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, ref string) (uuid.UUID, error)
 
 // Resolvers are the Resolvers of families, by entity type.
 type Resolvers map[string]Resolver
 
 // IDOf is the family's Resolver.
-func (f *Family[R, E, F]) IDOf(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string) (uuid.UUID, error) {
-	e, err := f.Resolve(ctx, sc, q, spaceID, ref, false)
+func (f *Family[R, E, F]) IDOf(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, ref string) (uuid.UUID, error) {
+	e, err := f.Resolve(ctx, sc, c, spaceID, ref, false)
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return f.Ident(e).ID, nil
+	return f.object(e).ID, nil
 }
 
-// Ident is what the kit reads of every entity.
+// Ident is what a family not converted to Object declares the kit reads of its entities.
 type Ident struct {
 	ID          uuid.UUID
 	SpaceID     uuid.UUID // uuid.Nil for families of the organization
@@ -173,29 +399,29 @@ func (f *Family[R, E, F]) visibleParent(ctx context.Context, sc authz.Scope, q *
 
 // Resolve reads an entity named by ID or Slug (lock: FOR UPDATE); a missing one is NotFound, of its
 // Space first when that is what is missing, and so is one the caller may not view.
-func (f *Family[R, E, F]) Resolve(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (E, error) {
-	_, e, err := f.ResolveRow(ctx, sc, q, spaceID, ref, lock)
+func (f *Family[R, E, F]) Resolve(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, ref string, lock bool) (E, error) {
+	_, e, err := f.ResolveRow(ctx, sc, c, spaceID, ref, lock)
 	return e, err
 }
 
 // ResolveRow is Resolve that also returns the row read, for what the family keeps beyond its entity (a
 // Unit's parsed data).
-func (f *Family[R, E, F]) ResolveRow(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, ref string, lock bool) (*R, E, error) {
+func (f *Family[R, E, F]) ResolveRow(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, ref string, lock bool) (*R, E, error) {
 	var zero E
 	var row *R
 	id, perr := uuid.Parse(ref)
 	var err error
 	if perr == nil {
-		row, err = f.ReadRow(ctx, q, sc, spaceID, id, lock)
-	} else if row, err = f.ReadBySlug(ctx, q, sc, spaceID, ref); err == nil && lock {
+		row, err = f.readRow(ctx, c, sc, spaceID, id, lock)
+	} else if row, err = f.readBySlug(ctx, c, sc, spaceID, ref); err == nil && lock {
 		var e E
 		if e, err = f.FromRow(row); err != nil {
 			return nil, zero, err
 		}
-		row, err = f.ReadRow(ctx, q, sc, spaceID, f.Ident(e).ID, true)
+		row, err = f.readRow(ctx, c, sc, spaceID, f.object(e).ID, true)
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
-		if _, perr := f.parent(ctx, sc, q, spaceID); perr != nil {
+		if _, perr := f.parent(ctx, sc, c.Queries(), spaceID); perr != nil {
 			return nil, zero, perr
 		}
 		err = apierr.NotFoundAs(err, f.Type, ref)
@@ -207,31 +433,39 @@ func (f *Family[R, E, F]) ResolveRow(ctx context.Context, sc authz.Scope, q *db.
 	if err != nil {
 		return nil, zero, err
 	}
-	return row, e, authz.Viewable(sc, f.Target(e), ref)
+	return row, e, authz.Viewable(sc, f.target(e), ref)
 }
 
-// afterWrite applies AfterWrite, when the family has it.
+// afterWrite applies the family's AfterWriter, when it has one.
 func (f *Family[R, E, F]) afterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error) {
-	if f.AfterWrite == nil {
-		return after, nil
+	if h := f.hooks(); h.afterWrite != nil {
+		return h.afterWrite(ctx, tx, sc, before, after)
 	}
-	return f.AfterWrite(ctx, tx, sc, before, after)
+	return after, nil
 }
 
-// checkWriteNeeds refuses a write without the family's WriteNeeds on the organization.
+// checkWriteNeeds refuses a write without the family's WriteGuard permission on the organization.
 func (f *Family[R, E, F]) checkWriteNeeds(sc authz.Scope) error {
-	if f.WriteNeeds == "" {
-		return nil
+	if h := f.hooks(); h.writeNeeds != "" {
+		return authz.Check(sc, h.writeNeeds, authz.OrganizationTarget(sc.OrganizationID))
 	}
-	return authz.Check(sc, f.WriteNeeds, authz.OrganizationTarget(sc.OrganizationID))
+	return nil
 }
 
-// enrich applies Enrich to the entities, when the family has it.
-func (f *Family[R, E, F]) enrich(ctx context.Context, q *db.Queries, items ...E) ([]E, error) {
-	if f.Enrich == nil {
-		return items, nil
+// check applies the family's Checker, when it has one.
+func (f *Family[R, E, F]) check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *E, fields F) (F, error) {
+	if h := f.hooks(); h.check != nil {
+		return h.check(ctx, tx, sc, spaceID, cur, fields)
 	}
-	return items, f.Enrich(ctx, q, items)
+	return fields, nil
+}
+
+// enrich applies the family's Enricher to the entities, when it has one.
+func (f *Family[R, E, F]) enrich(ctx context.Context, q *db.Queries, items ...E) ([]E, error) {
+	if h := f.hooks(); h.enrich != nil {
+		return items, h.enrich(ctx, q, items)
+	}
+	return items, nil
 }
 
 // enrichOne is enrich of one entity.
@@ -242,21 +476,21 @@ func (f *Family[R, E, F]) enrichOne(ctx context.Context, q *db.Queries, e E) (E,
 
 // event is the change event of e, in the Scope's organization and the Space it lives in.
 func (f *Family[R, E, F]) event(sc authz.Scope, e E, c Change, p *Parent) event.Event {
-	id := f.Ident(e)
+	o := f.object(e)
 	var space *SpaceRef
 	if p != nil {
 		space = &p.Ref
 	}
-	ev := ChangeEvent(f.Event, f.Type, c, sc.OrganizationID, id.ID, id.Slug, id.Version, space)
-	if f.AdjustEvent != nil {
-		ev = f.AdjustEvent(e, ev)
+	ev := ChangeEvent(f.Event, f.Type, c, sc.OrganizationID, o.ID, f.common(e).Slug, o.Version, space)
+	if h := f.hooks(); h.adjustEvent != nil {
+		ev = h.adjustEvent(e, ev)
 	}
 	return ev
 }
 
 // Get returns one entity the caller may view, named by ID or Slug.
 func (s *Service[R, E, F]) Get(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (E, error) {
-	e, err := s.Resolve(ctx, sc, s.Store.Q(), spaceID, ref, false)
+	e, err := s.Resolve(ctx, sc, s.Store.Conn(), spaceID, ref, false)
 	if err != nil {
 		return e, err
 	}
@@ -272,7 +506,7 @@ func (s *Service[R, E, F]) List(ctx context.Context, sc authz.Scope, spaceID *uu
 		if _, err := s.visibleParent(ctx, sc, s.Store.Q(), *spaceID); err != nil {
 			return listquery.Page[E]{}, err
 		}
-		q.Scope = append(q.Scope, listquery.Condition{Column: s.SpaceColumn, Value: *spaceID})
+		q.Scope = append(q.Scope, s.scope(*spaceID)...)
 	}
 	page, err := listquery.Run[R](ctx, s.Store.Pool, s.Tokens, q)
 	if err != nil {
@@ -288,17 +522,17 @@ func (s *Service[R, E, F]) List(ctx context.Context, sc authz.Scope, spaceID *uu
 
 // LoadByIDs returns, in one query, the entities among ids the caller may view (for includes).
 func (s *Service[R, E, F]) LoadByIDs(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]E, error) {
-	return s.Visible(ctx, s.Store.Q(), sc, ids)
+	return s.Visible(ctx, s.Store.Conn(), sc, ids)
 }
 
-// Visible returns, in one query of q, the entities among ids of the caller's organization that it may
+// Visible returns, in one query on c, the entities among ids of the caller's organization that it may
 // view: how another family checks its references to this one in its write's transaction.
-func (f *Family[R, E, F]) Visible(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]E, error) {
+func (f *Family[R, E, F]) Visible(ctx context.Context, c store.Conn, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]E, error) {
 	out := map[uuid.UUID]E{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := f.ReadByIDs(ctx, q, sc, ids)
+	rows, err := f.readByIDs(ctx, c, sc, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -308,16 +542,16 @@ func (f *Family[R, E, F]) Visible(ctx context.Context, q *db.Queries, sc authz.S
 		if err != nil {
 			return nil, err
 		}
-		if sc.Allows(authz.View, f.Target(e)) {
+		if sc.Allows(authz.View, f.target(e)) {
 			visible = append(visible, e)
 		}
 	}
 	if len(visible) == 0 {
 		return out, nil
 	}
-	visible, err = f.enrich(ctx, q, visible...)
+	visible, err = f.enrich(ctx, c.Queries(), visible...)
 	for _, e := range visible {
-		out[f.Ident(e).ID] = e
+		out[f.object(e).ID] = e
 	}
 	return out, err
 }
@@ -339,7 +573,7 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 
 // create is one create in tx; created is false when allowExists handed back an existing entity.
 func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, f F, allowExists bool) (out E, created bool, err error) {
-	if f, err = s.Normalize(f); err != nil {
+	if f, err = s.normalize(f); err != nil {
 		return out, false, err
 	}
 	p, err := s.visibleParent(ctx, sc, tx.Q, spaceID)
@@ -350,7 +584,7 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 	if p != nil {
 		createIn = p.Target
 	}
-	checkCreate := s.CheckCreate
+	checkCreate := s.hooks().authorizeCreate
 	if checkCreate == nil {
 		checkCreate = func(sc authz.Scope, in authz.Target) error { return authz.Check(sc, authz.CreateChildren, in) }
 	}
@@ -360,11 +594,11 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 	if err := s.checkWriteNeeds(sc); err != nil {
 		return out, false, err
 	}
-	if s.Grants != nil && len(s.Grants(f)) > 0 {
+	if grants := s.grantsOf(f); len(grants) > 0 {
 		if err := authz.Check(sc, authz.Manage, createIn); err != nil {
 			return out, false, err
 		}
-		if err := s.Grantees.Check(ctx, sc, tx.Q, "Permissions", nil, s.Grants(f)); err != nil {
+		if err := s.Grantees.Check(ctx, sc, tx.Q, "Permissions", nil, grants); err != nil {
 			return out, false, err
 		}
 	}
@@ -374,12 +608,13 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 		if err != nil {
 			return e, false, err
 		}
-		return e, false, authz.Check(sc, authz.View, s.Target(e))
+		return e, false, authz.Check(sc, authz.View, s.target(e))
 	}
+	slug := s.slugOf(f)
 	var row *R
 	if allowExists {
 		var err error
-		row, err = s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f))
+		row, err = s.readBySlug(ctx, tx, sc, spaceID, slug)
 		switch {
 		case err == nil:
 			return existing(row)
@@ -387,10 +622,8 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 			return out, false, err
 		}
 	}
-	if s.Check != nil {
-		if f, err = s.Check(ctx, tx, sc, spaceID, nil, f); err != nil {
-			return out, false, err
-		}
+	if f, err = s.check(ctx, tx, sc, spaceID, nil, f); err != nil {
+		return out, false, err
 	}
 	insert := func(tx *store.Tx) error {
 		var err error
@@ -407,11 +640,11 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 	}
 	if apierr.Is(err, apierr.TypeAlreadyExists) {
 		if !allowExists {
-			return out, false, apierr.AlreadyExists(s.Type, s.Slug(f))
+			return out, false, apierr.AlreadyExists(s.Type, slug)
 		}
-		if row, err = s.ReadBySlug(ctx, tx.Q, sc, spaceID, s.Slug(f)); err != nil {
+		if row, err = s.readBySlug(ctx, tx, sc, spaceID, slug); err != nil {
 			if apierr.Is(err, apierr.TypeNotFound) { // the winner is not one the caller may read
-				return out, false, apierr.AlreadyExists(s.Type, s.Slug(f))
+				return out, false, apierr.AlreadyExists(s.Type, slug)
 			}
 			return out, false, err
 		}
@@ -440,8 +673,8 @@ func (s *Service[R, E, F]) Update(ctx context.Context, sc authz.Scope, spaceID u
 		return zero, err
 	}
 	return s.write(ctx, sc, spaceID, ref, dryRun, func(cur E) (*int64, F, error) {
-		if s.OnPut != nil {
-			f = s.OnPut(cur, f)
+		if h := s.hooks(); h.onPut != nil {
+			f = h.onPut(cur, f)
 		}
 		return &version, f, nil
 	})
@@ -465,15 +698,15 @@ func (s *Service[R, E, F]) mergePatch(patch json.RawMessage) change[E, F] {
 		if err != nil {
 			return nil, f, err
 		}
-		merged, err := MergePatch(s.Fields(cur), patch)
+		merged, err := MergePatch(s.fieldsOf(cur), patch)
 		if err != nil {
 			return nil, f, err
 		}
 		if err := json.Unmarshal(merged, &f); err != nil {
 			return nil, f, apierr.UserInput(fmt.Sprintf("the patched %s is not valid: %v", s.Type, err))
 		}
-		if s.OnPatch != nil {
-			f = s.OnPatch(cur, patch, f)
+		if h := s.hooks(); h.onPatch != nil {
+			f = h.onPatch(cur, patch, f)
 		}
 		return version, f, nil
 	}
@@ -495,11 +728,11 @@ func (s *Service[R, E, F]) write(ctx context.Context, sc authz.Scope, spaceID uu
 // update is one write in tx: read and lock, Edit, the new fields, Manage when Permissions change, the
 // Version, the family's checks, the row, and (emit) the event.
 func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, ref string, ch change[E, F], emit bool) (E, error) {
-	cur, err := s.Resolve(ctx, sc, tx.Q, spaceID, ref, true)
+	cur, err := s.Resolve(ctx, sc, tx, spaceID, ref, true)
 	if err != nil {
 		return cur, err
 	}
-	if err := authz.Check(sc, authz.Edit, s.Target(cur)); err != nil {
+	if err := authz.Check(sc, authz.Edit, s.target(cur)); err != nil {
 		return cur, err
 	}
 	if err := s.checkWriteNeeds(sc); err != nil {
@@ -509,31 +742,27 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 	if err != nil {
 		return cur, err
 	}
-	if f, err = s.Normalize(f); err != nil {
+	if f, err = s.normalize(f); err != nil {
 		return cur, err
 	}
-	if s.Grants != nil {
-		before, after := s.Grants(s.Fields(cur)), s.Grants(f)
-		if !before.Equal(after) {
-			if err := authz.Check(sc, authz.Manage, s.Target(cur)); err != nil {
-				return cur, err
-			}
-			if err := s.Grantees.Check(ctx, sc, tx.Q, "Permissions", before, after); err != nil {
-				return cur, err
-			}
+	if before, after := s.grantsOf(s.fieldsOf(cur)), s.grantsOf(f); !before.Equal(after) {
+		if err := authz.Check(sc, authz.Manage, s.target(cur)); err != nil {
+			return cur, err
 		}
-	}
-	if err := CheckVersion(s.Type, s.Ident(cur).ID, version, s.Ident(cur).Version); err != nil {
-		return cur, err
-	}
-	if s.Check != nil {
-		if f, err = s.Check(ctx, tx, sc, spaceID, &cur, f); err != nil {
+		if err := s.Grantees.Check(ctx, sc, tx.Q, "Permissions", before, after); err != nil {
 			return cur, err
 		}
 	}
+	o := s.object(cur)
+	if err := CheckVersion(s.Type, o.ID, version, o.Version); err != nil {
+		return cur, err
+	}
+	if f, err = s.check(ctx, tx, sc, spaceID, &cur, f); err != nil {
+		return cur, err
+	}
 	row, err := s.UpdateRow(ctx, tx.Q, sc, cur, f)
 	if err != nil {
-		return cur, SlugClash(err, s.Type, s.Slug(f))
+		return cur, SlugClash(err, s.Type, s.slugOf(f))
 	}
 	out, err := s.FromRow(row)
 	if err != nil {
@@ -562,27 +791,27 @@ func (s *Service[R, E, F]) Delete(ctx context.Context, sc authz.Scope, spaceID u
 }
 
 func (s *Service[R, E, F]) remove(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, ref string) (E, error) {
-	cur, err := s.Resolve(ctx, sc, tx.Q, spaceID, ref, true)
+	cur, err := s.Resolve(ctx, sc, tx, spaceID, ref, true)
 	if err != nil {
 		return cur, err
 	}
-	id := s.Ident(cur).ID
-	if err := authz.Check(sc, authz.Delete, s.Target(cur)); err != nil {
+	id := s.object(cur).ID
+	if err := authz.Check(sc, authz.Delete, s.target(cur)); err != nil {
 		return cur, err
 	}
 	if err := s.checkWriteNeeds(sc); err != nil {
 		return cur, err
 	}
-	ident := s.Ident(cur)
-	if err := CheckDeleteGates(s.Type, id, ident.Slug, ident.DeleteGates); err != nil {
+	c := s.common(cur)
+	if err := CheckDeleteGates(s.Type, id, c.Slug, c.DeleteGates); err != nil {
 		return cur, err
 	}
-	if s.BeforeDelete != nil {
-		if err := s.BeforeDelete(ctx, tx, sc, cur); err != nil {
+	if h := s.hooks(); h.beforeDelete != nil {
+		if err := h.beforeDelete(ctx, tx, sc, cur); err != nil {
 			return cur, err
 		}
 	}
-	n, err := s.DeleteRow(ctx, tx.Q, sc, cur)
+	n, err := s.deleteRow(ctx, tx, sc, cur)
 	if err != nil {
 		return cur, store.TranslateDelete(err, s.Type, id.String())
 	}
@@ -633,8 +862,8 @@ func (s *Service[R, E, F]) selector(sc authz.Scope, path string, sel listquery.P
 			if err != nil {
 				return nil, err
 			}
-			id := s.Ident(e)
-			refs[i] = Ref{ID: id.ID, SpaceID: id.SpaceID, Slug: id.Slug}
+			o := s.object(e)
+			refs[i] = Ref{ID: o.ID, SpaceID: o.SpaceID, Slug: s.common(e).Slug}
 		}
 		return refs, nil
 	}

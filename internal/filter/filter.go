@@ -224,8 +224,8 @@ var Family = &entity.Family[db.Filter, Filter, Fields]{
 func DocumentRef(field, name string) entity.DocumentRef {
 	return entity.DocumentRef{
 		Field: field, Name: name,
-		Named: func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID) (string, error) {
-			found, err := Family.Visible(ctx, q, sc, []uuid.UUID{id})
+		Named: func(ctx context.Context, sc authz.Scope, c store.Conn, spaceID, id uuid.UUID) (string, error) {
+			found, err := Family.Visible(ctx, c, sc, []uuid.UUID{id})
 			if err != nil {
 				return "", err
 			}
@@ -236,14 +236,14 @@ func DocumentRef(field, name string) entity.DocumentRef {
 			case f.SpaceID == spaceID:
 				return f.Slug, nil
 			}
-			sp, err := space.Parent(ctx, sc, q, f.SpaceID)
+			sp, err := space.Parent(ctx, sc, c.Queries(), f.SpaceID)
 			if err != nil {
 				return "", err
 			}
 			return sp.Slug + "/" + f.Slug, nil
 		},
-		Resolve: func(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uuid.UUID, name string) (uuid.UUID, error) {
-			f, err := space.Named(ctx, sc, q, Family, spaceID, name)
+		Resolve: func(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, name string) (uuid.UUID, error) {
+			f, err := space.Named(ctx, sc, c, Family, spaceID, name)
 			return f.ID, err
 		},
 	}
@@ -306,8 +306,8 @@ func Definition(f Filter) listquery.FilterDefinition {
 // Referenced returns the Filter that field of another entity names (a View's FilterID, a Trigger's
 // UnitFilterID): a Filter of the caller's organization it may view (else 400 naming field) that selects
 // entities of type from (else 400 Validation).
-func Referenced(ctx context.Context, q *db.Queries, sc authz.Scope, id uuid.UUID, field, from string) (Filter, error) {
-	found, err := Family.Visible(ctx, q, sc, []uuid.UUID{id})
+func Referenced(ctx context.Context, c store.Conn, sc authz.Scope, id uuid.UUID, field, from string) (Filter, error) {
+	found, err := Family.Visible(ctx, c, sc, []uuid.UUID{id})
 	if err != nil {
 		return Filter{}, err
 	}

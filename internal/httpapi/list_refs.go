@@ -66,7 +66,7 @@ func named[R, E, F any](ctx context.Context, sc authz.Scope, svc *entity.Service
 		return zero, apierr.Validation(fmt.Sprintf("%s: outside a Space, name a %s by ID or as <Space Slug>/<Slug>, not %q", param, svc.Type, ref),
 			apierr.Item{Item: param, Description: "a Slug needs its Space"})
 	}
-	e, err := space.Named(ctx, sc, svc.Store.Q(), svc.Family, inSpace, ref)
+	e, err := space.Named(ctx, sc, svc.Store.Conn(), svc.Family, inSpace, ref)
 	if apierr.Is(err, apierr.TypeNotFound) {
 		return e, apierr.Validation(fmt.Sprintf("%s: no %s %q in your organization", param, svc.Type, ref),
 			apierr.Item{Item: param, Description: "no such " + svc.Type})

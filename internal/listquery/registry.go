@@ -75,6 +75,12 @@ type Entity struct {
 	// From is the FROM clause; Columns the select list yielding the row type the family scans into.
 	From    string
 	Columns string
+	// Table is the family's own table in From (its alias when From joins others to it): what a read by
+	// key locks (Get) and a delete removes from. Standard sets it.
+	Table string
+	// LockedColumns, when set, is what a locked read (a write's) selects instead of Columns: the columns
+	// lists leave out that writes use (a Unit's data projection).
+	LockedColumns string
 	// ID names the ID attribute (ordering tie-break and keyset); Org the organization column.
 	ID  string
 	Org string

@@ -78,15 +78,15 @@ func VisibleParent(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.U
 func DocumentRef(field, name string) entity.DocumentRef {
 	return entity.DocumentRef{
 		Field: field, Name: name,
-		Named: func(ctx context.Context, sc authz.Scope, q *db.Queries, _, id uuid.UUID) (string, error) {
-			row, err := Parent(ctx, sc, q, id)
+		Named: func(ctx context.Context, sc authz.Scope, c store.Conn, _, id uuid.UUID) (string, error) {
+			row, err := Parent(ctx, sc, c.Queries(), id)
 			if err != nil {
 				return "", err
 			}
 			return row.Slug, nil
 		},
-		Resolve: func(ctx context.Context, sc authz.Scope, q *db.Queries, _ uuid.UUID, name string) (uuid.UUID, error) {
-			row, err := ParentByRef(ctx, sc, q, name)
+		Resolve: func(ctx context.Context, sc authz.Scope, c store.Conn, _ uuid.UUID, name string) (uuid.UUID, error) {
+			row, err := ParentByRef(ctx, sc, c.Queries(), name)
 			if err != nil {
 				return uuid.Nil, err
 			}
@@ -105,10 +105,10 @@ func DocumentRef(field, name string) entity.DocumentRef {
 // Named reads an entity of a Space-resident family by how people name it: its ID, its Slug in Space
 // spaceID, or <Space Slug>/<Slug> in any Space of the organization. A bare Slug with no Space to read it
 // in (spaceID is uuid.Nil), and anything missing or that the caller may not view, is NotFound.
-func Named[R, E, F any](ctx context.Context, sc authz.Scope, q *db.Queries, fam *entity.Family[R, E, F], spaceID uuid.UUID, ref string) (E, error) {
+func Named[R, E, F any](ctx context.Context, sc authz.Scope, c store.Conn, fam *entity.Family[R, E, F], spaceID uuid.UUID, ref string) (E, error) {
 	var zero E
 	if id, err := uuid.Parse(ref); err == nil {
-		found, err := fam.Visible(ctx, q, sc, []uuid.UUID{id})
+		found, err := fam.Visible(ctx, c, sc, []uuid.UUID{id})
 		if err != nil {
 			return zero, err
 		}
@@ -120,7 +120,7 @@ func Named[R, E, F any](ctx context.Context, sc authz.Scope, q *db.Queries, fam 
 	}
 	slug := ref
 	if spaceRef, s, qualified := strings.Cut(ref, "/"); qualified {
-		row, err := ParentByRef(ctx, sc, q, spaceRef)
+		row, err := ParentByRef(ctx, sc, c.Queries(), spaceRef)
 		if err != nil {
 			return zero, err
 		}
@@ -129,5 +129,5 @@ func Named[R, E, F any](ctx context.Context, sc authz.Scope, q *db.Queries, fam 
 	if spaceID == uuid.Nil {
 		return zero, apierr.NotFound(fam.Type, ref)
 	}
-	return fam.Resolve(ctx, sc, q, spaceID, slug, false)
+	return fam.Resolve(ctx, sc, c, spaceID, slug, false)
 }

@@ -134,6 +134,20 @@ func (s *Store) Close() {
 // Q returns the queries bound to the pool, for reads outside a transaction. Their errors are translated.
 func (s *Store) Q() *db.Queries { return queries(s.Pool) }
 
+// Conn is where a read runs: the pool (Store.Conn) or a write's transaction (a *Tx). Its own statements
+// are the list language's (errors untranslated); Queries runs the generated ones on it, translated.
+type Conn interface {
+	db.DBTX
+	Queries() *db.Queries
+}
+
+// Conn is the pool as a Conn, for reads outside a transaction.
+func (s *Store) Conn() Conn { return poolConn{s.Pool} }
+
+type poolConn struct{ *pgxpool.Pool }
+
+func (p poolConn) Queries() *db.Queries { return queries(p.Pool) }
+
 // Tx is a write transaction. Q runs the generated queries in it (errors translated); its own Exec, Query
 // and QueryRow run raw statements (errors untranslated, for the list language); Emit collects the events
 // it causes.
@@ -143,6 +157,9 @@ type Tx struct {
 	DryRun bool
 	events []event.Event
 }
+
+// Queries are the generated queries in the transaction (Q), so a Tx is a Conn.
+func (t *Tx) Queries() *db.Queries { return t.Q }
 
 // Emit records an event the change causes. It is written with the change or not at all.
 func (t *Tx) Emit(e event.Event) { t.events = append(t.events, e) }

@@ -160,7 +160,7 @@ func normalize(f Fields) (Fields, error) {
 // attributes only (a Trigger selects a Unit as its write begins, before its new data).
 func check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, _ *Trigger, f Fields) (Fields, error) {
 	if f.InvocationID != nil {
-		found, err := invocation.Family.Visible(ctx, tx.Q, sc, []uuid.UUID{*f.InvocationID})
+		found, err := invocation.Family.Visible(ctx, tx, sc, []uuid.UUID{*f.InvocationID})
 		if err != nil {
 			return f, err
 		}
@@ -176,7 +176,7 @@ func check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID,
 	if f.UnitFilterID == nil {
 		return f, nil
 	}
-	flt, err := filter.Referenced(ctx, tx.Q, sc, *f.UnitFilterID, "UnitFilterID", unit.EntityType)
+	flt, err := filter.Referenced(ctx, tx, sc, *f.UnitFilterID, "UnitFilterID", unit.EntityType)
 	if err != nil {
 		return f, err
 	}

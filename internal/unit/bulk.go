@@ -69,7 +69,7 @@ func (s *Service) BulkTag(ctx context.Context, sc authz.Scope, path string, sel 
 		return selectRefs(ctx, tx)
 	}
 	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, withTag, func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
-		row, err := loadRow(ctx, sc, tx.Q, ref.SpaceID, ref.ID, true)
+		row, err := loadRow(ctx, sc, tx, ref.SpaceID, ref.ID, true)
 		if err != nil {
 			return Unit{}, err
 		}
@@ -106,7 +106,7 @@ func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel lis
 		if err := authz.Check(sc, authz.CreateChildren, st); err != nil {
 			return Unit{}, err
 		}
-		row, err := loadRow(ctx, sc, tx.Q, ref.SpaceID, ref.ID, true)
+		row, err := loadRow(ctx, sc, tx, ref.SpaceID, ref.ID, true)
 		if err != nil {
 			return Unit{}, err
 		}
@@ -156,7 +156,7 @@ func (s *Service) Clone(ctx context.Context, sc authz.Scope, path string, sel li
 
 // cloneOne makes one clone of the Unit ref in spaceID.
 func (s *Service) cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, spaceID uuid.UUID, prefix string, patch json.RawMessage, opts CloneOptions) (Unit, error) {
-	srcRow, err := loadRow(ctx, sc, tx.Q, ref.SpaceID, ref.ID, false)
+	srcRow, err := loadRow(ctx, sc, tx, ref.SpaceID, ref.ID, false)
 	if err != nil {
 		return Unit{}, err
 	}

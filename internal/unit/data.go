@@ -113,7 +113,7 @@ func (u Upload) Data(toolchain string) ([]byte, error) {
 func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, upload Upload, ifMatch string, opts WriteOptions) (WriteResult, error) {
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		row, wc, err := lockForData(ctx, sc, tx.Q, spaceID, unitID)
+		row, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
 		if err != nil {
 			return err
 		}
@@ -147,11 +147,11 @@ func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID u
 
 // lockForData reads and locks a Unit the caller may view for a data write, with what the write needs
 // besides the row (writeContext), in one round trip.
-func lockForData(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, unitID uuid.UUID) (*db.Unit, writeContext, error) {
-	r, err := q.UnitGetForDataWrite(ctx, db.UnitGetForDataWriteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: unitID})
+func lockForData(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID) (*db.Unit, writeContext, error) {
+	r, err := tx.Q.UnitGetForDataWrite(ctx, db.UnitGetForDataWriteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: unitID})
 	if apierr.Is(err, apierr.TypeNotFound) {
 		// The kit's read says which is missing, the Space or the Unit.
-		_, err = loadRow(ctx, sc, q, spaceID, unitID, true)
+		_, err = loadRow(ctx, sc, tx, spaceID, unitID, true)
 	}
 	if err != nil {
 		return nil, writeContext{}, err
@@ -339,7 +339,7 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 
 // restoreRevision makes Revision num's data the head again, as a new Revision.
 func (s *Service) restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
-	row, wc, err := lockForData(ctx, sc, tx.Q, spaceID, unitID)
+	row, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -439,7 +439,7 @@ func (s *Service) MutationSources(ctx context.Context, sc authz.Scope, spaceID, 
 	if err != nil {
 		return nil, err
 	}
-	row, err := loadRow(ctx, sc, s.Store.Q(), spaceID, unitID, false)
+	row, err := loadRow(ctx, sc, s.Store.Conn(), spaceID, unitID, false)
 	if err != nil {
 		return nil, err
 	}

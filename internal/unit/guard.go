@@ -136,7 +136,7 @@ func (s *Service) editAnnotations(ctx context.Context, sc authz.Scope, spaceID, 
 	var out Unit
 	var head json.RawMessage
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
-		row, wc, err := lockForData(ctx, sc, tx.Q, spaceID, unitID)
+		row, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
 		if err != nil {
 			return err
 		}

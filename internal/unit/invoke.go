@@ -211,7 +211,7 @@ func (s *Service) Invoke(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID
 }
 
 func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, b binding, req InvokeRequest) (InvokeResult, error) {
-	row, wc, err := lockForData(ctx, sc, tx.Q, ref.SpaceID, ref.ID)
+	row, wc, err := lockForData(ctx, sc, tx, ref.SpaceID, ref.ID)
 	if err != nil {
 		return InvokeResult{}, err
 	}

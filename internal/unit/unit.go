@@ -287,8 +287,8 @@ func (u Unit) dataEvent(spaceSlug string) event.Event {
 
 // loadRow reads a Unit of the caller's organization at the Space its path names, NotFound unless the
 // caller may view it; lock serializes writers.
-func loadRow(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, unitID uuid.UUID, lock bool) (*db.Unit, error) {
-	row, _, err := Family.ResolveRow(ctx, sc, q, spaceID, unitID.String(), lock)
+func loadRow(ctx context.Context, sc authz.Scope, c store.Conn, spaceID, unitID uuid.UUID, lock bool) (*db.Unit, error) {
+	row, _, err := Family.ResolveRow(ctx, sc, c, spaceID, unitID.String(), lock)
 	return row, err
 }
 

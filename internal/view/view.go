@@ -133,7 +133,7 @@ func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, _ *Vi
 	if f.FilterID == nil {
 		return f, nil
 	}
-	_, err := filter.Referenced(ctx, tx.Q, sc, *f.FilterID, "FilterID", f.Of)
+	_, err := filter.Referenced(ctx, tx, sc, *f.FilterID, "FilterID", f.Of)
 	return f, err
 }
 
