@@ -22,8 +22,8 @@ func tagToAPI(t tag.Tag) api.Tag {
 }
 
 func tagFields(b *api.Tag) tag.Fields {
-	return tag.Fields{Slug: b.Slug, DisplayName: b.DisplayName,
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+	return tag.Fields{Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName,
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}}
 }
 
 func (h tagAPI) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObject) (api.ListAllTagsResponseObject, error) {

@@ -1,18 +1,6 @@
--- name: TagGetByID :one
-SELECT * FROM tag WHERE organization_id = @organization_id AND space_id = @space_id AND tag_id = @tag_id;
-
--- name: TagGetByIDForUpdate :one
-SELECT * FROM tag WHERE organization_id = @organization_id AND space_id = @space_id AND tag_id = @tag_id FOR UPDATE;
-
 -- name: TagGetInOrganizationForShare :one
 -- Held by a write putting the Tag on Revisions until it commits: a Tag delete (FOR UPDATE) waits for it.
 SELECT * FROM tag WHERE organization_id = @organization_id AND tag_id = @tag_id FOR SHARE;
-
--- name: TagGetBySlug :one
-SELECT * FROM tag WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
-
--- name: TagListByIDs :many
-SELECT * FROM tag WHERE organization_id = @organization_id AND tag_id = ANY(@tag_ids::uuid[]);
 
 -- name: TagInsert :one
 INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates)
@@ -25,9 +13,6 @@ SET slug = @slug, display_name = @display_name, labels = @labels, annotations = 
     delete_gates = @delete_gates, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND tag_id = @tag_id AND version = @version
 RETURNING *;
-
--- name: TagDelete :execrows
-DELETE FROM tag WHERE organization_id = @organization_id AND space_id = @space_id AND tag_id = @tag_id;
 
 -- name: TagRemoveFromRevisions :exec
 -- A deleted Tag leaves no trace on Revisions.
