@@ -176,6 +176,15 @@ func (h *base) includedSpaces(ctx context.Context, sc authz.Scope, wanted bool, 
 	return out, nil
 }
 
+// unservedList is an Extended field listing entities of a family that is not served yet: [] when include
+// names it, else null.
+func unservedList[T any](includes map[string]bool, name string) *[]T {
+	if !includes[name] {
+		return nil
+	}
+	return &[]T{}
+}
+
 // bulkPatcher and bulkDeleter are the bulk operations every family serves (the kit's, and Units').
 type bulkPatcher[E any] interface {
 	BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[E], error)

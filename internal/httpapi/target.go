@@ -71,6 +71,7 @@ func (h targetAPI) extendTargets(ctx context.Context, sc authz.Scope, ts []targe
 				e.BridgeWorker = &w
 			}
 		}
+		e.Triggers = unservedList[api.Trigger](includes, "TriggerIDs")
 		out[i] = e
 	}
 	return out, nil

@@ -153,6 +153,7 @@ func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.U
 				e.HeadRevision = &a
 			}
 		}
+		e.FromLink = unservedList[map[string]any](includes, "FromLinkID")
 		out[i] = e
 	}
 	return out, nil
@@ -488,6 +489,9 @@ func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []uni
 		if includes["Tags"] {
 			e.Tags = revisionTags(r, tags)
 		}
+		e.Attestations = unservedList[map[string]any](includes, "Attestations")
+		e.ChangeOrders = unservedList[map[string]any](includes, "ChangeOrders")
+		e.Releases = unservedList[map[string]any](includes, "Releases")
 		out[i] = e
 	}
 	return out, nil
@@ -555,8 +559,8 @@ func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMu
 	return newPage(out, unit.MutationEntityType, page.PageInfo), nil
 }
 
-// extendMutations fills what include asks for, one query per family. Invocation, Link, MergeSource and
-// Trigger name families the service does not have yet; they stay absent.
+// extendMutations fills what include asks for, one query per family. Upstream merges and Links are not
+// served yet: MergeSource and Link stay null.
 func (h unitAPI) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.Mutation, includes map[string]bool) ([]api.ExtendedMutation, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {

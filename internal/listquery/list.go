@@ -575,20 +575,18 @@ func parseSelect(e *Entity, s string, p *plan) (map[string]bool, error) {
 	}
 	out := map[string]bool{}
 	for _, n := range names {
-		if field, sub, dotted := strings.Cut(n, "."); dotted {
-			if err := checkIncludedField(e, n, field, sub, p.includes); err != nil {
-				return nil, err
-			}
-			out[n] = true
-			continue
+		if !e.knowsSelectName(n) {
+			return nil, unknownSelectName(e, n)
 		}
 		if n == "Data" {
 			return nil, apierr.UserInput("select: Data is not a field; configuration data is read from the data endpoints",
 				apierr.Item{Item: "select", Description: "Data cannot be selected"})
 		}
-		if e.Attr(n) == nil {
-			return nil, apierr.UserInput(fmt.Sprintf("select: %q is not a field of %s; use one of: %s", n, e.Name, e.names(func(*Attribute) bool { return true })),
-				apierr.Item{Item: "select", Description: "unknown field " + n})
+		if field, _, dotted := strings.Cut(n, "."); dotted {
+			if in := e.filledBy(field); !p.includes[in.Name] {
+				return nil, apierr.UserInput(fmt.Sprintf("select: %s is a field of the %s that include=%s expands; add %s to include", n, field, in.Name, in.Name),
+					apierr.Item{Item: "select", Description: n + " without include " + in.Name})
+			}
 		}
 		out[n] = true
 	}
@@ -606,29 +604,6 @@ func parseSelect(e *Entity, s string, p *plan) (map[string]bool, error) {
 		out[o.attr.Name] = true
 	}
 	return out, nil
-}
-
-// checkIncludedField validates a dotted select name, field.sub: a field of the related entity that an
-// include in the same request expands into the Extended field called field.
-func checkIncludedField(e *Entity, name, field, sub string, includes map[string]bool) error {
-	in := e.filledBy(field)
-	if in == nil {
-		fills := make([]string, len(e.Includes))
-		for i, inc := range e.Includes {
-			fills[i] = inc.Field
-		}
-		return apierr.UserInput(fmt.Sprintf("select: %q names no related entity of %s; a dotted field is <Entity>.<Field> of one that include expands: %s",
-			name, e.Name, strings.Join(fills, ", ")), apierr.Item{Item: "select", Description: "unknown field " + name})
-	}
-	if of := Lookup(in.EntityType()); of != nil && of.Attr(sub) == nil {
-		return apierr.UserInput(fmt.Sprintf("select: %q is not a field of %s; use one of: %s", sub, of.Name, of.names(func(*Attribute) bool { return true })),
-			apierr.Item{Item: "select", Description: "unknown field " + name})
-	}
-	if !includes[in.Name] {
-		return apierr.UserInput(fmt.Sprintf("select: %s is a field of the %s that include=%s expands; add %s to include", name, field, in.Name, in.Name),
-			apierr.Item{Item: "select", Description: name + " without include " + in.Name})
-	}
-	return nil
 }
 
 // Projection validates the select and include of a read of one entity (lists validate theirs in Run):
