@@ -64,7 +64,7 @@ type bulkCopier[E any] interface {
 // clonedInBulk runs a bulk copy of a kit family: its selection is required.
 func clonedInBulk[E, O any](ctx context.Context, s *Server, svc bulkCopier[E], params any, bodies []*json.RawMessage,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel := listParams(params)
+	sel := listParams(ctx, params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
@@ -93,7 +93,7 @@ type bulkMover[E any] interface {
 // movedInBulk runs a bulk move of a kit family: its selection is required.
 func movedInBulk[E, O any](ctx context.Context, svc bulkMover[E], params any, dryRun *bool, to uuid.UUID,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel := listParams(params)
+	sel := listParams(ctx, params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}

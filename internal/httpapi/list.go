@@ -52,7 +52,11 @@ type wireParams struct {
 	Offset        *int    `json:"offset"`
 }
 
-func listParams(generated any) listquery.Params {
+// listParams are the list parameters of the request in ctx, from its generated parameter struct, with the
+// Filter and View its filter= and view= name as the contract middleware resolved them
+// (resolveListReferences): the one place a list's parameters are read from the request.
+func listParams(ctx context.Context, generated any) listquery.Params {
+	refs, _ := ctx.Value(listReferencesKey{}).(listReferences)
 	w := queryParams[wireParams](generated)
 	str := func(p *string) string {
 		if p == nil {
@@ -64,6 +68,7 @@ func listParams(generated any) listquery.Params {
 		Where: str(w.Where), Contains: str(w.Contains), Select: str(w.Select), Include: str(w.Include),
 		IncludeHidden: str(w.IncludeHidden), OrderBy: str(w.OrderBy), Continue: str(w.Continue),
 		Filter: str(w.Filter), View: str(w.View), Limit: w.Limit, Offset: w.Offset,
+		FilterDefinition: refs.filter, ViewDefinition: refs.view,
 	}
 }
 

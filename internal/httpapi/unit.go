@@ -38,12 +38,12 @@ func dataFilter(generated any) unit.DataFilter {
 
 func (h unitAPI) ListAllUnits(ctx context.Context, r api.ListAllUnitsRequestObject) (api.ListAllUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, nil, listParams(r.Params), dataFilter(r.Params))
+	return h.listUnits(ctx, sc, nil, listParams(ctx, r.Params), dataFilter(r.Params))
 }
 
 func (h unitAPI) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (api.ListUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, &r.SpaceId, listParams(r.Params), dataFilter(r.Params))
+	return h.listUnits(ctx, sc, &r.SpaceId, listParams(ctx, r.Params), dataFilter(r.Params))
 }
 
 func (h unitAPI) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
@@ -403,7 +403,7 @@ func resourceOf(r *api.ResourceInfo) (string, string) {
 func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllRevisionsParamsDistinctOnOff
-	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(r.Params), all)
+	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), all)
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +412,7 @@ func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsReq
 
 func (h unitAPI) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(ctx, r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -544,7 +544,7 @@ func (h unitAPI) GetRevisionMutationSources(ctx context.Context, r api.GetRevisi
 
 func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMutationsRequestObject) (api.ListExtendedMutationsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(ctx, r.Params))
 	if err != nil {
 		return nil, err
 	}
