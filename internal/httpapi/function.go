@@ -132,8 +132,7 @@ func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, p api.Invok
 	if req.Stored, err = h.storedCalls(ctx, sc, body); err != nil {
 		return bulkResponse{}, err
 	}
-	df := unit.DataFilter{WhereData: string(deref(p.WhereData)), ResourceType: string(deref(p.ResourceType))}
-	items, err := h.s.deps.Units.Invoke(ctx, sc, spaceID, requestPath(ctx), listParams(ctx, p), df, req)
+	items, err := h.s.deps.Units.Invoke(ctx, sc, spaceID, requestPath(ctx), listParams(ctx, p), dataFilterOf(p), req)
 	if err != nil {
 		return bulkResponse{}, err
 	}

@@ -68,6 +68,16 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 	return context.WithValue(ctx, listReferencesKey{}, refs), nil
 }
 
+// listParams are the list parameters of the request in ctx: its generated parameter struct p converted
+// (listParamsOf), with the Filter and View its filter= and view= name as the contract middleware resolved
+// them. It is the one place a list or selection gets its parameters from the request.
+func listParams[P listParamsStruct](ctx context.Context, p P) listquery.Params {
+	out := listParamsOf(p)
+	refs, _ := ctx.Value(listReferencesKey{}).(listReferences)
+	out.FilterDefinition, out.ViewDefinition = refs.filter, refs.view
+	return out
+}
+
 // named reads the entity a list parameter names, by ID, by Slug in the operation's Space (pathSpace, empty
 // outside one) or as <Space Slug>/<Slug> (space.Named); one that does not exist or the caller may not view
 // is 400 Validation naming the parameter.

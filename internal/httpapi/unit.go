@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,25 +24,14 @@ import (
 // unitAPI serves the Unit, Revision and Mutation operations, data included.
 type unitAPI struct{ *base }
 
-// dataFilter reads where_data and resource_type from a generated Unit list params struct.
-func dataFilter(generated any) unit.DataFilter {
-	raw, _ := json.Marshal(generated)
-	var w struct {
-		WhereData    string `json:"where_data"`
-		ResourceType string `json:"resource_type"`
-	}
-	_ = json.Unmarshal(raw, &w)
-	return unit.DataFilter{WhereData: w.WhereData, ResourceType: w.ResourceType}
-}
-
 func (h unitAPI) ListAllUnits(ctx context.Context, r api.ListAllUnitsRequestObject) (api.ListAllUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, nil, listParams(ctx, r.Params), dataFilter(r.Params))
+	return h.listUnits(ctx, sc, nil, listParams(ctx, r.Params), dataFilterOf(r.Params))
 }
 
 func (h unitAPI) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (api.ListUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, &r.SpaceId, listParams(ctx, r.Params), dataFilter(r.Params))
+	return h.listUnits(ctx, sc, &r.SpaceId, listParams(ctx, r.Params), dataFilterOf(r.Params))
 }
 
 func (h unitAPI) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {

@@ -25,7 +25,7 @@ func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReque
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	p := queryParams[copyParams](r.Params)
+	p := copyParamsOf(r.Params)
 	dest, err := h.s.destinations(ctx, sc, p)
 	if err != nil {
 		return nil, err
