@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,25 +24,14 @@ import (
 // unitAPI serves the Unit, Revision and Mutation operations, data included.
 type unitAPI struct{ *base }
 
-// dataFilter reads where_data and resource_type from a generated Unit list params struct.
-func dataFilter(generated any) unit.DataFilter {
-	raw, _ := json.Marshal(generated)
-	var w struct {
-		WhereData    string `json:"where_data"`
-		ResourceType string `json:"resource_type"`
-	}
-	_ = json.Unmarshal(raw, &w)
-	return unit.DataFilter{WhereData: w.WhereData, ResourceType: w.ResourceType}
-}
-
 func (h unitAPI) ListAllUnits(ctx context.Context, r api.ListAllUnitsRequestObject) (api.ListAllUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, nil, listParams(r.Params), dataFilter(r.Params))
+	return h.listUnits(ctx, sc, nil, listParams(ctx, r.Params), dataFilterOf(r.Params))
 }
 
 func (h unitAPI) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (api.ListUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, &r.SpaceId, listParams(r.Params), dataFilter(r.Params))
+	return h.listUnits(ctx, sc, &r.SpaceId, listParams(ctx, r.Params), dataFilterOf(r.Params))
 }
 
 func (h unitAPI) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
@@ -404,7 +392,7 @@ func resourceOf(r *api.ResourceInfo) (string, string) {
 func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllRevisionsParamsDistinctOnOff
-	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(r.Params), all)
+	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), all)
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +401,7 @@ func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsReq
 
 func (h unitAPI) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(ctx, r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -548,7 +536,7 @@ func (h unitAPI) GetRevisionMutationSources(ctx context.Context, r api.GetRevisi
 
 func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMutationsRequestObject) (api.ListExtendedMutationsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(ctx, r.Params))
 	if err != nil {
 		return nil, err
 	}

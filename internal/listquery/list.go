@@ -41,6 +41,11 @@ type Params struct {
 	View   string
 	Limit  *int
 	Offset *int
+	// FilterDefinition and ViewDefinition are the Filter and View in force, resolved by the caller (in the
+	// caller's organization, visible to it). A Filter or View named without its definition is 400
+	// Validation; a definition is in force without a name when the caller selects by a stored Filter itself.
+	FilterDefinition *FilterDefinition
+	ViewDefinition   *ViewDefinition
 }
 
 // Condition restricts a list to one parent (a Space, a Unit...): Column = Value. Column is a constant.
@@ -63,10 +68,6 @@ type Query struct {
 	Distinct *Distinct
 	// Extra adds conditions a family compiles itself (where_data), binding their values with bind.
 	Extra []func(bind func(any) string) string
-	// filter and view are the Filter and View filter= and view= name, as the request resolved them
-	// (WithFilter, WithView).
-	filter *FilterDefinition
-	view   *ViewDefinition
 }
 
 // Distinct keeps the latest row of each partition.
@@ -134,7 +135,6 @@ type orderItem struct {
 // Run lists one page: it validates the parameters, builds the statement and scans rows into T (a gen/db
 // row type, matched by column name).
 func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) (Page[T], error) {
-	q.filter, q.view = filterOf(ctx), viewOf(ctx)
 	p, b, err := q.plan(tokens)
 	if err != nil {
 		return Page[T]{}, err
@@ -272,14 +272,12 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 		return nil, nil, apierr.UserInput(fmt.Sprintf("%s lists do not take contains; use where", e.Name),
 			apierr.Item{Item: "contains", Description: "not supported by this list"})
 	}
-	if prm.Filter != "" {
-		if q.filter == nil || q.filter.Ref != prm.Filter {
-			return nil, nil, apierr.Validation(fmt.Sprintf("filter: no Filter %q in your organization", prm.Filter),
-				apierr.Item{Item: "filter", Description: "no such Filter"})
-		}
-		p.filter = q.filter
+	if prm.Filter != "" && prm.FilterDefinition == nil {
+		return nil, nil, apierr.Validation(fmt.Sprintf("filter: no Filter %q in your organization", prm.Filter),
+			apierr.Item{Item: "filter", Description: "no such Filter"})
 	}
-	if prm.View != "" {
+	p.filter = prm.FilterDefinition
+	if prm.View != "" || prm.ViewDefinition != nil {
 		if err := q.applyView(e, p); err != nil {
 			return nil, nil, err
 		}
@@ -648,9 +646,9 @@ func (q Query) signature(p *plan) string {
 	}
 	if prm.View != "" {
 		parts["view"] = prm.View
-		if q.view != nil {
-			parts["view_hash"] = q.view.Hash // as does a changed View
-		}
+	}
+	if prm.ViewDefinition != nil {
+		parts["view_hash"] = prm.ViewDefinition.Hash // as does a changed View
 	}
 	keys := make([]string, 0, len(parts))
 	for k := range parts {
