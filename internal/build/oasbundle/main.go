@@ -230,6 +230,10 @@ func applySharedRules(root object) error {
 // standard error responses, the server's interface leaves it out and its contract check passes it by.
 const servedExtension = "x-hubd-served"
 
+// familyExtension names, on an operation whose handler internal/build/edgegen writes, the family it
+// serves; the codegen variant keeps it, the served document does not.
+const familyExtension = "x-hubd-family"
+
 // entityExtension names, on an operation, the listquery.Entity its list parameters apply to.
 const entityExtension = "x-hubd-entity"
 

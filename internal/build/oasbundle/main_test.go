@@ -121,7 +121,7 @@ func TestShapesSplitSharedSchemasAndRequireResponseFields(t *testing.T) {
 	}
 	root := object{
 		"paths": object{"/thing": object{
-			"post": object{"requestBody": body("Thing"), "responses": object{"200": body("Thing")}},
+			"post": object{"x-hubd-family": "Thing", "requestBody": body("Thing"), "responses": object{"200": body("Thing")}},
 		}},
 		"components": object{"schemas": object{
 			"Thing": object{"type": "object", "required": []any{"Slug"}, "properties": object{
@@ -164,7 +164,13 @@ func TestShapesSplitSharedSchemasAndRequireResponseFields(t *testing.T) {
 	if _, ok := served["components"].(object)["schemas"].(object)["Grant"].(object)["x-omitempty"]; ok {
 		t.Error("the served document keeps x-omitempty")
 	}
+	if _, ok := served["paths"].(object)["/thing"].(object)["post"].(object)["x-hubd-family"]; ok {
+		t.Error("the served document keeps x-hubd-family")
+	}
 	variant := codegenVariant(root, inputs)
+	if got := variant["paths"].(object)["/thing"].(object)["post"].(object)["x-hubd-family"]; got != "Thing" {
+		t.Errorf("the codegen variant's x-hubd-family is %v", got)
+	}
 	if got := variant["components"].(object)["schemas"].(object)["ThingInput"]; fmt.Sprint(got) != "map[x-go-type:Thing]" {
 		t.Errorf("the codegen variant's ThingInput is %v", got)
 	}

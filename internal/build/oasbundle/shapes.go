@@ -261,9 +261,10 @@ func typeNullableRefs(v any, schemas object) {
 	}
 }
 
-// generatorKey reports keys only oapi-codegen reads.
+// generatorKey reports keys only the code generators read: oapi-codegen's, and x-hubd-family (edgegen:
+// the family whose handler it writes for an operation).
 func generatorKey(k string) bool {
-	return strings.HasPrefix(k, "x-go-") || k == "x-omitempty" || k == "x-oapi-codegen-extra-tags"
+	return strings.HasPrefix(k, "x-go-") || k == "x-omitempty" || k == "x-oapi-codegen-extra-tags" || k == familyExtension
 }
 
 // withoutGeneratorKeys returns a copy of v without generator keys.

@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/authz"
+)
+
+// A relation is what an include name expands for a family: the IDs it names of an entity, and how the
+// related entities of a page are loaded (in one query for the page).
+type relation[E any] struct {
+	include string
+	ids     func(E) []uuid.UUID
+	load    relatedLoader
+}
+
+// relatedLoader reads the API forms of the entities among ids the caller may view, by ID.
+type relatedLoader func(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]any, error)
+
+// inSpace is the relation of include=SpaceID: the Space an entity lives in.
+func inSpace[E any](spaceOf func(E) uuid.UUID) relation[E] {
+	return relation[E]{include: "SpaceID", ids: func(e E) []uuid.UUID { return []uuid.UUID{spaceOf(e)} }, load: loadSpaces}
+}
+
+// optionalID is the one ID of an optional reference, or none.
+func optionalID(id *uuid.UUID) []uuid.UUID {
+	if id == nil {
+		return nil
+	}
+	return []uuid.UUID{*id}
+}
+
+// related is what include loaded for a page: the caller's Organization (include=OrganizationID) and, by
+// include name, the related entities' API forms by ID.
+type related struct {
+	includes     map[string]bool
+	organization *api.Organization
+	loaded       map[string]map[uuid.UUID]any
+}
+
+// loadRelated loads what includes names of the relations of items.
+func loadRelated[E any](ctx context.Context, h *base, sc authz.Scope, includes map[string]bool, items []E, relations []relation[E]) (*related, error) {
+	org, err := h.includedOrganization(ctx, sc, includes)
+	if err != nil {
+		return nil, err
+	}
+	r := &related{includes: includes, organization: org, loaded: map[string]map[uuid.UUID]any{}}
+	for _, rel := range relations {
+		if !includes[rel.include] {
+			continue
+		}
+		var ids []uuid.UUID
+		for _, e := range items {
+			ids = append(ids, rel.ids(e)...)
+		}
+		if r.loaded[rel.include], err = rel.load(ctx, h, sc, ids); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// relatedOne is the entity include expanded for id, when it named it and the caller may view it.
+func relatedOne[T any](r *related, include string, id uuid.UUID) *T {
+	if v, ok := r.loaded[include][id].(T); ok {
+		return &v
+	}
+	return nil
+}
+
+// relatedOptional is relatedOne of an optional reference.
+func relatedOptional[T any](r *related, include string, id *uuid.UUID) *T {
+	if id == nil {
+		return nil
+	}
+	return relatedOne[T](r, include, *id)
+}
+
+// relatedList is the entities include expanded for ids, those the caller may view: nil when include did
+// not name it.
+func relatedList[T any](r *related, include string, ids []uuid.UUID) *[]T {
+	if !r.includes[include] {
+		return nil
+	}
+	out := []T{}
+	for _, id := range ids {
+		if v := relatedOne[T](r, include, id); v != nil {
+			out = append(out, *v)
+		}
+	}
+	return &out
+}
+
+// loadSpaces is the relatedLoader of Spaces.
+func loadSpaces(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]any, error) {
+	found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]any, len(found))
+	for id, sp := range found {
+		out[id] = spaceToAPI(sp)
+	}
+	return out, nil
+}
