@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,8 +34,10 @@ func TestListingsUnchanged(t *testing.T) {
 
 func dumpEntity(b *strings.Builder, indent string, e *listquery.Entity) {
 	fmt.Fprintf(b, "%sentity %s\n", indent, e.Name)
+	// What contains matches is a set: select adds each of them.
+	contains := slices.Sorted(slices.Values(e.ContainsAttrs))
 	for _, kv := range [][2]string{{"From", e.From}, {"Columns", e.Columns}, {"ID", e.ID}, {"Org", e.Org}, {"Slug", e.Slug},
-		{"Contains", e.Contains}, {"ContainsAttrs", strings.Join(e.ContainsAttrs, ", ")}, {"HiddenReason", e.HiddenReason},
+		{"Contains", e.Contains}, {"ContainsAttrs", strings.Join(contains, ", ")}, {"HiddenReason", e.HiddenReason},
 		{"DataColumn", e.DataColumn}} {
 		if kv[1] != "" {
 			fmt.Fprintf(b, "%s  %s: %s\n", indent, kv[0], kv[1])

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -28,71 +27,22 @@ const EntityType = "Filter"
 
 // Filter is a stored Filter.
 type Filter struct {
-	ID               uuid.UUID
-	OrganizationID   uuid.UUID
-	SpaceID          uuid.UUID
+	entity.Object
 	Hash             string
 	UpstreamFilterID *uuid.UUID
 	BackingUnitID    *uuid.UUID
-	HiddenReason     string
-	Version          int64
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
 	Fields
 }
 
 // Fields are what a write sets.
 type Fields struct {
-	Slug          string       `json:"Slug"`
-	DisplayName   string       `json:"DisplayName"`
-	From          string       `json:"From"`
-	Where         string       `json:"Where"`
-	WhereData     string       `json:"WhereData"`
-	ResourceType  string       `json:"ResourceType"`
-	FromSpaceID   *uuid.UUID   `json:"FromSpaceID"`
-	IncludeHidden string       `json:"IncludeHidden"`
-	Permissions   authz.Grants `json:"Permissions"`
-	entity.Meta
-}
-
-func (f Filter) authzTarget() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: f.ID.String(), Grants: f.Permissions, SpaceID: f.SpaceID}
-}
-
-// normalize puts the fields in their stored form and checks them on their own: From names a listed
-// entity type and the definition is one its lists accept.
-func normalize(f Fields) (Fields, error) {
-	f.Meta = f.Meta.Normalized()
-	f.Permissions = f.Permissions.Normalized()
-	if err := entity.ValidateSlug(f.Slug); err != nil {
-		return f, err
-	}
-	if err := f.Meta.Validate(); err != nil {
-		return f, err
-	}
-	if err := f.Permissions.Validate("Permissions"); err != nil {
-		return f, err
-	}
-	from := listquery.Lookup(f.From)
-	if from == nil {
-		return f, apierr.Validation(fmt.Sprintf("From %q is not an entity type that lists take filter= for; use one of: %v", f.From, listquery.Names()),
-			apierr.Item{Item: "From", Description: "unknown entity type"})
-	}
-	return f, listquery.CheckDefinition(from, f.Where, f.WhereData, f.ResourceType, f.IncludeHidden)
-}
-
-// check requires a FromSpaceID the write sets to name a Space of the caller's organization.
-func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Filter, f Fields) (Fields, error) {
-	if f.FromSpaceID == nil || (cur != nil && cur.FromSpaceID != nil && *cur.FromSpaceID == *f.FromSpaceID) {
-		return f, nil
-	}
-	if _, err := space.Parent(ctx, sc, tx.Q, *f.FromSpaceID); err != nil {
-		if apierr.Is(err, apierr.TypeNotFound) {
-			return f, apierr.NoSuchReference(space.EntityType, "of your organization", "FromSpaceID")
-		}
-		return f, err
-	}
-	return f, nil
+	entity.Common
+	From          string     `json:"From"`
+	Where         string     `json:"Where"`
+	WhereData     string     `json:"WhereData"`
+	ResourceType  string     `json:"ResourceType"`
+	FromSpaceID   *uuid.UUID `json:"FromSpaceID"`
+	IncludeHidden string     `json:"IncludeHidden"`
 }
 
 // definitionHash is the lowercase hex SHA-256 of what a Filter selects (From to IncludeHidden, one per
@@ -107,36 +57,21 @@ func definitionHash(f Fields) string {
 }
 
 func fromRow(r *db.Filter) (Filter, error) {
-	f := Filter{
-		ID: r.FilterID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, UpstreamFilterID: r.UpstreamFilterID,
-		BackingUnitID: r.BackingUnitID, Hash: r.Hash, HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, From: r.FromType, Where: r.WhereExpr, WhereData: r.WhereData,
+	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, r.Permissions)
+	return Filter{
+		Object: entity.Object{ID: r.FilterID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
+			Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt},
+		UpstreamFilterID: r.UpstreamFilterID, BackingUnitID: r.BackingUnitID, Hash: r.Hash,
+		Fields: Fields{Common: c, From: r.FromType, Where: r.WhereExpr, WhereData: r.WhereData,
 			ResourceType: r.ResourceType, FromSpaceID: r.FromSpaceID, IncludeHidden: r.IncludeHidden},
-	}
-	var err error
-	if f.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
-		return f, err
-	}
-	if f.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
-		return f, err
-	}
-	f.Meta = f.Meta.Normalized()
-	f.Permissions = f.Permissions.Normalized()
-	return f, nil
+	}, err
 }
 
 // ListEntity is how Filters are listed (indexes: migration 000020).
-var ListEntity = listquery.Define(&listquery.Entity{
-	Name: EntityType, From: "filter", Columns: "filter.*", ID: "FilterID",
-	Org: "filter.organization_id", Slug: "Slug", Contains: "filter.search_text", HiddenReason: "filter.hidden_reason",
-	Visibility:    &listquery.Visibility{Grants: "filter.permissions", Space: "filter.space_id"},
+var ListEntity = listquery.Standard{Table: "filter", ID: "FilterID", InSpace: true, Permissions: true}.Define(&listquery.Entity{
+	Name:          EntityType,
 	ContainsAttrs: []string{"Slug", "DisplayName", "From", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
-		{Name: "FilterID", Type: listquery.UUID, SQL: "filter.filter_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "SpaceID", Type: listquery.UUID, SQL: "filter.space_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "OrganizationID", Type: listquery.UUID, SQL: "filter.organization_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "Slug", Type: listquery.String, SQL: "filter.slug", Filterable: true, Orderable: true, Always: true},
-		{Name: "DisplayName", Type: listquery.String, SQL: "filter.display_name", Filterable: true, Orderable: true},
 		// What the Filter selects: select always returns it.
 		{Name: "From", Type: listquery.String, SQL: "filter.from_type", Filterable: true, Orderable: true, Always: true},
 		{Name: "Where", Type: listquery.String, SQL: "filter.where_expr", Filterable: true, Orderable: true},
@@ -147,76 +82,85 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		listquery.NullableUUID("FromSpaceID", "filter.from_space_id"),
 		listquery.NullableUUID("UpstreamFilterID", "filter.upstream_filter_id"),
 		listquery.NullableUUID("BackingUnitID", "filter.backing_unit_id"),
-		{Name: "Labels", Type: listquery.StringMap, SQL: "filter.labels", Filterable: true},
-		{Name: "Annotations", Type: listquery.StringMap, SQL: "filter.annotations", Filterable: true},
-		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "filter.delete_gates", Filterable: true},
-		{Name: "HiddenReason", Type: listquery.String, SQL: "filter.hidden_reason", Filterable: true, Orderable: true},
-		{Name: "CreatedAt", Type: listquery.Time, SQL: "filter.created_at", Filterable: true, Orderable: true},
-		{Name: "UpdatedAt", Type: listquery.Time, SQL: "filter.updated_at", Filterable: true, Orderable: true},
-		{Name: "Permissions", Type: listquery.Opaque}, {Name: "Version", Type: listquery.Opaque},
-		{Name: "EntityType", Type: listquery.Opaque},
 	},
-	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}},
 })
 
-// Family declares Filters to the entity kit: a Filter lives in a Space and carries Permissions.
-var Family = &entity.Family[db.Filter, Filter, Fields]{
-	Type: EntityType, Event: "filter", Listing: ListEntity, Parent: space.Of, SpaceColumn: "filter.space_id",
-	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Filter, error) {
-		if lock {
-			return q.FilterGetByIDForUpdate(ctx, db.FilterGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, FilterID: id})
-		}
-		return q.FilterGetByID(ctx, db.FilterGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, FilterID: id})
-	},
-	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Filter, error) {
-		return q.FilterGetBySlug(ctx, db.FilterGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
-	},
-	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Filter, error) {
-		return q.FilterListByIDs(ctx, db.FilterListByIDsParams{OrganizationID: sc.OrganizationID, FilterIds: ids})
-	},
+func rowParams(f Fields) db.FilterInsertParams {
+	return db.FilterInsertParams{Slug: f.Slug, DisplayName: f.DisplayName,
+		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+		FromType: f.From, WhereExpr: f.Where, WhereData: f.WhereData, ResourceType: f.ResourceType,
+		FromSpaceID: f.FromSpaceID, IncludeHidden: f.IncludeHidden, Hash: definitionHash(f)}
+}
+
+// Family declares Filters to the entity kit: a Filter lives in a Space and carries Permissions; it is
+// checked against the list registry of what it selects when written, and copied and moved in bulk.
+var Family = entity.Declare(&entity.Family[db.Filter, Filter, Fields]{
+	Type: EntityType, Event: "filter", Listing: ListEntity, Parent: space.Of, Quiet: true, Strategy: strategy{},
 	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Filter, error) {
-		return q.FilterInsert(ctx, db.FilterInsertParams{
-			FilterID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
-			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-			FromType: f.From, WhereExpr: f.Where, WhereData: f.WhereData, ResourceType: f.ResourceType,
-			FromSpaceID: f.FromSpaceID, IncludeHidden: f.IncludeHidden, Hash: definitionHash(f),
-		})
+		p := rowParams(f)
+		p.FilterID, p.OrganizationID, p.SpaceID = id, sc.OrganizationID, spaceID
+		return q.FilterInsert(ctx, p)
 	},
 	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Filter, f Fields) (*db.Filter, error) {
-		row, err := q.FilterUpdate(ctx, db.FilterUpdateParams{
-			OrganizationID: sc.OrganizationID, FilterID: cur.ID, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
-			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-			FromType: f.From, WhereExpr: f.Where, WhereData: f.WhereData, ResourceType: f.ResourceType,
-			FromSpaceID: f.FromSpaceID, IncludeHidden: f.IncludeHidden, Hash: definitionHash(f),
-		})
+		p := rowParams(f)
+		row, err := q.FilterUpdate(ctx, db.FilterUpdateParams{OrganizationID: sc.OrganizationID, FilterID: cur.ID, Version: cur.Version,
+			Slug: p.Slug, DisplayName: p.DisplayName, Labels: p.Labels, Annotations: p.Annotations, DeleteGates: p.DeleteGates,
+			Permissions: p.Permissions, FromType: p.FromType, WhereExpr: p.WhereExpr, WhereData: p.WhereData,
+			ResourceType: p.ResourceType, FromSpaceID: p.FromSpaceID, IncludeHidden: p.IncludeHidden, Hash: p.Hash})
 		if store.ViolatesConstraint(err, "view_filter_of_fkey") {
 			return nil, apierr.Validation(fmt.Sprintf("From: Views of %s use this Filter; clear their FilterID before it selects %s", cur.From, f.From),
 				apierr.Item{Item: "From", Description: "used by Views of " + cur.From})
 		}
 		return row, err
 	},
-	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Filter) (int64, error) {
-		return q.FilterDelete(ctx, db.FilterDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, FilterID: cur.ID})
-	},
-	MoveRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Filter, toSpaceID uuid.UUID) (*db.Filter, error) {
-		return q.FilterMove(ctx, db.FilterMoveParams{OrganizationID: sc.OrganizationID, FilterID: cur.ID, ToSpaceID: toSpaceID})
-	},
-	SetUpstream: func(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*db.Filter, error) {
-		return q.FilterSetUpstream(ctx, db.FilterSetUpstreamParams{OrganizationID: sc.OrganizationID, FilterID: id, UpstreamFilterID: &upstream})
-	},
 	FromRow: fromRow,
-	Ident: func(f Filter) entity.Ident {
-		return entity.Ident{ID: f.ID, SpaceID: f.SpaceID, Slug: f.Slug, Version: f.Version, DeleteGates: f.DeleteGates}
-	},
-	Fields:       func(f Filter) Fields { return f.Fields },
-	Slug:         func(f Fields) string { return f.Slug },
-	Target:       Filter.authzTarget,
-	Grants:       func(f Fields) authz.Grants { return f.Permissions },
-	Normalize:    normalize,
-	Check:        check,
-	DocumentSpec: entity.DocumentSpec{Omit: []string{"Permissions"}, Refs: []entity.DocumentRef{space.DocumentRef("FromSpaceID", "FromSpace")}},
+})
+
+type strategy struct{}
+
+// Normalize puts the fields in their stored form and checks them on their own: From names a listed
+// entity type and the definition is one its lists accept.
+func (strategy) Normalize(f Fields) (Fields, error) {
+	f.Common = f.Common.Normalized()
+	if err := f.Common.Validate(true); err != nil {
+		return f, err
+	}
+	from := listquery.Lookup(f.From)
+	if from == nil {
+		return f, apierr.Validation(fmt.Sprintf("From %q is not an entity type that lists take filter= for; use one of: %v", f.From, listquery.Names()),
+			apierr.Item{Item: "From", Description: "unknown entity type"})
+	}
+	return f, listquery.CheckDefinition(from, f.Where, f.WhereData, f.ResourceType, f.IncludeHidden)
+}
+
+// Check requires a FromSpaceID the write sets to name a Space of the caller's organization.
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Filter, f Fields) (Fields, error) {
+	if f.FromSpaceID == nil || (cur != nil && cur.FromSpaceID != nil && *cur.FromSpaceID == *f.FromSpaceID) {
+		return f, nil
+	}
+	if _, err := space.Parent(ctx, sc, tx.Q, *f.FromSpaceID); err != nil {
+		if apierr.Is(err, apierr.TypeNotFound) {
+			return f, apierr.NoSuchReference(space.EntityType, "of your organization", "FromSpaceID")
+		}
+		return f, err
+	}
+	return f, nil
+}
+
+// MoveRow puts a Filter in another Space.
+func (strategy) MoveRow(ctx context.Context, q *db.Queries, sc authz.Scope, cur Filter, toSpaceID uuid.UUID) (*db.Filter, error) {
+	return q.FilterMove(ctx, db.FilterMoveParams{OrganizationID: sc.OrganizationID, FilterID: cur.ID, ToSpaceID: toSpaceID})
+}
+
+// SetUpstream records the Filter a copy was made from.
+func (strategy) SetUpstream(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*db.Filter, error) {
+	return q.FilterSetUpstream(ctx, db.FilterSetUpstreamParams{OrganizationID: sc.OrganizationID, FilterID: id, UpstreamFilterID: &upstream})
+}
+
+// DocumentSpec: a Filter's document leaves its Permissions out and shows FromSpaceID as the Space's Slug.
+func (strategy) DocumentSpec() entity.DocumentSpec {
+	return entity.DocumentSpec{Omit: []string{"Permissions"}, Refs: []entity.DocumentRef{space.DocumentRef("FromSpaceID", "FromSpace")}}
 }
 
 // DocumentRef shows a reference to a Filter (field, FilterID) in documents by name (name, Filter): its Slug

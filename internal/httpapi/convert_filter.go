@@ -19,9 +19,9 @@ func filterToAPI(f filter.Filter) api.Filter {
 
 func filterFields(b *api.Filter) filter.Fields {
 	return filter.Fields{
-		Slug: b.Slug, DisplayName: b.DisplayName, From: b.From, Where: b.Where, WhereData: b.WhereData,
-		ResourceType: b.ResourceType, FromSpaceID: b.FromSpaceID, IncludeHidden: b.IncludeHidden,
-		Permissions: permissionsFromAPI(b.Permissions),
-		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+		Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+			Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		From: b.From, Where: b.Where, WhereData: b.WhereData, ResourceType: b.ResourceType, FromSpaceID: b.FromSpaceID,
+		IncludeHidden: b.IncludeHidden,
 	}
 }

@@ -26,9 +26,9 @@ func viewToAPI(v view.View) api.View {
 
 func viewFields(b *api.View) view.Fields {
 	f := view.Fields{
-		Slug: b.Slug, DisplayName: b.DisplayName, Of: b.Of, FilterID: b.FilterID, GroupBy: b.GroupBy, OrderBy: b.OrderBy,
-		OrderByDirection: string(b.OrderByDirection), Permissions: permissionsFromAPI(b.Permissions),
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+		Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+			Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		Of: b.Of, FilterID: b.FilterID, GroupBy: b.GroupBy, OrderBy: b.OrderBy, OrderByDirection: string(b.OrderByDirection),
 	}
 	for _, c := range b.Columns {
 		col := view.Column{Name: c.Name, ColumnSource: view.ColumnSource{MetadataAttribute: c.ColumnSource.MetadataAttribute}}

@@ -25,9 +25,10 @@ func invocationToAPI(i invocation.Invocation) api.Invocation {
 }
 
 func invocationFields(b *api.Invocation) invocation.Fields {
-	return invocation.Fields{Slug: b.Slug, DisplayName: b.DisplayName, ToolchainType: string(b.ToolchainType),
-		FunctionInvocations: functionInvocationsFromAPI(b.FunctionInvocations), Parameters: parametersFromAPI(b.Parameters),
-		BridgeWorkerID: b.BridgeWorkerID, Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+	return invocation.Fields{Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName,
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		ToolchainType: string(b.ToolchainType), FunctionInvocations: functionInvocationsFromAPI(b.FunctionInvocations),
+		Parameters: parametersFromAPI(b.Parameters), BridgeWorkerID: b.BridgeWorkerID}
 }
 
 func (h invocationAPI) ListAllInvocations(ctx context.Context, r api.ListAllInvocationsRequestObject) (api.ListAllInvocationsResponseObject, error) {

@@ -28,12 +28,13 @@ func triggerToAPI(t trigger.Trigger) api.Trigger {
 }
 
 func triggerFields(b *api.Trigger) trigger.Fields {
-	return trigger.Fields{Slug: b.Slug, DisplayName: b.DisplayName, Description: b.Description, Event: b.Event,
+	return trigger.Fields{Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName,
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		Description: b.Description, Event: b.Event,
 		ToolchainType: string(b.ToolchainType), FunctionName: b.FunctionName, Arguments: argumentsFromAPI(b.Arguments), WhereResource: b.WhereResource,
 		Guards: b.Guards, Clearance: clearanceFromAPI(b.Clearance), Protect: b.Protect, Params: b.Params, OtherDataSource: b.OtherDataSource,
 		FailOpenAfter: b.FailOpenAfter, WhereUnit: b.WhereUnit, UnitFilterID: b.UnitFilterID, InvocationID: b.InvocationID,
-		BridgeWorkerID: b.BridgeWorkerID, Warn: b.Warn, Disabled: b.Disabled,
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+		BridgeWorkerID: b.BridgeWorkerID, Warn: b.Warn, Disabled: b.Disabled}
 }
 
 func clearanceToAPI(c []function.Requirement) api.Clearance {

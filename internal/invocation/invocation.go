@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -31,28 +30,20 @@ const EntityType = "Invocation"
 
 // Invocation is a stored Invocation.
 type Invocation struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	SpaceID        uuid.UUID
-	Hash           string
-	HiddenReason   string
-	Version        int64
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	entity.Object
+	Hash string
 	Fields
 }
 
 // Fields are what a write sets.
 type Fields struct {
-	Slug                string                `json:"Slug"`
-	DisplayName         string                `json:"DisplayName"`
+	entity.Common
 	ToolchainType       string                `json:"ToolchainType"`
 	FunctionInvocations []function.Invocation `json:"FunctionInvocations"`
 	Parameters          []function.Parameter  `json:"Parameters"`
 	// BridgeWorkerID would name a worker to run it instead of the builtin executor: not served, so it
 	// must be null.
 	BridgeWorkerID *uuid.UUID `json:"BridgeWorkerID"`
-	entity.Meta
 }
 
 // Kind is what an Invocation's functions do, which decides how a Trigger may run it.
@@ -76,18 +67,11 @@ func (i Invocation) Expand(values map[string]any, field string) ([]function.Invo
 	return function.Expand(i.FunctionInvocations, i.Parameters, values, field)
 }
 
-func (i Invocation) authzTarget() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: i.ID.String(), SpaceID: i.SpaceID}
-}
-
-// normalize puts the fields in their stored form and checks them on their own: 1 to 100 invocations of
+// Normalize puts the fields in their stored form and checks them on their own: 1 to 100 invocations of
 // functions the ToolchainType has, the Parameters they refer to declared.
-func normalize(f Fields) (Fields, error) {
+func (strategy) Normalize(f Fields) (Fields, error) {
 	f.Meta = f.Meta.Normalized()
-	if err := entity.ValidateSlug(f.Slug); err != nil {
-		return f, err
-	}
-	if err := f.Meta.Validate(); err != nil {
+	if err := f.Common.Validate(false); err != nil {
 		return f, err
 	}
 	if !configdata.Valid(f.ToolchainType) {
@@ -119,9 +103,9 @@ func normalize(f Fields) (Fields, error) {
 	return f, function.CheckTemplate(f.ToolchainType, f.FunctionInvocations, f.Parameters)
 }
 
-// check keeps the Triggers that run an Invocation able to run it when it changes: the same
+// Check keeps the Triggers that run an Invocation able to run it when it changes: the same
 // ToolchainType, functions of the kind the Trigger needs, and the Trigger's Params still fitting.
-func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Invocation, f Fields) (Fields, error) {
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Invocation, f Fields) (Fields, error) {
 	if cur == nil {
 		return f, nil
 	}
@@ -168,11 +152,11 @@ func definitionHash(f Fields) string {
 }
 
 func fromRow(r *db.Invocation) (Invocation, error) {
-	i := Invocation{ID: r.InvocationID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, Hash: r.Hash,
-		HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, ToolchainType: r.ToolchainType}}
-	var err error
-	if i.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
+	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, nil)
+	i := Invocation{Object: entity.Object{ID: r.InvocationID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, Hash: r.Hash,
+		Fields: Fields{Common: c, ToolchainType: r.ToolchainType}}
+	if err != nil {
 		return i, err
 	}
 	if err := json.Unmarshal(r.FunctionInvocations, &i.FunctionInvocations); err != nil {
@@ -182,30 +166,15 @@ func fromRow(r *db.Invocation) (Invocation, error) {
 }
 
 // ListEntity is how Invocations are listed (indexes: migration 000025).
-var ListEntity = listquery.Define(&listquery.Entity{
-	Name: EntityType, From: "invocation", Columns: "invocation.*", ID: "InvocationID", Org: "invocation.organization_id", Slug: "Slug",
-	Contains: "invocation.search_text", HiddenReason: "invocation.hidden_reason",
-	Visibility:    &listquery.Visibility{Space: "invocation.space_id"},
-	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
+var ListEntity = listquery.Standard{Table: "invocation", ID: "InvocationID", InSpace: true}.Define(&listquery.Entity{
+	Name: EntityType,
 	Attributes: []listquery.Attribute{
-		{Name: "InvocationID", Type: listquery.UUID, SQL: "invocation.invocation_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "SpaceID", Type: listquery.UUID, SQL: "invocation.space_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "OrganizationID", Type: listquery.UUID, SQL: "invocation.organization_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "Slug", Type: listquery.String, SQL: "invocation.slug", Filterable: true, Orderable: true, Always: true},
-		{Name: "DisplayName", Type: listquery.String, SQL: "invocation.display_name", Filterable: true, Orderable: true},
 		{Name: "ToolchainType", Type: listquery.String, SQL: "invocation.toolchain_type", Filterable: true, Orderable: true},
 		{Name: "Hash", Type: listquery.String, SQL: "invocation.hash", Filterable: true, Orderable: true},
-		{Name: "Labels", Type: listquery.StringMap, SQL: "invocation.labels", Filterable: true},
-		{Name: "Annotations", Type: listquery.StringMap, SQL: "invocation.annotations", Filterable: true},
-		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "invocation.delete_gates", Filterable: true},
-		{Name: "HiddenReason", Type: listquery.String, SQL: "invocation.hidden_reason", Filterable: true, Orderable: true},
-		{Name: "CreatedAt", Type: listquery.Time, SQL: "invocation.created_at", Filterable: true, Orderable: true},
-		{Name: "UpdatedAt", Type: listquery.Time, SQL: "invocation.updated_at", Filterable: true, Orderable: true},
+		listquery.After("UpdatedAt"),
 		{Name: "FunctionInvocations", Type: listquery.Opaque}, {Name: "Parameters", Type: listquery.Opaque},
-		{Name: "BridgeWorkerID", Type: listquery.Opaque}, {Name: "Version", Type: listquery.Opaque},
-		{Name: "EntityType", Type: listquery.Opaque},
+		{Name: "BridgeWorkerID", Type: listquery.Opaque},
 	},
-	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}},
 })
 
 func insertParams(sc authz.Scope, spaceID, id uuid.UUID, f Fields) db.InvocationInsertParams {
@@ -220,20 +189,8 @@ func insertParams(sc authz.Scope, spaceID, id uuid.UUID, f Fields) db.Invocation
 // Family declares Invocations to the entity kit: an Invocation lives in a Space and carries no
 // Permissions (the role and the Space's grants decide). One a Trigger runs cannot be deleted (409) nor
 // changed so that the Trigger could not run it (400).
-var Family = &entity.Family[db.Invocation, Invocation, Fields]{
-	Type: EntityType, Event: "invocation", Listing: ListEntity, Parent: space.Of, SpaceColumn: "invocation.space_id",
-	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Invocation, error) {
-		if lock {
-			return q.InvocationGetByIDForUpdate(ctx, db.InvocationGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, InvocationID: id})
-		}
-		return q.InvocationGetByID(ctx, db.InvocationGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, InvocationID: id})
-	},
-	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Invocation, error) {
-		return q.InvocationGetBySlug(ctx, db.InvocationGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
-	},
-	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Invocation, error) {
-		return q.InvocationListByIDs(ctx, db.InvocationListByIDsParams{OrganizationID: sc.OrganizationID, InvocationIds: ids})
-	},
+var Family = entity.Declare(&entity.Family[db.Invocation, Invocation, Fields]{
+	Type: EntityType, Event: "invocation", Listing: ListEntity, Parent: space.Of, Quiet: true, Strategy: strategy{},
 	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Invocation, error) {
 		return q.InvocationInsert(ctx, insertParams(sc, spaceID, id, f))
 	},
@@ -244,19 +201,10 @@ var Family = &entity.Family[db.Invocation, Invocation, Fields]{
 			DeleteGates: p.DeleteGates, ToolchainType: p.ToolchainType, FunctionInvocations: p.FunctionInvocations,
 			Parameters: p.Parameters, Mutating: p.Mutating, Validating: p.Validating, Hash: p.Hash})
 	},
-	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Invocation) (int64, error) {
-		return q.InvocationDelete(ctx, db.InvocationDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, InvocationID: cur.ID})
-	},
 	FromRow: fromRow,
-	Ident: func(i Invocation) entity.Ident {
-		return entity.Ident{ID: i.ID, SpaceID: i.SpaceID, Slug: i.Slug, Version: i.Version, DeleteGates: i.DeleteGates}
-	},
-	Fields:    func(i Invocation) Fields { return i.Fields },
-	Slug:      func(f Fields) string { return f.Slug },
-	Target:    Invocation.authzTarget,
-	Normalize: normalize,
-	Check:     check,
-}
+})
+
+type strategy struct{}
 
 // Service carries out Invocation operations (the kit's).
 type Service = entity.Service[db.Invocation, Invocation, Fields]

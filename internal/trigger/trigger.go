@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -34,21 +33,14 @@ const EntityType = "Trigger"
 
 // Trigger is a stored Trigger.
 type Trigger struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	SpaceID        uuid.UUID
-	Hash           string
-	HiddenReason   string
-	Version        int64
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	entity.Object
+	Hash string
 	Fields
 }
 
 // Fields are what a write sets.
 type Fields struct {
-	Slug            string                 `json:"Slug"`
-	DisplayName     string                 `json:"DisplayName"`
+	entity.Common
 	Description     string                 `json:"Description"`
 	Event           string                 `json:"Event"`
 	ToolchainType   string                 `json:"ToolchainType"`
@@ -69,7 +61,6 @@ type Fields struct {
 	BridgeWorkerID *uuid.UUID `json:"BridgeWorkerID"`
 	Warn           bool       `json:"Warn"`
 	Disabled       bool       `json:"Disabled"`
-	entity.Meta
 	// validating is the function's (or the Invocation's) kind, decided when the fields are checked.
 	validating bool
 }
@@ -77,15 +68,10 @@ type Fields struct {
 // Validating: a validating Trigger records findings, any other changes data.
 func (f Fields) Validating() bool { return f.validating }
 
-// authzTarget: Triggers carry no Permissions of their own; the role and the grants of their Space decide.
-func (t Trigger) authzTarget() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: t.ID.String(), SpaceID: t.SpaceID}
-}
-
-// normalize puts the fields in their stored form and checks them on their own: the function exists for
+// Normalize puts the fields in their stored form and checks them on their own: the function exists for
 // the ToolchainType, changes or validates data, and takes the Arguments; WhereUnit is a valid where over
 // Units.
-func normalize(f Fields) (Fields, error) {
+func (strategy) Normalize(f Fields) (Fields, error) {
 	f.Meta = f.Meta.Normalized()
 	if f.Arguments == nil {
 		f.Arguments = []function.Argument{}
@@ -99,10 +85,7 @@ func normalize(f Fields) (Fields, error) {
 	if f.Params == nil {
 		f.Params = map[string]any{}
 	}
-	if err := entity.ValidateSlug(f.Slug); err != nil {
-		return f, err
-	}
-	if err := f.Meta.Validate(); err != nil {
+	if err := f.Common.Validate(false); err != nil {
 		return f, err
 	}
 	switch f.Event {
@@ -154,11 +137,11 @@ func normalize(f Fields) (Fields, error) {
 	return f, nil
 }
 
-// check requires an InvocationID to name an Invocation of the Trigger's Space, visible to the caller, that
+// Check requires an InvocationID to name an Invocation of the Trigger's Space, visible to the caller, that
 // the Trigger can run (its ToolchainType, functions all validating or all mutating, Params its Parameters
 // accept), and a UnitFilterID to name a Filter of Units, visible to the caller, that selects by Unit
 // attributes only (a Trigger selects a Unit as its write begins, before its new data).
-func check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, _ *Trigger, f Fields) (Fields, error) {
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, _ *Trigger, f Fields) (Fields, error) {
 	if f.InvocationID != nil {
 		found, err := invocation.Family.Visible(ctx, tx, sc, []uuid.UUID{*f.InvocationID})
 		if err != nil {
@@ -197,14 +180,14 @@ func definitionHash(f Fields) string {
 }
 
 func fromRow(r *db.Trigger) (Trigger, error) {
-	t := Trigger{ID: r.TriggerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, Hash: r.Hash,
-		HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, Description: r.Description, Event: r.Event, ToolchainType: r.ToolchainType,
+	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, nil)
+	t := Trigger{Object: entity.Object{ID: r.TriggerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, Hash: r.Hash,
+		Fields: Fields{Common: c, Description: r.Description, Event: r.Event, ToolchainType: r.ToolchainType,
 			FunctionName: r.FunctionName, WhereResource: r.WhereResource, Protect: r.Protect, OtherDataSource: r.OtherDataSource,
 			FailOpenAfter: r.FailOpenAfter, WhereUnit: r.WhereUnit, UnitFilterID: r.UnitFilterID, InvocationID: r.InvocationID,
 			Warn: r.Warn, Disabled: r.Disabled, validating: r.Validating}}
-	var err error
-	if t.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
+	if err != nil {
 		return t, err
 	}
 	for _, d := range []struct {
@@ -219,17 +202,10 @@ func fromRow(r *db.Trigger) (Trigger, error) {
 }
 
 // ListEntity is how Triggers are listed (indexes: migration 000024).
-var ListEntity = listquery.Define(&listquery.Entity{
-	Name: EntityType, From: "trigger", Columns: "trigger.*", ID: "TriggerID", Org: "trigger.organization_id", Slug: "Slug",
-	Contains: "trigger.search_text", HiddenReason: "trigger.hidden_reason",
-	Visibility:    &listquery.Visibility{Space: "trigger.space_id"},
+var ListEntity = listquery.Standard{Table: "trigger", ID: "TriggerID", InSpace: true}.Define(&listquery.Entity{
+	Name:          EntityType,
 	ContainsAttrs: []string{"Slug", "DisplayName", "Description", "FunctionName", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
-		{Name: "TriggerID", Type: listquery.UUID, SQL: "trigger.trigger_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "SpaceID", Type: listquery.UUID, SQL: "trigger.space_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "OrganizationID", Type: listquery.UUID, SQL: "trigger.organization_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "Slug", Type: listquery.String, SQL: "trigger.slug", Filterable: true, Orderable: true, Always: true},
-		{Name: "DisplayName", Type: listquery.String, SQL: "trigger.display_name", Filterable: true, Orderable: true},
 		{Name: "Description", Type: listquery.String, SQL: "trigger.description", Filterable: true},
 		{Name: "Event", Type: listquery.String, SQL: "trigger.event", Filterable: true, Orderable: true},
 		{Name: "ToolchainType", Type: listquery.String, SQL: "trigger.toolchain_type", Filterable: true, Orderable: true},
@@ -244,19 +220,13 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		{Name: "Hash", Type: listquery.String, SQL: "trigger.hash", Filterable: true, Orderable: true},
 		listquery.NullableUUID("UnitFilterID", "trigger.unit_filter_id"),
 		listquery.NullableUUID("InvocationID", "trigger.invocation_id"),
-		{Name: "Labels", Type: listquery.StringMap, SQL: "trigger.labels", Filterable: true},
-		{Name: "Annotations", Type: listquery.StringMap, SQL: "trigger.annotations", Filterable: true},
+		listquery.After("Annotations"),
 		{Name: "Guards", Type: listquery.StringMap, SQL: "trigger.guards", Filterable: true},
-		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "trigger.delete_gates", Filterable: true},
-		{Name: "HiddenReason", Type: listquery.String, SQL: "trigger.hidden_reason", Filterable: true, Orderable: true},
-		{Name: "CreatedAt", Type: listquery.Time, SQL: "trigger.created_at", Filterable: true, Orderable: true},
-		{Name: "UpdatedAt", Type: listquery.Time, SQL: "trigger.updated_at", Filterable: true, Orderable: true},
+		listquery.After("UpdatedAt"),
 		{Name: "Arguments", Type: listquery.Opaque}, {Name: "Clearance", Type: listquery.Opaque}, {Name: "Params", Type: listquery.Opaque},
 		{Name: "FailOpenAfter", Type: listquery.Opaque}, {Name: "BridgeWorkerID", Type: listquery.Opaque}, {Name: "SpaceSlug", Type: listquery.Opaque},
-		{Name: "Version", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
 	},
-	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
-		{Name: "UnitFilterID", Field: "UnitFilter", Type: filter.EntityType},
+	Includes: []listquery.Include{{Name: "UnitFilterID", Field: "UnitFilter", Type: filter.EntityType},
 		{Name: "InvocationID", Field: "Invocation", Type: invocation.EntityType}},
 })
 
@@ -274,20 +244,8 @@ func insertParams(sc authz.Scope, spaceID, id uuid.UUID, f Fields) db.TriggerIns
 // Family declares Triggers to the entity kit: a Trigger lives in a Space and carries no Permissions (the
 // role and the Space's grants decide). A Trigger deleted or disabled takes its findings off the Units of
 // its Space, so it holds none of them back; the others keep their findings until their next change.
-var Family = &entity.Family[db.Trigger, Trigger, Fields]{
-	Type: EntityType, Event: "trigger", Listing: ListEntity, Parent: space.Of, SpaceColumn: "trigger.space_id",
-	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Trigger, error) {
-		if lock {
-			return q.TriggerGetByIDForUpdate(ctx, db.TriggerGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TriggerID: id})
-		}
-		return q.TriggerGetByID(ctx, db.TriggerGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TriggerID: id})
-	},
-	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Trigger, error) {
-		return q.TriggerGetBySlug(ctx, db.TriggerGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
-	},
-	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Trigger, error) {
-		return q.TriggerListByIDs(ctx, db.TriggerListByIDsParams{OrganizationID: sc.OrganizationID, TriggerIds: ids})
-	},
+var Family = entity.Declare(&entity.Family[db.Trigger, Trigger, Fields]{
+	Type: EntityType, Event: "trigger", Listing: ListEntity, Parent: space.Of, Quiet: true, Strategy: strategy{},
 	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Trigger, error) {
 		return q.TriggerInsert(ctx, insertParams(sc, spaceID, id, f))
 	},
@@ -300,27 +258,22 @@ var Family = &entity.Family[db.Trigger, Trigger, Fields]{
 			Params: p.Params, OtherDataSource: p.OtherDataSource, FailOpenAfter: p.FailOpenAfter, WhereUnit: p.WhereUnit,
 			UnitFilterID: p.UnitFilterID, InvocationID: p.InvocationID, Validating: p.Validating, Warn: p.Warn, Disabled: p.Disabled, Hash: p.Hash})
 	},
-	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Trigger) (int64, error) {
-		return q.TriggerDelete(ctx, db.TriggerDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, TriggerID: cur.ID})
-	},
 	FromRow: fromRow,
-	Ident: func(t Trigger) entity.Ident {
-		return entity.Ident{ID: t.ID, SpaceID: t.SpaceID, Slug: t.Slug, Version: t.Version, DeleteGates: t.DeleteGates}
-	},
-	Fields:    func(t Trigger) Fields { return t.Fields },
-	Slug:      func(f Fields) string { return f.Slug },
-	Target:    Trigger.authzTarget,
-	Normalize: normalize,
-	Check:     check,
-	AfterWrite: func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *Trigger, after Trigger) (Trigger, error) {
-		if after.Disabled && (before == nil || !before.Disabled) {
-			return after, forgetFindings(ctx, tx, sc, after)
-		}
-		return after, nil
-	},
-	BeforeDelete: func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur Trigger) error {
-		return forgetFindings(ctx, tx, sc, cur)
-	},
+})
+
+type strategy struct{}
+
+// AfterWrite: a Trigger disabled takes its findings off the Units of its Space.
+func (strategy) AfterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *Trigger, after Trigger) (Trigger, error) {
+	if after.Disabled && (before == nil || !before.Disabled) {
+		return after, forgetFindings(ctx, tx, sc, after)
+	}
+	return after, nil
+}
+
+// BeforeDelete: a Trigger deleted takes its findings off the Units of its Space.
+func (strategy) BeforeDelete(ctx context.Context, tx *store.Tx, sc authz.Scope, cur Trigger) error {
+	return forgetFindings(ctx, tx, sc, cur)
 }
 
 func forgetFindings(ctx context.Context, tx *store.Tx, sc authz.Scope, t Trigger) error {

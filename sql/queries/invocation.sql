@@ -1,15 +1,3 @@
--- name: InvocationGetByID :one
-SELECT * FROM invocation WHERE organization_id = @organization_id AND space_id = @space_id AND invocation_id = @invocation_id;
-
--- name: InvocationGetByIDForUpdate :one
-SELECT * FROM invocation WHERE organization_id = @organization_id AND space_id = @space_id AND invocation_id = @invocation_id FOR UPDATE;
-
--- name: InvocationGetBySlug :one
-SELECT * FROM invocation WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
-
--- name: InvocationListByIDs :many
-SELECT * FROM invocation WHERE organization_id = @organization_id AND invocation_id = ANY(@invocation_ids::uuid[]);
-
 -- name: InvocationInsert :one
 INSERT INTO invocation (invocation_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates,
                         toolchain_type, function_invocations, parameters, mutating, validating, hash)
@@ -24,9 +12,6 @@ SET slug = @slug, display_name = @display_name, labels = @labels, annotations = 
     mutating = @mutating, validating = @validating, hash = @hash, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND invocation_id = @invocation_id AND version = @version
 RETURNING *;
-
--- name: InvocationDelete :execrows
-DELETE FROM invocation WHERE organization_id = @organization_id AND space_id = @space_id AND invocation_id = @invocation_id;
 
 -- name: TriggersRunningInvocation :many
 -- The Triggers that run an Invocation (an edit of the Invocation must keep them able to run).

@@ -1,15 +1,3 @@
--- name: TriggerGetByID :one
-SELECT * FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id AND trigger_id = @trigger_id;
-
--- name: TriggerGetByIDForUpdate :one
-SELECT * FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id AND trigger_id = @trigger_id FOR UPDATE;
-
--- name: TriggerGetBySlug :one
-SELECT * FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
-
--- name: TriggerListByIDs :many
-SELECT * FROM trigger WHERE organization_id = @organization_id AND trigger_id = ANY(@trigger_ids::uuid[]);
-
 -- name: TriggerInsert :one
 INSERT INTO trigger (trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations,
                      delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance,
@@ -31,9 +19,6 @@ SET slug = @slug, display_name = @display_name, description = @description, labe
     invocation_id = sqlc.narg(invocation_id)::uuid, validating = @validating, warn = @warn, disabled = @disabled, hash = @hash, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND trigger_id = @trigger_id AND version = @version
 RETURNING *;
-
--- name: TriggerDelete :execrows
-DELETE FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id AND trigger_id = @trigger_id;
 
 -- name: TriggerIDsBySpace :many
 -- The Triggers in force in each of some Spaces (Space.TriggerIDs), by Slug.

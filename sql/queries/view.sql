@@ -1,15 +1,3 @@
--- name: ViewGetByID :one
-SELECT * FROM view WHERE organization_id = @organization_id AND space_id = @space_id AND view_id = @view_id;
-
--- name: ViewGetByIDForUpdate :one
-SELECT * FROM view WHERE organization_id = @organization_id AND space_id = @space_id AND view_id = @view_id FOR UPDATE;
-
--- name: ViewGetBySlug :one
-SELECT * FROM view WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
-
--- name: ViewListByIDs :many
-SELECT * FROM view WHERE organization_id = @organization_id AND view_id = ANY(@view_ids::uuid[]);
-
 -- name: ViewInsert :one
 INSERT INTO view (view_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates,
                   permissions, of_type, columns, filter_id, group_by, order_by, order_by_direction, hash)
@@ -25,9 +13,6 @@ SET slug = @slug, display_name = @display_name, labels = @labels, annotations = 
     hash = @hash, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND view_id = @view_id AND version = @version
 RETURNING *;
-
--- name: ViewDelete :execrows
-DELETE FROM view WHERE organization_id = @organization_id AND space_id = @space_id AND view_id = @view_id;
 
 -- name: ViewMove :one
 UPDATE view SET space_id = @to_space_id, version = version + 1, updated_at = now()
