@@ -6,6 +6,18 @@ import (
 	"github.com/hubd/hubd/internal/filter"
 )
 
+// filterEdge serves the Filter operations (edge.gen.go).
+var filterEdge = &edge[filter.Filter, filter.Fields, api.Filter, api.ExtendedFilter]{
+	service:   func(d *Deps) kitService[filter.Filter, filter.Fields] { return d.Filters },
+	listing:   filter.ListEntity,
+	toAPI:     filterToAPI,
+	fields:    filterFields,
+	relations: []relation[filter.Filter]{inSpace[filter.Filter]()},
+	extended: func(f filter.Filter, a api.Filter, r *related) api.ExtendedFilter {
+		return api.ExtendedFilter{Filter: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", f.SpaceID)}
+	},
+}
+
 func filterToAPI(f filter.Filter) api.Filter {
 	return api.Filter{
 		FilterID: f.ID, SpaceID: f.SpaceID, OrganizationID: f.OrganizationID, Slug: f.Slug, DisplayName: f.DisplayName,

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"github.com/google/uuid"
-
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/tag"
@@ -14,7 +12,7 @@ var tagEdge = &edge[tag.Tag, tag.Fields, api.Tag, api.ExtendedTag]{
 	listing:   tag.ListEntity,
 	toAPI:     tagToAPI,
 	fields:    tagFields,
-	relations: []relation[tag.Tag]{inSpace(func(t tag.Tag) uuid.UUID { return t.SpaceID })},
+	relations: []relation[tag.Tag]{inSpace[tag.Tag]()},
 	extended: func(t tag.Tag, a api.Tag, r *related) api.ExtendedTag {
 		return api.ExtendedTag{Tag: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", t.SpaceID)}
 	},

@@ -1,10 +1,26 @@
 package httpapi
 
 import (
+	"github.com/google/uuid"
+
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/view"
 )
+
+// viewEdge serves the View operations (edge.gen.go).
+var viewEdge = &edge[view.View, view.Fields, api.View, api.ExtendedView]{
+	service: func(d *Deps) kitService[view.View, view.Fields] { return d.Views },
+	listing: view.ListEntity,
+	toAPI:   viewToAPI,
+	fields:  viewFields,
+	relations: []relation[view.View]{inSpace[view.View](),
+		{include: "FilterID", ids: func(v view.View) []uuid.UUID { return optionalID(v.FilterID) }, load: filterEdge.load}},
+	extended: func(v view.View, a api.View, r *related) api.ExtendedView {
+		return api.ExtendedView{View: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", v.SpaceID),
+			Filter: relatedOptional[api.Filter](r, "FilterID", v.FilterID)}
+	},
+}
 
 func viewToAPI(v view.View) api.View {
 	cols := make([]api.Column, len(v.Columns))

@@ -4,9 +4,59 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/hubd/hubd/gen/api"
 )
+
+// BulkCreateFilters serves POST /filter (the bulk copy of Filter).
+func (h *handlers) BulkCreateFilters(ctx context.Context, r api.BulkCreateFiltersRequestObject) (api.BulkCreateFiltersResponseObject, error) {
+	return answeredInBulk(clonedInBulk(ctx, h.s, filterEdge.of(h.base), r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(filterEdge, filterWritten)))
+}
+
+// BulkCreateViews serves POST /view (the bulk copy of View).
+func (h *handlers) BulkCreateViews(ctx context.Context, r api.BulkCreateViewsRequestObject) (api.BulkCreateViewsResponseObject, error) {
+	return answeredInBulk(clonedInBulk(ctx, h.s, viewEdge.of(h.base), r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(viewEdge, viewWritten)))
+}
+
+// BulkDeleteFilters serves DELETE /filter (the bulk delete of Filter).
+func (h *handlers) BulkDeleteFilters(ctx context.Context, r api.BulkDeleteFiltersRequestObject) (api.BulkDeleteFiltersResponseObject, error) {
+	return answeredInBulk(deletedInBulk(ctx, filterEdge.of(h.base), filterEdge.listing.Name, r.Params, r.Params.DryRun))
+}
+
+// BulkDeleteViews serves DELETE /view (the bulk delete of View).
+func (h *handlers) BulkDeleteViews(ctx context.Context, r api.BulkDeleteViewsRequestObject) (api.BulkDeleteViewsResponseObject, error) {
+	return answeredInBulk(deletedInBulk(ctx, viewEdge.of(h.base), viewEdge.listing.Name, r.Params, r.Params.DryRun))
+}
+
+// BulkMoveFilters serves POST /filter/move (the bulk move of Filter).
+func (h *handlers) BulkMoveFilters(ctx context.Context, r api.BulkMoveFiltersRequestObject) (api.BulkMoveFiltersResponseObject, error) {
+	return answeredInBulk(movedInBulk(ctx, filterEdge.of(h.base), r.Params, r.Params.DryRun, r.Body.ToSpaceID, bulkItemOf(filterEdge, filterWritten)))
+}
+
+// BulkMoveViews serves POST /view/move (the bulk move of View).
+func (h *handlers) BulkMoveViews(ctx context.Context, r api.BulkMoveViewsRequestObject) (api.BulkMoveViewsResponseObject, error) {
+	return answeredInBulk(movedInBulk(ctx, viewEdge.of(h.base), r.Params, r.Params.DryRun, r.Body.ToSpaceID, bulkItemOf(viewEdge, viewWritten)))
+}
+
+// BulkPatchFilters serves PATCH /filter (the bulk patch of Filter).
+func (h *handlers) BulkPatchFilters(ctx context.Context, r api.BulkPatchFiltersRequestObject) (api.BulkPatchFiltersResponseObject, error) {
+	return answeredInBulk(patchedInBulk(ctx, filterEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(filterEdge, filterWritten)))
+}
+
+// BulkPatchViews serves PATCH /view (the bulk patch of View).
+func (h *handlers) BulkPatchViews(ctx context.Context, r api.BulkPatchViewsRequestObject) (api.BulkPatchViewsResponseObject, error) {
+	return answeredInBulk(patchedInBulk(ctx, viewEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(viewEdge, viewWritten)))
+}
+
+// CreateFilter serves POST /space/{space_id}/filter (the create of Filter).
+func (h *handlers) CreateFilter(ctx context.Context, r api.CreateFilterRequestObject) (api.CreateFilterResponseObject, error) {
+	out, err := filterEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateFilter200JSONResponse{Body: out}, nil
+}
 
 // CreateTag serves POST /space/{space_id}/tag (the create of Tag).
 func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
@@ -15,6 +65,24 @@ func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) 
 		return nil, err
 	}
 	return api.CreateTag200JSONResponse{Body: out}, nil
+}
+
+// CreateView serves POST /space/{space_id}/view (the create of View).
+func (h *handlers) CreateView(ctx context.Context, r api.CreateViewRequestObject) (api.CreateViewResponseObject, error) {
+	out, err := viewEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateView200JSONResponse{Body: out}, nil
+}
+
+// DeleteFilter serves DELETE /space/{space_id}/filter/{filter_id} (the delete of Filter).
+func (h *handlers) DeleteFilter(ctx context.Context, r api.DeleteFilterRequestObject) (api.DeleteFilterResponseObject, error) {
+	out, err := filterEdge.delete(ctx, h.base, r.SpaceId, r.FilterId.String(), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteFilter200JSONResponse{Body: out}, nil
 }
 
 // DeleteTag serves DELETE /space/{space_id}/tag/{tag_id} (the delete of Tag).
@@ -26,9 +94,46 @@ func (h *handlers) DeleteTag(ctx context.Context, r api.DeleteTagRequestObject) 
 	return api.DeleteTag200JSONResponse{Body: out}, nil
 }
 
+// DeleteView serves DELETE /space/{space_id}/view/{view_id} (the delete of View).
+func (h *handlers) DeleteView(ctx context.Context, r api.DeleteViewRequestObject) (api.DeleteViewResponseObject, error) {
+	out, err := viewEdge.delete(ctx, h.base, r.SpaceId, r.ViewId.String(), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteView200JSONResponse{Body: out}, nil
+}
+
+// GetFilter serves GET /space/{space_id}/filter/{filter_id} (the get of Filter).
+func (h *handlers) GetFilter(ctx context.Context, r api.GetFilterRequestObject) (api.GetFilterResponseObject, error) {
+	return filterEdge.get(ctx, h.base, r.SpaceId, r.FilterId.String(), r.Params.Select, r.Params.Include)
+}
+
+// GetFilterDocument serves GET /space/{space_id}/filter/{filter_id}/document (the document of Filter).
+func (h *handlers) GetFilterDocument(ctx context.Context, r api.GetFilterDocumentRequestObject) (api.GetFilterDocumentResponseObject, error) {
+	out, err := filterEdge.document(ctx, h.base, r.SpaceId, r.FilterId.String())
+	if err != nil {
+		return nil, err
+	}
+	return api.GetFilterDocument200JSONResponse{Body: out}, nil
+}
+
 // GetTag serves GET /space/{space_id}/tag/{tag_id} (the get of Tag).
 func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.GetTagResponseObject, error) {
 	return tagEdge.get(ctx, h.base, r.SpaceId, r.TagId.String(), r.Params.Select, r.Params.Include)
+}
+
+// GetView serves GET /space/{space_id}/view/{view_id} (the get of View).
+func (h *handlers) GetView(ctx context.Context, r api.GetViewRequestObject) (api.GetViewResponseObject, error) {
+	return viewEdge.get(ctx, h.base, r.SpaceId, r.ViewId.String(), r.Params.Select, r.Params.Include)
+}
+
+// GetViewDocument serves GET /space/{space_id}/view/{view_id}/document (the document of View).
+func (h *handlers) GetViewDocument(ctx context.Context, r api.GetViewDocumentRequestObject) (api.GetViewDocumentResponseObject, error) {
+	out, err := viewEdge.document(ctx, h.base, r.SpaceId, r.ViewId.String())
+	if err != nil {
+		return nil, err
+	}
+	return api.GetViewDocument200JSONResponse{Body: out}, nil
 }
 
 // ListAllTags serves GET /tag (the list of Tag).
@@ -36,9 +141,33 @@ func (h *handlers) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObje
 	return tagEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
 }
 
+// ListAllViews serves GET /view (the list of View).
+func (h *handlers) ListAllViews(ctx context.Context, r api.ListAllViewsRequestObject) (api.ListAllViewsResponseObject, error) {
+	return viewEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
+// ListFilters serves GET /space/{space_id}/filter (the list of Filter).
+func (h *handlers) ListFilters(ctx context.Context, r api.ListFiltersRequestObject) (api.ListFiltersResponseObject, error) {
+	return filterEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+}
+
 // ListTags serves GET /space/{space_id}/tag (the list of Tag).
 func (h *handlers) ListTags(ctx context.Context, r api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
 	return tagEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+}
+
+// ListViews serves GET /space/{space_id}/view (the list of View).
+func (h *handlers) ListViews(ctx context.Context, r api.ListViewsRequestObject) (api.ListViewsResponseObject, error) {
+	return viewEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+}
+
+// PatchFilter serves PATCH /space/{space_id}/filter/{filter_id} (the patch of Filter).
+func (h *handlers) PatchFilter(ctx context.Context, r api.PatchFilterRequestObject) (api.PatchFilterResponseObject, error) {
+	out, err := filterEdge.patch(ctx, h.base, r.SpaceId, r.FilterId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchFilter200JSONResponse{Body: out}, nil
 }
 
 // PatchTag serves PATCH /space/{space_id}/tag/{tag_id} (the patch of Tag).
@@ -50,6 +179,33 @@ func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (a
 	return api.PatchTag200JSONResponse{Body: out}, nil
 }
 
+// PatchView serves PATCH /space/{space_id}/view/{view_id} (the patch of View).
+func (h *handlers) PatchView(ctx context.Context, r api.PatchViewRequestObject) (api.PatchViewResponseObject, error) {
+	out, err := viewEdge.patch(ctx, h.base, r.SpaceId, r.ViewId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchView200JSONResponse{Body: out}, nil
+}
+
+// UpdateFilter serves PUT /space/{space_id}/filter/{filter_id} (the update of Filter).
+func (h *handlers) UpdateFilter(ctx context.Context, r api.UpdateFilterRequestObject) (api.UpdateFilterResponseObject, error) {
+	out, err := filterEdge.update(ctx, h.base, r.SpaceId, r.FilterId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateFilter200JSONResponse{Body: out}, nil
+}
+
+// UpdateFilterFromDocument serves POST /space/{space_id}/filter/{filter_id}/document (the apply document of Filter).
+func (h *handlers) UpdateFilterFromDocument(ctx context.Context, r api.UpdateFilterFromDocumentRequestObject) (api.UpdateFilterFromDocumentResponseObject, error) {
+	out, err := filterEdge.applyDocument(ctx, h.base, r.SpaceId, r.FilterId.String(), r.Body.Base, r.Body.Document, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateFilterFromDocument200JSONResponse{Body: out}, nil
+}
+
 // UpdateTag serves PUT /space/{space_id}/tag/{tag_id} (the update of Tag).
 func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) (api.UpdateTagResponseObject, error) {
 	out, err := tagEdge.update(ctx, h.base, r.SpaceId, r.TagId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
@@ -57,4 +213,32 @@ func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) 
 		return nil, err
 	}
 	return api.UpdateTag200JSONResponse{Body: out}, nil
+}
+
+// UpdateView serves PUT /space/{space_id}/view/{view_id} (the update of View).
+func (h *handlers) UpdateView(ctx context.Context, r api.UpdateViewRequestObject) (api.UpdateViewResponseObject, error) {
+	out, err := viewEdge.update(ctx, h.base, r.SpaceId, r.ViewId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateView200JSONResponse{Body: out}, nil
+}
+
+// UpdateViewFromDocument serves POST /space/{space_id}/view/{view_id}/document (the apply document of View).
+func (h *handlers) UpdateViewFromDocument(ctx context.Context, r api.UpdateViewFromDocumentRequestObject) (api.UpdateViewFromDocumentResponseObject, error) {
+	out, err := viewEdge.applyDocument(ctx, h.base, r.SpaceId, r.ViewId.String(), r.Body.Base, r.Body.Document, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateViewFromDocument200JSONResponse{Body: out}, nil
+}
+
+// filterWritten is one item of a bulk write of the Filter family: the entity written, or why not.
+func filterWritten(written *api.Filter, e *api.ResponseError) api.FilterCreateOrUpdateResponse {
+	return api.FilterCreateOrUpdateResponse{Filter: written, Error: e}
+}
+
+// viewWritten is one item of a bulk write of the View family: the entity written, or why not.
+func viewWritten(written *api.View, e *api.ResponseError) api.ViewCreateOrUpdateResponse {
+	return api.ViewCreateOrUpdateResponse{View: written, Error: e}
 }

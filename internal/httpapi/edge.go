@@ -105,8 +105,8 @@ func (f *edge[E, F, A, X]) document(ctx context.Context, h *base, spaceID uuid.U
 	return documentToAPI(d), err
 }
 
-func (f *edge[E, F, A, X]) applyDocument(ctx context.Context, h *base, spaceID uuid.UUID, ref string, base, edited api.EntityDocument, dryRun bool) (api.EntityDocument, error) {
-	d, err := f.of(h).ApplyDocument(ctx, scopeOf(ctx), spaceID, ref, documentFromAPI(base), documentFromAPI(edited), dryRun)
+func (f *edge[E, F, A, X]) applyDocument(ctx context.Context, h *base, spaceID uuid.UUID, ref string, read, edited api.EntityDocument, dryRun bool) (api.EntityDocument, error) {
+	d, err := f.of(h).ApplyDocument(ctx, scopeOf(ctx), spaceID, ref, documentFromAPI(read), documentFromAPI(edited), dryRun)
 	return documentToAPI(d), err
 }
 

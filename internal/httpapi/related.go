@@ -7,6 +7,7 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
 )
 
 // A relation is what an include name expands for a family: the IDs it names of an entity, and how the
@@ -21,8 +22,8 @@ type relation[E any] struct {
 type relatedLoader func(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]any, error)
 
 // inSpace is the relation of include=SpaceID: the Space an entity lives in.
-func inSpace[E any](spaceOf func(E) uuid.UUID) relation[E] {
-	return relation[E]{include: "SpaceID", ids: func(e E) []uuid.UUID { return []uuid.UUID{spaceOf(e)} }, load: loadSpaces}
+func inSpace[E interface{ ObjectMeta() entity.Object }]() relation[E] {
+	return relation[E]{include: "SpaceID", ids: func(e E) []uuid.UUID { return []uuid.UUID{e.ObjectMeta().SpaceID} }, load: loadSpaces}
 }
 
 // optionalID is the one ID of an optional reference, or none.

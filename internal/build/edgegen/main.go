@@ -56,7 +56,16 @@ type schema struct {
 	Type       string            `json:"type"`
 	Format     string            `json:"format"`
 	Items      *schema           `json:"items"`
+	AllOf      []schema          `json:"allOf"`
 	Properties map[string]schema `json:"properties"`
+}
+
+// reference is the schema s refers to, itself or as a nullable reference (allOf of one $ref).
+func (s schema) reference() string {
+	if s.Ref == "" && len(s.AllOf) == 1 {
+		return s.AllOf[0].Ref
+	}
+	return s.Ref
 }
 
 type parameter struct {
@@ -324,7 +333,7 @@ func (o operation) itemField(doc document) (string, error) {
 	for name, p := range item.Properties {
 		if name != "Error" {
 			fields = append(fields, name)
-			if p.Ref != "#/components/schemas/"+o.family {
+			if p.reference() != "#/components/schemas/"+o.family {
 				return "", fmt.Errorf("its item %s holds %s, not a %s", o.answer, name, o.family)
 			}
 		}

@@ -38,7 +38,7 @@ const testDocument = `{
       "Where": {"name": "where", "in": "query"}
     },
     "schemas": {
-      "ThingCreateOrUpdateResponse": {"properties": {"Error": {"$ref": "#/components/schemas/ResponseError"}, "Thing": {"$ref": "#/components/schemas/Thing"}}}
+      "ThingCreateOrUpdateResponse": {"properties": {"Error": {"$ref": "#/components/schemas/ResponseError"}, "Thing": {"allOf": [{"$ref": "#/components/schemas/Thing"}], "nullable": true}}}
     }
   }
 }`
