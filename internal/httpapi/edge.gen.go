@@ -14,6 +14,16 @@ func (h *handlers) BulkCreateFilters(ctx context.Context, r api.BulkCreateFilter
 	return answeredInBulk(clonedInBulk(ctx, h.s, filterEdge.of(h.base), r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(filterEdge, filterWritten)))
 }
 
+// BulkCreateInvocations serves POST /invocation (the bulk copy of Invocation).
+func (h *handlers) BulkCreateInvocations(ctx context.Context, r api.BulkCreateInvocationsRequestObject) (api.BulkCreateInvocationsResponseObject, error) {
+	return answeredInBulk(clonedInBulk(ctx, h.s, invocationEdge.of(h.base), r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(invocationEdge, invocationWritten)))
+}
+
+// BulkCreateTriggers serves POST /trigger (the bulk copy of Trigger).
+func (h *handlers) BulkCreateTriggers(ctx context.Context, r api.BulkCreateTriggersRequestObject) (api.BulkCreateTriggersResponseObject, error) {
+	return answeredInBulk(clonedInBulk(ctx, h.s, triggerEdge.of(h.base), r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(triggerEdge, triggerWritten)))
+}
+
 // BulkCreateViews serves POST /view (the bulk copy of View).
 func (h *handlers) BulkCreateViews(ctx context.Context, r api.BulkCreateViewsRequestObject) (api.BulkCreateViewsResponseObject, error) {
 	return answeredInBulk(clonedInBulk(ctx, h.s, viewEdge.of(h.base), r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(viewEdge, viewWritten)))
@@ -22,6 +32,16 @@ func (h *handlers) BulkCreateViews(ctx context.Context, r api.BulkCreateViewsReq
 // BulkDeleteFilters serves DELETE /filter (the bulk delete of Filter).
 func (h *handlers) BulkDeleteFilters(ctx context.Context, r api.BulkDeleteFiltersRequestObject) (api.BulkDeleteFiltersResponseObject, error) {
 	return answeredInBulk(deletedInBulk(ctx, filterEdge.of(h.base), filterEdge.listing.Name, r.Params, r.Params.DryRun))
+}
+
+// BulkDeleteInvocations serves DELETE /invocation (the bulk delete of Invocation).
+func (h *handlers) BulkDeleteInvocations(ctx context.Context, r api.BulkDeleteInvocationsRequestObject) (api.BulkDeleteInvocationsResponseObject, error) {
+	return answeredInBulk(deletedInBulk(ctx, invocationEdge.of(h.base), invocationEdge.listing.Name, r.Params, r.Params.DryRun))
+}
+
+// BulkDeleteTriggers serves DELETE /trigger (the bulk delete of Trigger).
+func (h *handlers) BulkDeleteTriggers(ctx context.Context, r api.BulkDeleteTriggersRequestObject) (api.BulkDeleteTriggersResponseObject, error) {
+	return answeredInBulk(deletedInBulk(ctx, triggerEdge.of(h.base), triggerEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkDeleteViews serves DELETE /view (the bulk delete of View).
@@ -44,6 +64,16 @@ func (h *handlers) BulkPatchFilters(ctx context.Context, r api.BulkPatchFiltersR
 	return answeredInBulk(patchedInBulk(ctx, filterEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(filterEdge, filterWritten)))
 }
 
+// BulkPatchInvocations serves PATCH /invocation (the bulk patch of Invocation).
+func (h *handlers) BulkPatchInvocations(ctx context.Context, r api.BulkPatchInvocationsRequestObject) (api.BulkPatchInvocationsResponseObject, error) {
+	return answeredInBulk(patchedInBulk(ctx, invocationEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(invocationEdge, invocationWritten)))
+}
+
+// BulkPatchTriggers serves PATCH /trigger (the bulk patch of Trigger).
+func (h *handlers) BulkPatchTriggers(ctx context.Context, r api.BulkPatchTriggersRequestObject) (api.BulkPatchTriggersResponseObject, error) {
+	return answeredInBulk(patchedInBulk(ctx, triggerEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(triggerEdge, triggerWritten)))
+}
+
 // BulkPatchViews serves PATCH /view (the bulk patch of View).
 func (h *handlers) BulkPatchViews(ctx context.Context, r api.BulkPatchViewsRequestObject) (api.BulkPatchViewsResponseObject, error) {
 	return answeredInBulk(patchedInBulk(ctx, viewEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(viewEdge, viewWritten)))
@@ -58,6 +88,15 @@ func (h *handlers) CreateFilter(ctx context.Context, r api.CreateFilterRequestOb
 	return api.CreateFilter200JSONResponse{Body: out}, nil
 }
 
+// CreateInvocation serves POST /space/{space_id}/invocation (the create of Invocation).
+func (h *handlers) CreateInvocation(ctx context.Context, r api.CreateInvocationRequestObject) (api.CreateInvocationResponseObject, error) {
+	out, err := invocationEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateInvocation200JSONResponse{Body: out}, nil
+}
+
 // CreateTag serves POST /space/{space_id}/tag (the create of Tag).
 func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) (api.CreateTagResponseObject, error) {
 	out, err := tagEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
@@ -65,6 +104,15 @@ func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) 
 		return nil, err
 	}
 	return api.CreateTag200JSONResponse{Body: out}, nil
+}
+
+// CreateTrigger serves POST /space/{space_id}/trigger (the create of Trigger).
+func (h *handlers) CreateTrigger(ctx context.Context, r api.CreateTriggerRequestObject) (api.CreateTriggerResponseObject, error) {
+	out, err := triggerEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateTrigger200JSONResponse{Body: out}, nil
 }
 
 // CreateView serves POST /space/{space_id}/view (the create of View).
@@ -85,6 +133,15 @@ func (h *handlers) DeleteFilter(ctx context.Context, r api.DeleteFilterRequestOb
 	return api.DeleteFilter200JSONResponse{Body: out}, nil
 }
 
+// DeleteInvocation serves DELETE /space/{space_id}/invocation/{invocation_id} (the delete of Invocation).
+func (h *handlers) DeleteInvocation(ctx context.Context, r api.DeleteInvocationRequestObject) (api.DeleteInvocationResponseObject, error) {
+	out, err := invocationEdge.delete(ctx, h.base, r.SpaceId, r.InvocationId.String(), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteInvocation200JSONResponse{Body: out}, nil
+}
+
 // DeleteTag serves DELETE /space/{space_id}/tag/{tag_id} (the delete of Tag).
 func (h *handlers) DeleteTag(ctx context.Context, r api.DeleteTagRequestObject) (api.DeleteTagResponseObject, error) {
 	out, err := tagEdge.delete(ctx, h.base, r.SpaceId, r.TagId.String(), flag(r.Params.DryRun))
@@ -92,6 +149,15 @@ func (h *handlers) DeleteTag(ctx context.Context, r api.DeleteTagRequestObject) 
 		return nil, err
 	}
 	return api.DeleteTag200JSONResponse{Body: out}, nil
+}
+
+// DeleteTrigger serves DELETE /space/{space_id}/trigger/{trigger_id} (the delete of Trigger).
+func (h *handlers) DeleteTrigger(ctx context.Context, r api.DeleteTriggerRequestObject) (api.DeleteTriggerResponseObject, error) {
+	out, err := triggerEdge.delete(ctx, h.base, r.SpaceId, r.TriggerId.String(), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteTrigger200JSONResponse{Body: out}, nil
 }
 
 // DeleteView serves DELETE /space/{space_id}/view/{view_id} (the delete of View).
@@ -117,9 +183,19 @@ func (h *handlers) GetFilterDocument(ctx context.Context, r api.GetFilterDocumen
 	return api.GetFilterDocument200JSONResponse{Body: out}, nil
 }
 
+// GetInvocation serves GET /space/{space_id}/invocation/{invocation_id} (the get of Invocation).
+func (h *handlers) GetInvocation(ctx context.Context, r api.GetInvocationRequestObject) (api.GetInvocationResponseObject, error) {
+	return invocationEdge.get(ctx, h.base, r.SpaceId, r.InvocationId.String(), r.Params.Select, r.Params.Include)
+}
+
 // GetTag serves GET /space/{space_id}/tag/{tag_id} (the get of Tag).
 func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.GetTagResponseObject, error) {
 	return tagEdge.get(ctx, h.base, r.SpaceId, r.TagId.String(), r.Params.Select, r.Params.Include)
+}
+
+// GetTrigger serves GET /space/{space_id}/trigger/{trigger_id} (the get of Trigger).
+func (h *handlers) GetTrigger(ctx context.Context, r api.GetTriggerRequestObject) (api.GetTriggerResponseObject, error) {
+	return triggerEdge.get(ctx, h.base, r.SpaceId, r.TriggerId.String(), r.Params.Select, r.Params.Include)
 }
 
 // GetView serves GET /space/{space_id}/view/{view_id} (the get of View).
@@ -136,9 +212,19 @@ func (h *handlers) GetViewDocument(ctx context.Context, r api.GetViewDocumentReq
 	return api.GetViewDocument200JSONResponse{Body: out}, nil
 }
 
+// ListAllInvocations serves GET /invocation (the list of Invocation).
+func (h *handlers) ListAllInvocations(ctx context.Context, r api.ListAllInvocationsRequestObject) (api.ListAllInvocationsResponseObject, error) {
+	return invocationEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
 // ListAllTags serves GET /tag (the list of Tag).
 func (h *handlers) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObject) (api.ListAllTagsResponseObject, error) {
 	return tagEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
+// ListAllTriggers serves GET /trigger (the list of Trigger).
+func (h *handlers) ListAllTriggers(ctx context.Context, r api.ListAllTriggersRequestObject) (api.ListAllTriggersResponseObject, error) {
+	return triggerEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
 }
 
 // ListAllViews serves GET /view (the list of View).
@@ -151,9 +237,19 @@ func (h *handlers) ListFilters(ctx context.Context, r api.ListFiltersRequestObje
 	return filterEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
 }
 
+// ListInvocations serves GET /space/{space_id}/invocation (the list of Invocation).
+func (h *handlers) ListInvocations(ctx context.Context, r api.ListInvocationsRequestObject) (api.ListInvocationsResponseObject, error) {
+	return invocationEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+}
+
 // ListTags serves GET /space/{space_id}/tag (the list of Tag).
 func (h *handlers) ListTags(ctx context.Context, r api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
 	return tagEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+}
+
+// ListTriggers serves GET /space/{space_id}/trigger (the list of Trigger).
+func (h *handlers) ListTriggers(ctx context.Context, r api.ListTriggersRequestObject) (api.ListTriggersResponseObject, error) {
+	return triggerEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
 }
 
 // ListViews serves GET /space/{space_id}/view (the list of View).
@@ -170,6 +266,15 @@ func (h *handlers) PatchFilter(ctx context.Context, r api.PatchFilterRequestObje
 	return api.PatchFilter200JSONResponse{Body: out}, nil
 }
 
+// PatchInvocation serves PATCH /space/{space_id}/invocation/{invocation_id} (the patch of Invocation).
+func (h *handlers) PatchInvocation(ctx context.Context, r api.PatchInvocationRequestObject) (api.PatchInvocationResponseObject, error) {
+	out, err := invocationEdge.patch(ctx, h.base, r.SpaceId, r.InvocationId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchInvocation200JSONResponse{Body: out}, nil
+}
+
 // PatchTag serves PATCH /space/{space_id}/tag/{tag_id} (the patch of Tag).
 func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (api.PatchTagResponseObject, error) {
 	out, err := tagEdge.patch(ctx, h.base, r.SpaceId, r.TagId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
@@ -177,6 +282,15 @@ func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (a
 		return nil, err
 	}
 	return api.PatchTag200JSONResponse{Body: out}, nil
+}
+
+// PatchTrigger serves PATCH /space/{space_id}/trigger/{trigger_id} (the patch of Trigger).
+func (h *handlers) PatchTrigger(ctx context.Context, r api.PatchTriggerRequestObject) (api.PatchTriggerResponseObject, error) {
+	out, err := triggerEdge.patch(ctx, h.base, r.SpaceId, r.TriggerId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchTrigger200JSONResponse{Body: out}, nil
 }
 
 // PatchView serves PATCH /space/{space_id}/view/{view_id} (the patch of View).
@@ -206,6 +320,15 @@ func (h *handlers) UpdateFilterFromDocument(ctx context.Context, r api.UpdateFil
 	return api.UpdateFilterFromDocument200JSONResponse{Body: out}, nil
 }
 
+// UpdateInvocation serves PUT /space/{space_id}/invocation/{invocation_id} (the update of Invocation).
+func (h *handlers) UpdateInvocation(ctx context.Context, r api.UpdateInvocationRequestObject) (api.UpdateInvocationResponseObject, error) {
+	out, err := invocationEdge.update(ctx, h.base, r.SpaceId, r.InvocationId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateInvocation200JSONResponse{Body: out}, nil
+}
+
 // UpdateTag serves PUT /space/{space_id}/tag/{tag_id} (the update of Tag).
 func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) (api.UpdateTagResponseObject, error) {
 	out, err := tagEdge.update(ctx, h.base, r.SpaceId, r.TagId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
@@ -213,6 +336,15 @@ func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) 
 		return nil, err
 	}
 	return api.UpdateTag200JSONResponse{Body: out}, nil
+}
+
+// UpdateTrigger serves PUT /space/{space_id}/trigger/{trigger_id} (the update of Trigger).
+func (h *handlers) UpdateTrigger(ctx context.Context, r api.UpdateTriggerRequestObject) (api.UpdateTriggerResponseObject, error) {
+	out, err := triggerEdge.update(ctx, h.base, r.SpaceId, r.TriggerId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateTrigger200JSONResponse{Body: out}, nil
 }
 
 // UpdateView serves PUT /space/{space_id}/view/{view_id} (the update of View).
@@ -236,6 +368,16 @@ func (h *handlers) UpdateViewFromDocument(ctx context.Context, r api.UpdateViewF
 // filterWritten is one item of a bulk write of the Filter family: the entity written, or why not.
 func filterWritten(written *api.Filter, e *api.ResponseError) api.FilterCreateOrUpdateResponse {
 	return api.FilterCreateOrUpdateResponse{Filter: written, Error: e}
+}
+
+// invocationWritten is one item of a bulk write of the Invocation family: the entity written, or why not.
+func invocationWritten(written *api.Invocation, e *api.ResponseError) api.InvocationCreateOrUpdateResponse {
+	return api.InvocationCreateOrUpdateResponse{Invocation: written, Error: e}
+}
+
+// triggerWritten is one item of a bulk write of the Trigger family: the entity written, or why not.
+func triggerWritten(written *api.Trigger, e *api.ResponseError) api.TriggerCreateOrUpdateResponse {
+	return api.TriggerCreateOrUpdateResponse{Trigger: written, Error: e}
 }
 
 // viewWritten is one item of a bulk write of the View family: the entity written, or why not.

@@ -26,8 +26,6 @@ type handlers struct {
 	functionAPI
 	targetAPI
 	filterAPI
-	triggerAPI
-	invocationAPI
 	groupAPI
 	channelAPI
 	commandRunAPI
@@ -43,7 +41,7 @@ type base struct{ s *Server }
 func newHandlers(s *Server) *handlers {
 	b := &base{s: s}
 	return &handlers{base: b, spaceAPI: spaceAPI{b}, unitAPI: unitAPI{b}, unitReadAPI: unitReadAPI{b}, functionAPI: functionAPI{b}, targetAPI: targetAPI{b},
-		filterAPI: filterAPI{b}, triggerAPI: triggerAPI{b}, invocationAPI: invocationAPI{b}, groupAPI: groupAPI{b}, channelAPI: channelAPI{b}, commandRunAPI: commandRunAPI{b},
+		filterAPI: filterAPI{b}, groupAPI: groupAPI{b}, channelAPI: channelAPI{b}, commandRunAPI: commandRunAPI{b},
 		bridgeWorkerAPI: bridgeWorkerAPI{b}, serviceAccountAPI: serviceAccountAPI{b}, organizationAPI: organizationAPI{b}, metaAPI: metaAPI{b}}
 }
 
