@@ -8,6 +8,18 @@ import (
 	"github.com/hubd/hubd/internal/org"
 )
 
+// organizationEdge serves the Organization operations (edge.gen.go): only the caller's is read or
+// written, and its Extended form includes nothing.
+var organizationEdge = &edge[org.Organization, org.OrganizationFields, api.Organization, api.ExtendedOrganization]{
+	service: func(d *Deps) kitService[org.Organization, org.OrganizationFields] { return d.Orgs },
+	listing: org.OrganizationList,
+	toAPI:   organizationToAPI,
+	fields:  organizationFields,
+	extended: func(_ org.Organization, a api.Organization, _ *related) api.ExtendedOrganization {
+		return api.ExtendedOrganization{Organization: a}
+	},
+}
+
 func organizationToAPI(o org.Organization) api.Organization {
 	return api.Organization{
 		OrganizationID: o.ID, Slug: o.Slug, DisplayName: o.DisplayName, EmailDomain: o.EmailDomain,

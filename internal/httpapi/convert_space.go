@@ -6,6 +6,17 @@ import (
 	"github.com/hubd/hubd/internal/space"
 )
 
+// spaceEdge serves the Space operations (edge.gen.go).
+var spaceEdge = &edge[space.Space, space.Fields, api.Space, api.ExtendedSpace]{
+	service: func(d *Deps) kitService[space.Space, space.Fields] { return d.Spaces },
+	listing: space.ListEntity,
+	toAPI:   spaceToAPI,
+	fields:  spaceFields,
+	extended: func(_ space.Space, a api.Space, r *related) api.ExtendedSpace {
+		return api.ExtendedSpace{Space: a, Organization: r.organization}
+	},
+}
+
 func spaceToAPI(s space.Space) api.Space {
 	return api.Space{
 		SpaceID: s.ID, OrganizationID: s.OrganizationID, Slug: s.Slug, DisplayName: s.DisplayName,

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/uuid"
+
 	"github.com/hubd/hubd/gen/api"
 )
 
@@ -34,9 +36,24 @@ func (h *handlers) BulkDeleteFilters(ctx context.Context, r api.BulkDeleteFilter
 	return answeredInBulk(deletedInBulk(ctx, filterEdge.of(h.base), filterEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
+// BulkDeleteGroups serves DELETE /_group (the bulk delete of Group).
+func (h *handlers) BulkDeleteGroups(ctx context.Context, r api.BulkDeleteGroupsRequestObject) (api.BulkDeleteGroupsResponseObject, error) {
+	return answeredInBulk(deletedInBulk(ctx, groupEdge.of(h.base), groupEdge.listing.Name, r.Params, r.Params.DryRun))
+}
+
 // BulkDeleteInvocations serves DELETE /invocation (the bulk delete of Invocation).
 func (h *handlers) BulkDeleteInvocations(ctx context.Context, r api.BulkDeleteInvocationsRequestObject) (api.BulkDeleteInvocationsResponseObject, error) {
 	return answeredInBulk(deletedInBulk(ctx, invocationEdge.of(h.base), invocationEdge.listing.Name, r.Params, r.Params.DryRun))
+}
+
+// BulkDeleteServiceAccounts serves DELETE /_service_account (the bulk delete of ServiceAccount).
+func (h *handlers) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDeleteServiceAccountsRequestObject) (api.BulkDeleteServiceAccountsResponseObject, error) {
+	return answeredInBulk(deletedInBulk(ctx, serviceAccountEdge.of(h.base), serviceAccountEdge.listing.Name, r.Params, r.Params.DryRun))
+}
+
+// BulkDeleteSpaces serves DELETE /_space (the bulk delete of Space).
+func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesRequestObject) (api.BulkDeleteSpacesResponseObject, error) {
+	return answeredInBulk(deletedInBulk(ctx, spaceEdge.of(h.base), spaceEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkDeleteTriggers serves DELETE /trigger (the bulk delete of Trigger).
@@ -64,9 +81,24 @@ func (h *handlers) BulkPatchFilters(ctx context.Context, r api.BulkPatchFiltersR
 	return answeredInBulk(patchedInBulk(ctx, filterEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(filterEdge, filterWritten)))
 }
 
+// BulkPatchGroups serves PATCH /_group (the bulk patch of Group).
+func (h *handlers) BulkPatchGroups(ctx context.Context, r api.BulkPatchGroupsRequestObject) (api.BulkPatchGroupsResponseObject, error) {
+	return answeredInBulk(patchedInBulk(ctx, groupEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(groupEdge, groupWritten)))
+}
+
 // BulkPatchInvocations serves PATCH /invocation (the bulk patch of Invocation).
 func (h *handlers) BulkPatchInvocations(ctx context.Context, r api.BulkPatchInvocationsRequestObject) (api.BulkPatchInvocationsResponseObject, error) {
 	return answeredInBulk(patchedInBulk(ctx, invocationEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(invocationEdge, invocationWritten)))
+}
+
+// BulkPatchServiceAccounts serves PATCH /_service_account (the bulk patch of ServiceAccount).
+func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatchServiceAccountsRequestObject) (api.BulkPatchServiceAccountsResponseObject, error) {
+	return answeredInBulk(patchedInBulk(ctx, serviceAccountEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(serviceAccountEdge, serviceAccountWritten)))
+}
+
+// BulkPatchSpaces serves PATCH /_space (the bulk patch of Space).
+func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesRequestObject) (api.BulkPatchSpacesResponseObject, error) {
+	return answeredInBulk(patchedInBulk(ctx, spaceEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(spaceEdge, spaceWritten)))
 }
 
 // BulkPatchTriggers serves PATCH /trigger (the bulk patch of Trigger).
@@ -88,6 +120,15 @@ func (h *handlers) CreateFilter(ctx context.Context, r api.CreateFilterRequestOb
 	return api.CreateFilter200JSONResponse{Body: out}, nil
 }
 
+// CreateGroup serves POST /group (the create of Group).
+func (h *handlers) CreateGroup(ctx context.Context, r api.CreateGroupRequestObject) (api.CreateGroupResponseObject, error) {
+	out, err := groupEdge.create(ctx, h.base, uuid.Nil, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateGroup200JSONResponse{Body: out}, nil
+}
+
 // CreateInvocation serves POST /space/{space_id}/invocation (the create of Invocation).
 func (h *handlers) CreateInvocation(ctx context.Context, r api.CreateInvocationRequestObject) (api.CreateInvocationResponseObject, error) {
 	out, err := invocationEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
@@ -95,6 +136,33 @@ func (h *handlers) CreateInvocation(ctx context.Context, r api.CreateInvocationR
 		return nil, err
 	}
 	return api.CreateInvocation200JSONResponse{Body: out}, nil
+}
+
+// CreateOrganization serves POST /organization (the create of Organization).
+func (h *handlers) CreateOrganization(ctx context.Context, r api.CreateOrganizationRequestObject) (api.CreateOrganizationResponseObject, error) {
+	out, err := organizationEdge.create(ctx, h.base, uuid.Nil, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateOrganization200JSONResponse{Body: out}, nil
+}
+
+// CreateServiceAccount serves POST /service_account (the create of ServiceAccount).
+func (h *handlers) CreateServiceAccount(ctx context.Context, r api.CreateServiceAccountRequestObject) (api.CreateServiceAccountResponseObject, error) {
+	out, err := serviceAccountEdge.create(ctx, h.base, uuid.Nil, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateServiceAccount200JSONResponse{Body: out}, nil
+}
+
+// CreateSpace serves POST /space (the create of Space).
+func (h *handlers) CreateSpace(ctx context.Context, r api.CreateSpaceRequestObject) (api.CreateSpaceResponseObject, error) {
+	out, err := spaceEdge.create(ctx, h.base, uuid.Nil, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateSpace200JSONResponse{Body: out}, nil
 }
 
 // CreateTag serves POST /space/{space_id}/tag (the create of Tag).
@@ -133,6 +201,15 @@ func (h *handlers) DeleteFilter(ctx context.Context, r api.DeleteFilterRequestOb
 	return api.DeleteFilter200JSONResponse{Body: out}, nil
 }
 
+// DeleteGroup serves DELETE /group/{group_id} (the delete of Group).
+func (h *handlers) DeleteGroup(ctx context.Context, r api.DeleteGroupRequestObject) (api.DeleteGroupResponseObject, error) {
+	out, err := groupEdge.delete(ctx, h.base, uuid.Nil, r.GroupId, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteGroup200JSONResponse{Body: out}, nil
+}
+
 // DeleteInvocation serves DELETE /space/{space_id}/invocation/{invocation_id} (the delete of Invocation).
 func (h *handlers) DeleteInvocation(ctx context.Context, r api.DeleteInvocationRequestObject) (api.DeleteInvocationResponseObject, error) {
 	out, err := invocationEdge.delete(ctx, h.base, r.SpaceId, r.InvocationId.String(), flag(r.Params.DryRun))
@@ -140,6 +217,33 @@ func (h *handlers) DeleteInvocation(ctx context.Context, r api.DeleteInvocationR
 		return nil, err
 	}
 	return api.DeleteInvocation200JSONResponse{Body: out}, nil
+}
+
+// DeleteOrganization serves DELETE /organization/{organization_id} (the delete of Organization).
+func (h *handlers) DeleteOrganization(ctx context.Context, r api.DeleteOrganizationRequestObject) (api.DeleteOrganizationResponseObject, error) {
+	out, err := organizationEdge.delete(ctx, h.base, uuid.Nil, r.OrganizationId.String(), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteOrganization200JSONResponse{Body: out}, nil
+}
+
+// DeleteServiceAccount serves DELETE /service_account/{service_account_id} (the delete of ServiceAccount).
+func (h *handlers) DeleteServiceAccount(ctx context.Context, r api.DeleteServiceAccountRequestObject) (api.DeleteServiceAccountResponseObject, error) {
+	out, err := serviceAccountEdge.delete(ctx, h.base, uuid.Nil, r.ServiceAccountId.String(), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteServiceAccount200JSONResponse{Body: out}, nil
+}
+
+// DeleteSpace serves DELETE /space/{space_id} (the delete of Space).
+func (h *handlers) DeleteSpace(ctx context.Context, r api.DeleteSpaceRequestObject) (api.DeleteSpaceResponseObject, error) {
+	out, err := spaceEdge.delete(ctx, h.base, uuid.Nil, r.SpaceId.String(), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteSpace200JSONResponse{Body: out}, nil
 }
 
 // DeleteTag serves DELETE /space/{space_id}/tag/{tag_id} (the delete of Tag).
@@ -183,9 +287,29 @@ func (h *handlers) GetFilterDocument(ctx context.Context, r api.GetFilterDocumen
 	return api.GetFilterDocument200JSONResponse{Body: out}, nil
 }
 
+// GetGroup serves GET /group/{group_id} (the get of Group).
+func (h *handlers) GetGroup(ctx context.Context, r api.GetGroupRequestObject) (api.GetGroupResponseObject, error) {
+	return groupEdge.get(ctx, h.base, uuid.Nil, r.GroupId, r.Params.Select, r.Params.Include)
+}
+
 // GetInvocation serves GET /space/{space_id}/invocation/{invocation_id} (the get of Invocation).
 func (h *handlers) GetInvocation(ctx context.Context, r api.GetInvocationRequestObject) (api.GetInvocationResponseObject, error) {
 	return invocationEdge.get(ctx, h.base, r.SpaceId, r.InvocationId.String(), r.Params.Select, r.Params.Include)
+}
+
+// GetOrganization serves GET /organization/{organization_id} (the get of Organization).
+func (h *handlers) GetOrganization(ctx context.Context, r api.GetOrganizationRequestObject) (api.GetOrganizationResponseObject, error) {
+	return organizationEdge.get(ctx, h.base, uuid.Nil, r.OrganizationId.String(), r.Params.Select, nil)
+}
+
+// GetServiceAccount serves GET /service_account/{service_account_id} (the get of ServiceAccount).
+func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccountRequestObject) (api.GetServiceAccountResponseObject, error) {
+	return serviceAccountEdge.get(ctx, h.base, uuid.Nil, r.ServiceAccountId.String(), r.Params.Select, r.Params.Include)
+}
+
+// GetSpace serves GET /space/{space_id} (the get of Space).
+func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (api.GetSpaceResponseObject, error) {
+	return spaceEdge.get(ctx, h.base, uuid.Nil, r.SpaceId.String(), r.Params.Select, r.Params.Include)
 }
 
 // GetTag serves GET /space/{space_id}/tag/{tag_id} (the get of Tag).
@@ -237,9 +361,29 @@ func (h *handlers) ListFilters(ctx context.Context, r api.ListFiltersRequestObje
 	return filterEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
 }
 
+// ListGroups serves GET /group (the list of Group).
+func (h *handlers) ListGroups(ctx context.Context, r api.ListGroupsRequestObject) (api.ListGroupsResponseObject, error) {
+	return groupEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
 // ListInvocations serves GET /space/{space_id}/invocation (the list of Invocation).
 func (h *handlers) ListInvocations(ctx context.Context, r api.ListInvocationsRequestObject) (api.ListInvocationsResponseObject, error) {
 	return invocationEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+}
+
+// ListOrganizations serves GET /organization (the list of Organization).
+func (h *handlers) ListOrganizations(ctx context.Context, r api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
+	return organizationEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
+// ListServiceAccounts serves GET /service_account (the list of ServiceAccount).
+func (h *handlers) ListServiceAccounts(ctx context.Context, r api.ListServiceAccountsRequestObject) (api.ListServiceAccountsResponseObject, error) {
+	return serviceAccountEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
+// ListSpaces serves GET /space (the list of Space).
+func (h *handlers) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
+	return spaceEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
 }
 
 // ListTags serves GET /space/{space_id}/tag (the list of Tag).
@@ -266,6 +410,15 @@ func (h *handlers) PatchFilter(ctx context.Context, r api.PatchFilterRequestObje
 	return api.PatchFilter200JSONResponse{Body: out}, nil
 }
 
+// PatchGroup serves PATCH /group/{group_id} (the patch of Group).
+func (h *handlers) PatchGroup(ctx context.Context, r api.PatchGroupRequestObject) (api.PatchGroupResponseObject, error) {
+	out, err := groupEdge.patch(ctx, h.base, uuid.Nil, r.GroupId, flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchGroup200JSONResponse{Body: out}, nil
+}
+
 // PatchInvocation serves PATCH /space/{space_id}/invocation/{invocation_id} (the patch of Invocation).
 func (h *handlers) PatchInvocation(ctx context.Context, r api.PatchInvocationRequestObject) (api.PatchInvocationResponseObject, error) {
 	out, err := invocationEdge.patch(ctx, h.base, r.SpaceId, r.InvocationId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
@@ -273,6 +426,24 @@ func (h *handlers) PatchInvocation(ctx context.Context, r api.PatchInvocationReq
 		return nil, err
 	}
 	return api.PatchInvocation200JSONResponse{Body: out}, nil
+}
+
+// PatchServiceAccount serves PATCH /service_account/{service_account_id} (the patch of ServiceAccount).
+func (h *handlers) PatchServiceAccount(ctx context.Context, r api.PatchServiceAccountRequestObject) (api.PatchServiceAccountResponseObject, error) {
+	out, err := serviceAccountEdge.patch(ctx, h.base, uuid.Nil, r.ServiceAccountId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchServiceAccount200JSONResponse{Body: out}, nil
+}
+
+// PatchSpace serves PATCH /space/{space_id} (the patch of Space).
+func (h *handlers) PatchSpace(ctx context.Context, r api.PatchSpaceRequestObject) (api.PatchSpaceResponseObject, error) {
+	out, err := spaceEdge.patch(ctx, h.base, uuid.Nil, r.SpaceId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchSpace200JSONResponse{Body: out}, nil
 }
 
 // PatchTag serves PATCH /space/{space_id}/tag/{tag_id} (the patch of Tag).
@@ -320,6 +491,15 @@ func (h *handlers) UpdateFilterFromDocument(ctx context.Context, r api.UpdateFil
 	return api.UpdateFilterFromDocument200JSONResponse{Body: out}, nil
 }
 
+// UpdateGroup serves PUT /group/{group_id} (the update of Group).
+func (h *handlers) UpdateGroup(ctx context.Context, r api.UpdateGroupRequestObject) (api.UpdateGroupResponseObject, error) {
+	out, err := groupEdge.update(ctx, h.base, uuid.Nil, r.GroupId, r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateGroup200JSONResponse{Body: out}, nil
+}
+
 // UpdateInvocation serves PUT /space/{space_id}/invocation/{invocation_id} (the update of Invocation).
 func (h *handlers) UpdateInvocation(ctx context.Context, r api.UpdateInvocationRequestObject) (api.UpdateInvocationResponseObject, error) {
 	out, err := invocationEdge.update(ctx, h.base, r.SpaceId, r.InvocationId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
@@ -327,6 +507,33 @@ func (h *handlers) UpdateInvocation(ctx context.Context, r api.UpdateInvocationR
 		return nil, err
 	}
 	return api.UpdateInvocation200JSONResponse{Body: out}, nil
+}
+
+// UpdateOrganization serves PUT /organization/{organization_id} (the update of Organization).
+func (h *handlers) UpdateOrganization(ctx context.Context, r api.UpdateOrganizationRequestObject) (api.UpdateOrganizationResponseObject, error) {
+	out, err := organizationEdge.update(ctx, h.base, uuid.Nil, r.OrganizationId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateOrganization200JSONResponse{Body: out}, nil
+}
+
+// UpdateServiceAccount serves PUT /service_account/{service_account_id} (the update of ServiceAccount).
+func (h *handlers) UpdateServiceAccount(ctx context.Context, r api.UpdateServiceAccountRequestObject) (api.UpdateServiceAccountResponseObject, error) {
+	out, err := serviceAccountEdge.update(ctx, h.base, uuid.Nil, r.ServiceAccountId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateServiceAccount200JSONResponse{Body: out}, nil
+}
+
+// UpdateSpace serves PUT /space/{space_id} (the update of Space).
+func (h *handlers) UpdateSpace(ctx context.Context, r api.UpdateSpaceRequestObject) (api.UpdateSpaceResponseObject, error) {
+	out, err := spaceEdge.update(ctx, h.base, uuid.Nil, r.SpaceId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateSpace200JSONResponse{Body: out}, nil
 }
 
 // UpdateTag serves PUT /space/{space_id}/tag/{tag_id} (the update of Tag).
@@ -370,9 +577,24 @@ func filterWritten(written *api.Filter, e *api.ResponseError) api.FilterCreateOr
 	return api.FilterCreateOrUpdateResponse{Filter: written, Error: e}
 }
 
+// groupWritten is one item of a bulk write of the Group family: the entity written, or why not.
+func groupWritten(written *api.Group, e *api.ResponseError) api.GroupCreateOrUpdateResponse {
+	return api.GroupCreateOrUpdateResponse{Group: written, Error: e}
+}
+
 // invocationWritten is one item of a bulk write of the Invocation family: the entity written, or why not.
 func invocationWritten(written *api.Invocation, e *api.ResponseError) api.InvocationCreateOrUpdateResponse {
 	return api.InvocationCreateOrUpdateResponse{Invocation: written, Error: e}
+}
+
+// serviceAccountWritten is one item of a bulk write of the ServiceAccount family: the entity written, or why not.
+func serviceAccountWritten(written *api.ServiceAccount, e *api.ResponseError) api.ServiceAccountCreateOrUpdateResponse {
+	return api.ServiceAccountCreateOrUpdateResponse{ServiceAccount: written, Error: e}
+}
+
+// spaceWritten is one item of a bulk write of the Space family: the entity written, or why not.
+func spaceWritten(written *api.Space, e *api.ResponseError) api.SpaceCreateOrUpdateResponse {
+	return api.SpaceCreateOrUpdateResponse{Space: written, Error: e}
 }
 
 // triggerWritten is one item of a bulk write of the Trigger family: the entity written, or why not.

@@ -20,13 +20,11 @@ import (
 // converts the result back; rules live in the services. A new family adds its struct and one line here.
 type handlers struct {
 	*base
-	spaceAPI
 	unitAPI
 	unitReadAPI
 	functionAPI
 	targetAPI
 	filterAPI
-	groupAPI
 	channelAPI
 	commandRunAPI
 	bridgeWorkerAPI
@@ -40,8 +38,8 @@ type base struct{ s *Server }
 
 func newHandlers(s *Server) *handlers {
 	b := &base{s: s}
-	return &handlers{base: b, spaceAPI: spaceAPI{b}, unitAPI: unitAPI{b}, unitReadAPI: unitReadAPI{b}, functionAPI: functionAPI{b}, targetAPI: targetAPI{b},
-		filterAPI: filterAPI{b}, groupAPI: groupAPI{b}, channelAPI: channelAPI{b}, commandRunAPI: commandRunAPI{b},
+	return &handlers{base: b, unitAPI: unitAPI{b}, unitReadAPI: unitReadAPI{b}, functionAPI: functionAPI{b}, targetAPI: targetAPI{b},
+		filterAPI: filterAPI{b}, channelAPI: channelAPI{b}, commandRunAPI: commandRunAPI{b},
 		bridgeWorkerAPI: bridgeWorkerAPI{b}, serviceAccountAPI: serviceAccountAPI{b}, organizationAPI: organizationAPI{b}, metaAPI: metaAPI{b}}
 }
 

@@ -7,63 +7,14 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/auth"
-	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/org"
 )
 
-// organizationAPI serves the Organization, OrganizationMember and User operations.
+// organizationAPI serves the OrganizationMember and User operations (edge.gen.go serves the Organization
+// operations).
 type organizationAPI struct{ *base }
-
-func (h organizationAPI) ListOrganizations(ctx context.Context, r api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
-	sc := scopeOf(ctx)
-	page, err := h.s.deps.Orgs.List(ctx, sc, nil, requestPath(ctx), listParams(ctx, r.Params))
-	return listed(ctx, sc, page, err, org.OrganizationType, extendOrganizations)
-}
-
-// extendOrganizations: an Organization's Extended form includes nothing.
-func extendOrganizations(_ context.Context, _ authz.Scope, orgs []org.Organization, _ map[string]bool) ([]api.ExtendedOrganization, error) {
-	out := make([]api.ExtendedOrganization, len(orgs))
-	for i, o := range orgs {
-		out[i] = api.ExtendedOrganization{Organization: organizationToAPI(o)}
-	}
-	return out, nil
-}
-
-func (h organizationAPI) GetOrganization(ctx context.Context, r api.GetOrganizationRequestObject) (api.GetOrganizationResponseObject, error) {
-	sc := scopeOf(ctx)
-	return got(ctx, sc, org.OrganizationList, r.Params.Select, nil, func() (org.Organization, error) {
-		return h.s.deps.Orgs.Get(ctx, sc, uuid.Nil, r.OrganizationId.String())
-	}, extendOrganizations)
-}
-
-func (h organizationAPI) CreateOrganization(ctx context.Context, r api.CreateOrganizationRequestObject) (api.CreateOrganizationResponseObject, error) {
-	sc := scopeOf(ctx)
-	o, err := h.s.deps.Orgs.Create(ctx, sc, uuid.Nil, organizationFields(r.Body),
-		entity.WriteOptions{DryRun: flag(r.Params.DryRun), AllowExists: isTrue(r.Params.AllowExists)})
-	if err != nil {
-		return nil, err
-	}
-	return api.CreateOrganization200JSONResponse{Body: organizationToAPI(o)}, nil
-}
-
-func (h organizationAPI) UpdateOrganization(ctx context.Context, r api.UpdateOrganizationRequestObject) (api.UpdateOrganizationResponseObject, error) {
-	sc := scopeOf(ctx)
-	o, err := h.s.deps.Orgs.Update(ctx, sc, uuid.Nil, r.OrganizationId.String(), r.Body.Version, organizationFields(r.Body), flag(r.Params.DryRun))
-	if err != nil {
-		return nil, err
-	}
-	return api.UpdateOrganization200JSONResponse{Body: organizationToAPI(o)}, nil
-}
-
-func (h organizationAPI) DeleteOrganization(ctx context.Context, r api.DeleteOrganizationRequestObject) (api.DeleteOrganizationResponseObject, error) {
-	sc := scopeOf(ctx)
-	if err := h.s.deps.Orgs.Delete(ctx, sc, uuid.Nil, r.OrganizationId.String(), flag(r.Params.DryRun)); err != nil {
-		return nil, err
-	}
-	return api.DeleteOrganization200JSONResponse{Body: deleted(org.OrganizationType)}, nil
-}
 
 func (h organizationAPI) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
 	sc := scopeOf(ctx)

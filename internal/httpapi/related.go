@@ -23,7 +23,7 @@ type relatedLoader func(ctx context.Context, h *base, sc authz.Scope, ids []uuid
 
 // inSpace is the relation of include=SpaceID: the Space an entity lives in.
 func inSpace[E interface{ ObjectMeta() entity.Object }]() relation[E] {
-	return relation[E]{include: "SpaceID", ids: func(e E) []uuid.UUID { return []uuid.UUID{e.ObjectMeta().SpaceID} }, load: loadSpaces}
+	return relation[E]{include: "SpaceID", ids: func(e E) []uuid.UUID { return []uuid.UUID{e.ObjectMeta().SpaceID} }, load: spaceEdge.load}
 }
 
 // optionalID is the one ID of an optional reference, or none.
@@ -95,15 +95,15 @@ func relatedList[T any](r *related, include string, ids []uuid.UUID) *[]T {
 	return &out
 }
 
-// loadSpaces is the relatedLoader of Spaces.
-func loadSpaces(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]any, error) {
-	found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
+// loadUsers is the relatedLoader of Users (members of the caller's organization).
+func loadUsers(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]any, error) {
+	found, err := h.s.deps.Orgs.UsersByID(ctx, sc, ids)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[uuid.UUID]any, len(found))
-	for id, sp := range found {
-		out[id] = spaceToAPI(sp)
+	for id, u := range found {
+		out[id] = userToAPI(u)
 	}
 	return out, nil
 }
