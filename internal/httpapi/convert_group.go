@@ -15,7 +15,7 @@ var groupEdge = &edge[group.Group, group.Fields, api.Group, api.ExtendedGroup]{
 	listing:   group.ListEntity,
 	toAPI:     groupToAPI,
 	fields:    groupFields,
-	relations: []relation[group.Group]{{include: "UserIDs", ids: func(g group.Group) []uuid.UUID { return g.UserIDs }, load: loadUsers}},
+	relations: []relation[group.Group]{byID("UserIDs", func(g group.Group) []uuid.UUID { return g.UserIDs }, loadUsers)},
 	extended: func(g group.Group, a api.Group, r *related) api.ExtendedGroup {
 		return api.ExtendedGroup{Group: a, Organization: r.organization, Users: relatedList[api.User](r, "UserIDs", g.UserIDs)}
 	},

@@ -19,7 +19,7 @@ var serviceAccountEdge = &edge[serviceaccount.ServiceAccount, serviceaccount.Fie
 	toAPI:   serviceAccountToAPI,
 	fields:  serviceAccountFields,
 	relations: []relation[serviceaccount.ServiceAccount]{
-		{include: "UserID", ids: func(sa serviceaccount.ServiceAccount) []uuid.UUID { return []uuid.UUID{sa.UserID} }, load: loadUsers}},
+		byID("UserID", func(sa serviceaccount.ServiceAccount) []uuid.UUID { return []uuid.UUID{sa.UserID} }, loadUsers)},
 	extended: func(sa serviceaccount.ServiceAccount, a api.ServiceAccount, r *related) api.ExtendedServiceAccount {
 		return api.ExtendedServiceAccount{ServiceAccount: a, Organization: r.organization, User: relatedOne[api.User](r, "UserID", sa.UserID)}
 	},

@@ -8,6 +8,22 @@ import (
 	"github.com/hubd/hubd/internal/target"
 )
 
+// targetEdge serves the Target operations (edge.gen.go): include=BridgeWorkerID expands its
+// BridgeWorker; Triggers are not related to Targets yet (include=TriggerIDs answers []).
+var targetEdge = &edge[target.Target, target.Fields, api.Target, api.ExtendedTarget]{
+	service: func(d *Deps) kitService[target.Target, target.Fields] { return d.Targets },
+	listing: target.ListEntity,
+	toAPI:   targetToAPI,
+	fields:  targetFields,
+	relations: []relation[target.Target]{
+		byID("SpaceID", func(t target.Target) []uuid.UUID { return []uuid.UUID{t.SpaceID} }, spaceEdge.load),
+		byID("BridgeWorkerID", func(t target.Target) []uuid.UUID { return optionalID(t.BridgeWorkerID) }, bridgeWorkerEdge.load)},
+	extended: func(t target.Target, a api.Target, r *related) api.ExtendedTarget {
+		return api.ExtendedTarget{Target: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", t.SpaceID),
+			BridgeWorker: relatedOptional[api.BridgeWorker](r, "BridgeWorkerID", t.BridgeWorkerID), Triggers: unservedList[api.Trigger](r.includes, "TriggerIDs")}
+	},
+}
+
 func targetToAPI(t target.Target) api.Target {
 	return api.Target{
 		TargetID: t.ID, SpaceID: t.SpaceID, OrganizationID: t.OrganizationID, Slug: t.Slug, DisplayName: t.DisplayName,

@@ -16,8 +16,8 @@ var triggerEdge = &edge[trigger.Trigger, trigger.Fields, api.Trigger, api.Extend
 	toAPI:   triggerToAPI,
 	fields:  triggerFields,
 	relations: []relation[trigger.Trigger]{inSpace[trigger.Trigger](),
-		{include: "UnitFilterID", ids: func(t trigger.Trigger) []uuid.UUID { return optionalID(t.UnitFilterID) }, load: filterEdge.load},
-		{include: "InvocationID", ids: func(t trigger.Trigger) []uuid.UUID { return optionalID(t.InvocationID) }, load: invocationEdge.load}},
+		byID("UnitFilterID", func(t trigger.Trigger) []uuid.UUID { return optionalID(t.UnitFilterID) }, filterEdge.load),
+		byID("InvocationID", func(t trigger.Trigger) []uuid.UUID { return optionalID(t.InvocationID) }, invocationEdge.load)},
 	extended: func(t trigger.Trigger, a api.Trigger, r *related) api.ExtendedTrigger {
 		return api.ExtendedTrigger{Trigger: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", t.SpaceID),
 			UnitFilter: relatedOptional[api.Filter](r, "UnitFilterID", t.UnitFilterID), Invocation: relatedOptional[api.Invocation](r, "InvocationID", t.InvocationID)}

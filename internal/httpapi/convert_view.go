@@ -15,7 +15,7 @@ var viewEdge = &edge[view.View, view.Fields, api.View, api.ExtendedView]{
 	toAPI:   viewToAPI,
 	fields:  viewFields,
 	relations: []relation[view.View]{inSpace[view.View](),
-		{include: "FilterID", ids: func(v view.View) []uuid.UUID { return optionalID(v.FilterID) }, load: filterEdge.load}},
+		byID("FilterID", func(v view.View) []uuid.UUID { return optionalID(v.FilterID) }, filterEdge.load)},
 	extended: func(v view.View, a api.View, r *related) api.ExtendedView {
 		return api.ExtendedView{View: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", v.SpaceID),
 			Filter: relatedOptional[api.Filter](r, "FilterID", v.FilterID)}

@@ -56,6 +56,11 @@ func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesR
 	return answeredInBulk(deletedInBulk(ctx, spaceEdge.of(h.base), spaceEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
+// BulkDeleteTargets serves DELETE /target (the bulk delete of Target).
+func (h *handlers) BulkDeleteTargets(ctx context.Context, r api.BulkDeleteTargetsRequestObject) (api.BulkDeleteTargetsResponseObject, error) {
+	return answeredInBulk(deletedInBulk(ctx, targetEdge.of(h.base), targetEdge.listing.Name, r.Params, r.Params.DryRun))
+}
+
 // BulkDeleteTriggers serves DELETE /trigger (the bulk delete of Trigger).
 func (h *handlers) BulkDeleteTriggers(ctx context.Context, r api.BulkDeleteTriggersRequestObject) (api.BulkDeleteTriggersResponseObject, error) {
 	return answeredInBulk(deletedInBulk(ctx, triggerEdge.of(h.base), triggerEdge.listing.Name, r.Params, r.Params.DryRun))
@@ -101,6 +106,11 @@ func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesReq
 	return answeredInBulk(patchedInBulk(ctx, spaceEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(spaceEdge, spaceWritten)))
 }
 
+// BulkPatchTargets serves PATCH /target (the bulk patch of Target).
+func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsRequestObject) (api.BulkPatchTargetsResponseObject, error) {
+	return answeredInBulk(patchedInBulk(ctx, targetEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(targetEdge, targetWritten)))
+}
+
 // BulkPatchTriggers serves PATCH /trigger (the bulk patch of Trigger).
 func (h *handlers) BulkPatchTriggers(ctx context.Context, r api.BulkPatchTriggersRequestObject) (api.BulkPatchTriggersResponseObject, error) {
 	return answeredInBulk(patchedInBulk(ctx, triggerEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(triggerEdge, triggerWritten)))
@@ -109,6 +119,24 @@ func (h *handlers) BulkPatchTriggers(ctx context.Context, r api.BulkPatchTrigger
 // BulkPatchViews serves PATCH /view (the bulk patch of View).
 func (h *handlers) BulkPatchViews(ctx context.Context, r api.BulkPatchViewsRequestObject) (api.BulkPatchViewsResponseObject, error) {
 	return answeredInBulk(patchedInBulk(ctx, viewEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(viewEdge, viewWritten)))
+}
+
+// CreateBridgeWorker serves POST /space/{space_id}/bridge_worker (the create of BridgeWorker).
+func (h *handlers) CreateBridgeWorker(ctx context.Context, r api.CreateBridgeWorkerRequestObject) (api.CreateBridgeWorkerResponseObject, error) {
+	out, err := bridgeWorkerEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateBridgeWorker200JSONResponse{Body: out}, nil
+}
+
+// CreateChannel serves POST /space/{space_id}/channel (the create of Channel).
+func (h *handlers) CreateChannel(ctx context.Context, r api.CreateChannelRequestObject) (api.CreateChannelResponseObject, error) {
+	out, err := channelEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateChannel200JSONResponse{Body: out}, nil
 }
 
 // CreateFilter serves POST /space/{space_id}/filter (the create of Filter).
@@ -174,6 +202,15 @@ func (h *handlers) CreateTag(ctx context.Context, r api.CreateTagRequestObject) 
 	return api.CreateTag200JSONResponse{Body: out}, nil
 }
 
+// CreateTarget serves POST /space/{space_id}/target (the create of Target).
+func (h *handlers) CreateTarget(ctx context.Context, r api.CreateTargetRequestObject) (api.CreateTargetResponseObject, error) {
+	out, err := targetEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
+	if err != nil {
+		return nil, err
+	}
+	return api.CreateTarget200JSONResponse{Body: out}, nil
+}
+
 // CreateTrigger serves POST /space/{space_id}/trigger (the create of Trigger).
 func (h *handlers) CreateTrigger(ctx context.Context, r api.CreateTriggerRequestObject) (api.CreateTriggerResponseObject, error) {
 	out, err := triggerEdge.create(ctx, h.base, r.SpaceId, r.Body, flag(r.Params.DryRun), isTrue(r.Params.AllowExists))
@@ -190,6 +227,24 @@ func (h *handlers) CreateView(ctx context.Context, r api.CreateViewRequestObject
 		return nil, err
 	}
 	return api.CreateView200JSONResponse{Body: out}, nil
+}
+
+// DeleteBridgeWorker serves DELETE /space/{space_id}/bridge_worker/{bridge_worker_id} (the delete of BridgeWorker).
+func (h *handlers) DeleteBridgeWorker(ctx context.Context, r api.DeleteBridgeWorkerRequestObject) (api.DeleteBridgeWorkerResponseObject, error) {
+	out, err := bridgeWorkerEdge.delete(ctx, h.base, r.SpaceId, r.BridgeWorkerId, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteBridgeWorker200JSONResponse{Body: out}, nil
+}
+
+// DeleteChannel serves DELETE /space/{space_id}/channel/{channel_id} (the delete of Channel).
+func (h *handlers) DeleteChannel(ctx context.Context, r api.DeleteChannelRequestObject) (api.DeleteChannelResponseObject, error) {
+	out, err := channelEdge.delete(ctx, h.base, r.SpaceId, r.ChannelId, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteChannel200JSONResponse{Body: out}, nil
 }
 
 // DeleteFilter serves DELETE /space/{space_id}/filter/{filter_id} (the delete of Filter).
@@ -255,6 +310,15 @@ func (h *handlers) DeleteTag(ctx context.Context, r api.DeleteTagRequestObject) 
 	return api.DeleteTag200JSONResponse{Body: out}, nil
 }
 
+// DeleteTarget serves DELETE /space/{space_id}/target/{target_id} (the delete of Target).
+func (h *handlers) DeleteTarget(ctx context.Context, r api.DeleteTargetRequestObject) (api.DeleteTargetResponseObject, error) {
+	out, err := targetEdge.delete(ctx, h.base, r.SpaceId, r.TargetId.String(), flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.DeleteTarget200JSONResponse{Body: out}, nil
+}
+
 // DeleteTrigger serves DELETE /space/{space_id}/trigger/{trigger_id} (the delete of Trigger).
 func (h *handlers) DeleteTrigger(ctx context.Context, r api.DeleteTriggerRequestObject) (api.DeleteTriggerResponseObject, error) {
 	out, err := triggerEdge.delete(ctx, h.base, r.SpaceId, r.TriggerId.String(), flag(r.Params.DryRun))
@@ -271,6 +335,16 @@ func (h *handlers) DeleteView(ctx context.Context, r api.DeleteViewRequestObject
 		return nil, err
 	}
 	return api.DeleteView200JSONResponse{Body: out}, nil
+}
+
+// GetBridgeWorker serves GET /space/{space_id}/bridge_worker/{bridge_worker_id} (the get of BridgeWorker).
+func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerRequestObject) (api.GetBridgeWorkerResponseObject, error) {
+	return bridgeWorkerEdge.get(ctx, h.base, r.SpaceId, r.BridgeWorkerId, r.Params.Select, r.Params.Include)
+}
+
+// GetChannel serves GET /space/{space_id}/channel/{channel_id} (the get of Channel).
+func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject) (api.GetChannelResponseObject, error) {
+	return channelEdge.get(ctx, h.base, r.SpaceId, r.ChannelId, r.Params.Select, r.Params.Include)
 }
 
 // GetFilter serves GET /space/{space_id}/filter/{filter_id} (the get of Filter).
@@ -317,6 +391,11 @@ func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.G
 	return tagEdge.get(ctx, h.base, r.SpaceId, r.TagId.String(), r.Params.Select, r.Params.Include)
 }
 
+// GetTarget serves GET /space/{space_id}/target/{target_id} (the get of Target).
+func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) (api.GetTargetResponseObject, error) {
+	return targetEdge.get(ctx, h.base, r.SpaceId, r.TargetId.String(), r.Params.Select, r.Params.Include)
+}
+
 // GetTrigger serves GET /space/{space_id}/trigger/{trigger_id} (the get of Trigger).
 func (h *handlers) GetTrigger(ctx context.Context, r api.GetTriggerRequestObject) (api.GetTriggerResponseObject, error) {
 	return triggerEdge.get(ctx, h.base, r.SpaceId, r.TriggerId.String(), r.Params.Select, r.Params.Include)
@@ -336,6 +415,16 @@ func (h *handlers) GetViewDocument(ctx context.Context, r api.GetViewDocumentReq
 	return api.GetViewDocument200JSONResponse{Body: out}, nil
 }
 
+// ListAllBridgeWorkers serves GET /bridge_worker (the list of BridgeWorker).
+func (h *handlers) ListAllBridgeWorkers(ctx context.Context, r api.ListAllBridgeWorkersRequestObject) (api.ListAllBridgeWorkersResponseObject, error) {
+	return bridgeWorkerEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
+// ListAllChannels serves GET /channel (the list of Channel).
+func (h *handlers) ListAllChannels(ctx context.Context, r api.ListAllChannelsRequestObject) (api.ListAllChannelsResponseObject, error) {
+	return channelEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
 // ListAllInvocations serves GET /invocation (the list of Invocation).
 func (h *handlers) ListAllInvocations(ctx context.Context, r api.ListAllInvocationsRequestObject) (api.ListAllInvocationsResponseObject, error) {
 	return invocationEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
@@ -346,6 +435,11 @@ func (h *handlers) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObje
 	return tagEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
 }
 
+// ListAllTargets serves GET /target (the list of Target).
+func (h *handlers) ListAllTargets(ctx context.Context, r api.ListAllTargetsRequestObject) (api.ListAllTargetsResponseObject, error) {
+	return targetEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
 // ListAllTriggers serves GET /trigger (the list of Trigger).
 func (h *handlers) ListAllTriggers(ctx context.Context, r api.ListAllTriggersRequestObject) (api.ListAllTriggersResponseObject, error) {
 	return triggerEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
@@ -354,6 +448,16 @@ func (h *handlers) ListAllTriggers(ctx context.Context, r api.ListAllTriggersReq
 // ListAllViews serves GET /view (the list of View).
 func (h *handlers) ListAllViews(ctx context.Context, r api.ListAllViewsRequestObject) (api.ListAllViewsResponseObject, error) {
 	return viewEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+}
+
+// ListBridgeWorkers serves GET /space/{space_id}/bridge_worker (the list of BridgeWorker).
+func (h *handlers) ListBridgeWorkers(ctx context.Context, r api.ListBridgeWorkersRequestObject) (api.ListBridgeWorkersResponseObject, error) {
+	return bridgeWorkerEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+}
+
+// ListChannels serves GET /space/{space_id}/channel (the list of Channel).
+func (h *handlers) ListChannels(ctx context.Context, r api.ListChannelsRequestObject) (api.ListChannelsResponseObject, error) {
+	return channelEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
 }
 
 // ListFilters serves GET /space/{space_id}/filter (the list of Filter).
@@ -391,6 +495,11 @@ func (h *handlers) ListTags(ctx context.Context, r api.ListTagsRequestObject) (a
 	return tagEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
 }
 
+// ListTargets serves GET /space/{space_id}/target (the list of Target).
+func (h *handlers) ListTargets(ctx context.Context, r api.ListTargetsRequestObject) (api.ListTargetsResponseObject, error) {
+	return targetEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+}
+
 // ListTriggers serves GET /space/{space_id}/trigger (the list of Trigger).
 func (h *handlers) ListTriggers(ctx context.Context, r api.ListTriggersRequestObject) (api.ListTriggersResponseObject, error) {
 	return triggerEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
@@ -399,6 +508,24 @@ func (h *handlers) ListTriggers(ctx context.Context, r api.ListTriggersRequestOb
 // ListViews serves GET /space/{space_id}/view (the list of View).
 func (h *handlers) ListViews(ctx context.Context, r api.ListViewsRequestObject) (api.ListViewsResponseObject, error) {
 	return viewEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+}
+
+// PatchBridgeWorker serves PATCH /space/{space_id}/bridge_worker/{bridge_worker_id} (the patch of BridgeWorker).
+func (h *handlers) PatchBridgeWorker(ctx context.Context, r api.PatchBridgeWorkerRequestObject) (api.PatchBridgeWorkerResponseObject, error) {
+	out, err := bridgeWorkerEdge.patch(ctx, h.base, r.SpaceId, r.BridgeWorkerId, flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchBridgeWorker200JSONResponse{Body: out}, nil
+}
+
+// PatchChannel serves PATCH /space/{space_id}/channel/{channel_id} (the patch of Channel).
+func (h *handlers) PatchChannel(ctx context.Context, r api.PatchChannelRequestObject) (api.PatchChannelResponseObject, error) {
+	out, err := channelEdge.patch(ctx, h.base, r.SpaceId, r.ChannelId, flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchChannel200JSONResponse{Body: out}, nil
 }
 
 // PatchFilter serves PATCH /space/{space_id}/filter/{filter_id} (the patch of Filter).
@@ -455,6 +582,15 @@ func (h *handlers) PatchTag(ctx context.Context, r api.PatchTagRequestObject) (a
 	return api.PatchTag200JSONResponse{Body: out}, nil
 }
 
+// PatchTarget serves PATCH /space/{space_id}/target/{target_id} (the patch of Target).
+func (h *handlers) PatchTarget(ctx context.Context, r api.PatchTargetRequestObject) (api.PatchTargetResponseObject, error) {
+	out, err := targetEdge.patch(ctx, h.base, r.SpaceId, r.TargetId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	return api.PatchTarget200JSONResponse{Body: out}, nil
+}
+
 // PatchTrigger serves PATCH /space/{space_id}/trigger/{trigger_id} (the patch of Trigger).
 func (h *handlers) PatchTrigger(ctx context.Context, r api.PatchTriggerRequestObject) (api.PatchTriggerResponseObject, error) {
 	out, err := triggerEdge.patch(ctx, h.base, r.SpaceId, r.TriggerId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
@@ -471,6 +607,24 @@ func (h *handlers) PatchView(ctx context.Context, r api.PatchViewRequestObject) 
 		return nil, err
 	}
 	return api.PatchView200JSONResponse{Body: out}, nil
+}
+
+// UpdateBridgeWorker serves PUT /space/{space_id}/bridge_worker/{bridge_worker_id} (the update of BridgeWorker).
+func (h *handlers) UpdateBridgeWorker(ctx context.Context, r api.UpdateBridgeWorkerRequestObject) (api.UpdateBridgeWorkerResponseObject, error) {
+	out, err := bridgeWorkerEdge.update(ctx, h.base, r.SpaceId, r.BridgeWorkerId, r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateBridgeWorker200JSONResponse{Body: out}, nil
+}
+
+// UpdateChannel serves PUT /space/{space_id}/channel/{channel_id} (the update of Channel).
+func (h *handlers) UpdateChannel(ctx context.Context, r api.UpdateChannelRequestObject) (api.UpdateChannelResponseObject, error) {
+	out, err := channelEdge.update(ctx, h.base, r.SpaceId, r.ChannelId, r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateChannel200JSONResponse{Body: out}, nil
 }
 
 // UpdateFilter serves PUT /space/{space_id}/filter/{filter_id} (the update of Filter).
@@ -545,6 +699,15 @@ func (h *handlers) UpdateTag(ctx context.Context, r api.UpdateTagRequestObject) 
 	return api.UpdateTag200JSONResponse{Body: out}, nil
 }
 
+// UpdateTarget serves PUT /space/{space_id}/target/{target_id} (the update of Target).
+func (h *handlers) UpdateTarget(ctx context.Context, r api.UpdateTargetRequestObject) (api.UpdateTargetResponseObject, error) {
+	out, err := targetEdge.update(ctx, h.base, r.SpaceId, r.TargetId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateTarget200JSONResponse{Body: out}, nil
+}
+
 // UpdateTrigger serves PUT /space/{space_id}/trigger/{trigger_id} (the update of Trigger).
 func (h *handlers) UpdateTrigger(ctx context.Context, r api.UpdateTriggerRequestObject) (api.UpdateTriggerResponseObject, error) {
 	out, err := triggerEdge.update(ctx, h.base, r.SpaceId, r.TriggerId.String(), r.Body, r.Body.Version, flag(r.Params.DryRun))
@@ -595,6 +758,11 @@ func serviceAccountWritten(written *api.ServiceAccount, e *api.ResponseError) ap
 // spaceWritten is one item of a bulk write of the Space family: the entity written, or why not.
 func spaceWritten(written *api.Space, e *api.ResponseError) api.SpaceCreateOrUpdateResponse {
 	return api.SpaceCreateOrUpdateResponse{Space: written, Error: e}
+}
+
+// targetWritten is one item of a bulk write of the Target family: the entity written, or why not.
+func targetWritten(written *api.Target, e *api.ResponseError) api.TargetCreateOrUpdateResponse {
+	return api.TargetCreateOrUpdateResponse{Target: written, Error: e}
 }
 
 // triggerWritten is one item of a bulk write of the Trigger family: the entity written, or why not.

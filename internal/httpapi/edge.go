@@ -124,15 +124,7 @@ func bulkItemOf[E, F, A, X, O any](f *edge[E, F, A, X], item func(*A, *api.Respo
 // extend is f's extender: the Extended forms of a page, with what include names loaded once for it.
 func (f *edge[E, F, A, X]) extend(h *base) extender[E, X] {
 	return func(ctx context.Context, sc authz.Scope, items []E, includes map[string]bool) ([]X, error) {
-		r, err := loadRelated(ctx, h, sc, includes, items, f.relations)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]X, len(items))
-		for i, e := range items {
-			out[i] = f.extended(e, f.toAPI(e), r)
-		}
-		return out, nil
+		return extendAll(ctx, h, sc, items, includes, f.relations, func(e E, r *related) X { return f.extended(e, f.toAPI(e), r) })
 	}
 }
 

@@ -15,17 +15,17 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 )
 
-// handlers implements the generated strict-server interface with one handler struct per family, each
-// embedded here. A method converts the API request to domain terms, calls one domain service, and
-// converts the result back; rules live in the services. A new family adds its struct and one line here.
+// handlers implements the generated strict-server interface. The operations every family serves alike
+// are its generated methods (edge.gen.go: each calls the family's edge, edge.go); the others are the
+// methods of the handler structs embedded here, one per family that has such operations. A method
+// converts the API request to domain terms, calls one domain service, and converts the result back;
+// rules live in the services.
 type handlers struct {
 	*base
 	unitAPI
 	unitReadAPI
 	functionAPI
-	targetAPI
 	filterAPI
-	channelAPI
 	commandRunAPI
 	bridgeWorkerAPI
 	serviceAccountAPI
@@ -38,8 +38,8 @@ type base struct{ s *Server }
 
 func newHandlers(s *Server) *handlers {
 	b := &base{s: s}
-	return &handlers{base: b, unitAPI: unitAPI{b}, unitReadAPI: unitReadAPI{b}, functionAPI: functionAPI{b}, targetAPI: targetAPI{b},
-		filterAPI: filterAPI{b}, channelAPI: channelAPI{b}, commandRunAPI: commandRunAPI{b},
+	return &handlers{base: b, unitAPI: unitAPI{b}, unitReadAPI: unitReadAPI{b}, functionAPI: functionAPI{b},
+		filterAPI: filterAPI{b}, commandRunAPI: commandRunAPI{b},
 		bridgeWorkerAPI: bridgeWorkerAPI{b}, serviceAccountAPI: serviceAccountAPI{b}, organizationAPI: organizationAPI{b}, metaAPI: metaAPI{b}}
 }
 

@@ -10,20 +10,30 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 )
 
-// A relation is what an include name expands for a family: the IDs it names of an entity, and how the
-// related entities of a page are loaded (in one query for the page).
+// A relation is what an include name expands for a family: the related entities of a page, loaded at
+// once (in one query for the page), by the ID the Extended builder looks them up by.
 type relation[E any] struct {
 	include string
-	ids     func(E) []uuid.UUID
-	load    relatedLoader
+	load    func(ctx context.Context, h *base, sc authz.Scope, items []E) (map[uuid.UUID]any, error)
 }
 
 // relatedLoader reads the API forms of the entities among ids the caller may view, by ID.
 type relatedLoader func(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]any, error)
 
+// byID is the relation of the entities each item names by ID (ids), loaded by load.
+func byID[E any](include string, ids func(E) []uuid.UUID, load relatedLoader) relation[E] {
+	return relation[E]{include: include, load: func(ctx context.Context, h *base, sc authz.Scope, items []E) (map[uuid.UUID]any, error) {
+		var all []uuid.UUID
+		for _, e := range items {
+			all = append(all, ids(e)...)
+		}
+		return load(ctx, h, sc, all)
+	}}
+}
+
 // inSpace is the relation of include=SpaceID: the Space an entity lives in.
 func inSpace[E interface{ ObjectMeta() entity.Object }]() relation[E] {
-	return relation[E]{include: "SpaceID", ids: func(e E) []uuid.UUID { return []uuid.UUID{e.ObjectMeta().SpaceID} }, load: spaceEdge.load}
+	return byID("SpaceID", func(e E) []uuid.UUID { return []uuid.UUID{e.ObjectMeta().SpaceID} }, spaceEdge.load)
 }
 
 // optionalID is the one ID of an optional reference, or none.
@@ -42,26 +52,26 @@ type related struct {
 	loaded       map[string]map[uuid.UUID]any
 }
 
-// loadRelated loads what includes names of the relations of items.
-func loadRelated[E any](ctx context.Context, h *base, sc authz.Scope, includes map[string]bool, items []E, relations []relation[E]) (*related, error) {
+// extendAll builds the Extended forms of items (build makes each), with what includes names of their
+// relations loaded once for all of them.
+func extendAll[E, X any](ctx context.Context, h *base, sc authz.Scope, items []E, includes map[string]bool, relations []relation[E], build func(E, *related) X) ([]X, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {
 		return nil, err
 	}
 	r := &related{includes: includes, organization: org, loaded: map[string]map[uuid.UUID]any{}}
 	for _, rel := range relations {
-		if !includes[rel.include] {
-			continue
-		}
-		var ids []uuid.UUID
-		for _, e := range items {
-			ids = append(ids, rel.ids(e)...)
-		}
-		if r.loaded[rel.include], err = rel.load(ctx, h, sc, ids); err != nil {
-			return nil, err
+		if includes[rel.include] {
+			if r.loaded[rel.include], err = rel.load(ctx, h, sc, items); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return r, nil
+	out := make([]X, len(items))
+	for i, e := range items {
+		out[i] = build(e, r)
+	}
+	return out, nil
 }
 
 // relatedOne is the entity include expanded for id, when it named it and the caller may view it.

@@ -1,0 +1,43 @@
+package httpapi
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/bridgeworker"
+	"github.com/hubd/hubd/internal/entity"
+)
+
+// bridgeWorkerEdge serves the BridgeWorker operations (edge.gen.go): include=UserID expands its bot User.
+var bridgeWorkerEdge = &edge[bridgeworker.BridgeWorker, bridgeworker.Fields, api.BridgeWorker, api.ExtendedBridgeWorker]{
+	service: func(d *Deps) kitService[bridgeworker.BridgeWorker, bridgeworker.Fields] { return d.BridgeWorkers },
+	listing: bridgeworker.ListEntity,
+	toAPI:   bridgeWorkerToAPI,
+	fields:  bridgeWorkerFields,
+	relations: []relation[bridgeworker.BridgeWorker]{
+		byID("SpaceID", func(w bridgeworker.BridgeWorker) []uuid.UUID { return []uuid.UUID{w.SpaceID} }, spaceEdge.load),
+		byID("UserID", func(w bridgeworker.BridgeWorker) []uuid.UUID { return []uuid.UUID{w.UserID} }, loadUsers)},
+	extended: func(w bridgeworker.BridgeWorker, a api.BridgeWorker, r *related) api.ExtendedBridgeWorker {
+		return api.ExtendedBridgeWorker{BridgeWorker: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", w.SpaceID),
+			User: relatedOne[api.User](r, "UserID", w.UserID)}
+	},
+}
+
+func bridgeWorkerToAPI(w bridgeworker.BridgeWorker) api.BridgeWorker {
+	condition := "Disconnected"
+	if w.Ready() {
+		condition = "Ready"
+	}
+	return api.BridgeWorker{BridgeWorkerID: w.ID, SpaceID: w.SpaceID, OrganizationID: w.OrganizationID, UserID: w.UserID, Slug: w.Slug,
+		DisplayName: w.DisplayName, Labels: w.Labels, Annotations: w.Annotations, DeleteGates: w.DeleteGates,
+		Permissions: permissionsToAPI(w.Permissions), OrgRole: api.OrgRole(w.OrgRole), Secret: w.Secret, Condition: condition,
+		LastSeenAt: utcPtr(w.LastSeenAt), HiddenReason: w.HiddenReason, EntityType: bridgeworker.EntityType,
+		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC(), Version: w.Version}
+}
+
+func bridgeWorkerFields(b *api.BridgeWorker) bridgeworker.Fields {
+	return bridgeworker.Fields{Slug: b.Slug, DisplayName: b.DisplayName, OrgRole: auth.Role(b.OrgRole),
+		Permissions: permissionsFromAPI(b.Permissions),
+		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+}
