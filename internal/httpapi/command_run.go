@@ -142,54 +142,25 @@ func (h commandRunAPI) ListCommandRuns(ctx context.Context, r api.ListCommandRun
 
 func (h commandRunAPI) listRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, params listquery.Params) (pageResponse, error) {
 	page, err := h.s.deps.Channels.ListRuns(ctx, sc, spaceID, ref, requestPath(ctx), params)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	out, err := h.extendRuns(ctx, sc, page.Items, page.Includes)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	return newPage(out, channel.RunEntityType, page.PageInfo), nil
+	return listed(ctx, sc, page, err, channel.RunEntityType, h.extendRuns)
+}
+
+// runRelations are what include expands of a CommandRun.
+var runRelations = []relation[channel.Run]{
+	byID("SpaceID", func(r channel.Run) []uuid.UUID { return []uuid.UUID{r.SpaceID} }, spaceEdge.load),
 }
 
 func (h commandRunAPI) extendRuns(ctx context.Context, sc authz.Scope, runs []channel.Run, includes map[string]bool) ([]api.ExtendedCommandRun, error) {
-	org, err := h.includedOrganization(ctx, sc, includes)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]uuid.UUID, len(runs))
-	for i, r := range runs {
-		ids[i] = r.SpaceID
-	}
-	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]api.ExtendedCommandRun, len(runs))
-	for i, r := range runs {
-		out[i] = api.ExtendedCommandRun{CommandRun: runToAPI(r), Organization: org}
-		if sp, ok := spaces[r.SpaceID]; ok {
-			out[i].Space = &sp
-		}
-	}
-	return out, nil
+	return extendAll(ctx, h.base, sc, runs, includes, runRelations, func(run channel.Run, r *related) api.ExtendedCommandRun {
+		return api.ExtendedCommandRun{CommandRun: runToAPI(run), Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", run.SpaceID)}
+	})
 }
 
 func (h commandRunAPI) GetCommandRun(ctx context.Context, r api.GetCommandRunRequestObject) (api.GetCommandRunResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, includes, err := listquery.Projection(channel.RunListEntity, deref(r.Params.Select), deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	run, err := h.s.deps.Channels.GetRun(ctx, sc, r.SpaceId, r.ChannelId, r.CommandRunId)
-	if err != nil {
-		return nil, err
-	}
-	ext, err := h.extendRuns(ctx, sc, []channel.Run{run}, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: ext[0], entityField: channel.RunEntityType, fields: fields}, nil
+	return got(ctx, sc, channel.RunListEntity, r.Params.Select, r.Params.Include, func() (channel.Run, error) {
+		return h.s.deps.Channels.GetRun(ctx, sc, r.SpaceId, r.ChannelId, r.CommandRunId)
+	}, h.extendRuns)
 }
 
 func (h commandRunAPI) CancelCommandRun(ctx context.Context, r api.CancelCommandRunRequestObject) (api.CancelCommandRunResponseObject, error) {

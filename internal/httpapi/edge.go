@@ -130,13 +130,5 @@ func (f *edge[E, F, A, X]) extend(h *base) extender[E, X] {
 
 // load is f's relatedLoader: the API forms of its entities among ids the caller may view.
 func (f *edge[E, F, A, X]) load(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]any, error) {
-	found, err := f.of(h).LoadByIDs(ctx, sc, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[uuid.UUID]any, len(found))
-	for id, e := range found {
-		out[id] = f.toAPI(e)
-	}
-	return out, nil
+	return loadBy(func(d *Deps) readByIDs[E] { return f.service(d).LoadByIDs }, f.toAPI)(ctx, h, sc, ids)
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
@@ -33,7 +31,7 @@ type handlers struct {
 	metaAPI
 }
 
-// base is what every family's handlers share: the server's dependencies and the include loaders.
+// base is what every family's handlers share: the server (its dependencies).
 type base struct{ s *Server }
 
 func newHandlers(s *Server) *handlers {
@@ -84,39 +82,6 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// includedUsers loads the Users include=UserID asks for, in one query.
-func (h *base) includedUsers(ctx context.Context, sc authz.Scope, includes map[string]bool, ids []uuid.UUID) (map[uuid.UUID]api.User, error) {
-	out := map[uuid.UUID]api.User{}
-	if !includes["UserID"] {
-		return out, nil
-	}
-	found, err := h.s.deps.Orgs.UsersByID(ctx, sc, ids)
-	if err != nil {
-		return nil, err
-	}
-	for id, u := range found {
-		out[id] = userToAPI(u)
-	}
-	return out, nil
-}
-
-// includedOrganization loads the caller's Organization when include names OrganizationID and the caller
-// may view it (every entity of a list shares it, so one read serves the page).
-func (h *base) includedOrganization(ctx context.Context, sc authz.Scope, includes map[string]bool) (*api.Organization, error) {
-	if !includes["OrganizationID"] {
-		return nil, nil
-	}
-	o, err := h.s.deps.Orgs.Get(ctx, sc, uuid.Nil, sc.OrganizationID.String())
-	if apierr.Is(err, apierr.TypeNotFound) {
-		return nil, nil // a caller who may not view its organization (a guest) gets none: includes never fail
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := organizationToAPI(o)
-	return &out, nil
-}
-
 // rawJSON writes a pre-encoded JSON document (the API document itself).
 type rawJSON []byte
 
@@ -151,32 +116,6 @@ func bulkRemoved[E any](entityType string, items []entity.BulkItem[E]) ([]api.De
 	return bulkItems(items, func(it entity.BulkItem[E], _ *api.ResponseError) api.DeleteResponse {
 		return bulkDeleted(entityType, it.Ref, it.Err)
 	})
-}
-
-// includedSpaces loads, when wanted (include=SpaceID or the like), the Spaces among ids the caller may
-// view, in one query.
-func (h *base) includedSpaces(ctx context.Context, sc authz.Scope, wanted bool, ids []uuid.UUID) (map[uuid.UUID]api.Space, error) {
-	out := map[uuid.UUID]api.Space{}
-	if !wanted {
-		return out, nil
-	}
-	found, err := h.s.deps.Spaces.LoadByIDs(ctx, sc, ids)
-	if err != nil {
-		return nil, err
-	}
-	for id, sp := range found {
-		out[id] = spaceToAPI(sp)
-	}
-	return out, nil
-}
-
-// unservedList is an Extended field listing entities of a family that is not served yet: [] when include
-// names it, else null.
-func unservedList[T any](includes map[string]bool, name string) *[]T {
-	if !includes[name] {
-		return nil
-	}
-	return &[]T{}
 }
 
 // bulkPatcher and bulkDeleter are the bulk operations every family serves (the kit's, and Units').

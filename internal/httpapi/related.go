@@ -6,8 +6,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/org"
 )
 
 // A relation is what an include name expands for a family: the related entities of a page, loaded at
@@ -105,15 +107,50 @@ func relatedList[T any](r *related, include string, ids []uuid.UUID) *[]T {
 	return &out
 }
 
-// loadUsers is the relatedLoader of Users (members of the caller's organization).
-func loadUsers(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]any, error) {
-	found, err := h.s.deps.Orgs.UsersByID(ctx, sc, ids)
+// includedOrganization loads the caller's Organization when include names OrganizationID and the caller
+// may view it (every entity of a list shares it, so one read serves the page).
+func (h *base) includedOrganization(ctx context.Context, sc authz.Scope, includes map[string]bool) (*api.Organization, error) {
+	if !includes["OrganizationID"] {
+		return nil, nil
+	}
+	o, err := h.s.deps.Orgs.Get(ctx, sc, uuid.Nil, sc.OrganizationID.String())
+	if apierr.Is(err, apierr.TypeNotFound) {
+		return nil, nil // a caller who may not view its organization (a guest) gets none: includes never fail
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[uuid.UUID]any, len(found))
-	for id, u := range found {
-		out[id] = userToAPI(u)
-	}
-	return out, nil
+	out := organizationToAPI(o)
+	return &out, nil
 }
+
+// unservedList is an Extended field listing entities of a family that is not served yet: [] when include
+// names it, else null.
+func unservedList[T any](includes map[string]bool, name string) *[]T {
+	if !includes[name] {
+		return nil
+	}
+	return &[]T{}
+}
+
+// readByIDs reads, in one query, the entities among ids the caller may view (a Service's LoadByIDs).
+type readByIDs[E any] func(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]E, error)
+
+// loadBy is the relatedLoader reading with the read of the server's dependencies that read names, and
+// converting with toAPI.
+func loadBy[E, A any](read func(*Deps) readByIDs[E], toAPI func(E) A) relatedLoader {
+	return func(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID]any, error) {
+		found, err := read(&h.s.deps)(ctx, sc, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[uuid.UUID]any, len(found))
+		for id, e := range found {
+			out[id] = toAPI(e)
+		}
+		return out, nil
+	}
+}
+
+// loadUsers loads Users (members of the caller's organization).
+var loadUsers = loadBy(func(d *Deps) readByIDs[org.User] { return d.Orgs.UsersByID }, userToAPI)

@@ -8,8 +8,6 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/listquery"
-	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/unit"
 )
 
@@ -17,127 +15,54 @@ func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsReq
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllRevisionsParamsDistinctOnOff
 	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), all)
-	if err != nil {
-		return nil, err
-	}
-	return h.revisionPage(ctx, sc, page)
+	return listed(ctx, sc, page, err, unit.RevisionEntityType, h.extendRevisions)
 }
 
 func (h unitAPI) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(ctx, r.Params))
-	if err != nil {
-		return nil, err
-	}
-	return h.revisionPage(ctx, sc, page)
+	return listed(ctx, sc, page, err, unit.RevisionEntityType, h.extendRevisions)
 }
 
-func (h unitAPI) revisionPage(ctx context.Context, sc authz.Scope, page listquery.Page[unit.Revision]) (pageResponse, error) {
-	out, err := h.extendRevisions(ctx, sc, page.Items, page.Includes)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	return newPage(out, unit.RevisionEntityType, page.PageInfo), nil
+// revisionRelations are what include expands of a Revision (Tags: those on it, by Slug).
+var revisionRelations = []relation[unit.Revision]{
+	byID("UnitID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.UnitID} }, loadUnits),
+	byID("SpaceID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.SpaceID} }, spaceEdge.load),
+	byID("UserID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.UserID} }, loadUsers),
+	byID("Tags", revisionTagIDs, tagEdge.load),
 }
 
 func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []unit.Revision, includes map[string]bool) ([]api.ExtendedRevision, error) {
-	org, err := h.includedOrganization(ctx, sc, includes)
-	if err != nil {
-		return nil, err
-	}
-	units := map[uuid.UUID]unit.Unit{}
-	if includes["UnitID"] {
-		var ids []uuid.UUID
-		for _, r := range revs {
-			ids = append(ids, r.UnitID)
+	return extendAll(ctx, h.base, sc, revs, includes, revisionRelations, func(rev unit.Revision, r *related) api.ExtendedRevision {
+		e := api.ExtendedRevision{Revision: revisionToAPI(rev), Organization: r.organization, Unit: relatedOne[api.Unit](r, "UnitID", rev.UnitID),
+			Space: relatedOne[api.Space](r, "SpaceID", rev.SpaceID), User: relatedOne[api.User](r, "UserID", rev.UserID),
+			Tags:         relatedList[api.Tag](r, "Tags", revisionTagIDs(rev)),
+			Attestations: unservedList[map[string]any](r.includes, "Attestations"),
+			ChangeOrders: unservedList[map[string]any](r.includes, "ChangeOrders"),
+			Releases:     unservedList[map[string]any](r.includes, "Releases")}
+		if e.Tags != nil {
+			sort.Slice(*e.Tags, func(i, j int) bool { return (*e.Tags)[i].Slug < (*e.Tags)[j].Slug })
 		}
-		if units, err = h.s.deps.Units.UnitsByID(ctx, sc, ids); err != nil {
-			return nil, err
-		}
-	}
-	var ids []uuid.UUID
-	for _, r := range revs {
-		ids = append(ids, r.SpaceID)
-	}
-	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"], ids)
-	if err != nil {
-		return nil, err
-	}
-	userIDs := make([]uuid.UUID, len(revs))
-	for i, r := range revs {
-		userIDs[i] = r.UserID
-	}
-	users, err := h.includedUsers(ctx, sc, includes, userIDs)
-	if err != nil {
-		return nil, err
-	}
-	tags := map[uuid.UUID]tag.Tag{}
-	if includes["Tags"] {
-		var ids []uuid.UUID
-		for _, r := range revs {
-			for id := range r.Tags {
-				if tagID, err := uuid.Parse(id); err == nil {
-					ids = append(ids, tagID)
-				}
-			}
-		}
-		if tags, err = h.s.deps.Tags.LoadByIDs(ctx, sc, ids); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]api.ExtendedRevision, len(revs))
-	for i, r := range revs {
-		e := api.ExtendedRevision{Revision: revisionToAPI(r), Organization: org}
-		if u, ok := units[r.UnitID]; ok {
-			a := unitToAPI(u)
-			e.Unit = &a
-		}
-		if sp, ok := spaces[r.SpaceID]; ok {
-			e.Space = &sp
-		}
-		if u, ok := users[r.UserID]; ok {
-			e.User = &u
-		}
-		if includes["Tags"] {
-			e.Tags = revisionTags(r, tags)
-		}
-		e.Attestations = unservedList[map[string]any](includes, "Attestations")
-		e.ChangeOrders = unservedList[map[string]any](includes, "ChangeOrders")
-		e.Releases = unservedList[map[string]any](includes, "Releases")
-		out[i] = e
-	}
-	return out, nil
+		return e
+	})
 }
 
-// revisionTags are the Tags on a Revision among those loaded (the ones the caller may view), by Slug.
-func revisionTags(r unit.Revision, loaded map[uuid.UUID]tag.Tag) *[]api.Tag {
-	out := []api.Tag{}
+// revisionTagIDs are the IDs of the Tags on a Revision.
+func revisionTagIDs(r unit.Revision) []uuid.UUID {
+	var out []uuid.UUID
 	for id := range r.Tags {
 		if tagID, err := uuid.Parse(id); err == nil {
-			if t, ok := loaded[tagID]; ok {
-				out = append(out, tagToAPI(t))
-			}
+			out = append(out, tagID)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
-	return &out
+	return out
 }
 
 func (h unitAPI) GetExtendedRevision(ctx context.Context, r api.GetExtendedRevisionRequestObject) (api.GetExtendedRevisionResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, includes, err := listquery.Projection(unit.RevisionList, deref(r.Params.Select), deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	rev, err := h.s.deps.Units.GetRevision(ctx, sc, r.SpaceId, r.UnitId, r.RevisionId)
-	if err != nil {
-		return nil, err
-	}
-	ext, err := h.extendRevisions(ctx, sc, []unit.Revision{rev}, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: ext[0], entityField: unit.RevisionEntityType, fields: fields}, nil
+	return got(ctx, sc, unit.RevisionList, r.Params.Select, r.Params.Include, func() (unit.Revision, error) {
+		return h.s.deps.Units.GetRevision(ctx, sc, r.SpaceId, r.UnitId, r.RevisionId)
+	}, h.extendRevisions)
 }
 
 func (h unitAPI) DownloadRevisionData(ctx context.Context, r api.DownloadRevisionDataRequestObject) (api.DownloadRevisionDataResponseObject, error) {

@@ -29,132 +29,52 @@ func (h unitAPI) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (a
 
 func (h unitAPI) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
 	page, err := h.s.deps.Units.List(ctx, sc, spaceID, requestPath(ctx), params, df)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	out, err := h.extendUnits(ctx, sc, page.Items, page.Includes)
-	if err != nil {
-		return pageResponse{}, err
-	}
-	return newPage(out, unit.EntityType, page.PageInfo), nil
+	return listed(ctx, sc, page, err, unit.EntityType, h.extendUnits)
 }
 
-// extendUnits builds ExtendedUnits with what include asks for, loading each related family once per page.
-func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.Unit, includes map[string]bool) ([]api.ExtendedUnit, error) {
-	org, err := h.includedOrganization(ctx, sc, includes)
-	if err != nil {
-		return nil, err
-	}
-	var ids []uuid.UUID
-	for _, u := range units {
-		ids = append(ids, u.SpaceID)
-		if u.UpstreamSpaceID != nil {
-			ids = append(ids, *u.UpstreamSpaceID)
-		}
-	}
-	spaces, err := h.includedSpaces(ctx, sc, includes["SpaceID"] || includes["UpstreamSpaceID"], ids)
-	if err != nil {
-		return nil, err
-	}
-	upstream := map[uuid.UUID]unit.Unit{}
-	if includes["UpstreamUnitID"] {
-		var ids []uuid.UUID
-		for _, u := range units {
-			if u.UpstreamUnitID != nil {
-				ids = append(ids, *u.UpstreamUnitID)
-			}
-		}
-		if upstream, err = h.s.deps.Units.UnitsByID(ctx, sc, ids); err != nil {
-			return nil, err
-		}
-	}
-	targets := map[uuid.UUID]api.Target{}
-	if includes["TargetID"] {
-		var ids []uuid.UUID
-		for _, u := range units {
-			if u.TargetID != nil {
-				ids = append(ids, *u.TargetID)
-			}
-		}
-		found, err := h.s.deps.Targets.LoadByIDs(ctx, sc, ids)
+// unitRelations are what include expands of a Unit.
+var unitRelations = []relation[unit.Unit]{
+	byID("SpaceID", func(u unit.Unit) []uuid.UUID { return []uuid.UUID{u.SpaceID} }, spaceEdge.load),
+	byID("UpstreamSpaceID", func(u unit.Unit) []uuid.UUID { return optionalID(u.UpstreamSpaceID) }, spaceEdge.load),
+	byID("UpstreamUnitID", func(u unit.Unit) []uuid.UUID { return optionalID(u.UpstreamUnitID) }, loadUnits),
+	byID("TargetID", func(u unit.Unit) []uuid.UUID { return optionalID(u.TargetID) }, targetEdge.load),
+	byID("HeadRevisionNum", func(u unit.Unit) []uuid.UUID { return optionalID(u.HeadRevisionID) }, loadRevisions),
+	{include: "HeadMutationNum", load: func(ctx context.Context, h *base, sc authz.Scope, units []unit.Unit) (map[uuid.UUID]any, error) {
+		found, err := h.s.deps.Units.HeadMutations(ctx, sc, units)
 		if err != nil {
 			return nil, err
 		}
-		for id, t := range found {
-			targets[id] = targetToAPI(t)
+		out := make(map[uuid.UUID]any, len(found))
+		for unitID, m := range found {
+			out[unitID] = mutationToAPI(m)
 		}
-	}
-	headMutations := map[uuid.UUID]unit.Mutation{}
-	if includes["HeadMutationNum"] {
-		if headMutations, err = h.s.deps.Units.HeadMutations(ctx, sc, units); err != nil {
-			return nil, err
-		}
-	}
-	heads := map[uuid.UUID]unit.Revision{}
-	if includes["HeadRevisionNum"] {
-		var ids []uuid.UUID
-		for _, u := range units {
-			if u.HeadRevisionID != nil {
-				ids = append(ids, *u.HeadRevisionID)
-			}
-		}
-		if heads, err = h.s.deps.Units.RevisionsByID(ctx, sc, ids); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]api.ExtendedUnit, len(units))
-	for i, u := range units {
-		e := api.ExtendedUnit{Unit: unitToAPI(u), Organization: org}
-		if sp, ok := spaces[u.SpaceID]; ok && includes["SpaceID"] {
-			e.Space = &sp
-		}
-		if u.UpstreamSpaceID != nil && includes["UpstreamSpaceID"] {
-			if sp, ok := spaces[*u.UpstreamSpaceID]; ok {
-				e.UpstreamSpace = &sp
-			}
-		}
-		if u.UpstreamUnitID != nil {
-			if up, ok := upstream[*u.UpstreamUnitID]; ok {
-				a := unitToAPI(up)
-				e.UpstreamUnit = &a
-			}
-		}
-		if u.TargetID != nil {
-			if t, ok := targets[*u.TargetID]; ok {
-				e.Target = &t
-			}
-		}
-		if m, ok := headMutations[u.ID]; ok {
-			a := mutationToAPI(m)
-			e.HeadMutation = &a
-		}
-		if u.HeadRevisionID != nil {
-			if rev, ok := heads[*u.HeadRevisionID]; ok {
-				a := revisionToAPI(rev)
-				e.HeadRevision = &a
-			}
-		}
-		e.FromLink = unservedList[map[string]any](includes, "FromLinkID")
-		out[i] = e
-	}
-	return out, nil
+		return out, nil
+	}},
+}
+
+var (
+	loadUnits     = loadBy(func(d *Deps) readByIDs[unit.Unit] { return d.Units.UnitsByID }, unitToAPI)
+	loadRevisions = loadBy(func(d *Deps) readByIDs[unit.Revision] { return d.Units.RevisionsByID }, revisionToAPI)
+)
+
+// extendUnits builds ExtendedUnits with what include asks for, loading each related family once per page.
+func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.Unit, includes map[string]bool) ([]api.ExtendedUnit, error) {
+	return extendAll(ctx, h.base, sc, units, includes, unitRelations, func(u unit.Unit, r *related) api.ExtendedUnit {
+		return api.ExtendedUnit{Unit: unitToAPI(u), Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", u.SpaceID),
+			UpstreamSpace: relatedOptional[api.Space](r, "UpstreamSpaceID", u.UpstreamSpaceID),
+			UpstreamUnit:  relatedOptional[api.Unit](r, "UpstreamUnitID", u.UpstreamUnitID),
+			Target:        relatedOptional[api.Target](r, "TargetID", u.TargetID),
+			HeadMutation:  relatedOne[api.Mutation](r, "HeadMutationNum", u.ID),
+			HeadRevision:  relatedOptional[api.Revision](r, "HeadRevisionNum", u.HeadRevisionID),
+			FromLink:      unservedList[map[string]any](r.includes, "FromLinkID")}
+	})
 }
 
 func (h unitAPI) GetUnit(ctx context.Context, r api.GetUnitRequestObject) (api.GetUnitResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, includes, err := listquery.Projection(unit.ListEntity, deref(r.Params.Select), deref(r.Params.Include))
-	if err != nil {
-		return nil, err
-	}
-	u, err := h.s.deps.Units.Get(ctx, sc, r.SpaceId, r.UnitId)
-	if err != nil {
-		return nil, err
-	}
-	ext, err := h.extendUnits(ctx, sc, []unit.Unit{u}, includes)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: ext[0], entityField: unit.EntityType, fields: fields}, nil
+	return got(ctx, sc, unit.ListEntity, r.Params.Select, r.Params.Include, func() (unit.Unit, error) {
+		return h.s.deps.Units.Get(ctx, sc, r.SpaceId, r.UnitId)
+	}, h.extendUnits)
 }
 
 // writeIncludes validates the include of a Unit write: ConfigData and MutationSources, what the write
