@@ -81,8 +81,9 @@ loadtest: build
 		echo "etcd is not installed and could not be: the etcd column is left out" >&2
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) $(LOADTEST_FLAGS)
 
-# The event fan-out benchmark: one event delivered to FANOUT waiting worker polls on one hubd, beside a bare
-# LISTEN/NOTIFY round trip (figures in docs/performance.md).
+# The event fan-out benchmark: one event delivered to one waiting poll, beside a bare LISTEN/NOTIFY round
+# trip, then to FANOUT waiting polls (worker event cursors and Channels) on one hubd (figures in
+# docs/performance.md).
 FANOUT ?= 10000
 loadtest-fanout: build
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) -fanout $(FANOUT) -rounds 1000 $(LOADTEST_FLAGS)
