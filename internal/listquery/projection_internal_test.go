@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -123,4 +124,29 @@ func TestPager(t *testing.T) {
 	_, ok, err = failing.Next()
 	require.False(t, ok)
 	require.True(t, errors.Is(err, context.DeadlineExceeded))
+}
+
+// TestSplitSelect: the names of a select the entity does not know are split off (the HTTP edge ignores
+// them with a warning); Data and dotted fields of what an include expands are known.
+func TestSplitSelect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		sel, known string
+		unknown    []string
+	}{
+		{"Size, Slug", "Size, Slug", nil},
+		{"", "", nil},
+		{"Size,Nope, Slug", "Size,Slug", []string{"Nope"}},
+		{"Data,Parent.Count,Space.Anything", "Data,Parent.Count,Space.Anything", nil},
+		{"Parent.Nope,Owner.Slug,Size", "Size", []string{"Parent.Nope", "Owner.Slug"}},
+	}
+	for _, tt := range tests {
+		known, unknown := SplitSelect(widget, tt.sel)
+		require.Equal(t, tt.known, known, tt.sel)
+		require.Equal(t, tt.unknown, unknown, tt.sel)
+		_, _, err := Projection(widget, known, "ParentID,SpaceID")
+		if !strings.Contains(known, "Data") {
+			require.NoError(t, err, "what is known passes select: %q", known)
+		}
+	}
 }
