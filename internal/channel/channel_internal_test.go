@@ -14,26 +14,10 @@ import (
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/apierr/apierrtest"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 )
-
-// requireAPIError checks that err is an *apierr.Error of type typ naming exactly items (in order).
-func requireAPIError(t *testing.T, err error, typ apierr.Type, items ...string) *apierr.Error {
-	t.Helper()
-	var e *apierr.Error
-	require.True(t, errors.As(err, &e), "not an *apierr.Error: %v", err)
-	require.Equal(t, typ, e.Type, e.Message)
-	named := []string{}
-	for _, it := range e.Items {
-		named = append(named, it.Item)
-	}
-	if items == nil {
-		items = []string{}
-	}
-	require.Equal(t, items, named, e.Message)
-	return e
-}
 
 // fields reads Fields from their wire form, as a write's body gives them.
 func fields(t *testing.T, body string) Fields {
@@ -70,10 +54,10 @@ func TestFieldsRules(t *testing.T) {
 		{`{"Slug": "bot", "Labels": {"": "x"}}`, apierr.TypeValidation, []string{"Labels"}},
 	}
 	for _, r := range refusals {
-		requireAPIError(t, fields(t, r.body).validate(), r.typ, r.items...)
+		apierrtest.Require(t, fields(t, r.body).validate(), r.typ, r.items...)
 	}
 	long := fmt.Sprintf(`{"Slug": "bot", "Commands": {"a%0128d": {}}}`, 0)
-	requireAPIError(t, fields(t, long).validate(), apierr.TypeValidation, fmt.Sprintf("Commands.a%0128d", 0))
+	apierrtest.Require(t, fields(t, long).validate(), apierr.TypeValidation, fmt.Sprintf("Commands.a%0128d", 0))
 }
 
 // TestBookmarkWrites: polls move the bookmark without a new Version, so a PUT keeps the stored one; a
@@ -193,7 +177,7 @@ func TestParseParameters(t *testing.T) {
 
 	_, err = parseParameters(ch, RunRequest{Command: "deploy", Options: map[string]string{
 		"count": "many", "dry": "perhaps", "unit": "nope", "bogus": "1"}}, resolve)
-	e := requireAPIError(t, err, apierr.TypeValidation, "Options.bogus", "Options.count", "Options.dry", "Options.unit", "Options.env")
+	e := apierrtest.Require(t, err, apierr.TypeValidation, "Options.bogus", "Options.count", "Options.dry", "Options.unit", "Options.env")
 	require.Equal(t, "not an option of command deploy", e.Items[0].Description)
 	require.Equal(t, `"many" is not an integer`, e.Items[1].Description)
 	require.Equal(t, `"perhaps" is not true or false`, e.Items[2].Description)
@@ -202,18 +186,18 @@ func TestParseParameters(t *testing.T) {
 
 	_, err = parseParameters(ch, RunRequest{Command: "deploy", Parameters: map[string]any{
 		"count": 1.5, "dry": "yes", "note": 3, "unit": 7, "env": "prod"}}, resolve)
-	e = requireAPIError(t, err, apierr.TypeValidation, "Parameters.count", "Parameters.dry", "Parameters.note", "Parameters.unit")
+	e = apierrtest.Require(t, err, apierr.TypeValidation, "Parameters.count", "Parameters.dry", "Parameters.note", "Parameters.unit")
 	require.Equal(t, "not an integer", e.Items[0].Description)
 	require.Equal(t, `"yes" is not true or false`, e.Items[1].Description, "a string parameter is parsed as an option would be")
 	require.Equal(t, "not a string", e.Items[2].Description)
 	require.Equal(t, "a Unit is given by its Slug or ID", e.Items[3].Description)
 
 	_, err = parseParameters(ch, RunRequest{Command: "deploy", Parameters: map[string]any{"count": math.Pow(2, 53), "env": "prod"}}, resolve)
-	requireAPIError(t, err, apierr.TypeValidation, "Parameters.count")
+	apierrtest.Require(t, err, apierr.TypeValidation, "Parameters.count")
 
 	// A failure while resolving is the service's, not the option's: it is returned as it is.
 	_, err = parseParameters(ch, RunRequest{Command: "deploy", Options: map[string]string{"unit": "broken", "env": "prod"}}, resolve)
-	requireAPIError(t, err, apierr.TypeUnexpected)
+	apierrtest.Require(t, err, apierr.TypeUnexpected)
 }
 
 // TestRunRequestRefusals: what CreateRun and ReportResult refuse before they read anything.
@@ -224,14 +208,14 @@ func TestRunRequestRefusals(t *testing.T) {
 	sc := authz.RequestScope(auth.Principal{OrganizationID: uuid.New(), UserID: uuid.New(), Role: auth.RoleAdmin})
 	for _, d := range []int{-1, MaxDeadlineSeconds + 1} {
 		_, err := s.CreateRun(ctx, sc, RunRequest{Command: "deploy", DeadlineSeconds: d})
-		requireAPIError(t, err, apierr.TypeValidation, "DeadlineSeconds")
+		apierrtest.Require(t, err, apierr.TypeValidation, "DeadlineSeconds")
 	}
 	_, err := s.CreateRun(ctx, sc, RunRequest{Command: "deploy", Options: map[string]string{"a": "1"}, Parameters: map[string]any{"a": 1}})
-	requireAPIError(t, err, apierr.TypeValidation)
+	apierrtest.Require(t, err, apierr.TypeValidation)
 
 	for _, status := range []string{"", "Waiting", "Delivered", "completed"} {
 		_, err := s.ReportResult(ctx, sc, "space", "bot", uuid.New(), status, nil, "")
-		requireAPIError(t, err, apierr.TypeValidation, "Status")
+		apierrtest.Require(t, err, apierr.TypeValidation, "Status")
 	}
 }
 

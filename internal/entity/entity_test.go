@@ -3,7 +3,6 @@ package entity_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/apierr/apierrtest"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
@@ -19,31 +19,14 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 )
 
-// requireAPIError checks that err is an *apierr.Error of type typ naming exactly items (in order).
-func requireAPIError(t *testing.T, err error, typ apierr.Type, items ...string) *apierr.Error {
-	t.Helper()
-	var e *apierr.Error
-	require.True(t, errors.As(err, &e), "not an *apierr.Error: %v", err)
-	require.Equal(t, typ, e.Type, e.Message)
-	named := make([]string, len(e.Items))
-	for i, it := range e.Items {
-		named[i] = it.Item
-	}
-	if items == nil {
-		items = []string{}
-	}
-	require.Equal(t, items, named, e.Message)
-	return e
-}
-
 func TestValidateSlug(t *testing.T) {
 	t.Parallel()
 	for _, slug := range []string{"a", "A9", "web-1", "a_b.c-d", "1", strings.Repeat("x", 128)} {
 		require.NoError(t, entity.ValidateSlug(slug), slug)
 	}
-	requireAPIError(t, entity.ValidateSlug(""), apierr.TypeUserInput, "Slug")
+	apierrtest.Require(t, entity.ValidateSlug(""), apierr.TypeUserInput, "Slug")
 	for _, slug := range []string{"-a", "a-", ".a", "a.", "_a", "a b", "a/b", "caf\u00e9", "a\n", strings.Repeat("x", 129)} {
-		requireAPIError(t, entity.ValidateSlug(slug), apierr.TypeUserInput, "Slug")
+		apierrtest.Require(t, entity.ValidateSlug(slug), apierr.TypeUserInput, "Slug")
 	}
 }
 
@@ -86,7 +69,7 @@ func TestMetaValidate(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			requireAPIError(t, err, apierr.TypeValidation, tt.items...)
+			apierrtest.Require(t, err, apierr.TypeValidation, tt.items...)
 		})
 	}
 }
@@ -108,14 +91,14 @@ func TestDecodeMeta(t *testing.T) {
 func TestVersionRules(t *testing.T) {
 	t.Parallel()
 	id := uuid.New()
-	requireAPIError(t, entity.RequireVersion(0), apierr.TypeUserInput, "Version")
-	requireAPIError(t, entity.RequireVersion(-1), apierr.TypeUserInput, "Version")
+	apierrtest.Require(t, entity.RequireVersion(0), apierr.TypeUserInput, "Version")
+	apierrtest.Require(t, entity.RequireVersion(-1), apierr.TypeUserInput, "Version")
 	require.NoError(t, entity.RequireVersion(1))
 
 	require.NoError(t, entity.CheckVersion("Tag", id, nil, 7), "a PATCH without Version is not checked")
 	seven, six := int64(7), int64(6)
 	require.NoError(t, entity.CheckVersion("Tag", id, &seven, 7))
-	e := requireAPIError(t, entity.CheckVersion("Tag", id, &six, 7), apierr.TypeConflict)
+	e := apierrtest.Require(t, entity.CheckVersion("Tag", id, &six, 7), apierr.TypeConflict)
 	require.Equal(t, "Tag", e.EntityType)
 	require.Equal(t, id.String(), e.EntityID)
 	require.Contains(t, e.Message, "Version 6 was sent but 7 is stored")
@@ -127,7 +110,7 @@ func TestVersionRules(t *testing.T) {
 	}
 	for _, patch := range []string{`[]`, `"x"`, `{"Version": "7"}`, `{`} {
 		_, err := entity.SentVersion([]byte(patch))
-		requireAPIError(t, err, apierr.TypeUserInput)
+		apierrtest.Require(t, err, apierr.TypeUserInput)
 	}
 }
 
@@ -138,7 +121,7 @@ func TestCheckDeleteGates(t *testing.T) {
 	require.NoError(t, entity.CheckDeleteGates("Space", id, "dev", map[string]bool{}))
 
 	err := entity.CheckDeleteGates("Space", id, "dev", map[string]bool{"release": true, "audit": true})
-	e := requireAPIError(t, err, apierr.TypeConflict, "DeleteGates.audit", "DeleteGates.release")
+	e := apierrtest.Require(t, err, apierr.TypeConflict, "DeleteGates.audit", "DeleteGates.release")
 	require.Equal(t, "Space", e.EntityType)
 	require.Equal(t, id.String(), e.EntityID)
 	require.Equal(t, "dev", e.EntitySlug)
@@ -184,7 +167,7 @@ func TestSlugClash(t *testing.T) {
 	t.Parallel()
 	// The unique violation translated where the query ran is anonymous: SlugClash names the entity.
 	clash := entity.SlugClash(apierr.AlreadyExists("", ""), "Filter", "prod")
-	e := requireAPIError(t, clash, apierr.TypeAlreadyExists, "Slug")
+	e := apierrtest.Require(t, clash, apierr.TypeAlreadyExists, "Slug")
 	require.Equal(t, "Filter", e.EntityType)
 	require.Equal(t, "prod", e.EntitySlug)
 
@@ -218,7 +201,7 @@ func TestMergePatch(t *testing.T) {
 		})
 	}
 	_, err := entity.MergePatch(base, []byte(`{"Slug": `))
-	requireAPIError(t, err, apierr.TypeUserInput)
+	apierrtest.Require(t, err, apierr.TypeUserInput)
 }
 
 func TestPermissionTargets(t *testing.T) {
@@ -247,12 +230,12 @@ func TestPermissionTargets(t *testing.T) {
 func TestBulkSelectionRules(t *testing.T) {
 	t.Parallel()
 	for _, p := range []listquery.Params{{}, {Where: "  "}, {Contains: " \t"}} {
-		requireAPIError(t, entity.RequireSelection(p), apierr.TypeUserInput, "where")
+		apierrtest.Require(t, entity.RequireSelection(p), apierr.TypeUserInput, "where")
 	}
 	for _, p := range []listquery.Params{{Where: "Slug = 'a'"}, {Filter: "mine"}, {Contains: "web"}} {
 		require.NoError(t, entity.RequireSelection(p))
 	}
-	e := requireAPIError(t, entity.TooManySelected("Unit"), apierr.TypeUserInput, "where")
+	e := apierrtest.Require(t, entity.TooManySelected("Unit"), apierr.TypeUserInput, "where")
 	require.Contains(t, e.Message, "more than 1000 Units")
 }
 
@@ -302,11 +285,11 @@ func TestGranteesCheck(t *testing.T) {
 		"Edit": {UserIDs: map[string]bool{stranger.String(): true, member.String(): true}},
 		"View": {GroupIDs: map[string]bool{unknownGroup.String(): true}},
 	})
-	e := requireAPIError(t, err, apierr.TypeValidation, "Permissions.Edit.UserIDs."+stranger.String(), "Permissions.View.GroupIDs."+unknownGroup.String())
+	e := apierrtest.Require(t, err, apierr.TypeValidation, "Permissions.Edit.UserIDs."+stranger.String(), "Permissions.View.GroupIDs."+unknownGroup.String())
 	require.Contains(t, e.Message, "User")
 	require.Contains(t, e.Message, "Group")
 
 	// The same subject granted another permission is new there, and checked.
 	err = g.Check(ctx, sc, nil, "Permissions", grants("View", []uuid.UUID{stranger}, nil), grants("Edit", []uuid.UUID{stranger}, nil))
-	requireAPIError(t, err, apierr.TypeValidation, "Permissions.Edit.UserIDs."+stranger.String())
+	apierrtest.Require(t, err, apierr.TypeValidation, "Permissions.Edit.UserIDs."+stranger.String())
 }

@@ -7,22 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/apierr/apierrtest"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/function"
 )
-
-// requireAPIError checks that err is an *apierr.Error of type typ whose first item is item.
-func requireAPIError(t *testing.T, err error, typ apierr.Type, item string) *apierr.Error {
-	t.Helper()
-	var e *apierr.Error
-	require.True(t, errors.As(err, &e), "not an *apierr.Error: %v", err)
-	require.Equal(t, typ, e.Type, e.Message)
-	if item != "" {
-		require.NotEmpty(t, e.Items, e.Message)
-		require.Equal(t, item, e.Items[0].Item, e.Message)
-	}
-	return e
-}
 
 func parse(t *testing.T, toolchain, data string) *configdata.Document {
 	t.Helper()
@@ -76,29 +64,29 @@ func TestUploadData(t *testing.T) {
 		require.Equal(t, tt.want, string(got), "%s %s %q", tt.mediaType, tt.toolchain, tt.body)
 	}
 	_, err := Upload{Body: []byte(`"unterminated`), MediaType: "application/json"}.Data(configdata.AppConfigText)
-	requireAPIError(t, err, apierr.TypeData, "data")
+	apierrtest.Require(t, err, apierr.TypeData, "data")
 	_, err = Upload{Body: []byte(`"a" "b"`), MediaType: "application/json"}.Data(configdata.AppConfigText)
-	requireAPIError(t, err, apierr.TypeData, "data")
+	apierrtest.Require(t, err, apierr.TypeData, "data")
 }
 
 // TestDataErrors: data that does not parse is 400 Data naming its line; DiffTexts names the side too.
 func TestDataErrors(t *testing.T) {
 	t.Parallel()
 	_, err := configdata.Parse(configdata.AppConfigEnv, []byte("A=1\nbroken\n"))
-	e := requireAPIError(t, dataError(err), apierr.TypeData, "line 2")
+	e := apierrtest.Require(t, dataError(err), apierr.TypeData, "line 2")
 	require.Contains(t, e.Message, "not an assignment")
-	requireAPIError(t, dataError(&configdata.ParseError{Toolchain: "x", Msg: "bad"}), apierr.TypeData, "data")
+	apierrtest.Require(t, dataError(&configdata.ParseError{Toolchain: "x", Msg: "bad"}), apierr.TypeData, "data")
 	other := errors.New("the database is gone")
 	require.Same(t, other, dataError(other), "only parse errors are the data's fault")
 
 	_, err = DiffTexts(configdata.AppConfigEnv, []byte("A=1\n"), []byte("A=1\nbroken\n"))
-	e = requireAPIError(t, err, apierr.TypeData, "line 2")
+	e = apierrtest.Require(t, err, apierr.TypeData, "line 2")
 	require.Equal(t, []string{"in To"}, e.Details)
 	_, err = DiffTexts(configdata.AppConfigEnv, []byte("broken\n"), []byte("A=1\n"))
-	e = requireAPIError(t, err, apierr.TypeData, "line 1")
+	e = apierrtest.Require(t, err, apierr.TypeData, "line 1")
 	require.Equal(t, []string{"in From"}, e.Details)
 	_, err = DiffTexts("AppConfig/XML", nil, nil)
-	requireAPIError(t, err, apierr.TypeValidation, "ToolchainType")
+	apierrtest.Require(t, err, apierr.TypeValidation, "ToolchainType")
 
 	d, err := DiffTexts(configdata.AppConfigEnv, []byte("A=1\n"), []byte("A=2\n"))
 	require.NoError(t, err)

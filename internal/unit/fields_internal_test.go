@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/apierr/apierrtest"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
@@ -43,7 +44,7 @@ func TestFieldsRules(t *testing.T) {
 		{`{"Slug": "web", "ToolchainType": "AppConfig/Env", "Permissions": {"Fly": {}}}`, apierr.TypeValidation, "Permissions.Fly"},
 	}
 	for _, r := range refusals {
-		requireAPIError(t, fields(t, r.body).normalized().validate(), r.typ, r.item)
+		apierrtest.Require(t, fields(t, r.body).normalized().validate(), r.typ, r.item)
 	}
 
 	// A write that leaves ToolchainType out keeps the Unit's.
@@ -86,11 +87,11 @@ func TestCloneFields(t *testing.T) {
 	require.Equal(t, "renamed", f.Slug)
 
 	_, err = cloneFields(src, "", json.RawMessage(`{"ToolchainType": "AppConfig/YAML"}`))
-	requireAPIError(t, err, apierr.TypeValidation, "ToolchainType")
+	apierrtest.Require(t, err, apierr.TypeValidation, "ToolchainType")
 	_, err = cloneFields(src, "", json.RawMessage(`{"Labels": "x"}`))
-	requireAPIError(t, err, apierr.TypeUserInput, "")
+	apierrtest.Require(t, err, apierr.TypeUserInput)
 	_, err = cloneFields(src, "", json.RawMessage(`{"Labels": `))
-	requireAPIError(t, err, apierr.TypeUserInput, "")
+	apierrtest.Require(t, err, apierr.TypeUserInput)
 }
 
 // TestChangeSetReferences: no ChangeSet exists yet, so every ChangeSetID is refused by the field that
@@ -100,9 +101,9 @@ func TestChangeSetReferences(t *testing.T) {
 	ctx := context.Background()
 	id := uuid.New()
 	require.NoError(t, checkChangeSet(ctx, nil, "ChangeSetID", nil))
-	requireAPIError(t, checkChangeSet(ctx, nil, "ChangeSetID", &id), apierr.TypeValidation, "ChangeSetID")
+	apierrtest.Require(t, checkChangeSet(ctx, nil, "ChangeSetID", &id), apierr.TypeValidation, "ChangeSetID")
 	require.NoError(t, checkRevisionChangeSet(ctx, nil, Unit{Fields: Fields{ChangeSetID: &id}}, nil))
-	requireAPIError(t, checkRevisionChangeSet(ctx, nil, Unit{}, &id), apierr.TypeValidation, "change_set_id")
+	apierrtest.Require(t, checkRevisionChangeSet(ctx, nil, Unit{}, &id), apierr.TypeValidation, "change_set_id")
 }
 
 // TestUnitEvents: a Unit's events carry its Target, so subscribers to the Target see them, and a data

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/apierr/apierrtest"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/function"
 )
@@ -26,7 +27,7 @@ func TestCheckSubgroup(t *testing.T) {
 		require.NoError(t, CheckSubgroup(s), s)
 	}
 	for _, s := range []string{"with space", "dash-ed", strings.Repeat("x", 65), "hubd", "HubdSync", "hubd1"} {
-		requireAPIError(t, CheckSubgroup(s), apierr.TypeValidation, "subgroup")
+		apierrtest.Require(t, CheckSubgroup(s), apierr.TypeValidation, "subgroup")
 	}
 }
 
@@ -42,7 +43,7 @@ func TestBind(t *testing.T) {
 	require.Len(t, b.calls[configdata.KubernetesYAML], 2)
 	require.NoError(t, b.errors[configdata.KubernetesYAML])
 	for _, tc := range configdata.ToolchainTypes[1:] {
-		requireAPIError(t, b.errors[tc], apierr.TypeValidation, "FunctionInvocations.1.FunctionName")
+		apierrtest.Require(t, b.errors[tc], apierr.TypeValidation, "FunctionInvocations.1.FunctionName")
 	}
 
 	b, err = bind(InvokeRequest{Invocations: []function.Invocation{setValue}, ToolchainType: configdata.AppConfigEnv})
@@ -73,7 +74,11 @@ func TestBind(t *testing.T) {
 	}
 	for _, tt := range refusals {
 		_, err := bind(tt.req)
-		requireAPIError(t, err, tt.typ, tt.item)
+		var items []string
+		if tt.item != "" {
+			items = []string{tt.item}
+		}
+		apierrtest.Require(t, err, tt.typ, items...)
 	}
 
 	// Stored calls run on Units of their ToolchainType only.
@@ -82,7 +87,7 @@ func TestBind(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, b.calls[configdata.AppConfigEnv], 1)
 	require.Equal(t, origin, b.calls[configdata.AppConfigEnv][0].origin)
-	requireAPIError(t, b.errors[configdata.AppConfigYAML], apierr.TypeValidation, "Triggers.0")
+	apierrtest.Require(t, b.errors[configdata.AppConfigYAML], apierr.TypeValidation, "Triggers.0")
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -243,7 +248,7 @@ func TestTriggerRun(t *testing.T) {
 
 	r.Params = map[string]any{}
 	_, _, err = r.Invocations("Params")
-	requireAPIError(t, err, apierr.TypeValidation, "Params")
+	apierrtest.Require(t, err, apierr.TypeValidation, "Params")
 
 	require.Equal(t, []string{TriggerEventPostClone, TriggerEventMutation}, triggerEvents(SourceClone))
 	for _, s := range []string{SourceDataPut, SourceRestore, SourceFunction} {
@@ -279,7 +284,7 @@ func TestLocate(t *testing.T) {
 	}
 	for _, r := range refusals {
 		_, err := locate(r.tree, r.typ, r.name, r.path, "ResourceGuards.0.Set")
-		e := requireAPIError(t, err, apierr.TypeValidation, r.item)
+		e := apierrtest.Require(t, err, apierr.TypeValidation, r.item)
 		require.Contains(t, e.Message, r.inMessage)
 	}
 	_, err = locate(env, "", "", "A", "ResourceGuards.0.Set")
@@ -297,6 +302,6 @@ func TestGuardEditClearance(t *testing.T) {
 	require.NoError(t, requireClearance("a", map[string]string{}, nil))
 	require.NoError(t, requireClearance("a", map[string]string{"owner": "x"}, []function.Requirement{{Key: "owner", Operator: function.OpNotIn, Values: []string{"y"}}}))
 	err := requireClearance("a", map[string]string{"owner": "x", "tier": "1"}, []function.Requirement{{Key: "owner", Operator: function.OpExists}})
-	e := requireAPIError(t, err, apierr.TypeConflict, "")
+	e := apierrtest.Require(t, err, apierr.TypeConflict)
 	require.Contains(t, e.Message, "the guards tier=1 of path a are not cleared")
 }
