@@ -15,7 +15,7 @@ CHROMIUM         ?= /usr/bin/chromium
 DOCSUI_DIR       := web/docsui
 DOCSUI_TOOLCHAIN := $(DOCSUI_DIR)/node_modules/.package-lock.json
 
-.PHONY: run test build generate check-generated lint fuzz bench loadtest loadtest-fanout
+.PHONY: run test test-short build generate check-generated lint fuzz bench loadtest loadtest-fanout
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hubd
@@ -25,6 +25,11 @@ run: build
 
 test: $(TS_TOOLCHAIN) $(CHROMIUM)
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" CHROMIUM=$(CHROMIUM) $(GO) test $(TEST_FLAGS) ./...
+
+# The fast loop: every test that needs no database (those that do skip under -short); make test is the
+# full suite.
+test-short:
+	$(GO) test -short -count=1 ./...
 
 # Installs Debian packages, refreshing the package lists once if they are stale.
 apt_install = { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null 2>&1 || \
