@@ -15,7 +15,7 @@ CHROMIUM         ?= /usr/bin/chromium
 DOCSUI_DIR       := web/docsui
 DOCSUI_TOOLCHAIN := $(DOCSUI_DIR)/node_modules/.package-lock.json
 
-.PHONY: run test build generate check-generated lint fuzz bench loadtest loadtest-fanout
+.PHONY: run test test-short build generate check-generated lint fuzz bench loadtest loadtest-fanout
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hubd
@@ -25,6 +25,11 @@ run: build
 
 test: $(TS_TOOLCHAIN) $(CHROMIUM)
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" CHROMIUM=$(CHROMIUM) $(GO) test $(TEST_FLAGS) ./...
+
+# The fast loop: every test that needs no database (those that do skip under -short); make test is the
+# full suite.
+test-short:
+	$(GO) test -short -count=1 ./...
 
 # Installs Debian packages, refreshing the package lists once if they are stale.
 apt_install = { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null 2>&1 || \
@@ -84,8 +89,9 @@ loadtest: build
 		echo "etcd is not installed and could not be: the etcd column is left out" >&2
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) $(LOADTEST_FLAGS)
 
-# The event fan-out benchmark: one event delivered to FANOUT waiting worker polls on one hubd, beside a bare
-# LISTEN/NOTIFY round trip (figures in docs/performance.md).
+# The event fan-out benchmark: one event delivered to one waiting poll, beside a bare LISTEN/NOTIFY round
+# trip, then to FANOUT waiting polls (worker event cursors and Channels) on one hubd (figures in
+# docs/performance.md).
 FANOUT ?= 10000
 loadtest-fanout: build
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) -fanout $(FANOUT) -rounds 1000 $(LOADTEST_FLAGS)

@@ -9,10 +9,9 @@ import (
 	"time"
 )
 
-// defaultMemoryLimit bounds a burst: 10,000 long polls arriving at once held about 300 MB (heap and
-// goroutine stacks) while they waited for database connections in their handlers, and about 60 MB once
-// parked; they now wait for their turn to start before any of that (httpapi's pollGate), and the burst
-// peaks near this limit.
+// defaultMemoryLimit bounds a burst: thousands of long polls arriving at once hold their requests' memory
+// until they wait for their turn to start (httpapi's pollGate) or park, far more than the replica's
+// steady live heap. Near this limit the collector works harder instead of letting the process grow.
 const defaultMemoryLimit = 256 << 20
 
 // quietReturn is how long the collector must have been idle before the runtime gives back what a burst
@@ -25,8 +24,8 @@ const (
 // tuneCollector sets how the garbage collector trades memory for time.
 //
 // The live heap is small and most of what a request allocates dies with it: collecting when the heap
-// has grown by 400% rather than Go's 100% spends a quarter of the time in the collector for a few more
-// megabytes (measured by make loadtest: data GET +15%, list pages +25%). Left alone, that lets a burst
+// has grown by 400% rather than Go's 100% spends far less time in the collector for a few more
+// megabytes. Left alone, that lets a burst
 // (thousands of polls arriving at once) grow the process to five times its live heap, so a soft memory
 // limit makes the collector work harder near limit bytes. The limit follows a lasting live heap at twice
 // its size when that is more (the smallest of the last ten seconds: a burst's own requests do not raise

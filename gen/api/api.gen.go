@@ -1490,7 +1490,7 @@ type ExtendedMutation struct {
 	// MergeSource The Unit the Mutation merged from (include=MergeSourceID), when it has one and the caller may view it. Upstream merges are not served yet, so it is always null.
 	MergeSource *Unit `json:"MergeSource"`
 
-	// Mutation One source of change of a Revision (a data PUT, a restore, a clone; later a function, a link, a merge).
+	// Mutation One source of change of a Revision: a data PUT, a restore, a clone, a function invocation or a Trigger (TriggerID).
 	Mutation     Mutation      `json:"Mutation"`
 	Organization *Organization `json:"Organization"`
 	Revision     *Revision     `json:"Revision"`
@@ -2089,7 +2089,7 @@ type MoveRequest struct {
 	ToSpaceID openapi_types.UUID `json:"ToSpaceID"`
 }
 
-// Mutation One source of change of a Revision (a data PUT, a restore, a clone; later a function, a link, a merge).
+// Mutation One source of change of a Revision: a data PUT, a restore, a clone, a function invocation or a Trigger (TriggerID).
 type Mutation struct {
 	BridgeWorkerID       *openapi_types.UUID    `json:"BridgeWorkerID"`
 	CreatedAt            time.Time              `json:"CreatedAt"`
@@ -2350,7 +2350,7 @@ type Revision struct {
 	RevisionID     openapi_types.UUID       `json:"RevisionID"`
 	RevisionNum    int64                    `json:"RevisionNum"`
 
-	// Source What made it: DataPut, Restore or Clone.
+	// Source What made it: DataPut, Restore, Clone or Function (a function invocation).
 	Source  string             `json:"Source"`
 	SpaceID openapi_types.UUID `json:"SpaceID"`
 

@@ -24,8 +24,13 @@ import (
 	hubdsql "github.com/hubd/hubd/sql"
 )
 
-// AdminURL is the server the tests use (DATABASE_URL, as `make test` sets it).
+// AdminURL is the server the tests use (DATABASE_URL, as `make test` sets it). Every test that needs
+// PostgreSQL reaches it through here, so `go test -short` (the fast loop, no database) skips them here.
 func AdminURL(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs PostgreSQL: -short leaves out the database suites; `make test` runs the full suite")
+	}
 	u := os.Getenv("DATABASE_URL")
 	if u == "" {
 		t.Fatal("DATABASE_URL is not set: run the tests with `make test`, which finds or starts PostgreSQL")
@@ -52,9 +57,11 @@ var (
 // templateDatabase creates (once per schema, shared by concurrent test processes) a migrated database
 // that test databases are cloned from.
 func templateDatabase(t testing.TB) string {
+	t.Helper()
+	admin := AdminURL(t) // outside the Once: a skip or failure there must not mark the template made
 	templateOnce.Do(func() {
 		templateName = "hubd_tmpl_" + migrationsHash()
-		templateErr = createTemplate(AdminURL(t), templateName)
+		templateErr = createTemplate(admin, templateName)
 	})
 	if templateErr != nil {
 		t.Fatalf("preparing the template database: %v", templateErr)

@@ -252,7 +252,7 @@ type EventBatch interface {
 }
 
 // EventReader reads at most max entries of an organization after a cursor. A reader may claim what it
-// reads for the poll's cursor in the same statement (one round trip fewer); it then records that it did
+// reads for the poll's cursor in the same statement (no round trip of its own); it then records that it did
 // in claim, and the poll does not claim again.
 type EventReader func(ctx context.Context, org uuid.UUID, after int64, max int, claim *CursorClaim) (EventBatch, error)
 

@@ -244,13 +244,12 @@ func (s *Service) advanceBookmark(ctx context.Context, channelID uuid.UUID, from
 // bookmark, advancing the bookmark past every event read: an event is handed out at most once. It
 // answers where the Channel's bookmark stands after.
 func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uuid.UUID, maxRuns int, wait time.Duration) ([]Message, bool, position, error) {
-	leaseSeconds := LeaseSeconds + int(math.Ceil(max(wait, 0).Seconds()))
 	var msgs []Message
 	var at position
 	more := false
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		msgs, more = nil, false
-		leaseCommands, err := tx.Q.ChannelLeaseRenew(ctx, db.ChannelLeaseRenewParams{ChannelID: ch.ID, ClaimToken: token, LeaseSeconds: int32(leaseSeconds)})
+		leaseCommands, err := tx.Q.ChannelLeaseRenew(ctx, db.ChannelLeaseRenewParams{ChannelID: ch.ID, ClaimToken: token, LeaseSeconds: renewal(wait)})
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return apierr.Conflict("the claim token no longer holds the lease of Channel %s; acquire the lease again", ch.Slug)
 		}
@@ -304,6 +303,12 @@ func (s *Service) take(ctx context.Context, sc authz.Scope, ch Channel, token uu
 		return tx.Q.ChannelBookmarkAdvance(ctx, db.ChannelBookmarkAdvanceParams{ChannelID: ch.ID, EventBookmark: at.bookmark})
 	})
 	return msgs, more, at, err
+}
+
+// renewal is how many seconds a poll's renewal makes the lease last: what is left of the poll's wait
+// (whole seconds, rounded up), and LeaseSeconds more.
+func renewal(wait time.Duration) int32 {
+	return int32(LeaseSeconds + int(math.Ceil(max(wait, 0).Seconds())))
 }
 
 // matches reports whether any subscription selects the event.

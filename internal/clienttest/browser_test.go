@@ -29,12 +29,6 @@ func chromium() string {
 // through CORS while a page of another origin is refused by the browser.
 func TestBrowserDocsAndCORS(t *testing.T) {
 	t.Parallel()
-	if _, err := os.Stat(filepath.Join(tsDir, "node_modules", "playwright-core")); err != nil {
-		t.Fatalf("the browser test's toolchain is not installed (%v): run make test, which runs npm ci in internal/clienttest/ts", err)
-	}
-	if _, err := os.Stat(chromium()); err != nil {
-		t.Fatalf("Chromium is not installed (%v): run make test, which installs Debian's chromium package, or set CHROMIUM", err)
-	}
 	// The browser app: an empty page. It is served at 127.0.0.1 (an origin hubd allows) and at localhost
 	// (the same server, another origin).
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -45,7 +39,14 @@ func TestBrowserDocsAndCORS(t *testing.T) {
 	other := strings.Replace(app.URL, "127.0.0.1", "localhost", 1)
 	require.NotEqual(t, app.URL, other)
 
+	// The server first: under -short it skips, toolchain or not.
 	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{CORSOrigins: []string{app.URL}}})
+	if _, err := os.Stat(filepath.Join(tsDir, "node_modules", "playwright-core")); err != nil {
+		t.Fatalf("the browser test's toolchain is not installed (%v): run make test, which runs npm ci in internal/clienttest/ts", err)
+	}
+	if _, err := os.Stat(chromium()); err != nil {
+		t.Fatalf("Chromium is not installed (%v): run make test, which installs Debian's chromium package, or set CHROMIUM", err)
+	}
 	doc, err := apitest.Document()
 	require.NoError(t, err)
 

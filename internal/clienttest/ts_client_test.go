@@ -24,12 +24,12 @@ const tsDir = "ts"
 // checks every answer against the document.
 func TestTypeScriptClientScenario(t *testing.T) {
 	t.Parallel()
+	env := apitest.New(t) // first: under -short it skips, toolchain or not
 	for _, tool := range []string{"openapi-typescript", "tsc"} {
 		if _, err := os.Stat(filepath.Join(tsDir, "node_modules", ".bin", tool)); err != nil {
 			t.Fatalf("the TypeScript toolchain is not installed (%v): run make test, which runs npm ci in internal/clienttest/ts", err)
 		}
 	}
-	env := apitest.New(t)
 	doc := env.Anonymous().Get("/api/docs").Body
 	require.NoError(t, os.MkdirAll(filepath.Join(tsDir, "gen"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(tsDir, "gen", "openapi.json"), doc, 0o644))

@@ -269,7 +269,9 @@ func renderINI(v any) ([]byte, error) {
 			if err != nil {
 				return err
 			}
-			if strings.ContainsAny(s, "\n\"`") || strings.TrimSpace(s) != s || strings.ContainsAny(s, ";#") {
+			// A value ending with a backslash is quoted too: bare, ini.v1 reads the backslash as a line
+			// continuation and joins the next line to it.
+			if strings.ContainsAny(s, "\n\"`") || strings.TrimSpace(s) != s || strings.ContainsAny(s, ";#") || strings.HasSuffix(s, `\`) {
 				s = "`" + s + "`"
 				if strings.Contains(s[1:len(s)-1], "`") {
 					return &EditError{Msg: fmt.Sprintf("%s holds both a backquote and characters INI must quote", join(prefix, k))}
@@ -360,7 +362,8 @@ func renderEnv(v any) ([]byte, error) {
 }
 
 // envQuote writes a value so parseEnv reads it back as it is: bare when it holds nothing special,
-// single-quoted when it holds no single quote, else double-quoted with \, " and line breaks escaped.
+// single-quoted when it holds no single quote and does not end with a backslash (\' does not close a
+// single-quoted value), else double-quoted with \, " and line breaks escaped.
 func envQuote(s string) string {
 	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:@,+=%", r))
@@ -368,7 +371,7 @@ func envQuote(s string) string {
 	switch {
 	case plain:
 		return s
-	case !strings.Contains(s, "'"):
+	case !strings.Contains(s, "'") && !strings.HasSuffix(s, `\`):
 		return "'" + s + "'"
 	}
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`)

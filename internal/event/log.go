@@ -37,9 +37,8 @@ type Entry struct {
 // previous one, so a reader that sees cursor N has seen every cursor below N that will ever exist: no
 // event can later appear below a cursor a reader passed. (A cursor taken from a sequence inside the
 // writer's transaction would not do: a transaction holding a lower cursor could commit after a reader
-// passed a higher one. Holding a lock from the insert through the commit, as hubd once did, made every
-// commit of every organization wait for the one before it, so PostgreSQL could never flush commits
-// together.)
+// passed a higher one. Holding a lock from the insert through the commit would make every commit of
+// every organization wait for the one before it, so PostgreSQL could never flush commits together.)
 //
 // When the replica is quiet (its sequencer idle, none of its other writers numbering), a writer that
 // finds the lock free numbers its events itself, with every other pending event, in its own transaction

@@ -115,7 +115,7 @@ func TestUnknownFieldsWarn(t *testing.T) {
 	resp = c.Patch("/api/space/"+sp.SpaceID.String(), map[string]any{"DisplayName": "x", "Nope": map[string]any{"a": 1}}).Expect(http.StatusOK)
 	require.Equal(t, []string{`299 hubd "Unknown field: Nope"`}, resp.Warnings())
 	// Server-assigned fields sent as null are absent (a client that sends every field of a form), with no
-	// Warning; a non-null one is ignored as before.
+	// Warning; a non-null one is ignored like the unknown fields above.
 	var units api.UnitCreateOrUpdateResponse
 	resp = c.Post("/api/space/"+sp.SpaceID.String()+"/unit", map[string]any{"Slug": "web", "ToolchainType": "AppConfig/Env",
 		"UnitID": nil, "CreatedAt": nil, "DataHash": nil, "HeadRevisionNum": nil, "EntityType": nil}).Expect(http.StatusOK)

@@ -90,8 +90,8 @@ func TestPollFanOutCost(t *testing.T) {
 		require.Equal(t, "tag.created", eventOf(t, msgs[0]).EventType)
 	}
 	// The Tag's own write is a handful of statements; the hundred polls add one shared read (one
-	// statement) and a few batches of cursor and bookmark claims. Before reads were shared, each poll ran
-	// its own transaction of five or more.
+	// statement) and a few batches of cursor and bookmark claims; polls reading on their own would each run
+	// a transaction of five or more, and the count would grow with them.
 	polls := len(got) + channels
 	t.Logf("%d polls, one commit: %d statements", polls, cost)
 	require.Less(t, cost, int64(25), "statements for one commit delivered to %d waiting polls", polls)

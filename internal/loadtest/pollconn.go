@@ -13,8 +13,8 @@ import (
 
 // pollConns are the fan-out's HTTP/1.1 connections to hubd, kept alive between polls. A poll writes its
 // request on a connection of its own and reads the response with http.ReadResponse: no Transport, whose
-// reading and writing goroutines and idle pool cost this process twice the CPU per answer (66 against
-// 30 us on a 2-CPU AMD EPYC VM). The client shares the machine's CPUs with hubd, and 10,000 real pollers
+// reading and writing goroutines and idle pool would cost this process several times the CPU of the
+// read itself for every answer. The client shares the machine's CPUs with hubd, and 10,000 real pollers
 // would run on machines of their own, so the less of the CPUs it takes, the more the benchmark measures
 // hubd. Answers are decoded and checked after the last has arrived, for the same reason.
 type pollConns struct {

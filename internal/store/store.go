@@ -105,8 +105,8 @@ func registerTypes(_ context.Context, conn *pgx.Conn) error {
 }
 
 // uuidCodec is pgx's uuid codec, reading straight into uuid.UUID. pgx plans a scan into a sql.Scanner
-// (uuid.UUID is one) before it tries the wrappers pgxuuid registers, so without it every UUID read went
-// through its text form: formatted by pgx, parsed again by uuid.Scan, two allocations each.
+// (uuid.UUID is one) before it tries the wrappers pgxuuid registers, so without it every UUID read would
+// go through its text form: formatted by pgx, parsed again by uuid.Scan, two allocations each.
 type uuidCodec struct{ pgtype.UUIDCodec }
 
 func (c uuidCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target any) pgtype.ScanPlan {

@@ -214,8 +214,11 @@ func locate(tree *configdata.Tree, typ, name, path, field string) ([]string, err
 		return out, nil
 	}
 	what := "the data has no resource " + typ + " " + name
-	if typ == "" {
+	switch {
+	case tree.Toolchain != configdata.KubernetesYAML:
 		what = "only Kubernetes/YAML data has resources; leave ResourceType and ResourceName empty"
+	case typ == "":
+		what = "Kubernetes/YAML data is made of resources: name one with ResourceType and ResourceName"
 	}
 	return nil, apierr.Validation(field+": "+what, apierr.Item{Item: field, Description: "no such resource"})
 }

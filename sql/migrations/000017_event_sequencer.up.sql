@@ -1,5 +1,5 @@
--- Events get their cursor after their transaction commits, from a sequencer, instead of from a lock every
--- writer held through its commit (which made all commits of all organizations one at a time).
+-- Events get their cursor after their transaction commits, from a sequencer, so that no writer holds a
+-- lock through its commit: such a lock would make all commits of all organizations one at a time.
 --
 -- A writer inserts its events with no cursor (pending), in its transaction. After the commit, a
 -- sequencer pass (internal/event) locks event_sequencer's row, numbers every committed pending event in

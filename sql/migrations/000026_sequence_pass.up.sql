@@ -1,4 +1,5 @@
--- A sequencer pass in one statement, so in one round trip (it was four: begin, lock, number, commit).
+-- A sequencer pass in one statement, so in one round trip: lock, number and signal, committed as the
+-- statement ends.
 -- The lock serializes passes across replicas until the pass's transaction ends; the numbering statement
 -- runs after it with a snapshot of its own (a VOLATILE function takes one per statement), so it never
 -- renumbers what the previous pass numbered. (An advisory lock, not a row lock: a pass that finds

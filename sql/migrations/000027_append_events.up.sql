@@ -6,11 +6,11 @@
 -- event it sees: those committed by others and its own. The lock is then held through the writer's
 -- commit, like a pass holds it through its own, so cursor order stays commit order: whoever sees cursor
 -- N sees every cursor below it. When the lock is taken (a pass or another writer has it, or waits for
--- it), the events stay pending for the sequencer, as before: writers never queue on the lock. (hubd asks
+-- it), the events stay pending for the sequencer: writers never queue on the lock. (hubd asks
 -- only when its replica's sequencer is idle: under load, writers holding the lock through their commits
 -- would hold up the passes that number many commits' events at once.)
 --
--- The numbering moves to hubd_number_pending, used by both.
+-- The numbering is hubd_number_pending's, used by both.
 
 CREATE FUNCTION hubd_number_pending(batch int, quiet_families text[], max_orgs int)
 RETURNS TABLE (numbered int, payload text) LANGUAGE plpgsql VOLATILE AS $$
