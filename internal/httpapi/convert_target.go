@@ -21,9 +21,9 @@ func targetToAPI(t target.Target) api.Target {
 
 func targetFields(b *api.Target) target.Fields {
 	return target.Fields{
-		Slug: b.Slug, DisplayName: b.DisplayName, ToolchainType: string(b.ToolchainType), ProviderType: string(b.ProviderType),
-		BridgeWorkerID: b.BridgeWorkerID, BridgeHandle: b.BridgeHandle, Options: b.Options, Facts: b.Facts,
-		LiveStateType: b.LiveStateType, Permissions: permissionsFromAPI(b.Permissions),
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+		Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+			Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		ToolchainType: string(b.ToolchainType), ProviderType: string(b.ProviderType), BridgeWorkerID: b.BridgeWorkerID,
+		BridgeHandle: b.BridgeHandle, Options: b.Options, Facts: b.Facts, LiveStateType: b.LiveStateType,
 	}
 }
