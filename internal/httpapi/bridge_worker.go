@@ -32,9 +32,8 @@ func bridgeWorkerToAPI(w bridgeworker.BridgeWorker) api.BridgeWorker {
 }
 
 func bridgeWorkerFields(b *api.BridgeWorker) bridgeworker.Fields {
-	return bridgeworker.Fields{Slug: b.Slug, DisplayName: b.DisplayName, OrgRole: auth.Role(b.OrgRole),
-		Permissions: permissionsFromAPI(b.Permissions),
-		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+	return bridgeworker.Fields{Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}, OrgRole: auth.Role(b.OrgRole)}
 }
 
 func (h bridgeWorkerAPI) ListAllBridgeWorkers(ctx context.Context, r api.ListAllBridgeWorkersRequestObject) (api.ListAllBridgeWorkersResponseObject, error) {

@@ -52,9 +52,9 @@ func channelFields(b *api.Channel) channel.Fields {
 	for i, s := range b.Subscriptions {
 		subs[i] = channel.Subscription{EventTypes: s.EventTypes, TargetID: s.TargetID}
 	}
-	return channel.Fields{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
-		Commands: commands, Subscriptions: subs, EventBookmark: b.EventBookmark,
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+	return channel.Fields{Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		Commands: commands, Subscriptions: subs, EventBookmark: b.EventBookmark}
 }
 
 func (h channelAPI) ListAllChannels(ctx context.Context, r api.ListAllChannelsRequestObject) (api.ListAllChannelsResponseObject, error) {
