@@ -12,23 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const spaceDelete = `-- name: SpaceDelete :execrows
-DELETE FROM space WHERE organization_id = $1 AND space_id = $2
-`
-
-type SpaceDeleteParams struct {
-	OrganizationID uuid.UUID `db:"organization_id"`
-	SpaceID        uuid.UUID `db:"space_id"`
-}
-
-func (q *Queries) SpaceDelete(ctx context.Context, arg SpaceDeleteParams) (int64, error) {
-	result, err := q.db.Exec(ctx, spaceDelete, arg.OrganizationID, arg.SpaceID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
 const spaceGetByID = `-- name: SpaceGetByID :one
 SELECT space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at, search_text FROM space WHERE organization_id = $1 AND space_id = $2
 `
@@ -40,38 +23,6 @@ type SpaceGetByIDParams struct {
 
 func (q *Queries) SpaceGetByID(ctx context.Context, arg SpaceGetByIDParams) (*Space, error) {
 	row := q.db.QueryRow(ctx, spaceGetByID, arg.OrganizationID, arg.SpaceID)
-	var i Space
-	err := row.Scan(
-		&i.SpaceID,
-		&i.OrganizationID,
-		&i.Slug,
-		&i.DisplayName,
-		&i.Labels,
-		&i.Annotations,
-		&i.DeleteGates,
-		&i.Permissions,
-		&i.ComponentID,
-		&i.HiddenReason,
-		&i.Version,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.SearchText,
-	)
-	return &i, err
-}
-
-const spaceGetByIDForUpdate = `-- name: SpaceGetByIDForUpdate :one
-SELECT space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at, search_text FROM space WHERE organization_id = $1 AND space_id = $2 FOR UPDATE
-`
-
-type SpaceGetByIDForUpdateParams struct {
-	OrganizationID uuid.UUID `db:"organization_id"`
-	SpaceID        uuid.UUID `db:"space_id"`
-}
-
-// Serializes writers of one Space, so a PATCH without Version never loses a concurrent change.
-func (q *Queries) SpaceGetByIDForUpdate(ctx context.Context, arg SpaceGetByIDForUpdateParams) (*Space, error) {
-	row := q.db.QueryRow(ctx, spaceGetByIDForUpdate, arg.OrganizationID, arg.SpaceID)
 	var i Space
 	err := row.Scan(
 		&i.SpaceID,
@@ -209,50 +160,6 @@ func (q *Queries) SpaceInsert(ctx context.Context, arg SpaceInsertParams) (*Spac
 		&i.SearchText,
 	)
 	return &i, err
-}
-
-const spaceListByIDs = `-- name: SpaceListByIDs :many
-SELECT space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at, search_text FROM space WHERE organization_id = $1 AND space_id = ANY($2::uuid[])
-`
-
-type SpaceListByIDsParams struct {
-	OrganizationID uuid.UUID   `db:"organization_id"`
-	SpaceIds       []uuid.UUID `db:"space_ids"`
-}
-
-func (q *Queries) SpaceListByIDs(ctx context.Context, arg SpaceListByIDsParams) ([]*Space, error) {
-	rows, err := q.db.Query(ctx, spaceListByIDs, arg.OrganizationID, arg.SpaceIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []*Space
-	for rows.Next() {
-		var i Space
-		if err := rows.Scan(
-			&i.SpaceID,
-			&i.OrganizationID,
-			&i.Slug,
-			&i.DisplayName,
-			&i.Labels,
-			&i.Annotations,
-			&i.DeleteGates,
-			&i.Permissions,
-			&i.ComponentID,
-			&i.HiddenReason,
-			&i.Version,
-			&i.CreatedAt,
-			&i.UpdatedAt,
-			&i.SearchText,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, &i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const spaceUpdate = `-- name: SpaceUpdate :one

@@ -29,7 +29,20 @@ func TestListingsUnchanged(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
-	require.Equal(t, string(want), b.String())
+	wantLines, gotLines := strings.Split(string(want), "\n"), strings.Split(b.String(), "\n")
+	for i := range max(len(wantLines), len(gotLines)) {
+		if i >= len(wantLines) || i >= len(gotLines) || wantLines[i] != gotLines[i] {
+			t.Fatalf("%s differs from the registry at line %d:\nwant: %q\ngot:  %q\n(run with -update and review the diff)",
+				golden, i+1, lineAt(wantLines, i), lineAt(gotLines, i))
+		}
+	}
+}
+
+func lineAt(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "(end)"
 }
 
 func dumpEntity(b *strings.Builder, indent string, e *listquery.Entity) {

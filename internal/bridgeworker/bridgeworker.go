@@ -33,10 +33,8 @@ const ReadyWindow = time.Minute
 
 // BridgeWorker is a stored BridgeWorker with its bot User's role.
 type BridgeWorker struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	SpaceID        uuid.UUID
-	UserID         uuid.UUID
+	entity.Object
+	UserID uuid.UUID
 	// Secret is set only in the result of Create, and of an update that issued a new one: it is never
 	// stored, only its hash.
 	Secret string
@@ -44,10 +42,6 @@ type BridgeWorker struct {
 	// issued to, so a worker raised above it does not raise the power of whoever holds its old Secret.
 	SecretMaxOrgRole auth.Role
 	LastSeenAt       *time.Time
-	HiddenReason     string
-	Version          int64
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
 	Fields
 }
 
@@ -70,75 +64,37 @@ func (w BridgeWorker) Target() authz.Target {
 func normalized(f Fields) Fields { return f.Normalized(auth.RoleViewer) }
 
 func fromRow(r *db.BridgeWorkerGetWithRoleRow) (BridgeWorker, error) {
-	w := BridgeWorker{ID: r.BridgeWorkerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, UserID: r.UserID,
-		LastSeenAt: r.LastSeenAt, HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		SecretMaxOrgRole: auth.Role(r.SecretMaxOrgRole),
-		Fields:           Fields{Slug: r.Slug, DisplayName: r.DisplayName, OrgRole: auth.Role(r.OrgRole)}}
-	var err error
-	if w.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
-		return w, err
-	}
-	if w.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
-		return w, err
-	}
-	w.Fields = normalized(w.Fields)
-	return w, nil
+	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, r.Permissions)
+	return BridgeWorker{Object: entity.Object{ID: r.BridgeWorkerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID,
+		HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt},
+		UserID: r.UserID, LastSeenAt: r.LastSeenAt, SecretMaxOrgRole: auth.Role(r.SecretMaxOrgRole),
+		Fields: normalized(Fields{Common: c, OrgRole: auth.Role(r.OrgRole)})}, err
 }
 
 // ListEntity is how BridgeWorkers are listed (indexes in migration 000011).
-var ListEntity = listquery.Define(&listquery.Entity{
-	Name:    EntityType,
-	From:    "bridge_worker bw JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id",
-	Columns: "bw.*, m.org_role", ID: "BridgeWorkerID", Org: "bw.organization_id", Slug: "Slug",
-	Contains: "bw.search_text", HiddenReason: "bw.hidden_reason",
-	Visibility:    &listquery.Visibility{Grants: "bw.permissions", Space: "bw.space_id", Members: "ARRAY[bw.user_id]"},
-	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
+var ListEntity = listquery.Standard{Table: "bw", ID: "BridgeWorkerID", InSpace: true, Permissions: true}.Define(&listquery.Entity{
+	Name:       EntityType,
+	From:       "bridge_worker bw JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id",
+	Columns:    "bw.*, m.org_role",
+	Visibility: &listquery.Visibility{Grants: "bw.permissions", Space: "bw.space_id", Members: "ARRAY[bw.user_id]"},
 	Attributes: []listquery.Attribute{
-		{Name: "BridgeWorkerID", Type: listquery.UUID, SQL: "bw.bridge_worker_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "SpaceID", Type: listquery.UUID, SQL: "bw.space_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "OrganizationID", Type: listquery.UUID, SQL: "bw.organization_id", Filterable: true, Orderable: true, Always: true},
+		listquery.After("OrganizationID"),
 		{Name: "UserID", Type: listquery.UUID, SQL: "bw.user_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "Slug", Type: listquery.String, SQL: "bw.slug", Filterable: true, Orderable: true, Always: true},
-		{Name: "DisplayName", Type: listquery.String, SQL: "bw.display_name", Filterable: true, Orderable: true},
+		listquery.After("DisplayName"),
 		{Name: "OrgRole", Type: listquery.String, SQL: "m.org_role", Filterable: true},
-		{Name: "Labels", Type: listquery.StringMap, SQL: "bw.labels", Filterable: true},
-		{Name: "Annotations", Type: listquery.StringMap, SQL: "bw.annotations", Filterable: true},
-		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "bw.delete_gates", Filterable: true},
-		{Name: "HiddenReason", Type: listquery.String, SQL: "bw.hidden_reason", Filterable: true, Orderable: true},
+		listquery.After("HiddenReason"),
 		{Name: "LastSeenAt", Type: listquery.Opaque},
-		{Name: "CreatedAt", Type: listquery.Time, SQL: "bw.created_at", Filterable: true, Orderable: true},
-		{Name: "UpdatedAt", Type: listquery.Time, SQL: "bw.updated_at", Filterable: true, Orderable: true},
-		{Name: "Permissions", Type: listquery.Opaque}, {Name: "Secret", Type: listquery.Opaque},
-		{Name: "Condition", Type: listquery.Opaque}, {Name: "Version", Type: listquery.Opaque},
-		{Name: "EntityType", Type: listquery.Opaque},
+		listquery.After("Permissions"),
+		{Name: "Secret", Type: listquery.Opaque}, {Name: "Condition", Type: listquery.Opaque},
 	},
-	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}, {Name: "UserID", Field: "User"}},
+	Includes: []listquery.Include{{Name: "UserID", Field: "User"}},
 })
 
 // Family declares BridgeWorkers to the entity kit: they live in a Space, have Permissions, and are backed
-// by a bot User whose membership carries OrgRole; each is issued a Secret when created, and a new one when
-// raised above the role of whoever holds the current one.
-var Family = &entity.Family[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]{
-	Type: EntityType, Event: "bridge_worker", Listing: ListEntity, Parent: space.Of, SpaceColumn: "bw.space_id",
-	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.BridgeWorkerGetWithRoleRow, error) {
-		if lock {
-			row, err := q.BridgeWorkerGetWithRoleForUpdate(ctx, db.BridgeWorkerGetWithRoleForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
-			return (*db.BridgeWorkerGetWithRoleRow)(row), err
-		}
-		return q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
-	},
-	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.BridgeWorkerGetWithRoleRow, error) {
-		row, err := q.BridgeWorkerGetWithRoleBySlug(ctx, db.BridgeWorkerGetWithRoleBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
-		return (*db.BridgeWorkerGetWithRoleRow)(row), err
-	},
-	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.BridgeWorkerGetWithRoleRow, error) {
-		rows, err := q.BridgeWorkerListByIDs(ctx, db.BridgeWorkerListByIDsParams{OrganizationID: sc.OrganizationID, BridgeWorkerIds: ids})
-		out := make([]*db.BridgeWorkerGetWithRoleRow, len(rows))
-		for i, r := range rows {
-			out[i] = (*db.BridgeWorkerGetWithRoleRow)(r)
-		}
-		return out, err
-	},
+// by a bot User whose membership carries OrgRole (so their events are not quiet); each is issued a
+// Secret when created, and a new one when raised above the role of whoever holds the current one.
+var Family = entity.Declare(&entity.Family[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]{
+	Type: EntityType, Event: "bridge_worker", Listing: ListEntity, Parent: space.Of, Strategy: strategy{},
 	// The bot User and its membership are made with the worker, in the write's savepoint. Its Secret is
 	// issued by AfterWrite; until then the stored hash is of nothing anyone holds.
 	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.BridgeWorkerGetWithRoleRow, error) {
@@ -171,33 +127,36 @@ var Family = &entity.Family[db.BridgeWorkerGetWithRoleRow, BridgeWorker, Fields]
 		}
 		return q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, BridgeWorkerID: cur.ID})
 	},
-	// Deleting the bot User deletes the worker, its membership and its cursors with it; Targets naming the
-	// worker hold it (a foreign key: 409 Conflict).
-	DeleteRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, cur BridgeWorker) (int64, error) {
-		return org.DeleteBotUser(ctx, q, cur.UserID)
-	},
 	FromRow: fromRow,
-	Ident: func(w BridgeWorker) entity.Ident {
-		return entity.Ident{ID: w.ID, SpaceID: w.SpaceID, Slug: w.Slug, Version: w.Version, DeleteGates: w.DeleteGates}
-	},
-	Fields: func(w BridgeWorker) Fields { return w.Fields },
-	Slug:   func(f Fields) string { return f.Slug },
-	Target: BridgeWorker.Target,
-	Grants: func(f Fields) authz.Grants { return f.Permissions },
-	Normalize: func(f Fields) (Fields, error) {
-		f = normalized(f)
-		return f, f.Validate()
-	},
-	Check:      checkRoleChange,
-	AfterWrite: issueSecret,
-	BeforeDelete: func(_ context.Context, _ *store.Tx, sc authz.Scope, cur BridgeWorker) error {
-		return authz.CheckReach(sc, cur.OrgRole, "delete a worker with the role")
-	},
+})
+
+type strategy struct{}
+
+// Normalize: a worker is a viewer unless told otherwise.
+func (strategy) Normalize(f Fields) (Fields, error) {
+	f = normalized(f)
+	return f, f.Validate()
 }
 
-// checkRoleChange: nobody gives a worker's bot User a role stronger than their own, nor changes the role of
-// a worker stronger than themselves.
-func checkRoleChange(_ context.Context, _ *store.Tx, sc authz.Scope, _ uuid.UUID, cur *BridgeWorker, f Fields) (Fields, error) {
+// DeleteRow deletes the bot User, and the worker, its membership and its cursors with it; Targets naming
+// the worker hold it (a foreign key: 409 Conflict).
+func (strategy) DeleteRow(ctx context.Context, q *db.Queries, _ authz.Scope, cur BridgeWorker) (int64, error) {
+	return org.DeleteBotUser(ctx, q, cur.UserID)
+}
+
+// BeforeDelete: nobody deletes a worker stronger than themselves.
+func (strategy) BeforeDelete(_ context.Context, _ *store.Tx, sc authz.Scope, cur BridgeWorker) error {
+	return authz.CheckReach(sc, cur.OrgRole, "delete a worker with the role")
+}
+
+// AfterWrite issues the worker's Secret (issueSecret).
+func (strategy) AfterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *BridgeWorker, after BridgeWorker) (BridgeWorker, error) {
+	return issueSecret(ctx, tx, sc, before, after)
+}
+
+// Check: nobody gives a worker's bot User a role stronger than their own, nor changes the role of a
+// worker stronger than themselves.
+func (strategy) Check(_ context.Context, _ *store.Tx, sc authz.Scope, _ uuid.UUID, cur *BridgeWorker, f Fields) (Fields, error) {
 	if cur != nil && cur.OrgRole == f.OrgRole {
 		return f, nil
 	}

@@ -51,28 +51,19 @@ type Subscription struct {
 
 // Channel is a stored Channel and the state of its lease.
 type Channel struct {
-	ID                 uuid.UUID
-	OrganizationID     uuid.UUID
-	SpaceID            uuid.UUID
+	entity.Object
 	LastSeenAt         *time.Time
 	LeaseHolderAddress string
 	Connected          bool
-	HiddenReason       string
-	Version            int64
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
 	Fields
 }
 
 // Fields are what a write sets.
 type Fields struct {
-	Slug          string             `json:"Slug"`
-	DisplayName   string             `json:"DisplayName"`
-	Permissions   authz.Grants       `json:"Permissions"`
+	entity.Common
 	Commands      map[string]Command `json:"Commands"`
 	Subscriptions []Subscription     `json:"Subscriptions"`
 	EventBookmark int64              `json:"EventBookmark"`
-	entity.Meta
 }
 
 // Target is the Channel as a permission target (Claim, Use, Edit, Manage).
@@ -83,8 +74,7 @@ func (c Channel) Target() authz.Target {
 var commandName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$`)
 
 func (f Fields) normalized() Fields {
-	f.Meta = f.Meta.Normalized()
-	f.Permissions = f.Permissions.Normalized()
+	f.Common = f.Common.Normalized()
 	if f.Commands == nil {
 		f.Commands = map[string]Command{}
 	}
@@ -143,14 +133,11 @@ func (f Fields) validate() error {
 }
 
 func fromRow(r *db.Channel) (Channel, error) {
-	c := Channel{ID: r.ChannelID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, LastSeenAt: r.LastSeenAt,
-		HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, EventBookmark: r.EventBookmark}}
-	var err error
-	if c.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
-		return c, err
-	}
-	if c.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
+	common, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, r.Permissions)
+	c := Channel{Object: entity.Object{ID: r.ChannelID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, LastSeenAt: r.LastSeenAt,
+		Fields: Fields{Common: common, EventBookmark: r.EventBookmark}}
+	if err != nil {
 		return c, err
 	}
 	if c.Commands, err = store.DecodeJSON[map[string]Command](r.Commands); err != nil {
@@ -164,46 +151,24 @@ func fromRow(r *db.Channel) (Channel, error) {
 }
 
 // ListEntity is how Channels are listed.
-var ListEntity = listquery.Define(&listquery.Entity{
-	Name: EntityType, From: "channel", Columns: "channel.*", ID: "ChannelID", Org: "channel.organization_id", Slug: "Slug",
-	Contains: "channel.search_text", HiddenReason: "channel.hidden_reason",
-	Visibility:    &listquery.Visibility{Grants: "channel.permissions", Space: "channel.space_id"},
-	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
+var ListEntity = listquery.Standard{Table: "channel", ID: "ChannelID", InSpace: true, Permissions: true,
+	Unordered: []string{"DisplayName", "HiddenReason", "UpdatedAt"}}.Define(&listquery.Entity{
+	Name: EntityType,
 	Attributes: []listquery.Attribute{
-		{Name: "ChannelID", Type: listquery.UUID, SQL: "channel.channel_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "SpaceID", Type: listquery.UUID, SQL: "channel.space_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "OrganizationID", Type: listquery.UUID, SQL: "channel.organization_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "Slug", Type: listquery.String, SQL: "channel.slug", Filterable: true, Orderable: true, Always: true},
-		{Name: "DisplayName", Type: listquery.String, SQL: "channel.display_name", Filterable: true},
-		{Name: "Labels", Type: listquery.StringMap, SQL: "channel.labels", Filterable: true},
-		{Name: "Annotations", Type: listquery.StringMap, SQL: "channel.annotations", Filterable: true},
-		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "channel.delete_gates", Filterable: true},
+		listquery.After("DeleteGates"),
 		{Name: "EventBookmark", Type: listquery.Int, SQL: "channel.event_bookmark", Filterable: true},
-		{Name: "HiddenReason", Type: listquery.String, SQL: "channel.hidden_reason", Filterable: true},
-		{Name: "CreatedAt", Type: listquery.Time, SQL: "channel.created_at", Filterable: true, Orderable: true},
-		{Name: "UpdatedAt", Type: listquery.Time, SQL: "channel.updated_at", Filterable: true},
-		{Name: "Permissions", Type: listquery.Opaque}, {Name: "Commands", Type: listquery.Opaque},
-		{Name: "Subscriptions", Type: listquery.Opaque}, {Name: "Condition", Type: listquery.Opaque},
-		{Name: "LastSeenAt", Type: listquery.Opaque}, {Name: "LeaseHolderAddress", Type: listquery.Opaque},
-		{Name: "Version", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
+		listquery.After("Permissions"),
+		{Name: "Commands", Type: listquery.Opaque}, {Name: "Subscriptions", Type: listquery.Opaque},
+		{Name: "Condition", Type: listquery.Opaque}, {Name: "LastSeenAt", Type: listquery.Opaque},
+		{Name: "LeaseHolderAddress", Type: listquery.Opaque},
 	},
-	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"}},
 })
 
 // Family declares Channels to the entity kit: a Channel lives in a Space and carries Permissions; its
 // bookmark starts at the log's tail and only a PATCH moves it (polls move it without a new Version); its
 // Subscriptions name Targets of the organization; reads add the state of its lease.
-var Family = &entity.Family[db.Channel, Channel, Fields]{
-	Type: EntityType, Event: "channel", Listing: ListEntity, Parent: space.Of, SpaceColumn: "channel.space_id",
-	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Channel, error) {
-		if lock {
-			return q.ChannelGetByIDForUpdate(ctx, db.ChannelGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: id})
-		}
-		return q.ChannelGetByID(ctx, db.ChannelGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ChannelID: id})
-	},
-	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Channel, error) {
-		return q.ChannelGetBySlug(ctx, db.ChannelGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
-	},
+var Family = entity.Declare(&entity.Family[db.Channel, Channel, Fields]{
+	Type: EntityType, Event: "channel", Listing: ListEntity, Parent: space.Of, Quiet: true, Strategy: strategy{},
 	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Channel, error) {
 		return q.ChannelInsert(ctx, db.ChannelInsertParams{ChannelID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID,
 			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
@@ -216,58 +181,61 @@ var Family = &entity.Family[db.Channel, Channel, Fields]{
 			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 			Commands: store.EncodeJSON(f.Commands), Subscriptions: jsonArray(f.Subscriptions), EventBookmark: f.EventBookmark})
 	},
-	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Channel) (int64, error) {
-		return q.ChannelDelete(ctx, db.ChannelDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, ChannelID: cur.ID})
-	},
 	FromRow: fromRow,
-	Ident: func(c Channel) entity.Ident {
-		return entity.Ident{ID: c.ID, SpaceID: c.SpaceID, Slug: c.Slug, Version: c.Version, DeleteGates: c.DeleteGates}
-	},
-	Fields: func(c Channel) Fields { return c.Fields },
-	Slug:   func(f Fields) string { return f.Slug },
-	Target: Channel.Target,
-	Grants: func(f Fields) authz.Grants { return f.Permissions },
-	Normalize: func(f Fields) (Fields, error) {
-		f = f.normalized()
-		return f, f.validate()
-	},
-	Check: func(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Channel, f Fields) (Fields, error) {
-		var err error
-		var subs []Subscription
-		switch {
-		case cur == nil:
-			if f.EventBookmark == 0 {
-				f.EventBookmark = tailBookmark // a new Channel starts at the log's tail
-			}
-			f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark)
-		case f.EventBookmark != cur.EventBookmark:
-			subs = cur.Subscriptions
-			f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark)
-		default:
-			subs = cur.Subscriptions
+})
+
+type strategy struct{}
+
+// Normalize puts the fields in their stored form and checks them on their own.
+func (strategy) Normalize(f Fields) (Fields, error) {
+	f = f.normalized()
+	return f, f.validate()
+}
+
+// Check starts a new Channel's bookmark at the log's tail, refuses a bookmark past it, and checks the
+// Subscriptions' Targets.
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Channel, f Fields) (Fields, error) {
+	var err error
+	var subs []Subscription
+	switch {
+	case cur == nil:
+		if f.EventBookmark == 0 {
+			f.EventBookmark = tailBookmark // a new Channel starts at the log's tail
 		}
-		if err != nil {
-			return f, err
+		f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark)
+	case f.EventBookmark != cur.EventBookmark:
+		subs = cur.Subscriptions
+		f.EventBookmark, err = checkBookmark(ctx, tx.Q, f.EventBookmark)
+	default:
+		subs = cur.Subscriptions
+	}
+	if err != nil {
+		return f, err
+	}
+	return f, checkSubscriptions(ctx, sc, tx.Q, subs, f)
+}
+
+// OnPut keeps the bookmark: polls move it without a new Version, so a GET -> edit -> PUT would move it
+// back and deliver events twice. A PATCH moves it.
+func (strategy) OnPut(cur Channel, f Fields) Fields {
+	f.EventBookmark = cur.EventBookmark
+	return f
+}
+
+// OnPatch: a null bookmark in a patch moves it to the log's tail.
+func (strategy) OnPatch(_ Channel, patch json.RawMessage, f Fields) Fields {
+	var sent map[string]json.RawMessage
+	if err := json.Unmarshal(patch, &sent); err == nil {
+		if v, ok := sent["EventBookmark"]; ok && string(v) == "null" {
+			f.EventBookmark = tailBookmark
 		}
-		return f, checkSubscriptions(ctx, sc, tx.Q, subs, f)
-	},
-	// Polls move the bookmark without a new Version, so a GET -> edit -> PUT would move it back and
-	// deliver events twice: PUT keeps it, PATCH moves it.
-	OnPut: func(cur Channel, f Fields) Fields {
-		f.EventBookmark = cur.EventBookmark
-		return f
-	},
-	// A null bookmark in a patch moves it to the log's tail.
-	OnPatch: func(_ Channel, patch json.RawMessage, f Fields) Fields {
-		var sent map[string]json.RawMessage
-		if err := json.Unmarshal(patch, &sent); err == nil {
-			if v, ok := sent["EventBookmark"]; ok && string(v) == "null" {
-				f.EventBookmark = tailBookmark
-			}
-		}
-		return f
-	},
-	Enrich: withLeases,
+	}
+	return f
+}
+
+// Enrich adds the state of their leases to Channels (withLeases).
+func (strategy) Enrich(ctx context.Context, q *db.Queries, chans []Channel) error {
+	return withLeases(ctx, q, chans)
 }
 
 // Service carries out Channel operations: the kit's, and the protocol of the bots holding them.

@@ -15,6 +15,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
@@ -78,6 +79,10 @@ type RunPayload struct {
 	Status     string
 	SpaceSlug  string `json:",omitempty"`
 }
+
+// A run's events (command_run.created, command_run.updated) never change what members may do: they are
+// quiet.
+func init() { entity.DeclareEvents("command_run", true) }
 
 func (r Run) changeEvent(eventType, spaceSlug string) event.Event {
 	return event.Event{OrganizationID: r.OrganizationID, EventType: eventType, SpaceID: &r.SpaceID,

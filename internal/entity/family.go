@@ -119,9 +119,14 @@ func (f *Family[R, E, F]) resolve() {
 		}
 	}
 	if t := reflect.TypeFor[E](); t.Kind() == reflect.Struct {
-		if fld, ok := t.FieldByName(reflect.TypeFor[F]().Name()); ok && fld.Anonymous && fld.Type == reflect.TypeFor[F]() {
-			h.fields = fld.Index
+		for i := range t.NumField() {
+			if fld := t.Field(i); fld.Anonymous && fld.Type == reflect.TypeFor[F]() {
+				h.fields = fld.Index
+			}
 		}
+	}
+	if h.fields == nil && f.Fields == nil {
+		panic("entity: the " + f.Type + " entity type does not embed its Fields")
 	}
 	if s, ok := st.(Normalizer[F]); ok {
 		h.normalize = s.Normalize

@@ -8,7 +8,6 @@ import (
 	"context"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -29,21 +28,14 @@ const MaxMembers = 10000
 
 // Group is a stored Group.
 type Group struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	HiddenReason   string
-	Version        int64
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	entity.Object
 	Fields
 }
 
 // Fields are what a write sets.
 type Fields struct {
-	Slug        string      `json:"Slug"`
-	DisplayName string      `json:"DisplayName"`
-	UserIDs     []uuid.UUID `json:"UserIDs"`
-	entity.Meta
+	entity.Common
+	UserIDs []uuid.UUID `json:"UserIDs"`
 }
 
 // normalized keeps members in one stored form: ascending, without repeats, never nil.
@@ -69,8 +61,9 @@ func (f Fields) validate() error {
 	return f.Meta.Validate()
 }
 
-// target: a Group's members may view it whatever their role (a guest sees its own Groups).
-func (g Group) target() authz.Target {
+// Target is the Group as a permission target: its members may view it whatever their role (a guest sees
+// its own Groups).
+func (g Group) Target() authz.Target {
 	members := make(map[string]bool, len(g.UserIDs))
 	for _, id := range g.UserIDs {
 		members[id.String()] = true
@@ -80,54 +73,26 @@ func (g Group) target() authz.Target {
 }
 
 func fromRow(r *db.UserGroup) (Group, error) {
-	g := Group{ID: r.GroupID, OrganizationID: r.OrganizationID, HiddenReason: r.HiddenReason, Version: r.Version,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, UserIDs: r.UserIds}}
-	var err error
-	g.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates)
+	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, nil)
+	g := Group{Object: entity.Object{ID: r.GroupID, OrganizationID: r.OrganizationID, HiddenReason: r.HiddenReason, Version: r.Version,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, Fields: Fields{Common: c, UserIDs: r.UserIds}}
 	g.Fields = g.Fields.normalized()
 	return g, err
 }
 
 // ListEntity is how Groups are listed.
-var ListEntity = listquery.Define(&listquery.Entity{
-	Name: EntityType, From: "user_group", Columns: "user_group.*", ID: "GroupID", Org: "user_group.organization_id", Slug: "Slug",
-	Contains: "user_group.search_text", HiddenReason: "user_group.hidden_reason",
-	Visibility:    &listquery.Visibility{Members: "user_group.user_ids"},
-	ContainsAttrs: []string{"Slug", "DisplayName", "Labels", "Annotations"},
-	Attributes: []listquery.Attribute{
-		{Name: "GroupID", Type: listquery.UUID, SQL: "user_group.group_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "OrganizationID", Type: listquery.UUID, SQL: "user_group.organization_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "Slug", Type: listquery.String, SQL: "user_group.slug", Filterable: true, Orderable: true, Always: true},
-		{Name: "DisplayName", Type: listquery.String, SQL: "user_group.display_name", Filterable: true, Orderable: true},
-		{Name: "UserIDs", Type: listquery.UUIDList, SQL: "user_group.user_ids", Filterable: true},
-		{Name: "Labels", Type: listquery.StringMap, SQL: "user_group.labels", Filterable: true},
-		{Name: "Annotations", Type: listquery.StringMap, SQL: "user_group.annotations", Filterable: true},
-		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "user_group.delete_gates", Filterable: true},
-		{Name: "HiddenReason", Type: listquery.String, SQL: "user_group.hidden_reason", Filterable: true, Orderable: true},
-		{Name: "CreatedAt", Type: listquery.Time, SQL: "user_group.created_at", Filterable: true, Orderable: true},
-		{Name: "UpdatedAt", Type: listquery.Time, SQL: "user_group.updated_at", Filterable: true, Orderable: true},
-		{Name: "Version", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
-	},
-	Includes: []listquery.Include{{Name: "OrganizationID", Field: "Organization"}, {Name: "UserIDs", Field: "Users", Type: org.UserType}},
+var ListEntity = listquery.Standard{Table: "user_group", ID: "GroupID"}.Define(&listquery.Entity{
+	Name:       EntityType,
+	Visibility: &listquery.Visibility{Members: "user_group.user_ids"},
+	Attributes: []listquery.Attribute{{Name: "UserIDs", Type: listquery.UUIDList, SQL: "user_group.user_ids", Filterable: true}},
+	Includes:   []listquery.Include{{Name: "UserIDs", Field: "Users", Type: org.UserType}},
 })
 
 // Family declares Groups to the entity kit: a family of the organization without Permissions of its own,
-// whose writes need ManageMembers, and whose members must be members of the organization.
-var Family = &entity.Family[db.UserGroup, Group, Fields]{
-	Type: EntityType, Event: "group", Listing: ListEntity, WriteNeeds: authz.ManageMembers,
-	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, _, id uuid.UUID, lock bool) (*db.UserGroup, error) {
-		if lock {
-			return q.GroupGetByIDForUpdate(ctx, db.GroupGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, GroupID: id})
-		}
-		return q.GroupGetByID(ctx, db.GroupGetByIDParams{OrganizationID: sc.OrganizationID, GroupID: id})
-	},
-	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, _ uuid.UUID, slug string) (*db.UserGroup, error) {
-		return q.GroupGetBySlug(ctx, db.GroupGetBySlugParams{OrganizationID: sc.OrganizationID, Slug: slug})
-	},
-	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.UserGroup, error) {
-		return q.GroupListByIDs(ctx, db.GroupListByIDsParams{OrganizationID: sc.OrganizationID, GroupIDs: ids})
-	},
+// whose writes need ManageMembers, and whose members must be members of the organization. Its events
+// change what members may do, so they are not quiet.
+var Family = entity.Declare(&entity.Family[db.UserGroup, Group, Fields]{
+	Type: EntityType, Event: "group", Listing: ListEntity, Strategy: strategy{},
 	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, _, id uuid.UUID, f Fields) (*db.UserGroup, error) {
 		return q.GroupInsert(ctx, db.GroupInsertParams{GroupID: id, OrganizationID: sc.OrganizationID, Slug: f.Slug,
 			DisplayName: f.DisplayName, UserIds: f.UserIDs, Labels: store.EncodeJSON(f.Labels),
@@ -138,27 +103,24 @@ var Family = &entity.Family[db.UserGroup, Group, Fields]{
 			Slug: f.Slug, DisplayName: f.DisplayName, UserIds: f.UserIDs, Labels: store.EncodeJSON(f.Labels),
 			Annotations: store.EncodeJSON(f.Annotations), DeleteGates: store.EncodeJSON(f.DeleteGates)})
 	},
-	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Group) (int64, error) {
-		return q.GroupDelete(ctx, db.GroupDeleteParams{OrganizationID: sc.OrganizationID, GroupID: cur.ID})
-	},
 	FromRow: fromRow,
-	Ident: func(g Group) entity.Ident {
-		return entity.Ident{ID: g.ID, Slug: g.Slug, Version: g.Version, DeleteGates: g.DeleteGates}
-	},
-	Fields: func(g Group) Fields { return g.Fields },
-	Slug:   func(f Fields) string { return f.Slug },
-	Target: Group.target,
-	Normalize: func(f Fields) (Fields, error) {
-		f = f.normalized()
-		return f, f.validate()
-	},
-	Check: checkMembers,
+})
+
+type strategy struct{}
+
+// WriteNeeds: membership changes what members may do, so writing Groups is managing members.
+func (strategy) WriteNeeds() authz.Permission { return authz.ManageMembers }
+
+// Normalize puts the fields in their stored form and checks them on their own.
+func (strategy) Normalize(f Fields) (Fields, error) {
+	f = f.normalized()
+	return f, f.validate()
 }
 
-// checkMembers requires every User a write adds to be a member of the organization; one that is not (or
+// Check requires every User a write adds to be a member of the organization; one that is not (or
 // is another organization's) is named as UserIDs.<id>, with the same answer either way. Members already in
 // the Group pass again (one who left the organization was taken out when the membership ended).
-func checkMembers(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Group, f Fields) (Fields, error) {
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Group, f Fields) (Fields, error) {
 	var added []uuid.UUID
 	for _, id := range f.UserIDs {
 		if cur == nil || !slices.Contains(cur.UserIDs, id) {

@@ -16,7 +16,7 @@ var bridgeWorkerEdge = &edge[bridgeworker.BridgeWorker, bridgeworker.Fields, api
 	toAPI:   bridgeWorkerToAPI,
 	fields:  bridgeWorkerFields,
 	relations: []relation[bridgeworker.BridgeWorker]{
-		byID("SpaceID", func(w bridgeworker.BridgeWorker) []uuid.UUID { return []uuid.UUID{w.SpaceID} }, spaceEdge.load),
+		inSpace[bridgeworker.BridgeWorker](),
 		byID("UserID", func(w bridgeworker.BridgeWorker) []uuid.UUID { return []uuid.UUID{w.UserID} }, loadUsers)},
 	extended: func(w bridgeworker.BridgeWorker, a api.BridgeWorker, r *related) api.ExtendedBridgeWorker {
 		return api.ExtendedBridgeWorker{BridgeWorker: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", w.SpaceID),
@@ -37,7 +37,6 @@ func bridgeWorkerToAPI(w bridgeworker.BridgeWorker) api.BridgeWorker {
 }
 
 func bridgeWorkerFields(b *api.BridgeWorker) bridgeworker.Fields {
-	return bridgeworker.Fields{Slug: b.Slug, DisplayName: b.DisplayName, OrgRole: auth.Role(b.OrgRole),
-		Permissions: permissionsFromAPI(b.Permissions),
-		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+	return bridgeworker.Fields{Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}, OrgRole: auth.Role(b.OrgRole)}
 }

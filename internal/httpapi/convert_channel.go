@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"github.com/google/uuid"
-
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/entity"
@@ -16,7 +14,7 @@ var channelEdge = &edge[channel.Channel, channel.Fields, api.Channel, api.Extend
 	toAPI:   channelToAPI,
 	fields:  channelFields,
 	relations: []relation[channel.Channel]{
-		byID("SpaceID", func(c channel.Channel) []uuid.UUID { return []uuid.UUID{c.SpaceID} }, spaceEdge.load)},
+		inSpace[channel.Channel]()},
 	extended: func(c channel.Channel, a api.Channel, r *related) api.ExtendedChannel {
 		return api.ExtendedChannel{Channel: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", c.SpaceID)}
 	},
@@ -59,7 +57,7 @@ func channelFields(b *api.Channel) channel.Fields {
 	for i, s := range b.Subscriptions {
 		subs[i] = channel.Subscription{EventTypes: s.EventTypes, TargetID: s.TargetID}
 	}
-	return channel.Fields{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
-		Commands: commands, Subscriptions: subs, EventBookmark: b.EventBookmark,
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+	return channel.Fields{Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		Commands: commands, Subscriptions: subs, EventBookmark: b.EventBookmark}
 }

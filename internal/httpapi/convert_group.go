@@ -29,6 +29,6 @@ func groupToAPI(g group.Group) api.Group {
 }
 
 func groupFields(b *api.Group) group.Fields {
-	return group.Fields{Slug: b.Slug, DisplayName: b.DisplayName, UserIDs: b.UserIDs,
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+	return group.Fields{Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName,
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}, UserIDs: b.UserIDs}
 }

@@ -33,7 +33,6 @@ func serviceAccountToAPI(s serviceaccount.ServiceAccount) api.ServiceAccount {
 }
 
 func serviceAccountFields(b *api.ServiceAccount) serviceaccount.Fields {
-	return serviceaccount.Fields{Slug: b.Slug, DisplayName: b.DisplayName, OrgRole: auth.Role(b.OrgRole),
-		Permissions: permissionsFromAPI(b.Permissions),
-		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}
+	return serviceaccount.Fields{Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}}, OrgRole: auth.Role(b.OrgRole)}
 }

@@ -29,8 +29,8 @@ func spaceToAPI(s space.Space) api.Space {
 
 func spaceFields(b *api.Space) space.Fields {
 	return space.Fields{
-		Slug: b.Slug, DisplayName: b.DisplayName, ComponentID: b.ComponentID,
-		Permissions: permissionsFromAPI(b.Permissions),
-		Meta:        entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+		Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+			Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		ComponentID: b.ComponentID,
 	}
 }

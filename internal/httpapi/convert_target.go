@@ -16,7 +16,7 @@ var targetEdge = &edge[target.Target, target.Fields, api.Target, api.ExtendedTar
 	toAPI:   targetToAPI,
 	fields:  targetFields,
 	relations: []relation[target.Target]{
-		byID("SpaceID", func(t target.Target) []uuid.UUID { return []uuid.UUID{t.SpaceID} }, spaceEdge.load),
+		inSpace[target.Target](),
 		byID("BridgeWorkerID", func(t target.Target) []uuid.UUID { return optionalID(t.BridgeWorkerID) }, bridgeWorkerEdge.load)},
 	extended: func(t target.Target, a api.Target, r *related) api.ExtendedTarget {
 		return api.ExtendedTarget{Target: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", t.SpaceID),
@@ -37,9 +37,9 @@ func targetToAPI(t target.Target) api.Target {
 
 func targetFields(b *api.Target) target.Fields {
 	return target.Fields{
-		Slug: b.Slug, DisplayName: b.DisplayName, ToolchainType: string(b.ToolchainType), ProviderType: string(b.ProviderType),
-		BridgeWorkerID: b.BridgeWorkerID, BridgeHandle: b.BridgeHandle, Options: b.Options, Facts: b.Facts,
-		LiveStateType: b.LiveStateType, Permissions: permissionsFromAPI(b.Permissions),
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+		Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+			Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		ToolchainType: string(b.ToolchainType), ProviderType: string(b.ProviderType), BridgeWorkerID: b.BridgeWorkerID,
+		BridgeHandle: b.BridgeHandle, Options: b.Options, Facts: b.Facts, LiveStateType: b.LiveStateType,
 	}
 }

@@ -58,17 +58,13 @@ func LockMemberships(ctx context.Context, sc authz.Scope, q *db.Queries) error {
 // BotFields are what a write of an entity backed by a bot User sets (ServiceAccount, BridgeWorker): its
 // OrgRole is its User's membership role, and its Permissions say who may manage it.
 type BotFields struct {
-	Slug        string       `json:"Slug"`
-	DisplayName string       `json:"DisplayName"`
-	OrgRole     auth.Role    `json:"OrgRole"`
-	Permissions authz.Grants `json:"Permissions"`
-	entity.Meta
+	entity.Common
+	OrgRole auth.Role `json:"OrgRole"`
 }
 
 // Normalized puts the fields in their one stored form; no OrgRole is defaultRole.
 func (f BotFields) Normalized(defaultRole auth.Role) BotFields {
-	f.Meta = f.Meta.Normalized()
-	f.Permissions = f.Permissions.Normalized()
+	f.Common = f.Common.Normalized()
 	if f.OrgRole == "" {
 		f.OrgRole = defaultRole
 	}

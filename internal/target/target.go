@@ -6,7 +6,6 @@ package target
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -30,20 +29,13 @@ var ProviderTypes = []string{"ArgoCDOCI", "FluxOCI", "Kubernetes"}
 
 // Target is a stored Target.
 type Target struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	SpaceID        uuid.UUID
-	HiddenReason   string
-	Version        int64
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	entity.Object
 	Fields
 }
 
 // Fields are what a write sets.
 type Fields struct {
-	Slug           string            `json:"Slug"`
-	DisplayName    string            `json:"DisplayName"`
+	entity.Common
 	ToolchainType  string            `json:"ToolchainType"`
 	ProviderType   string            `json:"ProviderType"`
 	BridgeWorkerID *uuid.UUID        `json:"BridgeWorkerID"`
@@ -51,17 +43,10 @@ type Fields struct {
 	Options        map[string]string `json:"Options"`
 	Facts          map[string]string `json:"Facts"`
 	LiveStateType  string            `json:"LiveStateType"`
-	Permissions    authz.Grants      `json:"Permissions"`
-	entity.Meta
-}
-
-func (t Target) authzTarget() authz.Target {
-	return authz.Target{EntityType: EntityType, ID: t.ID.String(), Grants: t.Permissions, SpaceID: t.SpaceID}
 }
 
 func (f Fields) normalized() Fields {
-	f.Meta = f.Meta.Normalized()
-	f.Permissions = f.Permissions.Normalized()
+	f.Common = f.Common.Normalized()
 	if f.Options == nil {
 		f.Options = map[string]string{}
 	}
@@ -94,14 +79,14 @@ func (f Fields) validate() error {
 }
 
 func fromRow(r *db.Target) (Target, error) {
+	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, r.Permissions)
 	t := Target{
-		ID: r.TargetID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
-		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		Fields: Fields{Slug: r.Slug, DisplayName: r.DisplayName, ToolchainType: r.ToolchainType, ProviderType: r.ProviderType,
+		Object: entity.Object{ID: r.TargetID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
+			Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt},
+		Fields: Fields{Common: c, ToolchainType: r.ToolchainType, ProviderType: r.ProviderType,
 			BridgeWorkerID: r.BridgeWorkerID, BridgeHandle: r.BridgeHandle, LiveStateType: r.LiveStateType},
 	}
-	var err error
-	if t.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
+	if err != nil {
 		return t, err
 	}
 	if t.Options, err = store.DecodeJSON[map[string]string](r.Options); err != nil {
@@ -110,45 +95,29 @@ func fromRow(r *db.Target) (Target, error) {
 	if t.Facts, err = store.DecodeJSON[map[string]string](r.Facts); err != nil {
 		return t, err
 	}
-	if t.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
-		return t, err
-	}
 	t.Fields = t.Fields.normalized()
 	return t, nil
 }
 
 // ListEntity is how Targets are listed (indexes: migrations 000004 and 000005).
-var ListEntity = listquery.Define(&listquery.Entity{
-	Name: EntityType, From: "target", Columns: "target.*", ID: "TargetID", Org: "target.organization_id", Slug: "Slug",
-	Contains: "target.search_text", HiddenReason: "target.hidden_reason",
-	Visibility:    &listquery.Visibility{Grants: "target.permissions", Space: "target.space_id"},
+var ListEntity = listquery.Standard{Table: "target", ID: "TargetID", InSpace: true, Permissions: true, Unordered: []string{"HiddenReason"}}.Define(&listquery.Entity{
+	Name:          EntityType,
 	ContainsAttrs: []string{"Slug", "DisplayName", "ToolchainType", "ProviderType", "Labels", "Annotations"},
 	Attributes: []listquery.Attribute{
-		{Name: "TargetID", Type: listquery.UUID, SQL: "target.target_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "SpaceID", Type: listquery.UUID, SQL: "target.space_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "OrganizationID", Type: listquery.UUID, SQL: "target.organization_id", Filterable: true, Orderable: true, Always: true},
-		{Name: "Slug", Type: listquery.String, SQL: "target.slug", Filterable: true, Orderable: true, Always: true},
-		{Name: "DisplayName", Type: listquery.String, SQL: "target.display_name", Filterable: true, Orderable: true},
 		// A Target's kind (toolchain and provider): select always returns it.
 		{Name: "ToolchainType", Type: listquery.String, SQL: "target.toolchain_type", Filterable: true, Orderable: true, Always: true},
 		{Name: "ProviderType", Type: listquery.String, SQL: "target.provider_type", Filterable: true, Orderable: true, Always: true},
 		{Name: "BridgeWorkerID", Type: listquery.UUID, SQL: "target.bridge_worker_id", Nullable: true, Filterable: true},
 		{Name: "LiveStateType", Type: listquery.String, SQL: "target.live_state_type", Filterable: true},
-		{Name: "Labels", Type: listquery.StringMap, SQL: "target.labels", Filterable: true},
-		{Name: "Annotations", Type: listquery.StringMap, SQL: "target.annotations", Filterable: true},
+		listquery.After("Annotations"),
 		{Name: "Options", Type: listquery.StringMap, SQL: "target.options", Filterable: true},
 		{Name: "Facts", Type: listquery.StringMap, SQL: "target.facts", Filterable: true},
-		{Name: "DeleteGates", Type: listquery.BoolMap, SQL: "target.delete_gates", Filterable: true},
-		{Name: "HiddenReason", Type: listquery.String, SQL: "target.hidden_reason", Filterable: true},
-		{Name: "CreatedAt", Type: listquery.Time, SQL: "target.created_at", Filterable: true, Orderable: true},
-		{Name: "UpdatedAt", Type: listquery.Time, SQL: "target.updated_at", Filterable: true, Orderable: true},
-		{Name: "Permissions", Type: listquery.Opaque}, {Name: "BridgeHandle", Type: listquery.Opaque},
-		{Name: "ConfigTypes", Type: listquery.Opaque}, {Name: "TriggerFilterID", Type: listquery.Opaque},
-		{Name: "TriggerHash", Type: listquery.Opaque}, {Name: "TriggerIDs", Type: listquery.Opaque},
-		{Name: "Version", Type: listquery.Opaque}, {Name: "EntityType", Type: listquery.Opaque},
+		listquery.After("Permissions"),
+		{Name: "BridgeHandle", Type: listquery.Opaque}, {Name: "ConfigTypes", Type: listquery.Opaque},
+		{Name: "TriggerFilterID", Type: listquery.Opaque}, {Name: "TriggerHash", Type: listquery.Opaque},
+		{Name: "TriggerIDs", Type: listquery.Opaque},
 	},
 	Includes: []listquery.Include{
-		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
 		{Name: "BridgeWorkerID", Field: "BridgeWorker"},
 		// Targets do not select Triggers yet: their TriggerFilterID is null and TriggerIDs empty.
 		{Name: "TriggerFilterID", Field: "TriggerFilter", Type: "Filter", Unserved: true},
@@ -156,63 +125,46 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	},
 })
 
+func rowParams(f Fields) db.TargetInsertParams {
+	return db.TargetInsertParams{Slug: f.Slug, DisplayName: f.DisplayName,
+		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
+		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+		ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
+		BridgeHandle: f.BridgeHandle, Options: store.EncodeJSON(f.Options), Facts: store.EncodeJSON(f.Facts),
+		LiveStateType: f.LiveStateType}
+}
+
 // Family declares Targets to the entity kit: a Target lives in a Space and carries Permissions; the
 // BridgeWorker a write names must exist, and its ToolchainType cannot change while Units use it.
-var Family = &entity.Family[db.Target, Target, Fields]{
-	Type: EntityType, Event: "target", Listing: ListEntity, Parent: space.Of, SpaceColumn: "target.space_id",
-	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Target, error) {
-		if lock {
-			return q.TargetGetByIDForUpdate(ctx, db.TargetGetByIDForUpdateParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
-		}
-		return q.TargetGetByID(ctx, db.TargetGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, TargetID: id})
-	},
-	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Target, error) {
-		return q.TargetGetBySlug(ctx, db.TargetGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
-	},
-	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Target, error) {
-		return q.TargetListByIDs(ctx, db.TargetListByIDsParams{OrganizationID: sc.OrganizationID, TargetIds: ids})
-	},
+var Family = entity.Declare(&entity.Family[db.Target, Target, Fields]{
+	Type: EntityType, Event: "target", Listing: ListEntity, Parent: space.Of, Quiet: true, Strategy: strategy{},
 	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Target, error) {
-		return q.TargetInsert(ctx, db.TargetInsertParams{
-			TargetID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug, DisplayName: f.DisplayName,
-			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-			ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
-			BridgeHandle: f.BridgeHandle, Options: store.EncodeJSON(f.Options), Facts: store.EncodeJSON(f.Facts),
-			LiveStateType: f.LiveStateType,
-		})
+		p := rowParams(f)
+		p.TargetID, p.OrganizationID, p.SpaceID = id, sc.OrganizationID, spaceID
+		return q.TargetInsert(ctx, p)
 	},
 	UpdateRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Target, f Fields) (*db.Target, error) {
-		return q.TargetUpdate(ctx, db.TargetUpdateParams{
-			OrganizationID: sc.OrganizationID, TargetID: cur.ID, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
-			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-			ToolchainType: f.ToolchainType, ProviderType: f.ProviderType, BridgeWorkerID: f.BridgeWorkerID,
-			BridgeHandle: f.BridgeHandle, Options: store.EncodeJSON(f.Options), Facts: store.EncodeJSON(f.Facts),
-			LiveStateType: f.LiveStateType,
-		})
-	},
-	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Target) (int64, error) {
-		return q.TargetDelete(ctx, db.TargetDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, TargetID: cur.ID})
+		p := rowParams(f)
+		return q.TargetUpdate(ctx, db.TargetUpdateParams{OrganizationID: sc.OrganizationID, TargetID: cur.ID, Version: cur.Version,
+			Slug: p.Slug, DisplayName: p.DisplayName, Labels: p.Labels, Annotations: p.Annotations, DeleteGates: p.DeleteGates,
+			Permissions: p.Permissions, ToolchainType: p.ToolchainType, ProviderType: p.ProviderType, BridgeWorkerID: p.BridgeWorkerID,
+			BridgeHandle: p.BridgeHandle, Options: p.Options, Facts: p.Facts, LiveStateType: p.LiveStateType})
 	},
 	FromRow: fromRow,
-	Ident: func(t Target) entity.Ident {
-		return entity.Ident{ID: t.ID, SpaceID: t.SpaceID, Slug: t.Slug, Version: t.Version, DeleteGates: t.DeleteGates}
-	},
-	Fields: func(t Target) Fields { return t.Fields },
-	Slug:   func(f Fields) string { return f.Slug },
-	Target: Target.authzTarget,
-	Grants: func(f Fields) authz.Grants { return f.Permissions },
-	Normalize: func(f Fields) (Fields, error) {
-		f = f.normalized()
-		return f, f.validate()
-	},
-	Check: check,
-	// A Target's events name it in TargetID, so Target subscriptions select them.
-	AdjustEvent: func(t Target, e event.Event) event.Event {
-		e.TargetID = &t.ID
-		return e
-	},
+})
+
+type strategy struct{}
+
+// Normalize puts the fields in their stored form and checks them on their own.
+func (strategy) Normalize(f Fields) (Fields, error) {
+	f = f.normalized()
+	return f, f.validate()
+}
+
+// AdjustEvent: a Target's events name it in TargetID, so Target subscriptions select them.
+func (strategy) AdjustEvent(t Target, e event.Event) event.Event {
+	e.TargetID = &t.ID
+	return e
 }
 
 // Service carries out Target operations (the kit's).
@@ -223,9 +175,9 @@ func NewService(deps entity.Deps) *Service {
 	return entity.NewService(Family, deps)
 }
 
-// check validates a write's references: the BridgeWorker it names, and a ToolchainType change (refused
+// Check validates a write's references: the BridgeWorker it names, and a ToolchainType change (refused
 // while Units use the Target, as their data is of the old type).
-func check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Target, f Fields) (Fields, error) {
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Target, f Fields) (Fields, error) {
 	var curWorker *uuid.UUID
 	if cur != nil {
 		curWorker = cur.BridgeWorkerID

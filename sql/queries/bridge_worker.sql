@@ -3,29 +3,12 @@ SELECT bw.*, m.org_role FROM bridge_worker bw
 JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
 WHERE bw.organization_id = @organization_id AND bw.space_id = @space_id AND bw.bridge_worker_id = @bridge_worker_id;
 
--- name: BridgeWorkerListByIDs :many
--- The workers of a page's include=BridgeWorkerID, in one query.
-SELECT bw.*, m.org_role FROM bridge_worker bw
-JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
-WHERE bw.organization_id = @organization_id AND bw.bridge_worker_id = ANY(@bridge_worker_ids::uuid[]);
-
 -- name: BridgeWorkerKeyShare :one
 -- A worker of the organization in any Space, for a Target naming it. The key-share lock lasts until the
 -- Target's write commits, so a delete waits for it (and then meets the foreign key), while polls
 -- updating last_seen_at do not.
 SELECT bridge_worker_id FROM bridge_worker
 WHERE organization_id = @organization_id AND bridge_worker_id = @bridge_worker_id FOR KEY SHARE;
-
--- name: BridgeWorkerGetWithRoleForUpdate :one
-SELECT bw.*, m.org_role FROM bridge_worker bw
-JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
-WHERE bw.organization_id = @organization_id AND bw.space_id = @space_id AND bw.bridge_worker_id = @bridge_worker_id
-FOR UPDATE OF bw;
-
--- name: BridgeWorkerGetWithRoleBySlug :one
-SELECT bw.*, m.org_role FROM bridge_worker bw
-JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
-WHERE bw.organization_id = @organization_id AND bw.space_id = @space_id AND bw.slug = @slug;
 
 -- name: BridgeWorkerGetForAuth :one
 -- The worker and its bot User's role, by ID alone: /auth/worker has no organization yet.

@@ -1,15 +1,3 @@
--- name: GroupGetByID :one
-SELECT * FROM user_group WHERE organization_id = @organization_id AND group_id = @group_id;
-
--- name: GroupGetByIDForUpdate :one
-SELECT * FROM user_group WHERE organization_id = @organization_id AND group_id = @group_id FOR UPDATE;
-
--- name: GroupGetBySlug :one
-SELECT * FROM user_group WHERE organization_id = @organization_id AND slug = @slug;
-
--- name: GroupListByIDs :many
-SELECT * FROM user_group WHERE organization_id = @organization_id AND group_id = ANY(@group_ids::uuid[]);
-
 -- name: GroupInsert :one
 INSERT INTO user_group (group_id, organization_id, slug, display_name, user_ids, labels, annotations, delete_gates)
 VALUES (@group_id, @organization_id, @slug, @display_name, @user_ids::uuid[], @labels, @annotations, @delete_gates)
@@ -21,9 +9,6 @@ SET slug = @slug, display_name = @display_name, user_ids = @user_ids::uuid[], la
     delete_gates = @delete_gates, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND group_id = @group_id AND version = @version
 RETURNING *;
-
--- name: GroupDelete :execrows
-DELETE FROM user_group WHERE organization_id = @organization_id AND group_id = @group_id;
 
 -- name: GroupIDsOfMember :many
 -- The Groups of the organization a User is in: asked on every authenticated request (GIN on user_ids).

@@ -5,17 +5,6 @@ SELECT sa.*, m.org_role FROM service_account sa
 JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
 WHERE sa.organization_id = @organization_id AND sa.service_account_id = @service_account_id;
 
--- name: ServiceAccountGetWithRoleForUpdate :one
-SELECT sa.*, m.org_role FROM service_account sa
-JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
-WHERE sa.organization_id = @organization_id AND sa.service_account_id = @service_account_id
-FOR UPDATE OF sa;
-
--- name: ServiceAccountGetWithRoleBySlug :one
-SELECT sa.*, m.org_role FROM service_account sa
-JOIN organization_member m ON m.user_id = sa.user_id AND m.organization_id = sa.organization_id
-WHERE sa.organization_id = @organization_id AND sa.slug = @slug;
-
 -- name: ServiceAccountInsert :one
 INSERT INTO service_account (service_account_id, organization_id, user_id, slug, display_name, labels, annotations,
                              delete_gates, permissions)

@@ -19,16 +19,6 @@ SET slug = @slug, display_name = @display_name, labels = @labels, annotations = 
 WHERE organization_id = @organization_id AND space_id = @space_id AND version = @version
 RETURNING *;
 
--- name: SpaceDelete :execrows
-DELETE FROM space WHERE organization_id = @organization_id AND space_id = @space_id;
-
--- name: SpaceGetByIDForUpdate :one
--- Serializes writers of one Space, so a PATCH without Version never loses a concurrent change.
-SELECT * FROM space WHERE organization_id = @organization_id AND space_id = @space_id FOR UPDATE;
-
--- name: SpaceListByIDs :many
-SELECT * FROM space WHERE organization_id = @organization_id AND space_id = ANY(@space_ids::uuid[]);
-
 -- name: SpaceGrantsContaining :many
 -- The Spaces whose Permissions contain one of the documents (a caller's grants: authz.Containing), by
 -- the GIN index on permissions.

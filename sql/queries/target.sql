@@ -1,15 +1,6 @@
--- name: TargetGetByID :one
-SELECT * FROM target WHERE organization_id = @organization_id AND space_id = @space_id AND target_id = @target_id;
-
--- name: TargetGetByIDForUpdate :one
-SELECT * FROM target WHERE organization_id = @organization_id AND space_id = @space_id AND target_id = @target_id FOR UPDATE;
-
 -- name: TargetGetByIDForShare :one
 -- A Unit naming the Target holds this until it commits: a Target update (FOR UPDATE) waits, then sees the Unit.
 SELECT * FROM target WHERE organization_id = @organization_id AND space_id = @space_id AND target_id = @target_id FOR SHARE;
-
--- name: TargetGetBySlug :one
-SELECT * FROM target WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
 
 -- name: TargetListByIDs :many
 SELECT * FROM target WHERE organization_id = @organization_id AND target_id = ANY(@target_ids::uuid[]);
@@ -35,6 +26,3 @@ SET slug = @slug, display_name = @display_name, labels = @labels, annotations = 
     version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND target_id = @target_id AND version = @version
 RETURNING *;
-
--- name: TargetDelete :execrows
-DELETE FROM target WHERE organization_id = @organization_id AND space_id = @space_id AND target_id = @target_id;
