@@ -17,87 +17,18 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"go/format"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/hubd/hubd/internal/build/oasdoc"
 )
 
 // familyExtension marks an operation whose handler edgegen writes, naming its family.
 const familyExtension = "x-hubd-family"
 
-func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: edgegen <codegen variant document> <output file>")
-		os.Exit(2)
-	}
-	if err := run(os.Args[1], os.Args[2]); err != nil {
-		fmt.Fprintln(os.Stderr, "edgegen:", err)
-		os.Exit(1)
-	}
-}
-
-func run(docPath, outPath string) error {
-	raw, err := os.ReadFile(docPath)
-	if err != nil {
-		return err
-	}
-	src, err := generate(raw)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(outPath, src, 0o644)
-}
-
-type schema struct {
-	Ref        string            `json:"$ref"`
-	Type       string            `json:"type"`
-	Format     string            `json:"format"`
-	Items      *schema           `json:"items"`
-	AllOf      []schema          `json:"allOf"`
-	Properties map[string]schema `json:"properties"`
-}
-
-// reference is the schema s refers to, itself or as a nullable reference (allOf of one $ref).
-func (s schema) reference() string {
-	if s.Ref == "" && len(s.AllOf) == 1 {
-		return s.AllOf[0].Ref
-	}
-	return s.Ref
-}
-
-type parameter struct {
-	Ref    string  `json:"$ref"`
-	Name   string  `json:"name"`
-	In     string  `json:"in"`
-	Schema *schema `json:"schema"`
-}
-
-type media struct {
-	Schema schema `json:"schema"`
-}
-
-type rawOperation struct {
-	ID          string      `json:"operationId"`
-	Family      string      `json:"x-hubd-family"`
-	Parameters  []parameter `json:"parameters"`
-	RequestBody *struct {
-		Content map[string]media `json:"content"`
-	} `json:"requestBody"`
-	Responses map[string]struct {
-		Content map[string]media `json:"content"`
-	} `json:"responses"`
-}
-
-type document struct {
-	Paths      map[string]map[string]json.RawMessage `json:"paths"`
-	Components struct {
-		Parameters map[string]parameter `json:"parameters"`
-		Schemas    map[string]schema    `json:"schemas"`
-	} `json:"components"`
-}
+func main() { oasdoc.Main("edgegen", generate) }
 
 // An operation is what edgegen reads of a marked operation.
 type operation struct {
@@ -193,58 +124,35 @@ func (k kind) bulk() bool {
 var bodyFields = map[string]string{"application/json": "JSONBody", "application/merge-patch+json": "ApplicationMergePatchPlusJSONBody"}
 
 // operations reads the marked operations of a document, ordered by operationId.
-func operations(raw []byte) ([]operation, document, error) {
-	var doc document
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, doc, err
-	}
+func operations(doc *oasdoc.Document) ([]operation, error) {
 	var out []operation
 	var problems []string
-	for path, item := range doc.Paths {
-		var shared []parameter
-		if rawShared, ok := item["parameters"]; ok {
-			if err := json.Unmarshal(rawShared, &shared); err != nil {
-				return nil, doc, fmt.Errorf("%s: parameters: %w", path, err)
-			}
+	for _, op := range doc.Operations {
+		if op.Family == "" {
+			continue
 		}
-		for method, rawOp := range item {
-			var op rawOperation
-			if method == "parameters" || json.Unmarshal(rawOp, &op) != nil || op.Family == "" {
-				continue
-			}
-			o, err := read(doc, path, method, shared, op)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s (%s %s): %v", op.ID, strings.ToUpper(method), path, err))
-				continue
-			}
-			out = append(out, o)
+		o, err := read(doc, op)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s (%s %s): %v", op.ID, strings.ToUpper(op.Method), op.Path, err))
+			continue
 		}
+		out = append(out, o)
 	}
 	if len(problems) > 0 {
-		sort.Strings(problems)
-		return nil, doc, fmt.Errorf("%s", strings.Join(problems, "\n"))
+		return nil, fmt.Errorf("%s", strings.Join(problems, "\n"))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
-	return out, doc, nil
+	return out, nil
 }
 
 // read reads one marked operation.
-func read(doc document, path, method string, shared []parameter, op rawOperation) (operation, error) {
-	k, ok := kindOf(method, op.ID, op.Family)
+func read(doc *oasdoc.Document, op oasdoc.Operation) (operation, error) {
+	k, ok := kindOf(op.Method, op.ID, op.Family)
 	if !ok {
 		return operation{}, fmt.Errorf("marked %s %s, but not an operation every family serves alike (see internal/build/edgegen)", familyExtension, op.Family)
 	}
-	o := operation{id: op.ID, family: op.Family, method: method, path: path, kind: k, query: map[string]bool{}}
-	pathParams := map[string]parameter{}
-	for _, p := range append(append([]parameter{}, shared...), op.Parameters...) {
-		if p.Ref != "" {
-			name := strings.TrimPrefix(p.Ref, "#/components/parameters/")
-			resolved, found := doc.Components.Parameters[name]
-			if !found {
-				return o, fmt.Errorf("parameter reference %s names no parameter of the document's components", p.Ref)
-			}
-			p = resolved
-		}
+	o := operation{id: op.ID, family: op.Family, method: op.Method, path: op.Path, kind: k, query: map[string]bool{}}
+	pathParams := map[string]oasdoc.Parameter{}
+	for _, p := range op.Parameters {
 		switch p.In {
 		case "path":
 			pathParams[p.Name] = p
@@ -252,7 +160,7 @@ func read(doc document, path, method string, shared []parameter, op rawOperation
 			o.query[p.Name] = true
 		}
 	}
-	names := pathParamNames(path)
+	names := pathParamNames(op.Path)
 	last := ""
 	if len(names) > 0 {
 		last = names[len(names)-1]
@@ -261,14 +169,14 @@ func read(doc document, path, method string, shared []parameter, op rawOperation
 		if last == "" {
 			return o, fmt.Errorf("a %s names its entity by its last path parameter, and it has none", k)
 		}
-		o.ref = "r." + goName(last)
+		o.ref = "r." + oasdoc.GoName(last)
 		if s := pathParams[last].Schema; s != nil && s.Format == "uuid" {
 			o.ref += ".String()"
 		}
 	}
 	for _, n := range names {
 		if n == "space_id" && (n != last || !k.needsRef()) {
-			o.space = "r." + goName(n)
+			o.space = "r." + oasdoc.GoName(n)
 		}
 	}
 	if op.RequestBody != nil {
@@ -287,16 +195,17 @@ func read(doc document, path, method string, shared []parameter, op rawOperation
 			o.bodies = append(o.bodies, field)
 		}
 	}
-	answer := op.Responses["200"].Content["application/json"].Schema
-	if answer.Type == "array" && answer.Items != nil {
-		answer = *answer.Items
+	if answer := op.Answer("200", "application/json"); answer != nil {
+		if answer.Type == "array" && answer.Items != nil {
+			answer = answer.Items
+		}
+		o.answer = answer.Reference()
 	}
-	o.answer = strings.TrimPrefix(answer.Ref, "#/components/schemas/")
 	return o, o.check(doc)
 }
 
 // check refuses an operation whose answer or parameters are not those of its kind.
-func (o operation) check(doc document) error {
+func (o operation) check(doc *oasdoc.Document) error {
 	want := map[kind]string{get: "Extended" + o.family, list: "Extended" + o.family, create: o.family, update: o.family, patch: o.family,
 		remove: "DeleteResponse", getDocument: "EntityDocument", applyDocument: "EntityDocument", bulkDelete: "DeleteResponse"}[o.kind]
 	if o.kind.bulk() && o.kind != bulkDelete {
@@ -324,8 +233,8 @@ func (o operation) check(doc document) error {
 
 // itemField is the field of a bulk write's item (<Family>CreateOrUpdateResponse) holding the entity
 // written: the one property beside Error, of the family's schema.
-func (o operation) itemField(doc document) (string, error) {
-	item, ok := doc.Components.Schemas[o.answer]
+func (o operation) itemField(doc *oasdoc.Document) (string, error) {
+	item, ok := doc.Schemas[o.answer]
 	if !ok {
 		return "", fmt.Errorf("a %s answers an array of items, not %q", o.kind, o.answer)
 	}
@@ -333,7 +242,7 @@ func (o operation) itemField(doc document) (string, error) {
 	for name, p := range item.Properties {
 		if name != "Error" {
 			fields = append(fields, name)
-			if p.reference() != "#/components/schemas/"+o.family {
+			if p.Reference() != o.family {
 				return "", fmt.Errorf("its item %s holds %s, not a %s", o.answer, name, o.family)
 			}
 		}
@@ -355,22 +264,12 @@ func pathParamNames(path string) []string {
 	return out
 }
 
-// goName is the field oapi-codegen names after a parameter: each word of the snake_case name
-// capitalized (space_id: SpaceId).
-func goName(param string) string {
-	words := strings.FieldsFunc(param, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
-	for i, w := range words {
-		words[i] = strings.ToUpper(w[:1]) + w[1:]
-	}
-	return strings.Join(words, "")
-}
-
 // edgeVar is the Go name of a family's edge (BridgeWorker: bridgeWorkerEdge).
 func edgeVar(family string) string { return strings.ToLower(family[:1]) + family[1:] + "Edge" }
 
 // generate writes the handlers of the marked operations of a document.
-func generate(raw []byte) ([]byte, error) {
-	ops, doc, err := operations(raw)
+func generate(doc *oasdoc.Document) ([]byte, error) {
+	ops, err := operations(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +279,7 @@ func generate(raw []byte) ([]byte, error) {
 	var body bytes.Buffer
 	items := map[string]string{} // item schema -> the family it holds, for the bulk writes' item functions
 	for _, o := range ops {
-		call, err := o.call(doc)
+		call, err := o.call()
 		if err != nil {
 			return nil, err
 		}
@@ -419,7 +318,7 @@ func generate(raw []byte) ([]byte, error) {
 func itemFunc(family string) string { return strings.ToLower(family[:1]) + family[1:] + "Written" }
 
 // call is the body of o's handler.
-func (o operation) call(doc document) (string, error) {
+func (o operation) call() (string, error) {
 	edge := edgeVar(o.family)
 	space := o.space
 	if space == "" {

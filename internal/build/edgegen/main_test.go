@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/hubd/hubd/internal/build/oasdoc"
 )
 
 // testDocument holds, in the codegen variant's form, a Space-resident family Thing with a list, a get
@@ -43,8 +45,18 @@ const testDocument = `{
   }
 }`
 
+// generateFrom generates from a document's text.
+func generateFrom(t *testing.T, text string) ([]byte, error) {
+	t.Helper()
+	doc, err := oasdoc.Read([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return generate(doc)
+}
+
 func TestGenerate(t *testing.T) {
-	src, err := generate([]byte(testDocument))
+	src, err := generateFrom(t, testDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +88,7 @@ func TestRefusals(t *testing.T) {
 		if doc == testDocument {
 			t.Fatalf("%s: the edit does not apply", name)
 		}
-		if _, err := generate([]byte(doc)); err == nil {
+		if _, err := generateFrom(t, doc); err == nil {
 			t.Errorf("%s must be refused", name)
 		}
 	}

@@ -16,12 +16,11 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"go/format"
-	"os"
-	"sort"
 	"strings"
+
+	"github.com/hubd/hubd/internal/build/oasdoc"
 )
 
 // A conversion is one function paramgen writes: from the parameter struct of every operation it applies
@@ -83,103 +82,20 @@ func params(fields []field) []string {
 type operation struct {
 	ID     string
 	Entity string
-	Query  map[string]parameter
-}
-
-type parameter struct {
-	Ref      string `json:"$ref"`
-	Name     string `json:"name"`
-	In       string `json:"in"`
-	Required bool   `json:"required"`
-}
-
-type document struct {
-	Paths      map[string]map[string]json.RawMessage `json:"paths"`
-	Components struct {
-		Parameters map[string]parameter `json:"parameters"`
-	} `json:"components"`
+	Query  map[string]oasdoc.Parameter
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: paramgen <bundled document> <output file>")
-		os.Exit(2)
-	}
-	if err := run(os.Args[1], os.Args[2]); err != nil {
-		fmt.Fprintln(os.Stderr, "paramgen:", err)
-		os.Exit(1)
-	}
+	oasdoc.Main("paramgen", func(doc *oasdoc.Document) ([]byte, error) { return generate(operations(doc)) })
 }
 
-func run(docPath, outPath string) error {
-	raw, err := os.ReadFile(docPath)
-	if err != nil {
-		return err
+// operations are the operations of a bundled document, ordered by operationId.
+func operations(doc *oasdoc.Document) []operation {
+	out := make([]operation, len(doc.Operations))
+	for i, op := range doc.Operations {
+		out[i] = operation{ID: op.ID, Entity: op.Entity, Query: op.Query()}
 	}
-	ops, err := operations(raw)
-	if err != nil {
-		return err
-	}
-	src, err := generate(ops)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(outPath, src, 0o644)
-}
-
-// operations reads the operations of a bundled document, their parameters' references resolved, ordered
-// by operationId.
-func operations(raw []byte) ([]operation, error) {
-	var doc document
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, err
-	}
-	resolve := func(p parameter) (parameter, error) {
-		if p.Ref == "" {
-			return p, nil
-		}
-		name, ok := strings.CutPrefix(p.Ref, "#/components/parameters/")
-		target, found := doc.Components.Parameters[name]
-		if !ok || !found {
-			return p, fmt.Errorf("parameter reference %s names no parameter of the document's components", p.Ref)
-		}
-		return target, nil
-	}
-	var out []operation
-	for path, item := range doc.Paths {
-		var shared []parameter
-		if rawShared, ok := item["parameters"]; ok {
-			if err := json.Unmarshal(rawShared, &shared); err != nil {
-				return nil, fmt.Errorf("%s: parameters: %w", path, err)
-			}
-		}
-		for method, rawOp := range item {
-			if method == "parameters" {
-				continue
-			}
-			var op struct {
-				ID         string      `json:"operationId"`
-				Entity     string      `json:"x-hubd-entity"`
-				Parameters []parameter `json:"parameters"`
-			}
-			if err := json.Unmarshal(rawOp, &op); err != nil || op.ID == "" {
-				continue // not an operation (servers, summary)
-			}
-			o := operation{ID: op.ID, Entity: op.Entity, Query: map[string]parameter{}}
-			for _, p := range append(append([]parameter{}, shared...), op.Parameters...) {
-				p, err := resolve(p)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", op.ID, err)
-				}
-				if p.In == "query" {
-					o.Query[p.Name] = p
-				}
-			}
-			out = append(out, o)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	return out
 }
 
 // generate writes the source of every conversion for ops.
@@ -214,7 +130,7 @@ func (c conversion) write(b *bytes.Buffer, ops []operation) error {
 			if p.Required {
 				return fmt.Errorf("%s requires %s; the parameters paramgen converts are optional", op.ID, f.param)
 			}
-			values = append(values, f.target+": "+f.value("p."+goName(f.param)))
+			values = append(values, f.target+": "+f.value("p."+oasdoc.GoName(f.param)))
 		}
 		structs = append(structs, "api."+op.ID+"Params")
 		cases = append(cases, fmt.Sprintf("\tcase api.%sParams:\n\t\treturn %s{%s}\n", op.ID, c.target, strings.Join(values, ", ")))
@@ -250,14 +166,4 @@ func (f field) value(src string) string {
 		return fmt.Sprintf("(*%s)(%s)", f.pointer, src)
 	}
 	return fmt.Sprintf("string(deref(%s))", src)
-}
-
-// goName is the field oapi-codegen names after a query parameter: each word of the snake_case name
-// capitalized (include_hidden: IncludeHidden).
-func goName(param string) string {
-	words := strings.FieldsFunc(param, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
-	for i, w := range words {
-		words[i] = strings.ToUpper(w[:1]) + w[1:]
-	}
-	return strings.Join(words, "")
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/hubd/hubd/internal/build/oasdoc"
 )
 
 // testDocument holds, in the bundled document's form, a list with shared and referenced parameters, a bulk
@@ -26,11 +28,18 @@ const testDocument = `{
   "components": {"parameters": {"Where": {"name": "where", "in": "query"}}}
 }`
 
-func TestOperations(t *testing.T) {
-	ops, err := operations([]byte(testDocument))
+// testOperations are the operations of testDocument.
+func testOperations(t *testing.T) []operation {
+	t.Helper()
+	doc, err := oasdoc.Read([]byte(testDocument))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return operations(doc)
+}
+
+func TestOperations(t *testing.T) {
+	ops := testOperations(t)
 	var ids []string
 	for _, op := range ops {
 		ids = append(ids, op.ID)
@@ -48,16 +57,10 @@ func TestOperations(t *testing.T) {
 	if _, ok := list.Query["space_id"]; ok {
 		t.Error("path parameters are not converted")
 	}
-	if _, err := operations([]byte(strings.Replace(testDocument, "parameters/Where\"}, {\"name\": \"limit", "parameters/Nowhere\"}, {\"name\": \"limit", 1))); err == nil {
-		t.Error("a reference to no parameter must be refused")
-	}
 }
 
 func TestGenerate(t *testing.T) {
-	ops, err := operations([]byte(testDocument))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ops := testOperations(t)
 	src, err := generate(ops)
 	if err != nil {
 		t.Fatal(err)
@@ -80,21 +83,13 @@ func TestGenerate(t *testing.T) {
 		t.Error("an operation that does not name its entity has no list parameters")
 	}
 
-	ops[3].Query["limit"] = parameter{Name: "limit", In: "query", Required: true}
+	ops[3].Query["limit"] = oasdoc.Parameter{Name: "limit", In: "query", Required: true}
 	if _, err := generate(ops); err == nil || !strings.Contains(err.Error(), "ListThings requires limit") {
 		t.Errorf("a required parameter must be refused, naming it: %v", err)
 	}
-	ops[3].Query["limit"] = parameter{Name: "limit", In: "query"}
+	ops[3].Query["limit"] = oasdoc.Parameter{Name: "limit", In: "query"}
 	delete(ops[3].Query, "where_data")
 	if _, err := generate(ops); err == nil || !strings.Contains(err.Error(), "dataFilterOf would convert nothing") {
 		t.Errorf("a conversion of no operation must be refused: %v", err)
-	}
-}
-
-func TestGoName(t *testing.T) {
-	for param, want := range map[string]string{"where": "Where", "include_hidden": "IncludeHidden", "order_by": "OrderBy", "x-y.z": "XYZ"} {
-		if got := goName(param); got != want {
-			t.Errorf("goName(%q) = %q, want %q", param, got, want)
-		}
 	}
 }

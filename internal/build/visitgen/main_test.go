@@ -1,26 +1,35 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hubd/hubd/internal/build/oasdoc"
+)
 
 func TestWriterOf(t *testing.T) {
-	answer := func(schema map[string]any) map[string]any {
-		return map[string]any{"200": map[string]any{"content": map[string]any{"application/json": map[string]any{"schema": schema}}}}
+	doc, err := oasdoc.Read([]byte(`{"paths": {
+	  "/unit": {
+	    "get": {"operationId": "ListUnits", "responses": {"200": {"content": {"application/json": {"schema": {"type": "array"}}}}}},
+	    "patch": {"operationId": "BulkPatchUnits", "responses": {"200": {}, "207": {}}}
+	  },
+	  "/unit/{id}": {"get": {"operationId": "GetUnit", "responses": {"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExtendedUnit"}}}}}}},
+	  "/unit_data": {"get": {"operationId": "SearchUnitData", "x-hubd-class": "streamed-read", "responses": {"200": {"content": {"application/json": {"schema": {"type": "array"}}}}}}},
+	  "/data": {"get": {"operationId": "GetData", "responses": {}}}
+	}}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		op   operation
-		want string
-	}{
-		{operation{OperationID: "ListUnits", Responses: answer(map[string]any{"type": "array"})}, "pageResponse"},
-		{operation{OperationID: "GetUnit", Responses: answer(map[string]any{"$ref": "#/components/schemas/ExtendedUnit"})}, "itemResponse"},
-		{operation{OperationID: "SearchUnitData", Class: "streamed-read", Responses: answer(map[string]any{"type": "array"})}, "streamResponse"},
-		{operation{OperationID: "BulkPatchUnits", Responses: map[string]any{"200": map[string]any{}, "207": map[string]any{}}}, "bulkResponse"},
-	} {
-		got, err := writerOf(c.op)
-		if err != nil || got != c.want {
-			t.Errorf("%s: got %q, %v; want %q", c.op.OperationID, got, err, c.want)
+	want := map[string]string{"ListUnits": "pageResponse", "GetUnit": "itemResponse", "SearchUnitData": "streamResponse", "BulkPatchUnits": "bulkResponse"}
+	for _, op := range doc.Operations {
+		got, err := writerOf(op)
+		if op.ID == "GetData" {
+			if err == nil {
+				t.Error("an operation without a JSON answer must be refused")
+			}
+			continue
 		}
-	}
-	if _, err := writerOf(operation{OperationID: "GetData", Responses: map[string]any{}}); err == nil {
-		t.Error("an operation without a JSON answer must be refused")
+		if err != nil || got != want[op.ID] {
+			t.Errorf("%s: got %q, %v; want %q", op.ID, got, err, want[op.ID])
+		}
 	}
 }
