@@ -53,25 +53,10 @@ type Config struct {
 
 // App is an assembled instance.
 type App struct {
-	Store       *store.Store
-	Keys        *auth.KeyRing
-	Issuer      *auth.Issuer
-	Orgs        *org.Service
-	Spaces      *space.Service
-	Units       *unit.Service
-	Targets     *target.Service
-	Tags        *tag.Service
-	Filters     *filter.Service
-	Triggers    *trigger.Service
-	Invocations *invocation.Service
-	Views       *view.Service
-	Groups      *group.Service
-	// ServiceAccounts and SignIn: non-person identities and key-based sign-in.
-	ServiceAccounts *serviceaccount.Service
-	SignIn          *signin.Service
-	Channels        *channel.Service
-	// BridgeWorkers: registered workers, their sign-in and their event cursors.
-	BridgeWorkers *bridgeworker.Service
+	Store  *store.Store
+	Keys   *auth.KeyRing
+	Issuer *auth.Issuer
+	httpapi.Services
 	// Notifier is this replica's LISTEN connection; RunBackground starts it.
 	Notifier *event.Notifier
 }
@@ -109,10 +94,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	// The long polls of this replica share their reads of the event log.
 	events := eventfilter.NewReader(st, notifier)
-	return &App{
-		Store:           st,
-		Keys:            keys,
-		Issuer:          issuer,
+	return &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, Services: httpapi.Services{
 		Orgs:            org.NewService(kit, group.OfMembers),
 		Spaces:          space.NewService(kit),
 		Units:           unit.NewService(kit),
@@ -129,8 +111,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			space.EntityType: space.Family.IDOf, unit.EntityType: unit.Family.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
 		}),
 		BridgeWorkers: bridgeworker.NewService(kit, notifier, events.WorkerEvents),
-		Notifier:      notifier,
-	}, nil
+	}}, nil
 }
 
 // Server builds the HTTP server of the instance.
@@ -140,10 +121,7 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 		cfg.HTTP.Version = Version
 	}
 	deps := extra
-	deps.Store, deps.Issuer, deps.Orgs, deps.Spaces, deps.Units, deps.Logger = a.Store, a.Issuer, a.Orgs, a.Spaces, a.Units, cfg.Logger
-	deps.Targets, deps.Tags, deps.ServiceAccounts, deps.SignIn, deps.Channels = a.Targets, a.Tags, a.ServiceAccounts, a.SignIn, a.Channels
-	deps.BridgeWorkers, deps.Groups, deps.Notifier, deps.Filters, deps.Views = a.BridgeWorkers, a.Groups, a.Notifier, a.Filters, a.Views
-	deps.Triggers, deps.Invocations = a.Triggers, a.Invocations
+	deps.Services, deps.Store, deps.Issuer, deps.Notifier, deps.Logger = a.Services, a.Store, a.Issuer, a.Notifier, cfg.Logger
 	return httpapi.New(cfg.HTTP, deps)
 }
 

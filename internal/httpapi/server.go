@@ -63,10 +63,8 @@ type Config struct {
 	CORSOrigins []string
 }
 
-// Deps are the services the handlers call.
-type Deps struct {
-	Store       *store.Store
-	Issuer      *auth.Issuer
+// Services are the domain services of an instance: app.Open builds them, the handlers call them.
+type Services struct {
 	Orgs        *org.Service
 	Spaces      *space.Service
 	Units       *unit.Service
@@ -83,6 +81,13 @@ type Deps struct {
 	Channels        *channel.Service
 	// BridgeWorkers serve the workers, their event cursors and /auth/worker.
 	BridgeWorkers *bridgeworker.Service
+}
+
+// Deps are what the handlers call: the instance's store, token issuer and services.
+type Deps struct {
+	Services
+	Store  *store.Store
+	Issuer *auth.Issuer
 	// Notifier signals changes per organization; authentication remembers memberships between them.
 	Notifier *event.Notifier
 	Logger   *slog.Logger
