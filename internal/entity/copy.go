@@ -92,7 +92,7 @@ func (s *Service[R, E, F]) cloneOne(ctx context.Context, sc authz.Scope, tx *sto
 	if err != nil {
 		return src, err
 	}
-	slug, _ := json.Marshal(map[string]string{"Slug": prefix + s.common(src).Slug})
+	slug, _ := json.Marshal(map[string]string{"Slug": prefix + src.CommonFields().Slug})
 	named, err := MergePatch(s.fieldsOf(src), slug)
 	if err != nil {
 		return src, err
@@ -111,7 +111,7 @@ func (s *Service[R, E, F]) cloneOne(ctx context.Context, sc authz.Scope, tx *sto
 	if err != nil || !created || setUpstream == nil {
 		return out, err
 	}
-	row, err := setUpstream(ctx, tx.Q, sc, s.object(out).ID, s.object(src).ID)
+	row, err := setUpstream(ctx, tx.Q, sc, out.ObjectMeta().ID, src.ObjectMeta().ID)
 	if err != nil {
 		return out, err
 	}
@@ -142,7 +142,7 @@ func (s *Service[R, E, F]) Move(ctx context.Context, sc authz.Scope, path string
 		if err := authz.Check(sc, authz.CreateChildren, to.Target); err != nil {
 			return cur, err
 		}
-		if s.object(cur).SpaceID == toSpaceID {
+		if cur.ObjectMeta().SpaceID == toSpaceID {
 			return cur, nil
 		}
 		if _, err := s.check(ctx, tx, sc, toSpaceID, &cur, s.fieldsOf(cur)); err != nil {
@@ -150,7 +150,7 @@ func (s *Service[R, E, F]) Move(ctx context.Context, sc authz.Scope, path string
 		}
 		row, err := s.hooks().moveRow(ctx, tx.Q, sc, cur, toSpaceID)
 		if err != nil {
-			return cur, SlugClash(err, s.Type, s.common(cur).Slug)
+			return cur, SlugClash(err, s.Type, cur.CommonFields().Slug)
 		}
 		moved, err := s.FromRow(row)
 		if err != nil {

@@ -47,7 +47,7 @@ func (s *Service[R, E, F]) Document(ctx context.Context, sc authz.Scope, spaceID
 }
 
 func (s *Service[R, E, F]) document(ctx context.Context, sc authz.Scope, e E) (Document, error) {
-	o := s.object(e)
+	o := e.ObjectMeta()
 	raw, err := json.Marshal(s.fieldsOf(e))
 	if err != nil {
 		return Document{}, err
@@ -113,7 +113,7 @@ func (s *Service[R, E, F]) ApplyDocument(ctx context.Context, sc authz.Scope, sp
 		if err := authz.Check(sc, authz.Edit, s.target(e)); err != nil {
 			return Document{}, err
 		}
-		if err := CheckVersion(s.Type, s.object(e).ID, &base.Version, s.object(e).Version); err != nil {
+		if err := CheckVersion(s.Type, e.ObjectMeta().ID, &base.Version, e.ObjectMeta().Version); err != nil {
 			return Document{}, err
 		}
 		return s.document(ctx, sc, e)
@@ -142,7 +142,7 @@ func (s *Service[R, E, F]) ApplyDocument(ctx context.Context, sc authz.Scope, sp
 		}
 		patch[r.Field] = json.RawMessage("null")
 		if name != nil {
-			id, err := r.Resolve(ctx, sc, s.Store.Conn(), s.object(cur).SpaceID, *name)
+			id, err := r.Resolve(ctx, sc, s.Store.Conn(), cur.ObjectMeta().SpaceID, *name)
 			if apierr.Is(err, apierr.TypeNotFound) {
 				return Document{}, apierr.Validation(fmt.Sprintf("Document.%s: no %s %q that you may view", r.Name, r.Name, *name),
 					apierr.Item{Item: "Document." + r.Name, Description: "no such " + r.Name})

@@ -28,10 +28,11 @@ import (
 // entity, which embeds Object and F, and F the fields a write sets, which embed Common (their JSON tags
 // are the wire names, so a merge patch applies to them). The kit reads the rows it needs by ID, Slug or
 // IDs, and deletes them, through the listing (listquery.Get, GetAll, Delete).
-type Family[R, E, F any] struct {
+type Family[R any, E Entity, F Fields] struct {
 	// Type is the entity type name (Tag); Event names its events (tag.created, tag.updated, tag.deleted).
 	Type, Event string
-	// Listing is how the family is listed (its Name is Type); it carries Permissions when it lists them.
+	// Listing is how the family is listed (its Name is Type); the family's entities carry Permissions when
+	// it lists them.
 	Listing *listquery.Entity
 	// Parent loads the Space a Space-resident family lives in (space.Of); nil for families of the
 	// organization.
@@ -49,37 +50,23 @@ type Family[R, E, F any] struct {
 	// Strategy implements the interfaces of strategy.go the family needs (nil: none).
 	Strategy any
 
-	// What follows declares a family that is not converted to Strategy yet; nil fields are the kit's.
-	SpaceColumn  string
-	CheckCreate  func(sc authz.Scope, in authz.Target) error
-	WriteNeeds   authz.Permission
-	ReadRow      func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*R, error)
-	ReadBySlug   func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*R, error)
-	ReadByIDs    func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*R, error)
-	DeleteRow    func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E) (int64, error)
-	MoveRow      func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, toSpaceID uuid.UUID) (*R, error)
-	SetUpstream  func(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*R, error)
-	Ident        func(E) Ident
-	Fields       func(E) F
-	Slug         func(F) string
-	Target       func(E) authz.Target
-	Grants       func(F) authz.Grants
-	Normalize    func(F) (F, error)
-	Check        func(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *E, f F) (F, error)
-	OnPut        func(cur E, f F) F
-	OnPatch      func(cur E, patch json.RawMessage, f F) F
-	Enrich       func(ctx context.Context, q *db.Queries, items []E) error
-	AfterWrite   func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
-	BeforeDelete func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur E) error
-	AdjustEvent  func(E, event.Event) event.Event
-	DocumentSpec DocumentSpec
-
 	once sync.Once
 	h    hooks[R, E, F]
 }
 
+// Entity is what the kit asks of a family's entity type: it embeds Object, and its Fields.
+type Entity interface {
+	ObjectMeta() Object
+	CommonFields() Common
+}
+
+// Fields is what the kit asks of a family's Fields: they embed Common.
+type Fields interface {
+	CommonFields() Common
+}
+
 // hooks are the family's strategies, found once (Family.hooks); nil ones are absent.
-type hooks[R, E, F any] struct {
+type hooks[R any, E Entity, F Fields] struct {
 	normalize       func(F) (F, error)
 	authorizeCreate func(sc authz.Scope, in authz.Target) error
 	writeNeeds      authz.Permission
@@ -96,9 +83,11 @@ type hooks[R, E, F any] struct {
 	rows            RowReader[R]
 	deleteRow       func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E) (int64, error)
 	// spaceColumn scopes reads and lists to a Space (Space-resident families); withPermissions says
-	// whether the family's entities carry Permissions; fields finds F in E.
+	// whether the family's entities carry Permissions; targeted whether they name their own permission
+	// target; fields finds F in E.
 	spaceColumn     string
 	withPermissions bool
+	targeted        bool
 	fields          []int
 }
 
@@ -110,14 +99,12 @@ func (f *Family[R, E, F]) hooks() *hooks[R, E, F] {
 
 func (f *Family[R, E, F]) resolve() {
 	h := &f.h
-	st := f.Strategy
 	h.withPermissions = f.Listing.Attr("Permissions") != nil
-	if f.Parent != nil {
-		h.spaceColumn = f.SpaceColumn
-		if sp := f.Listing.Attr("SpaceID"); h.spaceColumn == "" && sp != nil {
-			h.spaceColumn = sp.SQL
-		}
+	if sp := f.Listing.Attr("SpaceID"); f.Parent != nil && sp != nil {
+		h.spaceColumn = sp.SQL
 	}
+	var zero E
+	_, h.targeted = any(zero).(Targeted)
 	if t := reflect.TypeFor[E](); t.Kind() == reflect.Struct {
 		for i := range t.NumField() {
 			if fld := t.Field(i); fld.Anonymous && fld.Type == reflect.TypeFor[F]() {
@@ -125,9 +112,10 @@ func (f *Family[R, E, F]) resolve() {
 			}
 		}
 	}
-	if h.fields == nil && f.Fields == nil {
+	if h.fields == nil {
 		panic("entity: the " + f.Type + " entity type does not embed its Fields")
 	}
+	st := f.Strategy // a nil Strategy implements none
 	if s, ok := st.(Normalizer[F]); ok {
 		h.normalize = s.Normalize
 	}
@@ -173,90 +161,32 @@ func (f *Family[R, E, F]) resolve() {
 	if s, ok := st.(RowDeleter[E]); ok {
 		h.deleteRow = s.DeleteRow
 	}
-	// A family declared with functions keeps them.
-	for _, legacy := range []struct {
-		set  bool
-		bind func()
-	}{
-		{f.Normalize != nil, func() { h.normalize = f.Normalize }},
-		{f.CheckCreate != nil, func() { h.authorizeCreate = f.CheckCreate }},
-		{f.WriteNeeds != "", func() { h.writeNeeds = f.WriteNeeds }},
-		{f.Check != nil, func() { h.check = f.Check }},
-		{f.OnPut != nil, func() { h.onPut = f.OnPut }},
-		{f.OnPatch != nil, func() { h.onPatch = f.OnPatch }},
-		{f.Enrich != nil, func() { h.enrich = f.Enrich }},
-		{f.AfterWrite != nil, func() { h.afterWrite = f.AfterWrite }},
-		{f.BeforeDelete != nil, func() { h.beforeDelete = f.BeforeDelete }},
-		{f.AdjustEvent != nil, func() { h.adjustEvent = f.AdjustEvent }},
-		{f.MoveRow != nil, func() { h.moveRow = f.MoveRow }},
-		{f.SetUpstream != nil, func() { h.setUpstream = f.SetUpstream }},
-		{f.DocumentSpec.Omit != nil || f.DocumentSpec.Refs != nil, func() { h.document = f.DocumentSpec }},
-		{f.DeleteRow != nil, func() { h.deleteRow = f.DeleteRow }},
-	} {
-		if legacy.set {
-			legacy.bind()
-		}
-	}
-}
-
-// object is what the kit reads of every entity.
-func (f *Family[R, E, F]) object(e E) Object {
-	if f.Ident != nil {
-		id := f.Ident(e)
-		return Object{ID: id.ID, SpaceID: id.SpaceID, Version: id.Version}
-	}
-	return any(e).(interface{ ObjectMeta() Object }).ObjectMeta()
-}
-
-// common is the Common fields of an entity.
-func (f *Family[R, E, F]) common(e E) Common {
-	if f.Ident != nil {
-		id := f.Ident(e)
-		return Common{Slug: id.Slug, Meta: Meta{DeleteGates: id.DeleteGates}}
-	}
-	return any(e).(interface{ CommonFields() Common }).CommonFields()
 }
 
 // fieldsOf is the Fields an entity embeds.
 func (f *Family[R, E, F]) fieldsOf(e E) F {
-	if f.Fields != nil {
-		return f.Fields(e)
-	}
 	return reflect.ValueOf(e).FieldByIndex(f.hooks().fields).Interface().(F)
-}
-
-// slugOf is the Slug a write sets.
-func (f *Family[R, E, F]) slugOf(fields F) string {
-	if f.Slug != nil {
-		return f.Slug(fields)
-	}
-	return any(fields).(interface{ CommonFields() Common }).CommonFields().Slug
 }
 
 // grantsOf is the Permissions a write sets; nil when the family has none.
 func (f *Family[R, E, F]) grantsOf(fields F) authz.Grants {
-	if f.Grants != nil {
-		return f.Grants(fields)
-	}
-	if f.Ident != nil || !f.hooks().withPermissions {
+	if !f.hooks().withPermissions {
 		return nil
 	}
-	return any(fields).(interface{ CommonFields() Common }).CommonFields().Permissions
+	return fields.CommonFields().Permissions
 }
 
 // target is the entity as a permission target: its own (Targeted), or that of its type, ID, Space and
 // Permissions.
 func (f *Family[R, E, F]) target(e E) authz.Target {
-	if f.Target != nil {
-		return f.Target(e)
+	h := f.hooks()
+	if h.targeted {
+		return any(e).(Targeted).Target()
 	}
-	if t, ok := any(e).(Targeted); ok {
-		return t.Target()
-	}
-	o := f.object(e)
+	o := e.ObjectMeta()
 	t := authz.Target{EntityType: f.Type, ID: o.ID.String(), SpaceID: o.SpaceID}
-	if f.hooks().withPermissions {
-		t.Grants = f.common(e).Permissions
+	if h.withPermissions {
+		t.Grants = e.CommonFields().Permissions
 	}
 	return t
 }
@@ -285,10 +215,7 @@ func (f *Family[R, E, F]) scope(spaceID uuid.UUID) []listquery.Condition {
 
 // readRow reads an entity's row by ID (lock: FOR UPDATE) in the caller's organization (and Space).
 func (f *Family[R, E, F]) readRow(ctx context.Context, c store.Conn, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*R, error) {
-	switch h := f.hooks(); {
-	case f.ReadRow != nil:
-		return f.ReadRow(ctx, c.Queries(), sc, spaceID, id, lock)
-	case h.rows != nil:
+	if h := f.hooks(); h.rows != nil {
 		return h.rows.ReadRow(ctx, c, sc, spaceID, id, lock)
 	}
 	return listquery.Get[R](ctx, c, f.Listing, sc.OrganizationID, f.scope(spaceID), f.Listing.ID, id, lock)
@@ -296,10 +223,7 @@ func (f *Family[R, E, F]) readRow(ctx context.Context, c store.Conn, sc authz.Sc
 
 // readBySlug reads an entity's row by Slug in the caller's organization (and Space).
 func (f *Family[R, E, F]) readBySlug(ctx context.Context, c store.Conn, sc authz.Scope, spaceID uuid.UUID, slug string) (*R, error) {
-	switch h := f.hooks(); {
-	case f.ReadBySlug != nil:
-		return f.ReadBySlug(ctx, c.Queries(), sc, spaceID, slug)
-	case h.rows != nil:
+	if h := f.hooks(); h.rows != nil {
 		return h.rows.ReadBySlug(ctx, c, sc, spaceID, slug)
 	}
 	return listquery.Get[R](ctx, c, f.Listing, sc.OrganizationID, f.scope(spaceID), f.Listing.Slug, slug, false)
@@ -307,9 +231,6 @@ func (f *Family[R, E, F]) readBySlug(ctx context.Context, c store.Conn, sc authz
 
 // readByIDs reads the rows among ids of the organization (any Space).
 func (f *Family[R, E, F]) readByIDs(ctx context.Context, c store.Conn, sc authz.Scope, ids []uuid.UUID) ([]*R, error) {
-	if f.ReadByIDs != nil {
-		return f.ReadByIDs(ctx, c.Queries(), sc, ids)
-	}
 	return listquery.GetAll[R](ctx, c, f.Listing, sc.OrganizationID, ids)
 }
 
@@ -318,7 +239,7 @@ func (f *Family[R, E, F]) deleteRow(ctx context.Context, tx *store.Tx, sc authz.
 	if h := f.hooks(); h.deleteRow != nil {
 		return h.deleteRow(ctx, tx.Q, sc, cur)
 	}
-	o := f.object(cur)
+	o := cur.ObjectMeta()
 	return listquery.Delete(ctx, tx, f.Listing, sc.OrganizationID, f.scope(o.SpaceID), o.ID)
 }
 
@@ -336,16 +257,7 @@ func (f *Family[R, E, F]) IDOf(ctx context.Context, sc authz.Scope, c store.Conn
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return f.object(e).ID, nil
-}
-
-// Ident is what a family not converted to Object declares the kit reads of its entities.
-type Ident struct {
-	ID          uuid.UUID
-	SpaceID     uuid.UUID // uuid.Nil for families of the organization
-	Slug        string
-	Version     int64
-	DeleteGates map[string]bool
+	return e.ObjectMeta().ID, nil
 }
 
 // Parent is the Space an entity lives in: its reference for events, and its permission target for
@@ -372,14 +284,26 @@ type Deps struct {
 	Grantees Grantees
 }
 
+// CRUD is a family's service as a handler generated from the API document calls it: the operations
+// every family has, with the family's own types, whatever serves them (the kit's Service, or a family's
+// service that embeds it).
+type CRUD[E Entity, F Fields] interface {
+	List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params, conditions ...listquery.Condition) (listquery.Page[E], error)
+	Get(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (E, error)
+	Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f F, opts WriteOptions) (E, error)
+	Update(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, version int64, f F, dryRun bool) (E, error)
+	Patch(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (E, error)
+	Delete(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool) error
+}
+
 // Service carries out a family's operations.
-type Service[R, E, F any] struct {
+type Service[R any, E Entity, F Fields] struct {
 	*Family[R, E, F]
 	Deps
 }
 
 // NewService serves a family.
-func NewService[R, E, F any](fam *Family[R, E, F], deps Deps) *Service[R, E, F] {
+func NewService[R any, E Entity, F Fields](fam *Family[R, E, F], deps Deps) *Service[R, E, F] {
 	return &Service[R, E, F]{Family: fam, Deps: deps}
 }
 
@@ -423,7 +347,7 @@ func (f *Family[R, E, F]) ResolveRow(ctx context.Context, sc authz.Scope, c stor
 		if e, err = f.FromRow(row); err != nil {
 			return nil, zero, err
 		}
-		row, err = f.readRow(ctx, c, sc, spaceID, f.object(e).ID, true)
+		row, err = f.readRow(ctx, c, sc, spaceID, e.ObjectMeta().ID, true)
 	}
 	if apierr.Is(err, apierr.TypeNotFound) {
 		if _, perr := f.parent(ctx, sc, c.Queries(), spaceID); perr != nil {
@@ -481,12 +405,12 @@ func (f *Family[R, E, F]) enrichOne(ctx context.Context, q *db.Queries, e E) (E,
 
 // event is the change event of e, in the Scope's organization and the Space it lives in.
 func (f *Family[R, E, F]) event(sc authz.Scope, e E, c Change, p *Parent) event.Event {
-	o := f.object(e)
+	o := e.ObjectMeta()
 	var space *SpaceRef
 	if p != nil {
 		space = &p.Ref
 	}
-	ev := ChangeEvent(f.Event, f.Type, c, sc.OrganizationID, o.ID, f.common(e).Slug, o.Version, space)
+	ev := ChangeEvent(f.Event, f.Type, c, sc.OrganizationID, o.ID, e.CommonFields().Slug, o.Version, space)
 	if h := f.hooks(); h.adjustEvent != nil {
 		ev = h.adjustEvent(e, ev)
 	}
@@ -556,7 +480,7 @@ func (f *Family[R, E, F]) Visible(ctx context.Context, c store.Conn, sc authz.Sc
 	}
 	visible, err = f.enrich(ctx, c.Queries(), visible...)
 	for _, e := range visible {
-		out[f.object(e).ID] = e
+		out[e.ObjectMeta().ID] = e
 	}
 	return out, err
 }
@@ -615,7 +539,7 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 		}
 		return e, false, authz.Check(sc, authz.View, s.target(e))
 	}
-	slug := s.slugOf(f)
+	slug := f.CommonFields().Slug
 	var row *R
 	if allowExists {
 		var err error
@@ -669,7 +593,7 @@ func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store
 }
 
 // change computes the Version a write was prepared against (nil: none sent) and the fields it sets.
-type change[E, F any] func(cur E) (*int64, F, error)
+type change[E Entity, F Fields] func(cur E) (*int64, F, error)
 
 // Update replaces an entity's fields (named by ID or Slug); version must be the stored one.
 func (s *Service[R, E, F]) Update(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, version int64, f F, dryRun bool) (E, error) {
@@ -758,7 +682,7 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 			return cur, err
 		}
 	}
-	o := s.object(cur)
+	o := cur.ObjectMeta()
 	if err := CheckVersion(s.Type, o.ID, version, o.Version); err != nil {
 		return cur, err
 	}
@@ -767,7 +691,7 @@ func (s *Service[R, E, F]) update(ctx context.Context, sc authz.Scope, tx *store
 	}
 	row, err := s.UpdateRow(ctx, tx.Q, sc, cur, f)
 	if err != nil {
-		return cur, SlugClash(err, s.Type, s.slugOf(f))
+		return cur, SlugClash(err, s.Type, f.CommonFields().Slug)
 	}
 	out, err := s.FromRow(row)
 	if err != nil {
@@ -800,14 +724,14 @@ func (s *Service[R, E, F]) remove(ctx context.Context, sc authz.Scope, tx *store
 	if err != nil {
 		return cur, err
 	}
-	id := s.object(cur).ID
+	id := cur.ObjectMeta().ID
 	if err := authz.Check(sc, authz.Delete, s.target(cur)); err != nil {
 		return cur, err
 	}
 	if err := s.checkWriteNeeds(sc); err != nil {
 		return cur, err
 	}
-	c := s.common(cur)
+	c := cur.CommonFields()
 	if err := CheckDeleteGates(s.Type, id, c.Slug, c.DeleteGates); err != nil {
 		return cur, err
 	}
@@ -867,8 +791,8 @@ func (s *Service[R, E, F]) selector(sc authz.Scope, path string, sel listquery.P
 			if err != nil {
 				return nil, err
 			}
-			o := s.object(e)
-			refs[i] = Ref{ID: o.ID, SpaceID: o.SpaceID, Slug: s.common(e).Slug}
+			o := e.ObjectMeta()
+			refs[i] = Ref{ID: o.ID, SpaceID: o.SpaceID, Slug: e.CommonFields().Slug}
 		}
 		return refs, nil
 	}

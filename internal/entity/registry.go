@@ -14,7 +14,7 @@ var registry struct {
 
 // Declare registers a family with the kit, as its package declares it (var Family = entity.Declare(...)).
 // Its event family is quiet when the family says so (Family.Quiet).
-func Declare[R, E, F any](f *Family[R, E, F]) *Family[R, E, F] {
+func Declare[R any, E Entity, F Fields](f *Family[R, E, F]) *Family[R, E, F] {
 	f.hooks() // a family its types cannot serve fails here, as the program starts
 	DeclareEvents(f.Event, f.Quiet)
 	return f

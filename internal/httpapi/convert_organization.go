@@ -31,8 +31,9 @@ func organizationToAPI(o org.Organization) api.Organization {
 
 func organizationFields(b *api.Organization) org.OrganizationFields {
 	return org.OrganizationFields{
-		Slug: b.Slug, DisplayName: b.DisplayName, EmailDomain: b.EmailDomain,
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+		Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName,
+			Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		EmailDomain: b.EmailDomain,
 	}
 }
 

@@ -32,10 +32,10 @@ func unitToAPI(u unit.Unit) api.Unit {
 
 func unitFields(b *api.Unit) unit.Fields {
 	return unit.Fields{
-		Slug: b.Slug, DisplayName: b.DisplayName, ToolchainType: string(b.ToolchainType), ProviderType: b.ProviderType,
-		TargetID: b.TargetID, ChangeSetID: b.ChangeSetID, LastChangeDescription: b.LastChangeDescription,
-		DestroyGates: b.DestroyGates, Permissions: permissionsFromAPI(b.Permissions),
-		Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates},
+		Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName, Permissions: permissionsFromAPI(b.Permissions),
+			Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
+		ToolchainType: string(b.ToolchainType), ProviderType: b.ProviderType, TargetID: b.TargetID, ChangeSetID: b.ChangeSetID,
+		LastChangeDescription: b.LastChangeDescription, DestroyGates: b.DestroyGates,
 	}
 }
 

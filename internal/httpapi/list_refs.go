@@ -81,7 +81,7 @@ func listParams[P listParamsStruct](ctx context.Context, p P) listquery.Params {
 // named reads the entity a list parameter names, by ID, by Slug in the operation's Space (pathSpace, empty
 // outside one) or as <Space Slug>/<Slug> (space.Named); one that does not exist or the caller may not view
 // is 400 Validation naming the parameter.
-func named[R, E, F any](ctx context.Context, sc authz.Scope, svc *entity.Service[R, E, F], ref, param, pathSpace string) (E, error) {
+func named[R any, E entity.Entity, F entity.Fields](ctx context.Context, sc authz.Scope, svc *entity.Service[R, E, F], ref, param, pathSpace string) (E, error) {
 	inSpace, _ := uuid.Parse(pathSpace)
 	if _, err := uuid.Parse(ref); err != nil && !strings.Contains(ref, "/") && inSpace == uuid.Nil {
 		var zero E

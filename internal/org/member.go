@@ -447,9 +447,9 @@ func (s *Service) EnsureMembership(ctx context.Context, orgSlug, username string
 				return err
 			}
 		case apierr.Is(err, apierr.TypeNotFound):
-			f := OrganizationFields{Slug: orgSlug, DisplayName: orgSlug}
+			f := OrganizationFields{Common: entity.Common{Slug: orgSlug, DisplayName: orgSlug}}
 			f.Meta = f.Meta.Normalized()
-			if err := f.validate(); err != nil {
+			if err := f.Common.Validate(false); err != nil {
 				return err
 			}
 			if o, err = insertOrganization(ctx, tx, f); err != nil {

@@ -2,7 +2,6 @@ package org
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -19,73 +18,33 @@ import (
 // OrganizationType is the Organization's type name.
 const OrganizationType = "Organization"
 
-// Organization is a stored organization.
+// Organization is a stored organization. Its ID is its OrganizationID.
 type Organization struct {
-	ID           uuid.UUID
-	ExternalID   string
-	HiddenReason string
-	Version      int64
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	entity.Object
+	ExternalID string
 	OrganizationFields
 }
 
 // OrganizationFields are what a write sets.
 type OrganizationFields struct {
-	Slug        string `json:"Slug"`
-	DisplayName string `json:"DisplayName"`
+	entity.Common
 	EmailDomain string `json:"EmailDomain"`
-	entity.Meta
-}
-
-func (f OrganizationFields) validate() error {
-	if err := entity.ValidateSlug(f.Slug); err != nil {
-		return err
-	}
-	return f.Meta.Validate()
 }
 
 func organizationFromRow(r *db.Organization) (Organization, error) {
-	o := Organization{
-		ID: r.OrganizationID, ExternalID: r.ExternalID, HiddenReason: r.HiddenReason,
-		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		OrganizationFields: OrganizationFields{Slug: r.Slug, DisplayName: r.DisplayName, EmailDomain: r.EmailDomain},
-	}
-	var err error
-	o.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates)
-	return o, err
+	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, nil)
+	return Organization{Object: entity.Object{ID: r.OrganizationID, OrganizationID: r.OrganizationID, HiddenReason: r.HiddenReason,
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, ExternalID: r.ExternalID,
+		OrganizationFields: OrganizationFields{Common: c, EmailDomain: r.EmailDomain}}, err
 }
 
 // OrganizationFamily declares Organizations to the entity kit. An Organization is the tenant itself: a
 // caller reads and writes only the one its token names (another's is NotFound, and so is one another
 // organization's Slug), any member creates a new one (not inside the caller's, so no CreateChildren is
-// asked) and becomes its admin, and changing or deleting one needs ManageOrganization.
-var OrganizationFamily = &entity.Family[db.Organization, Organization, OrganizationFields]{
-	Type: OrganizationType, Event: "organization", Listing: OrganizationList,
-	CheckCreate: func(authz.Scope, authz.Target) error { return nil },
-	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, _, id uuid.UUID, lock bool) (*db.Organization, error) {
-		if id != sc.OrganizationID {
-			return nil, apierr.NotFound(OrganizationType, id.String())
-		}
-		if lock {
-			// The lock memberships take: a change of the organization waits for them, and they for it.
-			if err := q.OrganizationLockForMembership(ctx, id); err != nil {
-				return nil, err
-			}
-		}
-		return q.OrganizationGetByID(ctx, id)
-	},
-	// By Slug: an organization the caller belongs to (allow_exists hands back only one of those).
-	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, _ uuid.UUID, slug string) (*db.Organization, error) {
-		row, err := q.OrganizationGetBySlug(ctx, slug)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := q.OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: sc.UserID}); err != nil {
-			return nil, err
-		}
-		return row, nil
-	},
+// asked) and becomes its admin, and changing or deleting one needs ManageOrganization. Its creation
+// makes a membership, so its events are not quiet.
+var OrganizationFamily = entity.Declare(&entity.Family[db.Organization, Organization, OrganizationFields]{
+	Type: OrganizationType, Event: "organization", Listing: OrganizationList, Strategy: organizationStrategy{},
 	InsertRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, _, id uuid.UUID, f OrganizationFields) (*db.Organization, error) {
 		return insertOrganizationRow(ctx, q, id, f)
 	},
@@ -96,42 +55,71 @@ var OrganizationFamily = &entity.Family[db.Organization, Organization, Organizat
 			DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
 		})
 	},
-	// Refused (409) while the organization holds entities: their foreign keys restrict it.
-	DeleteRow: func(ctx context.Context, q *db.Queries, _ authz.Scope, cur Organization) (int64, error) {
-		return q.OrganizationDelete(ctx, cur.ID)
-	},
 	FromRow: organizationFromRow,
-	Ident: func(o Organization) entity.Ident {
-		return entity.Ident{ID: o.ID, Slug: o.Slug, Version: o.Version, DeleteGates: o.DeleteGates}
-	},
-	Fields: func(o Organization) OrganizationFields { return o.OrganizationFields },
-	Slug:   func(f OrganizationFields) string { return f.Slug },
-	Target: func(o Organization) authz.Target { return authz.OrganizationTarget(o.ID) },
-	Normalize: func(f OrganizationFields) (OrganizationFields, error) {
-		f.Meta = f.Meta.Normalized()
-		return f, f.validate()
-	},
-	Check: func(_ context.Context, _ *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Organization, f OrganizationFields) (OrganizationFields, error) {
-		if cur == nil {
-			return f, nil
+})
+
+type organizationStrategy struct{}
+
+// AuthorizeCreate: any member creates an organization (it is not made inside the caller's).
+func (organizationStrategy) AuthorizeCreate(authz.Scope, authz.Target) error { return nil }
+
+// ReadRow reads the caller's organization only; lock takes the lock memberships take, so a change of the
+// organization waits for them, and they for it.
+func (organizationStrategy) ReadRow(ctx context.Context, c store.Conn, sc authz.Scope, _, id uuid.UUID, lock bool) (*db.Organization, error) {
+	if id != sc.OrganizationID {
+		return nil, apierr.NotFound(OrganizationType, id.String())
+	}
+	if lock {
+		if err := c.Queries().OrganizationLockForMembership(ctx, id); err != nil {
+			return nil, err
 		}
-		return f, authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(cur.ID))
-	},
-	// The creator becomes the new organization's admin.
-	AfterWrite: func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *Organization, after Organization) (Organization, error) {
-		if before != nil {
-			return after, nil
-		}
-		return after, addMember(ctx, tx, after.ID, sc.UserID, auth.RoleAdmin)
-	},
-	BeforeDelete: func(_ context.Context, _ *store.Tx, sc authz.Scope, cur Organization) error {
-		return authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(cur.ID))
-	},
-	// An organization's events are its own, a new one's included (not the creator's organization's).
-	AdjustEvent: func(o Organization, e event.Event) event.Event {
-		e.OrganizationID = o.ID
-		return e
-	},
+	}
+	return c.Queries().OrganizationGetByID(ctx, id)
+}
+
+// ReadBySlug reads an organization the caller belongs to (allow_exists hands back only one of those).
+func (organizationStrategy) ReadBySlug(ctx context.Context, c store.Conn, sc authz.Scope, _ uuid.UUID, slug string) (*db.Organization, error) {
+	row, err := c.Queries().OrganizationGetBySlug(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Queries().OrganizationMemberGet(ctx, db.OrganizationMemberGetParams{OrganizationID: row.OrganizationID, UserID: sc.UserID}); err != nil {
+		return nil, err
+	}
+	return row, nil
+}
+
+// DeleteRow is refused (409) while the organization holds entities: their foreign keys restrict it.
+func (organizationStrategy) DeleteRow(ctx context.Context, q *db.Queries, _ authz.Scope, cur Organization) (int64, error) {
+	return q.OrganizationDelete(ctx, cur.ID)
+}
+
+// Check: changing an organization needs ManageOrganization.
+func (organizationStrategy) Check(_ context.Context, _ *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Organization, f OrganizationFields) (OrganizationFields, error) {
+	if cur == nil {
+		return f, nil
+	}
+	return f, authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(cur.ID))
+}
+
+// AfterWrite makes the creator the new organization's admin.
+func (organizationStrategy) AfterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *Organization, after Organization) (Organization, error) {
+	if before != nil {
+		return after, nil
+	}
+	return after, addMember(ctx, tx, after.ID, sc.UserID, auth.RoleAdmin)
+}
+
+// BeforeDelete: deleting an organization needs ManageOrganization.
+func (organizationStrategy) BeforeDelete(_ context.Context, _ *store.Tx, sc authz.Scope, cur Organization) error {
+	return authz.Check(sc, authz.ManageOrganization, authz.OrganizationTarget(cur.ID))
+}
+
+// AdjustEvent: an organization's events are its own, a new one's included (not the creator's
+// organization's).
+func (organizationStrategy) AdjustEvent(o Organization, e event.Event) event.Event {
+	e.OrganizationID = o.ID
+	return e
 }
 
 func insertOrganizationRow(ctx context.Context, q *db.Queries, id uuid.UUID, f OrganizationFields) (*db.Organization, error) {

@@ -105,7 +105,7 @@ func DocumentRef(field, name string) entity.DocumentRef {
 // Named reads an entity of a Space-resident family by how people name it: its ID, its Slug in Space
 // spaceID, or <Space Slug>/<Slug> in any Space of the organization. A bare Slug with no Space to read it
 // in (spaceID is uuid.Nil), and anything missing or that the caller may not view, is NotFound.
-func Named[R, E, F any](ctx context.Context, sc authz.Scope, c store.Conn, fam *entity.Family[R, E, F], spaceID uuid.UUID, ref string) (E, error) {
+func Named[R any, E entity.Entity, F entity.Fields](ctx context.Context, sc authz.Scope, c store.Conn, fam *entity.Family[R, E, F], spaceID uuid.UUID, ref string) (E, error) {
 	var zero E
 	if id, err := uuid.Parse(ref); err == nil {
 		found, err := fam.Visible(ctx, c, sc, []uuid.UUID{id})

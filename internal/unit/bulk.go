@@ -77,7 +77,7 @@ func (s *Service) BulkTag(ctx context.Context, sc authz.Scope, path string, sel 
 		if err != nil {
 			return u, err
 		}
-		if err := authz.Check(sc, authz.Edit, u.target()); err != nil {
+		if err := authz.Check(sc, authz.Edit, u.Target()); err != nil {
 			return u, err
 		}
 		if remove {
@@ -114,7 +114,7 @@ func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel lis
 		if err != nil {
 			return cur, err
 		}
-		if err := authz.Check(sc, authz.Delete, cur.target()); err != nil {
+		if err := authz.Check(sc, authz.Delete, cur.Target()); err != nil {
 			return cur, err
 		}
 		if cur.SpaceID == toSpaceID {
@@ -164,7 +164,7 @@ func (s *Service) cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, re
 	if err != nil {
 		return src, err
 	}
-	if err := authz.Check(sc, authz.View, src.target()); err != nil {
+	if err := authz.Check(sc, authz.View, src.Target()); err != nil {
 		return src, err
 	}
 	dest, st, err := space.VisibleParent(ctx, sc, tx.Q, spaceID)
@@ -191,10 +191,11 @@ func (s *Service) cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, re
 			return src, err
 		}
 	}
-	existing, err := tx.Q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: f.Slug})
+	existing, err := listquery.Get[db.Unit](ctx, tx, ListEntity, sc.OrganizationID,
+		[]listquery.Condition{{Column: "unit.space_id", Value: spaceID}}, "Slug", f.Slug, false)
 	switch {
 	case err == nil && opts.AllowExists:
-		return fromRow((*db.Unit)(existing))
+		return fromRow(existing)
 	case err == nil:
 		return src, apierr.AlreadyExists(EntityType, f.Slug).WithEntity(EntityType, "", f.Slug)
 	case !apierr.Is(err, apierr.TypeNotFound):

@@ -121,7 +121,7 @@ func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID u
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(sc, authz.Edit, cur.target()); err != nil {
+		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 			return err
 		}
 		if ifMatch != "" && !ETagMatchesStrong(ifMatch, cur.DataHash) {
@@ -160,7 +160,7 @@ func lockForData(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, uni
 	if err != nil {
 		return nil, writeContext{}, err
 	}
-	if err := authz.Viewable(sc, u.target(), unitID.String()); err != nil {
+	if err := authz.Viewable(sc, u.Target(), unitID.String()); err != nil {
 		return nil, writeContext{}, err
 	}
 	return &r.Unit, writeContext{spaceSlug: r.SpaceSlug, headSources: r.HeadSources, triggers: r.Triggers}, nil

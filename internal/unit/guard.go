@@ -144,7 +144,7 @@ func (s *Service) editAnnotations(ctx context.Context, sc authz.Scope, spaceID, 
 		if err != nil {
 			return err
 		}
-		if err := authz.Check(sc, authz.Edit, cur.target()); err != nil {
+		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 			return err
 		}
 		data, err := s.contents.get(ctx, row.DataHash)

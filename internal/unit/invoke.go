@@ -226,7 +226,7 @@ func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 	calls := b.calls[cur.ToolchainType]
 	for _, c := range calls {
 		if c.Function.Mutating {
-			if err := authz.Check(sc, authz.Edit, cur.target()); err != nil {
+			if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 				return res, err
 			}
 			break

@@ -36,22 +36,15 @@ func opaque(names ...string) []listquery.Attribute {
 }
 
 // ListEntity is how Units are listed: the attributes and order fields of the API. Every orderable one
-// has an index (migration 000003); where_data is served by the GIN index on head_doc.
-var ListEntity = listquery.Define(&listquery.Entity{
-	Name: EntityType, From: "unit", Columns: listquery.ColumnsOf[db.Unit]("unit", "head_doc", "search_text"), ID: "UnitID", Org: "unit.organization_id", Slug: "Slug",
-	DataColumn: "unit.head_doc",
-	Contains:   "unit.search_text", HiddenReason: "unit.hidden_reason",
-	Visibility:    &listquery.Visibility{Grants: "unit.permissions", Space: "unit.space_id"},
+// has an index (migration 000003); where_data is served by the GIN index on head_doc. Lists and reads
+// leave the data projection and the search text unread (NULL): no answer shows them, and the projection
+// is about as large as the data; a write's locked read has them.
+var ListEntity = listquery.Standard{Table: "unit", ID: "UnitID", InSpace: true, Permissions: true}.Define(&listquery.Entity{
+	Name: EntityType, Columns: listquery.ColumnsOf[db.Unit]("unit", "head_doc", "search_text"),
+	LockedColumns: listquery.ColumnsOf[db.Unit]("unit"), DataColumn: "unit.head_doc",
 	ContainsAttrs: []string{"Slug", "DisplayName", "ToolchainType", "LastChangeDescription", "Labels", "Annotations"},
 	Attributes: append([]listquery.Attribute{
-		attr("UnitID", listquery.UUID, "unit.unit_id", orderable, always),
-		attr("SpaceID", listquery.UUID, "unit.space_id", orderable, always),
-		attr("OrganizationID", listquery.UUID, "unit.organization_id", orderable, always),
-		attr("Slug", listquery.String, "unit.slug", orderable, always),
-		attr("DisplayName", listquery.String, "unit.display_name", orderable),
-		attr("Labels", listquery.StringMap, "unit.labels"),
-		attr("Annotations", listquery.StringMap, "unit.annotations"),
-		attr("DeleteGates", listquery.BoolMap, "unit.delete_gates"),
+		listquery.After("DeleteGates"),
 		attr("DestroyGates", listquery.BoolMap, "unit.destroy_gates"),
 		// ToolchainType says how to read the Unit's data: select always returns it.
 		attr("ToolchainType", listquery.String, "unit.toolchain_type", orderable, always),
@@ -70,14 +63,11 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		attr("UpstreamUnitID", listquery.UUID, "unit.upstream_unit_id", nullableUUID("unit.upstream_unit_id")),
 		attr("UpstreamSpaceID", listquery.UUID, "unit.upstream_space_id", nullable),
 		attr("UpstreamRevisionNum", listquery.Int, "unit.upstream_revision_num", orderable),
-		attr("HiddenReason", listquery.String, "unit.hidden_reason", orderable),
-		attr("CreatedAt", listquery.Time, "unit.created_at", orderable),
-		attr("UpdatedAt", listquery.Time, "unit.updated_at", orderable),
-	}, opaque("Permissions", "Version", "EntityType", "ApplyGates", "ApplyWarnings", "ValidationErrors", "ValidationWarnings",
+		listquery.After("EntityType"),
+	}, opaque("ApplyGates", "ApplyWarnings", "ValidationErrors", "ValidationWarnings",
 		"ValidationTriggerIDs", "ValueTriggerIDs", "Values", "Conflicts", "LinkFindings", "NeededPaths", "ProvidedPaths",
 		"FromLinkID", "UnitEventID")...),
 	Includes: []listquery.Include{
-		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
 		{Name: "HeadRevisionNum", Field: "HeadRevision", Type: RevisionEntityType},
 		{Name: "UpstreamUnitID", Field: "UpstreamUnit", Type: EntityType},
 		{Name: "UpstreamSpaceID", Field: "UpstreamSpace", Type: space.EntityType},

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -32,9 +31,7 @@ const (
 
 // Unit is a stored Unit.
 type Unit struct {
-	ID                      uuid.UUID
-	OrganizationID          uuid.UUID
-	SpaceID                 uuid.UUID
+	entity.Object
 	ToolchainType           string
 	DataHash                string
 	DataSize                int64
@@ -47,40 +44,33 @@ type Unit struct {
 	UpstreamUnitID          *uuid.UUID
 	UpstreamSpaceID         *uuid.UUID
 	UpstreamRevisionNum     int64
-	HiddenReason            string
 	// PathAnnotations are the guards and protection of paths of the data.
 	PathAnnotations []PathAnnotation
 	// Findings are the Triggers' findings on the head data; ApplyGates and ApplyWarnings are its failed
 	// validations (ValidationErrors, ValidationWarnings): while a gate is set, the Unit is not applied.
 	Findings
 	ApplyGates, ApplyWarnings map[string]bool
-	Version                   int64
-	CreatedAt                 time.Time
-	UpdatedAt                 time.Time
 	Fields
 }
 
 // Fields are what a write sets. ToolchainType is set at creation and cannot change.
 type Fields struct {
-	Slug                  string          `json:"Slug"`
-	DisplayName           string          `json:"DisplayName"`
+	entity.Common
 	ToolchainType         string          `json:"ToolchainType"`
 	ProviderType          string          `json:"ProviderType"`
 	TargetID              *uuid.UUID      `json:"TargetID"`
 	ChangeSetID           *uuid.UUID      `json:"ChangeSetID"`
 	LastChangeDescription string          `json:"LastChangeDescription"`
 	DestroyGates          map[string]bool `json:"DestroyGates"`
-	Permissions           authz.Grants    `json:"Permissions"`
-	entity.Meta
 }
 
-func (u Unit) target() authz.Target {
+// Target is the Unit as a permission target: its Permissions, reached by its Space's grants too.
+func (u Unit) Target() authz.Target {
 	return authz.Target{EntityType: EntityType, ID: u.ID.String(), Grants: u.Permissions, SpaceID: u.SpaceID}
 }
 
 func (f Fields) normalized() Fields {
-	f.Meta = f.Meta.Normalized()
-	f.Permissions = f.Permissions.Normalized()
+	f.Common = f.Common.Normalized()
 	if f.DestroyGates == nil {
 		f.DestroyGates = map[string]bool{}
 	}
@@ -102,26 +92,22 @@ func (f Fields) validate() error {
 }
 
 func fromRow(r *db.Unit) (Unit, error) {
+	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, r.Permissions)
+	if err != nil {
+		return Unit{}, err
+	}
 	u := Unit{
-		ID: r.UnitID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, ToolchainType: r.ToolchainType,
-		DataHash: r.DataHash, DataSize: r.DataSize, HeadRevisionID: r.HeadRevisionID, HeadRevisionNum: r.HeadRevisionNum,
+		Object: entity.Object{ID: r.UnitID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
+			Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt},
+		ToolchainType: r.ToolchainType, DataHash: r.DataHash, DataSize: r.DataSize, HeadRevisionID: r.HeadRevisionID,
+		HeadRevisionNum: r.HeadRevisionNum,
 		HeadMutationNum: r.HeadMutationNum, HeadUnitActionNum: r.HeadUnitActionNum, HeadUnitEventNum: r.HeadUnitEventNum,
 		LastReleasedRevisionNum: r.LastReleasedRevisionNum, UpstreamUnitID: r.UpstreamUnitID, UpstreamSpaceID: r.UpstreamSpaceID,
-		UpstreamRevisionNum: r.UpstreamRevisionNum, HiddenReason: r.HiddenReason, Version: r.Version,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		Fields: Fields{
-			Slug: r.Slug, DisplayName: r.DisplayName, ToolchainType: r.ToolchainType, ProviderType: r.ProviderType,
-			TargetID: r.TargetID, ChangeSetID: r.ChangeSetID, LastChangeDescription: r.LastChangeDescription,
-		},
-	}
-	var err error
-	if u.Meta, err = entity.DecodeMeta(r.Labels, r.Annotations, r.DeleteGates); err != nil {
-		return u, err
+		UpstreamRevisionNum: r.UpstreamRevisionNum,
+		Fields: Fields{Common: c, ToolchainType: r.ToolchainType, ProviderType: r.ProviderType,
+			TargetID: r.TargetID, ChangeSetID: r.ChangeSetID, LastChangeDescription: r.LastChangeDescription},
 	}
 	if u.DestroyGates, err = store.DecodeJSON[map[string]bool](r.DestroyGates); err != nil {
-		return u, err
-	}
-	if u.Permissions, err = store.DecodeJSON[authz.Grants](r.Permissions); err != nil {
 		return u, err
 	}
 	if len(r.PathAnnotations) > 0 {
@@ -143,23 +129,8 @@ func fromRow(r *db.Unit) (Unit, error) {
 // Family declares Units to the entity kit, for their fields: a Unit lives in a Space and carries
 // Permissions; its ToolchainType is set when it is created and never changes; its TargetID names a Target
 // of its Space with the same ToolchainType. Its data and history (data.go, history.go) are its own.
-var Family = &entity.Family[db.Unit, Unit, Fields]{
-	Type: EntityType, Event: "unit", Listing: ListEntity, Parent: space.Of, SpaceColumn: "unit.space_id",
-	ReadRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, lock bool) (*db.Unit, error) {
-		params := db.UnitGetByIDParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: id}
-		if lock {
-			return q.UnitGetByIDForUpdate(ctx, db.UnitGetByIDForUpdateParams(params))
-		}
-		row, err := q.UnitGetByID(ctx, params)
-		return (*db.Unit)(row), err // the same columns, the data projection left unread
-	},
-	ReadBySlug: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, slug string) (*db.Unit, error) {
-		row, err := q.UnitGetBySlug(ctx, db.UnitGetBySlugParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, Slug: slug})
-		return (*db.Unit)(row), err
-	},
-	ReadByIDs: func(ctx context.Context, q *db.Queries, sc authz.Scope, ids []uuid.UUID) ([]*db.Unit, error) {
-		return q.UnitListByIDs(ctx, db.UnitListByIDsParams{OrganizationID: sc.OrganizationID, UnitIds: ids})
-	},
+var Family = entity.Declare(&entity.Family[db.Unit, Unit, Fields]{
+	Type: EntityType, Event: "unit", Listing: ListEntity, Parent: space.Of, Quiet: true, Strategy: strategy{},
 	// A new Unit has no data yet (HeadRevisionNum 0): its head is the empty content.
 	InsertRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID, id uuid.UUID, f Fields) (*db.Unit, error) {
 		if err := q.ConfigDataPut(ctx, db.ConfigDataPutParams{DataHash: configdata.Hash(nil), Data: []byte{}, DataSize: 0}); err != nil {
@@ -184,31 +155,28 @@ var Family = &entity.Family[db.Unit, Unit, Fields]{
 			ChangeSetID: f.ChangeSetID, LastChangeDescription: f.LastChangeDescription,
 		})
 	},
-	DeleteRow: func(ctx context.Context, q *db.Queries, sc authz.Scope, cur Unit) (int64, error) {
-		return q.UnitDelete(ctx, db.UnitDeleteParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, UnitID: cur.ID})
-	},
 	FromRow: fromRow,
-	Ident: func(u Unit) entity.Ident {
-		return entity.Ident{ID: u.ID, SpaceID: u.SpaceID, Slug: u.Slug, Version: u.Version, DeleteGates: u.DeleteGates}
-	},
-	Fields: func(u Unit) Fields { return u.Fields },
-	Slug:   func(f Fields) string { return f.Slug },
-	Target: Unit.target,
-	Grants: func(f Fields) authz.Grants { return f.Permissions },
-	Normalize: func(f Fields) (Fields, error) {
-		f = f.normalized()
-		return f, f.validate()
-	},
-	// A write that leaves ToolchainType out (or null) keeps it.
-	OnPut:   keepToolchain,
-	OnPatch: func(cur Unit, _ json.RawMessage, f Fields) Fields { return keepToolchain(cur, f) },
-	Check:   checkFields,
-	// A Unit's events carry its Target, so subscriptions to a Target (and consumers with ViewChildren on
-	// it) see its Units' changes.
-	AdjustEvent: func(u Unit, e event.Event) event.Event {
-		e.TargetID = u.TargetID
-		return e
-	},
+})
+
+type strategy struct{}
+
+// Normalize puts the fields in their stored form and checks them on their own.
+func (strategy) Normalize(f Fields) (Fields, error) {
+	f = f.normalized()
+	return f, f.validate()
+}
+
+// OnPut: a PUT that leaves ToolchainType out (or null) keeps it.
+func (strategy) OnPut(cur Unit, f Fields) Fields { return keepToolchain(cur, f) }
+
+// OnPatch: a patch that leaves ToolchainType out (or null) keeps it.
+func (strategy) OnPatch(cur Unit, _ json.RawMessage, f Fields) Fields { return keepToolchain(cur, f) }
+
+// AdjustEvent: a Unit's events carry its Target, so subscriptions to a Target (and consumers with
+// ViewChildren on it) see its Units' changes.
+func (strategy) AdjustEvent(u Unit, e event.Event) event.Event {
+	e.TargetID = u.TargetID
+	return e
 }
 
 func keepToolchain(cur Unit, f Fields) Fields {
@@ -218,10 +186,10 @@ func keepToolchain(cur Unit, f Fields) Fields {
 	return f
 }
 
-// checkFields: ToolchainType cannot change; TargetID must name a compatible Target of the Space; a
-// ChangeSetID the write leaves as stored passes again (like a Space's ComponentID), so a Unit given one
-// before that check existed can still be written without clearing it.
-func checkFields(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *Unit, f Fields) (Fields, error) {
+// Check: ToolchainType cannot change; TargetID must name a compatible Target of the Space; a ChangeSetID
+// the write leaves as stored passes again (like a Space's ComponentID), so a Unit given one before that
+// check existed can still be written without clearing it.
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *Unit, f Fields) (Fields, error) {
 	if cur != nil && f.ToolchainType != cur.ToolchainType {
 		return f, apierr.Validation("ToolchainType is set when a Unit is created and cannot change",
 			apierr.Item{Item: "ToolchainType", Description: "cannot change"})

@@ -1,30 +1,3 @@
--- name: UnitGetByID :one
--- A read leaves the data projection and the search text unread (NULL): no read uses them, and the
--- projection is about as large as the data. Writes read the row with UnitGetByIDForUpdate, which has them.
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates,
-       permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
-       data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
-       head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
-       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
-       path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings,
-       validation_trigger_ids, value_trigger_ids
-FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND unit_id = @unit_id;
-
--- name: UnitGetByIDForUpdate :one
--- Serializes writers of one Unit: Revision numbers stay dense and unique, no update is lost.
-SELECT * FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND unit_id = @unit_id FOR UPDATE;
-
--- name: UnitGetBySlug :one
--- Like UnitGetByID, without the data projection and the search text.
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates,
-       permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash,
-       data_size, NULL::jsonb AS head_doc, head_revision_id, head_revision_num, head_mutation_num,
-       head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id,
-       upstream_revision_num, hidden_reason, version, created_at, updated_at, NULL::text AS search_text,
-       path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings,
-       validation_trigger_ids, value_trigger_ids
-FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND slug = @slug;
-
 -- name: UnitInsert :one
 INSERT INTO unit (unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates,
                   destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id,
@@ -81,7 +54,7 @@ WHERE unit.unit_id = @unit_id
 RETURNING *;
 
 -- name: UnitGetForDataWrite :one
--- A data write's one read: the Unit locked as UnitGetByIDForUpdate locks it, its Space's Slug (for the
+-- A data write's one read: the Unit locked as a write's read of it locks it (FOR UPDATE), its Space's Slug (for the
 -- event), the head Revision's MutationSources (unchanged paths keep their sources) and the Triggers in
 -- force for the Unit (enabled, of its Space and ToolchainType, by Slug), each with the Invocation it runs and
 -- the Filter that narrows its Units.
@@ -112,12 +85,6 @@ SELECT s.slug AS space_slug,
                 '[]'::jsonb)::jsonb AS triggers
 FROM space s
 WHERE s.organization_id = @organization_id AND s.space_id = @space_id;
-
--- name: UnitDelete :execrows
-DELETE FROM unit WHERE organization_id = @organization_id AND space_id = @space_id AND unit_id = @unit_id;
-
--- name: UnitListByIDs :many
-SELECT * FROM unit WHERE organization_id = @organization_id AND unit_id = ANY(@unit_ids::uuid[]);
 
 -- name: UnitMove :one
 UPDATE unit SET space_id = @to_space_id, target_id = NULL, version = version + 1, updated_at = now()
