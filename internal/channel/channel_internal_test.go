@@ -65,7 +65,7 @@ func TestFieldsRules(t *testing.T) {
 func TestBookmarkWrites(t *testing.T) {
 	t.Parallel()
 	cur := Channel{Fields: Fields{EventBookmark: 40}}
-	require.Equal(t, int64(40), Family.OnPut(cur, Fields{EventBookmark: 7}).EventBookmark)
+	require.Equal(t, int64(40), strategy{}.OnPut(cur, Fields{EventBookmark: 7}).EventBookmark)
 	tests := []struct {
 		patch string
 		want  int64
@@ -75,7 +75,7 @@ func TestBookmarkWrites(t *testing.T) {
 		{`{"DisplayName": "x"}`, 12},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, Family.OnPatch(cur, json.RawMessage(tt.patch), Fields{EventBookmark: 12}).EventBookmark, tt.patch)
+		require.Equal(t, tt.want, strategy{}.OnPatch(cur, json.RawMessage(tt.patch), Fields{EventBookmark: 12}).EventBookmark, tt.patch)
 	}
 }
 

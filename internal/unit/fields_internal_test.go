@@ -59,8 +59,9 @@ func TestFieldsRules(t *testing.T) {
 func TestCloneFields(t *testing.T) {
 	t.Parallel()
 	target, changeSet := uuid.New(), uuid.New()
-	src := Unit{ToolchainType: configdata.KubernetesYAML, Fields: Fields{Slug: "web", DisplayName: "Web", ToolchainType: configdata.KubernetesYAML,
-		TargetID: &target, ChangeSetID: &changeSet, Meta: entity.Meta{Labels: map[string]string{"tier": "prod", "team": "a"}}}}
+	src := Unit{ToolchainType: configdata.KubernetesYAML, Fields: Fields{Common: entity.Common{Slug: "web", DisplayName: "Web",
+		Meta: entity.Meta{Labels: map[string]string{"tier": "prod", "team": "a"}}}, ToolchainType: configdata.KubernetesYAML,
+		TargetID: &target, ChangeSetID: &changeSet}}
 
 	f, err := cloneFields(src, "dev-", nil)
 	require.NoError(t, err)
@@ -111,8 +112,8 @@ func TestChangeSetReferences(t *testing.T) {
 func TestUnitEvents(t *testing.T) {
 	t.Parallel()
 	target := uuid.New()
-	u := Unit{ID: uuid.New(), OrganizationID: uuid.New(), SpaceID: uuid.New(), HeadRevisionNum: 4, Version: 9,
-		Fields: Fields{Slug: "web", TargetID: &target}}
+	u := Unit{Object: entity.Object{ID: uuid.New(), OrganizationID: uuid.New(), SpaceID: uuid.New(), Version: 9}, HeadRevisionNum: 4,
+		Fields: Fields{Common: entity.Common{Slug: "web"}, TargetID: &target}}
 	e := u.dataEvent("dev")
 	require.Equal(t, "unit.updated", e.EventType)
 	require.Equal(t, &target, e.TargetID)
@@ -127,7 +128,7 @@ func TestUnitEvents(t *testing.T) {
 	require.IsType(t, event.EntityPayload{}, created.Payload)
 
 	// The kit's events of a Unit (field writes, deletes) carry it too.
-	adjusted := Family.AdjustEvent(u, event.Event{EventType: "unit.deleted"})
+	adjusted := strategy{}.AdjustEvent(u, event.Event{EventType: "unit.deleted"})
 	require.Equal(t, &target, adjusted.TargetID)
 }
 
