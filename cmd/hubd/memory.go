@@ -11,7 +11,7 @@ import (
 
 // defaultMemoryLimit bounds a burst: 10,000 long polls arriving at once held about 300 MB (heap and
 // goroutine stacks) while they waited for database connections in their handlers, and about 60 MB once
-// parked; they now wait for their turn to start before any of that (httpapi's pollGate), and the burst
+// parked; they now wait for their turn to start before any of that (longpoll.Gate), and the burst
 // peaks near this limit.
 const defaultMemoryLimit = 256 << 20
 

@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/longpoll"
+)
+
+// longPoll answers a long poll (x-hubd-class: long-poll). prepare makes the poll: its service checks the
+// caller and places its cursor. A first take that hands something out is answered at once; else the poll
+// waits in the server's mode (longpoll.Waiter). The handler of a parked poll returns parked, which writes
+// nothing; once the poll is done its request is served again, and that pass (longpoll.Resumed) answers it
+// here, through the same middleware as any other answer.
+func longPoll[T any, R any](ctx context.Context, s *Server, prepare func() (*event.Poll[T], error), answer func([]T) (R, error), parked R) (R, error) {
+	var zero R
+	if r, ok := longpoll.Resumed(ctx); ok {
+		if r.Gone {
+			return zero, longpoll.ErrClientGone
+		}
+		return answerOf(r.Poll.(*event.Poll[T]), answer)
+	}
+	p, err := prepare()
+	if err != nil {
+		return zero, err
+	}
+	done := p.Take(ctx)
+	longpoll.Started(ctx)
+	if !done {
+		switch s.polls.Wait(ctx, p) {
+		case longpoll.Parked:
+			return parked, nil
+		case longpoll.Gone:
+			return zero, longpoll.ErrClientGone
+		}
+	}
+	return answerOf(p, answer)
+}
+
+func answerOf[T any, R any](p *event.Poll[T], answer func([]T) (R, error)) (R, error) {
+	out, err := p.Result()
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return answer(out)
+}
+
+// parkedResponse is what the handler of a parked poll returns: the resumed pass answers it.
+type parkedResponse struct{}
+
+func (parkedResponse) VisitPollBridgeWorkerEventsResponse(http.ResponseWriter) error { return nil }
+func (parkedResponse) VisitPollChannelResponse(http.ResponseWriter) error            { return nil }
+
+var (
+	_ api.PollBridgeWorkerEventsResponseObject = parkedResponse{}
+	_ api.PollChannelResponseObject            = parkedResponse{}
+)
+
+// holdLongPoll is the contract middleware's part in a long poll: the request is held for the server's
+// long-poll mode (a parked poll takes over the caller's in-flight slot, released when it is answered) and
+// what the middleware noted of it kept for the pass that answers it once parked (resumeFirstPass).
+func (s *Server) holdLongPoll(ctx context.Context, c echo.Context, body []byte, release func()) (_ context.Context, done func()) {
+	ctx, done = longpoll.Hold(ctx, longpoll.Request{W: c.Response(), R: c.Request(), Body: body, Release: release})
+	started, _ := c.Get(ctxStarted).(time.Time)
+	return context.WithValue(ctx, firstPassKey{}, firstPass{requestID: requestID(c), warnings: warnings(c), started: started}), done
+}
+
+// firstPass is what the middleware noted of a long poll's request when it came.
+type firstPass struct {
+	requestID string
+	warnings  []string
+	started   time.Time
+}
+
+type firstPassKey struct{}
+
+// resumeFirstPass gives the pass that answers a parked long poll (longpoll.Resumed) what the middleware
+// noted of its request when it came, so the answer carries the same identity and warnings and its log
+// line and metrics cover the whole wait. It runs first.
+func (s *Server) resumeFirstPass(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if fp, ok := c.Request().Context().Value(firstPassKey{}).(firstPass); ok {
+			c.Set(ctxRequestID, fp.requestID)
+			c.Set(ctxWarnings, fp.warnings)
+			c.Set(ctxStarted, fp.started)
+		}
+		return next(c)
+	}
+}
