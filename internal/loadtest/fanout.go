@@ -450,8 +450,9 @@ func (f *fanOut) channelsBehind(ctx context.Context) ([]int, error) {
 // waitStarted waits until the n polls startPolls started are reading or waiting: the worker polls'
 // cursors (named prefix-*) exist and, where hubd reports its waiting polls (hubd_waiting_long_polls, or
 // hubd_parked_long_polls in builds before it), all n are waiting. A hubd without either gauge gets
-// settle's grace.
-func (f *fanOut) waitStarted(ctx context.Context, n int, prefix string) error {
+// settle's grace. A poll answered before then (failed, or its wait over: a machine too slow to start them
+// all within the polls' timeout) ends the run.
+func (f *fanOut) waitStarted(ctx context.Context, n int, prefix string, answers <-chan answer) error {
 	conn, err := pgx.Connect(ctx, f.srv.databaseURL)
 	if err != nil {
 		return err
@@ -481,6 +482,11 @@ func (f *fanOut) waitStarted(ctx context.Context, n int, prefix string) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case a := <-answers:
+			if a.err == nil {
+				a.err = fmt.Errorf("status %d", a.status)
+			}
+			return fmt.Errorf("poll %d answered before all %d were waiting: %w", a.i, n, a.err)
 		case <-time.After(interval):
 		}
 	}
@@ -493,7 +499,7 @@ type delivery struct{ fromSend, fromWrite time.Duration }
 // deliver starts n polls, lets them settle, creates a Tag and returns each poll's delivery.
 func (f *fanOut) deliver(ctx context.Context, n, perWorker int, prefix string) ([]delivery, error) {
 	answers := f.startPolls(n, perWorker, prefix)
-	if err := f.waitStarted(ctx, n, prefix); err != nil {
+	if err := f.waitStarted(ctx, n, prefix, answers); err != nil {
 		return nil, err
 	}
 	time.Sleep(settle(n))
@@ -559,7 +565,7 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 	}
 	started := time.Now()
 	answers := f.startPolls(n, perWorker, "fan")
-	if err := f.waitStarted(ctx, n, "fan"); err != nil {
+	if err := f.waitStarted(ctx, n, "fan", answers); err != nil {
 		return nil, err
 	}
 	startedCPU, err := f.srv.cpuTime()

@@ -86,8 +86,8 @@ func (pk *Parker) Wait(ctx context.Context, p Poll) Outcome {
 		_ = conn.Close()
 		return Gone
 	}
-	pp := &parkedPoll{pk: pk, conn: conn, poll: p, req: h.req.R, body: h.req.Body, release: h.req.Release,
-		keepAlive: !h.req.R.Close}
+	pp := &parkedPoll{pk: pk, conn: conn, poll: p, req: keptRequest(h.req.R), body: bytes.Clone(h.req.Body),
+		release: h.req.Release, keepAlive: !h.req.R.Close}
 	if n := rw.Reader.Buffered(); n > 0 { // a next request, sent before this one was answered
 		pp.unread, _ = rw.Reader.Peek(n)
 		pp.unread = bytes.Clone(pp.unread)
@@ -106,6 +106,15 @@ func (pk *Parker) Wait(ctx context.Context, p Poll) Outcome {
 	})
 	pp.park()
 	return Parked
+}
+
+// keptRequest is what a parked poll keeps of its request to serve it again: not its body, read and
+// kept apart (Request.Body), so the buffers it was read into are let go.
+func keptRequest(r *http.Request) *http.Request {
+	kept := new(http.Request)
+	*kept = *r
+	kept.Body, kept.GetBody = nil, nil
+	return kept
 }
 
 // parkedPoll states.
