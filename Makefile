@@ -59,12 +59,14 @@ generate: $(DOCSUI_TOOLCHAIN)
 	$(OAPI_CODEGEN) -config openapi/config/oapi-codegen-client.yaml gen/oas/openapi.json
 	$(SQLC) generate -f sql/sqlc.yaml
 	$(GO) run ./internal/build/visitgen gen/oas/openapi.json internal/httpapi/visit.gen.go
+	$(GO) run ./internal/build/paramgen gen/oas/openapi.json internal/httpapi/params.gen.go
 
-# Regenerates and fails when gen/ (or internal/httpapi/visit.gen.go) differs from what is committed;
+# Regenerates and fails when gen/ (or internal/httpapi/*.gen.go) differs from what is committed;
 # generated code is never edited by hand.
+GENERATED := gen/ 'internal/httpapi/*.gen.go'
 check-generated: generate
-	@git diff --exit-code -- gen/ internal/httpapi/visit.gen.go || { echo "generated code is stale: run 'make generate' and commit the result" >&2; exit 1; }
-	@test -z "$$(git status --porcelain -- gen/ internal/httpapi/visit.gen.go)" || { git status --porcelain -- gen/ >&2; echo "gen/ has untracked generated files: run 'make generate' and commit them" >&2; exit 1; }
+	@git diff --exit-code -- $(GENERATED) || { echo "generated code is stale: run 'make generate' and commit the result" >&2; exit 1; }
+	@test -z "$$(git status --porcelain -- $(GENERATED))" || { git status --porcelain -- $(GENERATED) >&2; echo "generated files are untracked: run 'make generate' and commit them" >&2; exit 1; }
 
 # Benchmarks (figures in docs/performance.md).
 bench:

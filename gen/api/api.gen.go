@@ -1484,6 +1484,12 @@ type ExtendedMutation struct {
 	Error      *ResponseError `json:"Error"`
 	Invocation *Invocation    `json:"Invocation"`
 
+	// Link The Link that made the Mutation (include=LinkID). Links are not served yet, so it is always null.
+	Link *map[string]interface{} `json:"Link"`
+
+	// MergeSource The Unit the Mutation merged from (include=MergeSourceID), when it has one and the caller may view it. Upstream merges are not served yet, so it is always null.
+	MergeSource *Unit `json:"MergeSource"`
+
 	// Mutation One source of change of a Revision (a data PUT, a restore, a clone; later a function, a link, a merge).
 	Mutation     Mutation      `json:"Mutation"`
 	Organization *Organization `json:"Organization"`
@@ -1520,8 +1526,19 @@ type ExtendedOrganizationMember struct {
 
 // ExtendedRevision defines model for ExtendedRevision.
 type ExtendedRevision struct {
-	Error        *ResponseError `json:"Error"`
-	Organization *Organization  `json:"Organization"`
+	// Attestations The Attestations of the Revision (include=Attestations); null when not included. Attestations are not served yet, so it is [] when included.
+	Attestations *[]map[string]interface{} `json:"Attestations"`
+
+	// ChangeOrders The ChangeOrders that carried the Revision (include=ChangeOrders); null when not included. ChangeOrders are not served yet, so it is [] when included.
+	ChangeOrders *[]map[string]interface{} `json:"ChangeOrders"`
+
+	// ChangeSet The Revision's ChangeSet (include=ChangeSetID). ChangeSets are not served yet, so it is always null.
+	ChangeSet    *map[string]interface{} `json:"ChangeSet"`
+	Error        *ResponseError          `json:"Error"`
+	Organization *Organization           `json:"Organization"`
+
+	// Releases The Releases of the Revision (include=Releases); null when not included. Releases are not served yet, so it is [] when included.
+	Releases *[]map[string]interface{} `json:"Releases"`
 
 	// Revision An immutable version of a Unit's data.
 	Revision Revision `json:"Revision"`
@@ -1583,6 +1600,12 @@ type ExtendedTarget struct {
 	// Target A deployment destination.
 	Target Target `json:"Target"`
 
+	// TriggerFilter The Filter selecting the Triggers of the Target (include=TriggerFilterID). Targets do not select Triggers yet, so it is always null.
+	TriggerFilter *Filter `json:"TriggerFilter"`
+
+	// Triggers The Triggers of the Target (include=TriggerIDs); null when not included. Targets do not select Triggers yet, so it is [] when included.
+	Triggers *[]Trigger `json:"Triggers"`
+
 	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
 	ViewColumns ViewColumns `json:"ViewColumns"`
 }
@@ -1613,14 +1636,25 @@ type ExtendedTrigger struct {
 
 // ExtendedUnit defines model for ExtendedUnit.
 type ExtendedUnit struct {
-	Error *ResponseError `json:"Error"`
+	// ChangeSet The Unit's ChangeSet (include=ChangeSetID). ChangeSets are not served yet, so it is always null.
+	ChangeSet *map[string]interface{} `json:"ChangeSet"`
+	Error     *ResponseError          `json:"Error"`
+
+	// FromLink The Links from this Unit (include=FromLinkID); null when not included. Links are not served yet, so it is [] when included.
+	FromLink *[]map[string]interface{} `json:"FromLink"`
 
 	// HeadMutation The Unit's latest Mutation (include=HeadMutationNum); null when it has none.
-	HeadMutation *Mutation     `json:"HeadMutation"`
-	HeadRevision *Revision     `json:"HeadRevision"`
-	Organization *Organization `json:"Organization"`
-	Space        *Space        `json:"Space"`
-	Target       *Target       `json:"Target"`
+	HeadMutation *Mutation `json:"HeadMutation"`
+	HeadRevision *Revision `json:"HeadRevision"`
+
+	// LastReleasedRevision The Revision last released (include=LastReleasedRevisionNum); null while the Unit has never been released. Releases are not served yet, so it is always null.
+	LastReleasedRevision *Revision `json:"LastReleasedRevision"`
+
+	// LatestUnitEvent The Unit's latest UnitEvent (include=UnitEventID). UnitEvents are not served yet, so it is always null.
+	LatestUnitEvent *map[string]interface{} `json:"LatestUnitEvent"`
+	Organization    *Organization           `json:"Organization"`
+	Space           *Space                  `json:"Space"`
+	Target          *Target                 `json:"Target"`
 
 	// Unit Configuration data (not a field; see /data) plus metadata.
 	Unit          Unit   `json:"Unit"`
@@ -3450,13 +3484,14 @@ type ListAllBridgeWorkersParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3488,13 +3523,14 @@ type ListAllChannelsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3523,13 +3559,14 @@ type ListAllCommandRunsParams struct {
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3577,13 +3614,14 @@ type ListAllFiltersParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3742,13 +3780,14 @@ type ListGroupsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3788,13 +3827,14 @@ type DeleteGroupParams struct {
 
 // GetGroupParams defines parameters for GetGroup.
 type GetGroupParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -3838,13 +3878,14 @@ type ListAllInvocationsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3925,8 +3966,9 @@ type ListOrganizationsParams struct {
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -3968,8 +4010,9 @@ type DeleteOrganizationParams struct {
 type GetOrganizationParams struct {
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -3993,8 +4036,9 @@ type ListOrganizationMembersParams struct {
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
@@ -4040,13 +4084,14 @@ type ListAllRevisionsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4152,13 +4197,14 @@ type ListServiceAccountsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4198,13 +4244,14 @@ type DeleteServiceAccountParams struct {
 
 // GetServiceAccountParams defines parameters for GetServiceAccount.
 type GetServiceAccountParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -4238,13 +4285,14 @@ type ListSpacesParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4288,13 +4336,14 @@ type DeleteSpaceParams struct {
 
 // GetSpaceParams defines parameters for GetSpace.
 type GetSpaceParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -4322,13 +4371,14 @@ type ListBridgeWorkersParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4368,13 +4418,14 @@ type DeleteBridgeWorkerParams struct {
 
 // GetBridgeWorkerParams defines parameters for GetBridgeWorker.
 type GetBridgeWorkerParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -4402,13 +4453,14 @@ type ListChannelsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4448,13 +4500,14 @@ type DeleteChannelParams struct {
 
 // GetChannelParams defines parameters for GetChannel.
 type GetChannelParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -4479,13 +4532,14 @@ type ListCommandRunsParams struct {
 	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
 	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4507,13 +4561,14 @@ type ListCommandRunsParams struct {
 
 // GetCommandRunParams defines parameters for GetCommandRun.
 type GetCommandRunParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -4535,13 +4590,14 @@ type ListFiltersParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4581,13 +4637,14 @@ type DeleteFilterParams struct {
 
 // GetFilterParams defines parameters for GetFilter.
 type GetFilterParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -4685,13 +4742,14 @@ type ListInvocationsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4731,13 +4789,14 @@ type DeleteInvocationParams struct {
 
 // GetInvocationParams defines parameters for GetInvocation.
 type GetInvocationParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -4765,13 +4824,14 @@ type ListTagsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4811,13 +4871,14 @@ type DeleteTagParams struct {
 
 // GetTagParams defines parameters for GetTag.
 type GetTagParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -4845,13 +4906,14 @@ type ListTargetsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4891,13 +4953,14 @@ type DeleteTargetParams struct {
 
 // GetTargetParams defines parameters for GetTarget.
 type GetTargetParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -4925,13 +4988,14 @@ type ListTriggersParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -4971,13 +5035,14 @@ type DeleteTriggerParams struct {
 
 // GetTriggerParams defines parameters for GetTrigger.
 type GetTriggerParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -5005,13 +5070,14 @@ type ListUnitsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -5061,13 +5127,14 @@ type DeleteUnitParams struct {
 
 // GetUnitParams defines parameters for GetUnit.
 type GetUnitParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -5141,13 +5208,14 @@ type ListExtendedMutationsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -5169,13 +5237,14 @@ type ListExtendedMutationsParams struct {
 
 // GetExtendedMutationParams defines parameters for GetExtendedMutation.
 type GetExtendedMutationParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -5191,13 +5260,14 @@ type ListExtendedRevisionsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -5223,13 +5293,14 @@ type ListExtendedRevisionsParams struct {
 
 // GetExtendedRevisionParams defines parameters for GetExtendedRevision.
 type GetExtendedRevisionParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -5251,13 +5322,14 @@ type ListViewsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -5297,13 +5369,14 @@ type DeleteViewParams struct {
 
 // GetViewParams defines parameters for GetView.
 type GetViewParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -5337,13 +5410,14 @@ type ListAllTagsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -5391,13 +5465,14 @@ type ListAllTargetsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -5461,13 +5536,14 @@ type ListAllTriggersParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -5562,13 +5638,14 @@ type ListAllUnitsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -5789,8 +5866,9 @@ type ListUsersParams struct {
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
@@ -5814,8 +5892,9 @@ type ListUsersParams struct {
 type GetUserParams struct {
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
@@ -5853,13 +5932,14 @@ type ListAllViewsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name the entity cannot expand is 400.
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
 	Include *Include `form:"include,omitempty" json:"include,omitempty"`
 
 	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
 	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID); an included entity that no dotted
-	// name mentions is returned whole.
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
 	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or

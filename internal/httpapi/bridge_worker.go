@@ -39,12 +39,12 @@ func bridgeWorkerFields(b *api.BridgeWorker) bridgeworker.Fields {
 
 func (h bridgeWorkerAPI) ListAllBridgeWorkers(ctx context.Context, r api.ListAllBridgeWorkersRequestObject) (api.ListAllBridgeWorkersResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listBridgeWorkers(ctx, sc, nil, listParams(r.Params))
+	return h.listBridgeWorkers(ctx, sc, nil, listParams(ctx, r.Params))
 }
 
 func (h bridgeWorkerAPI) ListBridgeWorkers(ctx context.Context, r api.ListBridgeWorkersRequestObject) (api.ListBridgeWorkersResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listBridgeWorkers(ctx, sc, &r.SpaceId, listParams(r.Params))
+	return h.listBridgeWorkers(ctx, sc, &r.SpaceId, listParams(ctx, r.Params))
 }
 
 func (h bridgeWorkerAPI) listBridgeWorkers(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {

@@ -59,12 +59,12 @@ func channelFields(b *api.Channel) channel.Fields {
 
 func (h channelAPI) ListAllChannels(ctx context.Context, r api.ListAllChannelsRequestObject) (api.ListAllChannelsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listChannels(ctx, sc, nil, listParams(r.Params))
+	return h.listChannels(ctx, sc, nil, listParams(ctx, r.Params))
 }
 
 func (h channelAPI) ListChannels(ctx context.Context, r api.ListChannelsRequestObject) (api.ListChannelsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listChannels(ctx, sc, &r.SpaceId, listParams(r.Params))
+	return h.listChannels(ctx, sc, &r.SpaceId, listParams(ctx, r.Params))
 }
 
 func (h channelAPI) listChannels(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {

@@ -129,12 +129,12 @@ func (h commandRunAPI) CreateCommandRun(ctx context.Context, r api.CreateCommand
 
 func (h commandRunAPI) ListAllCommandRuns(ctx context.Context, r api.ListAllCommandRunsRequestObject) (api.ListAllCommandRunsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listRuns(ctx, sc, nil, "", listParams(r.Params))
+	return h.listRuns(ctx, sc, nil, "", listParams(ctx, r.Params))
 }
 
 func (h commandRunAPI) ListCommandRuns(ctx context.Context, r api.ListCommandRunsRequestObject) (api.ListCommandRunsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listRuns(ctx, sc, &r.SpaceId, r.ChannelId, listParams(r.Params))
+	return h.listRuns(ctx, sc, &r.SpaceId, r.ChannelId, listParams(ctx, r.Params))
 }
 
 func (h commandRunAPI) listRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, params listquery.Params) (pageResponse, error) {

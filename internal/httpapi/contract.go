@@ -52,6 +52,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 
 		warnUnknownQuery(c, rt)
+		stripUnknownSelect(c, rt)
 		for name, values := range req.URL.Query() {
 			for _, v := range values {
 				if !utf8.ValidString(v) {

@@ -16,13 +16,13 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
-// copyParams are the query parameters of a bulk copy (clone) beyond its selection (read with queryParams).
+// copyParams are the query parameters of a bulk copy (clone) beyond its selection (copyParamsOf).
 type copyParams struct {
-	WhereSpace   *string `json:"where_space"`
-	FilterSpace  *string `json:"filter_space"`
-	NamePrefixes *string `json:"name_prefixes"`
-	AllowExists  *string `json:"allow_exists"`
-	DryRun       *bool   `json:"dry_run"`
+	WhereSpace   *string
+	FilterSpace  *string
+	NamePrefixes *string
+	AllowExists  *string
+	DryRun       *bool
 }
 
 // prefixes splits name_prefixes.
@@ -62,14 +62,17 @@ type bulkCopier[E any] interface {
 }
 
 // clonedInBulk runs a bulk copy of a kit family: its selection is required.
-func clonedInBulk[E, O any](ctx context.Context, s *Server, svc bulkCopier[E], params any, bodies []*json.RawMessage,
+func clonedInBulk[E, O any, P interface {
+	listParamsStruct
+	copyParamsStruct
+}](ctx context.Context, s *Server, svc bulkCopier[E], params P, bodies []*json.RawMessage,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel := listParams(params)
+	sel := listParams(ctx, params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
 	sc := scopeOf(ctx)
-	p := queryParams[copyParams](params)
+	p := copyParamsOf(params)
 	dest, err := s.destinations(ctx, sc, p)
 	if err != nil {
 		return nil, false, err
@@ -91,9 +94,9 @@ type bulkMover[E any] interface {
 }
 
 // movedInBulk runs a bulk move of a kit family: its selection is required.
-func movedInBulk[E, O any](ctx context.Context, svc bulkMover[E], params any, dryRun *bool, to uuid.UUID,
+func movedInBulk[E, O any, P listParamsStruct](ctx context.Context, svc bulkMover[E], params P, dryRun *bool, to uuid.UUID,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel := listParams(params)
+	sel := listParams(ctx, params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}

@@ -58,7 +58,7 @@ func revisionPages(p *listquery.Pager[unit.Revision]) func() ([]unit.Revision, s
 
 func (h unitReadAPI) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffRequestObject) (api.SearchUnitDiffResponseObject, error) {
 	sc := scopeOf(ctx)
-	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
+	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), dataFilterOf(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		out := make([]any, len(units))
 		for i, u := range units {
@@ -83,7 +83,7 @@ func (h unitReadAPI) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffReq
 
 func (h unitReadAPI) SearchUnitData(ctx context.Context, r api.SearchUnitDataRequestObject) (api.SearchUnitDataResponseObject, error) {
 	sc := scopeOf(ctx)
-	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
+	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), dataFilterOf(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		hashes := make([]string, len(units))
 		for i, u := range units {
@@ -103,7 +103,7 @@ func (h unitReadAPI) SearchUnitData(ctx context.Context, r api.SearchUnitDataReq
 
 func (h unitReadAPI) SearchUnitMutationSources(ctx context.Context, r api.SearchUnitMutationSourcesRequestObject) (api.SearchUnitMutationSourcesResponseObject, error) {
 	sc := scopeOf(ctx)
-	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(r.Params), dataFilter(r.Params))
+	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), dataFilterOf(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		var ids []uuid.UUID
 		for _, u := range units {
@@ -133,7 +133,7 @@ func (h unitReadAPI) SearchRevisionData(ctx context.Context, r api.SearchRevisio
 	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
 		return nil, err
 	}
-	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), listParams(r.Params), all)
+	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), all)
 	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
 		hashes := make([]string, len(revs))
 		for i, rev := range revs {
@@ -158,7 +158,7 @@ func (h unitReadAPI) SearchRevisionMutationSources(ctx context.Context, r api.Se
 	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
 		return nil, err
 	}
-	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), listParams(r.Params), all)
+	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), all)
 	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
 		ids := make([]uuid.UUID, len(revs))
 		for i, rev := range revs {

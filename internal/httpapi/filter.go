@@ -24,14 +24,14 @@ func (h filterAPI) ListAllFilters(ctx context.Context, r api.ListAllFiltersReque
 	case (entityType == "") != (r.Params.Id == nil):
 		return nil, apierr.UserInput("entity and id are given together: the Filters that select entity id", apierr.Item{Item: "entity", Description: "entity and id go together"})
 	case entityType != "":
-		page, err := filter.ListSelecting(ctx, h.s.deps.Filters, sc, requestPath(ctx), listParams(r.Params), entityType, *r.Params.Id)
+		page, err := filter.ListSelecting(ctx, h.s.deps.Filters, sc, requestPath(ctx), listParams(ctx, r.Params), entityType, *r.Params.Id)
 		return listed(ctx, sc, page, err, filter.EntityType, h.extendFilters)
 	}
-	return h.listFilters(ctx, sc, nil, listParams(r.Params))
+	return h.listFilters(ctx, sc, nil, listParams(ctx, r.Params))
 }
 
 func (h filterAPI) ListFilters(ctx context.Context, r api.ListFiltersRequestObject) (api.ListFiltersResponseObject, error) {
-	return h.listFilters(ctx, scopeOf(ctx), &r.SpaceId, listParams(r.Params))
+	return h.listFilters(ctx, scopeOf(ctx), &r.SpaceId, listParams(ctx, r.Params))
 }
 
 func (h filterAPI) listFilters(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {

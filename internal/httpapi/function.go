@@ -101,7 +101,7 @@ func signatureToAPI(s function.Signature) api.FunctionSignature {
 }
 
 func (h functionAPI) InvokeFunctionsOnOrg(ctx context.Context, r api.InvokeFunctionsOnOrgRequestObject) (api.InvokeFunctionsOnOrgResponseObject, error) {
-	sel := listParams(r.Params)
+	sel := listParams(ctx, r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
@@ -132,8 +132,7 @@ func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, p api.Invok
 	if req.Stored, err = h.storedCalls(ctx, sc, body); err != nil {
 		return bulkResponse{}, err
 	}
-	df := unit.DataFilter{WhereData: string(deref(p.WhereData)), ResourceType: string(deref(p.ResourceType))}
-	items, err := h.s.deps.Units.Invoke(ctx, sc, spaceID, requestPath(ctx), listParams(p), df, req)
+	items, err := h.s.deps.Units.Invoke(ctx, sc, spaceID, requestPath(ctx), listParams(ctx, p), dataFilterOf(p), req)
 	if err != nil {
 		return bulkResponse{}, err
 	}

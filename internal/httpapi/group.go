@@ -29,7 +29,7 @@ func groupFields(b *api.Group) group.Fields {
 
 func (h groupAPI) ListGroups(ctx context.Context, r api.ListGroupsRequestObject) (api.ListGroupsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Groups.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Groups.List(ctx, sc, nil, requestPath(ctx), listParams(ctx, r.Params))
 	return listed(ctx, sc, page, err, group.EntityType, h.extendGroups)
 }
 

@@ -176,6 +176,15 @@ func (h *base) includedSpaces(ctx context.Context, sc authz.Scope, wanted bool, 
 	return out, nil
 }
 
+// unservedList is an Extended field listing entities of a family that is not served yet: [] when include
+// names it, else null.
+func unservedList[T any](includes map[string]bool, name string) *[]T {
+	if !includes[name] {
+		return nil
+	}
+	return &[]T{}
+}
+
 // bulkPatcher and bulkDeleter are the bulk operations every family serves (the kit's, and Units').
 type bulkPatcher[E any] interface {
 	BulkPatch(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, dryRun bool) ([]entity.BulkItem[E], error)
@@ -187,9 +196,9 @@ type bulkDeleter[E any] interface {
 
 // patchedInBulk runs a bulk merge patch: its selection (where, filter or contains) and its body are
 // required; each item is what toItem builds of the entity written or the error. multiStatus says 207.
-func patchedInBulk[E, O any](ctx context.Context, svc bulkPatcher[E], params any, dryRun *bool, bodies []*json.RawMessage,
+func patchedInBulk[E, O any, P listParamsStruct](ctx context.Context, svc bulkPatcher[E], params P, dryRun *bool, bodies []*json.RawMessage,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel := listParams(params)
+	sel := listParams(ctx, params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
@@ -205,8 +214,8 @@ func patchedInBulk[E, O any](ctx context.Context, svc bulkPatcher[E], params any
 }
 
 // deletedInBulk runs a bulk delete: its selection is required.
-func deletedInBulk[E any](ctx context.Context, svc bulkDeleter[E], entityType string, params any, dryRun *bool) (out []api.DeleteResponse, multiStatus bool, err error) {
-	sel := listParams(params)
+func deletedInBulk[E any, P listParamsStruct](ctx context.Context, svc bulkDeleter[E], entityType string, params P, dryRun *bool) (out []api.DeleteResponse, multiStatus bool, err error) {
+	sel := listParams(ctx, params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}

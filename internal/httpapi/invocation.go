@@ -31,11 +31,11 @@ func invocationFields(b *api.Invocation) invocation.Fields {
 }
 
 func (h invocationAPI) ListAllInvocations(ctx context.Context, r api.ListAllInvocationsRequestObject) (api.ListAllInvocationsResponseObject, error) {
-	return h.listInvocations(ctx, scopeOf(ctx), nil, listParams(r.Params))
+	return h.listInvocations(ctx, scopeOf(ctx), nil, listParams(ctx, r.Params))
 }
 
 func (h invocationAPI) ListInvocations(ctx context.Context, r api.ListInvocationsRequestObject) (api.ListInvocationsResponseObject, error) {
-	return h.listInvocations(ctx, scopeOf(ctx), &r.SpaceId, listParams(r.Params))
+	return h.listInvocations(ctx, scopeOf(ctx), &r.SpaceId, listParams(ctx, r.Params))
 }
 
 func (h invocationAPI) listInvocations(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {

@@ -36,51 +36,6 @@ func mediaType(ctx context.Context) string {
 	return mt
 }
 
-// wireParams reads the list parameters of any generated *Params struct (their json tags are the query
-// parameter names), so every list converts its parameters the same way.
-type wireParams struct {
-	Where         *string `json:"where"`
-	Filter        *string `json:"filter"`
-	Contains      *string `json:"contains"`
-	Include       *string `json:"include"`
-	Select        *string `json:"select"`
-	IncludeHidden *string `json:"include_hidden"`
-	View          *string `json:"view"`
-	Limit         *int    `json:"limit"`
-	Continue      *string `json:"continue"`
-	OrderBy       *string `json:"order_by"`
-	Offset        *int    `json:"offset"`
-}
-
-func listParams(generated any) listquery.Params {
-	w := queryParams[wireParams](generated)
-	str := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	return listquery.Params{
-		Where: str(w.Where), Contains: str(w.Contains), Select: str(w.Select), Include: str(w.Include),
-		IncludeHidden: str(w.IncludeHidden), OrderBy: str(w.OrderBy), Continue: str(w.Continue),
-		Filter: str(w.Filter), View: str(w.View), Limit: w.Limit, Offset: w.Offset,
-	}
-}
-
-// queryParams reads the query parameters T names (by json tags) from any generated *Params struct, whose
-// json tags are the parameter names.
-func queryParams[T any](generated any) T {
-	var out T
-	raw, err := json.Marshal(generated)
-	if err != nil {
-		panic(err) // generated parameter structs always encode
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		panic(err)
-	}
-	return out
-}
-
 // pageResponse writes a list page: Extended forms, each entity projected to the selected fields,
 // streamed one item at a time, and Service-Continue when more may follow. Its Visit methods, one per list
 // operation of the document, are generated (visit.gen.go, internal/build/visitgen).

@@ -375,6 +375,16 @@ func (r *listRun) checkIncludes(items []map[string]any, names []string) {
 		if !slices.Contains(names, in.Name) || !r.op.extended[in.Field] {
 			continue // not asked, or a related family the service does not have yet (it expands to nothing)
 		}
+		if in.Unserved {
+			for _, it := range items {
+				if list, isList := it[in.Field].([]any); isList {
+					assert.Empty(r.t, list, "%s include=%s: %s of a family not served is []", r.op.id, in.Name, in.Field)
+				} else {
+					assert.Nil(r.t, it[in.Field], "%s include=%s: %s of a family not served is null", r.op.id, in.Name, in.Field)
+				}
+			}
+			continue
+		}
 		for _, it := range items {
 			obj, _ := it[e.Name].(map[string]any)
 			if !isSet(obj[in.Name]) {
@@ -628,7 +638,7 @@ func TestListParameters(t *testing.T) {
 		if op.params["include"] {
 			names := e.IncludeNames()
 			for _, in := range e.Includes {
-				if op.extended[in.Field] {
+				if op.extended[in.Field] && !in.Unserved {
 					includeExpected[e.Name+"/"+in.Name] = true
 				}
 			}

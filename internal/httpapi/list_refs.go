@@ -16,25 +16,35 @@ import (
 	"github.com/hubd/hubd/internal/space"
 )
 
+// listReferences are the Filter and View a request's filter= and view= name, resolved; nil when it names
+// none.
+type listReferences struct {
+	filter *listquery.FilterDefinition
+	view   *listquery.ViewDefinition
+}
+
+type listReferencesKey struct{}
+
 // resolveListReferences reads the Filter and the View a list or selection's filter= and view= name, once
-// per request, and gives them to the list (listquery.WithFilter, WithView): each must be of the caller's
-// organization and one the caller may view, and on a list of one Space a Filter must read that Space (be
-// of it, or name it in FromSpaceID). A View's Filter is resolved with it. Whether they are of the listed
-// entity type, and whether a View's Filter may be combined with filter=, is the list's to check.
+// per request, before its handler runs; listParams hands them to the list in its listquery.Params. Each
+// must be of the caller's organization and one the caller may view, and on a list of one Space a Filter
+// must read that Space (be of it, or name it in FromSpaceID). A View's Filter is resolved with it. Whether
+// they are of the listed entity type, and whether a View's Filter may be combined with filter=, is the
+// list's to check.
 func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *route) (context.Context, error) {
 	if rt.operation.Extensions["x-hubd-entity"] == nil {
 		return ctx, nil
 	}
 	sc := scopeOf(ctx)
 	spaceID := c.Param("space_id")
+	var refs listReferences
 	if ref := c.QueryParam("filter"); ref != "" {
 		f, err := s.visibleFilter(ctx, sc, ref, "filter", spaceID)
 		if err != nil {
 			return ctx, err
 		}
 		def := filter.Definition(f)
-		def.Ref = ref
-		ctx = listquery.WithFilter(ctx, def)
+		refs.filter = &def
 	}
 	if ref := c.QueryParam("view"); ref != "" {
 		v, err := named(ctx, sc, s.deps.Views, ref, "view", spaceID)
@@ -42,7 +52,6 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 			return ctx, err
 		}
 		def := v.Definition()
-		def.Ref = ref
 		if v.FilterID != nil {
 			f, err := s.visibleFilter(ctx, sc, v.FilterID.String(), "view", spaceID)
 			if err != nil {
@@ -51,9 +60,22 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 			fd := filter.Definition(f)
 			def.Filter = &fd
 		}
-		ctx = listquery.WithView(ctx, def)
+		refs.view = &def
 	}
-	return ctx, nil
+	if refs == (listReferences{}) {
+		return ctx, nil
+	}
+	return context.WithValue(ctx, listReferencesKey{}, refs), nil
+}
+
+// listParams are the list parameters of the request in ctx: its generated parameter struct p converted
+// (listParamsOf), with the Filter and View its filter= and view= name as the contract middleware resolved
+// them. It is the one place a list or selection gets its parameters from the request.
+func listParams[P listParamsStruct](ctx context.Context, p P) listquery.Params {
+	out := listParamsOf(p)
+	refs, _ := ctx.Value(listReferencesKey{}).(listReferences)
+	out.FilterDefinition, out.ViewDefinition = refs.filter, refs.view
+	return out
 }
 
 // named reads the entity a list parameter names, by ID, by Slug in the operation's Space (pathSpace, empty

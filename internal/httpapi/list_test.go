@@ -251,7 +251,8 @@ func TestSelectAndInclude(t *testing.T) {
 
 	e := f.c.Get("/api/space?select=Data").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	require.Contains(t, e.Error.Message, "Data")
-	f.c.Get("/api/space?select=Nope").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	resp := f.c.Get("/api/space?select=Nope,DisplayName").Expect(http.StatusOK)
+	require.Equal(t, []string{`299 hubd "Unknown select field: Nope"`}, resp.Warnings(), "an unknown name is ignored, with a warning")
 
 	// include expands the related Organization, in lists and gets; unknown names are refused.
 	var list []api.ExtendedSpace

@@ -18,7 +18,7 @@ type organizationAPI struct{ *base }
 
 func (h organizationAPI) ListOrganizations(ctx context.Context, r api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Orgs.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Orgs.List(ctx, sc, nil, requestPath(ctx), listParams(ctx, r.Params))
 	return listed(ctx, sc, page, err, org.OrganizationType, extendOrganizations)
 }
 
@@ -67,7 +67,7 @@ func (h organizationAPI) DeleteOrganization(ctx context.Context, r api.DeleteOrg
 
 func (h organizationAPI) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Orgs.ListMembers(ctx, sc, r.OrganizationId, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Orgs.ListMembers(ctx, sc, r.OrganizationId, requestPath(ctx), listParams(ctx, r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (h organizationAPI) DeleteOrganizationMember(ctx context.Context, r api.Del
 
 func (h organizationAPI) ListUsers(ctx context.Context, r api.ListUsersRequestObject) (api.ListUsersResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Orgs.ListUsers(ctx, sc, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Orgs.ListUsers(ctx, sc, requestPath(ctx), listParams(ctx, r.Params))
 	if err != nil {
 		return nil, err
 	}

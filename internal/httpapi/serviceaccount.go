@@ -46,7 +46,7 @@ func keysToAPI(keys []signin.Key) []api.UserKey {
 
 func (h serviceAccountAPI) ListServiceAccounts(ctx context.Context, r api.ListServiceAccountsRequestObject) (api.ListServiceAccountsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.ServiceAccounts.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.ServiceAccounts.List(ctx, sc, nil, requestPath(ctx), listParams(ctx, r.Params))
 	return listed(ctx, sc, page, err, serviceaccount.EntityType, h.extendServiceAccounts)
 }
 

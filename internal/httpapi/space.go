@@ -17,7 +17,7 @@ type spaceAPI struct{ *base }
 
 func (h spaceAPI) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Spaces.List(ctx, sc, nil, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Spaces.List(ctx, sc, nil, requestPath(ctx), listParams(ctx, r.Params))
 	return listed(ctx, sc, page, err, space.EntityType, h.extendSpaces)
 }
 

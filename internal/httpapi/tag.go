@@ -28,12 +28,12 @@ func tagFields(b *api.Tag) tag.Fields {
 
 func (h tagAPI) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObject) (api.ListAllTagsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listTags(ctx, sc, nil, listParams(r.Params))
+	return h.listTags(ctx, sc, nil, listParams(ctx, r.Params))
 }
 
 func (h tagAPI) ListTags(ctx context.Context, r api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listTags(ctx, sc, &r.SpaceId, listParams(r.Params))
+	return h.listTags(ctx, sc, &r.SpaceId, listParams(ctx, r.Params))
 }
 
 func (h tagAPI) listTags(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {

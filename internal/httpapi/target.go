@@ -18,12 +18,12 @@ type targetAPI struct{ *base }
 
 func (h targetAPI) ListAllTargets(ctx context.Context, r api.ListAllTargetsRequestObject) (api.ListAllTargetsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listTargets(ctx, sc, nil, listParams(r.Params))
+	return h.listTargets(ctx, sc, nil, listParams(ctx, r.Params))
 }
 
 func (h targetAPI) ListTargets(ctx context.Context, r api.ListTargetsRequestObject) (api.ListTargetsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listTargets(ctx, sc, &r.SpaceId, listParams(r.Params))
+	return h.listTargets(ctx, sc, &r.SpaceId, listParams(ctx, r.Params))
 }
 
 func (h targetAPI) listTargets(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {
@@ -71,6 +71,7 @@ func (h targetAPI) extendTargets(ctx context.Context, sc authz.Scope, ts []targe
 				e.BridgeWorker = &w
 			}
 		}
+		e.Triggers = unservedList[api.Trigger](includes, "TriggerIDs")
 		out[i] = e
 	}
 	return out, nil

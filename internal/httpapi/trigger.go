@@ -56,11 +56,11 @@ func clearanceFromAPI(c api.Clearance) []function.Requirement {
 }
 
 func (h triggerAPI) ListAllTriggers(ctx context.Context, r api.ListAllTriggersRequestObject) (api.ListAllTriggersResponseObject, error) {
-	return h.listTriggers(ctx, scopeOf(ctx), nil, listParams(r.Params))
+	return h.listTriggers(ctx, scopeOf(ctx), nil, listParams(ctx, r.Params))
 }
 
 func (h triggerAPI) ListTriggers(ctx context.Context, r api.ListTriggersRequestObject) (api.ListTriggersResponseObject, error) {
-	return h.listTriggers(ctx, scopeOf(ctx), &r.SpaceId, listParams(r.Params))
+	return h.listTriggers(ctx, scopeOf(ctx), &r.SpaceId, listParams(ctx, r.Params))
 }
 
 func (h triggerAPI) listTriggers(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,25 +24,14 @@ import (
 // unitAPI serves the Unit, Revision and Mutation operations, data included.
 type unitAPI struct{ *base }
 
-// dataFilter reads where_data and resource_type from a generated Unit list params struct.
-func dataFilter(generated any) unit.DataFilter {
-	raw, _ := json.Marshal(generated)
-	var w struct {
-		WhereData    string `json:"where_data"`
-		ResourceType string `json:"resource_type"`
-	}
-	_ = json.Unmarshal(raw, &w)
-	return unit.DataFilter{WhereData: w.WhereData, ResourceType: w.ResourceType}
-}
-
 func (h unitAPI) ListAllUnits(ctx context.Context, r api.ListAllUnitsRequestObject) (api.ListAllUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, nil, listParams(r.Params), dataFilter(r.Params))
+	return h.listUnits(ctx, sc, nil, listParams(ctx, r.Params), dataFilterOf(r.Params))
 }
 
 func (h unitAPI) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (api.ListUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, &r.SpaceId, listParams(r.Params), dataFilter(r.Params))
+	return h.listUnits(ctx, sc, &r.SpaceId, listParams(ctx, r.Params), dataFilterOf(r.Params))
 }
 
 func (h unitAPI) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {
@@ -153,6 +141,7 @@ func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.U
 				e.HeadRevision = &a
 			}
 		}
+		e.FromLink = unservedList[map[string]any](includes, "FromLinkID")
 		out[i] = e
 	}
 	return out, nil
@@ -403,7 +392,7 @@ func resourceOf(r *api.ResourceInfo) (string, string) {
 func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllRevisionsParamsDistinctOnOff
-	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(r.Params), all)
+	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), all)
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +401,7 @@ func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsReq
 
 func (h unitAPI) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(ctx, r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -488,6 +477,9 @@ func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []uni
 		if includes["Tags"] {
 			e.Tags = revisionTags(r, tags)
 		}
+		e.Attestations = unservedList[map[string]any](includes, "Attestations")
+		e.ChangeOrders = unservedList[map[string]any](includes, "ChangeOrders")
+		e.Releases = unservedList[map[string]any](includes, "Releases")
 		out[i] = e
 	}
 	return out, nil
@@ -544,7 +536,7 @@ func (h unitAPI) GetRevisionMutationSources(ctx context.Context, r api.GetRevisi
 
 func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMutationsRequestObject) (api.ListExtendedMutationsResponseObject, error) {
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(r.Params))
+	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(ctx, r.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -555,8 +547,8 @@ func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMu
 	return newPage(out, unit.MutationEntityType, page.PageInfo), nil
 }
 
-// extendMutations fills what include asks for, one query per family. Invocation, Link, MergeSource and
-// Trigger name families the service does not have yet; they stay absent.
+// extendMutations fills what include asks for, one query per family. Upstream merges and Links are not
+// served yet: MergeSource and Link stay null.
 func (h unitAPI) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.Mutation, includes map[string]bool) ([]api.ExtendedMutation, error) {
 	org, err := h.includedOrganization(ctx, sc, includes)
 	if err != nil {

@@ -21,11 +21,11 @@ func unitWriteItem(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.Unit
 
 func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsRequestObject) (api.BulkCreateUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
+	sel := listParams(ctx, r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
-	p := queryParams[copyParams](r.Params)
+	p := copyParamsOf(r.Params)
 	dest, err := h.s.destinations(ctx, sc, p)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func (h unitAPI) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsReque
 
 func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestObject) (api.BulkMoveUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
+	sel := listParams(ctx, r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestOb
 
 func (h unitAPI) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestObject) (api.BulkTagUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	sel := listParams(r.Params)
+	sel := listParams(ctx, r.Params)
 	if err := entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}

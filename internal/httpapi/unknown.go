@@ -9,6 +9,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+
+	"github.com/hubd/hubd/internal/listquery"
 )
 
 // warnUnknownQuery names each query parameter the operation does not declare in a Warning header: a
@@ -25,6 +27,44 @@ func warnUnknownQuery(c echo.Context, rt *route) {
 		sort.Strings(unknown)
 		addWarnings(c, "query parameter", unknown)
 	}
+}
+
+// stripUnknownSelect removes from select the names the operation's entity does not know and names each
+// in a Warning header, as unknown body fields are: a client written for an older or a newer version of
+// the API keeps working. It rewrites the request's query before anything reads its parameters (Echo keeps
+// the first parse).
+func stripUnknownSelect(c echo.Context, rt *route) {
+	e := operationEntity(rt.operation)
+	req := c.Request()
+	query := req.URL.Query()
+	if e == nil || !query.Has("select") {
+		return
+	}
+	var unknown []string
+	for i, sel := range query["select"] {
+		known, names := listquery.SplitSelect(e, sel)
+		query["select"][i] = known
+		unknown = append(unknown, names...)
+	}
+	if len(unknown) > 0 {
+		req.URL.RawQuery = query.Encode()
+		addWarnings(c, "select field", unknown)
+	}
+}
+
+// operationEntity is the entity an operation's list and selection parameters apply to (its
+// x-hubd-entity), nil when it takes none.
+func operationEntity(op *openapi3.Operation) *listquery.Entity {
+	var name string
+	switch raw := op.Extensions["x-hubd-entity"].(type) {
+	case string:
+		name = raw
+	case json.RawMessage:
+		if json.Unmarshal(raw, &name) != nil {
+			return nil
+		}
+	}
+	return listquery.Lookup(name)
 }
 
 // stripUnknownFields removes body fields the operation's schema does not know and names each in a

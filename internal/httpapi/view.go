@@ -17,11 +17,11 @@ import (
 type viewAPI struct{ *base }
 
 func (h viewAPI) ListAllViews(ctx context.Context, r api.ListAllViewsRequestObject) (api.ListAllViewsResponseObject, error) {
-	return h.listViews(ctx, scopeOf(ctx), nil, listParams(r.Params))
+	return h.listViews(ctx, scopeOf(ctx), nil, listParams(ctx, r.Params))
 }
 
 func (h viewAPI) ListViews(ctx context.Context, r api.ListViewsRequestObject) (api.ListViewsResponseObject, error) {
-	return h.listViews(ctx, scopeOf(ctx), &r.SpaceId, listParams(r.Params))
+	return h.listViews(ctx, scopeOf(ctx), &r.SpaceId, listParams(ctx, r.Params))
 }
 
 func (h viewAPI) listViews(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params) (pageResponse, error) {

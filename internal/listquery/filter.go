@@ -19,30 +19,13 @@ import (
 // where, its WhereData and ResourceType with the data condition (Units), and its IncludeHidden applies when
 // the request names none. Hash binds continue tokens to the definition.
 type FilterDefinition struct {
-	ID uuid.UUID
-	// Ref is how the request named it (filter=), empty for a View's Filter.
-	Ref           string
+	ID            uuid.UUID
 	From          string
 	Hash          string
 	Where         string
 	WhereData     string
 	ResourceType  string
 	IncludeHidden string
-}
-
-type filterKey struct{}
-
-// WithFilter carries the Filter a request's filter= names, resolved (in the caller's organization, visible
-// to it) before the list runs.
-func WithFilter(ctx context.Context, def FilterDefinition) context.Context {
-	return context.WithValue(ctx, filterKey{}, def)
-}
-
-func filterOf(ctx context.Context) *FilterDefinition {
-	if def, ok := ctx.Value(filterKey{}).(FilterDefinition); ok {
-		return &def
-	}
-	return nil
 }
 
 // applyFilter adds the Filter in force (p.filter) to plan p of entity e: its conditions, compiled apart

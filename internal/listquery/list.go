@@ -41,6 +41,11 @@ type Params struct {
 	View   string
 	Limit  *int
 	Offset *int
+	// FilterDefinition and ViewDefinition are the Filter and View in force, resolved by the caller (in the
+	// caller's organization, visible to it). A Filter or View named without its definition is 400
+	// Validation; a definition is in force without a name when the caller selects by a stored Filter itself.
+	FilterDefinition *FilterDefinition
+	ViewDefinition   *ViewDefinition
 }
 
 // Condition restricts a list to one parent (a Space, a Unit...): Column = Value. Column is a constant.
@@ -63,10 +68,6 @@ type Query struct {
 	Distinct *Distinct
 	// Extra adds conditions a family compiles itself (where_data), binding their values with bind.
 	Extra []func(bind func(any) string) string
-	// filter and view are the Filter and View filter= and view= name, as the request resolved them
-	// (WithFilter, WithView).
-	filter *FilterDefinition
-	view   *ViewDefinition
 }
 
 // Distinct keeps the latest row of each partition.
@@ -134,7 +135,6 @@ type orderItem struct {
 // Run lists one page: it validates the parameters, builds the statement and scans rows into T (a gen/db
 // row type, matched by column name).
 func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) (Page[T], error) {
-	q.filter, q.view = filterOf(ctx), viewOf(ctx)
 	p, b, err := q.plan(tokens)
 	if err != nil {
 		return Page[T]{}, err
@@ -272,14 +272,12 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 		return nil, nil, apierr.UserInput(fmt.Sprintf("%s lists do not take contains; use where", e.Name),
 			apierr.Item{Item: "contains", Description: "not supported by this list"})
 	}
-	if prm.Filter != "" {
-		if q.filter == nil || q.filter.Ref != prm.Filter {
-			return nil, nil, apierr.Validation(fmt.Sprintf("filter: no Filter %q in your organization", prm.Filter),
-				apierr.Item{Item: "filter", Description: "no such Filter"})
-		}
-		p.filter = q.filter
+	if prm.Filter != "" && prm.FilterDefinition == nil {
+		return nil, nil, apierr.Validation(fmt.Sprintf("filter: no Filter %q in your organization", prm.Filter),
+			apierr.Item{Item: "filter", Description: "no such Filter"})
 	}
-	if prm.View != "" {
+	p.filter = prm.FilterDefinition
+	if prm.View != "" || prm.ViewDefinition != nil {
 		if err := q.applyView(e, p); err != nil {
 			return nil, nil, err
 		}
@@ -575,20 +573,18 @@ func parseSelect(e *Entity, s string, p *plan) (map[string]bool, error) {
 	}
 	out := map[string]bool{}
 	for _, n := range names {
-		if field, sub, dotted := strings.Cut(n, "."); dotted {
-			if err := checkIncludedField(e, n, field, sub, p.includes); err != nil {
-				return nil, err
-			}
-			out[n] = true
-			continue
+		if !e.knowsSelectName(n) {
+			return nil, unknownSelectName(e, n)
 		}
 		if n == "Data" {
 			return nil, apierr.UserInput("select: Data is not a field; configuration data is read from the data endpoints",
 				apierr.Item{Item: "select", Description: "Data cannot be selected"})
 		}
-		if e.Attr(n) == nil {
-			return nil, apierr.UserInput(fmt.Sprintf("select: %q is not a field of %s; use one of: %s", n, e.Name, e.names(func(*Attribute) bool { return true })),
-				apierr.Item{Item: "select", Description: "unknown field " + n})
+		if field, _, dotted := strings.Cut(n, "."); dotted {
+			if in := e.filledBy(field); !p.includes[in.Name] {
+				return nil, apierr.UserInput(fmt.Sprintf("select: %s is a field of the %s that include=%s expands; add %s to include", n, field, in.Name, in.Name),
+					apierr.Item{Item: "select", Description: n + " without include " + in.Name})
+			}
 		}
 		out[n] = true
 	}
@@ -606,29 +602,6 @@ func parseSelect(e *Entity, s string, p *plan) (map[string]bool, error) {
 		out[o.attr.Name] = true
 	}
 	return out, nil
-}
-
-// checkIncludedField validates a dotted select name, field.sub: a field of the related entity that an
-// include in the same request expands into the Extended field called field.
-func checkIncludedField(e *Entity, name, field, sub string, includes map[string]bool) error {
-	in := e.filledBy(field)
-	if in == nil {
-		fills := make([]string, len(e.Includes))
-		for i, inc := range e.Includes {
-			fills[i] = inc.Field
-		}
-		return apierr.UserInput(fmt.Sprintf("select: %q names no related entity of %s; a dotted field is <Entity>.<Field> of one that include expands: %s",
-			name, e.Name, strings.Join(fills, ", ")), apierr.Item{Item: "select", Description: "unknown field " + name})
-	}
-	if of := Lookup(in.EntityType()); of != nil && of.Attr(sub) == nil {
-		return apierr.UserInput(fmt.Sprintf("select: %q is not a field of %s; use one of: %s", sub, of.Name, of.names(func(*Attribute) bool { return true })),
-			apierr.Item{Item: "select", Description: "unknown field " + name})
-	}
-	if !includes[in.Name] {
-		return apierr.UserInput(fmt.Sprintf("select: %s is a field of the %s that include=%s expands; add %s to include", name, field, in.Name, in.Name),
-			apierr.Item{Item: "select", Description: name + " without include " + in.Name})
-	}
-	return nil
 }
 
 // Projection validates the select and include of a read of one entity (lists validate theirs in Run):
@@ -673,9 +646,9 @@ func (q Query) signature(p *plan) string {
 	}
 	if prm.View != "" {
 		parts["view"] = prm.View
-		if q.view != nil {
-			parts["view_hash"] = q.view.Hash // as does a changed View
-		}
+	}
+	if prm.ViewDefinition != nil {
+		parts["view_hash"] = prm.ViewDefinition.Hash // as does a changed View
 	}
 	keys := make([]string, 0, len(parts))
 	for k := range parts {

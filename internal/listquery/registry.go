@@ -57,6 +57,9 @@ type Include struct {
 	Field string // the Extended field it fills, e.g. Organization
 	// Type is the entity type of what Field holds (an entity or a list of them), when it is not Field.
 	Type string
+	// Unserved marks a related family the service does not serve yet: include accepts the name (clients
+	// written for the whole API send it) and Field is null, or [] for a list, until the family exists.
+	Unserved bool
 }
 
 // EntityType is the entity type the include expands to.

@@ -1,7 +1,6 @@
 package listquery
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -17,9 +16,7 @@ import (
 // the related entities they read are included and the fields they read selected, its Filter (resolved
 // with it) applies, and GroupBy then OrderBy order the list. Hash binds continue tokens to the definition.
 type ViewDefinition struct {
-	ID uuid.UUID
-	// Ref is how the request named it (view=).
-	Ref              string
+	ID               uuid.UUID
 	Of               string
 	Hash             string
 	Columns          []ViewColumnSource
@@ -41,21 +38,6 @@ type ViewColumnSource struct {
 
 // MaxViewColumns bounds a View's columns.
 const MaxViewColumns = 64
-
-type viewKey struct{}
-
-// WithView carries the View a request's view= names, resolved (in the caller's organization, visible to
-// it, with its Filter) before the list runs.
-func WithView(ctx context.Context, def ViewDefinition) context.Context {
-	return context.WithValue(ctx, viewKey{}, def)
-}
-
-func viewOf(ctx context.Context) *ViewDefinition {
-	if def, ok := ctx.Value(viewKey{}).(ViewDefinition); ok {
-		return &def
-	}
-	return nil
-}
 
 // CompiledView is a View checked against the entity its lists return: what each column reads, and what
 // the list must include, select and order by for it.
@@ -414,8 +396,8 @@ func columnText(v json.RawMessage) (string, bool) {
 // applyView puts the View view= names in force on plan p of entity e: it must be of e, and its Filter (if
 // any) replaces filter=, which cannot be given with it.
 func (q Query) applyView(e *Entity, p *plan) error {
-	def := q.view
-	if def == nil || def.Ref != q.Params.View {
+	def := q.Params.ViewDefinition
+	if def == nil {
 		return apierr.Validation(fmt.Sprintf("view: no View %q in your organization", q.Params.View),
 			apierr.Item{Item: "view", Description: "no such View"})
 	}

@@ -14,26 +14,16 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
-// filterSpaceRef is how Select names the Filter of filter_space to the list (listquery matches the
-// Filter in the context by the name the request gave).
-const filterSpaceRef = "filter_space"
-
 // Select returns the Spaces of the caller's organization (at most entity.MaxBulk) that a bulk copy's
 // where_space and filter_space (a Filter of Spaces, resolved by the caller) select, in tx. Errors name
 // the parameter they came from.
 func Select(ctx context.Context, tx *store.Tx, tokens *listquery.TokenCodec, sc authz.Scope, where string, filter *listquery.FilterDefinition) ([]uuid.UUID, error) {
 	limit := entity.MaxBulk
-	params := listquery.Params{Where: where, Limit: &limit}
-	if filter != nil {
-		if filter.From != EntityType {
-			return nil, apierr.Validation("filter_space: the Filter selects "+filter.From+", not Space",
-				apierr.Item{Item: "filter_space", Description: "a Filter of " + filter.From})
-		}
-		def := *filter
-		def.Ref = filterSpaceRef
-		ctx = listquery.WithFilter(ctx, def)
-		params.Filter = filterSpaceRef
+	if filter != nil && filter.From != EntityType {
+		return nil, apierr.Validation("filter_space: the Filter selects "+filter.From+", not Space",
+			apierr.Item{Item: "filter_space", Description: "a Filter of " + filter.From})
 	}
+	params := listquery.Params{Where: where, Limit: &limit, FilterDefinition: filter}
 	page, err := listquery.Run[db.Space](ctx, tx, tokens, listquery.Query{Entity: ListEntity, Caller: sc, Path: "where_space", Params: params})
 	if err != nil {
 		if e := apierr.From(err); e.Type == apierr.TypeUserInput {

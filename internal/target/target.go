@@ -150,7 +150,9 @@ var ListEntity = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{
 		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
 		{Name: "BridgeWorkerID", Field: "BridgeWorker"},
-		// TriggerFilterID and TriggerIDs come with the Trigger family.
+		// Targets do not select Triggers yet: their TriggerFilterID is null and TriggerIDs empty.
+		{Name: "TriggerFilterID", Field: "TriggerFilter", Type: "Filter", Unserved: true},
+		{Name: "TriggerIDs", Field: "Triggers", Type: "Trigger", Unserved: true},
 	},
 })
 

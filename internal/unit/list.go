@@ -82,8 +82,9 @@ var ListEntity = listquery.Define(&listquery.Entity{
 		{Name: "UpstreamUnitID", Field: "UpstreamUnit", Type: EntityType},
 		{Name: "UpstreamSpaceID", Field: "UpstreamSpace", Type: space.EntityType},
 		{Name: "TargetID", Field: "Target"}, {Name: "HeadMutationNum", Field: "HeadMutation", Type: MutationEntityType},
-		// ChangeSetID, FromLinkID, LastReleasedRevisionNum and UnitEventID come with their families; until
-		// then include refuses them.
+		{Name: "LastReleasedRevisionNum", Field: "LastReleasedRevision", Type: RevisionEntityType, Unserved: true},
+		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "FromLinkID", Field: "FromLink", Type: "Link", Unserved: true},
+		{Name: "UnitEventID", Field: "LatestUnitEvent", Type: "UnitEvent", Unserved: true},
 	},
 })
 
@@ -118,7 +119,9 @@ var RevisionList = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{
 		{Name: "UnitID", Field: "Unit"}, {Name: "SpaceID", Field: "Space"}, {Name: "OrganizationID", Field: "Organization"},
 		{Name: "UserID", Field: "User"}, {Name: "Tags", Field: "Tags", Type: tag.EntityType},
-		// Attestations, ChangeOrders, ChangeSetID and Releases come with their families.
+		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "Attestations", Field: "Attestations", Type: "Attestation", Unserved: true},
+		{Name: "ChangeOrders", Field: "ChangeOrders", Type: "ChangeOrder", Unserved: true},
+		{Name: "Releases", Field: "Releases", Type: "Release", Unserved: true},
 	},
 })
 
@@ -164,7 +167,8 @@ var MutationList = listquery.Define(&listquery.Entity{
 		{Name: "RevisionID", Field: "Revision"}, {Name: "UnitID", Field: "Unit"},
 		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
 		{Name: "TriggerID", Field: "Trigger"}, {Name: "InvocationID", Field: "Invocation"},
-		// LinkID and MergeSourceID come with Links and upstream merges.
+		// Upstream merges and Links are not served yet: no Mutation has a merge source or a Link.
+		{Name: "MergeSourceID", Field: "MergeSource", Type: EntityType, Unserved: true}, {Name: "LinkID", Field: "Link", Unserved: true},
 	},
 })
 

@@ -333,9 +333,8 @@ func (s *Service) triggerSelects(ctx context.Context, tx *store.Tx, row *db.Unit
 	params := listquery.Params{Where: t.WhereUnit}
 	if t.UnitFilterID != nil && t.UnitFilter != nil {
 		f := t.UnitFilter
-		params.Filter = t.UnitFilterID.String()
-		ctx = listquery.WithFilter(ctx, listquery.FilterDefinition{ID: *t.UnitFilterID, Ref: params.Filter, From: f.From, Hash: f.Hash,
-			Where: f.Where, WhereData: f.WhereData, ResourceType: f.ResourceType, IncludeHidden: f.IncludeHidden})
+		params.FilterDefinition = &listquery.FilterDefinition{ID: *t.UnitFilterID, From: f.From, Hash: f.Hash,
+			Where: f.Where, WhereData: f.WhereData, ResourceType: f.ResourceType, IncludeHidden: f.IncludeHidden}
 	}
 	one := 1
 	params.Limit = &one
