@@ -126,14 +126,11 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			c.SetRequest(req.WithContext(ctx))
 		}
 		if rt.class == classLongPoll {
-			// Only a request read whole and holding its caller's slot waits for a turn: a client sending its
-			// body slowly, or one caller sending thousands, cannot hold the turns of others.
-			ctx, started, err := s.pollStarts.Enter(c.Request().Context())
+			started, err := s.waitPollTurn(c)
 			if err != nil {
-				return apierr.From(err)
+				return err
 			}
 			defer started()
-			c.SetRequest(c.Request().WithContext(ctx))
 		}
 		return next(c)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/longpoll"
 )
@@ -69,6 +70,18 @@ func (s *Server) holdLongPoll(ctx context.Context, c echo.Context, body []byte, 
 	ctx, done = longpoll.Hold(ctx, longpoll.Request{W: c.Response(), R: c.Request(), Body: body, Release: release})
 	started, _ := c.Get(ctxStarted).(time.Time)
 	return context.WithValue(ctx, firstPassKey{}, firstPass{requestID: requestID(c), warnings: warnings(c), started: started}), done
+}
+
+// waitPollTurn waits for the long poll's turn to start (longpoll.Gate); started ends it. Only a request
+// read whole and holding its caller's slot waits for a turn: a client sending its body slowly, or one
+// caller sending thousands, cannot hold the turns of others.
+func (s *Server) waitPollTurn(c echo.Context) (started func(), err error) {
+	ctx, started, err := s.pollStarts.Enter(c.Request().Context())
+	if err != nil {
+		return nil, apierr.From(err)
+	}
+	c.SetRequest(c.Request().WithContext(ctx))
+	return started, nil
 }
 
 // firstPass is what the middleware noted of a long poll's request when it came.
