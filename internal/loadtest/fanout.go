@@ -176,7 +176,7 @@ func fanOutOnce(ctx context.Context, cfg Config, polls, perWorker int, mode stri
 	if err := f.addChannels(ctx, polls/2, perWorker); err != nil {
 		return figures, err
 	}
-	if figures.idle, err = srv.settledFootprint(); err != nil {
+	if figures.idle, err = srv.settledFootprint(time.Now().Add(time.Minute)); err != nil {
 		return figures, err
 	}
 	ds, err := f.deliverAll(ctx, polls, perWorker, cfg.Out, &figures, cfg.ProfileDir)
@@ -579,7 +579,9 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 	}
 	time.Sleep(settle(n))
 	settling := time.Now()
-	with, err := f.srv.settledFootprint()
+	// Read while every poll still waits: the first sent times out 60 s after it was sent, and the event
+	// must reach them all before.
+	with, err := f.srv.settledFootprint(started.Add(45 * time.Second))
 	if err != nil {
 		return nil, err
 	}
@@ -637,12 +639,12 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 }
 
 // settledFootprint is the footprint once hubd's RSS has held still (within 1 MB) for ten seconds, at
-// most 25 seconds in all (the waiting polls' timeout is 60 seconds): after a burst (the polls arriving,
-// setting up), the runtime gives memory back over a few seconds.
-func (s *server) settledFootprint() (footprint, error) {
+// most 25 seconds in all and not past until (the waiting polls' timeout is 60 seconds): after a burst (the
+// polls arriving, setting up), the runtime gives memory back over a few seconds.
+func (s *server) settledFootprint(until time.Time) (footprint, error) {
 	start := time.Now()
 	fp, err := s.footprint()
-	for still := time.Now(); err == nil && time.Since(still) < 10*time.Second && time.Since(start) < 25*time.Second; {
+	for still := time.Now(); err == nil && time.Since(still) < 10*time.Second && time.Since(start) < 25*time.Second && time.Now().Before(until); {
 		time.Sleep(time.Second)
 		var now footprint
 		if now, err = s.footprint(); err == nil && math.Abs(now.rssMB-fp.rssMB) >= 1 {

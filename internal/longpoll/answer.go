@@ -58,9 +58,6 @@ func (w *answerWriter) Write(b []byte) (int, error) {
 // Flush does nothing: the answer is sent whole once written.
 func (w *answerWriter) Flush() {}
 
-// wrote reports whether anything was answered.
-func (w *answerWriter) wrote() bool { return w.status != 0 }
-
 // toWire lays the answer out as an HTTP/1.1 response: the status line, the headers the pass set, then
 // what net/http adds itself (Date, Content-Length, and Connection: close when the connection is not
 // kept).

@@ -119,6 +119,25 @@ func TestParkedPollGoneBeforeParked(t *testing.T) {
 	require.Zero(t, pk.Parked())
 }
 
+// TestParkedPollPanicEnds: a resumed pass that panics (http.ErrAbortHandler, which the server's own
+// recovery lets through) ends the poll as net/http ends such a request: no answer, the connection closed,
+// the request released.
+func TestParkedPollPanicEnds(t *testing.T) {
+	pk := NewParker(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }), time.Minute)
+	server, client := net.Pipe()
+	defer client.Close()
+	released := false
+	pp := &parkedPoll{pk: pk, conn: server, poll: newTestPoll(1), req: httptest.NewRequest(http.MethodPost, "/poll", nil),
+		release: func() { released = true }}
+	pp.ctx, pp.cancel = context.WithCancel(context.Background())
+	pk.parked.Add(1)
+	pp.answer()
+	_, err := client.Read(make([]byte, 1))
+	require.ErrorIs(t, err, io.EOF, "nothing answered, the connection closed")
+	require.True(t, released)
+	require.Zero(t, pk.Parked())
+}
+
 // TestWriteAnswer: an answer larger than the socket takes at once is written whole, in order, by the
 // write that waits; a small one at once; and a connection that is not a socket is written too.
 func TestWriteAnswer(t *testing.T) {

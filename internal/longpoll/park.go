@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -210,11 +212,11 @@ func (pp *parkedPoll) answer() {
 	defer w.free()
 	r := pp.req.WithContext(context.WithValue(pp.ctx, passKey{}, Resumption{Poll: pp.poll, Gone: gone}))
 	r.Body = io.NopCloser(bytes.NewReader(pp.body))
-	pp.pk.handler.ServeHTTP(w, r)
-	if gone || !w.wrote() {
+	if !pp.pk.serve(w, r) || gone {
 		pp.end()
 		return
 	}
+	w.WriteHeader(http.StatusOK) // a pass that wrote nothing answers 200, as net/http does
 	l := pp.pk.listener.Load()
 	keepAlive := pp.keepAlive && !pp.pk.draining.Load() && w.header.Get("Connection") != "close"
 	wire := w.toWire(keepAlive)
@@ -242,6 +244,21 @@ func (pp *parkedPoll) answer() {
 		_ = pp.conn.Close()
 	}
 	pp.finish()
+}
+
+// serve runs the resumed pass; false when it panicked, which, as net/http does for a handler, ends the
+// request without an answer (logged unless the panic is http.ErrAbortHandler).
+func (pk *Parker) serve(w http.ResponseWriter, r *http.Request) (served bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler {
+				log.Printf("longpoll: panic answering %s %s: %v\n%s", r.Method, r.URL.Path, v, debug.Stack())
+			}
+			served = false
+		}
+	}()
+	pk.handler.ServeHTTP(w, r)
+	return true
 }
 
 // end ends a poll without sending anything.
