@@ -147,7 +147,8 @@ type Resumption struct {
 }
 
 // Resumed reports whether ctx is the resumed pass of a parked poll's request: the request was checked
-// when it came, and its handler answers with what the poll has (Resumption).
+// when it came (its Authorization header is not served again), and its handler answers with what the
+// poll has (Resumption).
 func Resumed(ctx context.Context) (Resumption, bool) {
 	r, ok := ctx.Value(passKey{}).(Resumption)
 	return r, ok

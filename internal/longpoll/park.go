@@ -110,12 +110,16 @@ func (pk *Parker) Wait(ctx context.Context, p Poll) Outcome {
 	return Parked
 }
 
-// keptRequest is what a parked poll keeps of its request to serve it again: not its body, read and
-// kept apart (Request.Body), so the buffers it was read into are let go.
+// keptRequest is what a parked poll keeps of its request to serve it again: not its body, read and kept
+// apart (Request.Body), so the buffers it was read into are let go; nor its credentials (Authorization):
+// the caller was authenticated when the request came, and a bearer token is not kept in memory for the
+// whole wait.
 func keptRequest(r *http.Request) *http.Request {
 	kept := new(http.Request)
 	*kept = *r
 	kept.Body, kept.GetBody = nil, nil
+	kept.Header = r.Header.Clone()
+	kept.Header.Del("Authorization")
 	return kept
 }
 

@@ -16,9 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestParkerAnswersThroughTheHandler: a parked poll is answered by serving its request again through the
-// server's whole handler, so a middleware wrapping it applies to the answer (once: the parking pass
-// writes nothing); the connection then serves the client's next request. A poll the Parker cannot park
+// TestParkerAnswersThroughTheHandler: a parked poll is answered by serving its request again (its body,
+// its headers but its credentials) through the server's whole handler, so a middleware wrapping it
+// applies to the answer (once: the parking pass writes nothing); the connection then serves the
+// client's next request. A poll the Parker cannot park
 // (HTTP/1.0) waits on its goroutine.
 func TestParkerAnswersThroughTheHandler(t *testing.T) {
 	polls := make(chan *testPoll, 1)
@@ -26,6 +27,8 @@ func TestParkerAnswersThroughTheHandler(t *testing.T) {
 	poll := func(w http.ResponseWriter, r *http.Request) {
 		if res, ok := Resumed(r.Context()); ok {
 			require.False(t, res.Gone)
+			require.Empty(t, r.Header.Get("Authorization"), "credentials are not kept while the poll waits")
+			require.Equal(t, "kept", r.Header.Get("X-Other"))
 			body, err := io.ReadAll(r.Body)
 			require.NoError(t, err)
 			_, _ = io.WriteString(w, "answered "+string(body))
@@ -65,7 +68,11 @@ func TestParkerAnswersThroughTheHandler(t *testing.T) {
 
 	answered := make(chan *http.Response)
 	go func() {
-		resp, err := client.Post(srv.URL+"/poll", "text/plain", strings.NewReader("the body"))
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/poll", strings.NewReader("the body"))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer secret")
+		req.Header.Set("X-Other", "kept")
+		resp, err := client.Do(req)
 		require.NoError(t, err)
 		answered <- resp
 	}()
