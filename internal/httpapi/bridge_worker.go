@@ -163,5 +163,5 @@ func (h bridgeWorkerAPI) PollBridgeWorkerEvents(ctx context.Context, r api.PollB
 			}
 		}
 		return newJSONArray(out), nil
-	}, api.PollBridgeWorkerEventsResponseObject(parkedResponse{}))
+	}, api.PollBridgeWorkerEventsResponseObject.VisitPollBridgeWorkerEventsResponse, api.PollBridgeWorkerEventsResponseObject(parkedResponse{}))
 }

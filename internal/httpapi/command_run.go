@@ -76,7 +76,7 @@ func (h commandRunAPI) PollChannel(ctx context.Context, r api.PollChannelRequest
 			return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
 		}
 		return h.s.deps.Channels.Poll(ctx, scopeOf(ctx), r.SpaceId, r.ChannelId, r.Body.ClaimToken, time.Duration(timeout)*time.Second, maxRuns)
-	}, h.s.channelMessages, api.PollChannelResponseObject(parkedResponse{}))
+	}, h.s.channelMessages, api.PollChannelResponseObject.VisitPollChannelResponse, api.PollChannelResponseObject(parkedResponse{}))
 }
 
 // channelMessages is a Channel poll's answer: 204 when nothing arrived.

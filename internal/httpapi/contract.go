@@ -115,7 +115,7 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			ctx := auth.WithPrincipal(req.Context(), *holder.principal)
 			if rt.class == classLongPoll {
 				var done func()
-				ctx, done = s.holdLongPoll(ctx, c, body, release)
+				ctx, done = s.holdLongPoll(ctx, c, release)
 				defer done()
 			} else {
 				defer release()

@@ -16,16 +16,12 @@ import (
 // longPoll answers a long poll (x-hubd-class: long-poll). prepare makes the poll: its service checks the
 // caller and places its cursor. A first take that hands something out is answered at once; else the poll
 // waits in the server's mode (longpoll.Waiter). The handler of a parked poll returns parked, which writes
-// nothing; once the poll is done its request is served again, and that pass (longpoll.Resumed) answers it
-// here, through the same middleware as any other answer.
-func longPoll[T any, R any](ctx context.Context, s *Server, prepare func() (*event.Poll[T], error), answer func([]T) (R, error), parked R) (R, error) {
+// nothing: once the poll is done its request is served again through the server's middleware, and that
+// pass is answered by answerResumed with what the poll holds, visited as this handler would (so the
+// strict server's middlewares see a parked poll's first pass only).
+func longPoll[T any, R any](ctx context.Context, s *Server, prepare func() (*event.Poll[T], error), answer func([]T) (R, error),
+	visit func(R, http.ResponseWriter) error, parked R) (R, error) {
 	var zero R
-	if r, ok := longpoll.Resumed(ctx); ok {
-		if r.Gone {
-			return zero, longpoll.ErrClientGone
-		}
-		return answerOf(r.Poll.(*event.Poll[T]), answer)
-	}
 	p, err := prepare()
 	if err != nil {
 		return zero, err
@@ -33,7 +29,7 @@ func longPoll[T any, R any](ctx context.Context, s *Server, prepare func() (*eve
 	done := p.Take(ctx)
 	longpoll.Started(ctx)
 	if !done {
-		switch s.polls.Wait(ctx, p) {
+		switch s.polls.Wait(ctx, &waitingPoll[T, R]{Poll: p, answer: answer, visit: visit}) {
 		case longpoll.Parked:
 			return parked, nil
 		case longpoll.Gone:
@@ -52,6 +48,56 @@ func answerOf[T any, R any](p *event.Poll[T], answer func([]T) (R, error)) (R, e
 	return answer(out)
 }
 
+// waitingPoll is a long poll that waits, with how its handler answers it.
+type waitingPoll[T any, R any] struct {
+	*event.Poll[T]
+	answer func([]T) (R, error)
+	visit  func(R, http.ResponseWriter) error
+}
+
+// answerWriter is a waitingPoll whatever its types.
+type answerWriter interface {
+	writeAnswer(w http.ResponseWriter) error
+}
+
+// writeAnswer writes the answer of the poll, done, as its handler would.
+func (p *waitingPoll[T, R]) writeAnswer(w http.ResponseWriter) error {
+	resp, err := answerOf(p.Poll, p.answer)
+	if err != nil {
+		return err
+	}
+	return p.visit(resp, w)
+}
+
+// answerResumed answers the pass that answers a parked long poll (longpoll.Resumed) in place of the
+// operation's handler, with what the poll holds: the request was read, checked and bound when it came.
+// It is the long-poll routes' own middleware (pollRouter), so the server's whole chain runs before it.
+func (s *Server) answerResumed(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r, ok := longpoll.Resumed(c.Request().Context())
+		switch {
+		case !ok:
+			return next(c)
+		case r.Gone:
+			return longpoll.ErrClientGone
+		}
+		return r.Poll.(answerWriter).writeAnswer(c.Response())
+	}
+}
+
+// pollRouter registers the operations of the document with Echo, the long polls' with answerResumed.
+type pollRouter struct {
+	*echo.Echo
+	s *Server
+}
+
+func (r pollRouter) POST(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	if rt := r.s.routes[http.MethodPost+" "+path]; rt != nil && rt.class == classLongPoll {
+		m = append(m, r.s.answerResumed)
+	}
+	return r.Echo.POST(path, h, m...)
+}
+
 // parkedResponse is what the handler of a parked poll returns: the resumed pass answers it.
 type parkedResponse struct{}
 
@@ -66,8 +112,8 @@ var (
 // holdLongPoll is the contract middleware's part in a long poll: the request is held for the server's
 // long-poll mode (a parked poll takes over the caller's in-flight slot, released when it is answered) and
 // what the middleware noted of it kept for the pass that answers it once parked (resumeFirstPass).
-func (s *Server) holdLongPoll(ctx context.Context, c echo.Context, body []byte, release func()) (_ context.Context, done func()) {
-	ctx, done = longpoll.Hold(ctx, longpoll.Request{W: c.Response(), R: c.Request(), Body: body, Release: release})
+func (s *Server) holdLongPoll(ctx context.Context, c echo.Context, release func()) (_ context.Context, done func()) {
+	ctx, done = longpoll.Hold(ctx, longpoll.Request{W: c.Response(), R: c.Request(), Release: release})
 	started, _ := c.Get(ctxStarted).(time.Time)
 	return context.WithValue(ctx, firstPassKey{}, firstPass{requestID: requestID(c), warnings: warnings(c), started: started}), done
 }

@@ -181,7 +181,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		e.POST(prefix+"/auth/worker", s.workerToken)
 	}
 
-	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(newHandlers(s), deps.StrictMiddlewares), BasePath)
+	api.RegisterHandlersWithBaseURL(pollRouter{e, s}, api.NewStrictHandler(newHandlers(s), deps.StrictMiddlewares), BasePath)
 	s.echo = e
 
 	s.polls = &longpoll.Goroutine{}

@@ -94,11 +94,10 @@ const StatusClientGone = 499
 
 // Request is a long poll's request while its handler runs: what a Parker takes over when it parks it.
 type Request struct {
-	// W is the request's writer (its connection is hijacked from it); R is served again, with Body as its
-	// body, by the resumed pass.
-	W    http.ResponseWriter
-	R    *http.Request
-	Body []byte
+	// W is the request's writer (its connection is hijacked from it); R is served again by the resumed
+	// pass, without its body (read when it came).
+	W http.ResponseWriter
+	R *http.Request
 	// Release lets go of what the request holds for its caller (its in-flight slot): when its handler
 	// returns, or once a parked poll is answered.
 	Release func()
@@ -146,9 +145,9 @@ type Resumption struct {
 	Gone bool
 }
 
-// Resumed reports whether ctx is the resumed pass of a parked poll's request: the request was checked
-// when it came (its Authorization header is not served again), and its handler answers with what the
-// poll has (Resumption).
+// Resumed reports whether ctx is the resumed pass of a parked poll's request: the request was read and
+// checked when it came (its body and Authorization header are not served again), and its handler answers
+// with what the poll has (Resumption).
 func Resumed(ctx context.Context) (Resumption, bool) {
 	r, ok := ctx.Value(passKey{}).(Resumption)
 	return r, ok

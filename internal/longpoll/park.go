@@ -3,7 +3,6 @@ package longpoll
 import (
 	"bytes"
 	"context"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -88,8 +87,8 @@ func (pk *Parker) Wait(ctx context.Context, p Poll) Outcome {
 		_ = conn.Close()
 		return Gone
 	}
-	pp := &parkedPoll{pk: pk, conn: conn, poll: p, req: keptRequest(h.req.R), body: bytes.Clone(h.req.Body),
-		release: h.req.Release, keepAlive: !h.req.R.Close}
+	pp := &parkedPoll{pk: pk, conn: conn, poll: p, req: keptRequest(h.req.R), release: h.req.Release,
+		keepAlive: !h.req.R.Close}
 	if n := rw.Reader.Buffered(); n > 0 { // a next request, sent before this one was answered
 		pp.unread, _ = rw.Reader.Peek(n)
 		pp.unread = bytes.Clone(pp.unread)
@@ -110,14 +109,13 @@ func (pk *Parker) Wait(ctx context.Context, p Poll) Outcome {
 	return Parked
 }
 
-// keptRequest is what a parked poll keeps of its request to serve it again: not its body, read and kept
-// apart (Request.Body), so the buffers it was read into are let go; nor its credentials (Authorization):
-// the caller was authenticated when the request came, and a bearer token is not kept in memory for the
-// whole wait.
+// keptRequest is what a parked poll keeps of its request to serve it again: not its body, read when it
+// came (the buffers it was read into are let go); nor its credentials (Authorization): the caller was
+// authenticated when the request came, and a bearer token is not kept in memory for the whole wait.
 func keptRequest(r *http.Request) *http.Request {
 	kept := new(http.Request)
 	*kept = *r
-	kept.Body, kept.GetBody = nil, nil
+	kept.Body, kept.GetBody, kept.ContentLength = http.NoBody, nil, 0
 	kept.Header = r.Header.Clone()
 	kept.Header.Del("Authorization")
 	return kept
@@ -135,9 +133,8 @@ type parkedPoll struct {
 	pk   *Parker
 	conn net.Conn
 	poll Poll
-	// req and body are served again to answer the poll; release ends its hold (Request.Release).
+	// req is served again to answer the poll; release ends its hold (Request.Release).
 	req       *http.Request
-	body      []byte
 	release   func()
 	keepAlive bool
 	// ctx is the poll's work: its request's values and deadline; cancelled when the client goes.
@@ -215,7 +212,6 @@ func (pp *parkedPoll) answer() {
 	w := newAnswerWriter()
 	defer w.free()
 	r := pp.req.WithContext(context.WithValue(pp.ctx, passKey{}, Resumption{Poll: pp.poll, Gone: gone}))
-	r.Body = io.NopCloser(bytes.NewReader(pp.body))
 	if !pp.pk.serve(w, r) || gone {
 		pp.end()
 		return
