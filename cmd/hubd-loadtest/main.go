@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/hubd/hubd/internal/loadtest"
@@ -27,6 +28,7 @@ func main() {
 	flag.IntVar(&cfg.Rounds, "rounds", 200, "event round trips")
 	flag.StringVar(&cfg.ProfileDir, "profile", "", "directory for a CPU profile of hubd during each workload (go tool pprof)")
 	fanout := flag.Int("fanout", 0, "instead of the workloads, the event fan-out benchmark with this many waiting worker polls")
+	modes := flag.String("long-poll-modes", "parked,goroutine", "with -fanout: the hubd long-poll modes to run in, one after the other (empty: hubd's default, the flag left out)")
 	perWorker := flag.Int("per-worker", 50, "with -fanout: polls per BridgeWorker")
 	only := flag.String("run", "", "run only the workloads whose names match this regular expression (e.g. 'PUT|GET')")
 	flag.Parse()
@@ -45,6 +47,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if *fanout > 0 {
+		if *modes != "" {
+			cfg.LongPollModes = strings.Split(*modes, ",")
+		}
 		if err := loadtest.FanOut(ctx, cfg, *fanout, *perWorker); err != nil {
 			fmt.Fprintln(os.Stderr, "hubd-loadtest:", err)
 			os.Exit(1)

@@ -27,6 +27,7 @@ import (
 	"github.com/hubd/hubd/internal/app"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/migrate"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -117,6 +118,7 @@ func serve(ctx context.Context, args []string) error {
 	debugAddr := fs.String("debug-addr", env("HUBD_DEBUG_ADDR", ""), "address serving Go's profiler at /debug/pprof/ (HUBD_DEBUG_ADDR; off when empty; never expose it)")
 	corsOrigins := fs.String("cors-origins", env("HUBD_CORS_ORIGINS", ""), "comma-separated origins (scheme://host[:port], or *) whose browser apps may call the API (HUBD_CORS_ORIGINS; none when empty)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
+	longPollMode := fs.String("long-poll-mode", env("HUBD_LONG_POLL_MODE", string(longpoll.ModeParked)), "how waiting long polls wait: parked (an HTTP/1.1 poll's connection is held without a goroutine) or goroutine (each waits on its handler's goroutine); HTTP/2 and TLS connections always wait on their goroutine (HUBD_LONG_POLL_MODE)")
 	memoryLimit := fs.Int64("memory-limit", envInt("HUBD_MEMORY_LIMIT", defaultMemoryLimit), "soft limit in bytes of the process's Go memory, raised to twice the live heap when that is more (HUBD_MEMORY_LIMIT; 0: the runtime's own, GOMEMLIMIT)")
 	_ = fs.Parse(args)
 	cfg, err := c.config(true)
@@ -128,8 +130,12 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--cors-origins: %w", err)
 	}
+	mode, err := longpoll.ParseMode(*longPollMode)
+	if err != nil {
+		return fmt.Errorf("--long-poll-mode: %w", err)
+	}
 	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
-		MaxPollStarts: *pollStarts, CORSOrigins: origins}
+		MaxPollStarts: *pollStarts, LongPollMode: mode, CORSOrigins: origins}
 	cfg.EventRetention = *retention
 
 	a, err := app.Open(ctx, cfg)
@@ -162,7 +168,7 @@ func serve(ctx context.Context, args []string) error {
 		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
-		IdleTimeout:       httpapi.IdleTimeout,
+		IdleTimeout:       longpoll.IdleTimeout,
 		// No WriteTimeout: long polls set their own deadlines; other requests are bounded by --request-timeout.
 	}
 	errc := make(chan error, 1)

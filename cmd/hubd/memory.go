@@ -10,8 +10,8 @@ import (
 )
 
 // defaultMemoryLimit bounds a burst: thousands of long polls arriving at once hold their requests' memory
-// until they wait for their turn to start (httpapi's pollGate) or park, far more than the replica's
-// steady live heap. Near this limit the collector works harder instead of letting the process grow.
+// until they wait for their turn to start (longpoll.Gate) or park, far more than the replica's steady
+// live heap. Near this limit the collector works harder instead of letting the process grow.
 const defaultMemoryLimit = 256 << 20
 
 // quietReturn is how long the collector must have been idle before the runtime gives back what a burst

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -196,6 +197,17 @@ func (e *Env) Transport() http.RoundTripper { return checkingTransport{t: e.T, b
 
 // HTTPClient is an http.Client over Transport, for clients that make their own requests (generated ones).
 func (e *Env) HTTPClient() *http.Client { return &http.Client{Transport: e.Transport()} }
+
+// HTTP1Transport is Transport speaking HTTP/1.1 only, also where the server offers HTTP/2 (Options.TLS).
+func (e *Env) HTTP1Transport() http.RoundTripper {
+	t := e.transport.Clone()
+	t.ForceAttemptHTTP2 = false
+	t.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{} // not nil: no HTTP/2
+	if t.TLSClientConfig != nil {
+		t.TLSClientConfig.NextProtos = nil // what an HTTP/2 transport offered before
+	}
+	return checkingTransport{t: e.T, base: t}
+}
 
 func gunzip(data []byte) ([]byte, error) {
 	r, err := gzip.NewReader(bytes.NewReader(data))

@@ -37,6 +37,8 @@ type Options struct {
 	Deps httpapi.Deps
 	// DatabaseURL uses this database instead of a fresh one (for several replicas on one database).
 	DatabaseURL string
+	// TLS serves HTTPS, offering HTTP/2, with a test certificate the Env's clients trust.
+	TLS bool
 }
 
 // New starts hubd on a fresh database for t.
@@ -51,7 +53,11 @@ func New(t testing.TB, opts ...Options) *Env {
 		dbURL = NewDatabase(t)
 	}
 	httpSrv := httptest.NewUnstartedServer(nil)
-	baseURL := "http://" + httpSrv.Listener.Addr().String()
+	scheme := "http://"
+	if o.TLS {
+		scheme = "https://"
+	}
+	baseURL := scheme + httpSrv.Listener.Addr().String()
 	cfg := app.Config{
 		DatabaseURL: dbURL, BaseURL: baseURL, TokenTTL: time.Hour,
 		HTTP:   withDefaults(o.HTTP),
@@ -70,10 +76,16 @@ func New(t testing.TB, opts ...Options) *Env {
 	httpSrv.Config.Handler = srv.Handler()
 	httpSrv.Config.MaxHeaderBytes = httpapi.MaxHeaderBytes
 	httpSrv.Listener = srv.Listener(httpSrv.Listener)
-	httpSrv.Start()
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	if o.TLS {
+		httpSrv.EnableHTTP2 = true
+		httpSrv.StartTLS()
+		transport.TLSClientConfig = httpSrv.Client().Transport.(*http.Transport).TLSClientConfig
+	} else {
+		httpSrv.Start()
+	}
 	bg, stopBackground := context.WithCancel(ctx)
 	a.RunBackground(bg, cfg)
-	transport := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(func() {
 		transport.CloseIdleConnections()
 		a.Notifier.StopWaiters() // parked polls answer now

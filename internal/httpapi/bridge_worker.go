@@ -15,30 +15,27 @@ import (
 type bridgeWorkerAPI struct{ *base }
 
 func (h bridgeWorkerAPI) PollBridgeWorkerEvents(ctx context.Context, r api.PollBridgeWorkerEventsRequestObject) (api.PollBridgeWorkerEventsResponseObject, error) {
-	sc := scopeOf(ctx)
-	b := r.Body
-	if err := bridgeworker.ValidateName(r.Name, b.Name); err != nil {
-		return nil, err
-	}
-	timeout, maxEvents := bridgeworker.DefaultPollSeconds, bridgeworker.DefaultMaxEvents
-	if b.TimeoutSeconds != nil {
-		timeout = *b.TimeoutSeconds
-	}
-	if b.MaxEvents != nil {
-		maxEvents = *b.MaxEvents
-	}
-	if timeout < 0 || timeout > bridgeworker.MaxPollSeconds {
-		return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
-	}
-	if maxEvents < 1 || maxEvents > bridgeworker.MaxMaxEvents {
-		return nil, apierr.Validation("MaxEvents is 1 to 500", apierr.Item{Item: "MaxEvents", Description: "out of range"})
-	}
-	sub := bridgeworker.Subscription{Name: r.Name, EventTypes: deref(b.EventTypes), SpaceID: b.SpaceID, TargetID: b.TargetID, FromCursor: b.FromCursor}
-	poll, err := h.s.deps.BridgeWorkers.Poll(ctx, sc, r.SpaceId, r.BridgeWorkerId, sub, time.Duration(timeout)*time.Second, maxEvents)
-	if err != nil {
-		return nil, err
-	}
-	return longPoll(ctx, h.s, poll, func(events []event.Entry) (api.PollBridgeWorkerEventsResponseObject, error) {
+	return longPoll(ctx, h.s, func() (*event.Poll[event.Entry], error) {
+		b := r.Body
+		if err := bridgeworker.ValidateName(r.Name, b.Name); err != nil {
+			return nil, err
+		}
+		timeout, maxEvents := bridgeworker.DefaultPollSeconds, bridgeworker.DefaultMaxEvents
+		if b.TimeoutSeconds != nil {
+			timeout = *b.TimeoutSeconds
+		}
+		if b.MaxEvents != nil {
+			maxEvents = *b.MaxEvents
+		}
+		if timeout < 0 || timeout > bridgeworker.MaxPollSeconds {
+			return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
+		}
+		if maxEvents < 1 || maxEvents > bridgeworker.MaxMaxEvents {
+			return nil, apierr.Validation("MaxEvents is 1 to 500", apierr.Item{Item: "MaxEvents", Description: "out of range"})
+		}
+		sub := bridgeworker.Subscription{Name: r.Name, EventTypes: deref(b.EventTypes), SpaceID: b.SpaceID, TargetID: b.TargetID, FromCursor: b.FromCursor}
+		return h.s.deps.BridgeWorkers.Poll(ctx, scopeOf(ctx), r.SpaceId, r.BridgeWorkerId, sub, time.Duration(timeout)*time.Second, maxEvents)
+	}, func(events []event.Entry) (api.PollBridgeWorkerEventsResponseObject, error) {
 		out := make([][]byte, len(events))
 		for i := range events {
 			var err error

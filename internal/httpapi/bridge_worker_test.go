@@ -220,9 +220,11 @@ func eventTypes(es []api.EventLogEntry) []string {
 	return out
 }
 
-func TestWorkerEventCursor(t *testing.T) {
+func TestWorkerEventCursor(t *testing.T) { inEachLongPollMode(t, testWorkerEventCursor) }
+
+func testWorkerEventCursor(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	f := newWorkerFixture(t, env)
 
 	// A new Name starts at the log's tail: what happened before its first poll is not delivered.
@@ -348,10 +350,12 @@ func TestWorkerSharedCursor(t *testing.T) {
 }
 
 // TestWorkerPollAcrossReplicas: a worker poll held on one replica wakes when an event commits on another.
-func TestWorkerPollAcrossReplicas(t *testing.T) {
+func TestWorkerPollAcrossReplicas(t *testing.T) { inEachLongPollMode(t, testWorkerPollAcrossReplicas) }
+
+func testWorkerPollAcrossReplicas(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	envA := apitest.New(t)
-	envB := apitest.New(t, apitest.Options{DatabaseURL: envA.DBURL})
+	envA := apitest.New(t, opts)
+	envB := apitest.New(t, onDatabase(opts, envA.DBURL))
 	f := newWorkerFixture(t, envA)
 	workerB := envB.Client(workerToken(t, envB, f.bw.BridgeWorkerID, f.bw.Secret))
 	require.Empty(t, f.poll(t, workerB, "main", nil))
@@ -367,8 +371,7 @@ func TestWorkerPollAcrossReplicas(t *testing.T) {
 		es := f.poll(t, workerB, "main", map[string]any{"TimeoutSeconds": timeout, "EventTypes": []string{"space.created"}})
 		done <- polled{es, time.Since(start)}
 	}()
-	// Give the poll time to start waiting, so the event arrives while it waits rather than before.
-	time.Sleep(300 * time.Millisecond)
+	waitPolls(t, envB, 1, 1) // the event arrives while the poll waits rather than before
 	sp := f.newSpace(t, "late")
 	got := <-done
 	require.Len(t, got.events, 1)

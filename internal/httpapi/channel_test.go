@@ -75,9 +75,11 @@ func TestChannels(t *testing.T) {
 
 // TestChannelLeaseOutlastsPoll: a poll renews its Channel's lease for its whole wait and LeaseSeconds
 // more, so a bot that polls again right after a poll that waited its full timeout still holds the lease.
-func TestChannelLeaseOutlastsPoll(t *testing.T) {
+func TestChannelLeaseOutlastsPoll(t *testing.T) { inEachLongPollMode(t, testChannelLeaseOutlastsPoll) }
+
+func testChannelLeaseOutlastsPoll(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
 	sp := createSpace(t, admin, map[string]any{"Slug": "ops"})
 	var ch api.Channel
@@ -99,7 +101,7 @@ func TestChannelLeaseOutlastsPoll(t *testing.T) {
 		defer close(done)
 		admin.Post(base+"/poll", map[string]any{"ClaimToken": lease.ClaimToken, "TimeoutSeconds": 30}).Expect(http.StatusNoContent)
 	}()
-	waitParked(t, env, 1)
+	waitPolls(t, env, 1, 1)
 	require.Greater(t, leaseLeft(), 85*time.Second, "a 30-second poll renews the lease for its wait and LeaseSeconds more")
 	env.App.Notifier.StopWaiters() // the poll ends now, with nothing
 	<-done

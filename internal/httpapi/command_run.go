@@ -64,22 +64,19 @@ func (h commandRunAPI) ReleaseChannelLease(ctx context.Context, r api.ReleaseCha
 }
 
 func (h commandRunAPI) PollChannel(ctx context.Context, r api.PollChannelRequestObject) (api.PollChannelResponseObject, error) {
-	sc := scopeOf(ctx)
-	timeout, maxRuns := channel.DefaultPollSeconds, channel.DefaultMaxRuns
-	if r.Body.TimeoutSeconds != nil {
-		timeout = *r.Body.TimeoutSeconds
-	}
-	if r.Body.MaxRuns != nil {
-		maxRuns = *r.Body.MaxRuns
-	}
-	if timeout < 0 || timeout > channel.MaxPollSeconds {
-		return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
-	}
-	poll, err := h.s.deps.Channels.Poll(ctx, sc, r.SpaceId, r.ChannelId, r.Body.ClaimToken, time.Duration(timeout)*time.Second, maxRuns)
-	if err != nil {
-		return nil, err
-	}
-	return longPoll(ctx, h.s, poll, h.s.channelMessages, api.PollChannelResponseObject.VisitPollChannelResponse, api.PollChannelResponseObject(parkedResponse{}))
+	return longPoll(ctx, h.s, func() (*event.Poll[channel.Message], error) {
+		timeout, maxRuns := channel.DefaultPollSeconds, channel.DefaultMaxRuns
+		if r.Body.TimeoutSeconds != nil {
+			timeout = *r.Body.TimeoutSeconds
+		}
+		if r.Body.MaxRuns != nil {
+			maxRuns = *r.Body.MaxRuns
+		}
+		if timeout < 0 || timeout > channel.MaxPollSeconds {
+			return nil, apierr.Validation("TimeoutSeconds is 0 to 60", apierr.Item{Item: "TimeoutSeconds", Description: "out of range"})
+		}
+		return h.s.deps.Channels.Poll(ctx, scopeOf(ctx), r.SpaceId, r.ChannelId, r.Body.ClaimToken, time.Duration(timeout)*time.Second, maxRuns)
+	}, h.s.channelMessages, api.PollChannelResponseObject.VisitPollChannelResponse, api.PollChannelResponseObject(parkedResponse{}))
 }
 
 // channelMessages is a Channel poll's answer: 204 when nothing arrived.

@@ -165,9 +165,11 @@ func TestChannelLease(t *testing.T) {
 	other.Post("/api/space/ops/channel/deployer/lease", nil).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 }
 
-func TestCommandRuns(t *testing.T) {
+func TestCommandRuns(t *testing.T) { inEachLongPollMode(t, testCommandRuns) }
+
+func testCommandRuns(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	f := newBotFixture(t, env)
 	l := f.lease(t, f.bot, nil)
 
@@ -256,9 +258,11 @@ func TestCommandRuns(t *testing.T) {
 	require.Equal(t, second.ChannelID, f.run(t, map[string]any{"Command": "status", "ChannelID": second.ChannelID}).ChannelID)
 }
 
-func TestCommandRunTimeouts(t *testing.T) {
+func TestCommandRunTimeouts(t *testing.T) { inEachLongPollMode(t, testCommandRunTimeouts) }
+
+func testCommandRunTimeouts(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	f := newBotFixture(t, env)
 
 	// A run no bot takes expires at its deadline.
@@ -279,9 +283,11 @@ func TestCommandRunTimeouts(t *testing.T) {
 	require.Empty(t, f.poll(t, f.bot, next.ClaimToken, 0, 10), "the current holder does not get its own runs again")
 }
 
-func TestChannelEvents(t *testing.T) {
+func TestChannelEvents(t *testing.T) { inEachLongPollMode(t, testChannelEvents) }
+
+func testChannelEvents(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	f := newBotFixture(t, env)
 	l := f.lease(t, f.bot, nil)
 	units := "/api/space/" + f.space.SpaceID.String() + "/unit"
@@ -349,9 +355,11 @@ func TestChannelEvents(t *testing.T) {
 
 // TestPollEndsAtShutdown: a replica shutting down answers its waiting polls at once (204), so bots move
 // to another replica instead of being cut off.
-func TestPollEndsAtShutdown(t *testing.T) {
+func TestPollEndsAtShutdown(t *testing.T) { inEachLongPollMode(t, testPollEndsAtShutdown) }
+
+func testPollEndsAtShutdown(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	f := newBotFixture(t, env)
 	l := f.lease(t, f.bot, nil)
 	done := make(chan time.Duration, 1)
@@ -360,17 +368,19 @@ func TestPollEndsAtShutdown(t *testing.T) {
 		defer func() { done <- time.Since(start) }() // also when the poll fails the test, which then ends
 		require.Empty(t, f.poll(t, f.bot, l.ClaimToken, 50, 10))
 	}()
-	time.Sleep(300 * time.Millisecond)
+	waitPolls(t, env, 1, 1)
 	env.App.Notifier.StopWaiters()
 	require.Less(t, <-done, 25*time.Second, "answered at shutdown, not at its timeout")
 }
 
 // TestLongPollAcrossReplicas: a poll held on one replica wakes when a run is created, or an event
 // committed, on another.
-func TestLongPollAcrossReplicas(t *testing.T) {
+func TestLongPollAcrossReplicas(t *testing.T) { inEachLongPollMode(t, testLongPollAcrossReplicas) }
+
+func testLongPollAcrossReplicas(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	envA := apitest.New(t)
-	envB := apitest.New(t, apitest.Options{DatabaseURL: envA.DBURL})
+	envA := apitest.New(t, opts)
+	envB := apitest.New(t, onDatabase(opts, envA.DBURL))
 	f := newBotFixture(t, envA)
 	botB := envB.Client(envB.Token("acme", "deploy-bot", auth.RoleMember))
 	l := f.lease(t, botB, nil)
@@ -390,9 +400,9 @@ func TestLongPollAcrossReplicas(t *testing.T) {
 		return out
 	}
 
-	// Give the poll time to start waiting, so the run arrives while it waits rather than before.
+	// The run arrives while the poll waits rather than before.
 	done := waitOnB()
-	time.Sleep(300 * time.Millisecond)
+	waitPolls(t, envB, 1, 1)
 	run := f.run(t, map[string]any{"Command": "status"})
 	got := <-done
 	require.Len(t, got.msgs, 1)
@@ -400,7 +410,7 @@ func TestLongPollAcrossReplicas(t *testing.T) {
 	require.Less(t, got.elapsed, timeout*time.Second/2, "woken by the commit, not by the timeout")
 
 	done = waitOnB()
-	time.Sleep(300 * time.Millisecond)
+	waitPolls(t, envB, 1, 1)
 	f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/unit", map[string]any{"Slug": "late", "ToolchainType": "Kubernetes/YAML"}).Expect(http.StatusOK)
 	got = <-done
 	require.NotEmpty(t, got.msgs)
@@ -412,10 +422,12 @@ func TestLongPollAcrossReplicas(t *testing.T) {
 // both get one lease between them; a run delivered on one replica is delivered again on the other after
 // the lease moves, and only the first answer counts; events are handed out once and in order across the
 // move; a run expires once although both replicas sweep; cancel rules hold whichever replica is asked.
-func TestChannelsAcrossReplicas(t *testing.T) {
+func TestChannelsAcrossReplicas(t *testing.T) { inEachLongPollMode(t, testChannelsAcrossReplicas) }
+
+func testChannelsAcrossReplicas(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	envA := apitest.New(t)
-	envB := apitest.New(t, apitest.Options{DatabaseURL: envA.DBURL})
+	envA := apitest.New(t, opts)
+	envB := apitest.New(t, onDatabase(opts, envA.DBURL))
 	f := newBotFixture(t, envA)
 	botA := f.bot
 	botB := envB.Client(envB.Token("acme", "deploy-bot", auth.RoleMember))

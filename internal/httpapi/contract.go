@@ -21,6 +21,7 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/group"
+	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/space"
 )
 
@@ -36,6 +37,9 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		c.Set(ctxOperation, rt.operation.OperationID)
+		if _, resumed := longpoll.Resumed(req.Context()); resumed {
+			return next(c) // a parked poll's answer: its request was checked when it came
+		}
 
 		// The caller is established before anything else of the request is looked at.
 		holder := &authResult{}
@@ -110,10 +114,9 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			ctx := auth.WithPrincipal(req.Context(), *holder.principal)
 			if rt.class == classLongPoll {
-				// A long poll may be parked (longPoll); it then holds the caller's slot until answered.
-				held := &heldRequest{c: c, release: release}
-				defer held.done()
-				ctx = context.WithValue(ctx, heldRequestKey{}, held)
+				var done func()
+				ctx, done = s.holdLongPoll(ctx, c, release)
+				defer done()
 			} else {
 				defer release()
 			}
@@ -123,14 +126,11 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			c.SetRequest(req.WithContext(ctx))
 		}
 		if rt.class == classLongPoll {
-			// Only a request read whole and holding its caller's slot waits for a turn: a client sending its
-			// body slowly, or one caller sending thousands, cannot hold the turns of others.
-			ctx, started, err := s.pollGate(c.Request().Context())
+			started, err := s.waitPollTurn(c)
 			if err != nil {
 				return err
 			}
 			defer started()
-			c.SetRequest(c.Request().WithContext(ctx))
 		}
 		return next(c)
 	}

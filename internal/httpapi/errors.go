@@ -11,12 +11,17 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/longpoll"
 )
 
 // handleError is Echo's HTTPErrorHandler: every error of every request is rendered here, as the API's
 // StandardErrorResponse.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
+		return
+	}
+	if errors.Is(err, longpoll.ErrClientGone) {
+		c.Response().Status = longpoll.StatusClientGone // recorded; no one is there to read an answer
 		return
 	}
 	status, body := s.errorBody(c.Request().Context(), requestID(c), err, s.toAPIError(err, c.Request()), c.Response().Header())

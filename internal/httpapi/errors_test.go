@@ -216,9 +216,12 @@ func TestServerFailures(t *testing.T) {
 	c.Get("/api/space").Expect(http.StatusOK)
 }
 
-func TestGatewayTimeout(t *testing.T) {
+func TestGatewayTimeout(t *testing.T) { inEachLongPollMode(t, testGatewayTimeout) }
+
+func testGatewayTimeout(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{RequestTimeout: 500 * time.Millisecond}})
+	opts.HTTP.RequestTimeout = 500 * time.Millisecond
+	env := apitest.New(t, opts)
 	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
 	// Hold a lock the list needs for longer than the request may take.
 	ctx := context.Background()

@@ -17,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/channel"
+	"github.com/hubd/hubd/internal/longpoll"
 )
 
 const (
@@ -27,7 +28,6 @@ const (
 	ctxWarnings     = "hubd.warnings"
 	ctxOperation    = "hubd.operation"
 	ctxStarted      = "hubd.started"
-	ctxParked       = "hubd.parked"
 )
 
 var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
@@ -36,11 +36,13 @@ var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
 // when the status is written, so neither handlers nor generated code can drop or overwrite them.
 func (s *Server) requestIdentity(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		id := c.Request().Header.Get(headerRequestID)
-		if !saneRequestID.MatchString(id) {
-			id = uuid.NewString()
+		id, resumed := c.Get(ctxRequestID).(string) // a parked poll's answer has its request's (resumeFirstPass)
+		if !resumed {
+			if id = c.Request().Header.Get(headerRequestID); !saneRequestID.MatchString(id) {
+				id = uuid.NewString()
+			}
+			c.Set(ctxRequestID, id)
 		}
-		c.Set(ctxRequestID, id)
 		c.Response().Before(func() { s.identify(c.Response().Header(), id, warnings(c)) })
 		return next(c)
 	}
@@ -118,16 +120,18 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // observe logs each request and records its metrics, by operationId and status. A parked long poll is
-// observed when its answer is written.
+// observed when the pass that answers it ends.
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		c.Set(ctxStarted, time.Now())
+		if _, resumed := c.Get(ctxStarted).(time.Time); !resumed {
+			c.Set(ctxStarted, time.Now())
+		}
 		err := next(c)
 		if err != nil {
 			// Render now so the status is known; Echo will not render it again.
 			c.Error(err)
 		}
-		if parked, _ := c.Get(ctxParked).(bool); parked {
+		if longpoll.WasParked(c.Request().Context()) {
 			// Echo pools this context once the chain returns: it must not keep the request and the hijacked
 			// connection's buffers while the poll waits.
 			c.Reset(nil, nil)
@@ -181,8 +185,8 @@ const streamedReadFactor = 10
 func (s *Server) limitTime(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		rt := s.routeOf(c)
-		if s.cfg.RequestTimeout <= 0 || rt == nil {
-			return next(c)
+		if _, resumed := longpoll.Resumed(c.Request().Context()); resumed || s.cfg.RequestTimeout <= 0 || rt == nil {
+			return next(c) // a parked poll's answer works within its request's deadline
 		}
 		limit := s.cfg.RequestTimeout
 		switch rt.class {

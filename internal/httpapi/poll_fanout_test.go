@@ -19,9 +19,11 @@ import (
 // cursors and Channels) costs a bounded number of database statements, not one read per poll: the polls
 // share one read of the log and claim their cursors and bookmarks together. Every poll still gets the
 // event once.
-func TestPollFanOutCost(t *testing.T) {
+func TestPollFanOutCost(t *testing.T) { inEachLongPollMode(t, testPollFanOutCost) }
+
+func testPollFanOutCost(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	admin := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
 	sp := createSpace(t, admin, map[string]any{"Slug": "ops"})
 	const workers, pollsEach, channels = 4, 15, 40 // within the per-caller bound of concurrent requests
@@ -99,9 +101,11 @@ func TestPollFanOutCost(t *testing.T) {
 
 // TestSolePollCost: a worker poll woken alone reads the log and claims its cursor in one statement, so
 // one event reaches it in one round trip after the writer's commit (beside the write's own statements).
-func TestSolePollCost(t *testing.T) {
+func TestSolePollCost(t *testing.T) { inEachLongPollMode(t, testSolePollCost) }
+
+func testSolePollCost(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	f := newWorkerFixture(t, env)
 	require.Empty(t, f.poll(t, f.worker, "solo", nil)) // places the cursor
 	tag := func(slug string) {

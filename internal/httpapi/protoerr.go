@@ -24,10 +24,13 @@ const MaxHeaderBytes = 1 << 20
 // plain-text write straight to the connection; the wrapper recognizes that exact form and writes the
 // StandardErrorResponse instead.
 //
-// It also takes back the connections of answered parked long polls, to serve their next requests.
+// In the parked long-poll mode it also takes back the connections of answered parked polls, to serve
+// their next requests (longpoll.Parker.Listener); without it no poll is parked.
 func (s *Server) Listener(ln net.Listener) net.Listener {
-	l := newReturningListener(protocolErrorListener{Listener: ln, version: s.cfg.Version})
-	s.listener.Store(l)
+	var l net.Listener = protocolErrorListener{Listener: ln, version: s.cfg.Version}
+	if s.parker != nil {
+		l = s.parker.Listener(l)
+	}
 	return l
 }
 
@@ -48,6 +51,10 @@ type protocolErrorConn struct {
 	net.Conn
 	version string
 }
+
+// NetConn is the connection under the wrapper: a parked poll writes its answer (never a plain error) to
+// the socket itself.
+func (c *protocolErrorConn) NetConn() net.Conn { return c.Conn }
 
 // plainErrorHeaders follows the status line of every error net/http writes by itself (net/http
 // server.go). Responses of handlers always carry Hubd-Version and X-Request-Id instead, so they never

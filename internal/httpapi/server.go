@@ -25,6 +25,7 @@ import (
 	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/invocation"
+	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/serviceaccount"
 	"github.com/hubd/hubd/internal/signin"
@@ -55,9 +56,12 @@ type Config struct {
 	// MaxInvocationsPerOrganization bounds the function invoke requests each organization has running on
 	// this replica (429 above it), so one organization's bulk invocations cannot hold every connection.
 	MaxInvocationsPerOrganization int
-	// MaxPollStarts bounds the long polls starting at once on this replica (pollGate); 0:
+	// MaxPollStarts bounds the long polls starting at once on this replica (longpoll.Gate); 0:
 	// pollStartsPerConn per database connection.
 	MaxPollStarts int
+	// LongPollMode is how waiting long polls wait (longpoll.Mode; empty: parked). HTTP/2 and TLS
+	// connections always wait on their goroutine.
+	LongPollMode longpoll.Mode
 	// CORSOrigins are the origins (scheme://host[:port], or *) whose browser apps may call the API; none
 	// when empty.
 	CORSOrigins []string
@@ -111,19 +115,26 @@ type Server struct {
 	members     members
 	metrics     *metrics
 	draining    atomic.Bool
-	// listener takes back parked polls' connections (Listener); parked counts polls not yet answered.
-	listener atomic.Pointer[returningListener]
-	parked   atomic.Int64
-	resumes  resumer
+	// polls makes waiting long polls wait: parker in the parked mode (nil in the goroutine mode).
+	polls  longpoll.Waiter
+	parker *longpoll.Parker
+	// pollStarts bounds the long polls starting at once.
+	pollStarts *longpoll.Gate
 	// events are the wire forms of the events poll answers carried last.
 	events encodedEvents
-	// pollStarts bounds the long polls starting at once (pollGate).
-	pollStarts chan struct{}
 }
+
+// pollStartsPerConn is how many long polls may be starting at once per database connection of the
+// replica: enough to keep the connections busy.
+const pollStartsPerConn = 8
 
 // New builds the server: the document, the middleware chain and every route.
 func New(cfg Config, deps Deps) (*Server, error) {
 	doc, err := LoadDocument()
+	if err != nil {
+		return nil, err
+	}
+	mode, err := longpoll.ParseMode(string(cfg.LongPollMode))
 	if err != nil {
 		return nil, err
 	}
@@ -132,18 +143,15 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		limiter: newCallerLimiter(cfg.MaxInFlightPerCaller), invocations: newCallerLimiter(cfg.MaxInvocationsPerOrganization),
 		signIns:    newSignInGuard(),
 		metrics:    newMetrics(deps.Store),
-		pollStarts: make(chan struct{}, cmp.Or(max(cfg.MaxPollStarts, 0), pollStartsPerConn*int(deps.Store.Pool.Config().MaxConns))),
+		pollStarts: longpoll.NewGate(cmp.Or(max(cfg.MaxPollStarts, 0), pollStartsPerConn*int(deps.Store.Pool.Config().MaxConns))),
 	}
 	s.routes = routesOf(doc)
-	s.metrics.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "hubd_parked_long_polls", Help: "Long polls waiting parked: their connections held, without a goroutine of their own.",
-	}, func() float64 { return float64(s.parked.Load()) }))
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Binder = jsonBinder{}
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.requestIdentity, s.observe, s.recoverPanics)
+	e.Use(s.resumeFirstPass, s.requestIdentity, s.observe, s.recoverPanics)
 	if len(cfg.CORSOrigins) > 0 {
 		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
 			AllowOrigins: cfg.CORSOrigins,
@@ -178,8 +186,25 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		e.POST(prefix+"/auth/worker", s.workerToken)
 	}
 
-	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(newHandlers(s), deps.StrictMiddlewares), BasePath)
+	api.RegisterHandlersWithBaseURL(pollRouter{e, s}, api.NewStrictHandler(newHandlers(s), deps.StrictMiddlewares), BasePath)
 	s.echo = e
+
+	s.polls = &longpoll.Goroutine{}
+	if mode == longpoll.ModeParked {
+		// A parked poll's answer is served by the whole server again: the same middleware as any answer.
+		s.parker = longpoll.NewParker(e, cfg.RequestTimeout)
+		s.polls = s.parker
+	}
+	s.metrics.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hubd_waiting_long_polls", Help: "Long polls waiting, parked or on their goroutine.",
+	}, func() float64 { return float64(s.polls.Waiting()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hubd_parked_long_polls", Help: "Long polls waiting parked: their connections held, without a goroutine of their own.",
+	}, func() float64 {
+		if s.parker == nil {
+			return 0
+		}
+		return float64(s.parker.Parked())
+	}))
 	return s, nil
 }
 
@@ -206,8 +231,23 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // Echo exposes the router, for tests that add failure-injecting routes.
 func (s *Server) Echo() *echo.Echo { return s.echo }
 
-// Drain makes /readyz fail so load balancers stop sending requests before shutdown.
-func (s *Server) Drain() { s.draining.Store(true) }
+// Drain makes /readyz fail so load balancers stop sending requests before shutdown; long polls are no
+// longer parked.
+func (s *Server) Drain() {
+	s.draining.Store(true)
+	if s.parker != nil {
+		s.parker.Drain()
+	}
+}
+
+// WaitParked waits until every parked long poll has been answered (after the notifier stops waiters, at
+// once), or ctx ends: the http.Server's Shutdown does not wait for them.
+func (s *Server) WaitParked(ctx context.Context) error {
+	if s.parker == nil {
+		return nil
+	}
+	return s.parker.WaitParked(ctx)
+}
 
 // MetricsRegistry is the registry /metrics serves.
 func (s *Server) MetricsRegistry() *prometheus.Registry { return s.metrics.registry }

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,39 +27,112 @@ import (
 // BridgeWorker event-cursor polls (distinct cursor Names) and half Channel polls (one Channel each,
 // subscribed to tag.created), perWorker per worker (its bot User holds the Channels' leases), and reports
 // hubd's resident memory and goroutines before and with them, and how long one event took to reach all
-// of them. The client is this process; hubd is another.
+// of them. The client is this process; hubd is another. It runs once per long-poll mode of
+// cfg.LongPollModes (each on a hubd of its own and a fresh database, one after the other) and ends with
+// the modes side by side.
 func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
-	dbURL, err := freshDatabase(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(cfg.Out, "hubd event fan-out: %d waiting polls (%d per BridgeWorker; %d worker event-cursor polls, %d Channel polls), %d single-poll rounds\n",
 		polls, perWorker, polls-polls/2, polls/2, cfg.Rounds)
 	fmt.Fprintf(cfg.Out, "machine: %s/%s, %d CPUs, %s; %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), time.Now().Format("2006-01-02 15:04"))
-	srv, err := startServer(ctx, cfg.Hubd, dbURL)
+	modes := cfg.LongPollModes
+	if len(modes) == 0 {
+		modes = []string{""}
+	}
+	var all []fanOutFigures
+	for _, mode := range modes {
+		fmt.Fprintf(cfg.Out, "## long-poll mode: %s\n\n", cmp.Or(mode, "hubd's default"))
+		figures, err := fanOutOnce(ctx, cfg, polls, perWorker, mode)
+		if err != nil {
+			return fmt.Errorf("mode %q: %w", mode, err)
+		}
+		all = append(all, figures)
+	}
+	if len(all) > 1 {
+		printModes(cfg.Out, polls, all)
+	}
+	return nil
+}
+
+// fanOutFigures are one mode's figures, for the modes side by side.
+type fanOutFigures struct {
+	mode                string
+	idle, with          footprint
+	startCPU, answerCPU time.Duration // hubd's, per poll started and per answer
+	single, all         Result        // from the Tag's transaction to the answers
+	allFirst, allLast   time.Duration
+	notify              Result // the bare LISTEN/NOTIFY of the single-poll rounds
+}
+
+// printModes prints the modes' figures side by side.
+func printModes(out io.Writer, polls int, all []fanOutFigures) {
+	fmt.Fprintf(out, "## the modes side by side\n\n| %d waiting polls |", polls)
+	for _, f := range all {
+		fmt.Fprintf(out, " %s |", cmp.Or(f.mode, "default"))
+	}
+	fmt.Fprintf(out, "\n|---|%s\n", strings.Repeat("---|", len(all)))
+	row := func(what string, cell func(f fanOutFigures) string) {
+		fmt.Fprintf(out, "| %s |", what)
+		for _, f := range all {
+			fmt.Fprintf(out, " %s |", cell(f))
+		}
+		fmt.Fprintln(out)
+	}
+	row("hubd RSS idle", func(f fanOutFigures) string { return fmt.Sprintf("%.0f MB", f.idle.rssMB) })
+	row("hubd RSS with the polls, settled", func(f fanOutFigures) string { return fmt.Sprintf("%.0f MB", f.with.rssMB) })
+	row("added per waiting poll", func(f fanOutFigures) string {
+		return fmt.Sprintf("%.1f KB", (f.with.rssMB-f.idle.rssMB)*1024/float64(polls))
+	})
+	row("goroutines with the polls", func(f fanOutFigures) string { return strconv.Itoa(f.with.goroutines) })
+	row("hubd CPU to start a poll", func(f fanOutFigures) string { return fmt.Sprintf("%.0f us", float64(f.startCPU.Microseconds())) })
+	row("one event to all, from the Tag's transaction: first / p50 / p99 / last", func(f fanOutFigures) string {
+		return fmt.Sprintf("%s / %s / %s / %s ms", msNum(f.allFirst), msNum(f.all.Quantile(0.5)), msNum(f.all.Quantile(0.99)), msNum(f.allLast))
+	})
+	row("hubd CPU per answer of the fan-out", func(f fanOutFigures) string { return fmt.Sprintf("%.0f us", float64(f.answerCPU.Microseconds())) })
+	row("one event to one waiting poll, from the Tag's transaction: p50 / p99", func(f fanOutFigures) string {
+		return fmt.Sprintf("%s / %s ms", msNum(f.single.Quantile(0.5)), msNum(f.single.Quantile(0.99)))
+	})
+	row("bare LISTEN/NOTIFY in the same rounds: p50 / p99", func(f fanOutFigures) string {
+		return fmt.Sprintf("%s / %s ms", msNum(f.notify.Quantile(0.5)), msNum(f.notify.Quantile(0.99)))
+	})
+	fmt.Fprintln(out)
+}
+
+// fanOutOnce runs the benchmark on a hubd in the long-poll mode (hubd's default when empty).
+func fanOutOnce(ctx context.Context, cfg Config, polls, perWorker int, mode string) (fanOutFigures, error) {
+	figures := fanOutFigures{mode: mode}
+	dbURL, err := freshDatabase(ctx, cfg.DatabaseURL)
 	if err != nil {
-		return err
+		return figures, err
+	}
+	defer dropDatabase(cfg.DatabaseURL)
+	var args []string
+	if mode != "" {
+		args = []string{"--long-poll-mode", mode}
+	}
+	srv, err := startServer(ctx, cfg.Hubd, dbURL, args...)
+	if err != nil {
+		return figures, err
 	}
 	defer srv.stop()
 	token, err := srv.mintToken(ctx, cfg.Hubd, dbURL, "fanout", "fanout")
 	if err != nil {
-		return err
+		return figures, err
 	}
 	admin := newClient(srv.base, token, 4)
 	var sp struct{ SpaceID string }
 	if err := admin.postJSON(ctx, "/api/space", map[string]any{"Slug": "fanout"}, &sp); err != nil {
-		return err
+		return figures, err
 	}
 	f := &fanOut{srv: srv, admin: admin, spaceID: sp.SpaceID, conns: newPollConns(srv.base)}
 	defer f.conns.close()
 	workers := (polls + perWorker - 1) / perWorker
 	if err := f.addWorkers(ctx, max(workers, 1)); err != nil {
-		return err
+		return figures, err
 	}
 
 	baseline, err := openNotifyPair(ctx, dbURL)
 	if err != nil {
-		return fmt.Errorf("LISTEN/NOTIFY baseline: %w", err)
+		return figures, fmt.Errorf("LISTEN/NOTIFY baseline: %w", err)
 	}
 	defer baseline.close(ctx)
 	// Each hubd round starts after a pause (its poll settling), when the processes and PostgreSQL have gone
@@ -84,9 +158,10 @@ func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 		return d[0].fromSend, nil
 	})
 	if err != nil {
-		return fmt.Errorf("single poll: %w", err)
+		return figures, fmt.Errorf("single poll: %w", err)
 	}
 	written, notify, durable := latencies(fromWrite), latencies(notifies), latencies(durables)
+	figures.single, figures.notify = written, notify
 	fmt.Fprintf(cfg.Out, "| one event to one waiting poll | p50 | p99 |\n|---|---|---|\n")
 	fmt.Fprintf(cfg.Out, "| bare LISTEN/NOTIFY round trip (pgx), after the same pause | %s | %s |\n", ms(notify.Quantile(0.5)), ms(notify.Quantile(0.99)))
 	fmt.Fprintf(cfg.Out, "| LISTEN/NOTIFY from a transaction that inserts a row (a commit flushed to disk, as any durable event's) | %s | %s |\n", ms(durable.Quantile(0.5)), ms(durable.Quantile(0.99)))
@@ -99,15 +174,14 @@ func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 
 	// The Channels come after the single-poll rounds: their subscriptions would queue those rounds' Tags.
 	if err := f.addChannels(ctx, polls/2, perWorker); err != nil {
-		return err
+		return figures, err
 	}
-	idle, err := srv.settledFootprint()
-	if err != nil {
-		return err
+	if figures.idle, err = srv.settledFootprint(time.Now().Add(time.Minute)); err != nil {
+		return figures, err
 	}
-	ds, err := f.deliverAll(ctx, polls, perWorker, cfg.Out, idle, cfg.ProfileDir)
+	ds, err := f.deliverAll(ctx, polls, perWorker, cfg.Out, &figures, cfg.ProfileDir)
 	if err != nil {
-		return fmt.Errorf("fan-out: %w", err)
+		return figures, fmt.Errorf("fan-out: %w", err)
 	}
 	fromSend, fromTx := make([]time.Duration, len(ds)), make([]time.Duration, len(ds))
 	for i, d := range ds {
@@ -121,7 +195,9 @@ func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 		r := latencies(row.lat)
 		fmt.Fprintf(cfg.Out, "| %s | %s | %s | %s | %s |\n", row.what, ms(row.lat[0]), ms(r.Quantile(0.5)), ms(r.Quantile(0.99)), ms(row.lat[len(row.lat)-1]))
 	}
-	return nil
+	fmt.Fprintln(cfg.Out)
+	figures.all, figures.allFirst, figures.allLast = latencies(fromTx), fromTx[0], fromTx[len(fromTx)-1]
+	return figures, nil
 }
 
 type fanOut struct {
@@ -372,9 +448,11 @@ func (f *fanOut) channelsBehind(ctx context.Context) ([]int, error) {
 }
 
 // waitStarted waits until the n polls startPolls started are reading or waiting: the worker polls'
-// cursors (named prefix-*) exist and, where hubd reports parked polls (hubd_parked_long_polls), all n
-// are parked. A hubd without that gauge (an older build measured as a baseline) gets settle's grace.
-func (f *fanOut) waitStarted(ctx context.Context, n int, prefix string) error {
+// cursors (named prefix-*) exist and, where hubd reports its waiting polls (hubd_waiting_long_polls, or
+// hubd_parked_long_polls in builds before it), all n are waiting. A hubd without either gauge gets
+// settle's grace. A poll answered before then (failed, or its wait over: a machine too slow to start them
+// all within the polls' timeout) ends the run.
+func (f *fanOut) waitStarted(ctx context.Context, n int, prefix string, answers <-chan answer) error {
 	conn, err := pgx.Connect(ctx, f.srv.databaseURL)
 	if err != nil {
 		return err
@@ -393,17 +471,22 @@ func (f *fanOut) waitStarted(ctx context.Context, n int, prefix string) error {
 			return err
 		}
 		if have >= workerPolls {
-			parked, reported, err := f.srv.parkedPolls()
+			waiting, reported, err := f.srv.waitingPolls()
 			if err != nil {
 				return err
 			}
-			if !reported || parked >= n {
+			if !reported || waiting >= n {
 				return nil
 			}
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case a := <-answers:
+			if a.err == nil {
+				a.err = fmt.Errorf("status %d", a.status)
+			}
+			return fmt.Errorf("poll %d answered before all %d were waiting: %w", a.i, n, a.err)
 		case <-time.After(interval):
 		}
 	}
@@ -416,7 +499,7 @@ type delivery struct{ fromSend, fromWrite time.Duration }
 // deliver starts n polls, lets them settle, creates a Tag and returns each poll's delivery.
 func (f *fanOut) deliver(ctx context.Context, n, perWorker int, prefix string) ([]delivery, error) {
 	answers := f.startPolls(n, perWorker, prefix)
-	if err := f.waitStarted(ctx, n, prefix); err != nil {
+	if err := f.waitStarted(ctx, n, prefix, answers); err != nil {
 		return nil, err
 	}
 	time.Sleep(settle(n))
@@ -463,7 +546,8 @@ func deliveries(sent time.Time, all []answer) ([]delivery, error) {
 func settle(n int) time.Duration { return 20*time.Millisecond + time.Duration(n)*200*time.Microsecond }
 
 // deliverAll holds n polls, reports the footprint with them beside idle, and delivers one event to all.
-func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer, idle footprint, profileDir string) ([]delivery, error) {
+func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer, figures *fanOutFigures, profileDir string) ([]delivery, error) {
+	idle := figures.idle
 	caughtUp := time.Now()
 	if err := f.catchUp(ctx, n, perWorker, "fan"); err != nil {
 		return nil, err
@@ -481,7 +565,7 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 	}
 	started := time.Now()
 	answers := f.startPolls(n, perWorker, "fan")
-	if err := f.waitStarted(ctx, n, "fan"); err != nil {
+	if err := f.waitStarted(ctx, n, "fan", answers); err != nil {
 		return nil, err
 	}
 	startedCPU, err := f.srv.cpuTime()
@@ -495,7 +579,9 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 	}
 	time.Sleep(settle(n))
 	settling := time.Now()
-	with, err := f.srv.settledFootprint()
+	// Read while every poll still waits: the first sent times out 60 s after it was sent, and the event
+	// must reach them all before.
+	with, err := f.srv.settledFootprint(started.Add(45 * time.Second))
 	if err != nil {
 		return nil, err
 	}
@@ -505,6 +591,7 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 		n, settling.Sub(started).Seconds(), time.Since(settling).Seconds(), with.rssMB, with.goroutines)
 	fmt.Fprintf(out, "| per poll | %.1f KB | %.2f |\n\n", (with.rssMB-idle.rssMB)*1024/float64(n), float64(with.goroutines-idle.goroutines)/float64(n))
 	fmt.Fprintf(out, "(CPU time hubd used to start the %d polls: %s, %.0f us a poll)\n\n", n, ms(startedCPU-startCPU), float64((startedCPU-startCPU).Microseconds())/float64(n))
+	figures.with, figures.startCPU = with, (startedCPU-startCPU)/time.Duration(n)
 	if profileDir != "" {
 		// hubd's heap with the polls waiting, and a CPU profile while the event reaches them (go tool pprof).
 		if err := f.srv.saveProfile("heap?gc=1", filepath.Join(profileDir, "fanout-heap.pprof")); err != nil {
@@ -545,18 +632,19 @@ func (f *fanOut) deliverAll(ctx context.Context, n, perWorker int, out io.Writer
 		return nil, err
 	}
 	hubdUsed := hubdAfter - hubdBefore
+	figures.answerCPU = hubdUsed / time.Duration(n)
 	fmt.Fprintf(out, "(CPU time used while the event reached them: hubd %s, %.0f us an answer; this client %s, %.0f us an answer)\n\n",
 		ms(hubdUsed), float64(hubdUsed.Microseconds())/float64(n), ms(ownUsed), float64(ownUsed.Microseconds())/float64(n))
 	return deliveries(sent, all)
 }
 
 // settledFootprint is the footprint once hubd's RSS has held still (within 1 MB) for ten seconds, at
-// most 25 seconds in all (the waiting polls' timeout is 60 seconds): after a burst (the polls arriving,
-// setting up), the runtime gives memory back over a few seconds.
-func (s *server) settledFootprint() (footprint, error) {
+// most 25 seconds in all and not past until (the waiting polls' timeout is 60 seconds): after a burst (the
+// polls arriving, setting up), the runtime gives memory back over a few seconds.
+func (s *server) settledFootprint(until time.Time) (footprint, error) {
 	start := time.Now()
 	fp, err := s.footprint()
-	for still := time.Now(); err == nil && time.Since(still) < 10*time.Second && time.Since(start) < 25*time.Second; {
+	for still := time.Now(); err == nil && time.Since(still) < 10*time.Second && time.Since(start) < 25*time.Second && time.Now().Before(until); {
 		time.Sleep(time.Second)
 		var now footprint
 		if now, err = s.footprint(); err == nil && math.Abs(now.rssMB-fp.rssMB) >= 1 {
@@ -597,18 +685,30 @@ func (s *server) footprint() (footprint, error) {
 	return fp, nil
 }
 
-// parkedPolls reads hubd's hubd_parked_long_polls gauge, and whether hubd reports it at all.
-func (s *server) parkedPolls() (int, bool, error) {
+// waitingPolls reads how many long polls hubd reports waiting (hubd_waiting_long_polls, else
+// hubd_parked_long_polls), and whether it reports them at all.
+func (s *server) waitingPolls() (int, bool, error) {
 	resp, err := http.Get(s.base + "/metrics")
 	if err != nil {
 		return 0, false, err
 	}
 	defer resp.Body.Close()
+	gauges := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "hubd_parked_long_polls "); ok {
-			v, err := strconv.ParseFloat(rest, 64)
-			return int(v), true, err
+		for _, name := range []string{"hubd_waiting_long_polls", "hubd_parked_long_polls"} {
+			if rest, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+				v, err := strconv.ParseFloat(rest, 64)
+				if err != nil {
+					return 0, false, err
+				}
+				gauges[name] = v
+			}
+		}
+	}
+	for _, name := range []string{"hubd_waiting_long_polls", "hubd_parked_long_polls"} {
+		if v, ok := gauges[name]; ok {
+			return int(v), true, nil
 		}
 	}
 	return 0, false, sc.Err()

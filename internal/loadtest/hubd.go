@@ -23,8 +23,9 @@ type server struct {
 	databaseURL string
 }
 
-// startServer starts `hubd serve` on a free loopback port against databaseURL and waits until it is ready.
-func startServer(ctx context.Context, bin, databaseURL string) (*server, error) {
+// startServer starts `hubd serve` on a free loopback port against databaseURL, with args added to its
+// flags, and waits until it is ready.
+func startServer(ctx context.Context, bin, databaseURL string, args ...string) (*server, error) {
 	addr, err := freePort()
 	if err != nil {
 		return nil, err
@@ -33,7 +34,7 @@ func startServer(ctx context.Context, bin, databaseURL string) (*server, error) 
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--database-url", databaseURL, "--log-level", "warn", "--debug-addr", debug)
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--database-url", databaseURL, "--log-level", "warn", "--debug-addr", debug}, args...)...)
 	cmd.Env = append(os.Environ(), "HUBD_MAX_IN_FLIGHT=100000")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,11 +33,15 @@ type Config struct {
 	Rounds      int            // event round trips measured one after another
 	ProfileDir  string         // when set, a CPU profile of hubd during each workload is written there
 	Only        *regexp.Regexp // when set, only the workloads whose names it matches run
-	Out         io.Writer
+	// LongPollModes are the hubd long-poll modes the fan-out benchmark runs in, one after the other
+	// (hubd --long-poll-mode; "" leaves the flag out, for builds before it).
+	LongPollModes []string
+	Out           io.Writer
 }
 
-// database is the database the run creates on the configured server.
-const database = "hubd_loadtest"
+// database is the database the run creates on the configured server: the process's own, so runs from
+// several checkouts on one server do not drop each other's.
+var database = "hubd_loadtest_" + strconv.Itoa(os.Getpid())
 
 // Run runs every workload and prints the table.
 func Run(ctx context.Context, cfg Config) error {
@@ -49,6 +54,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	defer dropDatabase(cfg.DatabaseURL)
 	fmt.Fprintf(cfg.Out, "hubd load test: %d concurrent clients, %s per workload, %d Units written, %d Units listed\n",
 		cfg.Concurrency, cfg.Duration, cfg.Units, cfg.ListUnits)
 	fmt.Fprintf(cfg.Out, "machine: %s/%s, %d CPUs, %s; %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), time.Now().Format("2006-01-02 15:04"))
@@ -98,7 +104,8 @@ func Run(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// freshDatabase drops and creates the run's database on the server serverURL names and returns its URL.
+// freshDatabase drops and creates the run's database on the server serverURL names and returns its URL;
+// dropDatabase drops it when the run is over.
 func freshDatabase(ctx context.Context, serverURL string) (string, error) {
 	conn, err := pgx.Connect(ctx, serverURL)
 	if err != nil {
@@ -116,4 +123,14 @@ func freshDatabase(ctx context.Context, serverURL string) (string, error) {
 	}
 	u.Path = "/" + database
 	return u.String(), nil
+}
+
+func dropDatabase(serverURL string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		return
+	}
+	defer conn.Close(ctx)
+	_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+database+" WITH (FORCE)")
 }

@@ -83,7 +83,10 @@ func figures(r *Result) string {
 	return fmt.Sprintf("%.0f | %s | %s", r.Rate(), ms(r.Quantile(0.5)), ms(r.Quantile(0.99)))
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+func ms(d time.Duration) string { return msNum(d) + " ms" }
+
+// msNum is d in milliseconds, without the unit.
+func msNum(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000) }
 
 // ratio is hubd's throughput over the baseline's; for latencies measured one at a time (rounds), the
 // baseline's median latency over hubd's, so that higher is better in both.

@@ -1,6 +1,7 @@
-package httpapi
+package longpoll
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"sync"
@@ -36,21 +37,21 @@ type watchedConn struct {
 }
 
 var (
-	parkedConnsOnce sync.Once
-	parkedConnsW    *connWatcher
+	heldConnsOnce sync.Once
+	heldConnsW    *connWatcher
 )
 
-// parkedConns is the process's watcher, whatever the Servers; nil when epoll is not available.
-func parkedConns() *connWatcher {
-	parkedConnsOnce.Do(func() {
+// heldConns is the process's watcher, whatever the Parkers; nil when epoll is not available.
+func heldConns() *connWatcher {
+	heldConnsOnce.Do(func() {
 		epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 		if err != nil {
 			return
 		}
-		parkedConnsW = &connWatcher{epfd: epfd, conns: map[int32]*watchedConn{}}
-		go parkedConnsW.run()
+		heldConnsW = &connWatcher{epfd: epfd, conns: map[int32]*watchedConn{}}
+		go heldConnsW.run()
 	})
-	return parkedConnsW
+	return heldConnsW
 }
 
 // watch registers c; nil when it cannot be watched (no watcher, not a socket, or bytes of a next request
@@ -172,19 +173,22 @@ func socketFD(c net.Conn) (int32, bool) {
 	return fd, true
 }
 
-// socketOf is the socket under c's wrappers, when nothing of it was read ahead.
+// socketOf is the socket under c's wrappers (a listener's own, which give it with NetConn; not TLS, whose
+// bytes on the socket are not the answer's), when nothing of it was read ahead.
 func socketOf(c net.Conn) (syscall.Conn, bool) {
 	for {
 		switch t := c.(type) {
+		case *tls.Conn:
+			return nil, false
 		case *unreadConn:
 			if len(t.unread) > 0 {
 				return nil, false
 			}
 			c = t.Conn
-		case *protocolErrorConn:
-			c = t.Conn
 		case syscall.Conn:
 			return t, true
+		case interface{ NetConn() net.Conn }:
+			c = t.NetConn()
 		default:
 			return nil, false
 		}

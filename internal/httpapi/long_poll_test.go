@@ -21,39 +21,64 @@ import (
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/longpoll"
 )
 
-// parkedPolls reads the replica's count of parked long polls from /metrics.
-func parkedPolls(t *testing.T, env *apitest.Env) int {
+// inEachLongPollMode runs test once in each long-poll mode, with the Options that select it.
+func inEachLongPollMode(t *testing.T, test func(t *testing.T, opts apitest.Options)) {
+	t.Parallel()
+	for _, mode := range longpoll.Modes {
+		t.Run(string(mode), func(t *testing.T) {
+			test(t, apitest.Options{HTTP: httpapi.Config{LongPollMode: mode}})
+		})
+	}
+}
+
+// onDatabase is opts for another replica on the database at url.
+func onDatabase(opts apitest.Options, url string) apitest.Options {
+	opts.DatabaseURL = url
+	return opts
+}
+
+// metric reads one series of the replica's /metrics (its name and labels as /metrics writes them); 0
+// when the replica has not reported it yet.
+func metric(t *testing.T, env *apitest.Env, series string) int {
 	t.Helper()
 	resp, err := env.HTTPClient().Get(env.URL + "/metrics")
 	require.NoError(t, err)
-	// Read to the end: a body closed early closes its connection, and TestParkedPolls checks that a
-	// parked poll's connection goes on serving its client (the metrics request may run on it).
+	// Read to the end: a body closed early closes its connection, and the tests check that a waiting
+	// poll's connection goes on serving its client (the metrics request may run on it).
 	raw, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.NoError(t, err)
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "hubd_parked_long_polls "); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
 			n, err := strconv.ParseFloat(v, 64)
 			require.NoError(t, err)
 			return int(n)
 		}
 	}
-	t.Fatal("/metrics has no hubd_parked_long_polls")
 	return 0
 }
 
-func waitParked(t *testing.T, env *apitest.Env, n int) {
+// waitPolls waits until n long polls wait on env's replica. In the parked mode those of HTTP/1.1
+// clients are parked (parked of them); in the goroutine mode none is.
+func waitPolls(t *testing.T, env *apitest.Env, n, parked int) {
 	t.Helper()
-	require.Eventually(t, func() bool { return parkedPolls(t, env) == n }, 10*time.Second, 5*time.Millisecond, "want %d parked polls", n)
+	require.Eventually(t, func() bool { return metric(t, env, "hubd_waiting_long_polls") == n }, 10*time.Second, 5*time.Millisecond,
+		"want %d waiting polls", n)
+	if env.Config.HTTP.LongPollMode == longpoll.ModeGoroutine {
+		parked = 0
+	}
+	require.Equal(t, parked, metric(t, env, "hubd_parked_long_polls"))
 }
 
 // rawPoll sends a worker event-cursor poll through a validating transport and reports whether the
 // connection it used had served a request before.
 type rawPoll struct {
 	status int
+	proto  int // the HTTP major version answered
 	header http.Header
 	events []api.EventLogEntry
 	reused bool
@@ -77,7 +102,7 @@ func sendPoll(ctx context.Context, env *apitest.Env, client *http.Client, token,
 		return out
 	}
 	defer resp.Body.Close()
-	out.status, out.header = resp.StatusCode, resp.Header
+	out.status, out.proto, out.header = resp.StatusCode, resp.ProtoMajor, resp.Header
 	raw, err := io.ReadAll(resp.Body)
 	if err == nil && resp.StatusCode == http.StatusOK {
 		err = json.Unmarshal(raw, &out.events)
@@ -86,14 +111,18 @@ func sendPoll(ctx context.Context, env *apitest.Env, client *http.Client, token,
 	return out
 }
 
-// TestParkedPolls: a long poll that finds nothing waits parked, off its goroutine, and still answers as
-// one that waited on it would: woken by an event with the event (the response carries the headers
-// every response carries, and the connection serves the client's next request), at its timeout with
-// nothing, and when the replica stops waiters with nothing. A client that leaves a parked poll claims
-// nothing: the events go to the cursor's next poll. A parked poll keeps its caller's in-flight slot.
-func TestParkedPolls(t *testing.T) {
+// TestWaitingPolls: a long poll that finds nothing waits (parked, off its goroutine, in the parked mode)
+// and answers: woken by an event with the event (the response carries the headers every response
+// carries, and the connection serves the client's next request), at its timeout with nothing, and when
+// the replica stops waiters with nothing. A client that leaves a waiting poll claims nothing: the events
+// go to the cursor's next poll, and the request is recorded with status 499. A waiting poll keeps its
+// caller's in-flight slot.
+func TestWaitingPolls(t *testing.T) { inEachLongPollMode(t, testWaitingPolls) }
+
+func testWaitingPolls(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{MaxInFlightPerCaller: 3}})
+	opts.HTTP.MaxInFlightPerCaller = 3
+	env := apitest.New(t, opts)
 	f := newWorkerFixture(t, env)
 	token := f.token
 	client := &http.Client{Transport: env.Transport()}
@@ -107,7 +136,7 @@ func TestParkedPolls(t *testing.T) {
 	// Woken by an event: answered with it, and the connection goes on serving the client.
 	done := make(chan rawPoll, 1)
 	go func() { done <- sendPoll(ctx, env, client, token, pollPath("main"), body) }()
-	waitParked(t, env, 1)
+	waitPolls(t, env, 1, 1)
 	tag("v1")
 	got := <-done
 	require.NoError(t, got.err)
@@ -116,7 +145,7 @@ func TestParkedPolls(t *testing.T) {
 	require.Equal(t, "tag.created", got.events[0].EventType)
 	require.NotEmpty(t, got.header.Get("X-Request-Id"))
 	require.NotEmpty(t, got.header.Get("Hubd-Version"))
-	require.Equal(t, 0, parkedPolls(t, env))
+	waitPolls(t, env, 0, 0)
 	next := sendPoll(ctx, env, client, token, pollPath("main"), map[string]any{"TimeoutSeconds": 0})
 	require.NoError(t, next.err)
 	require.Equal(t, http.StatusOK, next.status)
@@ -126,10 +155,11 @@ func TestParkedPolls(t *testing.T) {
 	// A client that leaves claims nothing.
 	leaving, leave := context.WithCancel(ctx)
 	go func() { done <- sendPoll(leaving, env, client, token, pollPath("main"), body) }()
-	waitParked(t, env, 1)
+	waitPolls(t, env, 1, 1)
 	leave()
 	require.Error(t, (<-done).err)
-	waitParked(t, env, 0)
+	waitPolls(t, env, 0, 0)
+	require.Equal(t, 1, metric(t, env, `hubd_http_requests_total{operation="PollBridgeWorkerEvents",status="499"}`))
 	tag("v2")
 	require.Equal(t, []string{"tag.created"}, eventTypes(f.poll(t, f.worker, "main", nil)), "the left poll claimed nothing")
 
@@ -143,7 +173,7 @@ func TestParkedPolls(t *testing.T) {
 			results[i] = sendPoll(ctx, env, client, token, pollPath("slot-"+strconv.Itoa(i)), body)
 		}()
 	}
-	waitParked(t, env, 3)
+	waitPolls(t, env, 3, 3)
 	f.worker.Get(f.base).ExpectError(http.StatusTooManyRequests, api.ErrorTypeTooManyRequests)
 	tag("v3")
 	wg.Wait()
@@ -167,7 +197,7 @@ func TestParkedPolls(t *testing.T) {
 
 	// Stopping waiters answers parked polls at once, with nothing.
 	go func() { done <- sendPoll(ctx, env, client, token, pollPath("quiet"), body) }()
-	waitParked(t, env, 1)
+	waitPolls(t, env, 1, 1)
 	start := time.Now()
 	env.App.Notifier.StopWaiters()
 	stopped := <-done
@@ -175,14 +205,16 @@ func TestParkedPolls(t *testing.T) {
 	require.Equal(t, http.StatusOK, stopped.status)
 	require.Empty(t, stopped.events)
 	require.Less(t, time.Since(start), 10*time.Second)
-	require.Equal(t, 0, parkedPolls(t, env))
+	waitPolls(t, env, 0, 0)
 }
 
-// TestParkedPollClientGoneEarly: clients that close their connection right after sending a poll, before
-// it parks, end their polls (none stays parked) and the server goes on serving.
-func TestParkedPollClientGoneEarly(t *testing.T) {
+// TestPollClientGoneEarly: clients that close their connection right after sending a poll, before it
+// waits, end their polls (none stays waiting) and the server goes on serving.
+func TestPollClientGoneEarly(t *testing.T) { inEachLongPollMode(t, testPollClientGoneEarly) }
+
+func testPollClientGoneEarly(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	f := newWorkerFixture(t, env)
 	addr := strings.TrimPrefix(env.URL, "http://")
 	for i := range 20 {
@@ -194,17 +226,19 @@ func TestParkedPollClientGoneEarly(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, conn.Close())
 	}
-	waitParked(t, env, 0)
+	waitPolls(t, env, 0, 0)
 	require.Empty(t, f.poll(t, f.worker, "after", nil), "the server still answers")
 }
 
-// TestParkedPollKeepAlive follows one connection: a request its client sends while its poll is parked
-// is served after the poll's answer; a poll answered on the kept-alive connection leaves it waiting for
-// the next request, which is served; and a client that ends its side of the waiting connection has the
-// server close it.
-func TestParkedPollKeepAlive(t *testing.T) {
+// TestPollKeepAlive follows one connection: a request its client sends while its poll waits is served
+// after the poll's answer; a poll answered on the kept-alive connection leaves it waiting for the next
+// request (in the watcher, in the parked mode), which is served; and a client that ends its side of the
+// waiting connection has the server close it.
+func TestPollKeepAlive(t *testing.T) { inEachLongPollMode(t, testPollKeepAlive) }
+
+func testPollKeepAlive(t *testing.T, opts apitest.Options) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, opts)
 	f := newWorkerFixture(t, env)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(env.URL, "http://"))
 	require.NoError(t, err)
@@ -240,7 +274,7 @@ func TestParkedPollKeepAlive(t *testing.T) {
 	}
 	waitingPoll := func() sent {
 		s := send(http.MethodPost, f.base+"/event_cursor/keep/poll", map[string]any{"TimeoutSeconds": 30, "EventTypes": []string{"tag.created"}})
-		waitParked(t, env, 1)
+		waitPolls(t, env, 1, 1)
 		return s
 	}
 	tag := func(slug string) {
@@ -265,95 +299,4 @@ func TestParkedPollKeepAlive(t *testing.T) {
 	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
 	_, err = r.ReadByte()
 	require.ErrorIs(t, err, io.EOF, "the server closes the connection its client ended")
-}
-
-// TestPollStartTurns: with one turn to start a long poll (MaxPollStarts 1), polls sent together all
-// start and wait: a poll's turn ends once it has taken the first time, not when it is answered, whether
-// it waits parked or on its goroutine (HTTP/1.0 connections are not parked). Polls answered at once by
-// their first take give their turn back too. A request whose body is still arriving holds no turn.
-func TestPollStartTurns(t *testing.T) {
-	t.Parallel()
-	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{MaxPollStarts: 1}})
-	f := newWorkerFixture(t, env)
-	client := &http.Client{Transport: env.Transport()}
-	ctx := context.Background()
-	pollPath := func(name string) string { return f.base + "/event_cursor/" + name + "/poll" }
-
-	slow, err := net.Dial("tcp", strings.TrimPrefix(env.URL, "http://"))
-	require.NoError(t, err)
-	defer slow.Close()
-	_, err = fmt.Fprintf(slow, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
-		pollPath("slow"), f.token)
-	require.NoError(t, err)
-	const polls = 6
-	send := func(timeout int) []rawPoll {
-		var wg sync.WaitGroup
-		results := make([]rawPoll, polls)
-		for i := range results {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				results[i] = sendPoll(ctx, env, client, f.token, pollPath("turn-"+strconv.Itoa(i)),
-					map[string]any{"TimeoutSeconds": timeout, "EventTypes": []string{"tag.created"}})
-			}()
-		}
-		if timeout > 0 {
-			waitParked(t, env, polls)
-			f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/tag", map[string]any{"Slug": "woken"}).Expect(http.StatusOK)
-		}
-		wg.Wait()
-		return results
-	}
-	for _, r := range send(30) {
-		require.NoError(t, r.err)
-		require.Equal(t, http.StatusOK, r.status)
-		require.Len(t, r.events, 1)
-	}
-	// HTTP/1.0 polls wait on their goroutines: both start (their cursors exist) before the Tag.
-	type sent struct {
-		req  *http.Request
-		body []byte
-		conn net.Conn
-	}
-	var old []sent
-	for i := range 2 {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(env.URL, "http://"))
-		require.NoError(t, err)
-		defer conn.Close()
-		body, _ := json.Marshal(map[string]any{"TimeoutSeconds": 30, "EventTypes": []string{"tag.created"}})
-		req, err := http.NewRequest(http.MethodPost, env.URL+pollPath("old-"+strconv.Itoa(i)), bytes.NewReader(body))
-		require.NoError(t, err)
-		req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.0", 1, 0
-		req.Header.Set("Authorization", "Bearer "+f.token)
-		req.Header.Set("Content-Type", "application/json")
-		_, err = fmt.Fprintf(conn, "POST %s HTTP/1.0\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-			req.URL.Path, req.Host, f.token, len(body), body)
-		require.NoError(t, err)
-		old = append(old, sent{req: req, body: body, conn: conn})
-	}
-	require.Eventually(t, func() bool {
-		var n int
-		require.NoError(t, env.App.Store.Pool.QueryRow(ctx, "SELECT count(*) FROM bridge_worker_cursor WHERE name LIKE 'old-%'").Scan(&n))
-		return n == len(old)
-	}, 10*time.Second, 5*time.Millisecond, "every HTTP/1.0 poll has started")
-	time.Sleep(50 * time.Millisecond) // past their first take, waiting
-	f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/tag", map[string]any{"Slug": "old"}).Expect(http.StatusOK)
-	for _, s := range old {
-		require.NoError(t, s.conn.SetReadDeadline(time.Now().Add(10*time.Second)))
-		resp, err := http.ReadResponse(bufio.NewReader(s.conn), s.req)
-		require.NoError(t, err)
-		require.NoError(t, env.CheckResponse(s.req, s.body, resp))
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		var events []api.EventLogEntry
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&events))
-		require.Len(t, events, 1)
-	}
-
-	// The first polls' cursors are behind by the Tag the HTTP/1.0 polls got: polls that find it at once.
-	for _, r := range send(0) {
-		require.NoError(t, r.err)
-		require.Equal(t, http.StatusOK, r.status)
-		require.Len(t, r.events, 1)
-		require.Equal(t, "tag.created", r.events[0].EventType)
-	}
 }

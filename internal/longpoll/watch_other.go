@@ -1,6 +1,6 @@
 //go:build !linux
 
-package httpapi
+package longpoll
 
 import "net"
 
@@ -11,7 +11,7 @@ type connWatcher struct{}
 
 type watchedConn struct{}
 
-func parkedConns() *connWatcher { return nil }
+func heldConns() *connWatcher { return nil }
 
 func (*connWatcher) watch(net.Conn, func(closed bool)) *watchedConn { return nil }
 
