@@ -14,22 +14,17 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/eventfilter"
-	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/httpapi"
-	"github.com/hubd/hubd/internal/invocation"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
 	"github.com/hubd/hubd/internal/org"
-	"github.com/hubd/hubd/internal/serviceaccount"
 	"github.com/hubd/hubd/internal/signin"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/target"
-	"github.com/hubd/hubd/internal/trigger"
 	"github.com/hubd/hubd/internal/unit"
-	"github.com/hubd/hubd/internal/view"
 )
 
 // Version is the service's version, set at build time with -ldflags "-X ...app.Version=v1.2.3".
@@ -86,27 +81,17 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	issuer := auth.NewIssuer(keys, cfg.BaseURL, cfg.TokenTTL)
 	notifier := event.NewNotifier(cfg.DatabaseURL, cfg.Logger)
 	st.Events.Signal = notifier.Signal
-	// Changes of these families never alter memberships, roles, Groups or grants on Spaces (Units, Tags,
-	// Targets and Channels carry their own Permissions, read with them on every request), so they leave
-	// what replicas remember of members in place. A family missing here only costs re-reads.
-	st.Events.QuietFamilies = []string{"unit", "tag", "target", "channel", "command_run", "filter", "view", "trigger", "invocation"}
+	// Replicas keep what they remember of members when an event of a family declared Quiet is numbered.
+	st.Events.QuietFamilies = entity.QuietEvents()
 	// What every family is served with; Permissions grant to the org family's members and to Groups.
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	// The long polls of this replica share their reads of the event log.
 	events := eventfilter.NewReader(st, notifier)
 	return &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, Services: httpapi.Services{
-		Orgs:            org.NewService(kit, group.OfMembers),
-		Spaces:          space.NewService(kit),
-		Units:           unit.NewService(kit),
-		Targets:         target.NewService(kit),
-		Tags:            tag.NewService(kit),
-		Filters:         filter.NewService(kit),
-		Triggers:        trigger.NewService(kit),
-		Invocations:     invocation.NewService(kit),
-		Views:           view.NewService(kit),
-		Groups:          group.NewService(kit),
-		ServiceAccounts: serviceaccount.NewService(kit),
-		SignIn:          &signin.Service{Store: st, Issuer: issuer},
+		Kit:    kit,
+		Orgs:   org.NewService(kit, group.OfMembers),
+		Units:  unit.NewService(kit),
+		SignIn: &signin.Service{Store: st, Issuer: issuer},
 		Channels: channel.NewService(kit, notifier, events, cfg.Logger, entity.Resolvers{
 			space.EntityType: space.Family.IDOf, unit.EntityType: unit.Family.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
 		}),

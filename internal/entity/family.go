@@ -226,6 +226,9 @@ func (f *Family[R, E, F]) readBySlug(ctx context.Context, c store.Conn, sc authz
 	if h := f.hooks(); h.rows != nil {
 		return h.rows.ReadBySlug(ctx, c, sc, spaceID, slug)
 	}
+	if f.Listing.Slug == "" { // a family named by ID only (a Record's)
+		return nil, apierr.NotFound(f.Type, slug)
+	}
 	return listquery.Get[R](ctx, c, f.Listing, sc.OrganizationID, f.scope(spaceID), f.Listing.Slug, slug, false)
 }
 
@@ -282,18 +285,6 @@ type Deps struct {
 	Tokens *listquery.TokenCodec
 	// Grantees resolve what Permissions grant to, through the families that own them.
 	Grantees Grantees
-}
-
-// CRUD is a family's service as a handler generated from the API document calls it: the operations
-// every family has, with the family's own types, whatever serves them (the kit's Service, or a family's
-// service that embeds it).
-type CRUD[E Entity, F Fields] interface {
-	List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, params listquery.Params, conditions ...listquery.Condition) (listquery.Page[E], error)
-	Get(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string) (E, error)
-	Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, f F, opts WriteOptions) (E, error)
-	Update(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, version int64, f F, dryRun bool) (E, error)
-	Patch(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, patch json.RawMessage, dryRun bool) (E, error)
-	Delete(ctx context.Context, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool) error
 }
 
 // Service carries out a family's operations.

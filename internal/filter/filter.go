@@ -193,18 +193,10 @@ func DocumentRef(field, name string) entity.DocumentRef {
 	}
 }
 
-// Service carries out Filter operations (the kit's).
-type Service = entity.Service[db.Filter, Filter, Fields]
-
-// NewService serves Filters from a store.
-func NewService(deps entity.Deps) *Service {
-	return entity.NewService(Family, deps)
-}
-
 // ListSelecting lists the Filters (of the organization, with the list's parameters) that select the entity
 // id of type entityType: those of that type whose definition it meets. The page keeps its continuation,
 // so it may hold fewer Filters than its limit and still have successors.
-func ListSelecting(ctx context.Context, svc *Service, sc authz.Scope, path string, params listquery.Params, entityType string, id uuid.UUID) (listquery.Page[Filter], error) {
+func ListSelecting(ctx context.Context, kit entity.Deps, sc authz.Scope, path string, params listquery.Params, entityType string, id uuid.UUID) (listquery.Page[Filter], error) {
 	of := listquery.Lookup(entityType)
 	if of == nil {
 		return listquery.Page[Filter]{}, apierr.Validation(fmt.Sprintf("entity %q is not an entity type Filters select; use one of: %v", entityType, listquery.Names()),
@@ -212,6 +204,7 @@ func ListSelecting(ctx context.Context, svc *Service, sc authz.Scope, path strin
 	}
 	// The selection is part of what the list is: continue tokens are bound to it.
 	path += "?entity=" + entityType + "&id=" + id.String()
+	svc := entity.NewService(Family, kit)
 	page, err := svc.List(ctx, sc, nil, path, params, listquery.Condition{Column: "filter.from_type", Value: entityType})
 	if err != nil {
 		return page, err

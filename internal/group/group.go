@@ -146,11 +146,3 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 	sort.Strings(bad)
 	return f, apierr.NoSuchReference("User", "among the members of your organization", bad...)
 }
-
-// Service carries out Group operations (the kit's).
-type Service = entity.Service[db.UserGroup, Group, Fields]
-
-// NewService serves Groups from a store.
-func NewService(deps entity.Deps) *Service {
-	return entity.NewService(Family, deps)
-}

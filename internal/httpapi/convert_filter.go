@@ -8,7 +8,7 @@ import (
 
 // filterEdge serves the Filter operations (edge.gen.go).
 var filterEdge = &edge[filter.Filter, filter.Fields, api.Filter, api.ExtendedFilter]{
-	service:   func(d *Deps) kitService[filter.Filter, filter.Fields] { return d.Filters },
+	service:   served(filter.Family),
 	listing:   filter.ListEntity,
 	toAPI:     filterToAPI,
 	fields:    filterFields,

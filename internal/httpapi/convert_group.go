@@ -11,7 +11,7 @@ import (
 // groupEdge serves the Group operations (edge.gen.go): include=UserIDs expands the members the caller
 // may see.
 var groupEdge = &edge[group.Group, group.Fields, api.Group, api.ExtendedGroup]{
-	service:   func(d *Deps) kitService[group.Group, group.Fields] { return d.Groups },
+	service:   served(group.Family),
 	listing:   group.ListEntity,
 	toAPI:     groupToAPI,
 	fields:    groupFields,

@@ -8,7 +8,7 @@ import (
 
 // invocationEdge serves the Invocation operations (edge.gen.go).
 var invocationEdge = &edge[invocation.Invocation, invocation.Fields, api.Invocation, api.ExtendedInvocation]{
-	service:   func(d *Deps) kitService[invocation.Invocation, invocation.Fields] { return d.Invocations },
+	service:   served(invocation.Family),
 	listing:   invocation.ListEntity,
 	toAPI:     invocationToAPI,
 	fields:    invocationFields,

@@ -12,9 +12,7 @@ import (
 // serviceAccountEdge serves the ServiceAccount operations (edge.gen.go): include=UserID expands its bot
 // User.
 var serviceAccountEdge = &edge[serviceaccount.ServiceAccount, serviceaccount.Fields, api.ServiceAccount, api.ExtendedServiceAccount]{
-	service: func(d *Deps) kitService[serviceaccount.ServiceAccount, serviceaccount.Fields] {
-		return d.ServiceAccounts
-	},
+	service: served(serviceaccount.Family),
 	listing: serviceaccount.ListEntity,
 	toAPI:   serviceAccountToAPI,
 	fields:  serviceAccountFields,

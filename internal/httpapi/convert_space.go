@@ -8,7 +8,7 @@ import (
 
 // spaceEdge serves the Space operations (edge.gen.go).
 var spaceEdge = &edge[space.Space, space.Fields, api.Space, api.ExtendedSpace]{
-	service: func(d *Deps) kitService[space.Space, space.Fields] { return d.Spaces },
+	service: served(space.Family),
 	listing: space.ListEntity,
 	toAPI:   spaceToAPI,
 	fields:  spaceFields,

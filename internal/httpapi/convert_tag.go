@@ -8,7 +8,7 @@ import (
 
 // tagEdge serves the Tag operations (edge.gen.go).
 var tagEdge = &edge[tag.Tag, tag.Fields, api.Tag, api.ExtendedTag]{
-	service:   func(d *Deps) kitService[tag.Tag, tag.Fields] { return d.Tags },
+	service:   served(tag.Family),
 	listing:   tag.ListEntity,
 	toAPI:     tagToAPI,
 	fields:    tagFields,

@@ -11,7 +11,7 @@ import (
 // targetEdge serves the Target operations (edge.gen.go): include=BridgeWorkerID expands its
 // BridgeWorker; Triggers are not related to Targets yet (include=TriggerIDs answers []).
 var targetEdge = &edge[target.Target, target.Fields, api.Target, api.ExtendedTarget]{
-	service: func(d *Deps) kitService[target.Target, target.Fields] { return d.Targets },
+	service: served(target.Family),
 	listing: target.ListEntity,
 	toAPI:   targetToAPI,
 	fields:  targetFields,

@@ -11,7 +11,7 @@ import (
 
 // triggerEdge serves the Trigger operations (edge.gen.go).
 var triggerEdge = &edge[trigger.Trigger, trigger.Fields, api.Trigger, api.ExtendedTrigger]{
-	service: func(d *Deps) kitService[trigger.Trigger, trigger.Fields] { return d.Triggers },
+	service: served(trigger.Family),
 	listing: trigger.ListEntity,
 	toAPI:   triggerToAPI,
 	fields:  triggerFields,

@@ -10,7 +10,7 @@ import (
 
 // viewEdge serves the View operations (edge.gen.go).
 var viewEdge = &edge[view.View, view.Fields, api.View, api.ExtendedView]{
-	service: func(d *Deps) kitService[view.View, view.Fields] { return d.Views },
+	service: served(view.Family),
 	listing: view.ListEntity,
 	toAPI:   viewToAPI,
 	fields:  viewFields,

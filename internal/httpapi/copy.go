@@ -53,7 +53,7 @@ func (s *Server) destinations(ctx context.Context, sc authz.Scope, p copyParams)
 		return nil, nil
 	}
 	return func(ctx context.Context, tx *store.Tx) ([]uuid.UUID, error) {
-		return space.Select(ctx, tx, s.deps.Spaces.Tokens, sc, where, byFilter)
+		return space.Select(ctx, tx, s.deps.Kit.Tokens, sc, where, byFilter)
 	}, nil
 }
 

@@ -39,7 +39,8 @@ type kitService[E, F any] interface {
 // An edge is a family as the HTTP layer serves it: E is its entity and F its Fields (the kit's), A its
 // API form and X its Extended form (the generated models).
 type edge[E, F, A, X any] struct {
-	// service is the family's Service among the server's dependencies.
+	// service is the family's Service: served(<family>.Family) for a family that has only the kit's
+	// operations, its own Service among the server's dependencies otherwise.
 	service func(*Deps) kitService[E, F]
 	// listing is how the family is listed: its Name is the entity type, it checks select and include.
 	listing *listquery.Entity
@@ -50,6 +51,11 @@ type edge[E, F, A, X any] struct {
 	// once for a page; extended builds the Extended form of an entity from its API form and them.
 	relations []relation[E]
 	extended  func(e E, a A, r *related) X
+}
+
+// served serves a family that has only the kit's operations straight from its declaration.
+func served[R any, E entity.Entity, F entity.Fields](fam *entity.Family[R, E, F]) func(*Deps) kitService[E, F] {
+	return func(d *Deps) kitService[E, F] { return entity.NewService(fam, d.Kit) }
 }
 
 func (f *edge[E, F, A, X]) of(h *base) kitService[E, F] { return f.service(&h.s.deps) }

@@ -19,7 +19,7 @@ func (h filterAPI) ListAllFilters(ctx context.Context, r api.ListAllFiltersReque
 	case (entityType == "") != (r.Params.Id == nil):
 		return nil, apierr.UserInput("entity and id are given together: the Filters that select entity id", apierr.Item{Item: "entity", Description: "entity and id go together"})
 	case entityType != "":
-		page, err := filter.ListSelecting(ctx, h.s.deps.Filters, sc, requestPath(ctx), listParams(ctx, r.Params), entityType, *r.Params.Id)
+		page, err := filter.ListSelecting(ctx, h.s.deps.Kit, sc, requestPath(ctx), listParams(ctx, r.Params), entityType, *r.Params.Id)
 		return listed(ctx, sc, page, err, filter.EntityType, filterEdge.extend(h.base))
 	}
 	return filterEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))

@@ -28,7 +28,7 @@ func (h functionAPI) ListOrgFunctions(ctx context.Context, r api.ListOrgFunction
 
 func (h functionAPI) ListFunctions(ctx context.Context, r api.ListFunctionsRequestObject) (api.ListFunctionsResponseObject, error) {
 	sc := scopeOf(ctx)
-	if _, err := h.s.deps.Spaces.Get(ctx, sc, uuid.Nil, r.SpaceId.String()); err != nil {
+	if _, err := spaceEdge.of(h.base).Get(ctx, sc, uuid.Nil, r.SpaceId.String()); err != nil {
 		return nil, err
 	}
 	sigs, err := signatures(r.Params.Where)
@@ -58,7 +58,7 @@ func (h functionAPI) checkExecutorSpace(ctx context.Context, ref *string) error 
 	if ref == nil || *ref == "" {
 		return nil
 	}
-	_, err := h.s.deps.Spaces.Get(ctx, scopeOf(ctx), uuid.Nil, *ref)
+	_, err := spaceEdge.of(h.base).Get(ctx, scopeOf(ctx), uuid.Nil, *ref)
 	if apierr.Is(err, apierr.TypeNotFound) {
 		return apierr.Validation(fmt.Sprintf("executor_space: no Space %q in your organization", *ref), apierr.Item{Item: "executor_space", Description: "no such Space"})
 	}
@@ -254,7 +254,7 @@ func (h functionAPI) storedCalls(ctx context.Context, sc authz.Scope, body *api.
 	}
 	triggerIDs := make([]uuid.UUID, len(body.Triggers))
 	copy(triggerIDs, body.Triggers)
-	triggers, err := h.s.deps.Triggers.LoadByIDs(ctx, sc, triggerIDs)
+	triggers, err := triggerEdge.of(h.base).LoadByIDs(ctx, sc, triggerIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +267,7 @@ func (h functionAPI) storedCalls(ctx context.Context, sc authz.Scope, body *api.
 			invIDs = append(invIDs, *t.InvocationID)
 		}
 	}
-	invocations, err := h.s.deps.Invocations.LoadByIDs(ctx, sc, invIDs)
+	invocations, err := invocationEdge.of(h.base).LoadByIDs(ctx, sc, invIDs)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
+	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/view"
 )
 
 // listReferences are the Filter and View a request's filter= and view= name, resolved; nil when it names
@@ -47,7 +49,7 @@ func (s *Server) resolveListReferences(ctx context.Context, c echo.Context, rt *
 		refs.filter = &def
 	}
 	if ref := c.QueryParam("view"); ref != "" {
-		v, err := named(ctx, sc, s.deps.Views, ref, "view", spaceID)
+		v, err := named(ctx, sc, s.deps.Kit.Store.Conn(), view.Family, ref, "view", spaceID)
 		if err != nil {
 			return ctx, err
 		}
@@ -81,17 +83,17 @@ func listParams[P listParamsStruct](ctx context.Context, p P) listquery.Params {
 // named reads the entity a list parameter names, by ID, by Slug in the operation's Space (pathSpace, empty
 // outside one) or as <Space Slug>/<Slug> (space.Named); one that does not exist or the caller may not view
 // is 400 Validation naming the parameter.
-func named[R any, E entity.Entity, F entity.Fields](ctx context.Context, sc authz.Scope, svc *entity.Service[R, E, F], ref, param, pathSpace string) (E, error) {
+func named[R any, E entity.Entity, F entity.Fields](ctx context.Context, sc authz.Scope, c store.Conn, fam *entity.Family[R, E, F], ref, param, pathSpace string) (E, error) {
 	inSpace, _ := uuid.Parse(pathSpace)
 	if _, err := uuid.Parse(ref); err != nil && !strings.Contains(ref, "/") && inSpace == uuid.Nil {
 		var zero E
-		return zero, apierr.Validation(fmt.Sprintf("%s: outside a Space, name a %s by ID or as <Space Slug>/<Slug>, not %q", param, svc.Type, ref),
+		return zero, apierr.Validation(fmt.Sprintf("%s: outside a Space, name a %s by ID or as <Space Slug>/<Slug>, not %q", param, fam.Type, ref),
 			apierr.Item{Item: param, Description: "a Slug needs its Space"})
 	}
-	e, err := space.Named(ctx, sc, svc.Store.Conn(), svc.Family, inSpace, ref)
+	e, err := space.Named(ctx, sc, c, fam, inSpace, ref)
 	if apierr.Is(err, apierr.TypeNotFound) {
-		return e, apierr.Validation(fmt.Sprintf("%s: no %s %q in your organization", param, svc.Type, ref),
-			apierr.Item{Item: param, Description: "no such " + svc.Type})
+		return e, apierr.Validation(fmt.Sprintf("%s: no %s %q in your organization", param, fam.Type, ref),
+			apierr.Item{Item: param, Description: "no such " + fam.Type})
 	}
 	return e, err
 }
@@ -100,7 +102,7 @@ func named[R any, E entity.Entity, F entity.Fields](ctx context.Context, sc auth
 // spaceID (empty when the operation is in none). In a Space, the Filter must read that Space: be of it,
 // or name it in FromSpaceID.
 func (s *Server) visibleFilter(ctx context.Context, sc authz.Scope, ref, param, spaceID string) (filter.Filter, error) {
-	f, err := named(ctx, sc, s.deps.Filters, ref, param, spaceID)
+	f, err := named(ctx, sc, s.deps.Kit.Store.Conn(), filter.Family, ref, param, spaceID)
 	if err != nil {
 		return f, err
 	}

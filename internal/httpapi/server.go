@@ -21,21 +21,13 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
-	"github.com/hubd/hubd/internal/filter"
-	"github.com/hubd/hubd/internal/group"
-	"github.com/hubd/hubd/internal/invocation"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/org"
-	"github.com/hubd/hubd/internal/serviceaccount"
 	"github.com/hubd/hubd/internal/signin"
-	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
-	"github.com/hubd/hubd/internal/tag"
-	"github.com/hubd/hubd/internal/target"
-	"github.com/hubd/hubd/internal/trigger"
 	"github.com/hubd/hubd/internal/unit"
-	"github.com/hubd/hubd/internal/view"
 )
 
 // BasePath is where the API document's operations are served.
@@ -67,22 +59,16 @@ type Config struct {
 	CORSOrigins []string
 }
 
-// Services are the domain services of an instance: app.Open builds them, the handlers call them.
+// Services are what app.Open builds for the handlers: the kit's dependencies, which serve every family
+// that has only the kit's operations straight from its declaration (edge.service), and the services of
+// the families that have operations of their own.
 type Services struct {
-	Orgs        *org.Service
-	Spaces      *space.Service
-	Units       *unit.Service
-	Targets     *target.Service
-	Tags        *tag.Service
-	Filters     *filter.Service
-	Triggers    *trigger.Service
-	Invocations *invocation.Service
-	Views       *view.Service
-	Groups      *group.Service
-	// ServiceAccounts and SignIn serve the accounts, their keys and the token endpoint.
-	ServiceAccounts *serviceaccount.Service
-	SignIn          *signin.Service
-	Channels        *channel.Service
+	Kit   entity.Deps
+	Orgs  *org.Service
+	Units *unit.Service
+	// SignIn serves the token endpoint.
+	SignIn   *signin.Service
+	Channels *channel.Service
 	// BridgeWorkers serve the workers, their event cursors and /auth/worker.
 	BridgeWorkers *bridgeworker.Service
 }

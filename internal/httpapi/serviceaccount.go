@@ -30,7 +30,7 @@ func keysToAPI(keys []signin.Key) []api.UserKey {
 
 // accountUser resolves a ServiceAccount to its backing User; listing its keys needs View on it.
 func (h serviceAccountAPI) accountUser(ctx context.Context, sc authz.Scope, id uuid.UUID) (uuid.UUID, error) {
-	sa, err := h.s.deps.ServiceAccounts.Get(ctx, sc, uuid.Nil, id.String())
+	sa, err := serviceAccountEdge.of(h.base).Get(ctx, sc, uuid.Nil, id.String())
 	return sa.UserID, err
 }
 

@@ -205,11 +205,3 @@ var Family = entity.Declare(&entity.Family[db.Invocation, Invocation, Fields]{
 })
 
 type strategy struct{}
-
-// Service carries out Invocation operations (the kit's).
-type Service = entity.Service[db.Invocation, Invocation, Fields]
-
-// NewService serves Invocations from a store.
-func NewService(deps entity.Deps) *Service {
-	return entity.NewService(Family, deps)
-}

@@ -142,11 +142,3 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 	}
 	return f, org.LockMemberships(ctx, sc, tx.Q)
 }
-
-// Service carries out ServiceAccount operations (the kit's).
-type Service = entity.Service[db.ServiceAccountGetWithRoleRow, ServiceAccount, Fields]
-
-// NewService serves ServiceAccounts from a store.
-func NewService(deps entity.Deps) *Service {
-	return entity.NewService(Family, deps)
-}

@@ -111,14 +111,6 @@ func (strategy) Enrich(ctx context.Context, q *db.Queries, spaces []Space) error
 	return nil
 }
 
-// Service carries out Space operations (the kit's).
-type Service = entity.Service[db.Space, Space, Fields]
-
-// NewService serves Spaces from a store.
-func NewService(deps entity.Deps) *Service {
-	return entity.NewService(Family, deps)
-}
-
 // checkComponent refuses a ComponentID: it must name a Component of the organization, and that family
 // does not exist yet, so every one is a reference to a missing entity.
 func checkComponent(f Fields) error {

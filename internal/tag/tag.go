@@ -69,14 +69,6 @@ func (strategy) BeforeDelete(ctx context.Context, tx *store.Tx, sc authz.Scope, 
 	return tx.Q.TagRemoveFromRevisions(ctx, db.TagRemoveFromRevisionsParams{OrganizationID: sc.OrganizationID, TagID: cur.ID.String()})
 }
 
-// Service carries out Tag operations (the kit's).
-type Service = entity.Service[db.Tag, Tag, Fields]
-
-// NewService serves Tags from a store.
-func NewService(deps entity.Deps) *Service {
-	return entity.NewService(Family, deps)
-}
-
 // LookupForShare returns a Tag of the caller's organization by ID, in any Space, and holds a share lock
 // on it until the transaction of q ends: a write putting the Tag on Revisions reads it this way, so a
 // concurrent Delete (which takes the Tag off every Revision) waits for it rather than missing its Revisions.

@@ -167,14 +167,6 @@ func (strategy) AdjustEvent(t Target, e event.Event) event.Event {
 	return e
 }
 
-// Service carries out Target operations (the kit's).
-type Service = entity.Service[db.Target, Target, Fields]
-
-// NewService serves Targets from a store.
-func NewService(deps entity.Deps) *Service {
-	return entity.NewService(Family, deps)
-}
-
 // Check validates a write's references: the BridgeWorker it names, and a ToolchainType change (refused
 // while Units use the Target, as their data is of the old type).
 func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Target, f Fields) (Fields, error) {

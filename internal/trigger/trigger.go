@@ -279,11 +279,3 @@ func (strategy) BeforeDelete(ctx context.Context, tx *store.Tx, sc authz.Scope, 
 func forgetFindings(ctx context.Context, tx *store.Tx, sc authz.Scope, t Trigger) error {
 	return unit.ForgetTriggerFindings(ctx, tx, sc, t.SpaceID, t.ID)
 }
-
-// Service carries out Trigger operations (the kit's).
-type Service = entity.Service[db.Trigger, Trigger, Fields]
-
-// NewService serves Triggers from a store.
-func NewService(deps entity.Deps) *Service {
-	return entity.NewService(Family, deps)
-}

@@ -207,11 +207,3 @@ func (strategy) SetUpstream(ctx context.Context, q *db.Queries, sc authz.Scope, 
 func (strategy) DocumentSpec() entity.DocumentSpec {
 	return entity.DocumentSpec{Omit: []string{"Permissions"}, Refs: []entity.DocumentRef{filter.DocumentRef("FilterID", "Filter")}}
 }
-
-// Service carries out View operations (the kit's).
-type Service = entity.Service[db.View, View, Fields]
-
-// NewService serves Views from a store.
-func NewService(deps entity.Deps) *Service {
-	return entity.NewService(Family, deps)
-}
