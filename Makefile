@@ -65,7 +65,7 @@ generate: $(DOCSUI_TOOLCHAIN)
 	$(SQLC) generate -f sql/sqlc.yaml
 	$(GO) run ./internal/build/visitgen gen/oas/openapi.json internal/httpapi/visit.gen.go
 	$(GO) run ./internal/build/paramgen gen/oas/openapi.json internal/httpapi/params.gen.go
-	$(GO) run ./internal/build/edgegen bin/openapi-codegen.json internal/httpapi/edge.gen.go
+	$(GO) run ./internal/build/edgegen bin/openapi-codegen.json internal/httpapi
 
 # Regenerates and fails when gen/ (or internal/httpapi/*.gen.go) differs from what is committed;
 # generated code is never edited by hand.

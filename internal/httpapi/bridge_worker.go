@@ -10,8 +10,8 @@ import (
 	"github.com/hubd/hubd/internal/event"
 )
 
-// bridgeWorkerAPI serves the worker event-cursor protocol (edge.gen.go serves the BridgeWorker
-// operations).
+// bridgeWorkerAPI serves the worker event-cursor protocol (edge_bridge_worker.gen.go serves the
+// BridgeWorker operations).
 type bridgeWorkerAPI struct{ *base }
 
 func (h bridgeWorkerAPI) PollBridgeWorkerEvents(ctx context.Context, r api.PollBridgeWorkerEventsRequestObject) (api.PollBridgeWorkerEventsResponseObject, error) {

@@ -8,7 +8,7 @@ import (
 	"github.com/hubd/hubd/internal/filter"
 )
 
-// filterAPI serves the Filter operations that are not the kit's (edge.gen.go serves the others).
+// filterAPI serves the Filter operations that are not the kit's (edge_filter.gen.go serves the others).
 type filterAPI struct{ *base }
 
 // ListAllFilters lists the Filters of every Space, or, with entity and id, those that select that entity.

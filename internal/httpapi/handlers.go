@@ -14,10 +14,10 @@ import (
 )
 
 // handlers implements the generated strict-server interface. The operations every family serves alike
-// are its generated methods (edge.gen.go: each calls the family's edge, edge.go); the others are the
-// methods of the handler structs embedded here, one per family that has such operations. A method
-// converts the API request to domain terms, calls one domain service, and converts the result back;
-// rules live in the services.
+// are its generated methods (edge_<family>.gen.go: each calls the family's edge, edge.go); the others
+// are the methods of the handler structs embedded here, one per family that has such operations. A
+// method converts the API request to domain terms, calls one domain service, and converts the result
+// back; rules live in the services.
 type handlers struct {
 	*base
 	unitAPI

@@ -12,8 +12,8 @@ import (
 	"github.com/hubd/hubd/internal/org"
 )
 
-// organizationAPI serves the OrganizationMember and User operations (edge.gen.go serves the Organization
-// operations).
+// organizationAPI serves the OrganizationMember and User operations (edge_organization.gen.go serves the
+// Organization operations).
 type organizationAPI struct{ *base }
 
 func (h organizationAPI) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {

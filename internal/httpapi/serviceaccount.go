@@ -10,8 +10,8 @@ import (
 	"github.com/hubd/hubd/internal/signin"
 )
 
-// serviceAccountAPI serves the keys of ServiceAccounts and Users (edge.gen.go serves the ServiceAccount
-// operations).
+// serviceAccountAPI serves the keys of ServiceAccounts and Users (edge_service_account.gen.go serves
+// the ServiceAccount operations).
 type serviceAccountAPI struct{ *base }
 
 func keyToAPI(k signin.Key) api.UserKey {

@@ -12,15 +12,22 @@
 // operation's own types. An operation of another shape marked x-hubd-family fails the generation, naming
 // it, as does an answer that is not the family's (its schema <Family>).
 //
-// Usage: edgegen <codegen variant document> <output file>
+// Each family's handlers go to a file of their own in the output directory, edge_<family>.gen.go
+// (edge_bridge_worker.gen.go for BridgeWorker); an edge_*.gen.go it did not write is removed, so a family
+// no longer marked leaves no handlers behind.
+//
+// Usage: edgegen <codegen variant document> <output directory>
 package main
 
 import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/hubd/hubd/internal/build/oasdoc"
 )
@@ -28,7 +35,7 @@ import (
 // familyExtension marks an operation whose handler edgegen writes, naming its family.
 const familyExtension = "x-hubd-family"
 
-func main() { oasdoc.Main("edgegen", generate) }
+func main() { oasdoc.MainWriting("edgegen", "output directory", write) }
 
 // An operation is what edgegen reads of a marked operation.
 type operation struct {
@@ -267,8 +274,56 @@ func pathParamNames(path string) []string {
 // edgeVar is the Go name of a family's edge (BridgeWorker: bridgeWorkerEdge).
 func edgeVar(family string) string { return strings.ToLower(family[:1]) + family[1:] + "Edge" }
 
-// generate writes the handlers of the marked operations of a document.
-func generate(doc *oasdoc.Document) ([]byte, error) {
+// ownFiles are the files of its output directory edgegen owns, removed when it does not write them: the
+// families' files, and edge.gen.go, the single file of an older edgegen.
+var ownFiles = []string{"edge_*.gen.go", "edge.gen.go"}
+
+// write writes the handlers of the marked operations of a document into dir, one file per family, and
+// removes the files of families it no longer writes.
+func write(doc *oasdoc.Document, dir string) error {
+	files, err := generate(doc)
+	if err != nil {
+		return err
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+			return err
+		}
+	}
+	for _, pattern := range ownFiles {
+		paths, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return err
+		}
+		for _, path := range paths {
+			if _, written := files[filepath.Base(path)]; !written {
+				if err := os.Remove(path); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// fileOf is the name of the file holding a family's handlers (BridgeWorker: edge_bridge_worker.gen.go).
+func fileOf(family string) string {
+	var b strings.Builder
+	for i, r := range family {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return "edge_" + b.String() + ".gen.go"
+}
+
+// generate makes the handlers of the marked operations of a document: the source of each family's file,
+// by file name, its handlers ordered by operationId.
+func generate(doc *oasdoc.Document) (map[string][]byte, error) {
 	ops, err := operations(doc)
 	if err != nil {
 		return nil, err
@@ -276,6 +331,23 @@ func generate(doc *oasdoc.Document) ([]byte, error) {
 	if len(ops) == 0 {
 		return nil, fmt.Errorf("no operation is marked %s", familyExtension)
 	}
+	byFamily := map[string][]operation{}
+	for _, o := range ops {
+		byFamily[o.family] = append(byFamily[o.family], o)
+	}
+	files := make(map[string][]byte, len(byFamily))
+	for family, ops := range byFamily {
+		src, err := generateFamily(doc, ops)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", family, err)
+		}
+		files[fileOf(family)] = src
+	}
+	return files, nil
+}
+
+// generateFamily writes the handlers of one family's operations.
+func generateFamily(doc *oasdoc.Document, ops []operation) ([]byte, error) {
 	var body bytes.Buffer
 	items := map[string]string{} // item schema -> the family it holds, for the bulk writes' item functions
 	for _, o := range ops {

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,20 +49,33 @@ const testDocument = `{
   }
 }`
 
-// generateFrom generates from a document's text.
-func generateFrom(t *testing.T, text string) ([]byte, error) {
+// readDocument reads a document's text.
+func readDocument(t *testing.T, text string) *oasdoc.Document {
 	t.Helper()
 	doc, err := oasdoc.Read([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return generate(doc)
+	return doc
+}
+
+// generateFrom generates from a document's text.
+func generateFrom(t *testing.T, text string) (map[string][]byte, error) {
+	t.Helper()
+	return generate(readDocument(t, text))
 }
 
 func TestGenerate(t *testing.T) {
-	src, err := generateFrom(t, testDocument)
+	files, err := generateFrom(t, testDocument)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(files) != 1 {
+		t.Fatalf("one family, and files %v", slices.Sorted(maps.Keys(files)))
+	}
+	src, ok := files["edge_thing.gen.go"]
+	if !ok {
+		t.Fatalf("the family Thing has no edge_thing.gen.go, but %v", slices.Sorted(maps.Keys(files)))
 	}
 	for _, want := range []string{
 		"return thingEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))",
@@ -75,6 +92,44 @@ func TestGenerate(t *testing.T) {
 	}
 	if strings.Contains(string(src), "PolishThing") {
 		t.Error("an unmarked operation got a handler")
+	}
+}
+
+// TestWrite checks that each family gets a file of its own, and that the files of families no longer
+// marked are removed while the directory's other files stay.
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"edge.gen.go", "edge_gone.gen.go", "edge.go", "params.gen.go"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("package httpapi\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A second family, BigThing, with a get of its own.
+	doc := strings.Replace(testDocument, `"/thing": {`, `"/big_thing/{big_thing_id}": {
+      "get": {"operationId": "GetBigThing", "x-hubd-family": "BigThing", "parameters": [{"name": "big_thing_id", "in": "path"}],
+        "responses": {"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/ExtendedBigThing"}}}}}}
+    },
+    "/thing": {`, 1)
+	if err := write(readDocument(t, doc), dir); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"edge.go", "edge_big_thing.gen.go", "edge_thing.gen.go", "params.gen.go"}; !slices.Equal(names, want) {
+		t.Errorf("the directory holds %v, want %v", names, want)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "edge_big_thing.gen.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "func (h *handlers) GetBigThing(") || strings.Contains(string(src), "ListThings") {
+		t.Errorf("edge_big_thing.gen.go holds other than BigThing's handlers:\n%s", src)
 	}
 }
 

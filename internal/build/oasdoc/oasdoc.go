@@ -155,17 +155,30 @@ func GoName(param string) string {
 // Main runs a generator named name as a command: `<name> <document> <output file>` reads the document and
 // writes what generate makes of it.
 func Main(name string, generate func(*Document) ([]byte, error)) {
+	MainWriting(name, "output file", func(doc *Document, outPath string) error {
+		src, err := generate(doc)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(outPath, src, 0o644)
+	})
+}
+
+// MainWriting runs a generator named name that writes its output itself, such as several files:
+// `<name> <document> <output>` reads the document and hands it to write with the output argument (what
+// output is, as its usage says it).
+func MainWriting(name, output string, write func(doc *Document, out string) error) {
 	if len(os.Args) != 3 {
-		fmt.Fprintf(os.Stderr, "usage: %s <bundled document> <output file>\n", name)
+		fmt.Fprintf(os.Stderr, "usage: %s <bundled document> <%s>\n", name, output)
 		os.Exit(2)
 	}
-	if err := run(os.Args[1], os.Args[2], generate); err != nil {
+	if err := run(os.Args[1], os.Args[2], write); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)
 	}
 }
 
-func run(docPath, outPath string, generate func(*Document) ([]byte, error)) error {
+func run(docPath, out string, write func(*Document, string) error) error {
 	raw, err := os.ReadFile(docPath)
 	if err != nil {
 		return err
@@ -174,9 +187,5 @@ func run(docPath, outPath string, generate func(*Document) ([]byte, error)) erro
 	if err != nil {
 		return err
 	}
-	src, err := generate(doc)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(outPath, src, 0o644)
+	return write(doc, out)
 }

@@ -1,0 +1,222 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/listquery"
+)
+
+// everyFamily is one organization with data in every listed family, so that each list has rows to
+// order and page and each include has something to expand.
+type everyFamily struct {
+	c *apitest.Client
+	// path holds a value for every path parameter of the operations with list parameters.
+	path map[string]string
+	// writes are the bodies (and extra query) of the selection writes whose body the test cannot guess.
+	writes map[string]selectionWrite
+	// filters are empty Filters by their From, made as the test needs them (filterOf); views the same
+	// for Views by their Of (viewOf).
+	filters map[string]string
+	views   map[string]string
+}
+
+type selectionWrite struct {
+	body  any
+	query url.Values
+}
+
+func newEveryFamily(t *testing.T) *everyFamily {
+	t.Helper()
+	env := apitest.New(t)
+	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	bob := env.Principal("acme", "bob", auth.RoleMember)
+	var me api.OrganizationMember
+	c.Get("/api/me").Expect(http.StatusOK).JSON(&me)
+
+	dev := createSpace(t, c, map[string]any{"Slug": "dev", "DisplayName": "Development", "Labels": map[string]string{"env": "dev"}})
+	staging := createSpace(t, c, map[string]any{"Slug": "staging", "Labels": map[string]string{"env": "staging"}})
+	sp := "/api/space/" + dev.SpaceID.String()
+
+	// Targets, and Units on them with two Revisions each (so Mutations too).
+	var cluster api.Target
+	c.Post(sp+"/target", map[string]any{"Slug": "cluster", "ToolchainType": configdata.KubernetesYAML, "ProviderType": "FluxOCI"}).
+		Expect(http.StatusOK).JSON(&cluster)
+	c.Post(sp+"/target", map[string]any{"Slug": "envs", "ToolchainType": configdata.AppConfigEnv, "ProviderType": "ArgoCDOCI"}).Expect(http.StatusOK)
+	unit := func(slug, toolchain string, fields map[string]any, data ...string) api.Unit {
+		body := map[string]any{"Slug": slug, "ToolchainType": toolchain}
+		for k, v := range fields {
+			body[k] = v
+		}
+		var res api.UnitCreateOrUpdateResponse
+		c.Post(sp+"/unit", body).Expect(http.StatusOK).JSON(&res)
+		for _, d := range data {
+			c.Do(http.MethodPut, sp+"/unit/"+res.Unit.UnitID.String()+"/data", apitest.Raw{ContentType: "text/plain", Data: []byte(d)}).
+				Expect(http.StatusOK).JSON(&res)
+		}
+		return *res.Unit
+	}
+	web := unit("web", configdata.KubernetesYAML, map[string]any{"TargetID": cluster.TargetID, "DisplayName": "Web"},
+		deployment, stringsReplace(deployment, "replicas: 3", "replicas: 4"))
+	unit("env", configdata.AppConfigEnv, map[string]any{"Labels": map[string]string{"tier": "x"}}, "A=1\n", "A=2\n")
+	unit("empty", configdata.AppConfigEnv, nil)
+	// A clone in staging: its Upstream fields are set.
+	c.Post("/api/unit?"+url.Values{"where": {"Slug = 'web'"}, "where_space": {"Slug = 'staging'"}}.Encode(), map[string]any{}).Expect(http.StatusOK)
+	webPath := sp + "/unit/" + web.UnitID.String()
+	// A Mutation made by a function, so contains on Mutations has a FunctionName to find.
+	_, err := env.App.Store.Pool.Exec(context.Background(),
+		`UPDATE mutation SET function_invocation = '{"FunctionName": "set-replicas"}' WHERE unit_id = $1 AND mutation_num = 2`, web.UnitID)
+	require.NoError(t, err)
+	var revs []api.ExtendedRevision
+	c.Get(webPath + "/revision").Expect(http.StatusOK).JSON(&revs)
+	require.Len(t, revs, 2)
+	var muts []api.ExtendedMutation
+	c.Get(webPath + "/mutation").Expect(http.StatusOK).JSON(&muts)
+	require.Len(t, muts, 2)
+
+	// Tags, one on web's head Revision.
+	var release api.Tag
+	c.Post(sp+"/tag", map[string]any{"Slug": "release-1"}).Expect(http.StatusOK).JSON(&release)
+	c.Post(sp+"/tag", map[string]any{"Slug": "release-2"}).Expect(http.StatusOK)
+	c.Post("/api/unit/tag?"+where("Slug = 'web'").Encode(), map[string]any{"TagID": release.TagID}).Expect(http.StatusOK)
+
+	// Channels, and two CommandRuns of one of them.
+	var ch api.Channel
+	c.Post(sp+"/channel", map[string]any{"Slug": "deployer", "Commands": map[string]any{"status": map[string]any{"Description": "Report status"}}}).
+		Expect(http.StatusOK).JSON(&ch)
+	c.Post(sp+"/channel", map[string]any{"Slug": "notifier", "Commands": map[string]any{"notify": map[string]any{"Description": "Notify"}}}).Expect(http.StatusOK)
+	var run api.CommandRun
+	c.Post("/api/command_run", map[string]any{"Command": "status"}).Expect(http.StatusOK).JSON(&run)
+	c.Post("/api/command_run", map[string]any{"Command": "status"}).Expect(http.StatusOK)
+
+	// BridgeWorkers and ServiceAccounts (each with its User).
+	var bw api.BridgeWorker
+	c.Post(sp+"/bridge_worker", map[string]any{"Slug": "k8s"}).Expect(http.StatusOK).JSON(&bw)
+	c.Post(sp+"/bridge_worker", map[string]any{"Slug": "vm"}).Expect(http.StatusOK)
+	c.Patch(sp+"/target/"+cluster.TargetID.String(), map[string]any{"BridgeWorkerID": bw.BridgeWorkerID}).Expect(http.StatusOK)
+	var sa api.ServiceAccount
+	c.Post("/api/service_account", map[string]any{"Slug": "deployer"}).Expect(http.StatusOK).JSON(&sa)
+	c.Post("/api/service_account", map[string]any{"Slug": "reader", "OrgRole": "viewer"}).Expect(http.StatusOK)
+
+	// Filters: one of Units (with where_data), one of Spaces reading another Space.
+	var webFilter api.Filter
+	c.Post(sp+"/filter", map[string]any{"Slug": "web-units", "From": "Unit", "Where": "Slug = 'web'", "WhereData": "spec.replicas > 0",
+		"ResourceType": "apps/v1/Deployment"}).Expect(http.StatusOK).JSON(&webFilter)
+	c.Post(sp+"/filter", map[string]any{"Slug": "staging-spaces", "From": "Space", "FromSpaceID": staging.SpaceID, "IncludeHidden": "*"}).Expect(http.StatusOK)
+	// Views: one of Units with the Filter of web Units, one of Spaces.
+	var webView api.View
+	c.Post(sp+"/view", map[string]any{"Slug": "web-units", "Of": "Unit", "FilterID": webFilter.FilterID, "OrderBy": "Slug",
+		"Columns": []map[string]any{{"Name": "Slug", "ColumnSource": map[string]any{"MetadataAttribute": "Slug"}}}}).Expect(http.StatusOK).JSON(&webView)
+	c.Post(sp+"/view", map[string]any{"Slug": "spaces", "Of": "Space", "GroupBy": "Slug"}).Expect(http.StatusOK)
+
+	// Triggers: one validating Kubernetes data, one (disabled) mutating Env data.
+	var byLabel api.Filter
+	c.Post(sp+"/filter", map[string]any{"Slug": "labelled-units", "From": "Unit", "Where": "Labels.tier = 'x'"}).Expect(http.StatusOK).JSON(&byLabel)
+	var check api.Trigger
+	c.Post(sp+"/trigger", map[string]any{"Slug": "replicas-set", "Event": "Mutation", "ToolchainType": configdata.KubernetesYAML,
+		"FunctionName": "path-exists", "Arguments": []any{map[string]any{"Value": "spec.replicas"}}, "WhereUnit": "Slug = 'web'",
+		"UnitFilterID": byLabel.FilterID, "Labels": map[string]string{"kind": "check"}}).Expect(http.StatusOK).JSON(&check)
+	c.Post(sp+"/trigger", map[string]any{"Slug": "stamp", "Event": "PostClone", "ToolchainType": configdata.AppConfigEnv, "Disabled": true,
+		"FunctionName": "set-value", "Arguments": []any{map[string]any{"Value": "B"}, map[string]any{"Value": "1"}}}).Expect(http.StatusOK)
+
+	// Invocations: a Kubernetes template with a Parameter, an Env check a (disabled) Trigger runs.
+	var roll, envCheck api.Invocation
+	c.Post(sp+"/invocation", map[string]any{"Slug": "roll", "ToolchainType": configdata.KubernetesYAML, "Labels": map[string]string{"kind": "rollout"},
+		"Parameters":          []any{map[string]any{"ParameterName": "image", "Required": true}},
+		"FunctionInvocations": []any{map[string]any{"FunctionName": "set-image", "Arguments": []any{map[string]any{"Value": "main"}, map[string]any{"Value": "{{.image}}"}}}}}).
+		Expect(http.StatusOK).JSON(&roll)
+	c.Post(sp+"/invocation", map[string]any{"Slug": "env-check", "ToolchainType": configdata.AppConfigEnv,
+		"FunctionInvocations": []any{map[string]any{"FunctionName": "is-valid"}}}).Expect(http.StatusOK).JSON(&envCheck)
+	c.Post(sp+"/trigger", map[string]any{"Slug": "env-checks", "Event": "Mutation", "ToolchainType": configdata.AppConfigEnv, "Disabled": true,
+		"InvocationID": envCheck.InvocationID}).Expect(http.StatusOK)
+	// web's third Revision: Mutations of the Invocation and of a Trigger (invoked by ID; it selects no Unit itself).
+	var labelTrigger api.Trigger
+	c.Post(sp+"/trigger", map[string]any{"Slug": "label", "Event": "Mutation", "ToolchainType": configdata.KubernetesYAML, "WhereUnit": "Slug = 'none'",
+		"FunctionName": "set-label", "Arguments": []any{map[string]any{"Value": "team"}, map[string]any{"Value": "web"}}}).Expect(http.StatusOK).JSON(&labelTrigger)
+	c.Post(sp+"/function/invoke?"+where("Slug = 'web'").Encode(), map[string]any{"Triggers": []any{labelTrigger.TriggerID},
+		"ParameterizedInvocations": []any{map[string]any{"InvocationID": roll.InvocationID, "Parameters": map[string]any{"image": "nginx:9"}}}}).
+		Expect(http.StatusOK)
+
+	// Groups, one with both members.
+	var team api.Group
+	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
+	c.Post("/api/group", map[string]any{"Slug": "empty-group"}).Expect(http.StatusOK)
+
+	return &everyFamily{
+		c: c, filters: map[string]string{}, views: map[string]string{},
+		path: map[string]string{
+			"organization_id": me.OrganizationID.String(), "user_id": me.UserID.String(),
+			"space_id": dev.SpaceID.String(), "unit_id": web.UnitID.String(),
+			"revision_id": revs[1].Revision.RevisionID.String(), "mutation_id": muts[1].Mutation.MutationID.String(),
+			"target_id": cluster.TargetID.String(), "tag_id": release.TagID.String(),
+			"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(),
+			"group_id": team.GroupID.String(), "filter_id": webFilter.FilterID.String(),
+			"view_id":    webView.ViewID.String(),
+			"trigger_id": check.TriggerID.String(), "invocation_id": roll.InvocationID.String(),
+			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
+		},
+		writes: map[string]selectionWrite{
+			"BulkCreateUnits":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveUnits":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkTagUnits":          {body: map[string]any{"TagID": release.TagID}},
+			"BulkCreateFilters":     {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateViews":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateTriggers":    {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateInvocations": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveFilters":       {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkMoveViews":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			// list-paths reads every ToolchainType.
+			"InvokeFunctions":      {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},
+			"InvokeFunctionsOnOrg": {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},
+		},
+	}
+}
+
+// filterOf returns the ID of an empty Filter of entity type from in the fixture's Space, made on first use.
+func filterOf(t *testing.T, f *everyFamily, from string) string {
+	t.Helper()
+	if id, ok := f.filters[from]; ok {
+		return id
+	}
+	var made api.Filter
+	f.c.Post("/api/space/"+f.path["space_id"]+"/filter", map[string]any{"Slug": "all-" + strings.ToLower(from), "From": from}).
+		Expect(http.StatusOK).JSON(&made)
+	f.filters[from] = made.FilterID.String()
+	return f.filters[from]
+}
+
+// viewOf returns the ID of a View of entity type of in the fixture's Space, made on first use: a column of
+// the entity's ID, one of a field of each related entity an include expands, and, for entities with
+// configuration data, one of a data path.
+func viewOf(t *testing.T, f *everyFamily, of string) string {
+	t.Helper()
+	if id, ok := f.views[of]; ok {
+		return id
+	}
+	e := listquery.Lookup(of)
+	require.NotNil(t, e, of)
+	columns := []map[string]any{{"Name": "id", "ColumnSource": map[string]any{"MetadataAttribute": e.ID}}}
+	for _, in := range e.Includes {
+		if rel := listquery.Lookup(in.EntityType()); rel != nil {
+			columns = append(columns, map[string]any{"Name": in.Field, "ColumnSource": map[string]any{"MetadataAttribute": in.Field + "." + rel.ID}})
+		}
+	}
+	if e.DataColumn != "" {
+		columns = append(columns, map[string]any{"Name": "data", "ColumnSource": map[string]any{"DataPath": map[string]any{"Path": "metadata.name"}}})
+	}
+	var made api.View
+	f.c.Post("/api/space/"+f.path["space_id"]+"/view", map[string]any{"Slug": "all-" + strings.ToLower(of), "Of": of, "Columns": columns}).
+		Expect(http.StatusOK).JSON(&made)
+	f.views[of] = made.ViewID.String()
+	return f.views[of]
+}
