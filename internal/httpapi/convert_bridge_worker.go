@@ -9,7 +9,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 )
 
-// bridgeWorkerEdge serves the BridgeWorker operations (edge.gen.go): include=UserID expands its bot User.
+// bridgeWorkerEdge serves the BridgeWorker operations (edge_bridge_worker.gen.go): include=UserID expands its bot User.
 var bridgeWorkerEdge = &edge[bridgeworker.BridgeWorker, bridgeworker.Fields, api.BridgeWorker, api.ExtendedBridgeWorker]{
 	service: func(d *Deps) kitService[bridgeworker.BridgeWorker, bridgeworker.Fields] { return d.BridgeWorkers },
 	listing: bridgeworker.ListEntity,

@@ -6,7 +6,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 )
 
-// channelEdge serves the Channel operations (edge.gen.go; its lease, polls and command runs are
+// channelEdge serves the Channel operations (edge_channel.gen.go; its lease, polls and command runs are
 // command_run.go's).
 var channelEdge = &edge[channel.Channel, channel.Fields, api.Channel, api.ExtendedChannel]{
 	service: func(d *Deps) kitService[channel.Channel, channel.Fields] { return d.Channels },

@@ -6,7 +6,7 @@ import (
 	"github.com/hubd/hubd/internal/filter"
 )
 
-// filterEdge serves the Filter operations (edge.gen.go).
+// filterEdge serves the Filter operations (edge_filter.gen.go).
 var filterEdge = &edge[filter.Filter, filter.Fields, api.Filter, api.ExtendedFilter]{
 	service:   served(filter.Family),
 	listing:   filter.ListEntity,

@@ -8,7 +8,7 @@ import (
 	"github.com/hubd/hubd/internal/group"
 )
 
-// groupEdge serves the Group operations (edge.gen.go): include=UserIDs expands the members the caller
+// groupEdge serves the Group operations (edge_group.gen.go): include=UserIDs expands the members the caller
 // may see.
 var groupEdge = &edge[group.Group, group.Fields, api.Group, api.ExtendedGroup]{
 	service:   served(group.Family),

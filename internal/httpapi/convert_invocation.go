@@ -6,7 +6,7 @@ import (
 	"github.com/hubd/hubd/internal/invocation"
 )
 
-// invocationEdge serves the Invocation operations (edge.gen.go).
+// invocationEdge serves the Invocation operations (edge_invocation.gen.go).
 var invocationEdge = &edge[invocation.Invocation, invocation.Fields, api.Invocation, api.ExtendedInvocation]{
 	service:   served(invocation.Family),
 	listing:   invocation.ListEntity,

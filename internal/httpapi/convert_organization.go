@@ -8,7 +8,7 @@ import (
 	"github.com/hubd/hubd/internal/org"
 )
 
-// organizationEdge serves the Organization operations (edge.gen.go): only the caller's is read or
+// organizationEdge serves the Organization operations (edge_organization.gen.go): only the caller's is read or
 // written, and its Extended form includes nothing.
 var organizationEdge = &edge[org.Organization, org.OrganizationFields, api.Organization, api.ExtendedOrganization]{
 	service: func(d *Deps) kitService[org.Organization, org.OrganizationFields] { return d.Orgs },

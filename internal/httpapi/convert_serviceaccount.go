@@ -9,7 +9,7 @@ import (
 	"github.com/hubd/hubd/internal/serviceaccount"
 )
 
-// serviceAccountEdge serves the ServiceAccount operations (edge.gen.go): include=UserID expands its bot
+// serviceAccountEdge serves the ServiceAccount operations (edge_service_account.gen.go): include=UserID expands its bot
 // User.
 var serviceAccountEdge = &edge[serviceaccount.ServiceAccount, serviceaccount.Fields, api.ServiceAccount, api.ExtendedServiceAccount]{
 	service: served(serviceaccount.Family),

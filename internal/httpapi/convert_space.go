@@ -6,7 +6,7 @@ import (
 	"github.com/hubd/hubd/internal/space"
 )
 
-// spaceEdge serves the Space operations (edge.gen.go).
+// spaceEdge serves the Space operations (edge_space.gen.go).
 var spaceEdge = &edge[space.Space, space.Fields, api.Space, api.ExtendedSpace]{
 	service: served(space.Family),
 	listing: space.ListEntity,

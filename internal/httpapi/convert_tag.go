@@ -6,7 +6,7 @@ import (
 	"github.com/hubd/hubd/internal/tag"
 )
 
-// tagEdge serves the Tag operations (edge.gen.go).
+// tagEdge serves the Tag operations (edge_tag.gen.go).
 var tagEdge = &edge[tag.Tag, tag.Fields, api.Tag, api.ExtendedTag]{
 	service:   served(tag.Family),
 	listing:   tag.ListEntity,

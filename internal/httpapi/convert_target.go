@@ -8,7 +8,7 @@ import (
 	"github.com/hubd/hubd/internal/target"
 )
 
-// targetEdge serves the Target operations (edge.gen.go): include=BridgeWorkerID expands its
+// targetEdge serves the Target operations (edge_target.gen.go): include=BridgeWorkerID expands its
 // BridgeWorker; Triggers are not related to Targets yet (include=TriggerIDs answers []).
 var targetEdge = &edge[target.Target, target.Fields, api.Target, api.ExtendedTarget]{
 	service: served(target.Family),

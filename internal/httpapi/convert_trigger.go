@@ -9,7 +9,7 @@ import (
 	"github.com/hubd/hubd/internal/trigger"
 )
 
-// triggerEdge serves the Trigger operations (edge.gen.go).
+// triggerEdge serves the Trigger operations (edge_trigger.gen.go).
 var triggerEdge = &edge[trigger.Trigger, trigger.Fields, api.Trigger, api.ExtendedTrigger]{
 	service: served(trigger.Family),
 	listing: trigger.ListEntity,

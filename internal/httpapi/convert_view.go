@@ -8,7 +8,7 @@ import (
 	"github.com/hubd/hubd/internal/view"
 )
 
-// viewEdge serves the View operations (edge.gen.go).
+// viewEdge serves the View operations (edge_view.gen.go).
 var viewEdge = &edge[view.View, view.Fields, api.View, api.ExtendedView]{
 	service: served(view.Family),
 	listing: view.ListEntity,

@@ -14,9 +14,9 @@ import (
 
 // The operations every family serves the same way (list, get, create, update, patch, delete, bulk
 // patch, delete, copy and move, document get and apply) are handled by code generated from the document
-// (internal/build/edgegen writes edge.gen.go for every operation marked x-hubd-family), each a call of one
-// of the functions below with the family's edge: what the HTTP layer knows of a family, declared once
-// next to its converters (convert_<family>.go).
+// (internal/build/edgegen writes edge_<family>.gen.go for the operations marked x-hubd-family), each a
+// call of one of the functions below with the family's edge: what the HTTP layer knows of a family,
+// declared once next to its converters (convert_<family>.go).
 
 // kitService is what the HTTP edge calls of a family's Service: the entity kit's operations
 // (entity.Service, and the Services that embed it).
