@@ -138,7 +138,8 @@ func compileCond(e *Entity, c Cond, b *binder, out *Compiled) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		sql = fmt.Sprintf("(%s::%s = ANY(%s))", b.bind(v), sqlCast[elem], left.sql)
+		// Containment, not = ANY: a GIN index on the array column serves @>.
+		sql = fmt.Sprintf("(%s @> ARRAY[%s::%s])", left.sql, b.bind(v), sqlCast[elem])
 	case "IN", "NOT IN":
 		if !allowed(left.typ, c.Op) {
 			return "", opError(c, left)

@@ -93,7 +93,7 @@ func TestCompileOperators(t *testing.T) {
 		`Labels.'app.kubernetes.io/name' = 'x'`:                    `(thing.labels @> jsonb_build_object($1::text, $2::text))`,
 		`Gates.keep = true`:                                        `(thing.gates @> jsonb_build_object($1::text, $2::boolean))`,
 		`Gates.keep != true`:                                       `((thing.gates -> $1::text)::boolean <> $2::boolean)`,
-		`Tags ? '6f1c1a2e-1111-4222-8333-444455556666'`:            `($1::uuid = ANY(thing.tags))`,
+		`Tags ? '6f1c1a2e-1111-4222-8333-444455556666'`:            `(thing.tags @> ARRAY[$1::uuid])`,
 		`LEN(Tags) > 1`:                                            `(cardinality(thing.tags) > $1::bigint)`,
 		`(Labels.tier = 'prod') IS NOT TRUE`:                       `(((thing.labels ->> $1::text) = $2::text) IS NOT TRUE)`,
 		`Slug = 'a' IS FALSE`:                                      `((thing.slug = $1::text) IS FALSE)`,
@@ -167,7 +167,7 @@ func TestNamesBySlugOrID(t *testing.T) {
 }
 
 // sqlVocabulary is what compiled SQL may consist of besides the registry's own fragments.
-var sqlVocabulary = regexp.MustCompile(`^(\s|\(|\)|,|\$\d+|::(text|bigint|uuid|boolean|timestamptz)|=|<>|<=|>=|<|>|~\*?|!~\*?|\?|@>|->>?|::int|::jsonb|AND|NOT|LIKE|ILIKE|IN|IS|NULL|TRUE|FALSE|EXISTS|SELECT|1|FROM|AS|WHERE|ANY|cardinality|jsonb_build_object|jsonb_array_elements|elem(\.value)?|'ParameterName'|'Value'|'FunctionName'|'Guards'|'Arguments')+$`)
+var sqlVocabulary = regexp.MustCompile(`^(\s|\(|\)|,|\$\d+|::(text|bigint|uuid|boolean|timestamptz)|=|<>|<=|>=|<|>|~\*?|!~\*?|\?|@>|->>?|::int|::jsonb|AND|NOT|LIKE|ILIKE|IN|IS|NULL|TRUE|FALSE|EXISTS|SELECT|1|FROM|AS|WHERE|ANY|ARRAY\[|\]|cardinality|jsonb_build_object|jsonb_array_elements|elem(\.value)?|'ParameterName'|'Value'|'FunctionName'|'Guards'|'Arguments')+$`)
 
 // noClientText checks that compiled SQL holds nothing but registry fragments, operators, keywords and
 // placeholders: client text can only be a bind argument.
