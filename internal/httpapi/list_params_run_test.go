@@ -215,6 +215,12 @@ func (r *listRun) checkIncludes(items []map[string]any, names []string) {
 			continue
 		}
 		for _, it := range items {
+			if in.NamedBy { // nothing of the entity says whether any names it: one that is named is the proof
+				if list, _ := it[in.Field].([]any); len(list) > 0 {
+					r.includeChecked[e.Name+"/"+in.Name] = true
+				}
+				continue
+			}
 			obj, _ := it[e.Name].(map[string]any)
 			if !isSet(obj[in.Name]) {
 				continue

@@ -60,6 +60,9 @@ type Include struct {
 	// Unserved marks a related family the service does not serve yet: include accepts the name (clients
 	// written for the whole API send it) and Field is null, or [] for a list, until the family exists.
 	Unserved bool
+	// NamedBy marks the entities that name the listed one (a Revision's Attestations), rather than those
+	// the listed one names by the attribute Name.
+	NamedBy bool
 }
 
 // EntityType is the entity type the include expands to.

@@ -13,9 +13,10 @@ import (
 //
 // The standard attributes, in the order lists name them: the ID, SpaceID (InSpace), OrganizationID,
 // Slug, DisplayName, Labels, Annotations, DeleteGates, HiddenReason, CreatedAt, UpdatedAt, Permissions
-// (selectable only, with Permissions), Version and EntityType (selectable only). The family's own
-// attributes follow DisplayName, or the standard attribute named by the After before them; one of its
-// own named as a standard attribute takes that one's place.
+// (selectable only, with Permissions), Version and EntityType (selectable only); a Record family's are
+// only the ID, SpaceID, OrganizationID, HiddenReason, CreatedAt, Permissions and EntityType. The family's
+// own attributes follow DisplayName (a Record's: OrganizationID), or the standard attribute named by the
+// After before them; one of its own named as a standard attribute takes that one's place.
 type Standard struct {
 	// Table is the family's table: its name, or its alias when From joins others to it.
 	Table string
@@ -26,6 +27,9 @@ type Standard struct {
 	InSpace bool
 	// Permissions: the family's entities carry Permissions (selectable, and visible through them).
 	Permissions bool
+	// Record: the family's entities are immutable records (Attestations): no Slug, DisplayName, Labels,
+	// Annotations, DeleteGates, UpdatedAt or Version. They are named by ID only.
+	Record bool
 	// Unordered names standard attributes the family's lists cannot order by (no index serves them).
 	Unordered []string
 }
@@ -44,10 +48,12 @@ func (s Standard) Define(e *Entity) *Entity {
 	setDefault(&e.From, s.Table)
 	setDefault(&e.Columns, col("*"))
 	setDefault(&e.Org, col("organization_id"))
-	setDefault(&e.Slug, "Slug")
+	if !s.Record {
+		setDefault(&e.Slug, "Slug")
+	}
 	setDefault(&e.HiddenReason, col("hidden_reason"))
 	setDefault(&e.Contains, col("search_text"))
-	if e.ContainsAttrs == nil {
+	if e.ContainsAttrs == nil && !s.Record {
 		e.ContainsAttrs = []string{"Slug", "DisplayName", "Labels", "Annotations"}
 	}
 	if e.Visibility == nil {
@@ -83,22 +89,34 @@ func (s Standard) attributes(own []Attribute) []Attribute {
 	if s.InSpace {
 		std = append(std, key("SpaceID", UUID, col("space_id")))
 	}
-	std = append(std, key("OrganizationID", UUID, col("organization_id")), key("Slug", String, col("slug")),
-		Attribute{Name: "DisplayName", Type: String, SQL: col("display_name"), Filterable: true, Orderable: ordered("DisplayName")},
-		Attribute{Name: "Labels", Type: StringMap, SQL: col("labels"), Filterable: true},
-		Attribute{Name: "Annotations", Type: StringMap, SQL: col("annotations"), Filterable: true},
-		Attribute{Name: "DeleteGates", Type: BoolMap, SQL: col("delete_gates"), Filterable: true},
+	std = append(std, key("OrganizationID", UUID, col("organization_id")))
+	if !s.Record {
+		std = append(std, key("Slug", String, col("slug")),
+			Attribute{Name: "DisplayName", Type: String, SQL: col("display_name"), Filterable: true, Orderable: ordered("DisplayName")},
+			Attribute{Name: "Labels", Type: StringMap, SQL: col("labels"), Filterable: true},
+			Attribute{Name: "Annotations", Type: StringMap, SQL: col("annotations"), Filterable: true},
+			Attribute{Name: "DeleteGates", Type: BoolMap, SQL: col("delete_gates"), Filterable: true})
+	}
+	std = append(std,
 		Attribute{Name: "HiddenReason", Type: String, SQL: col("hidden_reason"), Filterable: true, Orderable: ordered("HiddenReason")},
-		Attribute{Name: "CreatedAt", Type: Time, SQL: col("created_at"), Filterable: true, Orderable: ordered("CreatedAt")},
-		Attribute{Name: "UpdatedAt", Type: Time, SQL: col("updated_at"), Filterable: true, Orderable: ordered("UpdatedAt")})
+		Attribute{Name: "CreatedAt", Type: Time, SQL: col("created_at"), Filterable: true, Orderable: ordered("CreatedAt")})
+	if !s.Record {
+		std = append(std, Attribute{Name: "UpdatedAt", Type: Time, SQL: col("updated_at"), Filterable: true, Orderable: ordered("UpdatedAt")})
+	}
 	if s.Permissions {
 		std = append(std, Attribute{Name: "Permissions", Type: Opaque})
 	}
-	std = append(std, Attribute{Name: "Version", Type: Opaque}, Attribute{Name: "EntityType", Type: Opaque})
+	if !s.Record {
+		std = append(std, Attribute{Name: "Version", Type: Opaque})
+	}
+	std = append(std, Attribute{Name: "EntityType", Type: Opaque})
 
 	// The family's own attributes, by the standard attribute they follow.
 	placed := map[string][]Attribute{}
 	anchor := "DisplayName"
+	if s.Record {
+		anchor = "OrganizationID"
+	}
 	for _, a := range own {
 		if a.Type == after {
 			anchor = a.Name
