@@ -11,6 +11,29 @@ import (
 	"github.com/google/uuid"
 )
 
+type Attestation struct {
+	AttestationID          uuid.UUID       `db:"attestation_id"`
+	OrganizationID         uuid.UUID       `db:"organization_id"`
+	SpaceID                uuid.UUID       `db:"space_id"`
+	UserID                 uuid.UUID       `db:"user_id"`
+	Type                   string          `db:"type"`
+	Result                 string          `db:"result"`
+	RevisionIDs            []uuid.UUID     `db:"revision_ids"`
+	Claims                 json.RawMessage `db:"claims"`
+	Note                   string          `db:"note"`
+	ExpiresAt              *time.Time      `db:"expires_at"`
+	EvidenceAttestationIDs []uuid.UUID     `db:"evidence_attestation_ids"`
+	RevokedAttestationID   *uuid.UUID      `db:"revoked_attestation_id"`
+	ReleaseID              *uuid.UUID      `db:"release_id"`
+	ChangeOrderID          *uuid.UUID      `db:"change_order_id"`
+	Permissions            json.RawMessage `db:"permissions"`
+	HiddenReason           string          `db:"hidden_reason"`
+	Version                int64           `db:"version"`
+	CreatedAt              time.Time       `db:"created_at"`
+	UpdatedAt              time.Time       `db:"updated_at"`
+	SearchText             *string         `db:"search_text"`
+}
+
 type BridgeWorker struct {
 	BridgeWorkerID   uuid.UUID       `db:"bridge_worker_id"`
 	OrganizationID   uuid.UUID       `db:"organization_id"`

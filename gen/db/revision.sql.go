@@ -120,11 +120,11 @@ SELECT revision_id, organization_id, space_id, unit_id, revision_num, descriptio
 
 type RevisionListByIDsParams struct {
 	OrganizationID uuid.UUID   `db:"organization_id"`
-	RevisionIds    []uuid.UUID `db:"revision_ids"`
+	RevisionIDs    []uuid.UUID `db:"revision_ids"`
 }
 
 func (q *Queries) RevisionListByIDs(ctx context.Context, arg RevisionListByIDsParams) ([]*Revision, error) {
-	rows, err := q.db.Query(ctx, revisionListByIDs, arg.OrganizationID, arg.RevisionIds)
+	rows, err := q.db.Query(ctx, revisionListByIDs, arg.OrganizationID, arg.RevisionIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ SELECT revision_id, mutation_sources FROM revision WHERE organization_id = $1 AN
 
 type RevisionSourcesByIDsParams struct {
 	OrganizationID uuid.UUID   `db:"organization_id"`
-	RevisionIds    []uuid.UUID `db:"revision_ids"`
+	RevisionIDs    []uuid.UUID `db:"revision_ids"`
 }
 
 type RevisionSourcesByIDsRow struct {
@@ -200,7 +200,7 @@ type RevisionSourcesByIDsRow struct {
 }
 
 func (q *Queries) RevisionSourcesByIDs(ctx context.Context, arg RevisionSourcesByIDsParams) ([]*RevisionSourcesByIDsRow, error) {
-	rows, err := q.db.Query(ctx, revisionSourcesByIDs, arg.OrganizationID, arg.RevisionIds)
+	rows, err := q.db.Query(ctx, revisionSourcesByIDs, arg.OrganizationID, arg.RevisionIDs)
 	if err != nil {
 		return nil, err
 	}

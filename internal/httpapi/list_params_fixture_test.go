@@ -147,6 +147,13 @@ func newEveryFamily(t *testing.T) *everyFamily {
 		"ParameterizedInvocations": []any{map[string]any{"InvocationID": roll.InvocationID, "Parameters": map[string]any{"image": "nginx:9"}}}}).
 		Expect(http.StatusOK)
 
+	// Attestations: an approval of web's first Revision, a check of both that rests on it.
+	var approval api.Attestation
+	c.Post(sp+"/attestation", map[string]any{"Type": "Approval", "Result": "Approved", "RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID},
+		"Note": "reviewed"}).Expect(http.StatusOK).JSON(&approval)
+	c.Post(sp+"/attestation", map[string]any{"Type": "Check", "Result": "Passed", "EvidenceAttestationIDs": []uuid.UUID{approval.AttestationID},
+		"RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID, revs[1].Revision.RevisionID}}).Expect(http.StatusOK)
+
 	// Groups, one with both members.
 	var team api.Group
 	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
@@ -164,6 +171,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"view_id":    webView.ViewID.String(),
 			"trigger_id": check.TriggerID.String(), "invocation_id": roll.InvocationID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
+			"attestation_id": approval.AttestationID.String(),
 		},
 		writes: map[string]selectionWrite{
 			"BulkCreateUnits":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},

@@ -33,6 +33,40 @@ func byID[E any](include string, ids func(E) []uuid.UUID, load relatedLoader) re
 	}}
 }
 
+// namedBy is the relation of the entities that name each item (a Revision's Attestations): naming reads,
+// for the items' IDs (id), the IDs of the entities naming each; load reads those the caller may view.
+func namedBy[E any](include string, id func(E) uuid.UUID, naming func(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error), load relatedLoader) relation[E] {
+	return relation[E]{include: include, load: func(ctx context.Context, h *base, sc authz.Scope, items []E) (map[uuid.UUID]any, error) {
+		ids := make([]uuid.UUID, len(items))
+		for i, e := range items {
+			ids[i] = id(e)
+		}
+		byItem, err := naming(ctx, h, sc, ids)
+		if err != nil {
+			return nil, err
+		}
+		var all []uuid.UUID
+		for _, named := range byItem {
+			all = append(all, named...)
+		}
+		loaded, err := load(ctx, h, sc, all)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[uuid.UUID]any, len(byItem))
+		for item, named := range byItem {
+			var list []any
+			for _, n := range named {
+				if v, ok := loaded[n]; ok {
+					list = append(list, v)
+				}
+			}
+			out[item] = list
+		}
+		return out, nil
+	}}
+}
+
 // inSpace is the relation of include=SpaceID: the Space an entity lives in.
 func inSpace[E interface{ ObjectMeta() entity.Object }]() relation[E] {
 	return byID("SpaceID", func(e E) []uuid.UUID { return []uuid.UUID{e.ObjectMeta().SpaceID} }, spaceEdge.load)
@@ -103,6 +137,20 @@ func relatedList[T any](r *related, include string, ids []uuid.UUID) *[]T {
 		if v := relatedOne[T](r, include, id); v != nil {
 			out = append(out, *v)
 		}
+	}
+	return &out
+}
+
+// relatedNaming is the entities include expanded as naming id (namedBy), those the caller may view: nil
+// when include did not name it.
+func relatedNaming[T any](r *related, include string, id uuid.UUID) *[]T {
+	if !r.includes[include] {
+		return nil
+	}
+	out := []T{}
+	list, _ := r.loaded[include][id].([]any)
+	for _, v := range list {
+		out = append(out, v.(T))
 	}
 	return &out
 }

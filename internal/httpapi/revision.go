@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/attestation"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/unit"
 )
@@ -24,12 +25,16 @@ func (h unitAPI) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRe
 	return listed(ctx, sc, page, err, unit.RevisionEntityType, h.extendRevisions)
 }
 
-// revisionRelations are what include expands of a Revision (Tags: those on it, by Slug).
+// revisionRelations are what include expands of a Revision (Tags: those on it, by Slug; Attestations:
+// those naming it, oldest first).
 var revisionRelations = []relation[unit.Revision]{
 	byID("UnitID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.UnitID} }, loadUnits),
 	byID("SpaceID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.SpaceID} }, spaceEdge.load),
 	byID("UserID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.UserID} }, loadUsers),
 	byID("Tags", revisionTagIDs, tagEdge.load),
+	namedBy("Attestations", func(r unit.Revision) uuid.UUID { return r.ID }, func(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+		return attestation.NamingRevisions(ctx, h.s.deps.Kit.Store.Conn(), sc, ids)
+	}, attestationEdge.load),
 }
 
 func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []unit.Revision, includes map[string]bool) ([]api.ExtendedRevision, error) {
@@ -37,7 +42,7 @@ func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []uni
 		e := api.ExtendedRevision{Revision: revisionToAPI(rev), Organization: r.organization, Unit: relatedOne[api.Unit](r, "UnitID", rev.UnitID),
 			Space: relatedOne[api.Space](r, "SpaceID", rev.SpaceID), User: relatedOne[api.User](r, "UserID", rev.UserID),
 			Tags:         relatedList[api.Tag](r, "Tags", revisionTagIDs(rev)),
-			Attestations: unservedList[map[string]any](r.includes, "Attestations"),
+			Attestations: relatedNaming[api.Attestation](r, "Attestations", rev.ID),
 			ChangeOrders: unservedList[map[string]any](r.includes, "ChangeOrders"),
 			Releases:     unservedList[map[string]any](r.includes, "Releases")}
 		if e.Tags != nil {

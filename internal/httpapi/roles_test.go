@@ -83,6 +83,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post("/api/service_account/"+sa.ServiceAccountID.String()+"/key", map[string]any{"PublicJWK": saKey.jwk}).Expect(http.StatusOK)
 	admin.Post("/api/user/"+sa.UserID.String()+"/key", map[string]any{"PublicJWK": userKey.jwk}).Expect(http.StatusOK)
 	f.userKid = userKey.kid
+	var att api.Attestation
+	admin.Post(base+"/attestation", map[string]any{"Type": "Check", "RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID}}).Expect(http.StatusOK).JSON(&att)
 	var group api.Group
 	admin.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []string{me.UserID.String()}}).Expect(http.StatusOK).JSON(&group)
 
@@ -93,7 +95,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"channel_id": ch.ChannelID.String(), "command_run_id": run.CommandRunID.String(), "bridge_worker_id": w.BridgeWorkerID.String(),
 		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
-		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(),
+		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
 	}
 	return f
 }
@@ -246,8 +248,11 @@ var roleRequests = map[string]roleRequest{
 	"BulkDeleteInvocations": {query: sel("Slug = 'checks'")},
 	"BulkCreateInvocations": {query: url.Values{"where": {"Slug = 'checks'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
 		guestSelectsNothing: api.ErrorTypeValidation},
-	"PatchView":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateTag":         {body: jsonBody(map[string]any{"Slug": "new-tag"})},
+	"PatchView": {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTag": {body: jsonBody(map[string]any{"Slug": "new-tag"})},
+	"CreateAttestation": {body: func(f *roleFixture, _ string) any {
+		return map[string]any{"Type": "Check", "RevisionIDs": []string{f.params["revision_id"]}}
+	}},
 	"UpdateTag":         {body: readBack("Tag")},
 	"PatchTag":          {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	"CreateTarget":      {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},

@@ -74,6 +74,8 @@ func (r bulkResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r itemResponse) VisitGetAttestationResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -112,6 +114,10 @@ func (r itemResponse) VisitGetUserResponse(w http.ResponseWriter) error { return
 
 func (r itemResponse) VisitGetViewResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r pageResponse) VisitListAllAttestationsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
@@ -135,6 +141,8 @@ func (r pageResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error 
 func (r pageResponse) VisitListAllUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListAttestationsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error { return r.write(w) }
 

@@ -191,7 +191,7 @@ func (s *Service) RevisionsByID(ctx context.Context, sc authz.Scope, ids []uuid.
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.Store.Q().RevisionListByIDs(ctx, db.RevisionListByIDsParams{OrganizationID: sc.OrganizationID, RevisionIds: ids})
+	rows, err := s.Store.Q().RevisionListByIDs(ctx, db.RevisionListByIDsParams{OrganizationID: sc.OrganizationID, RevisionIDs: ids})
 	if err != nil {
 		return nil, err
 	}

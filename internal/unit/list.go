@@ -109,7 +109,7 @@ var RevisionList = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{
 		{Name: "UnitID", Field: "Unit"}, {Name: "SpaceID", Field: "Space"}, {Name: "OrganizationID", Field: "Organization"},
 		{Name: "UserID", Field: "User"}, {Name: "Tags", Field: "Tags", Type: tag.EntityType},
-		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "Attestations", Field: "Attestations", Type: "Attestation", Unserved: true},
+		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "Attestations", Field: "Attestations", Type: "Attestation", NamedBy: true},
 		{Name: "ChangeOrders", Field: "ChangeOrders", Type: "ChangeOrder", Unserved: true},
 		{Name: "Releases", Field: "Releases", Type: "Release", Unserved: true},
 	},

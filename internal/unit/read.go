@@ -43,7 +43,7 @@ func (s *Service) DataByHash(ctx context.Context, hashes []string) (map[string][
 
 // SourcesByRevision loads the mutation sources of many Revisions in one query.
 func (s *Service) SourcesByRevision(ctx context.Context, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID][]Source, error) {
-	rows, err := s.Store.Q().RevisionSourcesByIDs(ctx, db.RevisionSourcesByIDsParams{OrganizationID: sc.OrganizationID, RevisionIds: ids})
+	rows, err := s.Store.Q().RevisionSourcesByIDs(ctx, db.RevisionSourcesByIDsParams{OrganizationID: sc.OrganizationID, RevisionIDs: ids})
 	if err != nil {
 		return nil, err
 	}
