@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hubd/hubd/internal/apierr"
 )
 
 // The ToolchainTypes the API accepts.
@@ -41,6 +43,16 @@ func Valid(t string) bool {
 		}
 	}
 	return false
+}
+
+// CheckToolchain returns a Validation error on the ToolchainType field, with description, unless t is a
+// known ToolchainType.
+func CheckToolchain(t, description string) error {
+	if Valid(t) {
+		return nil
+	}
+	return apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", t, ToolchainTypes),
+		apierr.Item{Item: "ToolchainType", Description: description})
 }
 
 // MediaType is the Content-Type a Unit's data is served with.

@@ -124,9 +124,8 @@ func bind(req InvokeRequest) (binding, error) {
 	}
 	toolchains := configdata.ToolchainTypes
 	if req.ToolchainType != "" {
-		if !configdata.Valid(req.ToolchainType) {
-			return binding{}, apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", req.ToolchainType, configdata.ToolchainTypes),
-				apierr.Item{Item: "ToolchainType", Description: "unknown"})
+		if err := configdata.CheckToolchain(req.ToolchainType, "unknown"); err != nil {
+			return binding{}, err
 		}
 		toolchains = []string{req.ToolchainType}
 	}
