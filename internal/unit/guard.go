@@ -136,15 +136,8 @@ func (s *Service) editAnnotations(ctx context.Context, sc authz.Scope, spaceID, 
 	var out Unit
 	var head json.RawMessage
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
-		row, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
+		row, cur, wc, err := lockForEdit(ctx, sc, tx, spaceID, unitID)
 		if err != nil {
-			return err
-		}
-		cur, err := fromRow(row)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 			return err
 		}
 		data, err := s.contents.get(ctx, row.DataHash)

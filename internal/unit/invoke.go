@@ -210,11 +210,7 @@ func (s *Service) Invoke(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID
 }
 
 func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, b binding, req InvokeRequest) (InvokeResult, error) {
-	row, wc, err := lockForData(ctx, sc, tx, ref.SpaceID, ref.ID)
-	if err != nil {
-		return InvokeResult{}, err
-	}
-	cur, err := fromRow(row)
+	row, cur, wc, err := lockForData(ctx, sc, tx, ref.SpaceID, ref.ID)
 	if err != nil {
 		return InvokeResult{}, err
 	}
