@@ -18,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/periodic"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -517,23 +518,16 @@ func (s *Service) PruneRuns(ctx context.Context) (int64, error) {
 
 // RunSweeper sweeps every interval, and prunes old runs every hour, until ctx ends.
 func (s *Service) RunSweeper(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
 	lastPrune := time.Time{}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.SweepRuns(ctx); err != nil && ctx.Err() == nil {
-				s.Logger.Warn("sweeping command runs", "err", err)
-			}
-			if time.Since(lastPrune) > time.Hour {
-				lastPrune = time.Now()
-				if _, err := s.PruneRuns(ctx); err != nil && ctx.Err() == nil {
-					s.Logger.Warn("pruning command runs", "err", err)
-				}
+	periodic.Run(ctx, interval, func(ctx context.Context) {
+		if _, err := s.SweepRuns(ctx); err != nil && ctx.Err() == nil {
+			s.Logger.Warn("sweeping command runs", "err", err)
+		}
+		if time.Since(lastPrune) > time.Hour {
+			lastPrune = time.Now()
+			if _, err := s.PruneRuns(ctx); err != nil && ctx.Err() == nil {
+				s.Logger.Warn("pruning command runs", "err", err)
 			}
 		}
-	}
+	})
 }
