@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -255,11 +256,7 @@ func parseParameters(ch Channel, req RunRequest, resolve refResolver) (map[strin
 	}
 	var items []apierr.Item
 	out := map[string]any{}
-	names := make([]string, 0, len(given))
-	for k := range given {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(given))
 	for _, name := range names {
 		o, ok := declared[name]
 		if !ok {

@@ -275,11 +275,7 @@ func renderINI(v any) ([]byte, error) {
 	}
 	for _, name := range sections {
 		m := doc[name].(map[string]any)
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(m)
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
@@ -305,15 +301,6 @@ func flatten(prefix string, v any, out map[string]string) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func renderProperties(v any) ([]byte, error) {

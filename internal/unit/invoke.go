@@ -3,8 +3,9 @@ package unit
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -326,11 +327,7 @@ func mergeGuards(a, b map[string]string) map[string]string {
 }
 
 func describeGuards(g map[string]string) string {
-	keys := make([]string, 0, len(g))
-	for k := range g {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(g))
 	parts := make([]string, 0, len(g))
 	for _, k := range keys {
 		parts = append(parts, k+"="+g[k])
