@@ -19,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
 	"github.com/hubd/hubd/internal/org"
+	"github.com/hubd/hubd/internal/periodic"
 	"github.com/hubd/hubd/internal/signin"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
@@ -120,18 +121,7 @@ func (a *App) RunBackground(ctx context.Context, cfg Config) {
 	go a.Keys.Refresh(ctx, time.Minute)
 	a.Store.Events.Start() // numbers committed events; also sweeps those no local writer waits for
 	go a.Store.Events.RunPruner(ctx, retention, 10*time.Minute)
-	go func() {
-		t := time.NewTicker(10 * time.Minute)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				_ = a.SignIn.PruneAssertions(ctx)
-			}
-		}
-	}()
+	go periodic.Run(ctx, 10*time.Minute, func(ctx context.Context) { _ = a.SignIn.PruneAssertions(ctx) })
 	go a.Channels.RunSweeper(ctx, runSweepInterval)
 	go a.Notifier.Run(ctx, event.Channel)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/lestrrat-go/jwx/v2/jwk"
 
 	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/periodic"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -180,16 +181,7 @@ func (kr *KeyRing) learn(ctx context.Context, kid string) bool {
 
 // Refresh reloads the keys every interval until ctx ends, so rotations reach this replica.
 func (kr *KeyRing) Refresh(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_ = kr.reload(ctx)
-		}
-	}
+	periodic.Run(ctx, interval, func(ctx context.Context) { _ = kr.reload(ctx) })
 }
 
 // knows reports whether kid is among the loaded keys.

@@ -2,6 +2,8 @@ package authz
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/google/uuid"
@@ -39,11 +41,7 @@ func (g Grants) grants(perm Permission, p auth.Principal) bool {
 // Validate checks permission names and subject IDs, naming each bad one by its path under field.
 func (g Grants) Validate(field string) error {
 	var items []apierr.Item
-	names := make([]string, 0, len(g))
-	for name := range g {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(g))
 	for _, name := range names {
 		if !Grantable[Permission(name)] {
 			items = append(items, apierr.Item{Item: field + "." + name, Description: "not a permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren)"})

@@ -132,6 +132,9 @@ var Family = entity.Declare(&entity.Family[db.BridgeWorkerGetWithRoleRow, Bridge
 
 type strategy struct{}
 
+// botRules: a worker's role is not a member's (it needs no ManageMembers).
+var botRules = org.BotRules{Noun: "a worker"}
+
 // Normalize: a worker is a viewer unless told otherwise.
 func (strategy) Normalize(f Fields) (Fields, error) {
 	f = normalized(f)
@@ -146,7 +149,7 @@ func (strategy) DeleteRow(ctx context.Context, q *db.Queries, _ authz.Scope, cur
 
 // BeforeDelete: nobody deletes a worker stronger than themselves.
 func (strategy) BeforeDelete(_ context.Context, _ *store.Tx, sc authz.Scope, cur BridgeWorker) error {
-	return authz.CheckReach(sc, cur.OrgRole, "delete a worker with the role")
+	return botRules.CheckDelete(sc, cur.OrgRole)
 }
 
 // AfterWrite issues the worker's Secret (issueSecret).
@@ -156,17 +159,8 @@ func (strategy) AfterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, be
 
 // Check: nobody gives a worker's bot User a role stronger than their own, nor changes the role of a
 // worker stronger than themselves.
-func (strategy) Check(_ context.Context, _ *store.Tx, sc authz.Scope, _ uuid.UUID, cur *BridgeWorker, f Fields) (Fields, error) {
-	if cur != nil && cur.OrgRole == f.OrgRole {
-		return f, nil
-	}
-	if err := authz.CheckReach(sc, f.OrgRole, "grant the role"); err != nil {
-		return f, err
-	}
-	if cur != nil {
-		return f, authz.CheckReach(sc, cur.OrgRole, "change the role of a worker with the role")
-	}
-	return f, nil
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *BridgeWorker, f Fields) (Fields, error) {
+	return f, org.CheckBotWrite(ctx, tx.Q, sc, botRules, cur, f)
 }
 
 // issueSecret gives a new worker its Secret, and a worker raised above the role its Secret signs in with

@@ -8,9 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -100,11 +101,7 @@ func (f Fields) validate() error {
 		return err
 	}
 	var items []apierr.Item
-	names := make([]string, 0, len(f.Commands))
-	for n := range f.Commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(f.Commands))
 	for _, n := range names {
 		if !commandName.MatchString(n) {
 			items = append(items, apierr.Item{Item: "Commands." + n, Description: "a command name is letters, digits, '_', '.' and '-', at most 128"})

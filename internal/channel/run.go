@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/periodic"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -254,11 +256,7 @@ func parseParameters(ch Channel, req RunRequest, resolve refResolver) (map[strin
 	}
 	var items []apierr.Item
 	out := map[string]any{}
-	names := make([]string, 0, len(given))
-	for k := range given {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(given))
 	for _, name := range names {
 		o, ok := declared[name]
 		if !ok {
@@ -517,23 +515,16 @@ func (s *Service) PruneRuns(ctx context.Context) (int64, error) {
 
 // RunSweeper sweeps every interval, and prunes old runs every hour, until ctx ends.
 func (s *Service) RunSweeper(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
 	lastPrune := time.Time{}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.SweepRuns(ctx); err != nil && ctx.Err() == nil {
-				s.Logger.Warn("sweeping command runs", "err", err)
-			}
-			if time.Since(lastPrune) > time.Hour {
-				lastPrune = time.Now()
-				if _, err := s.PruneRuns(ctx); err != nil && ctx.Err() == nil {
-					s.Logger.Warn("pruning command runs", "err", err)
-				}
+	periodic.Run(ctx, interval, func(ctx context.Context) {
+		if _, err := s.SweepRuns(ctx); err != nil && ctx.Err() == nil {
+			s.Logger.Warn("sweeping command runs", "err", err)
+		}
+		if time.Since(lastPrune) > time.Hour {
+			lastPrune = time.Now()
+			if _, err := s.PruneRuns(ctx); err != nil && ctx.Err() == nil {
+				s.Logger.Warn("pruning command runs", "err", err)
 			}
 		}
-	}
+	})
 }

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hubd/hubd/internal/apierr"
 )
 
 // The ToolchainTypes the API accepts.
@@ -41,6 +43,26 @@ func Valid(t string) bool {
 		}
 	}
 	return false
+}
+
+// CheckToolchain returns a Validation error on the ToolchainType field, with description, unless t is a
+// known ToolchainType.
+func CheckToolchain(t, description string) error {
+	if Valid(t) {
+		return nil
+	}
+	return apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", t, ToolchainTypes),
+		apierr.Item{Item: "ToolchainType", Description: description})
+}
+
+// sortedKeys lists a map's keys in order (in one allocation: walk runs on every map of every write).
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // MediaType is the Content-Type a Unit's data is served with.
@@ -129,11 +151,7 @@ func nonFinite(v any, path string) (string, float64, bool) {
 			return path, t, true
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(t)
 		for _, k := range keys {
 			if p, f, ok := nonFinite(t[k], join(path, k)); ok {
 				return p, f, ok
@@ -229,11 +247,7 @@ func walk(resource, path string, v any, out *[]Leaf) {
 			*out = append(*out, Leaf{resource, path, t})
 			return
 		}
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(t)
 		for _, k := range keys {
 			walk(resource, join(path, k), t[k], out)
 		}

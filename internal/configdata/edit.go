@@ -182,44 +182,33 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, indent string) error {
 	switch n.Kind {
 	case yaml.AliasNode:
 		return writeJSON(b, n.Alias, indent)
-	case yaml.MappingNode:
+	case yaml.MappingNode, yaml.SequenceNode:
+		// A mapping's Content alternates keys and values; a sequence's is its elements.
+		open, closing, step := "[", "]", 1
+		if n.Kind == yaml.MappingNode {
+			open, closing, step = "{", "}", 2
+		}
 		if len(n.Content) == 0 {
-			b.WriteString("{}")
+			b.WriteString(open + closing)
 			return nil
 		}
-		b.WriteString("{\n")
-		for i := 0; i < len(n.Content); i += 2 {
-			key, _ := json.Marshal(n.Content[i].Value)
+		b.WriteString(open + "\n")
+		for i := 0; i < len(n.Content); i += step {
 			b.WriteString(indent + "  ")
-			b.Write(key)
-			b.WriteString(": ")
-			if err := writeJSON(b, n.Content[i+1], indent+"  "); err != nil {
+			if step == 2 {
+				key, _ := json.Marshal(n.Content[i].Value)
+				b.Write(key)
+				b.WriteString(": ")
+			}
+			if err := writeJSON(b, n.Content[i+step-1], indent+"  "); err != nil {
 				return err
 			}
-			if i+2 < len(n.Content) {
+			if i+step < len(n.Content) {
 				b.WriteByte(',')
 			}
 			b.WriteByte('\n')
 		}
-		b.WriteString(indent + "}")
-		return nil
-	case yaml.SequenceNode:
-		if len(n.Content) == 0 {
-			b.WriteString("[]")
-			return nil
-		}
-		b.WriteString("[\n")
-		for i, e := range n.Content {
-			b.WriteString(indent + "  ")
-			if err := writeJSON(b, e, indent+"  "); err != nil {
-				return err
-			}
-			if i+1 < len(n.Content) {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "]")
+		b.WriteString(indent + closing)
 		return nil
 	}
 	v, err := NodeValue(n)
@@ -286,11 +275,7 @@ func renderINI(v any) ([]byte, error) {
 	}
 	for _, name := range sections {
 		m := doc[name].(map[string]any)
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(m)
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
@@ -316,15 +301,6 @@ func flatten(prefix string, v any, out map[string]string) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func renderProperties(v any) ([]byte, error) {

@@ -2,7 +2,9 @@ package function
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hubd/hubd/internal/configdata"
@@ -194,7 +196,7 @@ func registerValidators() {
 			var problems []string
 			for _, v := range x.find(x.path("path")) {
 				if s := fmt.Sprint(v.Value); !allowed[s] {
-					problems = append(problems, fmt.Sprintf("%s: %q is not one of %s", valueLabel(v), s, strings.Join(sortedKeys(allowed), ", ")))
+					problems = append(problems, fmt.Sprintf("%s: %q is not one of %s", valueLabel(v), s, strings.Join(slices.Sorted(maps.Keys(allowed)), ", ")))
 				}
 			}
 			return problems

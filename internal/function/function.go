@@ -11,7 +11,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -405,14 +404,4 @@ func (c *Call) integer(name string) (int64, bool) {
 func (c *Call) arg(name string) (any, bool) {
 	v, ok := c.args[name]
 	return v, ok
-}
-
-// sortedKeys lists a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,7 +2,9 @@ package function
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 
 	"github.com/hubd/hubd/internal/apierr"
 )
@@ -51,7 +53,7 @@ func CheckGuards(guards map[string]string, clearance []Requirement, field string
 // Uncleared returns the guard keys of guards that clearance does not clear, in order.
 func Uncleared(guards map[string]string, clearance []Requirement) []string {
 	var out []string
-	for _, k := range sortedKeys(guards) {
+	for _, k := range slices.Sorted(maps.Keys(guards)) {
 		if !cleared(k, guards[k], clearance) {
 			out = append(out, k)
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/entity"
-	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/org"
 )
 
@@ -19,15 +18,12 @@ type organizationAPI struct{ *base }
 func (h organizationAPI) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Orgs.ListMembers(ctx, sc, r.OrganizationId, requestPath(ctx), listParams(ctx, r.Params))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]api.ExtendedOrganizationMember, len(page.Items))
-	for i, m := range page.Items {
-		out[i] = api.ExtendedOrganizationMember{OrganizationMember: memberToAPI(m)}
-	}
-	return newPage(out, org.MemberType, page.PageInfo), nil
+	return listed(ctx, sc, page, err, org.MemberType, extendMembers)
 }
+
+var extendMembers = extendPlain(func(m org.Member) api.ExtendedOrganizationMember {
+	return api.ExtendedOrganizationMember{OrganizationMember: memberToAPI(m)}
+})
 
 func (h organizationAPI) GetOrganizationMember(ctx context.Context, r api.GetOrganizationMemberRequestObject) (api.GetOrganizationMemberResponseObject, error) {
 	sc := scopeOf(ctx)
@@ -64,25 +60,12 @@ func (h organizationAPI) DeleteOrganizationMember(ctx context.Context, r api.Del
 func (h organizationAPI) ListUsers(ctx context.Context, r api.ListUsersRequestObject) (api.ListUsersResponseObject, error) {
 	sc := scopeOf(ctx)
 	page, err := h.s.deps.Orgs.ListUsers(ctx, sc, requestPath(ctx), listParams(ctx, r.Params))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]api.ExtendedUser, len(page.Items))
-	for i, u := range page.Items {
-		out[i] = api.ExtendedUser{User: userToAPI(u)}
-	}
-	return newPage(out, org.UserType, page.PageInfo), nil
+	return listed(ctx, sc, page, err, org.UserType, extendUsers)
 }
+
+var extendUsers = extendPlain(func(u org.User) api.ExtendedUser { return api.ExtendedUser{User: userToAPI(u)} })
 
 func (h organizationAPI) GetUser(ctx context.Context, r api.GetUserRequestObject) (api.GetUserResponseObject, error) {
 	sc := scopeOf(ctx)
-	fields, _, err := listquery.Projection(org.UserList, deref(r.Params.Select), "")
-	if err != nil {
-		return nil, err
-	}
-	u, err := h.s.deps.Orgs.GetUser(ctx, sc, r.UserId)
-	if err != nil {
-		return nil, err
-	}
-	return itemResponse{item: api.ExtendedUser{User: userToAPI(u)}, entityField: org.UserType, fields: fields}, nil
+	return got(ctx, sc, org.UserList, r.Params.Select, nil, func() (org.User, error) { return h.s.deps.Orgs.GetUser(ctx, sc, r.UserId) }, extendUsers)
 }

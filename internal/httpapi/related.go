@@ -110,6 +110,17 @@ func extendAll[E, X any](ctx context.Context, h *base, sc authz.Scope, items []E
 	return out, nil
 }
 
+// extendPlain is the extender of entities with nothing to include: each one's Extended form is build's.
+func extendPlain[E, X any](build func(E) X) extender[E, X] {
+	return func(_ context.Context, _ authz.Scope, items []E, _ map[string]bool) ([]X, error) {
+		out := make([]X, len(items))
+		for i, e := range items {
+			out[i] = build(e)
+		}
+		return out, nil
+	}
+}
+
 // relatedOne is the entity include expanded for id, when it named it and the caller may view it.
 func relatedOne[T any](r *related, include string, id uuid.UUID) *T {
 	if v, ok := r.loaded[include][id].(T); ok {

@@ -74,9 +74,8 @@ func (strategy) Normalize(f Fields) (Fields, error) {
 	if err := f.Common.Validate(false); err != nil {
 		return f, err
 	}
-	if !configdata.Valid(f.ToolchainType) {
-		return f, apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", f.ToolchainType, configdata.ToolchainTypes),
-			apierr.Item{Item: "ToolchainType", Description: "unknown ToolchainType"})
+	if err := configdata.CheckToolchain(f.ToolchainType, "unknown ToolchainType"); err != nil {
+		return f, err
 	}
 	if f.BridgeWorkerID != nil {
 		return f, apierr.Validation("BridgeWorkerID: Invocations run on hubd's builtin executor; leave it null",

@@ -41,6 +41,9 @@ func (t token) describe() string {
 // operators, longest first so that "!~~" wins over "!~".
 var operators = []string{"!~~", "!~*", "<=", ">=", "!=", "<>", "~~", "~*", "!~", "<", ">", "=", "~", "?"}
 
+// punctuation are the tokens of one rune (tokEOF is none of them).
+var punctuation = map[rune]tokenKind{'(': tokLParen, ')': tokRParen, ',': tokComma, '.': tokDot, '*': tokStar}
+
 // lex splits a where expression into tokens.
 func lex(src string) ([]token, error) {
 	var out []token
@@ -51,20 +54,8 @@ func lex(src string) ([]token, error) {
 		switch {
 		case unicode.IsSpace(r):
 			i++
-		case r == '(':
-			out = append(out, token{tokLParen, "(", pos})
-			i++
-		case r == ')':
-			out = append(out, token{tokRParen, ")", pos})
-			i++
-		case r == ',':
-			out = append(out, token{tokComma, ",", pos})
-			i++
-		case r == '.':
-			out = append(out, token{tokDot, ".", pos})
-			i++
-		case r == '*':
-			out = append(out, token{tokStar, "*", pos})
+		case punctuation[r] != tokEOF:
+			out = append(out, token{punctuation[r], string(r), pos})
 			i++
 		case r == '\'':
 			var b strings.Builder

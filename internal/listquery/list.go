@@ -9,8 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -363,11 +364,7 @@ func (q Query) plan(tokens *TokenCodec) (*plan, *binder, error) {
 
 // checkText refuses parameter text PostgreSQL cannot take (NUL) or that is not UTF-8, naming the parameter.
 func checkText(params map[string]string) error {
-	names := make([]string, 0, len(params))
-	for n := range params {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(params))
 	for _, n := range names {
 		v := params[n]
 		if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
@@ -650,11 +647,7 @@ func (q Query) signature(p *plan) string {
 	if prm.ViewDefinition != nil {
 		parts["view_hash"] = prm.ViewDefinition.Hash // as does a changed View
 	}
-	keys := make([]string, 0, len(parts))
-	for k := range parts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(parts))
 	var b strings.Builder
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s=%q;", k, parts[k])

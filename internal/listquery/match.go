@@ -3,8 +3,9 @@ package listquery
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -66,12 +67,7 @@ func CompileMatcher(where string, types map[string]Type) (*Matcher, error) {
 }
 
 func knownNames(types map[string]Type) string {
-	names := make([]string, 0, len(types))
-	for n := range types {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(types)), ", ")
 }
 
 func literalType(l Literal) Type {

@@ -1,9 +1,9 @@
 package listquery
 
 import (
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -145,12 +145,7 @@ func Lookup(name string) *Entity { return defined[name] }
 
 // Names lists the registered entities' names, sorted.
 func Names() []string {
-	out := make([]string, 0, len(defined))
-	for n := range defined {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(defined))
 }
 
 // OrderFields lists the attributes order_by accepts, in declaration order.

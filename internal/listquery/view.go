@@ -3,7 +3,8 @@ package listquery
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -315,11 +316,7 @@ func step(v json.RawMessage, seg Segment) []json.RawMessage {
 			return nil
 		}
 		if seg.Star {
-			keys := make([]string, 0, len(obj))
-			for k := range obj {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(obj))
 			out := make([]json.RawMessage, len(keys))
 			for i, k := range keys {
 				out[i] = obj[k]

@@ -209,6 +209,16 @@ func (w *world) workloads(kv *etcdServer) []workload {
 			return err
 		}
 	}
+	// listAt is a page of the Units selected by param=expr: the first, or the deep one (deep); raw reads
+	// the same page by keyset.
+	listAt := func(param, expr string, deep *listPage, raw func(ctx context.Context, org, space uuid.UUID, slug string, id uuid.UUID) error) workload {
+		name, token, slug, id := param+" list, page 1", "", "", uuid.Nil
+		if deep != nil {
+			name, token, slug, id = fmt.Sprintf("%s list, page %d", param, w.deepPage()), deep.token, deep.lastSlug, deep.lastID
+		}
+		return workload{name: name, hubd: list(url.Values{param: {expr}}, token),
+			raw: func(ctx context.Context, _, _ int) error { return raw(ctx, w.orgID, w.listSpace, slug, id) }}
+	}
 	wls := []workload{
 		{
 			name: "data PUT (new Revision)",
@@ -251,34 +261,10 @@ func (w *world) workloads(kv *etcdServer) []workload {
 				return err
 			},
 		},
-		{
-			name: "where list, page 1",
-			hubd: list(url.Values{"where": {whereTier}}, ""),
-			raw: func(ctx context.Context, _, _ int) error {
-				return w.raw.whereList(ctx, w.orgID, w.listSpace, "", uuid.Nil)
-			},
-		},
-		{
-			name: fmt.Sprintf("where list, page %d", w.deepPage()),
-			hubd: list(url.Values{"where": {whereTier}}, w.whereDeep.token),
-			raw: func(ctx context.Context, _, _ int) error {
-				return w.raw.whereList(ctx, w.orgID, w.listSpace, w.whereDeep.lastSlug, w.whereDeep.lastID)
-			},
-		},
-		{
-			name: "where_data list, page 1",
-			hubd: list(url.Values{"where_data": {whereDataRepl}}, ""),
-			raw: func(ctx context.Context, _, _ int) error {
-				return w.raw.whereDataList(ctx, w.orgID, w.listSpace, "", uuid.Nil)
-			},
-		},
-		{
-			name: fmt.Sprintf("where_data list, page %d", w.deepPage()),
-			hubd: list(url.Values{"where_data": {whereDataRepl}}, w.whereData.token),
-			raw: func(ctx context.Context, _, _ int) error {
-				return w.raw.whereDataList(ctx, w.orgID, w.listSpace, w.whereData.lastSlug, w.whereData.lastID)
-			},
-		},
+		listAt("where", whereTier, nil, w.raw.whereList),
+		listAt("where", whereTier, &w.whereDeep, w.raw.whereList),
+		listAt("where_data", whereDataRepl, nil, w.raw.whereDataList),
+		listAt("where_data", whereDataRepl, &w.whereData, w.raw.whereDataList),
 		{
 			name: "Space create",
 			hubd: func(ctx context.Context, wk, i int) error {

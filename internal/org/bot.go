@@ -89,3 +89,57 @@ func (f BotFields) Validate() error {
 func MembersAmong(ctx context.Context, sc authz.Scope, q *db.Queries, users []uuid.UUID) ([]uuid.UUID, error) {
 	return q.OrganizationMembersAmong(ctx, db.OrganizationMembersAmongParams{OrganizationID: sc.OrganizationID, UserIds: users})
 }
+
+// BotRules are the rules of a bot's OrgRole (ServiceAccount, BridgeWorker): nobody grants a bot a role
+// stronger than their own, nor changes the role of, or deletes, a bot stronger than themselves.
+type BotRules struct {
+	// Noun names the entity in errors ("a worker").
+	Noun string
+	// ManageMembers: creating or deleting one, or changing its role, is managing the organization's
+	// members. It needs ManageMembers, and holds the memberships' lock (LockMemberships) so that checks
+	// over them never race.
+	ManageMembers bool
+}
+
+// A bot is an entity that embeds BotFields.
+type bot interface{ botFields() BotFields }
+
+func (f BotFields) botFields() BotFields { return f }
+
+// CheckBotWrite checks a write of f to cur (nil: a create) under r; a write that leaves OrgRole alone
+// needs nothing.
+func CheckBotWrite[E bot](ctx context.Context, q *db.Queries, sc authz.Scope, r BotRules, cur *E, f BotFields) error {
+	if cur != nil && (*cur).botFields().OrgRole == f.OrgRole {
+		return nil
+	}
+	if err := r.checkManage(sc); err != nil {
+		return err
+	}
+	if err := authz.CheckReach(sc, f.OrgRole, "grant the role"); err != nil {
+		return err
+	}
+	if cur != nil {
+		if err := authz.CheckReach(sc, (*cur).botFields().OrgRole, "change the role of "+r.Noun+" with the role"); err != nil {
+			return err
+		}
+	}
+	if r.ManageMembers {
+		return LockMemberships(ctx, sc, q)
+	}
+	return nil
+}
+
+// CheckDelete checks deleting a bot whose role is role.
+func (r BotRules) CheckDelete(sc authz.Scope, role auth.Role) error {
+	if err := r.checkManage(sc); err != nil {
+		return err
+	}
+	return authz.CheckReach(sc, role, "delete "+r.Noun+" with the role")
+}
+
+func (r BotRules) checkManage(sc authz.Scope) error {
+	if !r.ManageMembers {
+		return nil
+	}
+	return authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID))
+}

@@ -102,6 +102,9 @@ var Family = entity.Declare(&entity.Family[db.ServiceAccountGetWithRoleRow, Serv
 
 type strategy struct{}
 
+// botRules: an account's role is a membership like a member's.
+var botRules = org.BotRules{Noun: "an account", ManageMembers: true}
+
 // Normalize: an account is a member unless told otherwise.
 func (strategy) Normalize(f Fields) (Fields, error) {
 	f = normalized(f)
@@ -115,30 +118,11 @@ func (strategy) DeleteRow(ctx context.Context, q *db.Queries, _ authz.Scope, cur
 
 // BeforeDelete: deleting an account removes a member; nobody removes one stronger than themselves.
 func (strategy) BeforeDelete(_ context.Context, _ *store.Tx, sc authz.Scope, cur ServiceAccount) error {
-	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
-		return err
-	}
-	return authz.CheckReach(sc, cur.OrgRole, "delete an account with the role")
+	return botRules.CheckDelete(sc, cur.OrgRole)
 }
 
 // Check: a new account, or one whose OrgRole changes, is a membership granted, so it needs ManageMembers
-// and a role no stronger than the caller's; a change also needs to reach the role held now. Memberships
-// of the organization change one at a time (the organization's row lock), so the count of its admins
-// never races.
+// and a role no stronger than the caller's; a change also needs to reach the role held now.
 func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *ServiceAccount, f Fields) (Fields, error) {
-	if cur != nil && cur.OrgRole == f.OrgRole {
-		return f, nil
-	}
-	if err := authz.Check(sc, authz.ManageMembers, authz.OrganizationTarget(sc.OrganizationID)); err != nil {
-		return f, err
-	}
-	if err := authz.CheckReach(sc, f.OrgRole, "grant the role"); err != nil {
-		return f, err
-	}
-	if cur != nil {
-		if err := authz.CheckReach(sc, cur.OrgRole, "change the role of an account with the role"); err != nil {
-			return f, err
-		}
-	}
-	return f, org.LockMemberships(ctx, sc, tx.Q)
+	return f, org.CheckBotWrite(ctx, tx.Q, sc, botRules, cur, f)
 }

@@ -6,6 +6,7 @@ package target
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -60,15 +61,10 @@ func (f Fields) validate() error {
 	if err := entity.ValidateSlug(f.Slug); err != nil {
 		return err
 	}
-	if !configdata.Valid(f.ToolchainType) {
-		return apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", f.ToolchainType, configdata.ToolchainTypes),
-			apierr.Item{Item: "ToolchainType", Description: "unknown"})
+	if err := configdata.CheckToolchain(f.ToolchainType, "unknown"); err != nil {
+		return err
 	}
-	known := false
-	for _, p := range ProviderTypes {
-		known = known || p == f.ProviderType
-	}
-	if !known {
+	if !slices.Contains(ProviderTypes, f.ProviderType) {
 		return apierr.Validation(fmt.Sprintf("ProviderType %q is not one of %v", f.ProviderType, ProviderTypes),
 			apierr.Item{Item: "ProviderType", Description: "unknown"})
 	}

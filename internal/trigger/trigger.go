@@ -93,9 +93,8 @@ func (strategy) Normalize(f Fields) (Fields, error) {
 	default:
 		return f, apierr.Validation(fmt.Sprintf("Event %q is not Mutation or PostClone", f.Event), apierr.Item{Item: "Event", Description: "unknown event"})
 	}
-	if !configdata.Valid(f.ToolchainType) {
-		return f, apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", f.ToolchainType, configdata.ToolchainTypes),
-			apierr.Item{Item: "ToolchainType", Description: "unknown ToolchainType"})
+	if err := configdata.CheckToolchain(f.ToolchainType, "unknown ToolchainType"); err != nil {
+		return f, err
 	}
 	if f.InvocationID != nil {
 		// The Invocation's functions run (check reads it); the Trigger adds its Guards and Clearance.

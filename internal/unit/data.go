@@ -113,15 +113,8 @@ func (u Upload) Data(toolchain string) ([]byte, error) {
 func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, upload Upload, ifMatch string, opts WriteOptions) (WriteResult, error) {
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
-		row, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
+		row, cur, wc, err := lockForEdit(ctx, sc, tx, spaceID, unitID)
 		if err != nil {
-			return err
-		}
-		cur, err := fromRow(row)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 			return err
 		}
 		if ifMatch != "" && !ETagMatchesStrong(ifMatch, cur.DataHash) {
@@ -146,24 +139,33 @@ func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID u
 }
 
 // lockForData reads and locks a Unit the caller may view for a data write, with what the write needs
-// besides the row (writeContext), in one round trip.
-func lockForData(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID) (*db.Unit, writeContext, error) {
+// besides the row (writeContext), in one round trip. It answers the row and the Unit read from it.
+func lockForData(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID) (*db.Unit, Unit, writeContext, error) {
 	r, err := tx.Q.UnitGetForDataWrite(ctx, db.UnitGetForDataWriteParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, UnitID: unitID})
 	if apierr.Is(err, apierr.TypeNotFound) {
 		// The kit's read says which is missing, the Space or the Unit.
 		_, err = loadRow(ctx, sc, tx, spaceID, unitID, true)
 	}
 	if err != nil {
-		return nil, writeContext{}, err
+		return nil, Unit{}, writeContext{}, err
 	}
 	u, err := fromRow(&r.Unit)
 	if err != nil {
-		return nil, writeContext{}, err
+		return nil, Unit{}, writeContext{}, err
 	}
 	if err := authz.Viewable(sc, u.Target(), unitID.String()); err != nil {
-		return nil, writeContext{}, err
+		return nil, Unit{}, writeContext{}, err
 	}
-	return &r.Unit, writeContext{spaceSlug: r.SpaceSlug, headSources: r.HeadSources, triggers: r.Triggers}, nil
+	return &r.Unit, u, writeContext{spaceSlug: r.SpaceSlug, headSources: r.HeadSources, triggers: r.Triggers}, nil
+}
+
+// lockForEdit is lockForData for a write the caller must be able to Edit the Unit for.
+func lockForEdit(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID) (*db.Unit, Unit, writeContext, error) {
+	row, cur, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
+	if err == nil {
+		err = authz.Check(sc, authz.Edit, cur.Target())
+	}
+	return row, cur, wc, err
 }
 
 // writeContext is what a data write reads besides the locked Unit: its Space's Slug (for the event) and
@@ -339,7 +341,7 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 
 // restoreRevision makes Revision num's data the head again, as a new Revision.
 func (s *Service) restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
-	row, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
+	row, _, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
 	if err != nil {
 		return WriteResult{}, err
 	}

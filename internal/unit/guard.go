@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -51,7 +52,7 @@ func (s *Service) SetGuards(ctx context.Context, sc authz.Scope, spaceID, unitID
 	u, _, err := s.editAnnotations(ctx, sc, spaceID, unitID, func(tree *configdata.Tree, notes annotations) (annotations, error) {
 		for i, e := range edits {
 			at := fmt.Sprintf("ResourceGuards.%d", i)
-			for _, path := range sortedPaths(e.Set) {
+			for _, path := range slices.Sorted(maps.Keys(e.Set)) {
 				located, err := locate(tree, e.ResourceType, e.ResourceName, path, at+".Set")
 				if err != nil {
 					return nil, err
@@ -63,7 +64,7 @@ func (s *Service) SetGuards(ctx context.Context, sc authz.Scope, spaceID, unitID
 					notes = notes.stamp(e.ResourceType, e.ResourceName, p, e.Set[path], false)
 				}
 			}
-			for _, path := range sortedPaths(e.Remove) {
+			for _, path := range slices.Sorted(maps.Keys(e.Remove)) {
 				located, err := locate(tree, e.ResourceType, e.ResourceName, path, at+".Remove")
 				if err != nil {
 					return nil, err
@@ -105,7 +106,7 @@ func (s *Service) SetGuards(ctx context.Context, sc authz.Scope, spaceID, unitID
 func (s *Service) SetProtection(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, edits []ProtectionEdit) ([]Source, error) {
 	u, head, err := s.editAnnotations(ctx, sc, spaceID, unitID, func(tree *configdata.Tree, notes annotations) (annotations, error) {
 		for i, e := range edits {
-			for _, path := range sortedPaths(e.Protected) {
+			for _, path := range slices.Sorted(maps.Keys(e.Protected)) {
 				located, err := locate(tree, e.ResourceType, e.ResourceName, path, fmt.Sprintf("ResourceProtection.%d.Protected", i))
 				if err != nil {
 					return nil, err
@@ -136,15 +137,8 @@ func (s *Service) editAnnotations(ctx context.Context, sc authz.Scope, spaceID, 
 	var out Unit
 	var head json.RawMessage
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
-		row, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
+		row, cur, wc, err := lockForEdit(ctx, sc, tx, spaceID, unitID)
 		if err != nil {
-			return err
-		}
-		cur, err := fromRow(row)
-		if err != nil {
-			return err
-		}
-		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 			return err
 		}
 		data, err := s.contents.get(ctx, row.DataHash)
@@ -250,14 +244,5 @@ func pick(m map[string]string, keys []string) map[string]string {
 	for _, k := range keys {
 		out[k] = m[k]
 	}
-	return out
-}
-
-func sortedPaths[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -3,8 +3,9 @@ package unit
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,9 +125,8 @@ func bind(req InvokeRequest) (binding, error) {
 	}
 	toolchains := configdata.ToolchainTypes
 	if req.ToolchainType != "" {
-		if !configdata.Valid(req.ToolchainType) {
-			return binding{}, apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", req.ToolchainType, configdata.ToolchainTypes),
-				apierr.Item{Item: "ToolchainType", Description: "unknown"})
+		if err := configdata.CheckToolchain(req.ToolchainType, "unknown"); err != nil {
+			return binding{}, err
 		}
 		toolchains = []string{req.ToolchainType}
 	}
@@ -211,11 +211,7 @@ func (s *Service) Invoke(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID
 }
 
 func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, b binding, req InvokeRequest) (InvokeResult, error) {
-	row, wc, err := lockForData(ctx, sc, tx, ref.SpaceID, ref.ID)
-	if err != nil {
-		return InvokeResult{}, err
-	}
-	cur, err := fromRow(row)
+	row, cur, wc, err := lockForData(ctx, sc, tx, ref.SpaceID, ref.ID)
 	if err != nil {
 		return InvokeResult{}, err
 	}
@@ -331,11 +327,7 @@ func mergeGuards(a, b map[string]string) map[string]string {
 }
 
 func describeGuards(g map[string]string) string {
-	keys := make([]string, 0, len(g))
-	for k := range g {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(g))
 	parts := make([]string, 0, len(g))
 	for _, k := range keys {
 		parts = append(parts, k+"="+g[k])

@@ -78,13 +78,18 @@ var ListEntity = listquery.Standard{Table: "unit", ID: "UnitID", InSpace: true, 
 	},
 })
 
+// visibleWithUnit is the Visibility of the rows of table (Revisions, Mutations): each is visible with its
+// Unit.
+func visibleWithUnit(table string) *listquery.Visibility {
+	return &listquery.Visibility{Space: table + ".space_id", Owner: &listquery.Owner{From: "unit hubd_owner",
+		Join: "hubd_owner.unit_id = " + table + ".unit_id AND hubd_owner.organization_id = " + table + ".organization_id", Grants: "hubd_owner.permissions"}}
+}
+
 // RevisionList is how Revisions are listed (per Unit, and across the organization with distinct_on).
 var RevisionList = listquery.Define(&listquery.Entity{
 	Name: RevisionEntityType, From: "revision", Columns: "revision.*", ID: "RevisionID", Org: "revision.organization_id",
 	Contains: "revision.description", HiddenReason: "revision.hidden_reason",
-	// A Revision is visible with its Unit.
-	Visibility: &listquery.Visibility{Space: "revision.space_id", Owner: &listquery.Owner{From: "unit hubd_owner",
-		Join: "hubd_owner.unit_id = revision.unit_id AND hubd_owner.organization_id = revision.organization_id", Grants: "hubd_owner.permissions"}},
+	Visibility:    visibleWithUnit("revision"),
 	ContainsAttrs: []string{"Description"},
 	Attributes: append([]listquery.Attribute{
 		attr("RevisionID", listquery.UUID, "revision.revision_id", orderable, always),
@@ -125,9 +130,7 @@ var MutationList = listquery.Define(&listquery.Entity{
 	// A Unit's Mutations are few enough (the list is scoped to one Unit) to match without a text index.
 	Contains: mutationFunctionName, ContainsAttrs: []string{"FunctionName"},
 	HiddenReason: "mutation.hidden_reason",
-	// A Mutation is visible with its Unit.
-	Visibility: &listquery.Visibility{Space: "mutation.space_id", Owner: &listquery.Owner{From: "unit hubd_owner",
-		Join: "hubd_owner.unit_id = mutation.unit_id AND hubd_owner.organization_id = mutation.organization_id", Grants: "hubd_owner.permissions"}},
+	Visibility:   visibleWithUnit("mutation"),
 	Attributes: append([]listquery.Attribute{
 		attr("MutationID", listquery.UUID, "mutation.mutation_id", orderable, always),
 		attr("MutationNum", listquery.Int, "mutation.mutation_num", orderable),

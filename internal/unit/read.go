@@ -135,9 +135,8 @@ func (s *Service) revisionContent(ctx context.Context, u Unit, num int64) ([]byt
 
 // DiffTexts compares two configurations of a ToolchainType.
 func DiffTexts(toolchain string, from, to []byte) (configdata.Diff, error) {
-	if !configdata.Valid(toolchain) {
-		return configdata.Diff{}, apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", toolchain, configdata.ToolchainTypes),
-			apierr.Item{Item: "ToolchainType", Description: "unknown"})
+	if err := configdata.CheckToolchain(toolchain, "unknown"); err != nil {
+		return configdata.Diff{}, err
 	}
 	fromDoc, err := configdata.Parse(toolchain, from)
 	if err != nil {

@@ -81,9 +81,8 @@ func (f Fields) validate() error {
 	if err := entity.ValidateSlug(f.Slug); err != nil {
 		return err
 	}
-	if !configdata.Valid(f.ToolchainType) {
-		return apierr.Validation(fmt.Sprintf("ToolchainType %q is not one of %v", f.ToolchainType, configdata.ToolchainTypes),
-			apierr.Item{Item: "ToolchainType", Description: "unknown"})
+	if err := configdata.CheckToolchain(f.ToolchainType, "unknown"); err != nil {
+		return err
 	}
 	if err := f.Meta.Validate(); err != nil {
 		return err
