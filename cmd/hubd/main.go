@@ -111,6 +111,8 @@ func serve(ctx context.Context, args []string) error {
 	var c common
 	c.register(fs)
 	bodyLimit := fs.Int64("body-limit", envInt("HUBD_BODY_LIMIT", 4<<20), "largest request body in bytes (HUBD_BODY_LIMIT)")
+	jsonDepth := fs.Int("max-json-depth", int(envInt("HUBD_MAX_JSON_DEPTH", httpapi.DefaultMaxJSONDepth)), "deepest nesting of objects and arrays in a JSON request body (HUBD_MAX_JSON_DEPTH)")
+	jsonValues := fs.Int("max-json-values", int(envInt("HUBD_MAX_JSON_VALUES", httpapi.DefaultMaxJSONValues)), "most keys and values in a JSON request body (HUBD_MAX_JSON_VALUES)")
 	timeout := fs.Duration("request-timeout", envDuration("HUBD_REQUEST_TIMEOUT", 30*time.Second), "longest time a request may work (HUBD_REQUEST_TIMEOUT)")
 	inFlight := fs.Int("max-in-flight", int(envInt("HUBD_MAX_IN_FLIGHT", 64)), "concurrent requests per caller per replica (HUBD_MAX_IN_FLIGHT)")
 	invocations := fs.Int("max-invocations", int(envInt("HUBD_MAX_INVOCATIONS", 8)), "concurrent function invoke requests per organization per replica (HUBD_MAX_INVOCATIONS)")
@@ -134,7 +136,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--long-poll-mode: %w", err)
 	}
-	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
+	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, MaxJSONDepth: *jsonDepth, MaxJSONValues: *jsonValues, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
 		MaxPollStarts: *pollStarts, LongPollMode: mode, CORSOrigins: origins}
 	cfg.EventRetention = *retention
 

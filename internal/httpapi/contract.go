@@ -175,7 +175,7 @@ func (s *Server) readBody(c echo.Context, rt *route) ([]byte, error) {
 		if err := singleJSONValue(data); err != nil {
 			return nil, err
 		}
-		if err := checkJSONText(data); err != nil {
+		if err := checkJSONText(data, s.cfg.MaxJSONDepth, s.cfg.MaxJSONValues); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 
@@ -14,15 +15,26 @@ import (
 // stored would not be the text sent. The error names the field by its dot path. A body that is not JSON
 // at all is left to validation to report. (NUL characters are valid Unicode; the store refuses them as
 // 400 Data, since PostgreSQL text cannot hold them.)
-func checkJSONText(data []byte) error {
+//
+// It also refuses a body nested deeper than maxDepth or holding more than maxValues keys and values:
+// validation, pruning of unknown fields and merges cost more than linear time on such bodies, so they
+// are refused here, in one pass, before any of that work or any lock.
+func checkJSONText(data []byte, maxDepth, maxValues int) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var stack []*jsonFrame
 	prev := int64(0)
+	values := 0
 	for {
 		tok, err := dec.Token()
 		if err != nil {
 			return nil
+		}
+		if tok != json.Delim('}') && tok != json.Delim(']') {
+			if values++; values > maxValues {
+				return apierr.UserInput(fmt.Sprintf("the body holds more than %d JSON keys and values; send less at once", maxValues),
+					apierr.Item{Item: "(body)", Description: fmt.Sprintf("at most %d keys and values", maxValues)})
+			}
 		}
 		end := dec.InputOffset()
 		var top *jsonFrame
@@ -49,6 +61,14 @@ func checkJSONText(data []byte) error {
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
+			if len(stack) == maxDepth {
+				path := top.path(stack)
+				if path == "" {
+					path = "(body)"
+				}
+				return apierr.UserInput(fmt.Sprintf("the body nests objects and arrays deeper than %d levels (at %s)", maxDepth, path),
+					apierr.Item{Item: path, Description: fmt.Sprintf("at most %d levels", maxDepth)})
+			}
 			stack = append(stack, &jsonFrame{object: tok == json.Delim('{'), wantKey: true})
 			prev = end
 			continue

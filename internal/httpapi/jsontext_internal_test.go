@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,7 +22,7 @@ func TestCheckJSONText(t *testing.T) {
 		`{"A": [1, {"B": [[], "x", "\ud800"]}]}`:                 "A.1.B.2",
 		"\"\xff\"":                                               "(body)",
 	} {
-		err := checkJSONText([]byte(body))
+		err := checkJSONText([]byte(body), DefaultMaxJSONDepth, DefaultMaxJSONValues)
 		require.Error(t, err, body)
 		e := apierr.From(err)
 		require.Equal(t, apierr.TypeUserInput, e.Type, body)
@@ -30,6 +32,32 @@ func TestCheckJSONText(t *testing.T) {
 		`{"DisplayName": "caf\u00e9 \ud83d\ude00 ok", "Labels": {"é": "😀"}, "N": [1, true, null, "\\ud800"]}`,
 		`{"a": "\u0000"}`, `not json`, `{"a": "unterminated`, `[]`, `"plain"`,
 	} {
-		require.NoError(t, checkJSONText([]byte(body)), body)
+		require.NoError(t, checkJSONText([]byte(body), DefaultMaxJSONDepth, DefaultMaxJSONValues), body)
 	}
+}
+
+// TestCheckJSONLimits: nesting past the depth and keys and values past the count are refused, naming the
+// limit and where the body broke it; a body at the limits is accepted.
+func TestCheckJSONLimits(t *testing.T) {
+	nested := func(levels int) string {
+		return `{"Claims": ` + strings.Repeat(`{"a": `, levels-1) + `1` + strings.Repeat(`}`, levels) // the body itself is a level
+	}
+	require.NoError(t, checkJSONText([]byte(nested(4)), 4, 100))
+	err := apierr.From(checkJSONText([]byte(nested(5)), 4, 100))
+	require.Equal(t, apierr.TypeUserInput, err.Type)
+	require.Contains(t, err.Message, "deeper than 4 levels")
+	require.Equal(t, "Claims.a.a.a", err.Items[0].Item, "where the fifth level opens")
+	require.Error(t, checkJSONText([]byte(strings.Repeat("[", 9000)+strings.Repeat("]", 9000)), DefaultMaxJSONDepth, DefaultMaxJSONValues))
+
+	keys := func(n int) string { // n keys and n values in one object: 2n+1 counted
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(`"k%d": %d`, i, i)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	require.NoError(t, checkJSONText([]byte(keys(50)), 4, 101))
+	err = apierr.From(checkJSONText([]byte(keys(51)), 4, 101))
+	require.Equal(t, apierr.TypeUserInput, err.Type)
+	require.Contains(t, err.Message, "more than 101 JSON keys and values")
 }

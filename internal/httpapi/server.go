@@ -41,6 +41,10 @@ type Config struct {
 	Version string
 	// BodyLimit caps request bodies, in bytes (413 above it).
 	BodyLimit int64
+	// MaxJSONDepth and MaxJSONValues bound a JSON body's nesting and its keys and values, checked while
+	// it is first read, before validation, locks or merges (400 above them); 0: DefaultMaxJSONDepth and
+	// DefaultMaxJSONValues.
+	MaxJSONDepth, MaxJSONValues int
 	// RequestTimeout bounds the work of one request (504 when a dependency overruns it).
 	RequestTimeout time.Duration
 	// MaxInFlightPerCaller bounds one caller's concurrent requests (429 above it).
@@ -114,8 +118,16 @@ type Server struct {
 // replica: enough to keep the connections busy.
 const pollStartsPerConn = 8
 
+// The defaults of Config.MaxJSONDepth and MaxJSONValues: far beyond what any operation's body needs.
+const (
+	DefaultMaxJSONDepth  = 64
+	DefaultMaxJSONValues = 20000
+)
+
 // New builds the server: the document, the middleware chain and every route.
 func New(cfg Config, deps Deps) (*Server, error) {
+	cfg.MaxJSONDepth = cmp.Or(max(cfg.MaxJSONDepth, 0), DefaultMaxJSONDepth)
+	cfg.MaxJSONValues = cmp.Or(max(cfg.MaxJSONValues, 0), DefaultMaxJSONValues)
 	doc, err := LoadDocument()
 	if err != nil {
 		return nil, err
