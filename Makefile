@@ -15,7 +15,7 @@ CHROMIUM         ?= /usr/bin/chromium
 DOCSUI_DIR       := web/docsui
 DOCSUI_TOOLCHAIN := $(DOCSUI_DIR)/node_modules/.package-lock.json
 
-.PHONY: run test test-short build generate check-generated lint fuzz bench loadtest loadtest-fanout
+.PHONY: run test test-short build generate check-generated lint fuzz bench loadtest loadtest-fanout loadtest-soak
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hubd
@@ -95,6 +95,11 @@ loadtest: build
 FANOUT ?= 10000
 loadtest-fanout: build
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) -fanout $(FANOUT) -rounds 1000 $(LOADTEST_FLAGS)
+
+# The soak: ordinary callers (data reads and writes, View lists, invokes; c=32, 60 s a phase) alone, then
+# beside one caller of another organization sending the abusive requests hubd bounds.
+loadtest-soak: build
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) run ./cmd/hubd-loadtest -hubd $(BIN) -soak -c 32 -d 60s -units 200 $(LOADTEST_FLAGS)
 
 # Fuzzes the where parser and compiler for FUZZTIME (the seed corpus also runs in every `make test`).
 fuzz:

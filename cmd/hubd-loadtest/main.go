@@ -30,6 +30,7 @@ func main() {
 	fanout := flag.Int("fanout", 0, "instead of the workloads, the event fan-out benchmark with this many waiting worker polls")
 	modes := flag.String("long-poll-modes", "parked,goroutine", "with -fanout: the hubd long-poll modes to run in, one after the other (empty: hubd's default, the flag left out)")
 	perWorker := flag.Int("per-worker", 50, "with -fanout: polls per BridgeWorker")
+	soak := flag.Bool("soak", false, "instead of the workloads, the soak: a mixed workload of ordinary callers alone, then beside a caller sending abusive requests (-c callers, -d a phase, -units Units)")
 	only := flag.String("run", "", "run only the workloads whose names match this regular expression (e.g. 'PUT|GET')")
 	flag.Parse()
 	if *only != "" {
@@ -51,6 +52,13 @@ func main() {
 			cfg.LongPollModes = strings.Split(*modes, ",")
 		}
 		if err := loadtest.FanOut(ctx, cfg, *fanout, *perWorker); err != nil {
+			fmt.Fprintln(os.Stderr, "hubd-loadtest:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *soak {
+		if err := loadtest.Soak(ctx, cfg); err != nil {
 			fmt.Fprintln(os.Stderr, "hubd-loadtest:", err)
 			os.Exit(1)
 		}

@@ -662,16 +662,9 @@ type footprint struct {
 
 func (s *server) footprint() (footprint, error) {
 	var fp footprint
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
+	var err error
+	if fp.rssMB, err = s.rssMB(); err != nil {
 		return fp, err
-	}
-	sc := bufio.NewScanner(bytes.NewReader(status))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			fp.rssMB = float64(kb) / 1024
-		}
 	}
 	resp, err := http.Get("http://" + s.debug + "/debug/pprof/goroutine?debug=1")
 	if err != nil {
@@ -683,6 +676,22 @@ func (s *server) footprint() (footprint, error) {
 		return fp, fmt.Errorf("reading goroutines from %q: %w", first, err)
 	}
 	return fp, nil
+}
+
+// rssMB is hubd's resident memory (VmRSS), in MB.
+func (s *server) rssMB() (float64, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(status))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return float64(kb) / 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", s.cmd.Process.Pid)
 }
 
 // waitingPolls reads how many long polls hubd reports waiting (hubd_waiting_long_polls, else
