@@ -128,13 +128,19 @@ func (h commandRunAPI) CreateCommandRun(ctx context.Context, r api.CreateCommand
 }
 
 func (h commandRunAPI) ListAllCommandRuns(ctx context.Context, r api.ListAllCommandRunsRequestObject) (api.ListAllCommandRunsResponseObject, error) {
-	sc := scopeOf(ctx)
-	return h.listRuns(ctx, sc, nil, "", listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return h.listRuns(ctx, scopeOf(ctx), nil, "", params)
 }
 
 func (h commandRunAPI) ListCommandRuns(ctx context.Context, r api.ListCommandRunsRequestObject) (api.ListCommandRunsResponseObject, error) {
-	sc := scopeOf(ctx)
-	return h.listRuns(ctx, sc, &r.SpaceId, r.ChannelId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return h.listRuns(ctx, scopeOf(ctx), &r.SpaceId, r.ChannelId, params)
 }
 
 func (h commandRunAPI) listRuns(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, ref string, params listquery.Params) (pageResponse, error) {

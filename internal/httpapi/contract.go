@@ -120,9 +120,6 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 			} else {
 				defer release()
 			}
-			if ctx, err = s.resolveListReferences(ctx, c, rt); err != nil {
-				return err
-			}
 			c.SetRequest(req.WithContext(ctx))
 		}
 		if rt.class == classLongPoll {

@@ -41,7 +41,7 @@ func (p copyParams) prefixes() []string {
 func (s *Server) destinations(ctx context.Context, sc authz.Scope, p copyParams) (func(context.Context, *store.Tx) ([]uuid.UUID, error), error) {
 	var byFilter *listquery.FilterDefinition
 	if ref := deref(p.FilterSpace); ref != "" {
-		f, err := s.visibleFilter(ctx, sc, ref, "filter_space", "")
+		f, err := s.visibleFilter(ctx, sc, ref, "filter_space", uuid.Nil)
 		if err != nil {
 			return nil, err
 		}
@@ -67,8 +67,11 @@ func clonedInBulk[E, O any, P interface {
 	copyParamsStruct
 }](ctx context.Context, s *Server, svc bulkCopier[E], params P, bodies []*json.RawMessage,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel := listParams(ctx, params)
-	if err := entity.RequireSelection(sel); err != nil {
+	sel, err := listParams(ctx, s, nil, params)
+	if err != nil {
+		return nil, false, err
+	}
+	if err = entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
 	sc := scopeOf(ctx)
@@ -94,10 +97,13 @@ type bulkMover[E any] interface {
 }
 
 // movedInBulk runs a bulk move of a kit family: its selection is required.
-func movedInBulk[E, O any, P listParamsStruct](ctx context.Context, svc bulkMover[E], params P, dryRun *bool, to uuid.UUID,
+func movedInBulk[E, O any, P listParamsStruct](ctx context.Context, s *Server, svc bulkMover[E], params P, dryRun *bool, to uuid.UUID,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel := listParams(ctx, params)
-	if err := entity.RequireSelection(sel); err != nil {
+	sel, err := listParams(ctx, s, nil, params)
+	if err != nil {
+		return nil, false, err
+	}
+	if err = entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
 	items, err := svc.Move(ctx, scopeOf(ctx), requestPath(ctx), sel, to, flag(dryRun))

@@ -57,8 +57,12 @@ func revisionPages(p *listquery.Pager[unit.Revision]) func() ([]unit.Revision, s
 }
 
 func (h unitReadAPI) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffRequestObject) (api.SearchUnitDiffResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
-	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), dataFilterOf(r.Params))
+	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), params, dataFilterOf(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		out := make([]any, len(units))
 		for i, u := range units {
@@ -82,8 +86,12 @@ func (h unitReadAPI) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffReq
 }
 
 func (h unitReadAPI) SearchUnitData(ctx context.Context, r api.SearchUnitDataRequestObject) (api.SearchUnitDataResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
-	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), dataFilterOf(r.Params))
+	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), params, dataFilterOf(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		hashes := make([]string, len(units))
 		for i, u := range units {
@@ -102,8 +110,12 @@ func (h unitReadAPI) SearchUnitData(ctx context.Context, r api.SearchUnitDataReq
 }
 
 func (h unitReadAPI) SearchUnitMutationSources(ctx context.Context, r api.SearchUnitMutationSourcesRequestObject) (api.SearchUnitMutationSourcesResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
-	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), dataFilterOf(r.Params))
+	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), params, dataFilterOf(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		var ids []uuid.UUID
 		for _, u := range units {
@@ -128,12 +140,16 @@ func (h unitReadAPI) SearchUnitMutationSources(ctx context.Context, r api.Search
 }
 
 func (h unitReadAPI) SearchRevisionData(ctx context.Context, r api.SearchRevisionDataRequestObject) (api.SearchRevisionDataResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionDataParamsDistinctOnOff
 	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
 		return nil, err
 	}
-	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), all)
+	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), params, all)
 	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
 		hashes := make([]string, len(revs))
 		for i, rev := range revs {
@@ -153,12 +169,16 @@ func (h unitReadAPI) SearchRevisionData(ctx context.Context, r api.SearchRevisio
 }
 
 func (h unitReadAPI) SearchRevisionMutationSources(ctx context.Context, r api.SearchRevisionMutationSourcesRequestObject) (api.SearchRevisionMutationSourcesResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionMutationSourcesParamsDistinctOnOff
 	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
 		return nil, err
 	}
-	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), all)
+	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), params, all)
 	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
 		ids := make([]uuid.UUID, len(revs))
 		for i, rev := range revs {

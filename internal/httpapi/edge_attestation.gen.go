@@ -24,10 +24,18 @@ func (h *handlers) GetAttestation(ctx context.Context, r api.GetAttestationReque
 
 // ListAllAttestations serves GET /attestation (the list of Attestation).
 func (h *handlers) ListAllAttestations(ctx context.Context, r api.ListAllAttestationsRequestObject) (api.ListAllAttestationsResponseObject, error) {
-	return attestationEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return attestationEdge.list(ctx, h.base, nil, params)
 }
 
 // ListAttestations serves GET /space/{space_id}/attestation (the list of Attestation).
 func (h *handlers) ListAttestations(ctx context.Context, r api.ListAttestationsRequestObject) (api.ListAttestationsResponseObject, error) {
-	return attestationEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return attestationEdge.list(ctx, h.base, &r.SpaceId, params)
 }

@@ -33,12 +33,20 @@ func (h *handlers) GetBridgeWorker(ctx context.Context, r api.GetBridgeWorkerReq
 
 // ListAllBridgeWorkers serves GET /bridge_worker (the list of BridgeWorker).
 func (h *handlers) ListAllBridgeWorkers(ctx context.Context, r api.ListAllBridgeWorkersRequestObject) (api.ListAllBridgeWorkersResponseObject, error) {
-	return bridgeWorkerEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return bridgeWorkerEdge.list(ctx, h.base, nil, params)
 }
 
 // ListBridgeWorkers serves GET /space/{space_id}/bridge_worker (the list of BridgeWorker).
 func (h *handlers) ListBridgeWorkers(ctx context.Context, r api.ListBridgeWorkersRequestObject) (api.ListBridgeWorkersResponseObject, error) {
-	return bridgeWorkerEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return bridgeWorkerEdge.list(ctx, h.base, &r.SpaceId, params)
 }
 
 // PatchBridgeWorker serves PATCH /space/{space_id}/bridge_worker/{bridge_worker_id} (the patch of BridgeWorker).

@@ -33,12 +33,20 @@ func (h *handlers) GetChannel(ctx context.Context, r api.GetChannelRequestObject
 
 // ListAllChannels serves GET /channel (the list of Channel).
 func (h *handlers) ListAllChannels(ctx context.Context, r api.ListAllChannelsRequestObject) (api.ListAllChannelsResponseObject, error) {
-	return channelEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return channelEdge.list(ctx, h.base, nil, params)
 }
 
 // ListChannels serves GET /space/{space_id}/channel (the list of Channel).
 func (h *handlers) ListChannels(ctx context.Context, r api.ListChannelsRequestObject) (api.ListChannelsResponseObject, error) {
-	return channelEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return channelEdge.list(ctx, h.base, &r.SpaceId, params)
 }
 
 // PatchChannel serves PATCH /space/{space_id}/channel/{channel_id} (the patch of Channel).

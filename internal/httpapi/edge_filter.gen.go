@@ -16,17 +16,17 @@ func (h *handlers) BulkCreateFilters(ctx context.Context, r api.BulkCreateFilter
 
 // BulkDeleteFilters serves DELETE /filter (the bulk delete of Filter).
 func (h *handlers) BulkDeleteFilters(ctx context.Context, r api.BulkDeleteFiltersRequestObject) (api.BulkDeleteFiltersResponseObject, error) {
-	return answeredInBulk(deletedInBulk(ctx, filterEdge.of(h.base), filterEdge.listing.Name, r.Params, r.Params.DryRun))
+	return answeredInBulk(deletedInBulk(ctx, h.s, filterEdge.of(h.base), filterEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkMoveFilters serves POST /filter/move (the bulk move of Filter).
 func (h *handlers) BulkMoveFilters(ctx context.Context, r api.BulkMoveFiltersRequestObject) (api.BulkMoveFiltersResponseObject, error) {
-	return answeredInBulk(movedInBulk(ctx, filterEdge.of(h.base), r.Params, r.Params.DryRun, r.Body.ToSpaceID, bulkItemOf(filterEdge, filterWritten)))
+	return answeredInBulk(movedInBulk(ctx, h.s, filterEdge.of(h.base), r.Params, r.Params.DryRun, r.Body.ToSpaceID, bulkItemOf(filterEdge, filterWritten)))
 }
 
 // BulkPatchFilters serves PATCH /filter (the bulk patch of Filter).
 func (h *handlers) BulkPatchFilters(ctx context.Context, r api.BulkPatchFiltersRequestObject) (api.BulkPatchFiltersResponseObject, error) {
-	return answeredInBulk(patchedInBulk(ctx, filterEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(filterEdge, filterWritten)))
+	return answeredInBulk(patchedInBulk(ctx, h.s, filterEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(filterEdge, filterWritten)))
 }
 
 // CreateFilter serves POST /space/{space_id}/filter (the create of Filter).
@@ -63,7 +63,11 @@ func (h *handlers) GetFilterDocument(ctx context.Context, r api.GetFilterDocumen
 
 // ListFilters serves GET /space/{space_id}/filter (the list of Filter).
 func (h *handlers) ListFilters(ctx context.Context, r api.ListFiltersRequestObject) (api.ListFiltersResponseObject, error) {
-	return filterEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return filterEdge.list(ctx, h.base, &r.SpaceId, params)
 }
 
 // PatchFilter serves PATCH /space/{space_id}/filter/{filter_id} (the patch of Filter).

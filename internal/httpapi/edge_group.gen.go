@@ -13,12 +13,12 @@ import (
 
 // BulkDeleteGroups serves DELETE /_group (the bulk delete of Group).
 func (h *handlers) BulkDeleteGroups(ctx context.Context, r api.BulkDeleteGroupsRequestObject) (api.BulkDeleteGroupsResponseObject, error) {
-	return answeredInBulk(deletedInBulk(ctx, groupEdge.of(h.base), groupEdge.listing.Name, r.Params, r.Params.DryRun))
+	return answeredInBulk(deletedInBulk(ctx, h.s, groupEdge.of(h.base), groupEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkPatchGroups serves PATCH /_group (the bulk patch of Group).
 func (h *handlers) BulkPatchGroups(ctx context.Context, r api.BulkPatchGroupsRequestObject) (api.BulkPatchGroupsResponseObject, error) {
-	return answeredInBulk(patchedInBulk(ctx, groupEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(groupEdge, groupWritten)))
+	return answeredInBulk(patchedInBulk(ctx, h.s, groupEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(groupEdge, groupWritten)))
 }
 
 // CreateGroup serves POST /group (the create of Group).
@@ -46,7 +46,11 @@ func (h *handlers) GetGroup(ctx context.Context, r api.GetGroupRequestObject) (a
 
 // ListGroups serves GET /group (the list of Group).
 func (h *handlers) ListGroups(ctx context.Context, r api.ListGroupsRequestObject) (api.ListGroupsResponseObject, error) {
-	return groupEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return groupEdge.list(ctx, h.base, nil, params)
 }
 
 // PatchGroup serves PATCH /group/{group_id} (the patch of Group).

@@ -16,12 +16,12 @@ func (h *handlers) BulkCreateInvocations(ctx context.Context, r api.BulkCreateIn
 
 // BulkDeleteInvocations serves DELETE /invocation (the bulk delete of Invocation).
 func (h *handlers) BulkDeleteInvocations(ctx context.Context, r api.BulkDeleteInvocationsRequestObject) (api.BulkDeleteInvocationsResponseObject, error) {
-	return answeredInBulk(deletedInBulk(ctx, invocationEdge.of(h.base), invocationEdge.listing.Name, r.Params, r.Params.DryRun))
+	return answeredInBulk(deletedInBulk(ctx, h.s, invocationEdge.of(h.base), invocationEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkPatchInvocations serves PATCH /invocation (the bulk patch of Invocation).
 func (h *handlers) BulkPatchInvocations(ctx context.Context, r api.BulkPatchInvocationsRequestObject) (api.BulkPatchInvocationsResponseObject, error) {
-	return answeredInBulk(patchedInBulk(ctx, invocationEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(invocationEdge, invocationWritten)))
+	return answeredInBulk(patchedInBulk(ctx, h.s, invocationEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(invocationEdge, invocationWritten)))
 }
 
 // CreateInvocation serves POST /space/{space_id}/invocation (the create of Invocation).
@@ -49,12 +49,20 @@ func (h *handlers) GetInvocation(ctx context.Context, r api.GetInvocationRequest
 
 // ListAllInvocations serves GET /invocation (the list of Invocation).
 func (h *handlers) ListAllInvocations(ctx context.Context, r api.ListAllInvocationsRequestObject) (api.ListAllInvocationsResponseObject, error) {
-	return invocationEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return invocationEdge.list(ctx, h.base, nil, params)
 }
 
 // ListInvocations serves GET /space/{space_id}/invocation (the list of Invocation).
 func (h *handlers) ListInvocations(ctx context.Context, r api.ListInvocationsRequestObject) (api.ListInvocationsResponseObject, error) {
-	return invocationEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return invocationEdge.list(ctx, h.base, &r.SpaceId, params)
 }
 
 // PatchInvocation serves PATCH /space/{space_id}/invocation/{invocation_id} (the patch of Invocation).

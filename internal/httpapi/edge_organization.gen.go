@@ -35,7 +35,11 @@ func (h *handlers) GetOrganization(ctx context.Context, r api.GetOrganizationReq
 
 // ListOrganizations serves GET /organization (the list of Organization).
 func (h *handlers) ListOrganizations(ctx context.Context, r api.ListOrganizationsRequestObject) (api.ListOrganizationsResponseObject, error) {
-	return organizationEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return organizationEdge.list(ctx, h.base, nil, params)
 }
 
 // UpdateOrganization serves PUT /organization/{organization_id} (the update of Organization).

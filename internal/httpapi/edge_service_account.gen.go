@@ -13,12 +13,12 @@ import (
 
 // BulkDeleteServiceAccounts serves DELETE /_service_account (the bulk delete of ServiceAccount).
 func (h *handlers) BulkDeleteServiceAccounts(ctx context.Context, r api.BulkDeleteServiceAccountsRequestObject) (api.BulkDeleteServiceAccountsResponseObject, error) {
-	return answeredInBulk(deletedInBulk(ctx, serviceAccountEdge.of(h.base), serviceAccountEdge.listing.Name, r.Params, r.Params.DryRun))
+	return answeredInBulk(deletedInBulk(ctx, h.s, serviceAccountEdge.of(h.base), serviceAccountEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkPatchServiceAccounts serves PATCH /_service_account (the bulk patch of ServiceAccount).
 func (h *handlers) BulkPatchServiceAccounts(ctx context.Context, r api.BulkPatchServiceAccountsRequestObject) (api.BulkPatchServiceAccountsResponseObject, error) {
-	return answeredInBulk(patchedInBulk(ctx, serviceAccountEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(serviceAccountEdge, serviceAccountWritten)))
+	return answeredInBulk(patchedInBulk(ctx, h.s, serviceAccountEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(serviceAccountEdge, serviceAccountWritten)))
 }
 
 // CreateServiceAccount serves POST /service_account (the create of ServiceAccount).
@@ -46,7 +46,11 @@ func (h *handlers) GetServiceAccount(ctx context.Context, r api.GetServiceAccoun
 
 // ListServiceAccounts serves GET /service_account (the list of ServiceAccount).
 func (h *handlers) ListServiceAccounts(ctx context.Context, r api.ListServiceAccountsRequestObject) (api.ListServiceAccountsResponseObject, error) {
-	return serviceAccountEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return serviceAccountEdge.list(ctx, h.base, nil, params)
 }
 
 // PatchServiceAccount serves PATCH /service_account/{service_account_id} (the patch of ServiceAccount).

@@ -13,12 +13,12 @@ import (
 
 // BulkDeleteSpaces serves DELETE /_space (the bulk delete of Space).
 func (h *handlers) BulkDeleteSpaces(ctx context.Context, r api.BulkDeleteSpacesRequestObject) (api.BulkDeleteSpacesResponseObject, error) {
-	return answeredInBulk(deletedInBulk(ctx, spaceEdge.of(h.base), spaceEdge.listing.Name, r.Params, r.Params.DryRun))
+	return answeredInBulk(deletedInBulk(ctx, h.s, spaceEdge.of(h.base), spaceEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkPatchSpaces serves PATCH /_space (the bulk patch of Space).
 func (h *handlers) BulkPatchSpaces(ctx context.Context, r api.BulkPatchSpacesRequestObject) (api.BulkPatchSpacesResponseObject, error) {
-	return answeredInBulk(patchedInBulk(ctx, spaceEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(spaceEdge, spaceWritten)))
+	return answeredInBulk(patchedInBulk(ctx, h.s, spaceEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(spaceEdge, spaceWritten)))
 }
 
 // CreateSpace serves POST /space (the create of Space).
@@ -46,7 +46,11 @@ func (h *handlers) GetSpace(ctx context.Context, r api.GetSpaceRequestObject) (a
 
 // ListSpaces serves GET /space (the list of Space).
 func (h *handlers) ListSpaces(ctx context.Context, r api.ListSpacesRequestObject) (api.ListSpacesResponseObject, error) {
-	return spaceEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return spaceEdge.list(ctx, h.base, nil, params)
 }
 
 // PatchSpace serves PATCH /space/{space_id} (the patch of Space).

@@ -33,12 +33,20 @@ func (h *handlers) GetTag(ctx context.Context, r api.GetTagRequestObject) (api.G
 
 // ListAllTags serves GET /tag (the list of Tag).
 func (h *handlers) ListAllTags(ctx context.Context, r api.ListAllTagsRequestObject) (api.ListAllTagsResponseObject, error) {
-	return tagEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return tagEdge.list(ctx, h.base, nil, params)
 }
 
 // ListTags serves GET /space/{space_id}/tag (the list of Tag).
 func (h *handlers) ListTags(ctx context.Context, r api.ListTagsRequestObject) (api.ListTagsResponseObject, error) {
-	return tagEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return tagEdge.list(ctx, h.base, &r.SpaceId, params)
 }
 
 // PatchTag serves PATCH /space/{space_id}/tag/{tag_id} (the patch of Tag).

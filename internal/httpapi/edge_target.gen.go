@@ -11,12 +11,12 @@ import (
 
 // BulkDeleteTargets serves DELETE /target (the bulk delete of Target).
 func (h *handlers) BulkDeleteTargets(ctx context.Context, r api.BulkDeleteTargetsRequestObject) (api.BulkDeleteTargetsResponseObject, error) {
-	return answeredInBulk(deletedInBulk(ctx, targetEdge.of(h.base), targetEdge.listing.Name, r.Params, r.Params.DryRun))
+	return answeredInBulk(deletedInBulk(ctx, h.s, targetEdge.of(h.base), targetEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkPatchTargets serves PATCH /target (the bulk patch of Target).
 func (h *handlers) BulkPatchTargets(ctx context.Context, r api.BulkPatchTargetsRequestObject) (api.BulkPatchTargetsResponseObject, error) {
-	return answeredInBulk(patchedInBulk(ctx, targetEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(targetEdge, targetWritten)))
+	return answeredInBulk(patchedInBulk(ctx, h.s, targetEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(targetEdge, targetWritten)))
 }
 
 // CreateTarget serves POST /space/{space_id}/target (the create of Target).
@@ -44,12 +44,20 @@ func (h *handlers) GetTarget(ctx context.Context, r api.GetTargetRequestObject) 
 
 // ListAllTargets serves GET /target (the list of Target).
 func (h *handlers) ListAllTargets(ctx context.Context, r api.ListAllTargetsRequestObject) (api.ListAllTargetsResponseObject, error) {
-	return targetEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return targetEdge.list(ctx, h.base, nil, params)
 }
 
 // ListTargets serves GET /space/{space_id}/target (the list of Target).
 func (h *handlers) ListTargets(ctx context.Context, r api.ListTargetsRequestObject) (api.ListTargetsResponseObject, error) {
-	return targetEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return targetEdge.list(ctx, h.base, &r.SpaceId, params)
 }
 
 // PatchTarget serves PATCH /space/{space_id}/target/{target_id} (the patch of Target).

@@ -16,12 +16,12 @@ func (h *handlers) BulkCreateTriggers(ctx context.Context, r api.BulkCreateTrigg
 
 // BulkDeleteTriggers serves DELETE /trigger (the bulk delete of Trigger).
 func (h *handlers) BulkDeleteTriggers(ctx context.Context, r api.BulkDeleteTriggersRequestObject) (api.BulkDeleteTriggersResponseObject, error) {
-	return answeredInBulk(deletedInBulk(ctx, triggerEdge.of(h.base), triggerEdge.listing.Name, r.Params, r.Params.DryRun))
+	return answeredInBulk(deletedInBulk(ctx, h.s, triggerEdge.of(h.base), triggerEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkPatchTriggers serves PATCH /trigger (the bulk patch of Trigger).
 func (h *handlers) BulkPatchTriggers(ctx context.Context, r api.BulkPatchTriggersRequestObject) (api.BulkPatchTriggersResponseObject, error) {
-	return answeredInBulk(patchedInBulk(ctx, triggerEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(triggerEdge, triggerWritten)))
+	return answeredInBulk(patchedInBulk(ctx, h.s, triggerEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(triggerEdge, triggerWritten)))
 }
 
 // CreateTrigger serves POST /space/{space_id}/trigger (the create of Trigger).
@@ -49,12 +49,20 @@ func (h *handlers) GetTrigger(ctx context.Context, r api.GetTriggerRequestObject
 
 // ListAllTriggers serves GET /trigger (the list of Trigger).
 func (h *handlers) ListAllTriggers(ctx context.Context, r api.ListAllTriggersRequestObject) (api.ListAllTriggersResponseObject, error) {
-	return triggerEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return triggerEdge.list(ctx, h.base, nil, params)
 }
 
 // ListTriggers serves GET /space/{space_id}/trigger (the list of Trigger).
 func (h *handlers) ListTriggers(ctx context.Context, r api.ListTriggersRequestObject) (api.ListTriggersResponseObject, error) {
-	return triggerEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return triggerEdge.list(ctx, h.base, &r.SpaceId, params)
 }
 
 // PatchTrigger serves PATCH /space/{space_id}/trigger/{trigger_id} (the patch of Trigger).

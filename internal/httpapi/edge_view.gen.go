@@ -16,17 +16,17 @@ func (h *handlers) BulkCreateViews(ctx context.Context, r api.BulkCreateViewsReq
 
 // BulkDeleteViews serves DELETE /view (the bulk delete of View).
 func (h *handlers) BulkDeleteViews(ctx context.Context, r api.BulkDeleteViewsRequestObject) (api.BulkDeleteViewsResponseObject, error) {
-	return answeredInBulk(deletedInBulk(ctx, viewEdge.of(h.base), viewEdge.listing.Name, r.Params, r.Params.DryRun))
+	return answeredInBulk(deletedInBulk(ctx, h.s, viewEdge.of(h.base), viewEdge.listing.Name, r.Params, r.Params.DryRun))
 }
 
 // BulkMoveViews serves POST /view/move (the bulk move of View).
 func (h *handlers) BulkMoveViews(ctx context.Context, r api.BulkMoveViewsRequestObject) (api.BulkMoveViewsResponseObject, error) {
-	return answeredInBulk(movedInBulk(ctx, viewEdge.of(h.base), r.Params, r.Params.DryRun, r.Body.ToSpaceID, bulkItemOf(viewEdge, viewWritten)))
+	return answeredInBulk(movedInBulk(ctx, h.s, viewEdge.of(h.base), r.Params, r.Params.DryRun, r.Body.ToSpaceID, bulkItemOf(viewEdge, viewWritten)))
 }
 
 // BulkPatchViews serves PATCH /view (the bulk patch of View).
 func (h *handlers) BulkPatchViews(ctx context.Context, r api.BulkPatchViewsRequestObject) (api.BulkPatchViewsResponseObject, error) {
-	return answeredInBulk(patchedInBulk(ctx, viewEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(viewEdge, viewWritten)))
+	return answeredInBulk(patchedInBulk(ctx, h.s, viewEdge.of(h.base), r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(viewEdge, viewWritten)))
 }
 
 // CreateView serves POST /space/{space_id}/view (the create of View).
@@ -63,12 +63,20 @@ func (h *handlers) GetViewDocument(ctx context.Context, r api.GetViewDocumentReq
 
 // ListAllViews serves GET /view (the list of View).
 func (h *handlers) ListAllViews(ctx context.Context, r api.ListAllViewsRequestObject) (api.ListAllViewsResponseObject, error) {
-	return viewEdge.list(ctx, h.base, nil, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return viewEdge.list(ctx, h.base, nil, params)
 }
 
 // ListViews serves GET /space/{space_id}/view (the list of View).
 func (h *handlers) ListViews(ctx context.Context, r api.ListViewsRequestObject) (api.ListViewsResponseObject, error) {
-	return viewEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return viewEdge.list(ctx, h.base, &r.SpaceId, params)
 }
 
 // PatchView serves PATCH /space/{space_id}/view/{view_id} (the patch of View).

@@ -13,6 +13,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/function"
+	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/unit"
 )
 
@@ -101,20 +102,29 @@ func signatureToAPI(s function.Signature) api.FunctionSignature {
 }
 
 func (h functionAPI) InvokeFunctionsOnOrg(ctx context.Context, r api.InvokeFunctionsOnOrgRequestObject) (api.InvokeFunctionsOnOrgResponseObject, error) {
-	sel := listParams(ctx, r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
+	sel, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
 		return nil, err
 	}
-	return h.invoke(ctx, nil, r.Params, r.Body)
+	if err = entity.RequireSelection(sel); err != nil {
+		return nil, err
+	}
+	return h.invoke(ctx, nil, sel, r.Params, r.Body)
 }
 
 func (h functionAPI) InvokeFunctions(ctx context.Context, r api.InvokeFunctionsRequestObject) (api.InvokeFunctionsResponseObject, error) {
 	spaceID := uuid.UUID(r.SpaceId)
-	return h.invoke(ctx, &spaceID, api.InvokeFunctionsOnOrgParams(r.Params), r.Body)
+	p := api.InvokeFunctionsOnOrgParams(r.Params)
+	sel, err := listParams(ctx, h.s, &spaceID, p)
+	if err != nil {
+		return nil, err
+	}
+	return h.invoke(ctx, &spaceID, sel, p, r.Body)
 }
 
-// invoke runs a request's invocations, within the organization's bound of running invoke requests.
-func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, p api.InvokeFunctionsOnOrgParams, body *api.FunctionInvocationsRequest) (bulkResponse, error) {
+// invoke runs a request's invocations on the Units sel selects, within the organization's bound of
+// running invoke requests.
+func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, sel listquery.Params, p api.InvokeFunctionsOnOrgParams, body *api.FunctionInvocationsRequest) (bulkResponse, error) {
 	sc := scopeOf(ctx)
 	release, ok := h.s.invocations.acquire(sc.OrganizationID.String())
 	if !ok {
@@ -132,7 +142,7 @@ func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, p api.Invok
 	if req.Stored, err = h.storedCalls(ctx, sc, body); err != nil {
 		return bulkResponse{}, err
 	}
-	items, err := h.s.deps.Units.Invoke(ctx, sc, spaceID, requestPath(ctx), listParams(ctx, p), dataFilterOf(p), req)
+	items, err := h.s.deps.Units.Invoke(ctx, sc, spaceID, requestPath(ctx), sel, dataFilterOf(p), req)
 	if err != nil {
 		return bulkResponse{}, err
 	}

@@ -129,10 +129,13 @@ type bulkDeleter[E any] interface {
 
 // patchedInBulk runs a bulk merge patch: its selection (where, filter or contains) and its body are
 // required; each item is what toItem builds of the entity written or the error. multiStatus says 207.
-func patchedInBulk[E, O any, P listParamsStruct](ctx context.Context, svc bulkPatcher[E], params P, dryRun *bool, bodies []*json.RawMessage,
+func patchedInBulk[E, O any, P listParamsStruct](ctx context.Context, s *Server, svc bulkPatcher[E], params P, dryRun *bool, bodies []*json.RawMessage,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel := listParams(ctx, params)
-	if err := entity.RequireSelection(sel); err != nil {
+	sel, err := listParams(ctx, s, nil, params)
+	if err != nil {
+		return nil, false, err
+	}
+	if err = entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
 	patch, err := patchBody(bodies...)
@@ -147,9 +150,12 @@ func patchedInBulk[E, O any, P listParamsStruct](ctx context.Context, svc bulkPa
 }
 
 // deletedInBulk runs a bulk delete: its selection is required.
-func deletedInBulk[E any, P listParamsStruct](ctx context.Context, svc bulkDeleter[E], entityType string, params P, dryRun *bool) (out []api.DeleteResponse, multiStatus bool, err error) {
-	sel := listParams(ctx, params)
-	if err := entity.RequireSelection(sel); err != nil {
+func deletedInBulk[E any, P listParamsStruct](ctx context.Context, s *Server, svc bulkDeleter[E], entityType string, params P, dryRun *bool) (out []api.DeleteResponse, multiStatus bool, err error) {
+	sel, err := listParams(ctx, s, nil, params)
+	if err != nil {
+		return nil, false, err
+	}
+	if err = entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
 	items, err := svc.BulkDelete(ctx, scopeOf(ctx), requestPath(ctx), sel, flag(dryRun))

@@ -11,8 +11,12 @@ import (
 )
 
 func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMutationsRequestObject) (api.ListExtendedMutationsResponseObject, error) {
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(ctx, r.Params))
+	page, err := h.s.deps.Units.ListMutations(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), params)
 	return listed(ctx, sc, page, err, unit.MutationEntityType, h.extendMutations)
 }
 

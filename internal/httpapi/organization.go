@@ -16,8 +16,12 @@ import (
 type organizationAPI struct{ *base }
 
 func (h organizationAPI) ListOrganizationMembers(ctx context.Context, r api.ListOrganizationMembersRequestObject) (api.ListOrganizationMembersResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Orgs.ListMembers(ctx, sc, r.OrganizationId, requestPath(ctx), listParams(ctx, r.Params))
+	page, err := h.s.deps.Orgs.ListMembers(ctx, sc, r.OrganizationId, requestPath(ctx), params)
 	return listed(ctx, sc, page, err, org.MemberType, extendMembers)
 }
 
@@ -58,8 +62,12 @@ func (h organizationAPI) DeleteOrganizationMember(ctx context.Context, r api.Del
 }
 
 func (h organizationAPI) ListUsers(ctx context.Context, r api.ListUsersRequestObject) (api.ListUsersResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Orgs.ListUsers(ctx, sc, requestPath(ctx), listParams(ctx, r.Params))
+	page, err := h.s.deps.Orgs.ListUsers(ctx, sc, requestPath(ctx), params)
 	return listed(ctx, sc, page, err, org.UserType, extendUsers)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/hubd/hubd/gen/api"
@@ -36,14 +35,11 @@ func TestParamsConversions(t *testing.T) {
 		dataFilterOf(api.ListUnitsParams{WhereData: str("spec.replicas > 1"), ResourceType: str("apps/v1/Deployment"), Where: str("w")}))
 }
 
-// TestListParamsCarryResolvedReferences: listParams hands the list the Filter and View the contract
-// middleware resolved for the request, and none when it resolved none.
-func TestListParamsCarryResolvedReferences(t *testing.T) {
-	ref := "dev/big"
-	f := &listquery.FilterDefinition{ID: uuid.New(), From: "Unit"}
-	v := &listquery.ViewDefinition{ID: uuid.New(), Of: "Unit"}
-	ctx := context.WithValue(context.Background(), listReferencesKey{}, listReferences{filter: f, view: v})
-	got := listParams(ctx, api.ListUnitsParams{Filter: &ref, View: &ref})
-	assert.Equal(t, listquery.Params{Filter: ref, View: ref, FilterDefinition: f, ViewDefinition: v}, got)
-	assert.Equal(t, listquery.Params{Filter: ref}, listParams(context.Background(), api.ListUnitsParams{Filter: &ref}))
+// TestListParamsWithoutReferences: a request naming no Filter and no View reads none (the server is not
+// asked); its list parameters are its parameter struct's, converted.
+func TestListParamsWithoutReferences(t *testing.T) {
+	where := "Slug = 'a'"
+	got, err := listParams(context.Background(), nil, nil, api.ListUnitsParams{Where: &where})
+	assert.NoError(t, err)
+	assert.Equal(t, listquery.Params{Where: where}, got)
 }

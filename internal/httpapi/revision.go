@@ -13,15 +13,23 @@ import (
 )
 
 func (h unitAPI) ListAllRevisions(ctx context.Context, r api.ListAllRevisionsRequestObject) (api.ListAllRevisionsResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
 	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllRevisionsParamsDistinctOnOff
-	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), listParams(ctx, r.Params), all)
+	page, err := h.s.deps.Units.ListAllRevisions(ctx, sc, requestPath(ctx), params, all)
 	return listed(ctx, sc, page, err, unit.RevisionEntityType, h.extendRevisions)
 }
 
 func (h unitAPI) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRevisionsRequestObject) (api.ListExtendedRevisionsResponseObject, error) {
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
 	sc := scopeOf(ctx)
-	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), listParams(ctx, r.Params))
+	page, err := h.s.deps.Units.ListRevisions(ctx, sc, r.SpaceId, r.UnitId, requestPath(ctx), params)
 	return listed(ctx, sc, page, err, unit.RevisionEntityType, h.extendRevisions)
 }
 

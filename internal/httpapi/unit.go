@@ -18,13 +18,19 @@ import (
 type unitAPI struct{ *base }
 
 func (h unitAPI) ListAllUnits(ctx context.Context, r api.ListAllUnitsRequestObject) (api.ListAllUnitsResponseObject, error) {
-	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, nil, listParams(ctx, r.Params), dataFilterOf(r.Params))
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return h.listUnits(ctx, scopeOf(ctx), nil, params, dataFilterOf(r.Params))
 }
 
 func (h unitAPI) ListUnits(ctx context.Context, r api.ListUnitsRequestObject) (api.ListUnitsResponseObject, error) {
-	sc := scopeOf(ctx)
-	return h.listUnits(ctx, sc, &r.SpaceId, listParams(ctx, r.Params), dataFilterOf(r.Params))
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	return h.listUnits(ctx, scopeOf(ctx), &r.SpaceId, params, dataFilterOf(r.Params))
 }
 
 func (h unitAPI) listUnits(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, params listquery.Params, df unit.DataFilter) (pageResponse, error) {

@@ -21,8 +21,11 @@ func unitWriteItem(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.Unit
 
 func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsRequestObject) (api.BulkCreateUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	sel := listParams(ctx, r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
+	sel, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	if err = entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
 	p := copyParamsOf(r.Params)
@@ -44,17 +47,20 @@ func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReque
 }
 
 func (h unitAPI) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsRequestObject) (api.BulkPatchUnitsResponseObject, error) {
-	return answeredInBulk(patchedInBulk[unit.Unit](ctx, h.s.deps.Units, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, unitWriteItem))
+	return answeredInBulk(patchedInBulk[unit.Unit](ctx, h.s, h.s.deps.Units, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, unitWriteItem))
 }
 
 func (h unitAPI) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsRequestObject) (api.BulkDeleteUnitsResponseObject, error) {
-	return answeredInBulk(deletedInBulk[unit.Unit](ctx, h.s.deps.Units, unit.EntityType, r.Params, r.Params.DryRun))
+	return answeredInBulk(deletedInBulk[unit.Unit](ctx, h.s, h.s.deps.Units, unit.EntityType, r.Params, r.Params.DryRun))
 }
 
 func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestObject) (api.BulkMoveUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	sel := listParams(ctx, r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
+	sel, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	if err = entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
 	items, err := h.s.deps.Units.Move(ctx, sc, requestPath(ctx), sel, r.Body.ToSpaceID, flag(r.Params.DryRun))
@@ -69,8 +75,11 @@ func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestOb
 
 func (h unitAPI) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestObject) (api.BulkTagUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	sel := listParams(ctx, r.Params)
-	if err := entity.RequireSelection(sel); err != nil {
+	sel, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	if err = entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
 	remove := r.Body.Revision == api.Remove

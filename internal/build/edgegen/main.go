@@ -414,7 +414,8 @@ func (o operation) call() (string, error) {
 		if o.space != "" {
 			spaceID = "&" + o.space
 		}
-		return fmt.Sprintf("\treturn %s.list(ctx, h.base, %s, listParams(ctx, r.Params))\n", edge, spaceID), nil
+		return fmt.Sprintf("\tparams, err := listParams(ctx, h.s, %s, r.Params)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn %s.list(ctx, h.base, %s, params)\n",
+			spaceID, edge, spaceID), nil
 	case get:
 		include := "nil"
 		if o.query["include"] {
@@ -438,17 +439,17 @@ func (o operation) call() (string, error) {
 	case applyDocument:
 		return answer(fmt.Sprintf("%s.applyDocument(ctx, h.base, %s, %s, r.Body.Base, r.Body.Document, %s)", edge, space, o.ref, dryRun)), nil
 	case bulkDelete:
-		return fmt.Sprintf("\treturn answeredInBulk(deletedInBulk(ctx, %s.of(h.base), %s.listing.Name, r.Params, r.Params.DryRun))\n", edge, edge), nil
+		return fmt.Sprintf("\treturn answeredInBulk(deletedInBulk(ctx, h.s, %s.of(h.base), %s.listing.Name, r.Params, r.Params.DryRun))\n", edge, edge), nil
 	}
 	item := fmt.Sprintf("bulkItemOf(%s, %s)", edge, itemFunc(o.family))
 	patches := "[]*json.RawMessage{" + strings.Join(bodies, ", ") + "}"
 	switch o.kind {
 	case bulkPatch:
-		return fmt.Sprintf("\treturn answeredInBulk(patchedInBulk(ctx, %s.of(h.base), r.Params, r.Params.DryRun, %s, %s))\n", edge, patches, item), nil
+		return fmt.Sprintf("\treturn answeredInBulk(patchedInBulk(ctx, h.s, %s.of(h.base), r.Params, r.Params.DryRun, %s, %s))\n", edge, patches, item), nil
 	case bulkCopy:
 		return fmt.Sprintf("\treturn answeredInBulk(clonedInBulk(ctx, h.s, %s.of(h.base), r.Params, %s, %s))\n", edge, patches, item), nil
 	case bulkMove:
-		return fmt.Sprintf("\treturn answeredInBulk(movedInBulk(ctx, %s.of(h.base), r.Params, r.Params.DryRun, r.Body.ToSpaceID, %s))\n", edge, item), nil
+		return fmt.Sprintf("\treturn answeredInBulk(movedInBulk(ctx, h.s, %s.of(h.base), r.Params, r.Params.DryRun, r.Body.ToSpaceID, %s))\n", edge, item), nil
 	}
 	return "", fmt.Errorf("%s: no handler for a %s", o.id, o.kind)
 }

@@ -78,12 +78,13 @@ func TestGenerate(t *testing.T) {
 		t.Fatalf("the family Thing has no edge_thing.gen.go, but %v", slices.Sorted(maps.Keys(files)))
 	}
 	for _, want := range []string{
-		"return thingEdge.list(ctx, h.base, &r.SpaceId, listParams(ctx, r.Params))",
+		"params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)",
+		"return thingEdge.list(ctx, h.base, &r.SpaceId, params)",
 		"return thingEdge.get(ctx, h.base, r.SpaceId, r.ThingId.String(), r.Params.Select, nil)",
 		"out, err := thingEdge.patch(ctx, h.base, r.SpaceId, r.ThingId.String(), flag(r.Params.DryRun), r.JSONBody, r.ApplicationMergePatchPlusJSONBody)",
 		"return api.PatchThing200JSONResponse{Body: out}, nil",
 		"clonedInBulk(ctx, h.s, thingEdge.of(h.base), r.Params, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, bulkItemOf(thingEdge, thingWritten))",
-		"deletedInBulk(ctx, thingEdge.of(h.base), thingEdge.listing.Name, r.Params, r.Params.DryRun)",
+		"deletedInBulk(ctx, h.s, thingEdge.of(h.base), thingEdge.listing.Name, r.Params, r.Params.DryRun)",
 		"return api.ThingCreateOrUpdateResponse{Thing: written, Error: e}",
 	} {
 		if !strings.Contains(string(src), want) {
