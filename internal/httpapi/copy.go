@@ -67,11 +67,8 @@ func clonedInBulk[E, O any, P interface {
 	copyParamsStruct
 }](ctx context.Context, s *Server, svc bulkCopier[E], params P, bodies []*json.RawMessage,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel, err := listParams(ctx, s, nil, params)
+	sel, err := selectionParams(ctx, s, params)
 	if err != nil {
-		return nil, false, err
-	}
-	if err = entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
 	sc := scopeOf(ctx)
@@ -99,11 +96,8 @@ type bulkMover[E any] interface {
 // movedInBulk runs a bulk move of a kit family: its selection is required.
 func movedInBulk[E, O any, P listParamsStruct](ctx context.Context, s *Server, svc bulkMover[E], params P, dryRun *bool, to uuid.UUID,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel, err := listParams(ctx, s, nil, params)
+	sel, err := selectionParams(ctx, s, params)
 	if err != nil {
-		return nil, false, err
-	}
-	if err = entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
 	items, err := svc.Move(ctx, scopeOf(ctx), requestPath(ctx), sel, to, flag(dryRun))

@@ -57,12 +57,10 @@ func revisionPages(p *listquery.Pager[unit.Revision]) func() ([]unit.Revision, s
 }
 
 func (h unitReadAPI) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffRequestObject) (api.SearchUnitDiffResponseObject, error) {
-	params, err := listParams(ctx, h.s, nil, r.Params)
+	pager, err := searchedUnits(ctx, h.s, r.Params, dataFilterOf(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	sc := scopeOf(ctx)
-	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), params, dataFilterOf(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		out := make([]any, len(units))
 		for i, u := range units {
@@ -86,12 +84,10 @@ func (h unitReadAPI) SearchUnitDiff(ctx context.Context, r api.SearchUnitDiffReq
 }
 
 func (h unitReadAPI) SearchUnitData(ctx context.Context, r api.SearchUnitDataRequestObject) (api.SearchUnitDataResponseObject, error) {
-	params, err := listParams(ctx, h.s, nil, r.Params)
+	pager, err := searchedUnits(ctx, h.s, r.Params, dataFilterOf(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	sc := scopeOf(ctx)
-	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), params, dataFilterOf(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		hashes := make([]string, len(units))
 		for i, u := range units {
@@ -110,12 +106,10 @@ func (h unitReadAPI) SearchUnitData(ctx context.Context, r api.SearchUnitDataReq
 }
 
 func (h unitReadAPI) SearchUnitMutationSources(ctx context.Context, r api.SearchUnitMutationSourcesRequestObject) (api.SearchUnitMutationSourcesResponseObject, error) {
-	params, err := listParams(ctx, h.s, nil, r.Params)
+	pager, err := searchedUnits(ctx, h.s, r.Params, dataFilterOf(r.Params))
 	if err != nil {
 		return nil, err
 	}
-	sc := scopeOf(ctx)
-	pager := h.s.deps.Units.UnitPager(ctx, sc, requestPath(ctx), params, dataFilterOf(r.Params))
 	return stream(unitPages(pager), func(units []unit.Unit) ([]any, error) {
 		var ids []uuid.UUID
 		for _, u := range units {
@@ -123,7 +117,7 @@ func (h unitReadAPI) SearchUnitMutationSources(ctx context.Context, r api.Search
 				ids = append(ids, *u.HeadRevisionID)
 			}
 		}
-		sources, err := h.s.deps.Units.SourcesByRevision(ctx, sc, ids)
+		sources, err := h.s.deps.Units.SourcesByRevision(ctx, scopeOf(ctx), ids)
 		if err != nil {
 			return nil, err
 		}
@@ -140,16 +134,11 @@ func (h unitReadAPI) SearchUnitMutationSources(ctx context.Context, r api.Search
 }
 
 func (h unitReadAPI) SearchRevisionData(ctx context.Context, r api.SearchRevisionDataRequestObject) (api.SearchRevisionDataResponseObject, error) {
-	params, err := listParams(ctx, h.s, nil, r.Params)
+	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionDataParamsDistinctOnOff
+	pager, err := searchedRevisions(ctx, h.s, r.Params, all, r.Params.Limit)
 	if err != nil {
 		return nil, err
 	}
-	sc := scopeOf(ctx)
-	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionDataParamsDistinctOnOff
-	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
-		return nil, err
-	}
-	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), params, all)
 	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
 		hashes := make([]string, len(revs))
 		for i, rev := range revs {
@@ -169,22 +158,17 @@ func (h unitReadAPI) SearchRevisionData(ctx context.Context, r api.SearchRevisio
 }
 
 func (h unitReadAPI) SearchRevisionMutationSources(ctx context.Context, r api.SearchRevisionMutationSourcesRequestObject) (api.SearchRevisionMutationSourcesResponseObject, error) {
-	params, err := listParams(ctx, h.s, nil, r.Params)
+	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionMutationSourcesParamsDistinctOnOff
+	pager, err := searchedRevisions(ctx, h.s, r.Params, all, r.Params.Limit)
 	if err != nil {
 		return nil, err
 	}
-	sc := scopeOf(ctx)
-	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.SearchRevisionMutationSourcesParamsDistinctOnOff
-	if err := requireLimitForAll(all, r.Params.Limit); err != nil {
-		return nil, err
-	}
-	pager := h.s.deps.Units.RevisionPager(ctx, sc, requestPath(ctx), params, all)
 	return stream(revisionPages(pager), func(revs []unit.Revision) ([]any, error) {
 		ids := make([]uuid.UUID, len(revs))
 		for i, rev := range revs {
 			ids[i] = rev.ID
 		}
-		sources, err := h.s.deps.Units.SourcesByRevision(ctx, sc, ids)
+		sources, err := h.s.deps.Units.SourcesByRevision(ctx, scopeOf(ctx), ids)
 		if err != nil {
 			return nil, err
 		}
@@ -195,6 +179,28 @@ func (h unitReadAPI) SearchRevisionMutationSources(ctx context.Context, r api.Se
 		}
 		return out, nil
 	})
+}
+
+// searchedUnits pages through the Units a search's list parameters and data filter select.
+func searchedUnits[P listParamsStruct](ctx context.Context, s *Server, p P, df unit.DataFilter) (*listquery.Pager[unit.Unit], error) {
+	params, err := listParams(ctx, s, nil, p)
+	if err != nil {
+		return nil, err
+	}
+	return s.deps.Units.UnitPager(ctx, scopeOf(ctx), requestPath(ctx), params, df), nil
+}
+
+// searchedRevisions pages through the Revisions a search's list parameters select: the latest of each
+// Unit, or with all (distinct_on=Off, which needs a limit) every one.
+func searchedRevisions[P listParamsStruct](ctx context.Context, s *Server, p P, all bool, limit *int) (*listquery.Pager[unit.Revision], error) {
+	params, err := listParams(ctx, s, nil, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireLimitForAll(all, limit); err != nil {
+		return nil, err
+	}
+	return s.deps.Units.RevisionPager(ctx, scopeOf(ctx), requestPath(ctx), params, all), nil
 }
 
 // requireLimitForAll: distinct_on=Off returns every Revision and needs an explicit limit.

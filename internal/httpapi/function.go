@@ -102,11 +102,8 @@ func signatureToAPI(s function.Signature) api.FunctionSignature {
 }
 
 func (h functionAPI) InvokeFunctionsOnOrg(ctx context.Context, r api.InvokeFunctionsOnOrgRequestObject) (api.InvokeFunctionsOnOrgResponseObject, error) {
-	sel, err := listParams(ctx, h.s, nil, r.Params)
+	sel, err := selectionParams(ctx, h.s, r.Params)
 	if err != nil {
-		return nil, err
-	}
-	if err = entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
 	return h.invoke(ctx, nil, sel, r.Params, r.Body)

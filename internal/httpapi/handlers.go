@@ -131,11 +131,8 @@ type bulkDeleter[E any] interface {
 // required; each item is what toItem builds of the entity written or the error. multiStatus says 207.
 func patchedInBulk[E, O any, P listParamsStruct](ctx context.Context, s *Server, svc bulkPatcher[E], params P, dryRun *bool, bodies []*json.RawMessage,
 	toItem func(entity.BulkItem[E], *api.ResponseError) O) (out []O, multiStatus bool, err error) {
-	sel, err := listParams(ctx, s, nil, params)
+	sel, err := selectionParams(ctx, s, params)
 	if err != nil {
-		return nil, false, err
-	}
-	if err = entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
 	patch, err := patchBody(bodies...)
@@ -151,11 +148,8 @@ func patchedInBulk[E, O any, P listParamsStruct](ctx context.Context, s *Server,
 
 // deletedInBulk runs a bulk delete: its selection is required.
 func deletedInBulk[E any, P listParamsStruct](ctx context.Context, s *Server, svc bulkDeleter[E], entityType string, params P, dryRun *bool) (out []api.DeleteResponse, multiStatus bool, err error) {
-	sel, err := listParams(ctx, s, nil, params)
+	sel, err := selectionParams(ctx, s, params)
 	if err != nil {
-		return nil, false, err
-	}
-	if err = entity.RequireSelection(sel); err != nil {
 		return nil, false, err
 	}
 	items, err := svc.BulkDelete(ctx, scopeOf(ctx), requestPath(ctx), sel, flag(dryRun))

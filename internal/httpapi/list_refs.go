@@ -71,6 +71,16 @@ func (s *Server) listReferences(ctx context.Context, sc authz.Scope, spaceID uui
 	return fd, &vd, nil
 }
 
+// selectionParams are the list parameters of a bulk operation's selection, which must select something
+// (entity.RequireSelection).
+func selectionParams[P listParamsStruct](ctx context.Context, s *Server, p P) (listquery.Params, error) {
+	sel, err := listParams(ctx, s, nil, p)
+	if err != nil {
+		return sel, err
+	}
+	return sel, entity.RequireSelection(sel)
+}
+
 // named reads the entity a list parameter names, by ID, by Slug in the operation's Space (inSpace, uuid.Nil
 // outside one) or as <Space Slug>/<Slug> (space.Named); one that does not exist or the caller may not view
 // is 400 Validation naming the parameter.

@@ -21,11 +21,8 @@ func unitWriteItem(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.Unit
 
 func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsRequestObject) (api.BulkCreateUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	sel, err := listParams(ctx, h.s, nil, r.Params)
+	sel, err := selectionParams(ctx, h.s, r.Params)
 	if err != nil {
-		return nil, err
-	}
-	if err = entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
 	p := copyParamsOf(r.Params)
@@ -56,11 +53,8 @@ func (h unitAPI) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsReque
 
 func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestObject) (api.BulkMoveUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	sel, err := listParams(ctx, h.s, nil, r.Params)
+	sel, err := selectionParams(ctx, h.s, r.Params)
 	if err != nil {
-		return nil, err
-	}
-	if err = entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
 	items, err := h.s.deps.Units.Move(ctx, sc, requestPath(ctx), sel, r.Body.ToSpaceID, flag(r.Params.DryRun))
@@ -75,11 +69,8 @@ func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestOb
 
 func (h unitAPI) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestObject) (api.BulkTagUnitsResponseObject, error) {
 	sc := scopeOf(ctx)
-	sel, err := listParams(ctx, h.s, nil, r.Params)
+	sel, err := selectionParams(ctx, h.s, r.Params)
 	if err != nil {
-		return nil, err
-	}
-	if err = entity.RequireSelection(sel); err != nil {
 		return nil, err
 	}
 	remove := r.Body.Revision == api.Remove

@@ -36,19 +36,17 @@ func Soak(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer srv.stop()
-	token, err := srv.mintToken(ctx, cfg.Hubd, dbURL, "loadtest", "loadtest")
-	if err != nil {
-		return err
+	var tokens [2]string // the ordinary callers' organization's, the abuser's
+	for i, org := range []string{"loadtest", "abuser"} {
+		if tokens[i], err = srv.mintToken(ctx, cfg.Hubd, dbURL, org, org); err != nil {
+			return err
+		}
 	}
-	abuserToken, err := srv.mintToken(ctx, cfg.Hubd, dbURL, "abuser", "mallory")
-	if err != nil {
-		return err
-	}
-	m, err := seedMixed(ctx, cfg, newClient(srv.base, token, cfg.Concurrency))
+	m, err := seedMixed(ctx, cfg, newClient(srv.base, tokens[0], cfg.Concurrency))
 	if err != nil {
 		return fmt.Errorf("seeding the callers: %w", err)
 	}
-	a, err := seedAbuser(ctx, newClient(srv.base, abuserToken, 4), srv.base)
+	a, err := seedAbuser(ctx, newClient(srv.base, tokens[1], 4), srv.base)
 	if err != nil {
 		return fmt.Errorf("seeding the abuser: %w", err)
 	}
