@@ -26,6 +26,7 @@ import (
 
 	"github.com/hubd/hubd/internal/app"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/migrate"
@@ -119,6 +120,8 @@ func serve(ctx context.Context, args []string) error {
 	corsOrigins := fs.String("cors-origins", env("HUBD_CORS_ORIGINS", ""), "comma-separated origins (scheme://host[:port], or *) whose browser apps may call the API (HUBD_CORS_ORIGINS; none when empty)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
 	longPollMode := fs.String("long-poll-mode", env("HUBD_LONG_POLL_MODE", string(longpoll.ModeParked)), "how waiting long polls wait: parked (an HTTP/1.1 poll's connection is held without a goroutine) or goroutine (each waits on its handler's goroutine); HTTP/2 and TLS connections always wait on their goroutine (HUBD_LONG_POLL_MODE)")
+	templateRefs := fs.Int("max-template-references", int(envInt("HUBD_MAX_TEMPLATE_REFERENCES", int64(function.MaxTemplateReferences))), "parameter references ({{.Name}}) a stored Invocation may hold (HUBD_MAX_TEMPLATE_REFERENCES)")
+	templateBytes := fs.Int("max-template-expansion", int(envInt("HUBD_MAX_TEMPLATE_EXPANSION", int64(function.MaxExpandedBytes))), "bytes the templates of one request or data write may expand to (HUBD_MAX_TEMPLATE_EXPANSION)")
 	memoryLimit := fs.Int64("memory-limit", envInt("HUBD_MEMORY_LIMIT", defaultMemoryLimit), "soft limit in bytes of the process's Go memory, raised to twice the live heap when that is more (HUBD_MEMORY_LIMIT; 0: the runtime's own, GOMEMLIMIT)")
 	_ = fs.Parse(args)
 	cfg, err := c.config(true)
@@ -126,6 +129,8 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	tuneCollector(ctx, *memoryLimit)
+	// The bounds of templates are the domain's, read by every request: set before serving.
+	function.MaxTemplateReferences, function.MaxExpandedBytes = *templateRefs, *templateBytes
 	origins, err := httpapi.ParseOrigins(*corsOrigins)
 	if err != nil {
 		return fmt.Errorf("--cors-origins: %w", err)

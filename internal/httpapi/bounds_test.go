@@ -1,0 +1,57 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/function"
+)
+
+// TestTemplateBounds: a stored Invocation holds at most function.MaxTemplateReferences parameter
+// references, and what its templates expand to with given values is bounded (function.MaxExpandedBytes)
+// for a whole request, for an invoke and for a Trigger's Params alike, refused as 400 naming the bound.
+func TestTemplateBounds(t *testing.T) {
+	t.Parallel()
+	f := newFunctionFixture(t)
+	refs := func(n int) string { return strings.Repeat("{{.a}}", n) }
+	stamp := func(slug string, n int) map[string]any {
+		return map[string]any{"Slug": slug, "ToolchainType": configdata.KubernetesYAML,
+			"Parameters":          []any{map[string]any{"ParameterName": "a", "Required": true}},
+			"FunctionInvocations": []any{invocation("set-annotation", "note", refs(n))}}
+	}
+	e := f.c.Post(f.invocationsPath(), stamp("many", function.MaxTemplateReferences+1)).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "FunctionInvocations.0.Arguments.1.Value", e.Error.ErrorMetadata.Items[0].Item)
+	require.Contains(t, e.Error.Message, "--max-template-references")
+	inv := f.storedInvocation(t, stamp("stamp", function.MaxTemplateReferences))
+	f.unitWithData(t, "web", configdata.KubernetesYAML, sampleData[configdata.KubernetesYAML])
+
+	// One value a little longer than the bound over the references: refused before it runs.
+	over := strings.Repeat("x", function.MaxExpandedBytes/function.MaxTemplateReferences+10)
+	named := func(n int, value string) map[string]any {
+		list := make([]any, n)
+		for i := range list {
+			list[i] = map[string]any{"InvocationID": inv.InvocationID, "Parameters": map[string]any{"a": value}}
+		}
+		return map[string]any{"ParameterizedInvocations": list}
+	}
+	e = f.c.Post(f.invokePath(nil), named(1, over)).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "ParameterizedInvocations.0.Parameters", e.Error.ErrorMetadata.Items[0].Item)
+	require.Contains(t, e.Error.Message, "--max-template-expansion")
+	// The bound is the request's: two references within it alone are over it together.
+	half := over[:len(over)*6/10]
+	f.c.Post(f.invokePath(nil), named(1, half)).Expect(http.StatusOK)
+	e = f.c.Post(f.invokePath(nil), named(2, half)).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "ParameterizedInvocations.1.Parameters", e.Error.ErrorMetadata.Items[0].Item)
+
+	// A Trigger's Params are expanded when it is written.
+	e = f.c.Post("/api/space/"+f.space.SpaceID.String()+"/trigger", map[string]any{"Slug": "t", "Event": "Mutation",
+		"ToolchainType": configdata.KubernetesYAML, "InvocationID": inv.InvocationID, "Params": map[string]any{"a": over}}).
+		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "InvocationID", e.Error.ErrorMetadata.Items[0].Item)
+	require.Contains(t, e.Error.Message, "--max-template-expansion")
+}
