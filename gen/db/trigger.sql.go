@@ -12,6 +12,23 @@ import (
 	"github.com/google/uuid"
 )
 
+const triggerCountInSpace = `-- name: TriggerCountInSpace :one
+SELECT count(*) FROM trigger WHERE organization_id = $1 AND space_id = $2
+`
+
+type TriggerCountInSpaceParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+}
+
+// The Triggers of a Space (bounded per Space when one is created).
+func (q *Queries) TriggerCountInSpace(ctx context.Context, arg TriggerCountInSpaceParams) (int64, error) {
+	row := q.db.QueryRow(ctx, triggerCountInSpace, arg.OrganizationID, arg.SpaceID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const triggerIDsBySpace = `-- name: TriggerIDsBySpace :many
 SELECT space_id, array_agg(trigger_id ORDER BY slug)::uuid[] AS trigger_ids
 FROM trigger

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/function"
+	"github.com/hubd/hubd/internal/trigger"
+	"github.com/hubd/hubd/internal/unit"
 )
 
 // TestTemplateBounds: a stored Invocation holds at most function.MaxTemplateReferences parameter
@@ -54,4 +57,43 @@ func TestTemplateBounds(t *testing.T) {
 		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	require.Equal(t, "InvocationID", e.Error.ErrorMetadata.Items[0].Item)
 	require.Contains(t, e.Error.Message, "--max-template-expansion")
+}
+
+// TestTriggersPerSpace: a Space holds at most trigger.MaxPerSpace Triggers; the next is refused (400
+// naming the bound) and another Space is not held to the first one's count.
+func TestTriggersPerSpace(t *testing.T) {
+	t.Parallel()
+	f := newFunctionFixture(t)
+	body := func(i int) map[string]any {
+		return map[string]any{"Slug": fmt.Sprintf("t%d", i), "Event": "Mutation", "ToolchainType": configdata.AppConfigYAML, "FunctionName": "is-valid"}
+	}
+	for i := range trigger.MaxPerSpace {
+		f.trigger(t, body(i))
+	}
+	e := f.c.Post("/api/space/"+f.space.SpaceID.String()+"/trigger", body(trigger.MaxPerSpace)).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Contains(t, e.Error.Message, "--max-triggers-per-space")
+	other := createSpace(t, f.c, map[string]any{"Slug": "other"})
+	f.c.Post("/api/space/"+other.SpaceID.String()+"/trigger", body(0)).Expect(http.StatusOK)
+}
+
+// TestTriggerWorkBound: a data write whose Triggers would run more than unit.MaxTriggerCalls function
+// calls is refused (422 naming the bound) before any runs; within it the write goes through.
+func TestTriggerWorkBound(t *testing.T) {
+	t.Parallel()
+	f := newFunctionFixture(t)
+	checks := make([]any, unit.MaxInvocations)
+	for i := range checks {
+		checks[i] = invocation("path-exists", "metadata.name")
+	}
+	inv := f.storedInvocation(t, map[string]any{"Slug": "checks", "ToolchainType": configdata.KubernetesYAML, "FunctionInvocations": checks})
+	u := f.unitWithData(t, "web", configdata.KubernetesYAML, sampleData[configdata.KubernetesYAML])
+	n := unit.MaxTriggerCalls / unit.MaxInvocations
+	for i := range n {
+		f.trigger(t, map[string]any{"Slug": fmt.Sprintf("t%d", i), "Event": "Mutation", "ToolchainType": configdata.KubernetesYAML, "InvocationID": inv.InvocationID})
+	}
+	f.put(t, u, "text/plain", sampleData[configdata.KubernetesYAML]+"# at the bound\n").Expect(http.StatusOK)
+	f.trigger(t, map[string]any{"Slug": "one-more", "Event": "Mutation", "ToolchainType": configdata.KubernetesYAML, "FunctionName": "is-valid"})
+	e := f.put(t, u, "text/plain", sampleData[configdata.KubernetesYAML]+"# over it\n").ExpectError(http.StatusUnprocessableEntity, api.ErrorTypeUnprocessable)
+	require.Contains(t, e.Error.Message, "--max-trigger-calls")
+	require.NotContains(t, f.data(t, u), "over it")
 }

@@ -16,6 +16,11 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
+// MaxTriggerCalls bounds the function calls one data write runs through the Triggers of its Unit's Space
+// (a Trigger running an Invocation counts each of its functions). It is set once at start (hubd serve's
+// --max-trigger-calls); a write over it is refused before any Trigger runs.
+var MaxTriggerCalls = 1000
+
 // Trigger events: Mutation runs on every new Revision of a matching Unit, PostClone on the first
 // Revision of a clone (before the Mutation Triggers).
 const (
@@ -218,6 +223,9 @@ func (s *Service) runTriggers(ctx context.Context, tx *store.Tx, row *db.Unit, w
 	if len(mutating) == 0 && len(validating) == 0 {
 		return out, nil
 	}
+	if err := checkTriggerWork(mutating, validating); err != nil {
+		return out, err
+	}
 	// The Triggers' expansions of one write share the bound on what templates may expand to.
 	budget := function.NewBudget()
 	tree, err := configdata.Open(row.ToolchainType, data)
@@ -315,6 +323,25 @@ func (out *triggered) mutate(tree *configdata.Tree, row *db.Unit, mutating []tri
 		return apierr.Unprocessable("the Triggers' result is not valid %s: %s", row.ToolchainType, err.Error())
 	}
 	out.data, out.doc = data, final
+	return nil
+}
+
+// checkTriggerWork refuses a write whose selected Triggers would run more than MaxTriggerCalls calls.
+func checkTriggerWork(lists ...[]triggerInForce) error {
+	calls := 0
+	for _, list := range lists {
+		for _, t := range list {
+			if t.Invocation != nil {
+				calls += len(t.Invocation.FunctionInvocations)
+			} else {
+				calls++
+			}
+		}
+	}
+	if calls > MaxTriggerCalls {
+		return apierr.Unprocessable("the Triggers of the Unit's Space would run %d function calls on this write, more than the bound of %d (--max-trigger-calls); disable or narrow some Triggers",
+			calls, MaxTriggerCalls)
+	}
 	return nil
 }
 

@@ -26,3 +26,7 @@ SELECT space_id, array_agg(trigger_id ORDER BY slug)::uuid[] AS trigger_ids
 FROM trigger
 WHERE organization_id = @organization_id AND space_id = ANY(@space_ids::uuid[]) AND NOT disabled
 GROUP BY space_id;
+
+-- name: TriggerCountInSpace :one
+-- The Triggers of a Space (bounded per Space when one is created).
+SELECT count(*) FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id;
