@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/trigger"
@@ -96,4 +97,39 @@ func TestTriggerWorkBound(t *testing.T) {
 	e := f.put(t, u, "text/plain", sampleData[configdata.KubernetesYAML]+"# over it\n").ExpectError(http.StatusUnprocessableEntity, api.ErrorTypeUnprocessable)
 	require.Contains(t, e.Error.Message, "--max-trigger-calls")
 	require.NotContains(t, f.data(t, u), "over it")
+}
+
+// TestTriggerRuleHoles: a Trigger is refused when written if its Invocation's functions cannot take
+// its Params, and a Filter cannot be changed so that a Trigger (of any Space) using it could no longer
+// select Units; either would fail every data write of the Trigger's Space.
+func TestTriggerRuleHoles(t *testing.T) {
+	t.Parallel()
+	f := newFunctionFixture(t)
+	scale := f.storedInvocation(t, map[string]any{"Slug": "scale", "ToolchainType": configdata.KubernetesYAML,
+		"Parameters":          []any{map[string]any{"ParameterName": "n", "Required": true}},
+		"FunctionInvocations": []any{invocation("set-replicas", "{{.n}}")}})
+	triggers := "/api/space/" + f.space.SpaceID.String() + "/trigger"
+	body := map[string]any{"Slug": "scale", "Event": "Mutation", "ToolchainType": configdata.KubernetesYAML,
+		"InvocationID": scale.InvocationID, "Params": map[string]any{"n": "many"}}
+	e := f.c.Post(triggers, body).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "InvocationID", e.Error.ErrorMetadata.Items[0].Item)
+	body["Params"] = map[string]any{"n": "3"}
+	tr := f.trigger(t, body)
+	f.c.Patch(triggers+"/"+tr.TriggerID.String(), map[string]any{"Params": map[string]any{"n": "three"}}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+
+	// A Filter of another Space that a Trigger here selects with.
+	shared := createSpace(t, f.c, map[string]any{"Slug": "shared"})
+	var flt api.Filter
+	filterPath := "/api/space/" + shared.SpaceID.String() + "/filter"
+	f.c.Post(filterPath, map[string]any{"Slug": "web", "From": "Unit", "Where": "Slug = 'web'"}).Expect(http.StatusOK).JSON(&flt)
+	byFilter := f.trigger(t, map[string]any{"Slug": "by-filter", "Event": "Mutation", "ToolchainType": configdata.KubernetesYAML,
+		"FunctionName": "path-exists", "Arguments": []any{arg("metadata.name")}, "UnitFilterID": flt.FilterID})
+	member := f.env.Client(f.env.Token("acme", "bob", auth.RoleMember))
+	for _, change := range []map[string]any{{"From": "Space", "Where": ""}, {"WhereData": "spec.replicas > 1"}} {
+		e := member.Patch(filterPath+"/"+flt.FilterID.String(), change).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+		require.Contains(t, e.Error.Message, byFilter.TriggerID.String(), "%v", change)
+	}
+	f.c.Patch(filterPath+"/"+flt.FilterID.String(), map[string]any{"Where": "Slug = 'api'"}).Expect(http.StatusOK)
+	u := f.unitWithData(t, "web", configdata.KubernetesYAML, sampleData[configdata.KubernetesYAML])
+	f.put(t, u, "text/plain", sampleData[configdata.KubernetesYAML]+"# still writable\n").Expect(http.StatusOK)
 }

@@ -177,9 +177,8 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID
 	if err != nil {
 		return f, err
 	}
-	if flt.WhereData != "" || flt.ResourceType != "" {
-		return f, apierr.Validation("UnitFilterID: a Trigger's Filter selects Units by their attributes; its WhereData and ResourceType must be empty",
-			apierr.Item{Item: "UnitFilterID", Description: "selects by data"})
+	if err := filter.FitsTrigger(flt.Fields); err != nil {
+		return f, apierr.Validation("UnitFilterID: "+apierr.MessageOf(err), apierr.Item{Item: "UnitFilterID", Description: "selects by data"})
 	}
 	return f, nil
 }
