@@ -1,17 +1,22 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/function"
+	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/trigger"
 	"github.com/hubd/hubd/internal/unit"
 )
@@ -132,4 +137,30 @@ func TestTriggerRuleHoles(t *testing.T) {
 	f.c.Patch(filterPath+"/"+flt.FilterID.String(), map[string]any{"Where": "Slug = 'api'"}).Expect(http.StatusOK)
 	u := f.unitWithData(t, "web", configdata.KubernetesYAML, sampleData[configdata.KubernetesYAML])
 	f.put(t, u, "text/plain", sampleData[configdata.KubernetesYAML]+"# still writable\n").Expect(http.StatusOK)
+}
+
+// TestInvokeTimeout: an invoke that runs out of time while one Unit waits for a lock answers 504
+// GatewayTimeout (not 500, though the connection was closed under the Unit's savepoint), and what it did
+// to the other Units is not kept.
+func TestInvokeTimeout(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{RequestTimeout: time.Second}})
+	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	f := functionFixture{&unitFixture{env: env, c: c, space: createSpace(t, c, map[string]any{"Slug": "dev"})}}
+	first := f.unitWithData(t, "a", configdata.KubernetesYAML, sampleData[configdata.KubernetesYAML])
+	held := f.unitWithData(t, "b", configdata.KubernetesYAML, sampleData[configdata.KubernetesYAML])
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env.DBURL)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(ctx) //nolint:errcheck
+	_, err = tx.Exec(ctx, "SELECT 1 FROM unit WHERE unit_id = $1 FOR UPDATE", held.UnitID)
+	require.NoError(t, err)
+	f.c.Post(f.invokePath(nil), map[string]any{"FunctionInvocations": []any{invocation("set-label", "touched", "yes")}}).
+		ExpectError(http.StatusGatewayTimeout, api.ErrorTypeGatewayTimeout)
+	require.NoError(t, tx.Rollback(ctx))
+	require.NotContains(t, f.data(t, first), "touched")
+	require.NotContains(t, f.data(t, held), "touched")
 }
