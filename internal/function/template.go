@@ -225,28 +225,33 @@ func Expand(invs []Invocation, params []Parameter, values map[string]any, field 
 // spending budget on every text it makes; false when the budget ran out (the invocation is then partial).
 func expandOne(inv Invocation, declared map[string]Parameter, values map[string]any, budget *Budget) (Invocation, bool) {
 	within := true
+	texts := map[string]string{} // each value's text, made once
 	text := func(s string) string {
 		if !within || !strings.Contains(s, "{{") {
 			return s
 		}
 		var b strings.Builder
 		last := 0
-		for _, m := range placeholder.FindAllStringSubmatchIndex(s, -1) {
-			v := ""
-			if x, ok := values[s[m[2]:m[3]]]; ok {
+		// One reference at a time, so the work stops where the budget does.
+		for within {
+			m := placeholder.FindStringSubmatchIndex(s[last:])
+			if m == nil {
+				within = budget.take(len(s) - last)
+				b.WriteString(s[last:])
+				break
+			}
+			name := s[last+m[2] : last+m[3]]
+			v, ok := texts[name]
+			if x, given := values[name]; !ok && given {
 				v = fmt.Sprint(x)
+				texts[name] = v
 			}
-			if within = budget.take(m[0] - last + len(v)); !within {
-				return ""
+			if within = budget.take(m[0] + len(v)); within {
+				b.WriteString(s[last : last+m[0]])
+				b.WriteString(v)
+				last += m[1]
 			}
-			b.WriteString(s[last:m[0]])
-			b.WriteString(v)
-			last = m[1]
 		}
-		if within = budget.take(len(s) - last); !within {
-			return ""
-		}
-		b.WriteString(s[last:])
 		return b.String()
 	}
 	out := inv
