@@ -26,10 +26,13 @@ import (
 
 	"github.com/hubd/hubd/internal/app"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/migrate"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/trigger"
+	"github.com/hubd/hubd/internal/unit"
 )
 
 func main() {
@@ -121,6 +124,10 @@ func serve(ctx context.Context, args []string) error {
 	corsOrigins := fs.String("cors-origins", env("HUBD_CORS_ORIGINS", ""), "comma-separated origins (scheme://host[:port], or *) whose browser apps may call the API (HUBD_CORS_ORIGINS; none when empty)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
 	longPollMode := fs.String("long-poll-mode", env("HUBD_LONG_POLL_MODE", string(longpoll.ModeParked)), "how waiting long polls wait: parked (an HTTP/1.1 poll's connection is held without a goroutine) or goroutine (each waits on its handler's goroutine); HTTP/2 and TLS connections always wait on their goroutine (HUBD_LONG_POLL_MODE)")
+	templateRefs := fs.Int("max-template-references", int(envInt("HUBD_MAX_TEMPLATE_REFERENCES", int64(function.MaxTemplateReferences))), "parameter references ({{.Name}}) a stored Invocation may hold (HUBD_MAX_TEMPLATE_REFERENCES)")
+	templateBytes := fs.Int("max-template-expansion", int(envInt("HUBD_MAX_TEMPLATE_EXPANSION", int64(function.MaxExpandedBytes))), "bytes the templates of one request or data write may expand to (HUBD_MAX_TEMPLATE_EXPANSION)")
+	triggersPerSpace := fs.Int("max-triggers-per-space", int(envInt("HUBD_MAX_TRIGGERS_PER_SPACE", int64(trigger.MaxPerSpace))), "Triggers a Space may hold (HUBD_MAX_TRIGGERS_PER_SPACE)")
+	triggerCalls := fs.Int("max-trigger-calls", int(envInt("HUBD_MAX_TRIGGER_CALLS", int64(unit.MaxTriggerCalls))), "function calls one data write may run through Triggers (HUBD_MAX_TRIGGER_CALLS)")
 	memoryLimit := fs.Int64("memory-limit", envInt("HUBD_MEMORY_LIMIT", defaultMemoryLimit), "soft limit in bytes of the process's Go memory, raised to twice the live heap when that is more (HUBD_MEMORY_LIMIT; 0: the runtime's own, GOMEMLIMIT)")
 	_ = fs.Parse(args)
 	cfg, err := c.config(true)
@@ -128,6 +135,9 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	tuneCollector(ctx, *memoryLimit)
+	// The bounds of templates and Triggers are the domain's, read by every request: set before serving.
+	function.MaxTemplateReferences, function.MaxExpandedBytes = *templateRefs, *templateBytes
+	trigger.MaxPerSpace, unit.MaxTriggerCalls = *triggersPerSpace, *triggerCalls
 	origins, err := httpapi.ParseOrigins(*corsOrigins)
 	if err != nil {
 		return fmt.Errorf("--cors-origins: %w", err)

@@ -1488,7 +1488,8 @@ type ExtendedFilter struct {
 
 	// Filter A stored selection of one entity type: its Where (and, for Units, WhereData and ResourceType) select what
 	// lists of From return when they name the Filter. The definition is checked against From's lists when it is
-	// written (400 Validation naming the field and the position), never when it is used.
+	// written (400 Validation naming the field and the position), never when it is used. A Filter that Triggers
+	// select Units with (UnitFilterID) cannot be changed so that they could not (400 naming the Trigger).
 	Filter       Filter        `json:"Filter"`
 	Organization *Organization `json:"Organization"`
 	Space        *Space        `json:"Space"`
@@ -1528,7 +1529,9 @@ type ExtendedInvocation struct {
 	// default applies) and is empty text elsewhere; such an argument must be named (ParameterName). Its
 	// functions must exist for the ToolchainType; invocations whose references all have an Example are bound
 	// with the Examples when written, the others when run. An Invocation a Trigger runs cannot be deleted, nor
-	// changed so that the Trigger could not run it.
+	// changed so that the Trigger could not run it. Its templates hold at most 1,000 references by default
+	// (--max-template-references), and the templates a request (or a Trigger's Params, or a data write's
+	// Triggers) expands may make at most 1 MiB of text by default (--max-template-expansion): 400 beyond either.
 	Invocation   Invocation    `json:"Invocation"`
 	Organization *Organization `json:"Organization"`
 	Space        *Space        `json:"Space"`
@@ -1684,7 +1687,10 @@ type ExtendedTrigger struct {
 	// Revision and the Unit, and is an ApplyGate of the Unit while its head fails (with Warn: ValidationWarnings
 	// and ApplyWarnings instead); a pass in the Revision's ValidationPassed. A Trigger that cannot run refuses
 	// the write (422). Deleting or disabling a Trigger takes its findings off the Units of its Space (each a new
-	// Version, with a unit.updated event); other edits apply from each Unit's next change.
+	// Version, with a unit.updated event); other edits apply from each Unit's next change. A Space holds at most
+	// 100 Triggers by default (--max-triggers-per-space; 400 beyond), and a write whose Triggers would run more
+	// than 1,000 function calls by default (--max-trigger-calls; each function of an Invocation counts) is
+	// refused (422) before any runs.
 	Trigger    Trigger `json:"Trigger"`
 	UnitFilter *Filter `json:"UnitFilter"`
 
@@ -1753,7 +1759,8 @@ type ExtendedView struct {
 
 // Filter A stored selection of one entity type: its Where (and, for Units, WhereData and ResourceType) select what
 // lists of From return when they name the Filter. The definition is checked against From's lists when it is
-// written (400 Validation naming the field and the position), never when it is used.
+// written (400 Validation naming the field and the position), never when it is used. A Filter that Triggers
+// select Units with (UnitFilterID) cannot be changed so that they could not (400 naming the Trigger).
 type Filter struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
 	//
@@ -2061,7 +2068,9 @@ type HealthStatus struct {
 // default applies) and is empty text elsewhere; such an argument must be named (ParameterName). Its
 // functions must exist for the ToolchainType; invocations whose references all have an Example are bound
 // with the Examples when written, the others when run. An Invocation a Trigger runs cannot be deleted, nor
-// changed so that the Trigger could not run it.
+// changed so that the Trigger could not run it. Its templates hold at most 1,000 references by default
+// (--max-template-references), and the templates a request (or a Trigger's Params, or a data write's
+// Triggers) expands may make at most 1 MiB of text by default (--max-template-expansion): 400 beyond either.
 type Invocation struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
 	//
@@ -2750,7 +2759,10 @@ type ToolchainType string
 // Revision and the Unit, and is an ApplyGate of the Unit while its head fails (with Warn: ValidationWarnings
 // and ApplyWarnings instead); a pass in the Revision's ValidationPassed. A Trigger that cannot run refuses
 // the write (422). Deleting or disabling a Trigger takes its findings off the Units of its Space (each a new
-// Version, with a unit.updated event); other edits apply from each Unit's next change.
+// Version, with a unit.updated event); other edits apply from each Unit's next change. A Space holds at most
+// 100 Triggers by default (--max-triggers-per-space; 400 beyond), and a write whose Triggers would run more
+// than 1,000 function calls by default (--max-trigger-calls; each function of an Invocation counts) is
+// refused (422) before any runs.
 type Trigger struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
 	//

@@ -12,6 +12,23 @@ import (
 	"github.com/google/uuid"
 )
 
+const triggerCountInSpace = `-- name: TriggerCountInSpace :one
+SELECT count(*) FROM trigger WHERE organization_id = $1 AND space_id = $2
+`
+
+type TriggerCountInSpaceParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+}
+
+// The Triggers of a Space (bounded per Space when one is created).
+func (q *Queries) TriggerCountInSpace(ctx context.Context, arg TriggerCountInSpaceParams) (int64, error) {
+	row := q.db.QueryRow(ctx, triggerCountInSpace, arg.OrganizationID, arg.SpaceID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const triggerIDsBySpace = `-- name: TriggerIDsBySpace :many
 SELECT space_id, array_agg(trigger_id ORDER BY slug)::uuid[] AS trigger_ids
 FROM trigger
@@ -268,4 +285,67 @@ func (q *Queries) TriggerUpdate(ctx context.Context, arg TriggerUpdateParams) (*
 		&i.InvocationID,
 	)
 	return &i, err
+}
+
+const triggersUsingFilter = `-- name: TriggersUsingFilter :many
+SELECT trigger_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, event, toolchain_type, function_name, arguments, where_resource, guards, clearance, protect, params, other_data_source, fail_open_after, where_unit, unit_filter_id, validating, warn, disabled, hidden_reason, version, created_at, updated_at, hash, search_text, invocation_id FROM trigger WHERE organization_id = $1 AND unit_filter_id = $2::uuid ORDER BY slug
+`
+
+type TriggersUsingFilterParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	FilterID       uuid.UUID `db:"filter_id"`
+}
+
+// The Triggers that select Units with a Filter (an edit of the Filter must keep them able to select).
+func (q *Queries) TriggersUsingFilter(ctx context.Context, arg TriggersUsingFilterParams) ([]*Trigger, error) {
+	rows, err := q.db.Query(ctx, triggersUsingFilter, arg.OrganizationID, arg.FilterID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Trigger
+	for rows.Next() {
+		var i Trigger
+		if err := rows.Scan(
+			&i.TriggerID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.Slug,
+			&i.DisplayName,
+			&i.Description,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.Event,
+			&i.ToolchainType,
+			&i.FunctionName,
+			&i.Arguments,
+			&i.WhereResource,
+			&i.Guards,
+			&i.Clearance,
+			&i.Protect,
+			&i.Params,
+			&i.OtherDataSource,
+			&i.FailOpenAfter,
+			&i.WhereUnit,
+			&i.UnitFilterID,
+			&i.Validating,
+			&i.Warn,
+			&i.Disabled,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Hash,
+			&i.SearchText,
+			&i.InvocationID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

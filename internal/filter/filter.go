@@ -134,8 +134,20 @@ func (strategy) Normalize(f Fields) (Fields, error) {
 	return f, listquery.CheckDefinition(from, f.Where, f.WhereData, f.ResourceType, f.IncludeHidden)
 }
 
-// Check requires a FromSpaceID the write sets to name a Space of the caller's organization.
+// Check requires a FromSpaceID the write sets to name a Space of the caller's organization, and keeps the
+// Triggers that select Units with the Filter (in any Space) able to select them.
 func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Filter, f Fields) (Fields, error) {
+	if cur != nil && FitsTrigger(f) != nil {
+		triggers, err := tx.Q.TriggersUsingFilter(ctx, db.TriggersUsingFilterParams{OrganizationID: sc.OrganizationID, FilterID: cur.ID})
+		if err != nil {
+			return f, err
+		}
+		if len(triggers) > 0 {
+			t := triggers[0]
+			return f, apierr.Validation(fmt.Sprintf("Trigger %s selects Units with this Filter and could not after this change: %s", t.TriggerID, apierr.MessageOf(FitsTrigger(f))),
+				apierr.Item{Item: "From", Description: "Trigger " + t.TriggerID.String() + " could not select Units"})
+		}
+	}
 	if f.FromSpaceID == nil || (cur != nil && cur.FromSpaceID != nil && *cur.FromSpaceID == *f.FromSpaceID) {
 		return f, nil
 	}
@@ -238,6 +250,20 @@ func ListSelecting(ctx context.Context, kit entity.Deps, sc authz.Scope, path st
 func Definition(f Filter) listquery.FilterDefinition {
 	return listquery.FilterDefinition{ID: f.ID, From: f.From, Hash: f.Hash, Where: f.Where, WhereData: f.WhereData,
 		ResourceType: f.ResourceType, IncludeHidden: f.IncludeHidden}
+}
+
+// FitsTrigger checks that a Trigger can select Units with a Filter: one of Units that selects by their
+// attributes only, its WhereData and ResourceType empty (a Trigger selects a Unit as its write begins,
+// before its new data).
+func FitsTrigger(f Fields) error {
+	if f.From != "Unit" {
+		return apierr.Validation(fmt.Sprintf("a Trigger's Filter selects Units, not %s", f.From), apierr.Item{Item: "From", Description: "not Unit"})
+	}
+	if f.WhereData != "" || f.ResourceType != "" {
+		return apierr.Validation("a Trigger's Filter selects Units by their attributes; its WhereData and ResourceType must be empty",
+			apierr.Item{Item: "WhereData", Description: "selects by data"})
+	}
+	return nil
 }
 
 // Referenced returns the Filter that field of another entity names (a View's FilterID, a Trigger's

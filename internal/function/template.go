@@ -17,6 +17,38 @@ import (
 // MaxParameters bounds the Parameters of a stored Invocation.
 const MaxParameters = 50
 
+// Bounds of templates, set once at start (hubd serve's flags) and read by every request.
+var (
+	// MaxTemplateReferences bounds the parameter references ({{.Name}}) of a stored Invocation, all its
+	// invocations together.
+	MaxTemplateReferences = 1000
+	// MaxExpandedBytes bounds the text a request's (or a data write's) templates expand to, all of them
+	// together: expansion stops when it is reached, so no value repeated by many references can make more.
+	MaxExpandedBytes = 1 << 20
+)
+
+// Budget is what is left of MaxExpandedBytes for the expansions of one request or data write.
+type Budget struct{ left int }
+
+// NewBudget is a full budget.
+func NewBudget() *Budget { return &Budget{left: MaxExpandedBytes} }
+
+// take spends n bytes of the budget, reporting whether they were left.
+func (b *Budget) take(n int) bool {
+	if n > b.left {
+		b.left = 0
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+// errExpansion is the refusal of values whose expansion would pass MaxExpandedBytes.
+func errExpansion(field string) error {
+	return apierr.Validation(fmt.Sprintf("%s: with these values the templates expand to more than %d bytes, the bound (--max-template-expansion)", field, MaxExpandedBytes),
+		apierr.Item{Item: field, Description: fmt.Sprintf("expands to more than %d bytes", MaxExpandedBytes)})
+}
+
 var (
 	placeholder       = regexp.MustCompile(`\{\{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 	wholePlaceholder  = regexp.MustCompile(`^\s*\{\{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}\s*$`)
@@ -96,6 +128,7 @@ func CheckTemplate(toolchain string, invs []Invocation, params []Parameter) erro
 			examples[p.ParameterName] = p.Example
 		}
 	}
+	refs := 0
 	for i, inv := range invs {
 		field := fmt.Sprintf("FunctionInvocations.%d", i)
 		if _, ok := Lookup(toolchain, inv.FunctionName); !ok {
@@ -104,6 +137,11 @@ func CheckTemplate(toolchain string, invs []Invocation, params []Parameter) erro
 		}
 		bindable := true
 		check := func(at, text string) error {
+			// Counting first keeps a template of very many references from being matched in full.
+			if refs += strings.Count(text, "{{"); refs > MaxTemplateReferences {
+				return apierr.Validation(fmt.Sprintf("%s: the Invocation refers to parameters more than %d times, the bound (--max-template-references)", at, MaxTemplateReferences),
+					apierr.Item{Item: at, Description: fmt.Sprintf("more than %d parameter references", MaxTemplateReferences)})
+			}
 			for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
 				if _, ok := declared[m[1]]; !ok {
 					return apierr.Validation(fmt.Sprintf("%s refers to {{.%s}}, which Parameters does not declare", at, m[1]),
@@ -133,7 +171,11 @@ func CheckTemplate(toolchain string, invs []Invocation, params []Parameter) erro
 			}
 		}
 		if bindable {
-			if _, err := Bind(toolchain, expandOne(inv, declared, examples), field); err != nil {
+			filled, ok := expandOne(inv, declared, examples, NewBudget())
+			if !ok {
+				return errExpansion("Parameters")
+			}
+			if _, err := Bind(toolchain, filled, field); err != nil {
 				return err
 			}
 		}
@@ -141,10 +183,11 @@ func CheckTemplate(toolchain string, invs []Invocation, params []Parameter) erro
 	return nil
 }
 
-// Expand fills a template's invocations with parameter values. field names the values in errors
-// (Parameters, Params): a name not declared or a required one missing is 400 Validation, a value its
-// parameter does not accept 422 Unprocessable.
-func Expand(invs []Invocation, params []Parameter, values map[string]any, field string) ([]Invocation, error) {
+// Expand fills a template's invocations with parameter values, spending budget on the text it makes.
+// field names the values in errors (Parameters, Params): a name not declared, a required one missing or
+// values expanding past the budget are 400 Validation, a value its parameter does not accept 422
+// Unprocessable.
+func Expand(invs []Invocation, params []Parameter, values map[string]any, field string, budget *Budget) ([]Invocation, error) {
 	declared := map[string]Parameter{}
 	for _, p := range params {
 		declared[p.ParameterName] = p
@@ -170,21 +213,46 @@ func Expand(invs []Invocation, params []Parameter, values map[string]any, field 
 	}
 	out := make([]Invocation, len(invs))
 	for i, inv := range invs {
-		out[i] = expandOne(inv, declared, typed)
+		var ok bool
+		if out[i], ok = expandOne(inv, declared, typed, budget); !ok {
+			return nil, errExpansion(field)
+		}
 	}
 	return out, nil
 }
 
-// expandOne fills one invocation's references with values (those given; the others are optional).
-func expandOne(inv Invocation, declared map[string]Parameter, values map[string]any) Invocation {
+// expandOne fills one invocation's references with values (those given; the others are optional),
+// spending budget on every text it makes; false when the budget ran out (the invocation is then partial).
+func expandOne(inv Invocation, declared map[string]Parameter, values map[string]any, budget *Budget) (Invocation, bool) {
+	within := true
+	texts := map[string]string{} // each value's text, made once
 	text := func(s string) string {
-		return placeholder.ReplaceAllStringFunc(s, func(ref string) string {
-			v, ok := values[placeholder.FindStringSubmatch(ref)[1]]
-			if !ok {
-				return ""
+		if !within || !strings.Contains(s, "{{") {
+			return s
+		}
+		var b strings.Builder
+		last := 0
+		// One reference at a time, so the work stops where the budget does.
+		for within {
+			m := placeholder.FindStringSubmatchIndex(s[last:])
+			if m == nil {
+				within = budget.take(len(s) - last)
+				b.WriteString(s[last:])
+				break
 			}
-			return fmt.Sprint(v)
-		})
+			name := s[last+m[2] : last+m[3]]
+			v, ok := texts[name]
+			if x, given := values[name]; !ok && given {
+				v = fmt.Sprint(x)
+				texts[name] = v
+			}
+			if within = budget.take(m[0] + len(v)); within {
+				b.WriteString(s[last : last+m[0]])
+				b.WriteString(v)
+				last += m[1]
+			}
+		}
+		return b.String()
 	}
 	out := inv
 	out.WhereResource = text(inv.WhereResource)
@@ -203,10 +271,13 @@ func expandOne(inv Invocation, declared map[string]Parameter, values map[string]
 				}
 				v = ""
 			}
+			if within = within && budget.take(len(fmt.Sprint(v))); !within {
+				break
+			}
 			out.Arguments = append(out.Arguments, Argument{ParameterName: a.ParameterName, Value: v})
 			continue
 		}
 		out.Arguments = append(out.Arguments, Argument{ParameterName: a.ParameterName, Value: text(s)})
 	}
-	return out
+	return out, within
 }

@@ -49,13 +49,18 @@ func (s *Server) errorBody(ctx context.Context, requestID string, err error, e *
 	return status, api.StandardErrorResponse{Error: responseError(e), Message: e.Summary()}
 }
 
-// toAPIError maps whatever a request produced to an apierr.Error.
+// toAPIError maps whatever a request produced to an apierr.Error. A request past its deadline failed
+// because of it, whatever its work reported (a connection closed under it, say): 504, never 500.
 func (s *Server) toAPIError(err error, req *http.Request) *apierr.Error {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		return fromEchoError(he, req)
 	}
-	return apierr.From(err)
+	e := apierr.From(err)
+	if e.HTTPStatus() >= 500 && e.Type != apierr.TypeGatewayTimeout && errors.Is(req.Context().Err(), context.DeadlineExceeded) {
+		return apierr.Timeout("the request did not complete in time").WithCause(err)
+	}
+	return e
 }
 
 // fromEchoError covers what Echo and the generated wrappers report themselves: unknown routes, methods a

@@ -252,6 +252,11 @@ func (h functionAPI) storedCalls(ctx context.Context, sc authz.Scope, body *api.
 		id     uuid.UUID
 		params map[string]any
 	}
+	// Each reference runs at least one invocation: more than the request may run is refused before any is read.
+	if len(body.Invocations)+len(body.ParameterizedInvocations)+len(body.Triggers) > unit.MaxInvocations {
+		return nil, apierr.Validation(fmt.Sprintf("the request runs more than %d invocations (its own and those it names)", unit.MaxInvocations),
+			apierr.Item{Item: "FunctionInvocations", Description: "too many"})
+	}
 	var invRefs []ref
 	for i, id := range body.Invocations {
 		invRefs = append(invRefs, ref{field: fmt.Sprintf("Invocations.%d", i), id: id})
@@ -278,13 +283,15 @@ func (h functionAPI) storedCalls(ctx context.Context, sc authz.Scope, body *api.
 	if err != nil {
 		return nil, err
 	}
+	// The expansions of one request share the bound on what templates may expand to.
+	budget := function.NewBudget()
 	var out []unit.StoredCalls
 	for _, r := range invRefs {
 		inv, ok := invocations[r.id]
 		if !ok {
 			return nil, apierr.Validation(fmt.Sprintf("%s: no Invocation %s in your organization", r.field, r.id), apierr.Item{Item: r.field, Description: "no such Invocation"})
 		}
-		calls, err := inv.Expand(r.params, r.field+".Parameters")
+		calls, err := inv.Expand(r.params, r.field+".Parameters", budget)
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +315,7 @@ func (h functionAPI) storedCalls(ctx context.Context, sc authz.Scope, body *api.
 			}
 			run.Invocation = &unit.StoredInvocation{ID: inv.ID, FunctionInvocations: inv.FunctionInvocations, Parameters: inv.Parameters}
 		}
-		calls, origin, err := run.Invocations(field + ".Params")
+		calls, origin, err := run.Invocations(field+".Params", budget)
 		if err != nil {
 			return nil, err
 		}

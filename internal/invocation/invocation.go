@@ -61,10 +61,10 @@ func KindOf(toolchain string, invs []function.Invocation) Kind {
 	return k
 }
 
-// Expand is the Invocation's function invocations filled with values of its Parameters; field names the
-// values in errors.
-func (i Invocation) Expand(values map[string]any, field string) ([]function.Invocation, error) {
-	return function.Expand(i.FunctionInvocations, i.Parameters, values, field)
+// Expand is the Invocation's function invocations filled with values of its Parameters, spending budget;
+// field names the values in errors.
+func (i Invocation) Expand(values map[string]any, field string, budget *function.Budget) ([]function.Invocation, error) {
+	return function.Expand(i.FunctionInvocations, i.Parameters, values, field, budget)
 }
 
 // Normalize puts the fields in their stored form and checks them on their own: 1 to 100 invocations of
@@ -127,7 +127,8 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 }
 
 // FitsTrigger checks that a Trigger of toolchain (validating or mutating) can run an Invocation with
-// params: the same ToolchainType, functions all of the Trigger's kind, and params its Parameters accept.
+// params: the same ToolchainType, functions all of the Trigger's kind, params its Parameters accept
+// (expanding within the bound), and the functions taking the filled arguments.
 func FitsTrigger(f Fields, toolchain string, validating bool, params map[string]any) error {
 	if f.ToolchainType != toolchain {
 		return apierr.Validation(fmt.Sprintf("the Invocation is for %s, the Trigger for %s", f.ToolchainType, toolchain),
@@ -139,8 +140,16 @@ func FitsTrigger(f Fields, toolchain string, validating bool, params map[string]
 		return apierr.Validation("a Trigger's Invocation has only validating functions or only mutating ones",
 			apierr.Item{Item: "FunctionInvocations", Description: "mixed or reading functions"})
 	}
-	_, err := function.Expand(f.FunctionInvocations, f.Parameters, params, "Params")
-	return err
+	invs, err := function.Expand(f.FunctionInvocations, f.Parameters, params, "Params", function.NewBudget())
+	if err != nil {
+		return err
+	}
+	for i, inv := range invs {
+		if _, err := function.Bind(toolchain, inv, fmt.Sprintf("FunctionInvocations.%d", i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // definitionHash is the lowercase hex SHA-256 of what an Invocation does, stored as Hash.

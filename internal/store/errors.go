@@ -64,6 +64,26 @@ func Translate(err error) error {
 	return apierr.Unexpected(err)
 }
 
+// TranslateIn is Translate for the failure of work done under ctx. Once ctx has ended, a failure the
+// database connection reports (a statement cut short, the connection closed under a savepoint) is the
+// context's, whatever it says: 504 for a deadline, 503 for a cancellation. Refusals (4xx) pass through.
+func TranslateIn(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ae *apierr.Error
+	if errors.As(err, &ae) && ae.HTTPStatus() < 500 {
+		return err
+	}
+	switch ctx.Err() {
+	case context.DeadlineExceeded:
+		return apierr.Timeout("the database did not answer in time").WithCause(err)
+	case context.Canceled:
+		return apierr.Unavailable("the request was cancelled").WithCause(err)
+	}
+	return Translate(err)
+}
+
 // TranslateDelete is Translate for deletes: there a foreign-key violation means rows still reference
 // the entity (every child table references its parent with ON DELETE RESTRICT), which is a Conflict.
 func TranslateDelete(err error, entityType, id string) error {

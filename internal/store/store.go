@@ -185,7 +185,7 @@ func (s *Store) WithTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) 
 		}
 		s.log.DebugContext(ctx, "retrying transaction", "attempt", attempt, "err", err)
 	}
-	return Translate(err)
+	return TranslateIn(ctx, err)
 }
 
 func (s *Store) runTx(ctx context.Context, opts TxOptions, fn func(*Tx) error) error {
@@ -253,9 +253,9 @@ func (t *Tx) Savepoint(ctx context.Context, fn func(*Tx) error) error {
 	inner := &Tx{pgTx: t.pgTx, Q: t.Q, DryRun: t.DryRun}
 	if err := fn(inner); err != nil {
 		if rerr := t.endSavepoint(ctx, name, false); rerr != nil {
-			return fmt.Errorf("rolling back savepoint: %w", rerr)
+			return TranslateIn(ctx, fmt.Errorf("rolling back savepoint: %w", rerr))
 		}
-		return Translate(err)
+		return TranslateIn(ctx, err)
 	}
 	if err := t.endSavepoint(ctx, name, true); err != nil {
 		return fmt.Errorf("releasing savepoint: %w", err)

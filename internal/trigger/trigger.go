@@ -31,6 +31,10 @@ import (
 // EntityType is the Trigger's type name.
 const EntityType = "Trigger"
 
+// MaxPerSpace bounds the Triggers of one Space (every data write there reads and selects them all). It
+// is set once at start (hubd serve's --max-triggers-per-space).
+var MaxPerSpace = 100
+
 // Trigger is a stored Trigger.
 type Trigger struct {
 	entity.Object
@@ -139,8 +143,19 @@ func (strategy) Normalize(f Fields) (Fields, error) {
 // Check requires an InvocationID to name an Invocation of the Trigger's Space, visible to the caller, that
 // the Trigger can run (its ToolchainType, functions all validating or all mutating, Params its Parameters
 // accept), and a UnitFilterID to name a Filter of Units, visible to the caller, that selects by Unit
-// attributes only (a Trigger selects a Unit as its write begins, before its new data).
-func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, _ *Trigger, f Fields) (Fields, error) {
+// attributes only (a Trigger selects a Unit as its write begins, before its new data). A new Trigger must
+// leave the Space within MaxPerSpace.
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, cur *Trigger, f Fields) (Fields, error) {
+	if cur == nil {
+		n, err := tx.Q.TriggerCountInSpace(ctx, db.TriggerCountInSpaceParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID})
+		if err != nil {
+			return f, err
+		}
+		if n >= int64(MaxPerSpace) {
+			return f, apierr.Validation(fmt.Sprintf("the Space has %d Triggers, the bound (--max-triggers-per-space); delete one or run an Invocation of several functions from one Trigger", MaxPerSpace),
+				apierr.Item{Item: "SpaceID", Description: fmt.Sprintf("more than %d Triggers", MaxPerSpace)})
+		}
+	}
 	if f.InvocationID != nil {
 		found, err := invocation.Family.Visible(ctx, tx, sc, []uuid.UUID{*f.InvocationID})
 		if err != nil {
@@ -162,9 +177,8 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID
 	if err != nil {
 		return f, err
 	}
-	if flt.WhereData != "" || flt.ResourceType != "" {
-		return f, apierr.Validation("UnitFilterID: a Trigger's Filter selects Units by their attributes; its WhereData and ResourceType must be empty",
-			apierr.Item{Item: "UnitFilterID", Description: "selects by data"})
+	if err := filter.FitsTrigger(flt.Fields); err != nil {
+		return f, apierr.Validation("UnitFilterID: "+apierr.MessageOf(err), apierr.Item{Item: "UnitFilterID", Description: "selects by data"})
 	}
 	return f, nil
 }

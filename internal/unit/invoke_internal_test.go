@@ -224,7 +224,7 @@ func TestTriggerRun(t *testing.T) {
 	inherited := function.Requirement{Key: "trigger", Operator: function.OpExists}
 	r := TriggerRun{TriggerID: triggerID, Call: function.Invocation{FunctionName: "set-value", Arguments: args("a", "1"),
 		Guards: map[string]string{"k": "call"}}, Guards: map[string]string{"k": "trigger", "t": "x"}, Clearance: []function.Requirement{inherited}}
-	invs, origin, err := r.Invocations("Params")
+	invs, origin, err := r.Invocations("Params", function.NewBudget())
 	require.NoError(t, err)
 	require.Equal(t, Origin{TriggerID: &triggerID}, origin)
 	require.Len(t, invs, 1)
@@ -238,7 +238,7 @@ func TestTriggerRun(t *testing.T) {
 		},
 		Parameters: []function.Parameter{{ParameterName: "n", DataType: "int", Required: true}}}
 	r.Params = map[string]any{"n": float64(3)}
-	invs, origin, err = r.Invocations("Params")
+	invs, origin, err = r.Invocations("Params", function.NewBudget())
 	require.NoError(t, err)
 	require.Equal(t, Origin{TriggerID: &triggerID, InvocationID: &invocationID, Params: r.Params}, origin)
 	require.Len(t, invs, 2, "the stored Invocation runs instead of the Trigger's own call")
@@ -247,7 +247,7 @@ func TestTriggerRun(t *testing.T) {
 	require.Equal(t, map[string]string{"k": "trigger", "t": "x"}, invs[1].Guards)
 
 	r.Params = map[string]any{}
-	_, _, err = r.Invocations("Params")
+	_, _, err = r.Invocations("Params", function.NewBudget())
 	apierrtest.Require(t, err, apierr.TypeValidation, "Params")
 
 	require.Equal(t, []string{TriggerEventPostClone, TriggerEventMutation}, triggerEvents(SourceClone))

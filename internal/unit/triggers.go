@@ -16,6 +16,11 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
+// MaxTriggerCalls bounds the function calls one data write runs through the Triggers of its Unit's Space
+// (a Trigger running an Invocation counts each of its functions). It is set once at start (hubd serve's
+// --max-trigger-calls); a write over it is refused before any Trigger runs.
+var MaxTriggerCalls = 1000
+
 // Trigger events: Mutation runs on every new Revision of a matching Unit, PostClone on the first
 // Revision of a clone (before the Mutation Triggers).
 const (
@@ -71,9 +76,9 @@ type TriggerRun struct {
 	Clearance  []function.Requirement
 }
 
-// Invocations are the calls the Trigger runs and the Origin their Mutations record; field names the
-// Params in errors.
-func (r TriggerRun) Invocations(field string) ([]function.Invocation, Origin, error) {
+// Invocations are the calls the Trigger runs and the Origin their Mutations record, its Invocation's
+// expansion spending budget; field names the Params in errors.
+func (r TriggerRun) Invocations(field string, budget *function.Budget) ([]function.Invocation, Origin, error) {
 	id := r.TriggerID
 	origin := Origin{TriggerID: &id}
 	invs := []function.Invocation{r.Call}
@@ -81,7 +86,7 @@ func (r TriggerRun) Invocations(field string) ([]function.Invocation, Origin, er
 		invID := r.Invocation.ID
 		origin.InvocationID, origin.Params = &invID, r.Params
 		var err error
-		if invs, err = function.Expand(r.Invocation.FunctionInvocations, r.Invocation.Parameters, r.Params, field); err != nil {
+		if invs, err = function.Expand(r.Invocation.FunctionInvocations, r.Invocation.Parameters, r.Params, field, budget); err != nil {
 			return nil, origin, err
 		}
 	}
@@ -96,11 +101,11 @@ func (r TriggerRun) Invocations(field string) ([]function.Invocation, Origin, er
 	return out, origin, nil
 }
 
-// calls binds what the Trigger runs (TriggerRun) for the ToolchainType.
-func (t triggerInForce) calls(toolchain string) ([]*function.Call, Origin, error) {
+// calls binds what the Trigger runs (TriggerRun) for the ToolchainType, its expansion spending budget.
+func (t triggerInForce) calls(toolchain string, budget *function.Budget) ([]*function.Call, Origin, error) {
 	run := TriggerRun{TriggerID: t.ID, Call: function.Invocation{FunctionName: t.FunctionName, Arguments: t.Arguments, WhereResource: t.WhereResource},
 		Invocation: t.Invocation, Params: t.Params, Guards: t.Guards, Clearance: t.Clearance}
-	invs, origin, err := run.Invocations("Params")
+	invs, origin, err := run.Invocations("Params", budget)
 	if err != nil {
 		return nil, origin, triggerFailed(t, err)
 	}
@@ -218,17 +223,22 @@ func (s *Service) runTriggers(ctx context.Context, tx *store.Tx, row *db.Unit, w
 	if len(mutating) == 0 && len(validating) == 0 {
 		return out, nil
 	}
+	if err := checkTriggerWork(mutating, validating); err != nil {
+		return out, err
+	}
+	// The Triggers' expansions of one write share the bound on what templates may expand to.
+	budget := function.NewBudget()
 	tree, err := configdata.Open(row.ToolchainType, data)
 	if err != nil {
 		return out, dataError(err)
 	}
 	if len(mutating) > 0 {
-		if err := out.mutate(tree, row, mutating); err != nil {
+		if err := out.mutate(tree, row, mutating, budget); err != nil {
 			return out, err
 		}
 	}
 	for _, t := range validating {
-		calls, _, err := t.calls(row.ToolchainType)
+		calls, _, err := t.calls(row.ToolchainType, budget)
 		if err != nil {
 			return out, err
 		}
@@ -257,7 +267,7 @@ func (s *Service) runTriggers(ctx context.Context, tx *store.Tx, row *db.Unit, w
 }
 
 // mutate runs the mutating Triggers on tree and, when they changed it, makes their result the data.
-func (out *triggered) mutate(tree *configdata.Tree, row *db.Unit, mutating []triggerInForce) error {
+func (out *triggered) mutate(tree *configdata.Tree, row *db.Unit, mutating []triggerInForce, budget *function.Budget) error {
 	notes := out.notes
 	if notes == nil {
 		var err error
@@ -272,7 +282,7 @@ func (out *triggered) mutate(tree *configdata.Tree, row *db.Unit, mutating []tri
 	}
 	changed := false
 	for _, t := range mutating {
-		calls, origin, err := t.calls(row.ToolchainType)
+		calls, origin, err := t.calls(row.ToolchainType, budget)
 		if err != nil {
 			return err
 		}
@@ -313,6 +323,25 @@ func (out *triggered) mutate(tree *configdata.Tree, row *db.Unit, mutating []tri
 		return apierr.Unprocessable("the Triggers' result is not valid %s: %s", row.ToolchainType, err.Error())
 	}
 	out.data, out.doc = data, final
+	return nil
+}
+
+// checkTriggerWork refuses a write whose selected Triggers would run more than MaxTriggerCalls calls.
+func checkTriggerWork(lists ...[]triggerInForce) error {
+	calls := 0
+	for _, list := range lists {
+		for _, t := range list {
+			if t.Invocation != nil {
+				calls += len(t.Invocation.FunctionInvocations)
+			} else {
+				calls++
+			}
+		}
+	}
+	if calls > MaxTriggerCalls {
+		return apierr.Unprocessable("the Triggers of the Unit's Space would run %d function calls on this write, more than the bound of %d (--max-trigger-calls); disable or narrow some Triggers",
+			calls, MaxTriggerCalls)
+	}
 	return nil
 }
 

@@ -26,3 +26,11 @@ SELECT space_id, array_agg(trigger_id ORDER BY slug)::uuid[] AS trigger_ids
 FROM trigger
 WHERE organization_id = @organization_id AND space_id = ANY(@space_ids::uuid[]) AND NOT disabled
 GROUP BY space_id;
+
+-- name: TriggerCountInSpace :one
+-- The Triggers of a Space (bounded per Space when one is created).
+SELECT count(*) FROM trigger WHERE organization_id = @organization_id AND space_id = @space_id;
+
+-- name: TriggersUsingFilter :many
+-- The Triggers that select Units with a Filter (an edit of the Filter must keep them able to select).
+SELECT * FROM trigger WHERE organization_id = @organization_id AND unit_filter_id = sqlc.arg(filter_id)::uuid ORDER BY slug;
