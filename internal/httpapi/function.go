@@ -116,6 +116,9 @@ func (h functionAPI) InvokeFunctions(ctx context.Context, r api.InvokeFunctionsR
 // invoke runs a request's invocations, within the organization's bound of running invoke requests.
 func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, p api.InvokeFunctionsOnOrgParams, body *api.FunctionInvocationsRequest) (bulkResponse, error) {
 	sc := scopeOf(ctx)
+	if err := h.s.deps.Units.CheckInvoker(ctx, sc, spaceID); err != nil {
+		return bulkResponse{}, err
+	}
 	release, ok := h.s.invocations.acquire(sc.OrganizationID.String())
 	if !ok {
 		return bulkResponse{}, apierr.TooManyRequests("your organization has %d function invoke requests running on this replica, its bound; retry shortly",
