@@ -1379,7 +1379,9 @@ type EntityDocument struct {
 	Version    int64  `json:"Version"`
 }
 
-// EntityDocumentEdit An edit of a document, applied as the merge patch from Base to Document.
+// EntityDocumentEdit An edit of a document, applied as the merge patch from Base to Document. Keys are matched exactly (case
+// included): a key the patch carries that no field of the document has, at any depth, is 400 Validation
+// naming it, and nothing is written.
 type EntityDocumentEdit struct {
 	Base     EntityDocumentInput `json:"Base"`
 	Document EntityDocumentInput `json:"Document"`
