@@ -1379,7 +1379,9 @@ type EntityDocument struct {
 	Version    int64  `json:"Version"`
 }
 
-// EntityDocumentEdit An edit of a document, applied as the merge patch from Base to Document.
+// EntityDocumentEdit An edit of a document, applied as the merge patch from Base to Document. Keys are matched exactly (case
+// included): a key the patch carries that no field of the document has, at any depth, is 400 Validation
+// naming it, and nothing is written.
 type EntityDocumentEdit struct {
 	Base     EntityDocumentInput `json:"Base"`
 	Document EntityDocumentInput `json:"Document"`
@@ -3301,6 +3303,9 @@ type Contains = string
 
 // Continue defines model for Continue.
 type Continue = string
+
+// DataClearance defines model for DataClearance.
+type DataClearance = string
 
 // DiffFrom defines model for DiffFrom.
 type DiffFrom = int64
@@ -5310,6 +5315,11 @@ type PatchUnitParams struct {
 	// Restore RevisionNum whose data becomes the head again (a new Revision).
 	Restore *int64 `form:"restore,omitempty" json:"restore,omitempty"`
 
+	// Clearance JSON Clearance (a list of {Key, Operator, Values}) for the paths of the data the write changes: a changed
+	// path whose guards it does not clear is 409 Conflict naming the path, and nothing is written. An absent or
+	// empty clearance clears no guarded path; unguarded paths need none.
+	Clearance *DataClearance `form:"clearance,omitempty" json:"clearance,omitempty"`
+
 	// LastChangeDescription Description of the change, recorded on the Revision and as the Unit's LastChangeDescription.
 	LastChangeDescription *LastChangeDescription `form:"last_change_description,omitempty" json:"last_change_description,omitempty"`
 }
@@ -5339,6 +5349,11 @@ type UploadUnitDataParams struct {
 
 	// LastChangeDescription Description of the change, recorded on the Revision and as the Unit's LastChangeDescription.
 	LastChangeDescription *LastChangeDescription `form:"last_change_description,omitempty" json:"last_change_description,omitempty"`
+
+	// Clearance JSON Clearance (a list of {Key, Operator, Values}) for the paths of the data the write changes: a changed
+	// path whose guards it does not clear is 409 Conflict naming the path, and nothing is written. An absent or
+	// empty clearance clears no guarded path; unguarded paths need none.
+	Clearance *DataClearance `form:"clearance,omitempty" json:"clearance,omitempty"`
 
 	// ChangeSetId The ChangeSet the change belongs to: a ChangeSet of the organization (else 400 Validation naming
 	// change_set_id; ChangeSets are not served yet, so none is), and the Unit's ChangeSetID when it has one.
@@ -6971,7 +6986,8 @@ type ServerInterface interface {
 	GetUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID, params GetUnitParams) error
 	// PatchUnit Change the Unit by an RFC 7386 merge patch (null clears a field). With restore=N the data of Revision N
 	// becomes the head again, as a new Revision whose Mutation records RestoredRevisionNum; the field change
-	// and the restore are one write (Version goes up by one, one event).
+	// and the restore are one write (Version goes up by one, one event). A restore that changes a guarded path
+	// needs clearance, else 409 Conflict naming the path.
 	// (PATCH /space/{space_id}/unit/{unit_id})
 	PatchUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID, params PatchUnitParams) error
 	// UpdateUnit Replace the Unit's settable fields (not its data). Version is required and must be the stored one.
@@ -6983,7 +6999,8 @@ type ServerInterface interface {
 	// UploadUnitData Put configuration into the Unit: the raw body is the data (any Content-Type, or none). It must be UTF-8
 	// and parse for the Unit's ToolchainType, with no key defined twice and no infinite or NaN number (else 400
 	// Data naming the line). A change makes a new Revision; the same data again
-	// changes nothing. If-Match must name the current DataHash (else 409 Conflict).
+	// changes nothing. If-Match must name the current DataHash (else 409 Conflict). A change of a guarded path
+	// needs clearance (see POST .../guard), else 409 Conflict naming the path.
 	// (PUT /space/{space_id}/unit/{unit_id}/data)
 	UploadUnitData(ctx echo.Context, spaceId SpaceID, unitId UnitID, params UploadUnitDataParams) error
 	// GetUnitDiff The difference between two Revisions of the Unit (default the head and the Revision before it).
@@ -12381,6 +12398,13 @@ func (w *ServerInterfaceWrapper) PatchUnit(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter restore: %s", err))
 	}
 
+	// ------------- Optional query parameter "clearance" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "clearance", ctx.QueryParams(), &params.Clearance, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter clearance: %s", err))
+	}
+
 	// ------------- Optional query parameter "last_change_description" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "last_change_description", ctx.QueryParams(), &params.LastChangeDescription, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -12517,6 +12541,13 @@ func (w *ServerInterfaceWrapper) UploadUnitData(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "last_change_description", ctx.QueryParams(), &params.LastChangeDescription, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter last_change_description: %s", err))
+	}
+
+	// ------------- Optional query parameter "clearance" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "clearance", ctx.QueryParams(), &params.Clearance, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter clearance: %s", err))
 	}
 
 	// ------------- Optional query parameter "change_set_id" -------------
@@ -58560,7 +58591,8 @@ type StrictServerInterface interface {
 	GetUnit(ctx context.Context, request GetUnitRequestObject) (GetUnitResponseObject, error)
 	// PatchUnit Change the Unit by an RFC 7386 merge patch (null clears a field). With restore=N the data of Revision N
 	// becomes the head again, as a new Revision whose Mutation records RestoredRevisionNum; the field change
-	// and the restore are one write (Version goes up by one, one event).
+	// and the restore are one write (Version goes up by one, one event). A restore that changes a guarded path
+	// needs clearance, else 409 Conflict naming the path.
 	// (PATCH /space/{space_id}/unit/{unit_id})
 	PatchUnit(ctx context.Context, request PatchUnitRequestObject) (PatchUnitResponseObject, error)
 	// UpdateUnit Replace the Unit's settable fields (not its data). Version is required and must be the stored one.
@@ -58572,7 +58604,8 @@ type StrictServerInterface interface {
 	// UploadUnitData Put configuration into the Unit: the raw body is the data (any Content-Type, or none). It must be UTF-8
 	// and parse for the Unit's ToolchainType, with no key defined twice and no infinite or NaN number (else 400
 	// Data naming the line). A change makes a new Revision; the same data again
-	// changes nothing. If-Match must name the current DataHash (else 409 Conflict).
+	// changes nothing. If-Match must name the current DataHash (else 409 Conflict). A change of a guarded path
+	// needs clearance (see POST .../guard), else 409 Conflict naming the path.
 	// (PUT /space/{space_id}/unit/{unit_id}/data)
 	UploadUnitData(ctx context.Context, request UploadUnitDataRequestObject) (UploadUnitDataResponseObject, error)
 	// GetUnitDiff The difference between two Revisions of the Unit (default the head and the Revision before it).

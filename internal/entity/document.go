@@ -4,6 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/uuid"
@@ -153,6 +158,15 @@ func (s *Service[R, E, F]) ApplyDocument(ctx context.Context, sc authz.Scope, sp
 			patch[r.Field], _ = json.Marshal(id)
 		}
 	}
+	var f F
+	if unknown := unknownKeys(reflect.TypeOf(f), patch, "Document"); len(unknown) > 0 {
+		items := make([]apierr.Item, len(unknown))
+		for i, k := range unknown {
+			items[i] = apierr.Item{Item: k, Description: "no such field (keys are matched exactly)"}
+		}
+		return Document{}, apierr.Validation(fmt.Sprintf("%s: no field of a %s's document has this name (keys are matched exactly, case included)",
+			strings.Join(unknown, ", "), s.Type), items...)
+	}
 	patch["Version"], _ = json.Marshal(base.Version)
 	body, err := json.Marshal(patch)
 	if err != nil {
@@ -163,4 +177,97 @@ func (s *Service[R, E, F]) ApplyDocument(ctx context.Context, sc authz.Scope, sp
 		return Document{}, err
 	}
 	return s.document(ctx, sc, e)
+}
+
+// unknownKeys returns the paths (under path, sorted) of the keys of a JSON value that no field of t has
+// by exactly that name. encoding/json matches keys without regard to case, so a key that differs from a
+// field's name only in case would be merged into that field: a document's keys are matched exactly
+// instead. Map keys are data; what decodes itself (json.Unmarshaler, json.RawMessage, any) is not looked into.
+func unknownKeys(t reflect.Type, value any, path string) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	var out []string
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := value.(map[string]json.RawMessage)
+		if !ok {
+			if err := json.Unmarshal(rawOf(value), &obj); err != nil {
+				return nil // not an object: decoding reports it
+			}
+		}
+		fields := jsonFields(t)
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			ft, ok := fields[k]
+			if !ok {
+				out = append(out, path+"."+k)
+				continue
+			}
+			out = append(out, unknownKeys(ft, obj[k], path+"."+k)...)
+		}
+	case reflect.Map:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(rawOf(value), &obj) != nil {
+			return nil
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			out = append(out, unknownKeys(t.Elem(), obj[k], path+"."+k)...)
+		}
+	case reflect.Slice, reflect.Array:
+		var list []json.RawMessage
+		if json.Unmarshal(rawOf(value), &list) != nil {
+			return nil
+		}
+		for i, v := range list {
+			out = append(out, unknownKeys(t.Elem(), v, path+"."+strconv.Itoa(i))...)
+		}
+	}
+	return out
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+func rawOf(value any) []byte {
+	if raw, ok := value.(json.RawMessage); ok {
+		return raw
+	}
+	raw, _ := json.Marshal(value)
+	return raw
+}
+
+// jsonFields are the exact JSON names of a struct type's fields (those of embedded structs included, as
+// encoding/json promotes them), with their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			for k, v := range jsonFields(ft) {
+				if _, ok := out[k]; !ok {
+					out[k] = v
+				}
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
 }

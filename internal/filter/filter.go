@@ -134,8 +134,9 @@ func (strategy) Normalize(f Fields) (Fields, error) {
 	return f, listquery.CheckDefinition(from, f.Where, f.WhereData, f.ResourceType, f.IncludeHidden)
 }
 
-// Check requires a FromSpaceID the write sets to name a Space of the caller's organization, and keeps the
-// Triggers that select Units with the Filter (in any Space) able to select them.
+// Check keeps the Triggers that select Units with the Filter (in any Space) able to select them, and
+// requires a FromSpaceID the write sets to name a Space of the caller's organization that the caller may
+// see into: one it may not is refused exactly as a random ID is, so the answer tells nothing of it.
 func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Filter, f Fields) (Fields, error) {
 	if cur != nil && FitsTrigger(f) != nil {
 		triggers, err := tx.Q.TriggersUsingFilter(ctx, db.TriggersUsingFilterParams{OrganizationID: sc.OrganizationID, FilterID: cur.ID})
@@ -151,7 +152,7 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 	if f.FromSpaceID == nil || (cur != nil && cur.FromSpaceID != nil && *cur.FromSpaceID == *f.FromSpaceID) {
 		return f, nil
 	}
-	if _, err := space.Parent(ctx, sc, tx.Q, *f.FromSpaceID); err != nil {
+	if _, _, err := space.VisibleParent(ctx, sc, tx.Q, *f.FromSpaceID); err != nil {
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return f, apierr.NoSuchReference(space.EntityType, "of your organization", "FromSpaceID")
 		}
@@ -176,7 +177,8 @@ func (strategy) DocumentSpec() entity.DocumentSpec {
 }
 
 // DocumentRef shows a reference to a Filter (field, FilterID) in documents by name (name, Filter): its Slug
-// when it is in the document's Space, else <Space Slug>/<Slug>.
+// when it is in the document's Space, else <Space Slug>/<Slug>. One the caller may not view, or in a Space
+// it may not see into, is shown as it is stored (its ID): a document names nothing invisible.
 func DocumentRef(field, name string) entity.DocumentRef {
 	return entity.DocumentRef{
 		Field: field, Name: name,
@@ -192,7 +194,10 @@ func DocumentRef(field, name string) entity.DocumentRef {
 			case f.SpaceID == spaceID:
 				return f.Slug, nil
 			}
-			sp, err := space.Parent(ctx, sc, c.Queries(), f.SpaceID)
+			sp, _, err := space.VisibleParent(ctx, sc, c.Queries(), f.SpaceID)
+			if apierr.Is(err, apierr.TypeNotFound) {
+				return id.String(), nil
+			}
 			if err != nil {
 				return "", err
 			}

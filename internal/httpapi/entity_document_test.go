@@ -95,6 +95,7 @@ func TestEntityDocuments(t *testing.T) {
 	filterPath := devPath + "/filter/" + web.FilterID.String()
 	var fdoc api.EntityDocument
 	c.Get(filterPath + "/document").Expect(http.StatusOK).JSON(&fdoc)
+	fields = map[string]any{}
 	require.NoError(t, json.Unmarshal(fdoc.Document, &fields))
 	require.Equal(t, "prod", fields["FromSpace"])
 	fields["FromSpace"] = nil

@@ -123,6 +123,9 @@ func (h functionAPI) InvokeFunctions(ctx context.Context, r api.InvokeFunctionsR
 // running invoke requests.
 func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, sel listquery.Params, p api.InvokeFunctionsOnOrgParams, body *api.FunctionInvocationsRequest) (bulkResponse, error) {
 	sc := scopeOf(ctx)
+	if err := h.s.deps.Units.CheckInvoker(ctx, sc, spaceID); err != nil {
+		return bulkResponse{}, err
+	}
 	release, ok := h.s.invocations.acquire(sc.OrganizationID.String())
 	if !ok {
 		return bulkResponse{}, apierr.TooManyRequests("your organization has %d function invoke requests running on this replica, its bound; retry shortly",

@@ -74,9 +74,10 @@ func TestInvokeRefusals(t *testing.T) {
 	var none []api.FunctionInvocationsResponse
 	other.Post("/api/function/invoke?where="+url.QueryEscape("Slug = 'web'"), map[string]any{"FunctionInvocations": []any{invocation("set-replicas", 2)}}).Expect(http.StatusOK).JSON(&none)
 	require.Empty(t, none)
-	// A viewer may run reading functions but not mutating ones.
+	// A viewer granted nothing may run no function, reading ones included (invoking needs Edit:
+	// TestInvokeNeedsEdit).
 	viewer := f.env.Client(f.env.Token("acme", "vic", auth.RoleViewer))
-	viewer.Post(f.invokePath(all), map[string]any{"FunctionInvocations": []any{invocation("get-image", "*")}}).Expect(http.StatusOK)
+	viewer.Post(f.invokePath(all), map[string]any{"FunctionInvocations": []any{invocation("get-image", "*")}}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 	viewer.Post(f.invokePath(all), map[string]any{"FunctionInvocations": []any{invocation("set-replicas", 2)}}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 }
 

@@ -182,6 +182,13 @@ func (s *Server) record(o observation, status int) {
 const streamedReadFactor = 10
 
 // limitTime bounds the request's work; a dependency that overruns it yields 504 GatewayTimeout.
+//
+// The work is bounded by that time, not by the connection: net/http cancels a request's context as soon
+// as it reads end of stream from the client, which is also what a client that half-closes its side after
+// sending (shutdown(SHUT_WR), as `nc -N` does) looks like, and that client still waits for its answer.
+// A client that is really gone costs at most the request's time, and its answer's write fails. Long polls
+// keep the connection's cancellation: their wait is for a client that is still there, and their own
+// bound is long.
 func (s *Server) limitTime(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		rt := s.routeOf(c)
@@ -196,7 +203,11 @@ func (s *Server) limitTime(next echo.HandlerFunc) echo.HandlerFunc {
 		case classStreamedRead:
 			limit *= streamedReadFactor
 		}
-		ctx, cancel := context.WithTimeout(c.Request().Context(), limit)
+		base := c.Request().Context()
+		if rt.class != classLongPoll {
+			base = context.WithoutCancel(base)
+		}
+		ctx, cancel := context.WithTimeout(base, limit)
 		defer cancel()
 		c.SetRequest(c.Request().WithContext(ctx))
 		return next(c)

@@ -253,15 +253,17 @@ var roleRequests = map[string]roleRequest{
 	"CreateAttestation": {body: func(f *roleFixture, _ string) any {
 		return map[string]any{"Type": "Check", "RevisionIDs": []string{f.params["revision_id"]}}
 	}},
-	"UpdateTag":         {body: readBack("Tag")},
-	"PatchTag":          {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateTarget":      {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
-	"UpdateTarget":      {body: readBack("Target")},
-	"PatchTarget":       {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateUnit":        {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
-	"UpdateUnit":        {body: readBack("Unit")},
-	"PatchUnit":         {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"UploadUnitData":    {body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},
+	"UpdateTag":    {body: readBack("Tag")},
+	"PatchTag":     {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTarget": {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
+	"UpdateTarget": {body: readBack("Target")},
+	"PatchTarget":  {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateUnit":   {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
+	"UpdateUnit":   {body: readBack("Unit")},
+	"PatchUnit":    {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	// The clearance clears the guard SetUnitGuard sets on A (it runs first).
+	"UploadUnitData": {query: url.Values{"clearance": {`[{"Key": "owner", "Operator": "Exists"}]`}},
+		body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},
 	"SetUnitGuard":      {body: jsonBody(map[string]any{"ResourceGuards": []any{map[string]any{"Set": map[string]any{"A": map[string]string{"owner": "sre"}}}}})},
 	"SetUnitProtection": {body: jsonBody(map[string]any{"ResourceProtection": []any{map[string]any{"Protected": map[string]bool{"A": true}}}})},
 }

@@ -12,13 +12,14 @@ import (
 )
 
 // signInGuard slows down guessing at the sign-in endpoints (POST /auth/token, POST /auth/worker): failed
-// attempts are counted per credential (a key's kid, a worker's ID) and per client address, and once
-// either runs out, every attempt for it is refused with 429 and Retry-After until it refills, right or
-// wrong, so the endpoint stops being an oracle. Successful sign-ins cost nothing. The counts live in this
+// attempts are counted per credential (a key's kid, a worker's ID) from one client address, and per
+// client address, and once either runs out, every attempt for it is refused with 429 and Retry-After
+// until it refills, right or wrong, so the endpoint stops being an oracle. A credential is never counted
+// alone: whoever knows a worker's ID could otherwise keep the worker out by failing from anywhere. Successful sign-ins cost nothing. The counts live in this
 // replica's memory: a protection, not a quota (N replicas allow N times the rate).
 type signInGuard struct {
 	mu         sync.Mutex
-	credential limiterSet
+	credential limiterSet // keyed by credentialAtAddress
 	address    limiterSet
 }
 
@@ -90,7 +91,8 @@ func (g *signInGuard) check(r *http.Request, credential string) time.Duration {
 	now := time.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return max(g.credential.wait(credential, now), g.address.wait(clientAddress(r), now))
+	addr := clientAddress(r)
+	return max(g.credential.wait(credentialAtAddress(credential, addr), now), g.address.wait(addr, now))
 }
 
 // failed records a failed sign-in of r with credential.
@@ -98,11 +100,15 @@ func (g *signInGuard) failed(r *http.Request, credential string) {
 	now := time.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	addr := clientAddress(r)
 	if credential != "" {
-		g.credential.fail(credential, now)
+		g.credential.fail(credentialAtAddress(credential, addr), now)
 	}
-	g.address.fail(clientAddress(r), now)
+	g.address.fail(addr, now)
 }
+
+// credentialAtAddress keys a credential's failures with the address they came from.
+func credentialAtAddress(credential, addr string) string { return credential + " " + addr }
 
 // clientAddress is the peer's IP address. Forwarding headers are not trusted: any client can send them.
 func clientAddress(r *http.Request) string {

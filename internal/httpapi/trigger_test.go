@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/configdata"
 )
@@ -131,9 +132,13 @@ func TestMutatingTriggers(t *testing.T) {
 			require.Equal(t, map[string]string{"owner": "platform"}, s.Guards)
 		}
 	}
-	// A write that sets another value: the guard (stamped by the Trigger) holds only against functions,
-	// and the Trigger (cleared for its own guard) puts its value back as a Mutation of the new Revision.
-	f.put(t, u, "text/plain", strings.Replace(data, "managed-by: hubd", "managed-by: me", 1)).Expect(http.StatusOK)
+	// A write that sets another value: the guard (stamped by the Trigger) holds against it (409) unless its
+	// clearance clears it; then the Trigger (cleared for its own guard) puts its value back as a Mutation
+	// of the new Revision.
+	changed := strings.Replace(data, "managed-by: hubd", "managed-by: me", 1)
+	f.put(t, u, "text/plain", changed).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	clearance := url.Values{"clearance": {`[{"Key": "owner", "Operator": "In", "Values": ["platform"]}]`}}
+	f.c.Do(http.MethodPut, f.path(u)+"/data?"+clearance.Encode(), apitest.Raw{ContentType: "text/plain", Data: []byte(changed)}).Expect(http.StatusOK)
 	require.Equal(t, 2, strings.Count(f.data(t, u), "managed-by: hubd"))
 	// A function that would change the guarded label without clearance is withheld.
 	res := f.invoke(t, url.Values{"where": {"Slug = 'web'"}}, http.StatusOK, invocation("set-label", "managed-by", "other"))

@@ -172,6 +172,9 @@ func (h unitAPI) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) (a
 		return nil, err
 	}
 	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription, UserAgent: userAgent(ctx)}
+	if opts.Clearance, err = dataClearance(r.Params.Clearance); err != nil {
+		return nil, err
+	}
 	res, err := h.s.deps.Units.Patch(ctx, sc, r.SpaceId, r.UnitId, patch, deref(r.Params.Restore), opts)
 	if err != nil {
 		return nil, err

@@ -65,6 +65,9 @@ func (h unitAPI) UploadUnitData(ctx context.Context, r api.UploadUnitDataRequest
 	}
 	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription,
 		ChangeSetID: r.Params.ChangeSetId, UserAgent: userAgent(ctx)}
+	if opts.Clearance, err = dataClearance(r.Params.Clearance); err != nil {
+		return nil, err
+	}
 	res, err := h.s.deps.Units.PutData(ctx, sc, r.SpaceId, r.UnitId, unit.Upload{Body: data, MediaType: mediaType(ctx)}, deref(r.Params.IfMatch), opts)
 	if err != nil {
 		return nil, err
@@ -127,4 +130,13 @@ func resourceOf(r *api.ResourceInfo) (string, string) {
 		return "", ""
 	}
 	return r.ResourceType, r.ResourceName
+}
+
+// dataClearance reads the clearance parameter of a data write.
+func dataClearance(raw *string) ([]function.Requirement, error) {
+	clearance, err := jsonParam[[]function.Requirement]("clearance", deref(raw))
+	if err != nil {
+		return nil, err
+	}
+	return clearance, function.CheckGuards(nil, clearance, "")
 }

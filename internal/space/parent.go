@@ -74,12 +74,16 @@ func VisibleParent(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.U
 }
 
 // DocumentRef shows a reference to a Space (field, FromSpaceID) in documents by its Slug (name,
-// FromSpace). A name must be the Slug (or ID) of a Space the caller may view.
+// FromSpace); one the caller may not see into by its ID, as stored, so a document names nothing invisible.
+// A name must be the Slug (or ID) of a Space the caller may view.
 func DocumentRef(field, name string) entity.DocumentRef {
 	return entity.DocumentRef{
 		Field: field, Name: name,
 		Named: func(ctx context.Context, sc authz.Scope, c store.Conn, _, id uuid.UUID) (string, error) {
-			row, err := Parent(ctx, sc, c.Queries(), id)
+			row, _, err := VisibleParent(ctx, sc, c.Queries(), id)
+			if apierr.Is(err, apierr.TypeNotFound) {
+				return id.String(), nil
+			}
 			if err != nil {
 				return "", err
 			}

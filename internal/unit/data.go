@@ -14,6 +14,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -260,6 +261,11 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 		u, err := fromRow(row)
 		return WriteResult{Unit: u, Data: data, Sources: prevSources}, err
 	}
+	if change.source != SourceFunction { // an invocation withholds what it may not change (settle)
+		if err := checkGuarded(row, doc, change.opts.Clearance); err != nil {
+			return WriteResult{}, err
+		}
+	}
 	ran, err := s.runTriggers(ctx, tx, row, wc, data, doc, change)
 	if err != nil {
 		return WriteResult{}, err
@@ -337,6 +343,38 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 	}
 	tx.Emit(u.dataEvent(wc.spaceSlug))
 	return WriteResult{Unit: u, Data: data, Sources: sources}, nil
+}
+
+// checkGuarded refuses a write of doc over the locked Unit row when it changes a path whose guards
+// clearance does not clear (409 Conflict naming the paths): guards hold against every write of the data,
+// not only function invocations.
+func checkGuarded(row *db.Unit, doc *configdata.Document, clearance []function.Requirement) error {
+	notes, err := store.DecodeJSON[annotations](row.PathAnnotations)
+	if err != nil {
+		return err
+	}
+	guarded := false
+	for _, a := range notes {
+		guarded = guarded || len(a.Guards) > 0
+	}
+	if !guarded {
+		return nil
+	}
+	prev, err := projectionDocument(row.ToolchainType, row.HeadDoc)
+	if err != nil {
+		return err
+	}
+	var refused []string
+	for _, l := range changedLeaves(prev, doc) {
+		if guards := notes.uncleared(l.resource, l.path, clearance); guards != nil {
+			refused = append(refused, fmt.Sprintf("%s (guards %s)", l.path, describeGuards(guards)))
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return apierr.Conflict("the write changes guarded paths its clearance does not clear: %s; send a clearance that clears them, or remove the guards",
+		strings.Join(refused, ", ")).WithEntity(EntityType, row.UnitID.String(), row.Slug)
 }
 
 // restoreRevision makes Revision num's data the head again, as a new Revision.

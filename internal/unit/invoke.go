@@ -185,6 +185,31 @@ func isUnknownFunction(toolchain string, inv function.Invocation) bool {
 	return !ok
 }
 
+// CheckInvoker refuses a caller who may edit nothing the request could reach. Invoking needs Edit (the
+// operation's permission): by role, or by a grant on the Space (spaceID; any Space on the organization's
+// path) or on one of its Units. It is asked before the request takes one of its organization's invoke
+// slots, so a caller who may only read does not use them up. Each Unit is then checked on its own: View
+// to be selected, Edit when a mutating function runs on it.
+func (s *Service) CheckInvoker(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID) error {
+	if sc.ByRole(authz.Edit) {
+		return nil
+	}
+	if spaceID != nil && sc.SpacePermissions[*spaceID][string(authz.Edit)] || spaceID == nil && len(sc.SpacesReached(authz.Edit)) > 0 {
+		return nil
+	}
+	var granted bool
+	err := s.Store.Conn().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM unit WHERE organization_id = $1
+		AND ($2::uuid IS NULL OR space_id = $2) AND permissions @> ANY($3::jsonb[]))`,
+		sc.OrganizationID, spaceID, authz.Containing(sc.Principal, authz.Edit)).Scan(&granted)
+	if err != nil {
+		return store.Translate(err)
+	}
+	if granted {
+		return nil
+	}
+	return apierr.Forbidden("invoking functions needs Edit: your role %q does not hold it, and no Permissions grant it to you on a Space or Unit the request could reach", sc.Role)
+}
+
 // Invoke runs the request's invocations over every Unit the selection picks, each Unit in its own
 // savepoint: a Unit whose invocation fails is left as it was and reported.
 func (s *Service) Invoke(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, path string, sel listquery.Params, df DataFilter, req InvokeRequest) ([]entity.BulkItem[InvokeResult], error) {

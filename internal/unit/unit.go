@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
@@ -224,6 +225,8 @@ type WriteOptions struct {
 	Description *string
 	ChangeSetID *uuid.UUID
 	UserAgent   string
+	// Clearance lets a data write change guarded paths it clears.
+	Clearance []function.Requirement
 }
 
 // WriteResult is what a Unit write answers: the Unit, and what include asks for.
