@@ -23,6 +23,7 @@ import (
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/signin"
@@ -45,6 +46,8 @@ type Config struct {
 	// it is first read, before validation, locks or merges (400 above them); 0: DefaultMaxJSONDepth and
 	// DefaultMaxJSONValues.
 	MaxJSONDepth, MaxJSONValues int
+	// ViewLimits bound what a View's data columns read into a list page (zero fields: the defaults).
+	ViewLimits listquery.ViewLimits
 	// RequestTimeout bounds the work of one request (504 when a dependency overruns it).
 	RequestTimeout time.Duration
 	// MaxInFlightPerCaller bounds one caller's concurrent requests (429 above it).
@@ -128,6 +131,7 @@ const (
 func New(cfg Config, deps Deps) (*Server, error) {
 	cfg.MaxJSONDepth = cmp.Or(max(cfg.MaxJSONDepth, 0), DefaultMaxJSONDepth)
 	cfg.MaxJSONValues = cmp.Or(max(cfg.MaxJSONValues, 0), DefaultMaxJSONValues)
+	cfg.ViewLimits = cfg.ViewLimits.WithDefaults()
 	doc, err := LoadDocument()
 	if err != nil {
 		return nil, err
