@@ -24,7 +24,7 @@ import (
 func TestViewDataLimits(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{
-		ViewLimits: listquery.ViewLimits{CellValues: 5, CellBytes: 300, PageBytes: 500}}})
+		ViewLimits: listquery.ViewLimits{CellValues: 5, CellBytes: 300, PageBytes: 600}}})
 	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
 	f := &unitFixture{env: env, c: c, space: createSpace(t, c, map[string]any{"Slug": "dev"})}
 	units := map[string]api.Unit{}
@@ -39,7 +39,7 @@ func TestViewDataLimits(t *testing.T) {
 	}
 	unit("many", "a", "b", "c", "d", "e", "f")      // six values: past CellValues
 	unit("big", strings.Repeat("x", 400))           // one value of 402 bytes: past CellBytes
-	pages := []string{"p1", "p2", "p3", "p4", "p5"} // two values of about 210 bytes: two fit a page
+	pages := []string{"p1", "p2", "p3", "p4", "p5"} // two values, 266 bytes as ViewColumns: two fit a page
 	for _, slug := range pages {
 		unit(slug, strings.Repeat("y", 100), strings.Repeat("z", 100))
 	}
@@ -66,7 +66,7 @@ func TestViewDataLimits(t *testing.T) {
 	require.Contains(t, e.Error.Message, "more than 300 bytes of Unit "+units["big"].UnitID.String())
 
 	e = list(url.Values{"view": {triple}, "where": {"Slug = 'p1'"}}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
-	require.Contains(t, e.Error.Message, "more than 500 bytes of Unit "+units["p1"].UnitID.String())
+	require.Contains(t, e.Error.Message, "more than 600 bytes of Unit "+units["p1"].UnitID.String())
 	require.Contains(t, e.Error.Message, "per page")
 
 	// The pages of p1..p5 hold two Units each, whatever the limit, and together hold each Unit once.

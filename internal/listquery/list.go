@@ -148,11 +148,11 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 	if err != nil {
 		return Page[T]{}, q.translate(err)
 	}
-	dataColumns := 0
+	budget := &viewBudget{limits: p.viewLimits}
 	if p.view != nil {
-		dataColumns = len(p.view.dataPaths)
+		budget.names = p.view.dataColumnNames()
 	}
-	items, data, keys, over, err := collect[T](rows, p.limit+1, dataColumns, &viewBudget{limits: p.viewLimits})
+	items, data, keys, over, err := collect[T](rows, p.limit+1, len(budget.names), budget)
 	if err != nil {
 		return Page[T]{}, q.translate(err)
 	}

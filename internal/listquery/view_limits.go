@@ -19,8 +19,9 @@ type ViewLimits struct {
 	// CellBytes bounds one data column's values for one item, as the JSON text the database sends; more
 	// is 400 Validation naming the column and the item.
 	CellBytes int
-	// PageBytes bounds the data columns' values of one page: the page ends before the item that would pass
-	// it, with a continue token; an item passing it alone is 400 Validation.
+	// PageBytes bounds the data columns' values of one page, counted as the ViewColumns entries they make
+	// (viewBudget.add): the page ends before the item that would pass it, with a continue token; an item
+	// passing it alone is 400 Validation.
 	PageBytes int
 }
 
@@ -72,7 +73,9 @@ func dataColumnSQL(column, path string, limits ViewLimits, b *binder) string {
 // viewBudget checks the data columns' values of the rows of a page as they are read against limits.
 type viewBudget struct {
 	limits ViewLimits
-	used   int
+	// names are the data columns' Names, each written with every value of its column.
+	names []string
+	used  int
 }
 
 // viewOverflow is a row whose data columns pass a limit: the row's index in the page, the column's index
@@ -82,20 +85,57 @@ type viewOverflow struct {
 	over        string
 }
 
-// add counts the values of row i, reporting the limit they pass, if any.
+// entryBytes is what a ViewColumns entry adds to its value and its column's Name: {"Name":"","Value":""},
+const entryBytes = 23
+
+// add counts the values of row i, reporting the limit they pass, if any. A value costs what the answer
+// writes for it: its JSON text, its column's Name and the entry around them.
 func (v *viewBudget) add(i int, values []json.RawMessage) *viewOverflow {
 	size := 0
 	for c, val := range values {
 		if len(val) > 0 && val[0] == '"' {
 			return &viewOverflow{row: i, column: c, over: string(val)}
 		}
-		size += len(val)
+		size += len(val) + arrayLength(val)*(len(v.names[c])+entryBytes)
 	}
 	if v.used+size > v.limits.PageBytes {
 		return &viewOverflow{row: i, column: -1}
 	}
 	v.used += size
 	return nil
+}
+
+// arrayLength counts the elements of a JSON array's text without decoding it.
+func arrayLength(text json.RawMessage) int {
+	n, depth, inString, escaped, empty := 0, 0, false, false, true
+	for _, c := range text {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 1:
+			n++
+		}
+		if depth >= 1 && c != '[' && c != ' ' && c != '\n' && c != '\t' && c != '\r' {
+			empty = false
+		}
+	}
+	if empty {
+		return 0
+	}
+	return n + 1
 }
 
 // overflowError is the refusal of a page whose item id passes a View limit.
@@ -105,10 +145,10 @@ func (q Query) overflowError(p *plan, o *viewOverflow, id string) error {
 	switch o.over {
 	case overValues:
 		msg = fmt.Sprintf("view: column %q of %s selects more than %d values of %s %s (the limit of values per column and item); narrow its DataPath",
-			p.view.dataColumnName(o.column), view, p.viewLimits.CellValues, q.Entity.Name, id)
+			p.view.dataColumnNames()[o.column], view, p.viewLimits.CellValues, q.Entity.Name, id)
 	case overBytes:
 		msg = fmt.Sprintf("view: column %q of %s selects more than %d bytes of %s %s (the limit of bytes per column and item); narrow its DataPath",
-			p.view.dataColumnName(o.column), view, p.viewLimits.CellBytes, q.Entity.Name, id)
+			p.view.dataColumnNames()[o.column], view, p.viewLimits.CellBytes, q.Entity.Name, id)
 	default:
 		msg = fmt.Sprintf("view: the data columns of %s select more than %d bytes of %s %s (the limit of bytes per page); narrow their DataPaths",
 			view, p.viewLimits.PageBytes, q.Entity.Name, id)
@@ -134,12 +174,13 @@ func keyID(p *plan, e *Entity, keyset json.RawMessage) string {
 	return ""
 }
 
-// dataColumnName is the Name of the data column at index i among the data columns.
-func (cv *CompiledView) dataColumnName(i int) string {
+// dataColumnNames are the Names of the data columns, in their order.
+func (cv *CompiledView) dataColumnNames() []string {
+	out := make([]string, len(cv.dataPaths))
 	for _, c := range cv.columns {
-		if c.data == i {
-			return c.name
+		if c.data >= 0 {
+			out[c.data] = c.name
 		}
 	}
-	return ""
+	return out
 }
