@@ -28,6 +28,7 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/migrate"
 	"github.com/hubd/hubd/internal/store"
@@ -116,7 +117,11 @@ func serve(ctx context.Context, args []string) error {
 	bodyLimit := fs.Int64("body-limit", envInt("HUBD_BODY_LIMIT", 4<<20), "largest request body in bytes (HUBD_BODY_LIMIT)")
 	jsonDepth := fs.Int("max-json-depth", int(envInt("HUBD_MAX_JSON_DEPTH", httpapi.DefaultMaxJSONDepth)), "deepest nesting of objects and arrays in a JSON request body (HUBD_MAX_JSON_DEPTH)")
 	jsonValues := fs.Int("max-json-values", int(envInt("HUBD_MAX_JSON_VALUES", httpapi.DefaultMaxJSONValues)), "most keys and values in a JSON request body (HUBD_MAX_JSON_VALUES)")
+	viewValues := fs.Int("view-cell-values", int(envInt("HUBD_VIEW_CELL_VALUES", listquery.DefaultViewCellValues)), "most values one data column of a View may select for one item of a list (HUBD_VIEW_CELL_VALUES; more is 400)")
+	viewCell := fs.Int("view-cell-bytes", int(envInt("HUBD_VIEW_CELL_BYTES", listquery.DefaultViewCellBytes)), "most bytes of values one data column of a View may select for one item of a list (HUBD_VIEW_CELL_BYTES; more is 400)")
+	viewPage := fs.Int("view-page-bytes", int(envInt("HUBD_VIEW_PAGE_BYTES", listquery.DefaultViewPageBytes)), "most bytes of values a View's data columns may select for one list page; the page ends early, with a continue token (HUBD_VIEW_PAGE_BYTES)")
 	timeout := fs.Duration("request-timeout", envDuration("HUBD_REQUEST_TIMEOUT", 30*time.Second), "longest time a request may work (HUBD_REQUEST_TIMEOUT)")
+	writeTimeout := fs.Duration("write-timeout", envDuration("HUBD_WRITE_TIMEOUT", httpapi.DefaultWriteTimeout), "longest time one write of an answer to a client may take; a client that stops reading is cut off after it (HUBD_WRITE_TIMEOUT)")
 	inFlight := fs.Int("max-in-flight", int(envInt("HUBD_MAX_IN_FLIGHT", 64)), "concurrent requests per caller per replica (HUBD_MAX_IN_FLIGHT)")
 	invocations := fs.Int("max-invocations", int(envInt("HUBD_MAX_INVOCATIONS", 8)), "concurrent function invoke requests per organization per replica (HUBD_MAX_INVOCATIONS)")
 	pollStarts := fs.Int("max-poll-starts", int(envInt("HUBD_MAX_POLL_STARTS", 0)), "long polls starting at once per replica; more wait their turn (HUBD_MAX_POLL_STARTS; 0: 8 per database connection)")
@@ -146,7 +151,8 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("--long-poll-mode: %w", err)
 	}
-	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, MaxJSONDepth: *jsonDepth, MaxJSONValues: *jsonValues, RequestTimeout: *timeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
+	cfg.HTTP = httpapi.Config{BodyLimit: *bodyLimit, MaxJSONDepth: *jsonDepth, MaxJSONValues: *jsonValues,
+		ViewLimits: listquery.ViewLimits{CellValues: *viewValues, CellBytes: *viewCell, PageBytes: *viewPage}, RequestTimeout: *timeout, WriteTimeout: *writeTimeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
 		MaxPollStarts: *pollStarts, LongPollMode: mode, CORSOrigins: origins}
 	cfg.EventRetention = *retention
 
@@ -181,7 +187,8 @@ func serve(ctx context.Context, args []string) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       longpoll.IdleTimeout,
-		// No WriteTimeout: long polls set their own deadlines; other requests are bounded by --request-timeout.
+		// No WriteTimeout: it would run from the request's start, and long polls wait before they write;
+		// each write of an answer gets --write-timeout from when it starts instead (httpapi.Config.WriteTimeout).
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- httpServer.Serve(ln) }()

@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/hubd/hubd/gen/api"
@@ -163,14 +165,36 @@ func deletedInBulk[E any, P listParamsStruct](ctx context.Context, s *Server, sv
 // failed alike the handler returns the shared error instead). Its Visit methods, one per operation that
 // may answer 207, are generated (visit.gen.go).
 type bulkResponse struct {
-	items  any
+	// items are pointers to the answer's items (nil: the answer is null).
+	items  []any
 	status int
 }
 
+// write writes the items as json.Encoder would write them as one slice, marshalling and sending them one
+// at a time: a client reading slowly holds the buffer and one item, not a second copy of the answer.
 func (r bulkResponse) write(w http.ResponseWriter) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(r.status)
-	return json.NewEncoder(w).Encode(r.items)
+	if r.items == nil {
+		_, err := io.WriteString(w, "null\n")
+		return err
+	}
+	bw := bufio.NewWriterSize(w, pageBuffer)
+	bw.WriteByte('[')
+	for i, item := range r.items {
+		data, err := json.Marshal(item)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		if _, err := bw.Write(data); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("]\n")
+	return bw.Flush()
 }
 
 // answeredInBulk is the answer of a bulk write from its converted items (bulkItems).
@@ -178,8 +202,15 @@ func answeredInBulk[O any](out []O, multiStatus bool, err error) (bulkResponse, 
 	if err != nil {
 		return bulkResponse{}, err
 	}
-	if multiStatus {
-		return bulkResponse{items: out, status: http.StatusMultiStatus}, nil
+	var items []any
+	if out != nil {
+		items = make([]any, len(out))
+		for i := range out {
+			items[i] = &out[i] // as a slice's elements are marshalled: addressable
+		}
 	}
-	return bulkResponse{items: out, status: http.StatusOK}, nil
+	if multiStatus {
+		return bulkResponse{items: items, status: http.StatusMultiStatus}, nil
+	}
+	return bulkResponse{items: items, status: http.StatusOK}, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/signin"
@@ -45,8 +46,13 @@ type Config struct {
 	// it is first read, before validation, locks or merges (400 above them); 0: DefaultMaxJSONDepth and
 	// DefaultMaxJSONValues.
 	MaxJSONDepth, MaxJSONValues int
+	// ViewLimits bound what a View's data columns read into a list page (zero fields: the defaults).
+	ViewLimits listquery.ViewLimits
 	// RequestTimeout bounds the work of one request (504 when a dependency overruns it).
 	RequestTimeout time.Duration
+	// WriteTimeout bounds each write of an answer to the connection, from when it starts (limitWrites); 0:
+	// DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// MaxInFlightPerCaller bounds one caller's concurrent requests (429 above it).
 	MaxInFlightPerCaller int
 	// MaxInvocationsPerOrganization bounds the function invoke requests each organization has running on
@@ -128,6 +134,8 @@ const (
 func New(cfg Config, deps Deps) (*Server, error) {
 	cfg.MaxJSONDepth = cmp.Or(max(cfg.MaxJSONDepth, 0), DefaultMaxJSONDepth)
 	cfg.MaxJSONValues = cmp.Or(max(cfg.MaxJSONValues, 0), DefaultMaxJSONValues)
+	cfg.ViewLimits = cfg.ViewLimits.WithDefaults()
+	cfg.WriteTimeout = cmp.Or(max(cfg.WriteTimeout, 0), DefaultWriteTimeout)
 	doc, err := LoadDocument()
 	if err != nil {
 		return nil, err
@@ -149,7 +157,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.Binder = jsonBinder{}
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.resumeFirstPass, s.requestIdentity, s.observe, s.recoverPanics)
+	e.Use(s.resumeFirstPass, s.requestIdentity, s.observe, s.recoverPanics, s.limitWrites)
 	if len(cfg.CORSOrigins) > 0 {
 		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
 			AllowOrigins: cfg.CORSOrigins,

@@ -126,6 +126,8 @@ type plan struct {
 	// filter is the Filter in force: filter='s, or the View's; view is the View view= names.
 	filter *FilterDefinition
 	view   *CompiledView
+	// viewLimits bound what view's data columns read.
+	viewLimits ViewLimits
 }
 
 type orderItem struct {
@@ -140,21 +142,34 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 	if err != nil {
 		return Page[T]{}, err
 	}
+	p.viewLimits = viewLimitsOf(ctx)
 	sql := q.sql(p, b)
 	rows, err := conn.Query(ctx, sql, b.args...)
 	if err != nil {
 		return Page[T]{}, q.translate(err)
 	}
-	var dataColumns int
+	budget := &viewBudget{limits: p.viewLimits}
 	if p.view != nil {
-		dataColumns = len(p.view.dataPaths)
+		budget.names = p.view.dataColumnNames()
 	}
-	items, data, keys, err := collect[T](rows, p.limit+1, dataColumns)
+	items, data, keys, over, err := collect[T](rows, p.limit+1, len(budget.names), budget)
 	if err != nil {
 		return Page[T]{}, q.translate(err)
 	}
+	more := p.limit > 0 && len(items) > p.limit
+	if over != nil && p.limit > 0 && over.row == p.limit {
+		over, more = nil, true // the row past the page only tells that more follow
+	}
+	if over != nil && (over.column >= 0 || over.row == 0) {
+		return Page[T]{}, q.overflowError(p, over, keyID(p, q.Entity, keys[over.row]))
+	}
 	page := Page[T]{Items: items, PageInfo: PageInfo{Fields: p.fields, Includes: p.includes, View: p.view, ViewData: data}}
-	if p.limit > 0 && len(items) > p.limit {
+	switch {
+	case over != nil:
+		// Cut short by the page's budget of View data: the rest follows on the next page.
+		page.Items, page.ViewData = items[:over.row], data[:over.row]
+		page.Continue = tokens.encode(p.signature, keys[over.row-1])
+	case more:
 		page.Items = items[:p.limit]
 		if data != nil {
 			page.ViewData = data[:p.limit]
@@ -167,19 +182,20 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 }
 
 // collect scans every row into T (a generated row type: columns matched to fields by their db tags), the
-// values of a View's dataColumns data columns that follow them (nil without any) and the row's keyset (the
-// last column). Columns are matched to fields once per page, not once per row, and rows are scanned in
-// place into a slice sized for expected rows.
-func collect[T any](rows pgx.Rows, expected, dataColumns int) ([]T, [][]json.RawMessage, []json.RawMessage, error) {
+// values of a View's dataColumns data columns that follow them (nil without any) and the row's
+// keyset (the last column). Columns are matched to fields once per page, not once per row, and rows are
+// scanned in place into a slice sized for expected rows. A row whose data columns pass budget's limits ends
+// the scan: the rows before it are returned, with the overflow; the rest are not read.
+func collect[T any](rows pgx.Rows, expected, dataColumns int, budget *viewBudget) ([]T, [][]json.RawMessage, []json.RawMessage, *viewOverflow, error) {
 	defer rows.Close()
 	fds := rows.FieldDescriptions()
 	if len(fds) == 0 {
 		rows.Close()
-		return nil, nil, nil, rows.Err()
+		return nil, nil, nil, nil, rows.Err()
 	}
 	fields, err := fieldIndexes[T](fds[:len(fds)-1-dataColumns])
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	items := make([]T, 0, max(expected, 0))
 	keys := make([]json.RawMessage, 0, max(expected, 0))
@@ -192,19 +208,25 @@ func collect[T any](rows pgx.Rows, expected, dataColumns int) ([]T, [][]json.Raw
 		for i, f := range fields {
 			dest[i] = v.Field(f).Addr().Interface()
 		}
+		var values []json.RawMessage
 		if dataColumns > 0 {
-			values := make([]json.RawMessage, dataColumns)
+			values = make([]json.RawMessage, dataColumns)
 			for i := range values {
 				dest[len(fields)+i] = &values[i]
 			}
-			data = append(data, values)
 		}
 		dest[len(fds)-1] = &keys[len(keys)-1]
 		if err := rows.Scan(dest...); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
+		}
+		if dataColumns > 0 {
+			if over := budget.add(len(data), values); over != nil {
+				return items[:over.row], data, keys, over, nil
+			}
+			data = append(data, values)
 		}
 	}
-	return items, data, keys, rows.Err()
+	return items, data, keys, nil, rows.Err()
 }
 
 // fieldIndexes returns, for each column, the index of T's field whose db tag names it; every field must
@@ -421,7 +443,7 @@ func (q Query) sql(p *plan, b *binder) string {
 	fmt.Fprintf(&w, "SELECT %s, ", e.Columns)
 	if p.view != nil {
 		for i, path := range p.view.dataPaths {
-			fmt.Fprintf(&w, "jsonb_path_query_array(%s, %s::jsonpath) AS hubd_view_%d, ", e.DataColumn, b.bind(path), i)
+			fmt.Fprintf(&w, "%s AS hubd_view_%d, ", dataColumnSQL(e.DataColumn, path, p.viewLimits, b), i)
 		}
 	}
 	fmt.Fprintf(&w, "jsonb_build_array(%s) AS hubd_keyset FROM %s WHERE ", strings.Join(keyCols, ", "), e.From)
