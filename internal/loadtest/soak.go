@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -31,7 +32,8 @@ func Soak(ctx context.Context, cfg Config) error {
 	defer dropDatabase(cfg.DatabaseURL)
 	fmt.Fprintf(cfg.Out, "hubd soak: %d concurrent callers, %s a phase, %d Units\n", cfg.Concurrency, cfg.Duration, cfg.Units)
 	fmt.Fprintf(cfg.Out, "machine: %s\n\n", machine())
-	srv, err := startServer(ctx, cfg.Hubd, dbURL)
+	// The ordinary callers are one organization's: its invoke bound must not be what they measure.
+	srv, err := startServer(ctx, cfg.Hubd, dbURL, "--max-invocations", fmt.Sprint(cfg.Concurrency))
 	if err != nil {
 		return err
 	}
@@ -129,9 +131,10 @@ func (m *mixed) run(ctx context.Context, srv *server, a *abuser) (map[string]Res
 		}
 	}()
 	var abuse sync.WaitGroup
+	stopAbuse := make(chan struct{})
 	if a != nil {
 		abuse.Add(1)
-		go func() { defer abuse.Done(); a.run(ctx) }()
+		go func() { defer abuse.Done(); a.run(ctx, stopAbuse) }()
 	}
 	var mu sync.Mutex
 	byKind := map[string][]time.Duration{}
@@ -164,8 +167,9 @@ func (m *mixed) run(ctx context.Context, srv *server, a *abuser) (map[string]Res
 		}()
 	}
 	wg.Wait()
-	cancel()
+	close(stopAbuse) // the abuser's requests under way finish, so that what they were answered is known
 	abuse.Wait()
+	cancel()
 	out := map[string]Result{}
 	for kind, all := range byKind {
 		out[kind] = latencies(all)
@@ -220,9 +224,9 @@ func seedAbuser(ctx context.Context, c *client, base string) (*abuser, error) {
 	}
 	space := fmt.Sprintf("/api/space/%s", sp.SpaceID)
 	// Two Units of about 200 KB of JSON data and a View of 64 columns of every item of it.
-	items := make([]map[string]any, 2000)
+	items := make([]map[string]any, 900)
 	for i := range items {
-		items[i] = map[string]any{"name": fmt.Sprintf("item-%d", i), "value": strings.Repeat("x", 64), "n": i}
+		items[i] = map[string]any{"name": fmt.Sprintf("item-%d", i), "value": strings.Repeat("x", 200), "n": i}
 	}
 	big, _ := json.Marshal(map[string]any{"items": items})
 	for i := range 2 {
@@ -243,6 +247,17 @@ func seedAbuser(ctx context.Context, c *client, base string) (*abuser, error) {
 		return nil, err
 	}
 	wide := fmt.Sprintf("%s/unit?view=%s", space, view.ViewID)
+	// 64 columns of the items' names: an answer of about 4 MB that hubd serves, for the reader that never
+	// reads it.
+	names := make([]any, 64)
+	for i := range names {
+		names[i] = map[string]any{"Name": fmt.Sprintf("n%d", i), "ColumnSource": map[string]any{"DataPath": map[string]any{"Path": "items.*.name"}}}
+	}
+	var narrower struct{ ViewID uuid.UUID }
+	if err := c.postJSON(ctx, space+"/view", map[string]any{"Slug": "names", "Of": "Unit", "Columns": names}, &narrower); err != nil {
+		return nil, err
+	}
+	large := fmt.Sprintf("%s/unit?view=%s", space, narrower.ViewID)
 	var filter struct{ FilterID uuid.UUID }
 	if err := c.postJSON(ctx, space+"/filter", map[string]any{"Slug": "f", "From": "Unit", "Where": "Slug = 'x'"}, &filter); err != nil {
 		return nil, err
@@ -292,21 +307,26 @@ func seedAbuser(ctx context.Context, c *client, base string) (*abuser, error) {
 			defer c.do(ctx, http.MethodDelete, fmt.Sprintf("%s/invocation/%s", space, inv.InvocationID), "", nil, nil, 0) //nolint:errcheck
 			return status(c.do(ctx, http.MethodPost, space+"/function/invoke", "application/json", calls, nil, 0))
 		}},
-		{"the wide list, never read", func(ctx context.Context) (string, error) {
-			return a.neverRead(ctx, wide)
+		{"a list answer of about 4 MB, never read", func(ctx context.Context) (string, error) {
+			return a.neverRead(ctx, large)
 		}},
 	}
 	return a, nil
 }
 
-// run sends the abusive requests in turn from four connections until ctx ends.
-func (a *abuser) run(ctx context.Context) {
+// run sends the abusive requests in turn from four connections until stop is closed (or ctx ends).
+func (a *abuser) run(ctx context.Context, stop <-chan struct{}) {
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := w; ctx.Err() == nil; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
 				r := a.requests[i%len(a.requests)]
 				answer, err := r.send(ctx)
 				if ctx.Err() != nil {
@@ -346,33 +366,30 @@ func (a *abuser) answers(name string) string {
 	return strings.Join(out, ", ")
 }
 
-// neverRead sends a GET of path on a connection of its own and never reads the answer; it reports how
-// long hubd kept the connection open (at most a minute).
+// neverRead sends a GET of path on a connection of its own and reads nothing for longer than hubd's
+// default write timeout, then reads what is there: it reports the answer's status, how much of it was
+// waiting and whether hubd had finished it (the connection closed after the whole answer). An answer that
+// fits the sockets' buffers leaves hubd at once; a larger one stalls its write until --write-timeout.
 func (a *abuser) neverRead(ctx context.Context, path string) (string, error) {
 	conn, err := net.Dial("tcp", strings.TrimPrefix(a.base, "http://"))
 	if err != nil {
 		return "", err
 	}
 	defer conn.Close()
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetReadBuffer(4096) // a small window: the server's writes stall once it is full
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: hubd\r\nAuthorization: Bearer %s\r\nConnection: close\r\n\r\n", path, a.c.token)
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-time.After(65 * time.Second):
 	}
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: hubd\r\nAuthorization: Bearer %s\r\n\r\n", path, a.c.token)
-	start := time.Now()
-	deadline := start.Add(time.Minute)
-	// Wait, reading nothing, until the server closes the connection: a write to it then fails.
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(time.Second)
-		_ = conn.SetReadDeadline(time.Now().Add(time.Millisecond))
-		var one [1]byte
-		if _, err := conn.Read(one[:0]); err != nil && !isTimeout(err) {
-			return fmt.Sprintf("closed by hubd after %.0f s", time.Since(start).Seconds()), nil
-		}
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var status [12]byte // "HTTP/1.1 200"
+	got, _ := io.ReadFull(conn, status[:])
+	n, err := io.Copy(io.Discard, conn)
+	n += int64(got)
+	answer := strings.TrimPrefix(string(status[:got]), "HTTP/1.1 ")
+	if err == nil {
+		return fmt.Sprintf("%s, %d KB waiting, then closed by hubd", answer, n>>10), nil
 	}
-	return fmt.Sprintf("still open after %.0f s", time.Since(start).Seconds()), nil
-}
-
-func isTimeout(err error) bool {
-	ne, ok := err.(net.Error)
-	return ok && ne.Timeout()
+	return fmt.Sprintf("%s, %d KB waiting, connection still open", answer, n>>10), nil
 }
