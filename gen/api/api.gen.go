@@ -3609,7 +3609,7 @@ type ListAllBridgeWorkersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3648,7 +3648,7 @@ type ListAllChannelsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3684,7 +3684,7 @@ type ListAllCommandRunsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3739,7 +3739,7 @@ type ListAllFiltersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -3905,7 +3905,7 @@ type ListGroupsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4003,7 +4003,7 @@ type ListAllInvocationsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4086,7 +4086,7 @@ type ListOrganizationsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4152,7 +4152,7 @@ type ListOrganizationMembersParams struct {
 	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4209,7 +4209,7 @@ type ListAllRevisionsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4322,7 +4322,7 @@ type ListServiceAccountsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4410,7 +4410,7 @@ type ListSpacesParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4551,7 +4551,7 @@ type ListBridgeWorkersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4633,7 +4633,7 @@ type ListChannelsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4712,7 +4712,7 @@ type ListCommandRunsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4770,7 +4770,7 @@ type ListFiltersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -4922,7 +4922,7 @@ type ListInvocationsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5004,7 +5004,7 @@ type ListTagsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5086,7 +5086,7 @@ type ListTargetsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5168,7 +5168,7 @@ type ListTriggersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5250,7 +5250,7 @@ type ListUnitsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5398,7 +5398,7 @@ type ListExtendedMutationsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5450,7 +5450,7 @@ type ListExtendedRevisionsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5512,7 +5512,7 @@ type ListViewsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5600,7 +5600,7 @@ type ListAllTagsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5655,7 +5655,7 @@ type ListAllTargetsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5726,7 +5726,7 @@ type ListAllTriggersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -5828,7 +5828,7 @@ type ListAllUnitsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -6051,7 +6051,7 @@ type ListUsersParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
@@ -6122,7 +6122,7 @@ type ListAllViewsParams struct {
 	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
 	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400.
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
 	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
