@@ -21,7 +21,6 @@ import (
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/group"
-	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/space"
 )
@@ -80,7 +79,6 @@ func (s *Server) contract(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ctx := context.WithValue(req.Context(), requestPathKey{}, req.URL.Path)
 		ctx = context.WithValue(ctx, userAgentKey{}, req.UserAgent())
-		ctx = listquery.WithViewLimits(ctx, s.cfg.ViewLimits)
 		if mt, _, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); err == nil {
 			ctx = context.WithValue(ctx, mediaTypeKey{}, mt)
 		}

@@ -18,11 +18,12 @@ import (
 )
 
 // listParams are the list parameters of a request: its generated parameter struct p converted
-// (listParamsOf), with the Filter and the View its filter= and view= name read (listReferences). spaceID
-// is the Space of the operation's path, nil for an operation outside a Space. It is the one place a list
-// or selection gets its parameters from the request.
+// (listParamsOf), with the Filter and the View its filter= and view= name read (listReferences) and the
+// server's bounds of View data columns. spaceID is the Space of the operation's path, nil for an
+// operation outside a Space. It is the one place a list or selection gets its parameters from the request.
 func listParams[P listParamsStruct](ctx context.Context, s *Server, spaceID *uuid.UUID, p P) (listquery.Params, error) {
 	out := listParamsOf(p)
+	out.ViewLimits = s.cfg.ViewLimits
 	if out.Filter == "" && out.View == "" {
 		return out, nil
 	}

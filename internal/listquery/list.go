@@ -47,6 +47,9 @@ type Params struct {
 	// Validation; a definition is in force without a name when the caller selects by a stored Filter itself.
 	FilterDefinition *FilterDefinition
 	ViewDefinition   *ViewDefinition
+	// ViewLimits bound what a View's data columns read into the page: the server's settings (zero fields:
+	// the defaults).
+	ViewLimits ViewLimits
 }
 
 // Condition restricts a list to one parent (a Space, a Unit...): Column = Value. Column is a constant.
@@ -142,7 +145,7 @@ func Run[T any](ctx context.Context, conn db.DBTX, tokens *TokenCodec, q Query) 
 	if err != nil {
 		return Page[T]{}, err
 	}
-	p.viewLimits = viewLimitsOf(ctx)
+	p.viewLimits = q.Params.ViewLimits.WithDefaults()
 	sql := q.sql(p, b)
 	rows, err := conn.Query(ctx, sql, b.args...)
 	if err != nil {

@@ -2,7 +2,6 @@ package listquery
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -39,19 +38,6 @@ func (l ViewLimits) WithDefaults() ViewLimits {
 	l.CellBytes = cmp.Or(max(l.CellBytes, 0), DefaultViewCellBytes)
 	l.PageBytes = cmp.Or(max(l.PageBytes, 0), DefaultViewPageBytes)
 	return l
-}
-
-type viewLimitsKey struct{}
-
-// WithViewLimits makes the lists run with ctx apply limits (the server's settings for its requests).
-func WithViewLimits(ctx context.Context, limits ViewLimits) context.Context {
-	return context.WithValue(ctx, viewLimitsKey{}, limits)
-}
-
-// viewLimitsOf are the limits in ctx, the defaults where it sets none.
-func viewLimitsOf(ctx context.Context) ViewLimits {
-	l, _ := ctx.Value(viewLimitsKey{}).(ViewLimits)
-	return l.WithDefaults()
 }
 
 // The values a data column's cell holds instead of its values when they pass a limit (the values
