@@ -35,11 +35,12 @@ func TestParamsConversions(t *testing.T) {
 		dataFilterOf(api.ListUnitsParams{WhereData: str("spec.replicas > 1"), ResourceType: str("apps/v1/Deployment"), Where: str("w")}))
 }
 
-// TestListParamsWithoutReferences: a request naming no Filter and no View reads none (the server is not
-// asked); its list parameters are its parameter struct's, converted.
+// TestListParamsWithoutReferences: a request naming no Filter and no View reads none (the store is not
+// asked); its list parameters are its parameter struct's, converted, with the server's View bounds.
 func TestListParamsWithoutReferences(t *testing.T) {
 	where := "Slug = 'a'"
-	got, err := listParams(context.Background(), nil, nil, api.ListUnitsParams{Where: &where})
+	s := &Server{cfg: Config{ViewLimits: listquery.ViewLimits{CellValues: 7}}}
+	got, err := listParams(context.Background(), s, nil, api.ListUnitsParams{Where: &where})
 	assert.NoError(t, err)
-	assert.Equal(t, listquery.Params{Where: where}, got)
+	assert.Equal(t, listquery.Params{Where: where, ViewLimits: listquery.ViewLimits{CellValues: 7}}, got, "the server's View bounds ride along")
 }
