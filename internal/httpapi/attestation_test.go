@@ -186,6 +186,15 @@ func TestAttestationRefusals(t *testing.T) {
 	other.Get("/api/attestation").Expect(http.StatusOK).JSON(&none)
 	require.Empty(t, none)
 
+	// alice, acme's admin, is also a member of globex: her globex token reaches none of acme's Attestations.
+	aliceInGlobex := env.Client(env.Token("globex", "alice", auth.RoleAdmin))
+	aliceInGlobex.Get(f.prod + "/attestation/" + prodClaim.AttestationID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	aliceInGlobex.Get("/api/attestation").Expect(http.StatusOK).JSON(&none)
+	require.Empty(t, none)
+	var revs []api.ExtendedRevision
+	aliceInGlobex.Get("/api/revision?include=Attestations").Expect(http.StatusOK).JSON(&revs)
+	require.Empty(t, revs, "nor acme's Revisions and what names them")
+
 	// A viewer may read but not record.
 	viewer := env.Client(env.Token("acme", "vic", auth.RoleViewer))
 	viewer.Post(f.prod+"/attestation", map[string]any{"Type": "Check", "RevisionIDs": f.prods}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
