@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -33,7 +32,7 @@ import (
 func FanOut(ctx context.Context, cfg Config, polls, perWorker int) error {
 	fmt.Fprintf(cfg.Out, "hubd event fan-out: %d waiting polls (%d per BridgeWorker; %d worker event-cursor polls, %d Channel polls), %d single-poll rounds\n",
 		polls, perWorker, polls-polls/2, polls/2, cfg.Rounds)
-	fmt.Fprintf(cfg.Out, "machine: %s/%s, %d CPUs, %s; %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), time.Now().Format("2006-01-02 15:04"))
+	fmt.Fprintf(cfg.Out, "machine: %s\n\n", machine())
 	modes := cfg.LongPollModes
 	if len(modes) == 0 {
 		modes = []string{""}

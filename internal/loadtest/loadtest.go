@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -57,7 +56,7 @@ func Run(ctx context.Context, cfg Config) error {
 	defer dropDatabase(cfg.DatabaseURL)
 	fmt.Fprintf(cfg.Out, "hubd load test: %d concurrent clients, %s per workload, %d Units written, %d Units listed\n",
 		cfg.Concurrency, cfg.Duration, cfg.Units, cfg.ListUnits)
-	fmt.Fprintf(cfg.Out, "machine: %s/%s, %d CPUs, %s; %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), time.Now().Format("2006-01-02 15:04"))
+	fmt.Fprintf(cfg.Out, "machine: %s\n\n", machine())
 
 	srv, err := startServer(ctx, cfg.Hubd, dbURL)
 	if err != nil {

@@ -78,11 +78,6 @@ func Soak(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// machine names where figures were measured.
-func machine() string {
-	return fmt.Sprintf("%s, %s", cpuModel(), time.Now().Format("2006-01-02 15:04"))
-}
-
 // mixedKinds are the ordinary callers' operations, in the order the table lists them.
 var mixedKinds = []string{"data GET", "data PUT", "list page with view=", "function invoke (get-value)"}
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -108,6 +109,11 @@ func fileName(name string) string {
 		}
 		return '-'
 	}, name)
+}
+
+// machine names where and when figures were measured: the platform, CPUs, processor and time.
+func machine() string {
+	return fmt.Sprintf("%s/%s, %d CPUs, %s; %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), time.Now().Format("2006-01-02 15:04"))
 }
 
 // cpuModel is the processor's name, for the record of where figures were measured.
