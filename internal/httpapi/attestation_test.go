@@ -188,7 +188,7 @@ func TestAttestationRefusals(t *testing.T) {
 
 	// alice, acme's admin, is also a member of globex: her globex token reaches none of acme's Attestations.
 	aliceInGlobex := env.Client(env.Token("globex", "alice", auth.RoleAdmin))
-	aliceInGlobex.Get(f.prod + "/attestation/" + prodClaim.AttestationID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	aliceInGlobex.Get(f.prod+"/attestation/"+prodClaim.AttestationID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	aliceInGlobex.Get("/api/attestation").Expect(http.StatusOK).JSON(&none)
 	require.Empty(t, none)
 	var revs []api.ExtendedRevision
