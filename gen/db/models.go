@@ -197,6 +197,47 @@ type Invocation struct {
 	SearchText          *string         `db:"search_text"`
 }
 
+type Link struct {
+	LinkID                          uuid.UUID       `db:"link_id"`
+	OrganizationID                  uuid.UUID       `db:"organization_id"`
+	SpaceID                         uuid.UUID       `db:"space_id"`
+	Slug                            string          `db:"slug"`
+	DisplayName                     string          `db:"display_name"`
+	Labels                          json.RawMessage `db:"labels"`
+	Annotations                     json.RawMessage `db:"annotations"`
+	DeleteGates                     json.RawMessage `db:"delete_gates"`
+	Permissions                     json.RawMessage `db:"permissions"`
+	FromUnitID                      uuid.UUID       `db:"from_unit_id"`
+	ToUnitID                        uuid.UUID       `db:"to_unit_id"`
+	ToSpaceID                       uuid.UUID       `db:"to_space_id"`
+	AutoUpdate                      bool            `db:"auto_update"`
+	UpdateType                      string          `db:"update_type"`
+	UpstreamPaths                   json.RawMessage `db:"upstream_paths"`
+	DownstreamPaths                 json.RawMessage `db:"downstream_paths"`
+	Bindings                        json.RawMessage `db:"bindings"`
+	DownstreamSetters               json.RawMessage `db:"downstream_setters"`
+	UpstreamGetters                 json.RawMessage `db:"upstream_getters"`
+	Clearance                       json.RawMessage `db:"clearance"`
+	Guards                          json.RawMessage `db:"guards"`
+	Protect                         bool            `db:"protect"`
+	Squash                          bool            `db:"squash"`
+	MergeEnableSubtraction          bool            `db:"merge_enable_subtraction"`
+	WhereMutation                   string          `db:"where_mutation"`
+	WhereResource                   string          `db:"where_resource"`
+	TransformInvocationID           *uuid.UUID      `db:"transform_invocation_id"`
+	UpstreamLinkID                  *uuid.UUID      `db:"upstream_link_id"`
+	BackingUnitID                   *uuid.UUID      `db:"backing_unit_id"`
+	Hash                            string          `db:"hash"`
+	UpstreamLastMergedRevisionNum   int64           `db:"upstream_last_merged_revision_num"`
+	DownstreamLastMergedRevisionNum int64           `db:"downstream_last_merged_revision_num"`
+	Stale                           bool            `db:"stale"`
+	HiddenReason                    string          `db:"hidden_reason"`
+	Version                         int64           `db:"version"`
+	CreatedAt                       time.Time       `db:"created_at"`
+	UpdatedAt                       time.Time       `db:"updated_at"`
+	SearchText                      *string         `db:"search_text"`
+}
+
 type Mutation struct {
 	MutationID           uuid.UUID       `db:"mutation_id"`
 	OrganizationID       uuid.UUID       `db:"organization_id"`
