@@ -224,6 +224,10 @@ type dataChange struct {
 	subgroup string
 	// annotations replace the Unit's path annotations (nil keeps them).
 	annotations []PathAnnotation
+	// link is the Link that wrote the data (SourceLink), with what it withheld and what it found.
+	link      *uuid.UUID
+	conflicts []Conflict
+	findings  []LinkFinding
 }
 
 // functionStep is one invocation that changed the data: what it was, what it came from, and the data it left.
@@ -342,6 +346,9 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 		return WriteResult{}, err
 	}
 	tx.Emit(u.dataEvent(wc.spaceSlug))
+	if err := s.propagate(ctx, sc, tx, head, doc); err != nil {
+		return WriteResult{}, err
+	}
 	return WriteResult{Unit: u, Data: data, Sources: sources}, nil
 }
 

@@ -1,0 +1,33 @@
+-- name: LinksReadingUnit :many
+-- The Links that read a Unit whose data just changed (its head is now @head_revision_num), in one round trip:
+-- those with AutoUpdate are returned to propagate, ordered by From Unit so that concurrent propagations lock
+-- Units in one order; the others are marked Stale (behind their upstream until someone upgrades them).
+-- Links of UpdateType None move nothing and are never behind. (PostgreSQL runs a data-modifying WITH whether or
+-- not the query reads it.)
+WITH staled AS (
+    UPDATE link SET stale = true
+    WHERE link.organization_id = @organization_id AND link.to_unit_id = @unit_id AND NOT link.auto_update
+      AND link.update_type <> 'None' AND NOT link.stale AND link.upstream_last_merged_revision_num < @head_revision_num
+    RETURNING link.link_id
+)
+SELECT l.* FROM link l
+WHERE l.organization_id = @organization_id AND l.to_unit_id = @unit_id AND l.auto_update AND l.update_type <> 'None'
+ORDER BY l.from_unit_id, l.link_id;
+
+-- name: LinksFromUnit :many
+-- The Links that write into a Unit (its upgrade applies them all), ordered as LinksReadingUnit orders them.
+SELECT * FROM link
+WHERE organization_id = @organization_id AND from_unit_id = @unit_id AND update_type <> 'None'
+ORDER BY to_unit_id, link_id;
+
+-- name: LinkMerged :exec
+-- Records where a Link stands after it was applied: the upstream Revision it read and the downstream
+-- Revision it left (the downstream head when it changed nothing). Not an edit of the Link: no new Version.
+UPDATE link
+SET upstream_last_merged_revision_num = @upstream_revision_num, downstream_last_merged_revision_num = @downstream_revision_num,
+    stale = false
+WHERE link_id = @link_id;
+
+-- name: UnitReadForLink :one
+-- The upstream Unit a Link reads, by ID within the organization (no lock: the Link reads its committed head).
+SELECT * FROM unit WHERE organization_id = @organization_id AND unit_id = @unit_id;
