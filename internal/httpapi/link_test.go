@@ -331,6 +331,22 @@ func TestLinkRefusals(t *testing.T) {
 	require.Equal(t, "ToUnitID", itemOf(t, e))
 	c.Get("/api/link").Expect(http.StatusOK).JSON(&list)
 	require.Len(t, list, 1)
+
+	// A Unit the caller may not view is refused as a random ID: a guest granted prod alone.
+	gus := f.env.Client(f.env.Token("acme", "gus", auth.RoleGuest))
+	var me api.OrganizationMember
+	gus.Get("/api/me").Expect(http.StatusOK).JSON(&me)
+	all := map[string]any{}
+	for _, p := range []string{"View", "Edit", "CreateChildren"} {
+		all[p] = map[string]any{"UserIDs": map[string]bool{me.UserID.String(): true}}
+	}
+	c.Patch("/api/space/"+f.prod.SpaceID.String(), map[string]any{"Permissions": all}).Expect(http.StatusOK)
+	gus = f.env.Client(f.env.Token("acme", "gus", auth.RoleGuest))
+	e = gus.Post(linksOf(f.prod), f.body("l", "x", "a")).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, randomMsg, e.Error.Message)
+	gus.Post(linksOf(f.prod), map[string]any{"Slug": "l", "FromUnitID": f.units["x"].UnitID.String(), "ToUnitID": f.units["x"].UnitID.String()}).
+		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	gus.Get(linkPath(merge)).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 }
 
 func TestLinkCycles(t *testing.T) {
@@ -456,4 +472,24 @@ func TestLinkUnits(t *testing.T) {
 	c.Get(linkPath(xb)).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	c.Delete(unitsOf(f.prod) + "/" + f.units["b"].UnitID.String()).Expect(http.StatusOK)
 	c.Get(linksOf(f.prod)+"/"+bc.LinkID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+}
+
+// TestLinkCycleRace: two Links that each keep the graph acyclic but together close a cycle, written at
+// once, never both pass (Link writes of an organization serialize).
+func TestLinkCycleRace(t *testing.T) {
+	t.Parallel()
+	f := newLinkFixture(t)
+	for round := range 10 {
+		statuses := make(chan int, 2)
+		for _, pair := range [][2]string{{"a", "b"}, {"b", "a"}} {
+			go func() {
+				statuses <- f.c.Post(linksOf(f.dev), f.body(pair[0]+pair[1]+"-"+string(rune('0'+round)), pair[0], pair[1])).Status
+			}()
+		}
+		got := []int{<-statuses, <-statuses}
+		require.ElementsMatch(t, []int{http.StatusOK, http.StatusBadRequest}, got, "round %d", round)
+		var dels []api.DeleteResponse
+		f.c.Delete("/api/link?" + where("SpaceID = '"+f.dev.SpaceID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&dels)
+		require.Len(t, dels, 1)
+	}
 }
