@@ -1614,8 +1614,8 @@ type ExtendedMutation struct {
 	Error      *ResponseError `json:"Error"`
 	Invocation *Invocation    `json:"Invocation"`
 
-	// Link The Link that made the Mutation (include=LinkID). Links are not served yet, so it is always null.
-	Link *map[string]interface{} `json:"Link"`
+	// Link The Link that made the Mutation (include=LinkID), when it has one and the caller may view it.
+	Link *Link `json:"Link"`
 
 	// MergeSource The Unit the Mutation merged from (include=MergeSourceID), when it has one and the caller may view it. Upstream merges are not served yet, so it is always null.
 	MergeSource *Unit `json:"MergeSource"`

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -420,7 +421,17 @@ func TestLinkPermissions(t *testing.T) {
 	vic.Patch(linkPath(ab), map[string]any{"DisplayName": "v"}).Expect(http.StatusOK)
 	vic.Patch("/api/link?"+where("Slug = 'ab'").Encode(), map[string]any{"DisplayName": "w"}).Expect(http.StatusOK).JSON(&items)
 	require.Nil(t, items[0].Error)
+	// Moving a Link to another From Unit writes into both: Edit on b is missing.
+	c.Patch(linkPath(v), map[string]any{"Permissions": grant("Edit")}).Expect(http.StatusOK)
+	e = vic.Patch(linkPath(v), map[string]any{"FromUnitID": f.units["b"].UnitID.String()}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+	require.Equal(t, f.units["b"].UnitID.String(), e.Error.ErrorMetadata.EntityID)
 	vic.Delete(linkPath(ab)).Expect(http.StatusOK)
+	// And with Edit on the new From Unit but not the old one.
+	c.Patch(unitsOf(f.dev)+"/"+f.units["b"].UnitID.String(), map[string]any{"Permissions": grant("Edit")}).Expect(http.StatusOK)
+	c.Patch(unitsOf(f.dev)+"/"+f.units["a"].UnitID.String(), map[string]any{"Permissions": map[string]any{"Edit": nil}}).Expect(http.StatusOK)
+	e = vic.Patch(linkPath(v), map[string]any{"FromUnitID": f.units["b"].UnitID.String()}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+	require.Equal(t, f.units["a"].UnitID.String(), e.Error.ErrorMetadata.EntityID)
+	c.Patch(linkPath(v), map[string]any{"FromUnitID": f.units["b"].UnitID.String()}).Expect(http.StatusOK)
 }
 
 func TestLinkUnits(t *testing.T) {
@@ -492,4 +503,21 @@ func TestLinkCycleRace(t *testing.T) {
 		f.c.Delete("/api/link?" + where("SpaceID = '"+f.dev.SpaceID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&dels)
 		require.Len(t, dels, 1)
 	}
+}
+
+// TestLinkOfMutation: include=LinkID expands the Link that made a Mutation (propagation records it).
+func TestLinkOfMutation(t *testing.T) {
+	t.Parallel()
+	f := newLinkFixture(t)
+	ab := f.link(t, f.dev, f.body("ab", "a", "b"))
+	a := unitsOf(f.dev) + "/" + f.units["a"].UnitID.String()
+	f.c.Put(a+"/data", apitest.Raw{ContentType: "application/yaml", Data: []byte(deployment)}).Expect(http.StatusOK)
+	_, err := f.env.App.Store.Pool.Exec(context.Background(), `UPDATE mutation SET link_id = $1 WHERE unit_id = $2`, ab.LinkID, f.units["a"].UnitID)
+	require.NoError(t, err)
+	var muts []api.ExtendedMutation
+	f.c.Get(a + "/mutation?include=LinkID").Expect(http.StatusOK).JSON(&muts)
+	require.Len(t, muts, 1)
+	require.Equal(t, "ab", muts[0].Link.Slug)
+	f.c.Get(a + "/mutation").Expect(http.StatusOK).JSON(&muts)
+	require.Nil(t, muts[0].Link)
 }

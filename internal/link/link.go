@@ -441,21 +441,26 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID
 		return f, apierr.Validation(fmt.Sprintf("UpdateType is set when a Link is created and cannot change (it is %s); make a new Link instead", cur.UpdateType),
 			apierr.Item{Item: "UpdateType", Description: "cannot change"})
 	}
-	units, err := unit.Family.Visible(ctx, tx, sc, []uuid.UUID{f.FromUnitID, f.ToUnitID})
+	fromChanged := cur == nil || cur.FromUnitID != f.FromUnitID
+	ids := []uuid.UUID{f.FromUnitID, f.ToUnitID}
+	if cur != nil && fromChanged {
+		ids = append(ids, cur.FromUnitID)
+	}
+	units, err := unit.Family.Visible(ctx, tx, sc, ids)
 	if err != nil {
 		return f, err
 	}
-	fromChanged := cur == nil || cur.FromUnitID != f.FromUnitID
-	from, ok := units[f.FromUnitID]
-	switch {
-	case fromChanged && (!ok || from.SpaceID != spaceID):
+	if from, ok := units[f.FromUnitID]; fromChanged && (!ok || from.SpaceID != spaceID) {
 		return f, apierr.NoSuchReference(unit.EntityType, "in the Link's Space that you may view", "FromUnitID")
-	case !ok:
-		// The stored From Unit, which the caller may no longer view: it may not write into it either.
-		return f, apierr.Forbidden("writing a Link needs Edit on its From Unit, which you may not view").WithEntity(unit.EntityType, f.FromUnitID.String(), "")
 	}
-	if err := authz.Check(sc, authz.Edit, from.Target()); err != nil {
+	if err := editFrom(sc, units, f.FromUnitID); err != nil {
 		return f, err
+	}
+	if cur != nil && fromChanged {
+		// The Link stops writing into its former From Unit: that is a write there too.
+		if err := editFrom(sc, units, cur.FromUnitID); err != nil {
+			return f, err
+		}
 	}
 	toChanged := cur == nil || cur.ToUnitID != f.ToUnitID
 	if !toChanged {
@@ -475,6 +480,16 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID
 		self = cur.ID
 	}
 	return f, checkCycle(ctx, tx, sc, self, f.FromUnitID, f.ToUnitID)
+}
+
+// editFrom checks Edit on From Unit id, among the Units the caller may view (units): one it may not view
+// is one it may not write into either.
+func editFrom(sc authz.Scope, units map[uuid.UUID]unit.Unit, id uuid.UUID) error {
+	u, ok := units[id]
+	if !ok {
+		return apierr.Forbidden("writing a Link needs Edit on its From Unit, which you may not view").WithEntity(unit.EntityType, id.String(), "")
+	}
+	return authz.Check(sc, authz.Edit, u.Target())
 }
 
 // checkCycle refuses a Link from -> to (replacing Link self, when it is not uuid.Nil) when to already
@@ -552,11 +567,7 @@ func (strategy) BeforeDelete(ctx context.Context, tx *store.Tx, sc authz.Scope, 
 	if err != nil {
 		return err
 	}
-	from, ok := units[cur.FromUnitID]
-	if !ok {
-		return apierr.Forbidden("deleting a Link needs Edit on its From Unit, which you may not view").WithEntity(unit.EntityType, cur.FromUnitID.String(), "")
-	}
-	return authz.Check(sc, authz.Edit, from.Target())
+	return editFrom(sc, units, cur.FromUnitID)
 }
 
 // SpaceFor: a copy of a Link lives in its From Unit's Space (a body naming another FromUnitID copies the
