@@ -25,7 +25,8 @@ type CloneOptions struct {
 }
 
 // Clone copies every entity the selection picks into each destination Space, once per prefix, with patch
-// (a merge patch) applied to each copy. A copy is a create in its Space (CreateChildren there, Manage when
+// (a merge patch) applied to each copy (in the Space its fields decide, for a family that is a Placer). A
+// copy is a create in its Space (CreateChildren there, Manage when
 // it carries Permissions, the family's checks); SetUpstream, when the family has it, records its source.
 func (s *Service[R, E, F]) Clone(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, patch json.RawMessage, opts CloneOptions) ([]BulkItem[E], error) {
 	return RunCopies(ctx, s.Store, s.Type, s.selector(sc, path, sel), opts, func(ctx context.Context, tx *store.Tx, ref Ref, spaceID uuid.UUID, prefix string) (E, error) {
@@ -105,6 +106,11 @@ func (s *Service[R, E, F]) cloneOne(ctx context.Context, sc authz.Scope, tx *sto
 	var f F
 	if err := json.Unmarshal(named, &f); err != nil {
 		return src, apierr.UserInput(fmt.Sprintf("the patched %s is not valid: %v", s.Type, err))
+	}
+	if place := s.hooks().spaceFor; place != nil {
+		if spaceID, err = place(ctx, tx, sc, f); err != nil {
+			return src, err
+		}
 	}
 	out, created, err := s.create(ctx, sc, tx, spaceID, f, allowExists)
 	setUpstream := s.hooks().setUpstream

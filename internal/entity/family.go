@@ -79,6 +79,7 @@ type hooks[R any, E Entity, F Fields] struct {
 	adjustEvent     func(E, event.Event) event.Event
 	moveRow         func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, toSpaceID uuid.UUID) (*R, error)
 	setUpstream     func(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*R, error)
+	spaceFor        func(ctx context.Context, tx *store.Tx, sc authz.Scope, f F) (uuid.UUID, error)
 	document        DocumentSpec
 	rows            RowReader[R]
 	deleteRow       func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E) (int64, error)
@@ -148,6 +149,9 @@ func (f *Family[R, E, F]) resolve() {
 	}
 	if s, ok := st.(Mover[R, E]); ok {
 		h.moveRow = s.MoveRow
+	}
+	if s, ok := st.(Placer[F]); ok {
+		h.spaceFor = s.SpaceFor
 	}
 	if s, ok := st.(Copier[R]); ok {
 		h.setUpstream = s.SetUpstream

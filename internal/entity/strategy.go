@@ -86,6 +86,13 @@ type Mover[R, E any] interface {
 	MoveRow(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, toSpaceID uuid.UUID) (*R, error)
 }
 
+// Placer says which Space an entity lives in when its fields decide it (a Link lives in its From Unit's
+// Space): a copy is made there instead of in its source's Space. A reference it cannot resolve is the
+// copy's error.
+type Placer[F any] interface {
+	SpaceFor(ctx context.Context, tx *store.Tx, sc authz.Scope, f F) (uuid.UUID, error)
+}
+
 // Copier records on a copy (clone) the entity it was copied from.
 type Copier[R any] interface {
 	SetUpstream(ctx context.Context, q *db.Queries, sc authz.Scope, id, upstream uuid.UUID) (*R, error)

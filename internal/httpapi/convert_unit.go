@@ -22,8 +22,9 @@ func unitToAPI(u unit.Unit) api.Unit {
 		UpstreamSpaceID: u.UpstreamSpaceID, UpstreamRevisionNum: u.UpstreamRevisionNum,
 		ApplyGates: u.ApplyGates, ApplyWarnings: u.ApplyWarnings, ValidationErrors: u.ValidationErrors,
 		ValidationWarnings: u.ValidationWarnings, ValidationTriggerIDs: u.ValidationTriggerIDs, ValueTriggerIDs: u.ValueTriggerIDs,
-		// Attributes of families that do not exist yet, with their empty values.
-		FromLinkID: []uuid.UUID{}, Values: map[string]string{}, Conflicts: []map[string]interface{}{},
+		FromLinkID: fromLinkIDs(u),
+		// Attributes of what does not exist yet, with their empty values.
+		Values: map[string]string{}, Conflicts: []map[string]interface{}{},
 		LinkFindings: []map[string]interface{}{}, NeededPaths: []map[string]interface{}{}, ProvidedPaths: []map[string]interface{}{},
 		HiddenReason: u.HiddenReason, EntityType: unit.EntityType,
 		CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC(), Version: u.Version,
@@ -85,4 +86,12 @@ func sourcesToAPI(sources []unit.Source) api.MutationSourcesResponse {
 			MutationNum: s.MutationNum, RevisionNum: s.RevisionNum, Guards: guards, Protected: s.Protected}
 	}
 	return api.MutationSourcesResponse{Sources: out}
+}
+
+// fromLinkIDs is the Unit's FromLinkID: [] where it was read without its Links.
+func fromLinkIDs(u unit.Unit) []uuid.UUID {
+	if u.FromLinkIDs == nil {
+		return []uuid.UUID{}
+	}
+	return u.FromLinkIDs
 }

@@ -68,8 +68,8 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	}
 	web := unit("web", configdata.KubernetesYAML, map[string]any{"TargetID": cluster.TargetID, "DisplayName": "Web"},
 		deployment, stringsReplace(deployment, "replicas: 3", "replicas: 4"))
-	unit("env", configdata.AppConfigEnv, map[string]any{"Labels": map[string]string{"tier": "x"}}, "A=1\n", "A=2\n")
-	unit("empty", configdata.AppConfigEnv, nil)
+	envUnit := unit("env", configdata.AppConfigEnv, map[string]any{"Labels": map[string]string{"tier": "x"}}, "A=1\n", "A=2\n")
+	emptyUnit := unit("empty", configdata.AppConfigEnv, nil)
 	// A clone in staging: its Upstream fields are set.
 	c.Post("/api/unit?"+url.Values{"where": {"Slug = 'web'"}, "where_space": {"Slug = 'staging'"}}.Encode(), map[string]any{}).Expect(http.StatusOK)
 	webPath := sp + "/unit/" + web.UnitID.String()
@@ -154,6 +154,15 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post(sp+"/attestation", map[string]any{"Type": "Check", "Result": "Passed", "EvidenceAttestationIDs": []uuid.UUID{approval.AttestationID},
 		"RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID, revs[1].Revision.RevisionID}}).Expect(http.StatusOK)
 
+	// Links: env reads web's replicas; empty merges env; a copy of the first in staging reads web too.
+	var envLink api.Link
+	c.Post(sp+"/link", map[string]any{"Slug": "env-reads-web", "FromUnitID": envUnit.UnitID, "ToUnitID": web.UnitID, "AutoUpdate": true,
+		"UpstreamPaths":   []any{map[string]any{"Name": "replicas", "ResourceType": "apps/v1/Deployment", "Path": "spec.replicas"}},
+		"DownstreamPaths": []any{map[string]any{"Name": "replicas", "Path": "REPLICAS"}}, "Labels": map[string]string{"kind": "needs"}}).
+		Expect(http.StatusOK).JSON(&envLink)
+	c.Post(sp+"/link", map[string]any{"Slug": "empty-merges-env", "FromUnitID": emptyUnit.UnitID, "ToUnitID": envUnit.UnitID, "UpdateType": "MergeUnits",
+		"Guards": map[string]string{"team": "web"}}).Expect(http.StatusOK)
+
 	// Groups, one with both members.
 	var team api.Group
 	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
@@ -171,7 +180,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"view_id":    webView.ViewID.String(),
 			"trigger_id": check.TriggerID.String(), "invocation_id": roll.InvocationID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
-			"attestation_id": approval.AttestationID.String(),
+			"attestation_id": approval.AttestationID.String(), "link_id": envLink.LinkID.String(),
 		},
 		writes: map[string]selectionWrite{
 			"BulkCreateUnits":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
@@ -181,6 +190,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"BulkCreateViews":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			"BulkCreateTriggers":    {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			"BulkCreateInvocations": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateLinks":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			"BulkMoveFilters":       {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 			"BulkMoveViews":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 			// list-paths reads every ToolchainType.

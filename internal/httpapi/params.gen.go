@@ -12,12 +12,14 @@ import (
 type listParamsStruct interface {
 	api.BulkCreateFiltersParams |
 		api.BulkCreateInvocationsParams |
+		api.BulkCreateLinksParams |
 		api.BulkCreateTriggersParams |
 		api.BulkCreateUnitsParams |
 		api.BulkCreateViewsParams |
 		api.BulkDeleteFiltersParams |
 		api.BulkDeleteGroupsParams |
 		api.BulkDeleteInvocationsParams |
+		api.BulkDeleteLinksParams |
 		api.BulkDeleteServiceAccountsParams |
 		api.BulkDeleteSpacesParams |
 		api.BulkDeleteTargetsParams |
@@ -30,6 +32,7 @@ type listParamsStruct interface {
 		api.BulkPatchFiltersParams |
 		api.BulkPatchGroupsParams |
 		api.BulkPatchInvocationsParams |
+		api.BulkPatchLinksParams |
 		api.BulkPatchServiceAccountsParams |
 		api.BulkPatchSpacesParams |
 		api.BulkPatchTargetsParams |
@@ -46,6 +49,7 @@ type listParamsStruct interface {
 		api.GetFilterParams |
 		api.GetGroupParams |
 		api.GetInvocationParams |
+		api.GetLinkParams |
 		api.GetOrganizationParams |
 		api.GetServiceAccountParams |
 		api.GetSpaceParams |
@@ -63,6 +67,7 @@ type listParamsStruct interface {
 		api.ListAllCommandRunsParams |
 		api.ListAllFiltersParams |
 		api.ListAllInvocationsParams |
+		api.ListAllLinksParams |
 		api.ListAllRevisionsParams |
 		api.ListAllTagsParams |
 		api.ListAllTargetsParams |
@@ -78,6 +83,7 @@ type listParamsStruct interface {
 		api.ListFiltersParams |
 		api.ListGroupsParams |
 		api.ListInvocationsParams |
+		api.ListLinksParams |
 		api.ListOrganizationMembersParams |
 		api.ListOrganizationsParams |
 		api.ListServiceAccountsParams |
@@ -104,6 +110,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateInvocationsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkCreateLinksParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateTriggersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateUnitsParams:
@@ -115,6 +123,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.BulkDeleteGroupsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteInvocationsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkDeleteLinksParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteServiceAccountsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
@@ -139,6 +149,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.BulkPatchGroupsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchInvocationsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkPatchLinksParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchServiceAccountsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
@@ -171,6 +183,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.GetGroupParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetInvocationParams:
+		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
+	case api.GetLinkParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetOrganizationParams:
 		return listquery.Params{Select: string(deref(p.Select))}
@@ -206,6 +220,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllInvocationsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListAllLinksParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllRevisionsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit), Offset: (*int)(p.Offset)}
 	case api.ListAllTagsParams:
@@ -235,6 +251,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.ListGroupsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListInvocationsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListLinksParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListOrganizationMembersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
@@ -274,6 +292,7 @@ func listParamsOfAny(p any) listquery.Params {
 type copyParamsStruct interface {
 	api.BulkCreateFiltersParams |
 		api.BulkCreateInvocationsParams |
+		api.BulkCreateLinksParams |
 		api.BulkCreateTriggersParams |
 		api.BulkCreateUnitsParams |
 		api.BulkCreateViewsParams
@@ -288,6 +307,8 @@ func copyParamsOfAny(p any) copyParams {
 		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
 	case api.BulkCreateInvocationsParams:
 		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
+	case api.BulkCreateLinksParams:
+		return copyParams{NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
 	case api.BulkCreateTriggersParams:
 		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
 	case api.BulkCreateUnitsParams:

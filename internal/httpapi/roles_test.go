@@ -87,6 +87,12 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post(base+"/attestation", map[string]any{"Type": "Check", "RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID}}).Expect(http.StatusOK).JSON(&att)
 	var group api.Group
 	admin.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []string{me.UserID.String()}}).Expect(http.StatusOK).JSON(&group)
+	// A Link from app to another Unit (Units that Links read from cannot be deleted: app is not one).
+	var upstream api.UnitCreateOrUpdateResponse
+	admin.Post(base+"/unit", map[string]any{"Slug": "upstream", "ToolchainType": "AppConfig/Env"}).Expect(http.StatusOK).JSON(&upstream)
+	var lnk api.Link
+	admin.Post(base+"/link", map[string]any{"Slug": "reads", "FromUnitID": u.Unit.UnitID, "ToUnitID": upstream.Unit.UnitID,
+		"UpstreamPaths": []any{map[string]any{"Path": "A"}}, "DownstreamPaths": []any{map[string]any{"Path": "A"}}}).Expect(http.StatusOK).JSON(&lnk)
 
 	f.params = map[string]string{
 		"organization_id": me.OrganizationID.String(), "organization_member_id": extra.UserID.String(),
@@ -96,6 +102,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
+		"link_id": lnk.LinkID.String(), "upstream_unit_id": upstream.Unit.UnitID.String(),
 	}
 	return f
 }
@@ -248,8 +255,17 @@ var roleRequests = map[string]roleRequest{
 	"BulkDeleteInvocations": {query: sel("Slug = 'checks'")},
 	"BulkCreateInvocations": {query: url.Values{"where": {"Slug = 'checks'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
 		guestSelectsNothing: api.ErrorTypeValidation},
-	"PatchView": {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateTag": {body: jsonBody(map[string]any{"Slug": "new-tag"})},
+	"CreateLink": {body: func(f *roleFixture, _ string) any {
+		return map[string]any{"Slug": "new-link", "FromUnitID": f.params["unit_id"], "ToUnitID": f.params["upstream_unit_id"], "UpdateType": "None"}
+	}},
+	"UpdateLink":             {body: readBack("Link")},
+	"PatchLink":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"UpdateLinkFromDocument": {body: documentEdit},
+	"BulkPatchLinks":         {query: sel("Slug = 'reads'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteLinks":        {query: sel("Slug = 'reads'")},
+	"BulkCreateLinks":        {query: url.Values{"where": {"Slug = 'reads'"}, "name_prefixes": {"copy-"}}, body: jsonBody(map[string]any{})},
+	"PatchView":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTag":              {body: jsonBody(map[string]any{"Slug": "new-tag"})},
 	"CreateAttestation": {body: func(f *roleFixture, _ string) any {
 		return map[string]any{"Type": "Check", "RevisionIDs": []string{f.params["revision_id"]}}
 	}},

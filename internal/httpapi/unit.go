@@ -45,6 +45,7 @@ var unitRelations = []relation[unit.Unit]{
 	byID("UpstreamUnitID", func(u unit.Unit) []uuid.UUID { return optionalID(u.UpstreamUnitID) }, loadUnits),
 	byID("TargetID", func(u unit.Unit) []uuid.UUID { return optionalID(u.TargetID) }, targetEdge.load),
 	byID("HeadRevisionNum", func(u unit.Unit) []uuid.UUID { return optionalID(u.HeadRevisionID) }, loadRevisions),
+	byID("FromLinkID", func(u unit.Unit) []uuid.UUID { return u.FromLinkIDs }, linkEdge.load),
 	{include: "HeadMutationNum", load: func(ctx context.Context, h *base, sc authz.Scope, units []unit.Unit) (map[uuid.UUID]any, error) {
 		found, err := h.s.deps.Units.HeadMutations(ctx, sc, units)
 		if err != nil {
@@ -72,7 +73,7 @@ func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.U
 			Target:        relatedOptional[api.Target](r, "TargetID", u.TargetID),
 			HeadMutation:  relatedOne[api.Mutation](r, "HeadMutationNum", u.ID),
 			HeadRevision:  relatedOptional[api.Revision](r, "HeadRevisionNum", u.HeadRevisionID),
-			FromLink:      unservedList[map[string]any](r.includes, "FromLinkID")}
+			FromLink:      relatedList[api.Link](r, "FromLinkID", u.FromLinkIDs)}
 	})
 }
 

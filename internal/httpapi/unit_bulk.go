@@ -62,7 +62,11 @@ func (h unitAPI) BulkMoveUnits(ctx context.Context, r api.BulkMoveUnitsRequestOb
 		return nil, err
 	}
 	out, multi, err := bulkItems(items, func(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.UnitMoveResponse {
-		return api.UnitMoveResponse{UnitID: it.Ref.ID, Slug: it.Ref.Slug, Moved: e == nil, Error: e}
+		moved := it.Value.MovedLinkSlugs
+		if moved == nil || e != nil {
+			moved = []string{}
+		}
+		return api.UnitMoveResponse{UnitID: it.Ref.ID, Slug: it.Ref.Slug, Moved: e == nil, MovedLinkSlugs: moved, Error: e}
 	})
 	return answeredInBulk(out, multi, err)
 }

@@ -10,6 +10,8 @@ func (r bulkResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) 
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitBulkCreateLinksResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r bulkResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkCreateUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -23,6 +25,8 @@ func (r bulkResponse) VisitBulkDeleteGroupsResponse(w http.ResponseWriter) error
 func (r bulkResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
+
+func (r bulkResponse) VisitBulkDeleteLinksResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkDeleteServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -51,6 +55,8 @@ func (r bulkResponse) VisitBulkPatchGroupsResponse(w http.ResponseWriter) error 
 func (r bulkResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
+
+func (r bulkResponse) VisitBulkPatchLinksResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkPatchServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -96,6 +102,8 @@ func (r itemResponse) VisitGetGroupResponse(w http.ResponseWriter) error { retur
 
 func (r itemResponse) VisitGetInvocationResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r itemResponse) VisitGetLinkResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetServiceAccountResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -130,6 +138,8 @@ func (r pageResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
 
 func (r pageResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r pageResponse) VisitListAllLinksResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r pageResponse) VisitListAllRevisionsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllTagsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -163,6 +173,8 @@ func (r pageResponse) VisitListFiltersResponse(w http.ResponseWriter) error { re
 func (r pageResponse) VisitListGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListInvocationsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListLinksResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter) error {
 	return r.write(w)

@@ -134,6 +134,11 @@ func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel lis
 		if err != nil {
 			return u, err
 		}
+		if Links != nil {
+			if u.MovedLinkSlugs, err = Links.MoveWithUnit(ctx, tx, sc, u, entity.SpaceRef{ID: to.SpaceID, Slug: to.Slug}); err != nil {
+				return u, err
+			}
+		}
 		tx.Emit(u.changeEvent(entity.Updated, to.Slug))
 		return u, nil
 	})

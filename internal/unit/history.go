@@ -117,7 +117,11 @@ func (s *Service) List(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID, 
 	if err != nil {
 		return listquery.Page[Unit]{}, err
 	}
-	return listquery.MapPage(page, fromRow)
+	out, err := listquery.MapPage(page, fromRow)
+	if err != nil {
+		return out, err
+	}
+	return out, enrichLinks(ctx, s.Store.Q(), out.Items)
 }
 
 // listQuery is the list query of Units: of one Space when spaceID is set (a Space the caller may view),

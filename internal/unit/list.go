@@ -63,17 +63,19 @@ var ListEntity = listquery.Standard{Table: "unit", ID: "UnitID", InSpace: true, 
 		attr("UpstreamUnitID", listquery.UUID, "unit.upstream_unit_id", nullableUUID("unit.upstream_unit_id")),
 		attr("UpstreamSpaceID", listquery.UUID, "unit.upstream_space_id", nullable),
 		attr("UpstreamRevisionNum", listquery.Int, "unit.upstream_revision_num", orderable),
+		// The Links whose From Unit it is (index link_from_unit_idx).
+		attr("FromLinkID", listquery.UUIDList, "ARRAY(SELECT hubd_link.link_id FROM link hubd_link WHERE hubd_link.organization_id = unit.organization_id AND hubd_link.from_unit_id = unit.unit_id ORDER BY hubd_link.link_id)"),
 		listquery.After("EntityType"),
 	}, opaque("ApplyGates", "ApplyWarnings", "ValidationErrors", "ValidationWarnings",
 		"ValidationTriggerIDs", "ValueTriggerIDs", "Values", "Conflicts", "LinkFindings", "NeededPaths", "ProvidedPaths",
-		"FromLinkID", "UnitEventID")...),
+		"UnitEventID")...),
 	Includes: []listquery.Include{
 		{Name: "HeadRevisionNum", Field: "HeadRevision", Type: RevisionEntityType},
 		{Name: "UpstreamUnitID", Field: "UpstreamUnit", Type: EntityType},
 		{Name: "UpstreamSpaceID", Field: "UpstreamSpace", Type: space.EntityType},
 		{Name: "TargetID", Field: "Target"}, {Name: "HeadMutationNum", Field: "HeadMutation", Type: MutationEntityType},
 		{Name: "LastReleasedRevisionNum", Field: "LastReleasedRevision", Type: RevisionEntityType, Unserved: true},
-		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "FromLinkID", Field: "FromLink", Type: "Link", Unserved: true},
+		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "FromLinkID", Field: "FromLink", Type: "Link"},
 		{Name: "UnitEventID", Field: "LatestUnitEvent", Type: "UnitEvent", Unserved: true},
 	},
 })
@@ -160,8 +162,8 @@ var MutationList = listquery.Define(&listquery.Entity{
 		{Name: "RevisionID", Field: "Revision"}, {Name: "UnitID", Field: "Unit"},
 		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
 		{Name: "TriggerID", Field: "Trigger"}, {Name: "InvocationID", Field: "Invocation"},
-		// Upstream merges and Links are not served yet: no Mutation has a merge source or a Link.
-		{Name: "MergeSourceID", Field: "MergeSource", Type: EntityType, Unserved: true}, {Name: "LinkID", Field: "Link", Unserved: true},
+		// Upstream merges are not served yet: no Mutation has a merge source.
+		{Name: "MergeSourceID", Field: "MergeSource", Type: EntityType, Unserved: true}, {Name: "LinkID", Field: "Link", Type: "Link"},
 	},
 })
 

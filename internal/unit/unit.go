@@ -51,6 +51,10 @@ type Unit struct {
 	// validations (ValidationErrors, ValidationWarnings): while a gate is set, the Unit is not applied.
 	Findings
 	ApplyGates, ApplyWarnings map[string]bool
+	// FromLinkIDs are the Links whose From Unit this is (read by Enrich; empty where a Unit is read without it).
+	FromLinkIDs []uuid.UUID
+	// MovedLinkSlugs, on a Unit a move returns, are the Slugs of its Links that moved with it.
+	MovedLinkSlugs []string
 	Fields
 }
 
@@ -177,6 +181,58 @@ func (strategy) OnPatch(cur Unit, _ json.RawMessage, f Fields) Fields { return k
 func (strategy) AdjustEvent(u Unit, e event.Event) event.Event {
 	e.TargetID = u.TargetID
 	return e
+}
+
+// Enrich reads the Links of the Units (FromLinkIDs) in one query.
+func (strategy) Enrich(ctx context.Context, q *db.Queries, items []Unit) error {
+	return enrichLinks(ctx, q, items)
+}
+
+func enrichLinks(ctx context.Context, q *db.Queries, items []Unit) error {
+	if len(items) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(items))
+	for i, u := range items {
+		ids[i] = u.ID
+	}
+	rows, err := q.UnitFromLinkIDs(ctx, db.UnitFromLinkIDsParams{OrganizationID: items[0].OrganizationID, UnitIds: ids})
+	if err != nil {
+		return err
+	}
+	byUnit := make(map[uuid.UUID][]uuid.UUID, len(rows))
+	for _, r := range rows {
+		byUnit[r.FromUnitID] = r.LinkIds
+	}
+	for i := range items {
+		items[i].FromLinkIDs = byUnit[items[i].ID]
+		if items[i].FromLinkIDs == nil {
+			items[i].FromLinkIDs = []uuid.UUID{}
+		}
+	}
+	return nil
+}
+
+// LinkRules are what Links add to Unit deletes and moves. The Link family (internal/link) reads Units, so
+// Units cannot import it: it sets Links when it is loaded. Unset, Units have no Links.
+type LinkRules interface {
+	// BeforeUnitDelete refuses to delete a Unit that Links read from, and records the deletion of the
+	// Links whose From Unit it is (they go with it).
+	BeforeUnitDelete(ctx context.Context, tx *store.Tx, sc authz.Scope, u Unit) error
+	// MoveWithUnit moves u's Links (those whose From Unit it is) to Space to with it, and has those that
+	// read u follow it; it returns the Slugs of the Links moved.
+	MoveWithUnit(ctx context.Context, tx *store.Tx, sc authz.Scope, u Unit, to entity.SpaceRef) ([]string, error)
+}
+
+// Links are the Link family's rules for Units (LinkRules).
+var Links LinkRules
+
+// BeforeDelete: a Unit that Links read from cannot be deleted (LinkRules).
+func (strategy) BeforeDelete(ctx context.Context, tx *store.Tx, sc authz.Scope, cur Unit) error {
+	if Links == nil {
+		return nil
+	}
+	return Links.BeforeUnitDelete(ctx, tx, sc, cur)
 }
 
 func keepToolchain(cur Unit, f Fields) Fields {

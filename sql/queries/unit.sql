@@ -113,3 +113,9 @@ SET apply_gates = apply_gates - @trigger_id::text, apply_warnings = apply_warnin
 WHERE organization_id = @organization_id AND space_id = @space_id
   AND (validation_trigger_ids ? @trigger_id::text OR value_trigger_ids ? @trigger_id::text)
 RETURNING *;
+
+-- name: UnitFromLinkIDs :many
+-- The Links whose From Unit is each of unit_ids (Unit.FromLinkID), in one query for a page of Units.
+SELECT from_unit_id, array_agg(link_id ORDER BY link_id)::uuid[] AS link_ids
+FROM link WHERE organization_id = @organization_id AND from_unit_id = ANY(@unit_ids::uuid[])
+GROUP BY from_unit_id;
