@@ -361,3 +361,31 @@ func index(l []any, i int) state {
 	}
 	return state{}
 }
+
+// PutValue writes value (JSON) at path (dot-separated keys and indexes; "" is the whole resource) of the
+// resource typ/name of tree, or deletes the path when value is nil: what applying a MergeConflict does. A
+// resource tree lacks is added when the whole resource is written.
+func PutValue(tree *Tree, typ, name, path string, value json.RawMessage) error {
+	var segs []string
+	if path != "" {
+		segs = strings.Split(path, ".")
+	}
+	op := mergeOp{resource: resourceKey(typ, name), segs: segs, path: path, del: value == nil}
+	if value != nil {
+		var v any
+		dec := json.NewDecoder(strings.NewReader(string(value)))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("decoding the value at %s: %w", path, err)
+		}
+		op.value = normalize(v)
+	}
+	m := &merger{names: map[string][2]string{op.resource: {typ, name}}}
+	if err := m.apply(tree, op); err != nil {
+		return err
+	}
+	if len(m.conflicts) > 0 {
+		return &EditError{Msg: m.conflicts[0].Details}
+	}
+	return nil
+}

@@ -68,7 +68,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	}
 	web := unit("web", configdata.KubernetesYAML, map[string]any{"TargetID": cluster.TargetID, "DisplayName": "Web"},
 		deployment, stringsReplace(deployment, "replicas: 3", "replicas: 4"))
-	unit("env", configdata.AppConfigEnv, map[string]any{"Labels": map[string]string{"tier": "x"}}, "A=1\n", "A=2\n")
+	env1 := unit("env", configdata.AppConfigEnv, map[string]any{"Labels": map[string]string{"tier": "x"}}, "A=1\n", "A=2\n")
 	unit("empty", configdata.AppConfigEnv, nil)
 	// A clone in staging: its Upstream fields are set.
 	c.Post("/api/unit?"+url.Values{"where": {"Slug = 'web'"}, "where_space": {"Slug = 'staging'"}}.Encode(), map[string]any{}).Expect(http.StatusOK)
@@ -76,6 +76,12 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	// A Mutation made by a function, so contains on Mutations has a FunctionName to find.
 	_, err := env.App.Store.Pool.Exec(context.Background(),
 		`UPDATE mutation SET function_invocation = '{"FunctionName": "set-replicas"}' WHERE unit_id = $1 AND mutation_num = 2`, web.UnitID)
+	require.NoError(t, err)
+	// And one that merged from another Unit, so include=MergeSourceID has a Unit to expand (upgrades make
+	// them: upgrade_test.go).
+	_, err = env.App.Store.Pool.Exec(context.Background(),
+		`UPDATE mutation SET merge_source_id = $2, merge_base_revision_num = 1, merge_end_revision_num = 2 WHERE unit_id = $1 AND mutation_num = 1`,
+		web.UnitID, env1.UnitID)
 	require.NoError(t, err)
 	var revs []api.ExtendedRevision
 	c.Get(webPath + "/revision").Expect(http.StatusOK).JSON(&revs)

@@ -20,22 +20,23 @@ func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMu
 	return listed(ctx, sc, page, err, unit.MutationEntityType, h.extendMutations)
 }
 
-// mutationRelations are what include expands of a Mutation. Upstream merges and Links are not served
-// yet: MergeSource and Link stay null.
+// mutationRelations are what include expands of a Mutation. Links are not served yet: Link stays null.
 var mutationRelations = []relation[unit.Mutation]{
 	byID("UnitID", func(m unit.Mutation) []uuid.UUID { return []uuid.UUID{m.UnitID} }, loadUnits),
 	byID("RevisionID", func(m unit.Mutation) []uuid.UUID { return []uuid.UUID{m.RevisionID} }, loadRevisions),
 	byID("SpaceID", func(m unit.Mutation) []uuid.UUID { return []uuid.UUID{m.SpaceID} }, spaceEdge.load),
 	byID("TriggerID", func(m unit.Mutation) []uuid.UUID { return optionalID(m.TriggerID) }, triggerEdge.load),
 	byID("InvocationID", func(m unit.Mutation) []uuid.UUID { return optionalID(m.InvocationID) }, invocationEdge.load),
+	byID("MergeSourceID", func(m unit.Mutation) []uuid.UUID { return optionalID(m.MergeSourceID) }, loadUnits),
 }
 
 func (h unitAPI) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.Mutation, includes map[string]bool) ([]api.ExtendedMutation, error) {
 	return extendAll(ctx, h.base, sc, ms, includes, mutationRelations, func(m unit.Mutation, r *related) api.ExtendedMutation {
 		return api.ExtendedMutation{Mutation: mutationToAPI(m), Organization: r.organization, Unit: relatedOne[api.Unit](r, "UnitID", m.UnitID),
 			Revision: relatedOne[api.Revision](r, "RevisionID", m.RevisionID), Space: relatedOne[api.Space](r, "SpaceID", m.SpaceID),
-			Trigger:    relatedOptional[api.Trigger](r, "TriggerID", m.TriggerID),
-			Invocation: relatedOptional[api.Invocation](r, "InvocationID", m.InvocationID)}
+			Trigger:     relatedOptional[api.Trigger](r, "TriggerID", m.TriggerID),
+			Invocation:  relatedOptional[api.Invocation](r, "InvocationID", m.InvocationID),
+			MergeSource: relatedOptional[api.Unit](r, "MergeSourceID", m.MergeSourceID)}
 	})
 }
 

@@ -160,8 +160,9 @@ var MutationList = listquery.Define(&listquery.Entity{
 		{Name: "RevisionID", Field: "Revision"}, {Name: "UnitID", Field: "Unit"},
 		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
 		{Name: "TriggerID", Field: "Trigger"}, {Name: "InvocationID", Field: "Invocation"},
-		// Upstream merges and Links are not served yet: no Mutation has a merge source or a Link.
-		{Name: "MergeSourceID", Field: "MergeSource", Type: EntityType, Unserved: true}, {Name: "LinkID", Field: "Link", Unserved: true},
+		{Name: "MergeSourceID", Field: "MergeSource", Type: EntityType},
+		// Links are not served yet: no Mutation has a Link.
+		{Name: "LinkID", Field: "Link", Unserved: true},
 	},
 })
 
