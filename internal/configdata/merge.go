@@ -296,7 +296,7 @@ func (m *merger) apply(tree *Tree, op mergeOp) error {
 			return err
 		}
 		if len(segs) > 0 {
-			return fmt.Errorf("merge: writing %s of a resource ours does not hold", op.path)
+			return &EditError{Msg: fmt.Sprintf("the data has no resource %s to write %s in", op.resource, op.path)}
 		}
 		tree.Resources = append(tree.Resources, &TreeResource{Root: n})
 		return nil

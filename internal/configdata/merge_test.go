@@ -254,3 +254,20 @@ func FuzzMerge(f *testing.F) {
 		require.Empty(t, res.Conflicts)
 	})
 }
+
+// TestPutValue: applying a conflict writes the upstream value (JSON) at its path, deletes the path for a
+// nil value, adds a whole resource, and refuses a path of a resource the data lacks.
+func TestPutValue(t *testing.T) {
+	const k = configdata.KubernetesYAML
+	tree := open(t, k, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: \"1\" # kept\n  y: \"2\"\n")
+	require.NoError(t, configdata.PutValue(tree, "v1/ConfigMap", "a", "data.x", json.RawMessage(`"9"`)))
+	require.NoError(t, configdata.PutValue(tree, "v1/ConfigMap", "a", "data.y", nil))
+	require.NoError(t, configdata.PutValue(tree, "v1/ConfigMap", "b", "",
+		json.RawMessage(`{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b"}, "data": {"n": 12345678901234}}`)))
+	out := string(render(t, tree))
+	require.Contains(t, out, `x: "9" # kept`)
+	require.NotContains(t, out, "y:")
+	require.Contains(t, out, `"n": 12345678901234`)
+	var ee *configdata.EditError
+	require.ErrorAs(t, configdata.PutValue(tree, "v1/ConfigMap", "c", "data.x", json.RawMessage(`1`)), &ee)
+}
