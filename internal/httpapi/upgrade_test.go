@@ -296,6 +296,14 @@ func TestUpgradeRefusals(t *testing.T) {
 	viewer := f.env.Client(f.env.Token("acme", "vic", auth.RoleViewer))
 	viewer.Patch(f.clonePath()+"?upgrade=true", map[string]any{}).Expect(http.StatusForbidden)
 	viewer.Post(f.clonePath()+"/conflicts", map[string]any{"Action": "Dismiss"}).Expect(http.StatusForbidden)
+	// A guest who may edit the clone but not view its upstream cannot upgrade it.
+	gus := f.env.Principal("acme", "gus", auth.RoleGuest).UserID.String()
+	grant := map[string]any{"UserIDs": map[string]bool{gus: true}}
+	f.c.Patch("/api/space/"+f.prod.SpaceID.String(), map[string]any{"Permissions": map[string]any{"View": grant, "Edit": grant}}).Expect(http.StatusOK)
+	guest := f.env.Client(f.env.Token("acme", "gus", auth.RoleGuest))
+	guest.Get(f.clonePath()).Expect(http.StatusOK)
+	e = guest.Patch(f.clonePath()+"?upgrade=true", map[string]any{}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "upgrade", e.Error.ErrorMetadata.Items[0].Item)
 	other := f.env.Client(f.env.Token("globex", "gina", auth.RoleAdmin))
 	other.Patch(f.clonePath()+"?upgrade=true", map[string]any{}).Expect(http.StatusNotFound)
 	other.Post(f.clonePath()+"/conflicts", map[string]any{"Action": "Dismiss"}).Expect(http.StatusNotFound)
