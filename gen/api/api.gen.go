@@ -270,13 +270,25 @@ func (e FunctionParameterDataType) Valid() bool {
 
 // Defines values for MutationConflictReason.
 const (
-	Guarded MutationConflictReason = "Guarded"
+	DeleteShadowed MutationConflictReason = "DeleteShadowed"
+	Guarded        MutationConflictReason = "Guarded"
+	ProtectedPath  MutationConflictReason = "ProtectedPath"
+	Subtracted     MutationConflictReason = "Subtracted"
+	UnresolvedPath MutationConflictReason = "UnresolvedPath"
 )
 
 // Valid indicates whether the value is a known member of the MutationConflictReason enum.
 func (e MutationConflictReason) Valid() bool {
 	switch e {
+	case DeleteShadowed:
+		return true
 	case Guarded:
+		return true
+	case ProtectedPath:
+		return true
+	case Subtracted:
+		return true
+	case UnresolvedPath:
 		return true
 	default:
 		return false
@@ -430,6 +442,24 @@ func (e ToolchainType) Valid() bool {
 	case AppConfigYAML:
 		return true
 	case KubernetesYAML:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnitConflictsRequestAction.
+const (
+	Apply   UnitConflictsRequestAction = "Apply"
+	Dismiss UnitConflictsRequestAction = "Dismiss"
+)
+
+// Valid indicates whether the value is a known member of the UnitConflictsRequestAction enum.
+func (e UnitConflictsRequestAction) Valid() bool {
+	switch e {
+	case Apply:
+		return true
+	case Dismiss:
 		return true
 	default:
 		return false
@@ -1617,7 +1647,7 @@ type ExtendedMutation struct {
 	// Link The Link that made the Mutation (include=LinkID), when it has one and the caller may view it.
 	Link *Link `json:"Link"`
 
-	// MergeSource The Unit the Mutation merged from (include=MergeSourceID), when it has one and the caller may view it. Upstream merges are not served yet, so it is always null.
+	// MergeSource The Unit the Mutation merged from (include=MergeSourceID: an upgrade's upstream Unit), when it has one and the caller may view it.
 	MergeSource *Unit `json:"MergeSource"`
 
 	// Mutation One source of change of a Revision: a data PUT, a restore, a clone, a function invocation or a Trigger (TriggerID).
@@ -2436,23 +2466,51 @@ type Mutation struct {
 	UpdatedAt            time.Time              `json:"UpdatedAt"`
 }
 
-// MutationConflict A change that was withheld, and why.
+// MutationConflict A change that was withheld, and why. A merge from upstream (an upgrade) records its conflicts on the Unit
+// (outstanding until applied or dismissed: POST .../conflicts) and on the Revision it made, with the values
+// at the path in the merge's base, upstream and local data, as JSON text (null: the path is absent there).
 type MutationConflict struct {
-	Details string `json:"Details"`
+	// BaseValue The value at the path in the merge's base (the upstream Revision last merged), as JSON; null when absent.
+	BaseValue *string `json:"BaseValue"`
+	Details   string  `json:"Details"`
 
 	// Guards The guards of the path that the clearance did not clear.
 	Guards map[string]string `json:"Guards"`
-	Path   string            `json:"Path"`
 
-	// Reason Guarded: the path's guards were not cleared.
+	// LinkID The Link whose merge found the conflict (null for an upgrade of a clone).
+	LinkID *openapi_types.UUID `json:"LinkID"`
+
+	// LocalValue The Unit's value at the path when the conflict was found, as JSON; null when absent.
+	LocalValue *string `json:"LocalValue"`
+
+	// MergeEndRevisionNum The upstream Revision the merge took (0 for a function invocation's).
+	MergeEndRevisionNum int64 `json:"MergeEndRevisionNum"`
+
+	// MergeSourceID The upstream Unit of the merge that found the conflict (null for a function invocation's).
+	MergeSourceID *openapi_types.UUID `json:"MergeSourceID"`
+	Path          string              `json:"Path"`
+
+	// Reason Guarded: the path's guards were not cleared. UnresolvedPath: upstream and the Unit both changed the path,
+	// to different values (or, at a first merge, both hold different values). DeleteShadowed: upstream changed a
+	// path the Unit deleted. Subtracted: upstream deleted a path the Unit holds unchanged, and the merge did not
+	// enable subtraction. ProtectedPath: upstream changed a protected local override.
 	Reason       MutationConflictReason `json:"Reason"`
 	ResourceName string                 `json:"ResourceName"`
 	ResourceType string                 `json:"ResourceType"`
 	UnitID       openapi_types.UUID     `json:"UnitID"`
+
+	// UpstreamValue The value at the path upstream (what Apply writes), as JSON; null when absent (Apply deletes the path).
+	UpstreamValue *string `json:"UpstreamValue"`
 }
 
-// MutationConflictReason Guarded: the path's guards were not cleared.
+// MutationConflictReason Guarded: the path's guards were not cleared. UnresolvedPath: upstream and the Unit both changed the path,
+// to different values (or, at a first merge, both hold different values). DeleteShadowed: upstream changed a
+// path the Unit deleted. Subtracted: upstream deleted a path the Unit holds unchanged, and the merge did not
+// enable subtraction. ProtectedPath: upstream changed a protected local override.
 type MutationConflictReason string
+
+// MutationConflictInput defines model for MutationConflictInput.
+type MutationConflictInput = MutationConflict
 
 // MutationSource defines model for MutationSource.
 type MutationSource struct {
@@ -2649,12 +2707,14 @@ type ResponseError struct {
 
 // Revision An immutable version of a Unit's data.
 type Revision struct {
-	ApplyGates     map[string]bool          `json:"ApplyGates"`
-	ApplyWarnings  map[string]bool          `json:"ApplyWarnings"`
-	Attestations   []map[string]interface{} `json:"Attestations"`
-	ChangeOrders   map[string]string        `json:"ChangeOrders"`
-	ChangeSetID    *openapi_types.UUID      `json:"ChangeSetID"`
-	Conflicts      []map[string]interface{} `json:"Conflicts"`
+	ApplyGates    map[string]bool          `json:"ApplyGates"`
+	ApplyWarnings map[string]bool          `json:"ApplyWarnings"`
+	Attestations  []map[string]interface{} `json:"Attestations"`
+	ChangeOrders  map[string]string        `json:"ChangeOrders"`
+	ChangeSetID   *openapi_types.UUID      `json:"ChangeSetID"`
+
+	// Conflicts The conflicts the merge that made this Revision found (empty for other Revisions).
+	Conflicts      []MutationConflict       `json:"Conflicts"`
 	CreatedAt      time.Time                `json:"CreatedAt"`
 	DataHash       string                   `json:"DataHash"`
 	DataSize       int64                    `json:"DataSize"`
@@ -2669,7 +2729,7 @@ type Revision struct {
 	RevisionID     openapi_types.UUID       `json:"RevisionID"`
 	RevisionNum    int64                    `json:"RevisionNum"`
 
-	// Source What made it: DataPut, Restore, Clone or Function (a function invocation).
+	// Source What made it: DataPut, Restore, Clone, Function (a function invocation), Upgrade (a merge from upstream) or ConflictApply (conflicts applied: POST .../conflicts).
 	Source  string             `json:"Source"`
 	SpaceID openapi_types.UUID `json:"SpaceID"`
 
@@ -3143,9 +3203,11 @@ type Unit struct {
 
 	// ChangeSetID A ChangeSet of the organization (else 400 Validation naming ChangeSetID). ChangeSets are not served yet,
 	// so only null is accepted; a value already stored may be sent back unchanged.
-	ChangeSetID *openapi_types.UUID      `json:"ChangeSetID"`
-	Conflicts   []map[string]interface{} `json:"Conflicts"`
-	CreatedAt   time.Time                `json:"CreatedAt"`
+	ChangeSetID *openapi_types.UUID `json:"ChangeSetID"`
+
+	// Conflicts The conflicts of the Unit's merges from upstream (upgrades) still outstanding; each source's latest merge replaces that source's, and POST .../conflicts applies or dismisses them.
+	Conflicts []MutationConflict `json:"Conflicts"`
+	CreatedAt time.Time          `json:"CreatedAt"`
 
 	// DataHash Lowercase hex SHA-256 of the data; the ETag of /data.
 	//
@@ -3228,6 +3290,41 @@ type Unit struct {
 
 	// Version Optimistic-concurrency version; send back the value read. Required on PUT.
 	Version int64 `json:"Version"`
+}
+
+// UnitConflictSelector defines model for UnitConflictSelector.
+type UnitConflictSelector struct {
+	Path         string `json:"Path"`
+	Reason       string `json:"Reason"`
+	ResourceName string `json:"ResourceName"`
+}
+
+// UnitConflictsRequest defines model for UnitConflictsRequest.
+type UnitConflictsRequest struct {
+	// Action Apply: write the upstream values. Dismiss: keep the local values.
+	Action UnitConflictsRequestAction `json:"Action"`
+
+	// DryRun Answer what would happen without storing it.
+	DryRun bool `json:"DryRun"`
+
+	// Select The conflicts to act on; each field given must match. Empty or absent picks every outstanding conflict.
+	Select []UnitConflictSelector `json:"Select"`
+}
+
+// UnitConflictsRequestAction Apply: write the upstream values. Dismiss: keep the local values.
+type UnitConflictsRequestAction string
+
+// UnitConflictsResponse defines model for UnitConflictsResponse.
+type UnitConflictsResponse struct {
+	Applied []MutationConflict `json:"Applied"`
+
+	// Conflicts The conflicts still outstanding.
+	Conflicts []MutationConflict `json:"Conflicts"`
+	Dismissed []MutationConflict `json:"Dismissed"`
+	Error     *ResponseError     `json:"Error"`
+
+	// Unit Configuration data (not a field; see /data) plus metadata.
+	Unit Unit `json:"Unit"`
 }
 
 // UnitCreateOrUpdateResponse One item of a bulk Unit write: the Unit as written (null when this item failed) and its Error (null when it
@@ -3562,6 +3659,12 @@ type Continue = string
 // DataClearance defines model for DataClearance.
 type DataClearance = string
 
+// DataGuards defines model for DataGuards.
+type DataGuards = string
+
+// DataProtect defines model for DataProtect.
+type DataProtect = bool
+
 // DiffFrom defines model for DiffFrom.
 type DiffFrom = int64
 
@@ -3610,6 +3713,9 @@ type LastChangeDescription = string
 // Limit defines model for Limit.
 type Limit = int
 
+// MergeEnableSubtraction defines model for MergeEnableSubtraction.
+type MergeEnableSubtraction = bool
+
 // NamePrefixes defines model for NamePrefixes.
 type NamePrefixes = string
 
@@ -3645,6 +3751,9 @@ type UnitID = openapi_types.UUID
 
 // UnitWriteInclude defines model for UnitWriteInclude.
 type UnitWriteInclude = string
+
+// Upgrade defines model for Upgrade.
+type Upgrade = bool
 
 // UserIDPath defines model for UserIDPath.
 type UserIDPath = openapi_types.UUID
@@ -5751,6 +5860,18 @@ type PatchUnitParams struct {
 	// Include ConfigData and/or MutationSources to return what the write produced (on dry runs too). Any other name is 400.
 	Include *UnitWriteInclude `form:"include,omitempty" json:"include,omitempty"`
 
+	// Upgrade Upgrade the Unit from its upstream Unit by a three-way merge (see PATCH /space/{space_id}/unit/{unit_id}).
+	Upgrade *Upgrade `form:"upgrade,omitempty" json:"upgrade,omitempty"`
+
+	// MergeEnableSubtraction In an upgrade, delete the paths upstream deleted that the Unit holds unchanged (else they stay, as Subtracted conflicts).
+	MergeEnableSubtraction *MergeEnableSubtraction `form:"merge_enable_subtraction,omitempty" json:"merge_enable_subtraction,omitempty"`
+
+	// Protect Record the paths the write changes as protected local overrides, so a later merge from upstream does not overwrite them. It only adds protection.
+	Protect *DataProtect `form:"protect,omitempty" json:"protect,omitempty"`
+
+	// Guards JSON object of guard key to value recorded on the paths the write changes. It only adds or overwrites the keys it names.
+	Guards *DataGuards `form:"guards,omitempty" json:"guards,omitempty"`
+
 	// Restore RevisionNum whose data becomes the head again (a new Revision).
 	Restore *int64 `form:"restore,omitempty" json:"restore,omitempty"`
 
@@ -5770,6 +5891,37 @@ type UpdateUnitParams struct {
 
 	// Include ConfigData and/or MutationSources to return what the write produced (on dry runs too). Any other name is 400.
 	Include *UnitWriteInclude `form:"include,omitempty" json:"include,omitempty"`
+
+	// Upgrade Upgrade the Unit from its upstream Unit by a three-way merge (see PATCH /space/{space_id}/unit/{unit_id}).
+	Upgrade *Upgrade `form:"upgrade,omitempty" json:"upgrade,omitempty"`
+
+	// MergeEnableSubtraction In an upgrade, delete the paths upstream deleted that the Unit holds unchanged (else they stay, as Subtracted conflicts).
+	MergeEnableSubtraction *MergeEnableSubtraction `form:"merge_enable_subtraction,omitempty" json:"merge_enable_subtraction,omitempty"`
+
+	// Clearance JSON Clearance (a list of {Key, Operator, Values}) for the paths of the data the write changes: a changed
+	// path whose guards it does not clear is 409 Conflict naming the path, and nothing is written. An absent or
+	// empty clearance clears no guarded path; unguarded paths need none.
+	Clearance *DataClearance `form:"clearance,omitempty" json:"clearance,omitempty"`
+
+	// Protect Record the paths the write changes as protected local overrides, so a later merge from upstream does not overwrite them. It only adds protection.
+	Protect *DataProtect `form:"protect,omitempty" json:"protect,omitempty"`
+
+	// Guards JSON object of guard key to value recorded on the paths the write changes. It only adds or overwrites the keys it names.
+	Guards *DataGuards `form:"guards,omitempty" json:"guards,omitempty"`
+
+	// LastChangeDescription Description of the change, recorded on the Revision and as the Unit's LastChangeDescription.
+	LastChangeDescription *LastChangeDescription `form:"last_change_description,omitempty" json:"last_change_description,omitempty"`
+}
+
+// ResolveUnitConflictsParams defines parameters for ResolveUnitConflicts.
+type ResolveUnitConflictsParams struct {
+	// Clearance JSON Clearance (a list of {Key, Operator, Values}) for the paths of the data the write changes: a changed
+	// path whose guards it does not clear is 409 Conflict naming the path, and nothing is written. An absent or
+	// empty clearance clears no guarded path; unguarded paths need none.
+	Clearance *DataClearance `form:"clearance,omitempty" json:"clearance,omitempty"`
+
+	// LastChangeDescription Description of the change, recorded on the Revision and as the Unit's LastChangeDescription.
+	LastChangeDescription *LastChangeDescription `form:"last_change_description,omitempty" json:"last_change_description,omitempty"`
 }
 
 // DownloadUnitDataParams defines parameters for DownloadUnitData.
@@ -5793,6 +5945,12 @@ type UploadUnitDataParams struct {
 	// path whose guards it does not clear is 409 Conflict naming the path, and nothing is written. An absent or
 	// empty clearance clears no guarded path; unguarded paths need none.
 	Clearance *DataClearance `form:"clearance,omitempty" json:"clearance,omitempty"`
+
+	// Protect Record the paths the write changes as protected local overrides, so a later merge from upstream does not overwrite them. It only adds protection.
+	Protect *DataProtect `form:"protect,omitempty" json:"protect,omitempty"`
+
+	// Guards JSON object of guard key to value recorded on the paths the write changes. It only adds or overwrites the keys it names.
+	Guards *DataGuards `form:"guards,omitempty" json:"guards,omitempty"`
 
 	// ChangeSetId The ChangeSet the change belongs to: a ChangeSet of the organization (else 400 Validation naming
 	// change_set_id; ChangeSets are not served yet, so none is), and the Unit's ChangeSetID when it has one.
@@ -6301,6 +6459,20 @@ type BulkPatchUnitsParams struct {
 
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// Upgrade Upgrade the Unit from its upstream Unit by a three-way merge (see PATCH /space/{space_id}/unit/{unit_id}).
+	Upgrade *Upgrade `form:"upgrade,omitempty" json:"upgrade,omitempty"`
+
+	// MergeEnableSubtraction In an upgrade, delete the paths upstream deleted that the Unit holds unchanged (else they stay, as Subtracted conflicts).
+	MergeEnableSubtraction *MergeEnableSubtraction `form:"merge_enable_subtraction,omitempty" json:"merge_enable_subtraction,omitempty"`
+
+	// Clearance JSON Clearance (a list of {Key, Operator, Values}) for the paths of the data the write changes: a changed
+	// path whose guards it does not clear is 409 Conflict naming the path, and nothing is written. An absent or
+	// empty clearance clears no guarded path; unguarded paths need none.
+	Clearance *DataClearance `form:"clearance,omitempty" json:"clearance,omitempty"`
+
+	// LastChangeDescription Description of the change, recorded on the Revision and as the Unit's LastChangeDescription.
+	LastChangeDescription *LastChangeDescription `form:"last_change_description,omitempty" json:"last_change_description,omitempty"`
 }
 
 // BulkCreateUnitsParams defines parameters for BulkCreateUnits.
@@ -6882,6 +7054,9 @@ type PatchUnitApplicationMergePatchPlusJSONRequestBody = UnitPatch
 
 // UpdateUnitJSONRequestBody defines body for UpdateUnit for application/json ContentType.
 type UpdateUnitJSONRequestBody = UnitInput
+
+// ResolveUnitConflictsJSONRequestBody defines body for ResolveUnitConflicts for application/json ContentType.
+type ResolveUnitConflictsJSONRequestBody = UnitConflictsRequest
 
 // SetUnitGuardJSONRequestBody defines body for SetUnitGuard for application/json ContentType.
 type SetUnitGuardJSONRequestBody = UnitGuardRequest
@@ -7495,6 +7670,9 @@ type ServerInterface interface {
 	// UpdateUnit Replace the Unit's settable fields (not its data). Version is required and must be the stored one.
 	// (PUT /space/{space_id}/unit/{unit_id})
 	UpdateUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID, params UpdateUnitParams) error
+	// ResolveUnitConflicts Apply or dismiss the Unit's outstanding merge conflicts.
+	// (POST /space/{space_id}/unit/{unit_id}/conflicts)
+	ResolveUnitConflicts(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ResolveUnitConflictsParams) error
 	// DownloadUnitData The Unit's configuration, as written. ETag is the DataHash; If-None-Match answers 304.
 	// (GET /space/{space_id}/unit/{unit_id}/data)
 	DownloadUnitData(ctx echo.Context, spaceId SpaceID, unitId UnitID, params DownloadUnitDataParams) error
@@ -13422,6 +13600,34 @@ func (w *ServerInterfaceWrapper) PatchUnit(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
 	}
 
+	// ------------- Optional query parameter "upgrade" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "upgrade", ctx.QueryParams(), &params.Upgrade, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter upgrade: %s", err))
+	}
+
+	// ------------- Optional query parameter "merge_enable_subtraction" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "merge_enable_subtraction", ctx.QueryParams(), &params.MergeEnableSubtraction, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter merge_enable_subtraction: %s", err))
+	}
+
+	// ------------- Optional query parameter "protect" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "protect", ctx.QueryParams(), &params.Protect, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter protect: %s", err))
+	}
+
+	// ------------- Optional query parameter "guards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "guards", ctx.QueryParams(), &params.Guards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guards: %s", err))
+	}
+
 	// ------------- Optional query parameter "restore" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "restore", ctx.QueryParams(), &params.Restore, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
@@ -13483,8 +13689,90 @@ func (w *ServerInterfaceWrapper) UpdateUnit(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
 	}
 
+	// ------------- Optional query parameter "upgrade" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "upgrade", ctx.QueryParams(), &params.Upgrade, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter upgrade: %s", err))
+	}
+
+	// ------------- Optional query parameter "merge_enable_subtraction" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "merge_enable_subtraction", ctx.QueryParams(), &params.MergeEnableSubtraction, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter merge_enable_subtraction: %s", err))
+	}
+
+	// ------------- Optional query parameter "clearance" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "clearance", ctx.QueryParams(), &params.Clearance, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter clearance: %s", err))
+	}
+
+	// ------------- Optional query parameter "protect" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "protect", ctx.QueryParams(), &params.Protect, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter protect: %s", err))
+	}
+
+	// ------------- Optional query parameter "guards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "guards", ctx.QueryParams(), &params.Guards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guards: %s", err))
+	}
+
+	// ------------- Optional query parameter "last_change_description" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "last_change_description", ctx.QueryParams(), &params.LastChangeDescription, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter last_change_description: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateUnit(ctx, spaceId, unitId, params)
+	return err
+}
+
+// ResolveUnitConflicts converts echo context to params.
+func (w *ServerInterfaceWrapper) ResolveUnitConflicts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ResolveUnitConflictsParams
+	// ------------- Optional query parameter "clearance" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "clearance", ctx.QueryParams(), &params.Clearance, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter clearance: %s", err))
+	}
+
+	// ------------- Optional query parameter "last_change_description" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "last_change_description", ctx.QueryParams(), &params.LastChangeDescription, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter last_change_description: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResolveUnitConflicts(ctx, spaceId, unitId, params)
 	return err
 }
 
@@ -13579,6 +13867,20 @@ func (w *ServerInterfaceWrapper) UploadUnitData(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "clearance", ctx.QueryParams(), &params.Clearance, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter clearance: %s", err))
+	}
+
+	// ------------- Optional query parameter "protect" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "protect", ctx.QueryParams(), &params.Protect, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter protect: %s", err))
+	}
+
+	// ------------- Optional query parameter "guards" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "guards", ctx.QueryParams(), &params.Guards, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter guards: %s", err))
 	}
 
 	// ------------- Optional query parameter "change_set_id" -------------
@@ -15051,6 +15353,34 @@ func (w *ServerInterfaceWrapper) BulkPatchUnits(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
 	}
 
+	// ------------- Optional query parameter "upgrade" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "upgrade", ctx.QueryParams(), &params.Upgrade, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter upgrade: %s", err))
+	}
+
+	// ------------- Optional query parameter "merge_enable_subtraction" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "merge_enable_subtraction", ctx.QueryParams(), &params.MergeEnableSubtraction, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter merge_enable_subtraction: %s", err))
+	}
+
+	// ------------- Optional query parameter "clearance" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "clearance", ctx.QueryParams(), &params.Clearance, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter clearance: %s", err))
+	}
+
+	// ------------- Optional query parameter "last_change_description" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "last_change_description", ctx.QueryParams(), &params.LastChangeDescription, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter last_change_description: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.BulkPatchUnits(ctx, params)
 	return err
@@ -16040,6 +16370,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id", wrapper.GetUnit, options.OperationMiddlewares["GetUnit"]...)
 	router.PATCH(options.BaseURL+"/space/:space_id/unit/:unit_id", wrapper.PatchUnit, options.OperationMiddlewares["PatchUnit"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/unit/:unit_id", wrapper.UpdateUnit, options.OperationMiddlewares["UpdateUnit"]...)
+	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/conflicts", wrapper.ResolveUnitConflicts, options.OperationMiddlewares["ResolveUnitConflicts"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/data", wrapper.DownloadUnitData, options.OperationMiddlewares["DownloadUnitData"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/unit/:unit_id/data", wrapper.UploadUnitData, options.OperationMiddlewares["UploadUnitData"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/diff", wrapper.GetUnitDiff, options.OperationMiddlewares["GetUnitDiff"]...)
@@ -50241,6 +50572,301 @@ func (response UpdateUnitdefaultJSONResponse) VisitUpdateUnitResponse(w http.Res
 	return err
 }
 
+type ResolveUnitConflictsRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Params  ResolveUnitConflictsParams
+	Body    *ResolveUnitConflictsJSONRequestBody
+}
+
+type ResolveUnitConflictsResponseObject interface {
+	VisitResolveUnitConflictsResponse(w http.ResponseWriter) error
+}
+
+type ResolveUnitConflicts200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type ResolveUnitConflicts200JSONResponse struct {
+	Body    UnitConflictsResponse
+	Headers ResolveUnitConflicts200ResponseHeaders
+}
+
+func (response ResolveUnitConflicts200JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ResolveUnitConflicts400JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ResolveUnitConflicts401JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ResolveUnitConflicts403JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ResolveUnitConflicts404JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ResolveUnitConflicts409JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ResolveUnitConflicts413JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ResolveUnitConflicts415JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response ResolveUnitConflicts422JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ResolveUnitConflicts429JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ResolveUnitConflicts500JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResolveUnitConflicts503JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflicts504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ResolveUnitConflicts504JSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResolveUnitConflictsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ResolveUnitConflictsdefaultJSONResponse) VisitResolveUnitConflictsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DownloadUnitDataRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	UnitId  UnitID  `json:"unit_id"`
@@ -62789,6 +63415,9 @@ type StrictServerInterface interface {
 	// UpdateUnit Replace the Unit's settable fields (not its data). Version is required and must be the stored one.
 	// (PUT /space/{space_id}/unit/{unit_id})
 	UpdateUnit(ctx context.Context, request UpdateUnitRequestObject) (UpdateUnitResponseObject, error)
+	// ResolveUnitConflicts Apply or dismiss the Unit's outstanding merge conflicts.
+	// (POST /space/{space_id}/unit/{unit_id}/conflicts)
+	ResolveUnitConflicts(ctx context.Context, request ResolveUnitConflictsRequestObject) (ResolveUnitConflictsResponseObject, error)
 	// DownloadUnitData The Unit's configuration, as written. ETag is the DataHash; If-None-Match answers 304.
 	// (GET /space/{space_id}/unit/{unit_id}/data)
 	DownloadUnitData(ctx context.Context, request DownloadUnitDataRequestObject) (DownloadUnitDataResponseObject, error)
@@ -68402,6 +69031,56 @@ func (sh *strictHandler) UpdateUnit(ctx echo.Context, spaceId SpaceID, unitId Un
 		return err
 	} else if validResponse, ok := response.(UpdateUnitResponseObject); ok {
 		return validResponse.VisitUpdateUnitResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResolveUnitConflicts operation middleware
+func (sh *strictHandler) ResolveUnitConflicts(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ResolveUnitConflictsParams) error {
+	var request ResolveUnitConflictsRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.Params = params
+
+	var body ResolveUnitConflictsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResolveUnitConflicts(ctx.Request().Context(), request.(ResolveUnitConflictsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResolveUnitConflicts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResolveUnitConflictsResponseObject); ok {
+		return validResponse.VisitResolveUnitConflictsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

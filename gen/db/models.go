@@ -310,6 +310,7 @@ type Revision struct {
 	ValidationPassed     json.RawMessage `db:"validation_passed"`
 	ValidationTriggerIds json.RawMessage `db:"validation_trigger_ids"`
 	ValueTriggerIds      json.RawMessage `db:"value_trigger_ids"`
+	Conflicts            json.RawMessage `db:"conflicts"`
 }
 
 type ServiceAccount struct {
@@ -468,6 +469,7 @@ type Unit struct {
 	ValidationWarnings      json.RawMessage `db:"validation_warnings"`
 	ValidationTriggerIds    json.RawMessage `db:"validation_trigger_ids"`
 	ValueTriggerIds         json.RawMessage `db:"value_trigger_ids"`
+	Conflicts               json.RawMessage `db:"conflicts"`
 }
 
 type UsedAssertion struct {

@@ -89,7 +89,7 @@ SET apply_gates = apply_gates - $1::text, apply_warnings = apply_warnings - $1::
     version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND space_id = $3
   AND (validation_trigger_ids ? $1::text OR value_trigger_ids ? $1::text)
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts
 `
 
 type UnitForgetTriggerFindingsParams struct {
@@ -149,6 +149,7 @@ func (q *Queries) UnitForgetTriggerFindings(ctx context.Context, arg UnitForgetT
 			&i.ValidationWarnings,
 			&i.ValidationTriggerIds,
 			&i.ValueTriggerIds,
+			&i.Conflicts,
 		); err != nil {
 			return nil, err
 		}
@@ -198,7 +199,7 @@ func (q *Queries) UnitFromLinkIDs(ctx context.Context, arg UnitFromLinkIDsParams
 }
 
 const unitGetForDataWrite = `-- name: UnitGetForDataWrite :one
-SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, u.apply_gates, u.apply_warnings, u.validation_errors, u.validation_warnings, u.validation_trigger_ids, u.value_trigger_ids, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
+SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, u.apply_gates, u.apply_warnings, u.validation_errors, u.validation_warnings, u.validation_trigger_ids, u.value_trigger_ids, u.conflicts, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
        COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i), 'unit_filter', to_jsonb(f)) ORDER BY t.slug)
                  FROM trigger t
                  LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
@@ -272,6 +273,7 @@ func (q *Queries) UnitGetForDataWrite(ctx context.Context, arg UnitGetForDataWri
 		&i.Unit.ValidationWarnings,
 		&i.Unit.ValidationTriggerIds,
 		&i.Unit.ValueTriggerIds,
+		&i.Unit.Conflicts,
 		&i.SpaceSlug,
 		&i.HeadSources,
 		&i.Triggers,
@@ -288,7 +290,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9, $10, $11, $12, $13, $14,
         $15, $16, $17, $18,
         $19, $20, $21)
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts
 `
 
 type UnitInsertParams struct {
@@ -380,6 +382,7 @@ func (q *Queries) UnitInsert(ctx context.Context, arg UnitInsertParams) (*Unit, 
 		&i.ValidationWarnings,
 		&i.ValidationTriggerIds,
 		&i.ValueTriggerIds,
+		&i.Conflicts,
 	)
 	return &i, err
 }
@@ -387,7 +390,7 @@ func (q *Queries) UnitInsert(ctx context.Context, arg UnitInsertParams) (*Unit, 
 const unitMove = `-- name: UnitMove :one
 UPDATE unit SET space_id = $1, target_id = NULL, version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND unit_id = $3
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts
 `
 
 type UnitMoveParams struct {
@@ -439,39 +442,45 @@ func (q *Queries) UnitMove(ctx context.Context, arg UnitMoveParams) (*Unit, erro
 		&i.ValidationWarnings,
 		&i.ValidationTriggerIds,
 		&i.ValueTriggerIds,
+		&i.Conflicts,
 	)
 	return &i, err
 }
 
 const unitRecordRevision = `-- name: UnitRecordRevision :one
 WITH stored AS (
-    INSERT INTO config_data (data_hash, data, data_size) VALUES ($1, $15, $2)
+    INSERT INTO config_data (data_hash, data, data_size) VALUES ($1, $17, $2)
     ON CONFLICT (data_hash) DO NOTHING
 ), recorded AS (
     INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_num, description, source,
                           user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources,
-                          validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids)
-    VALUES ($4, $16, $17, $14, $5, $7, $18,
-            $19, $20, $21, $1, $2, $22,
-            $9, $10, $23, $11, $12)
+                          validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts)
+    VALUES ($4, $18, $19, $16, $5, $7, $20,
+            $21, $22, $23, $1, $2, $24,
+            $11, $12, $25, $13, $14,
+            $26)
 ), mutated AS (
     INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                          restored_revision_num, function_invocation, subgroup, trigger_id, invocation_id, invocation_params)
-    VALUES ($24, $16, $17, $14, $4, $5, $25,
-            $26, $27::jsonb, $28, $29::uuid,
-            $30::uuid, $31)
+                          restored_revision_num, function_invocation, subgroup, trigger_id, invocation_id, invocation_params,
+                          merge_source_id, merge_base_revision_num, merge_end_revision_num, link_id)
+    VALUES ($27, $18, $19, $16, $4, $5, $28,
+            $29, $30::jsonb, $31, $32::uuid,
+            $33::uuid, $34,
+            $35::uuid, $36, $37, $38::uuid)
 )
 UPDATE unit
 SET data_hash = $1, data_size = $2, head_doc = $3,
     head_revision_id = $4, head_revision_num = $5,
     head_mutation_num = $6, last_change_description = $7,
     path_annotations = COALESCE($8::jsonb, unit.path_annotations),
-    validation_errors = $9, validation_warnings = $10,
-    apply_gates = $9, apply_warnings = $10,
-    validation_trigger_ids = $11, value_trigger_ids = $12,
-    version = unit.version + CASE WHEN $13::boolean THEN 1 ELSE 0 END, updated_at = now()
-WHERE unit.unit_id = $14
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
+    conflicts = COALESCE($9::jsonb, unit.conflicts),
+    upstream_revision_num = COALESCE($10::bigint, unit.upstream_revision_num),
+    validation_errors = $11, validation_warnings = $12,
+    apply_gates = $11, apply_warnings = $12,
+    validation_trigger_ids = $13, value_trigger_ids = $14,
+    version = unit.version + CASE WHEN $15::boolean THEN 1 ELSE 0 END, updated_at = now()
+WHERE unit.unit_id = $16
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts
 `
 
 type UnitRecordRevisionParams struct {
@@ -483,6 +492,8 @@ type UnitRecordRevisionParams struct {
 	HeadMutationNum      int64           `db:"head_mutation_num"`
 	Description          string          `db:"description"`
 	PathAnnotations      json.RawMessage `db:"path_annotations"`
+	UnitConflicts        json.RawMessage `db:"unit_conflicts"`
+	UpstreamRevisionNum  *int64          `db:"upstream_revision_num"`
 	ValidationErrors     json.RawMessage `db:"validation_errors"`
 	ValidationWarnings   json.RawMessage `db:"validation_warnings"`
 	ValidationTriggerIds json.RawMessage `db:"validation_trigger_ids"`
@@ -498,6 +509,7 @@ type UnitRecordRevisionParams struct {
 	ChangeSetID          *uuid.UUID      `db:"change_set_id"`
 	MutationSources      json.RawMessage `db:"mutation_sources"`
 	ValidationPassed     json.RawMessage `db:"validation_passed"`
+	RevisionConflicts    json.RawMessage `db:"revision_conflicts"`
 	MutationID           uuid.UUID       `db:"mutation_id"`
 	MutationNum          int64           `db:"mutation_num"`
 	RestoredRevisionNum  int64           `db:"restored_revision_num"`
@@ -506,12 +518,17 @@ type UnitRecordRevisionParams struct {
 	TriggerID            *uuid.UUID      `db:"trigger_id"`
 	InvocationID         *uuid.UUID      `db:"invocation_id"`
 	InvocationParams     json.RawMessage `db:"invocation_params"`
+	MergeSourceID        *uuid.UUID      `db:"merge_source_id"`
+	MergeBaseRevisionNum int64           `db:"merge_base_revision_num"`
+	MergeEndRevisionNum  int64           `db:"merge_end_revision_num"`
+	LinkID               *uuid.UUID      `db:"link_id"`
 }
 
 // Records new data of the locked Unit in one statement: the content (once per hash), the Revision, its
 // first Mutation (a function invocation may add more: MutationInsert), the Unit's head, and its path
 // annotations when the write changed them. A write that already bumped Version in its transaction (a PATCH with
-// restore) does not bump it again: one write, one Version.
+// restore) does not bump it again: one write, one Version. A merge (an upgrade) records its source and range on the
+// Mutation, its conflicts on the Revision, and sets the Unit's outstanding conflicts and UpstreamRevisionNum.
 func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevisionParams) (*Unit, error) {
 	row := q.db.QueryRow(ctx, unitRecordRevision,
 		arg.DataHash,
@@ -522,6 +539,8 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		arg.HeadMutationNum,
 		arg.Description,
 		arg.PathAnnotations,
+		arg.UnitConflicts,
+		arg.UpstreamRevisionNum,
 		arg.ValidationErrors,
 		arg.ValidationWarnings,
 		arg.ValidationTriggerIds,
@@ -537,6 +556,7 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		arg.ChangeSetID,
 		arg.MutationSources,
 		arg.ValidationPassed,
+		arg.RevisionConflicts,
 		arg.MutationID,
 		arg.MutationNum,
 		arg.RestoredRevisionNum,
@@ -545,6 +565,10 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		arg.TriggerID,
 		arg.InvocationID,
 		arg.InvocationParams,
+		arg.MergeSourceID,
+		arg.MergeBaseRevisionNum,
+		arg.MergeEndRevisionNum,
+		arg.LinkID,
 	)
 	var i Unit
 	err := row.Scan(
@@ -587,6 +611,79 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		&i.ValidationWarnings,
 		&i.ValidationTriggerIds,
 		&i.ValueTriggerIds,
+		&i.Conflicts,
+	)
+	return &i, err
+}
+
+const unitSetConflicts = `-- name: UnitSetConflicts :one
+UPDATE unit SET conflicts = $1,
+    upstream_revision_num = COALESCE($2::bigint, upstream_revision_num),
+    version = version + CASE WHEN $3::boolean THEN 1 ELSE 0 END, updated_at = now()
+WHERE organization_id = $4 AND unit_id = $5
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts
+`
+
+type UnitSetConflictsParams struct {
+	Conflicts           json.RawMessage `db:"conflicts"`
+	UpstreamRevisionNum *int64          `db:"upstream_revision_num"`
+	BumpVersion         bool            `db:"bump_version"`
+	OrganizationID      uuid.UUID       `db:"organization_id"`
+	UnitID              uuid.UUID       `db:"unit_id"`
+}
+
+// Sets a Unit's outstanding conflicts (and UpstreamRevisionNum, when given) without new data: an upgrade that
+// changed nothing, conflicts dismissed. A write that already bumped Version in its transaction does not bump it again.
+func (q *Queries) UnitSetConflicts(ctx context.Context, arg UnitSetConflictsParams) (*Unit, error) {
+	row := q.db.QueryRow(ctx, unitSetConflicts,
+		arg.Conflicts,
+		arg.UpstreamRevisionNum,
+		arg.BumpVersion,
+		arg.OrganizationID,
+		arg.UnitID,
+	)
+	var i Unit
+	err := row.Scan(
+		&i.UnitID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.DestroyGates,
+		&i.Permissions,
+		&i.ToolchainType,
+		&i.ProviderType,
+		&i.TargetID,
+		&i.ChangeSetID,
+		&i.LastChangeDescription,
+		&i.DataHash,
+		&i.DataSize,
+		&i.HeadDoc,
+		&i.HeadRevisionID,
+		&i.HeadRevisionNum,
+		&i.HeadMutationNum,
+		&i.HeadUnitActionNum,
+		&i.HeadUnitEventNum,
+		&i.LastReleasedRevisionNum,
+		&i.UpstreamUnitID,
+		&i.UpstreamSpaceID,
+		&i.UpstreamRevisionNum,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+		&i.PathAnnotations,
+		&i.ApplyGates,
+		&i.ApplyWarnings,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
+		&i.Conflicts,
 	)
 	return &i, err
 }
@@ -594,7 +691,7 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 const unitSetPathAnnotations = `-- name: UnitSetPathAnnotations :one
 UPDATE unit SET path_annotations = $1, version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND unit_id = $3
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts
 `
 
 type UnitSetPathAnnotationsParams struct {
@@ -646,6 +743,7 @@ func (q *Queries) UnitSetPathAnnotations(ctx context.Context, arg UnitSetPathAnn
 		&i.ValidationWarnings,
 		&i.ValidationTriggerIds,
 		&i.ValueTriggerIds,
+		&i.Conflicts,
 	)
 	return &i, err
 }
@@ -658,7 +756,7 @@ SET slug = $1, display_name = $2, labels = $3, annotations = $4,
     last_change_description = $11,
     version = version + 1, updated_at = now()
 WHERE organization_id = $12 AND unit_id = $13 AND version = $14
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts
 `
 
 type UnitUpdateParams struct {
@@ -736,6 +834,7 @@ func (q *Queries) UnitUpdate(ctx context.Context, arg UnitUpdateParams) (*Unit, 
 		&i.ValidationWarnings,
 		&i.ValidationTriggerIds,
 		&i.ValueTriggerIds,
+		&i.Conflicts,
 	)
 	return &i, err
 }

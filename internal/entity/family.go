@@ -609,6 +609,21 @@ func (s *Service[R, E, F]) Patch(ctx context.Context, sc authz.Scope, spaceID uu
 	return s.write(ctx, sc, spaceID, ref, dryRun, s.mergePatch(patch))
 }
 
+// UpdateIn is Update in tx as one part of a larger write of the family (a Unit's PUT with upgrade), which
+// emits the one event of the whole write: UpdateIn emits none.
+func (s *Service[R, E, F]) UpdateIn(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, ref string, version int64, f F) (E, error) {
+	if err := RequireVersion(version); err != nil {
+		var zero E
+		return zero, err
+	}
+	return s.update(ctx, sc, tx, spaceID, ref, func(cur E) (*int64, F, error) {
+		if h := s.hooks(); h.onPut != nil {
+			f = h.onPut(cur, f)
+		}
+		return &version, f, nil
+	}, false)
+}
+
 // PatchIn applies a merge patch in tx as one part of a larger write of the family (a Unit's patch with
 // restore), which emits the one event of the whole write: PatchIn emits none.
 func (s *Service[R, E, F]) PatchIn(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, ref string, patch json.RawMessage) (E, error) {

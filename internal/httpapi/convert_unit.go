@@ -22,9 +22,7 @@ func unitToAPI(u unit.Unit) api.Unit {
 		UpstreamSpaceID: u.UpstreamSpaceID, UpstreamRevisionNum: u.UpstreamRevisionNum,
 		ApplyGates: u.ApplyGates, ApplyWarnings: u.ApplyWarnings, ValidationErrors: u.ValidationErrors,
 		ValidationWarnings: u.ValidationWarnings, ValidationTriggerIDs: u.ValidationTriggerIDs, ValueTriggerIDs: u.ValueTriggerIDs,
-		FromLinkID: fromLinkIDs(u),
-		// Attributes of what does not exist yet, with their empty values.
-		Values: map[string]string{}, Conflicts: []map[string]interface{}{},
+		FromLinkID: fromLinkIDs(u), Values: map[string]string{}, Conflicts: conflictsToAPI(u.ID, u.Conflicts),
 		LinkFindings: []map[string]interface{}{}, NeededPaths: []map[string]interface{}{}, ProvidedPaths: []map[string]interface{}{},
 		HiddenReason: u.HiddenReason, EntityType: unit.EntityType,
 		CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC(), Version: u.Version,
@@ -48,10 +46,30 @@ func revisionToAPI(r unit.Revision) api.Revision {
 		ChangeOrders: map[string]string{}, Releases: map[string]string{}, ApplyGates: r.ValidationErrors,
 		ApplyWarnings: r.ValidationWarnings, ValidationErrors: r.ValidationErrors, ValidationWarnings: r.ValidationWarnings,
 		ValidationPassed: r.ValidationPassed, ValidationTriggerIDs: r.ValidationTriggerIDs, ValueTriggerIDs: r.ValueTriggerIDs,
-		Values: map[string]string{}, Conflicts: []map[string]interface{}{}, LinkFindings: []map[string]interface{}{},
+		Values: map[string]string{}, Conflicts: conflictsToAPI(r.UnitID, r.Conflicts), LinkFindings: []map[string]interface{}{},
 		NeededPaths: []map[string]interface{}{}, ProvidedPaths: []map[string]interface{}{},
 		HiddenReason: r.HiddenReason, EntityType: unit.RevisionEntityType, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
+}
+
+// conflictsToAPI are a Unit's (or Revision's) conflicts as served: UnitID names the Unit (those stored
+// before it was recorded lack it), Guards is an object.
+func conflictsToAPI(unitID uuid.UUID, cs []unit.Conflict) []api.MutationConflict {
+	out := make([]api.MutationConflict, len(cs))
+	for i, c := range cs {
+		out[i] = conflictToAPI(unitID, c)
+	}
+	return out
+}
+
+func conflictToAPI(unitID uuid.UUID, c unit.Conflict) api.MutationConflict {
+	guards := c.Guards
+	if guards == nil {
+		guards = map[string]string{}
+	}
+	return api.MutationConflict{UnitID: unitID, ResourceType: c.ResourceType, ResourceName: c.ResourceName, Path: c.Path,
+		Reason: api.MutationConflictReason(c.Reason), Details: c.Details, Guards: guards, MergeSourceID: c.MergeSourceID, LinkID: c.LinkID,
+		MergeEndRevisionNum: c.MergeEndRevisionNum, BaseValue: c.BaseValue, UpstreamValue: c.UpstreamValue, LocalValue: c.LocalValue}
 }
 
 func mutationToAPI(m unit.Mutation) api.Mutation {

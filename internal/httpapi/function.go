@@ -353,8 +353,7 @@ func invokeResultToAPI(sc authz.Scope, it entity.BulkItem[unit.InvokeResult], e 
 	out.TargetID, out.RevisionID, out.DataHash = u.TargetID, u.HeadRevisionID, u.DataHash
 	out.Success, out.HasNewMutations, out.Mutators, out.Outputs = res.Passed, res.Changed, res.Mutators, res.Outputs
 	for _, c := range res.Conflicts {
-		out.Conflicts = append(out.Conflicts, api.MutationConflict{UnitID: u.ID, ResourceType: c.ResourceType, ResourceName: c.ResourceName,
-			Path: c.Path, Reason: api.MutationConflictReason(c.Reason), Details: c.Details, Guards: c.Guards})
+		out.Conflicts = append(out.Conflicts, conflictToAPI(u.ID, c))
 	}
 	out.Mutations = sourcesToAPI(res.Mutations).Sources
 	if dryRun {

@@ -77,6 +77,12 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	_, err := env.App.Store.Pool.Exec(context.Background(),
 		`UPDATE mutation SET function_invocation = '{"FunctionName": "set-replicas"}' WHERE unit_id = $1 AND mutation_num = 2`, web.UnitID)
 	require.NoError(t, err)
+	// And one that merged from another Unit, so include=MergeSourceID has a Unit to expand (upgrades make
+	// them: upgrade_test.go).
+	_, err = env.App.Store.Pool.Exec(context.Background(),
+		`UPDATE mutation SET merge_source_id = $2, merge_base_revision_num = 1, merge_end_revision_num = 2 WHERE unit_id = $1 AND mutation_num = 1`,
+		web.UnitID, envUnit.UnitID)
+	require.NoError(t, err)
 	var revs []api.ExtendedRevision
 	c.Get(webPath + "/revision").Expect(http.StatusOK).JSON(&revs)
 	require.Len(t, revs, 2)

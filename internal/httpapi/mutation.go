@@ -20,8 +20,7 @@ func (h unitAPI) ListExtendedMutations(ctx context.Context, r api.ListExtendedMu
 	return listed(ctx, sc, page, err, unit.MutationEntityType, h.extendMutations)
 }
 
-// mutationRelations are what include expands of a Mutation. Upstream merges are not served yet:
-// MergeSource stays null.
+// mutationRelations are what include expands of a Mutation.
 var mutationRelations = []relation[unit.Mutation]{
 	byID("UnitID", func(m unit.Mutation) []uuid.UUID { return []uuid.UUID{m.UnitID} }, loadUnits),
 	byID("RevisionID", func(m unit.Mutation) []uuid.UUID { return []uuid.UUID{m.RevisionID} }, loadRevisions),
@@ -29,6 +28,7 @@ var mutationRelations = []relation[unit.Mutation]{
 	byID("TriggerID", func(m unit.Mutation) []uuid.UUID { return optionalID(m.TriggerID) }, triggerEdge.load),
 	byID("InvocationID", func(m unit.Mutation) []uuid.UUID { return optionalID(m.InvocationID) }, invocationEdge.load),
 	byID("LinkID", func(m unit.Mutation) []uuid.UUID { return optionalID(m.LinkID) }, linkEdge.load),
+	byID("MergeSourceID", func(m unit.Mutation) []uuid.UUID { return optionalID(m.MergeSourceID) }, loadUnits),
 }
 
 func (h unitAPI) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.Mutation, includes map[string]bool) ([]api.ExtendedMutation, error) {
@@ -37,7 +37,7 @@ func (h unitAPI) extendMutations(ctx context.Context, sc authz.Scope, ms []unit.
 			Revision: relatedOne[api.Revision](r, "RevisionID", m.RevisionID), Space: relatedOne[api.Space](r, "SpaceID", m.SpaceID),
 			Trigger:    relatedOptional[api.Trigger](r, "TriggerID", m.TriggerID),
 			Invocation: relatedOptional[api.Invocation](r, "InvocationID", m.InvocationID),
-			Link:       relatedOptional[api.Link](r, "LinkID", m.LinkID)}
+			Link:       relatedOptional[api.Link](r, "LinkID", m.LinkID), MergeSource: relatedOptional[api.Unit](r, "MergeSourceID", m.MergeSourceID)}
 	})
 }
 

@@ -280,8 +280,9 @@ var roleRequests = map[string]roleRequest{
 	// The clearance clears the guard SetUnitGuard sets on A (it runs first).
 	"UploadUnitData": {query: url.Values{"clearance": {`[{"Key": "owner", "Operator": "Exists"}]`}},
 		body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},
-	"SetUnitGuard":      {body: jsonBody(map[string]any{"ResourceGuards": []any{map[string]any{"Set": map[string]any{"A": map[string]string{"owner": "sre"}}}}})},
-	"SetUnitProtection": {body: jsonBody(map[string]any{"ResourceProtection": []any{map[string]any{"Protected": map[string]bool{"A": true}}}})},
+	"SetUnitGuard":         {body: jsonBody(map[string]any{"ResourceGuards": []any{map[string]any{"Set": map[string]any{"A": map[string]string{"owner": "sre"}}}}})},
+	"ResolveUnitConflicts": {body: jsonBody(map[string]any{"Action": "Dismiss"})},
+	"SetUnitProtection":    {body: jsonBody(map[string]any{"ResourceProtection": []any{map[string]any{"Protected": map[string]bool{"A": true}}}})},
 }
 
 func newKey(f *roleFixture, _ string) any { return map[string]any{"PublicJWK": newSigner(f.t).jwk} }

@@ -134,13 +134,18 @@ func (h unitAPI) UpdateUnit(ctx context.Context, r api.UpdateUnitRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	u, err := h.s.deps.Units.Update(ctx, sc, r.SpaceId, r.UnitId, r.Body.Version, unitFields(r.Body), unit.WriteOptions{DryRun: flag(r.Params.DryRun)})
+	opts, err := dataWriteOptions(ctx, r.Params.DryRun, r.Params.LastChangeDescription, r.Params.Clearance, r.Params.Protect, r.Params.Guards)
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.withData(ctx, sc, u, includes)
+	res, err := h.s.deps.Units.Update(ctx, sc, r.SpaceId, r.UnitId, r.Body.Version, unitFields(r.Body), opts, upgradeOptions(r.Params.Upgrade, r.Params.MergeEnableSubtraction))
 	if err != nil {
 		return nil, err
+	}
+	if res.Data == nil && (includes["ConfigData"] || includes["MutationSources"]) {
+		if res, err = h.withData(ctx, sc, res.Unit, includes); err != nil {
+			return nil, err
+		}
 	}
 	return api.UpdateUnit200JSONResponse{Body: writeResponse(res, includes)}, nil
 }
@@ -172,11 +177,11 @@ func (h unitAPI) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
-	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription, UserAgent: userAgent(ctx)}
-	if opts.Clearance, err = dataClearance(r.Params.Clearance); err != nil {
+	opts, err := dataWriteOptions(ctx, r.Params.DryRun, r.Params.LastChangeDescription, r.Params.Clearance, r.Params.Protect, r.Params.Guards)
+	if err != nil {
 		return nil, err
 	}
-	res, err := h.s.deps.Units.Patch(ctx, sc, r.SpaceId, r.UnitId, patch, deref(r.Params.Restore), opts)
+	res, err := h.s.deps.Units.Patch(ctx, sc, r.SpaceId, r.UnitId, patch, deref(r.Params.Restore), opts, upgradeOptions(r.Params.Upgrade, r.Params.MergeEnableSubtraction))
 	if err != nil {
 		return nil, err
 	}

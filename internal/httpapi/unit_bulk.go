@@ -44,6 +44,25 @@ func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReque
 }
 
 func (h unitAPI) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsRequestObject) (api.BulkPatchUnitsResponseObject, error) {
+	if up := upgradeOptions(r.Params.Upgrade, r.Params.MergeEnableSubtraction); up != nil {
+		sel, err := selectionParams(ctx, h.s, r.Params)
+		if err != nil {
+			return nil, err
+		}
+		patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+		if err != nil {
+			return nil, err
+		}
+		opts, err := dataWriteOptions(ctx, r.Params.DryRun, r.Params.LastChangeDescription, r.Params.Clearance, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		items, err := h.s.deps.Units.BulkUpgrade(ctx, scopeOf(ctx), requestPath(ctx), sel, patch, opts, *up)
+		if err != nil {
+			return nil, err
+		}
+		return answeredInBulk(bulkItems(items, unitWriteItem))
+	}
 	return answeredInBulk(patchedInBulk[unit.Unit](ctx, h.s, h.s.deps.Units, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, unitWriteItem))
 }
 

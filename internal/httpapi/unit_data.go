@@ -63,11 +63,11 @@ func (h unitAPI) UploadUnitData(ctx context.Context, r api.UploadUnitDataRequest
 	if err != nil {
 		return nil, apierr.UserInput("the request body could not be read")
 	}
-	opts := unit.WriteOptions{DryRun: flag(r.Params.DryRun), Description: r.Params.LastChangeDescription,
-		ChangeSetID: r.Params.ChangeSetId, UserAgent: userAgent(ctx)}
-	if opts.Clearance, err = dataClearance(r.Params.Clearance); err != nil {
+	opts, err := dataWriteOptions(ctx, r.Params.DryRun, r.Params.LastChangeDescription, r.Params.Clearance, r.Params.Protect, r.Params.Guards)
+	if err != nil {
 		return nil, err
 	}
+	opts.ChangeSetID = r.Params.ChangeSetId
 	res, err := h.s.deps.Units.PutData(ctx, sc, r.SpaceId, r.UnitId, unit.Upload{Body: data, MediaType: mediaType(ctx)}, deref(r.Params.IfMatch), opts)
 	if err != nil {
 		return nil, err
@@ -133,6 +133,54 @@ func resourceOf(r *api.ResourceInfo) (string, string) {
 }
 
 // dataClearance reads the clearance parameter of a data write.
+// dataWriteOptions are the options of a write of a Unit's data: dry_run, last_change_description,
+// clearance, protect and guards (checked as invoke checks them).
+func dataWriteOptions(ctx context.Context, dryRun *bool, description, clearance *string, protect *bool, guards *string) (unit.WriteOptions, error) {
+	opts := unit.WriteOptions{DryRun: flag(dryRun), Description: description, UserAgent: userAgent(ctx), Protect: flag(protect)}
+	var err error
+	if opts.Clearance, err = dataClearance(clearance); err != nil {
+		return opts, err
+	}
+	if opts.Guards, err = jsonParam[map[string]string]("guards", deref(guards)); err != nil {
+		return opts, err
+	}
+	return opts, function.CheckGuards(opts.Guards, opts.Clearance, "guards")
+}
+
+// upgradeOptions are an upgrade's (nil: the write is no upgrade).
+func upgradeOptions(upgrade, subtract *bool) *unit.UpgradeOptions {
+	if !flag(upgrade) {
+		return nil
+	}
+	return &unit.UpgradeOptions{Subtract: flag(subtract)}
+}
+
+// ResolveUnitConflicts applies or dismisses a Unit's outstanding merge conflicts.
+func (h unitAPI) ResolveUnitConflicts(ctx context.Context, r api.ResolveUnitConflictsRequestObject) (api.ResolveUnitConflictsResponseObject, error) {
+	sc := scopeOf(ctx)
+	opts, err := dataWriteOptions(ctx, &r.Body.DryRun, r.Params.LastChangeDescription, r.Params.Clearance, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	sels := make([]unit.ConflictSelector, len(r.Body.Select))
+	for i, s := range r.Body.Select {
+		sels[i] = unit.ConflictSelector{Path: nonEmpty(s.Path), Reason: nonEmpty(s.Reason), ResourceName: nonEmpty(s.ResourceName)}
+	}
+	res, err := h.s.deps.Units.ResolveConflicts(ctx, sc, r.SpaceId, r.UnitId, string(r.Body.Action), sels, opts)
+	if err != nil {
+		return nil, err
+	}
+	return api.ResolveUnitConflicts200JSONResponse{Body: api.UnitConflictsResponse{Applied: conflictsToAPI(r.UnitId, res.Applied),
+		Dismissed: conflictsToAPI(r.UnitId, res.Dismissed), Conflicts: conflictsToAPI(r.UnitId, res.Conflicts), Unit: unitToAPI(res.Unit)}}, nil
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 func dataClearance(raw *string) ([]function.Requirement, error) {
 	clearance, err := jsonParam[[]function.Requirement]("clearance", deref(raw))
 	if err != nil {

@@ -224,10 +224,12 @@ type dataChange struct {
 	subgroup string
 	// annotations replace the Unit's path annotations (nil keeps them).
 	annotations []PathAnnotation
-	// link is the Link that wrote the data (SourceLink), with what it withheld and what it found.
+	// link is the Link that wrote the data (SourceLink; its Mutation's LinkID), with what it withheld and
+	// what it found; merge is what a merge (an upgrade) records (nil for other changes).
 	link      *uuid.UUID
 	conflicts []Conflict
 	findings  []LinkFinding
+	merge     *mergeRecord
 }
 
 // functionStep is one invocation that changed the data: what it was, what it came from, and the data it left.
@@ -267,6 +269,11 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 	}
 	if change.source != SourceFunction { // an invocation withholds what it may not change (settle)
 		if err := checkGuarded(row, doc, change.opts.Clearance); err != nil {
+			return WriteResult{}, err
+		}
+	}
+	if change.source != SourceFunction && (change.opts.Protect || len(change.opts.Guards) > 0) {
+		if change.annotations, err = stampChanged(row, doc, change); err != nil {
 			return WriteResult{}, err
 		}
 	}
@@ -316,6 +323,13 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 		return WriteResult{}, err
 	}
 	validationErrors, validationWarnings, validationPassed, validationIDs, valueIDs := ran.findings.params()
+	revisionConflicts, merge := json.RawMessage(`[]`), change.merge
+	var unitConflicts json.RawMessage
+	if merge == nil {
+		merge = &mergeRecord{}
+	} else {
+		revisionConflicts, unitConflicts = store.EncodeJSON(nonNil(merge.revisionConflicts)), store.EncodeJSON(nonNil(merge.unitConflicts))
+	}
 	// The revision records who acted; a system principal is no User and records uuid.Nil.
 	revisionID := uuid.New()
 	head, err := tx.Q.UnitRecordRevision(ctx, db.UnitRecordRevisionParams{
@@ -328,7 +342,9 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 		OrganizationID: row.OrganizationID, SpaceID: row.SpaceID, UnitID: row.UnitID,
 		Description: description, Source: change.source, UserID: sc.UserID, UserAgent: change.opts.UserAgent,
 		ChangeSetID: changeSet, MutationSources: store.EncodeJSON(sources), RestoredRevisionNum: change.restored,
-		BumpVersion: !change.fieldsWritten,
+		BumpVersion:       !change.fieldsWritten,
+		RevisionConflicts: revisionConflicts, UnitConflicts: unitConflicts, UpstreamRevisionNum: merge.upstreamNum,
+		MergeSourceID: merge.sourceID, MergeBaseRevisionNum: merge.baseNum, MergeEndRevisionNum: merge.endNum, LinkID: change.link,
 	})
 	if err != nil {
 		return WriteResult{}, err
@@ -503,4 +519,45 @@ func (u Unit) Annotate(sources []Source) []Source {
 		sources[i].Protected = notes.protected(key, src.Path)
 	}
 	return sources
+}
+
+func nonNil(cs []Conflict) []Conflict {
+	if cs == nil {
+		return []Conflict{}
+	}
+	return cs
+}
+
+// stampChanged records the write's protect and guards (WriteOptions) on the paths doc changes against
+// the locked Unit's head: the path annotations the write stores.
+func stampChanged(row *db.Unit, doc *configdata.Document, change dataChange) ([]PathAnnotation, error) {
+	notes := annotations(change.annotations)
+	if notes == nil {
+		var err error
+		if notes, err = store.DecodeJSON[annotations](row.PathAnnotations); err != nil {
+			return nil, err
+		}
+	}
+	notes = append(annotations{}, cloneAnnotations(notes)...)
+	prev, err := projectionDocument(row.ToolchainType, row.HeadDoc)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range changedLeaves(prev, doc) {
+		if l.existed && !present(doc, l) {
+			continue // a deleted path has nothing left to protect or guard
+		}
+		notes = notes.stamp(l.typ, l.name, l.path, change.opts.Guards, change.opts.Protect)
+	}
+	return notes.pruned(), nil
+}
+
+// present reports whether doc holds the changed leaf l.
+func present(doc *configdata.Document, l changedLeaf) bool {
+	for _, x := range doc.Leaves() {
+		if x.Resource == l.resource && x.Path == l.path {
+			return true
+		}
+	}
+	return false
 }

@@ -34,6 +34,8 @@ type Revision struct {
 	Tags map[string]string
 	// Findings are what the Triggers found on this Revision's data.
 	Findings
+	// Conflicts are those the merge that made the Revision found.
+	Conflicts    []Conflict
 	HiddenReason string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
@@ -51,7 +53,11 @@ func revisionFromRow(r *db.Revision) (Revision, error) {
 	if err != nil {
 		return Revision{}, err
 	}
-	return Revision{Tags: tags, Findings: findings,
+	conflicts, err := decodeConflicts(r.Conflicts)
+	if err != nil {
+		return Revision{}, err
+	}
+	return Revision{Tags: tags, Findings: findings, Conflicts: conflicts,
 		ID: r.RevisionID, RevisionNum: r.RevisionNum, UnitID: r.UnitID, SpaceID: r.SpaceID, OrganizationID: r.OrganizationID,
 		Description: r.Description, Source: r.Source, UserID: r.UserID, UserAgent: r.UserAgent, ChangeSetID: r.ChangeSetID,
 		DataHash: r.DataHash, DataSize: r.DataSize, HiddenReason: r.HiddenReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,

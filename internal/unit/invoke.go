@@ -49,18 +49,27 @@ type StoredCalls struct {
 	Origin        Origin
 }
 
-// Conflict is a change that was withheld, and why.
+// Conflict is a change that was withheld, and why. A merge's conflicts (merge.go) also name their source
+// (MergeSourceID, LinkID, MergeEndRevisionNum) and the values at the path as JSON text (nil: absent); a Unit
+// keeps those outstanding, stored as JSON with these names.
 type Conflict struct {
-	ResourceType string
-	ResourceName string
-	Path         string
-	Reason       string
-	Details      string
-	Guards       map[string]string
+	UnitID              uuid.UUID         `json:"UnitID"`
+	ResourceType        string            `json:"ResourceType"`
+	ResourceName        string            `json:"ResourceName"`
+	Path                string            `json:"Path"`
+	Reason              string            `json:"Reason"`
+	Details             string            `json:"Details"`
+	Guards              map[string]string `json:"Guards"`
+	MergeSourceID       *uuid.UUID        `json:"MergeSourceID"`
+	LinkID              *uuid.UUID        `json:"LinkID"`
+	MergeEndRevisionNum int64             `json:"MergeEndRevisionNum"`
+	BaseValue           *string           `json:"BaseValue"`
+	UpstreamValue       *string           `json:"UpstreamValue"`
+	LocalValue          *string           `json:"LocalValue"`
 }
 
 // ConflictGuarded is a change withheld because the path's guards were not cleared.
-const ConflictGuarded = "Guarded"
+const ConflictGuarded = configdata.ConflictGuarded
 
 // InvokeResult is what the invocations did to one Unit.
 type InvokeResult struct {

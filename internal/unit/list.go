@@ -162,8 +162,7 @@ var MutationList = listquery.Define(&listquery.Entity{
 		{Name: "RevisionID", Field: "Revision"}, {Name: "UnitID", Field: "Unit"},
 		{Name: "OrganizationID", Field: "Organization"}, {Name: "SpaceID", Field: "Space"},
 		{Name: "TriggerID", Field: "Trigger"}, {Name: "InvocationID", Field: "Invocation"},
-		// Upstream merges are not served yet: no Mutation has a merge source.
-		{Name: "MergeSourceID", Field: "MergeSource", Type: EntityType, Unserved: true}, {Name: "LinkID", Field: "Link", Type: "Link"},
+		{Name: "MergeSourceID", Field: "MergeSource", Type: EntityType}, {Name: "LinkID", Field: "Link", Type: "Link"},
 	},
 })
 

@@ -47,6 +47,8 @@ type Unit struct {
 	UpstreamRevisionNum     int64
 	// PathAnnotations are the guards and protection of paths of the data.
 	PathAnnotations []PathAnnotation
+	// Conflicts are the outstanding conflicts of the Unit's merges, each source's latest.
+	Conflicts []Conflict
 	// Findings are the Triggers' findings on the head data; ApplyGates and ApplyWarnings are its failed
 	// validations (ValidationErrors, ValidationWarnings): while a gate is set, the Unit is not applied.
 	Findings
@@ -118,6 +120,9 @@ func fromRow(r *db.Unit) (Unit, error) {
 		if u.PathAnnotations, err = store.DecodeJSON[[]PathAnnotation](r.PathAnnotations); err != nil {
 			return u, err
 		}
+	}
+	if u.Conflicts, err = decodeConflicts(r.Conflicts); err != nil {
+		return u, err
 	}
 	if u.Findings, err = decodeFindings(r.ValidationErrors, r.ValidationWarnings, nil, r.ValidationTriggerIds, r.ValueTriggerIds); err != nil {
 		return u, err
@@ -283,6 +288,9 @@ type WriteOptions struct {
 	UserAgent   string
 	// Clearance lets a data write change guarded paths it clears.
 	Clearance []function.Requirement
+	// Protect records the paths the write changes as protected local overrides; Guards are stamped on them.
+	Protect bool
+	Guards  map[string]string
 }
 
 // WriteResult is what a Unit write answers: the Unit, and what include asks for.
@@ -290,6 +298,8 @@ type WriteResult struct {
 	Unit    Unit
 	Data    []byte
 	Sources []Source
+	// Conflicts are those a merge (an upgrade) found.
+	Conflicts []Conflict
 }
 
 // changeEvent carries the Unit's Target as the event's TargetID, so subscriptions to a Target (and
@@ -364,14 +374,31 @@ func (s *Service) Create(ctx context.Context, sc authz.Scope, spaceID uuid.UUID,
 	return s.kit.Create(ctx, sc, spaceID, f, entity.WriteOptions{DryRun: opts.DryRun, AllowExists: opts.AllowExists})
 }
 
-// Update replaces a Unit's fields; version must be the stored one.
-func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, version int64, f Fields, opts WriteOptions) (Unit, error) {
-	return s.kit.Update(ctx, sc, spaceID, unitID.String(), version, f, opts.DryRun)
+// Update replaces a Unit's fields; version must be the stored one. With up, the Unit is also upgraded from
+// its upstream in the same write (upgradeData).
+func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, version int64, f Fields, opts WriteOptions, up *UpgradeOptions) (WriteResult, error) {
+	if up == nil {
+		u, err := s.kit.Update(ctx, sc, spaceID, unitID.String(), version, f, opts.DryRun)
+		return WriteResult{Unit: u}, err
+	}
+	return s.Upgrade(ctx, sc, spaceID, unitID, func(tx *store.Tx) error {
+		_, err := s.kit.UpdateIn(ctx, sc, tx, spaceID, unitID.String(), version, f)
+		return err
+	}, opts, *up)
 }
 
 // Patch applies a merge patch to a Unit's fields and, with restore > 0, makes Revision restore's data the
 // head again; both in one transaction.
-func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, patch json.RawMessage, restore int64, opts WriteOptions) (WriteResult, error) {
+func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, patch json.RawMessage, restore int64, opts WriteOptions, up *UpgradeOptions) (WriteResult, error) {
+	if up != nil {
+		if restore != 0 {
+			return WriteResult{}, apierr.Validation("restore and upgrade cannot be combined: one write makes one Revision", apierr.Item{Item: "upgrade", Description: "with restore"})
+		}
+		return s.Upgrade(ctx, sc, spaceID, unitID, func(tx *store.Tx) error {
+			_, err := s.kit.PatchIn(ctx, sc, tx, spaceID, unitID.String(), patch)
+			return err
+		}, opts, *up)
+	}
 	if restore == 0 {
 		u, err := s.kit.Patch(ctx, sc, spaceID, unitID.String(), patch, opts.DryRun)
 		return WriteResult{Unit: u}, err

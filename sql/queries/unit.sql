@@ -23,29 +23,35 @@ RETURNING *;
 -- Records new data of the locked Unit in one statement: the content (once per hash), the Revision, its
 -- first Mutation (a function invocation may add more: MutationInsert), the Unit's head, and its path
 -- annotations when the write changed them. A write that already bumped Version in its transaction (a PATCH with
--- restore) does not bump it again: one write, one Version.
+-- restore) does not bump it again: one write, one Version. A merge (an upgrade) records its source and range on the
+-- Mutation, its conflicts on the Revision, and sets the Unit's outstanding conflicts and UpstreamRevisionNum.
 WITH stored AS (
     INSERT INTO config_data (data_hash, data, data_size) VALUES (@data_hash, @data, @data_size)
     ON CONFLICT (data_hash) DO NOTHING
 ), recorded AS (
     INSERT INTO revision (revision_id, organization_id, space_id, unit_id, revision_num, description, source,
                           user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources,
-                          validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids)
+                          validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts)
     VALUES (@revision_id, @organization_id, @space_id, @unit_id, @revision_num, @description, @source,
             @user_id, @user_agent, @change_set_id, @data_hash, @data_size, @mutation_sources,
-            @validation_errors, @validation_warnings, @validation_passed, @validation_trigger_ids, @value_trigger_ids)
+            @validation_errors, @validation_warnings, @validation_passed, @validation_trigger_ids, @value_trigger_ids,
+            @revision_conflicts)
 ), mutated AS (
     INSERT INTO mutation (mutation_id, organization_id, space_id, unit_id, revision_id, revision_num, mutation_num,
-                          restored_revision_num, function_invocation, subgroup, trigger_id, invocation_id, invocation_params)
+                          restored_revision_num, function_invocation, subgroup, trigger_id, invocation_id, invocation_params,
+                          merge_source_id, merge_base_revision_num, merge_end_revision_num, link_id)
     VALUES (@mutation_id, @organization_id, @space_id, @unit_id, @revision_id, @revision_num, @mutation_num,
             @restored_revision_num, sqlc.narg(function_invocation)::jsonb, @subgroup, sqlc.narg(trigger_id)::uuid,
-            sqlc.narg(invocation_id)::uuid, @invocation_params)
+            sqlc.narg(invocation_id)::uuid, @invocation_params,
+            sqlc.narg(merge_source_id)::uuid, @merge_base_revision_num, @merge_end_revision_num, sqlc.narg(link_id)::uuid)
 )
 UPDATE unit
 SET data_hash = @data_hash, data_size = @data_size, head_doc = @head_doc,
     head_revision_id = @revision_id, head_revision_num = @revision_num,
     head_mutation_num = @head_mutation_num, last_change_description = @description,
     path_annotations = COALESCE(sqlc.narg(path_annotations)::jsonb, unit.path_annotations),
+    conflicts = COALESCE(sqlc.narg(unit_conflicts)::jsonb, unit.conflicts),
+    upstream_revision_num = COALESCE(sqlc.narg(upstream_revision_num)::bigint, unit.upstream_revision_num),
     validation_errors = @validation_errors, validation_warnings = @validation_warnings,
     apply_gates = @validation_errors, apply_warnings = @validation_warnings,
     validation_trigger_ids = @validation_trigger_ids, value_trigger_ids = @value_trigger_ids,
@@ -119,3 +125,12 @@ RETURNING *;
 SELECT from_unit_id, array_agg(link_id ORDER BY link_id)::uuid[] AS link_ids
 FROM link WHERE organization_id = @organization_id AND from_unit_id = ANY(@unit_ids::uuid[])
 GROUP BY from_unit_id;
+
+-- name: UnitSetConflicts :one
+-- Sets a Unit's outstanding conflicts (and UpstreamRevisionNum, when given) without new data: an upgrade that
+-- changed nothing, conflicts dismissed. A write that already bumped Version in its transaction does not bump it again.
+UPDATE unit SET conflicts = @conflicts,
+    upstream_revision_num = COALESCE(sqlc.narg(upstream_revision_num)::bigint, upstream_revision_num),
+    version = version + CASE WHEN @bump_version::boolean THEN 1 ELSE 0 END, updated_at = now()
+WHERE organization_id = @organization_id AND unit_id = @unit_id
+RETURNING *;

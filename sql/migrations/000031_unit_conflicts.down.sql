@@ -1,0 +1,2 @@
+ALTER TABLE revision DROP COLUMN conflicts;
+ALTER TABLE unit DROP COLUMN conflicts;
