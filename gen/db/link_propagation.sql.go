@@ -7,15 +7,73 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 )
 
-const linkMerged = `-- name: LinkMerged :exec
+const linkForApply = `-- name: LinkForApply :one
+SELECT link_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_unit_id, to_unit_id, to_space_id, auto_update, update_type, upstream_paths, downstream_paths, bindings, downstream_setters, upstream_getters, clearance, guards, protect, squash, merge_enable_subtraction, where_mutation, where_resource, transform_invocation_id, upstream_link_id, backing_unit_id, hash, upstream_last_merged_revision_num, downstream_last_merged_revision_num, stale, hidden_reason, version, created_at, updated_at, search_text FROM link WHERE organization_id = $1 AND link_id = $2
+`
+
+type LinkForApplyParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	LinkID         uuid.UUID `db:"link_id"`
+}
+
+// A Link as its write left it, in that write's transaction.
+func (q *Queries) LinkForApply(ctx context.Context, arg LinkForApplyParams) (*Link, error) {
+	row := q.db.QueryRow(ctx, linkForApply, arg.OrganizationID, arg.LinkID)
+	var i Link
+	err := row.Scan(
+		&i.LinkID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.FromUnitID,
+		&i.ToUnitID,
+		&i.ToSpaceID,
+		&i.AutoUpdate,
+		&i.UpdateType,
+		&i.UpstreamPaths,
+		&i.DownstreamPaths,
+		&i.Bindings,
+		&i.DownstreamSetters,
+		&i.UpstreamGetters,
+		&i.Clearance,
+		&i.Guards,
+		&i.Protect,
+		&i.Squash,
+		&i.MergeEnableSubtraction,
+		&i.WhereMutation,
+		&i.WhereResource,
+		&i.TransformInvocationID,
+		&i.UpstreamLinkID,
+		&i.BackingUnitID,
+		&i.Hash,
+		&i.UpstreamLastMergedRevisionNum,
+		&i.DownstreamLastMergedRevisionNum,
+		&i.Stale,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
+const linkMerged = `-- name: LinkMerged :one
 UPDATE link
 SET upstream_last_merged_revision_num = $1, downstream_last_merged_revision_num = $2,
     stale = false
 WHERE link_id = $3
+RETURNING link_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_unit_id, to_unit_id, to_space_id, auto_update, update_type, upstream_paths, downstream_paths, bindings, downstream_setters, upstream_getters, clearance, guards, protect, squash, merge_enable_subtraction, where_mutation, where_resource, transform_invocation_id, upstream_link_id, backing_unit_id, hash, upstream_last_merged_revision_num, downstream_last_merged_revision_num, stale, hidden_reason, version, created_at, updated_at, search_text
 `
 
 type LinkMergedParams struct {
@@ -26,9 +84,94 @@ type LinkMergedParams struct {
 
 // Records where a Link stands after it was applied: the upstream Revision it read and the downstream
 // Revision it left (the downstream head when it changed nothing). Not an edit of the Link: no new Version.
-func (q *Queries) LinkMerged(ctx context.Context, arg LinkMergedParams) error {
-	_, err := q.db.Exec(ctx, linkMerged, arg.UpstreamRevisionNum, arg.DownstreamRevisionNum, arg.LinkID)
-	return err
+func (q *Queries) LinkMerged(ctx context.Context, arg LinkMergedParams) (*Link, error) {
+	row := q.db.QueryRow(ctx, linkMerged, arg.UpstreamRevisionNum, arg.DownstreamRevisionNum, arg.LinkID)
+	var i Link
+	err := row.Scan(
+		&i.LinkID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.FromUnitID,
+		&i.ToUnitID,
+		&i.ToSpaceID,
+		&i.AutoUpdate,
+		&i.UpdateType,
+		&i.UpstreamPaths,
+		&i.DownstreamPaths,
+		&i.Bindings,
+		&i.DownstreamSetters,
+		&i.UpstreamGetters,
+		&i.Clearance,
+		&i.Guards,
+		&i.Protect,
+		&i.Squash,
+		&i.MergeEnableSubtraction,
+		&i.WhereMutation,
+		&i.WhereResource,
+		&i.TransformInvocationID,
+		&i.UpstreamLinkID,
+		&i.BackingUnitID,
+		&i.Hash,
+		&i.UpstreamLastMergedRevisionNum,
+		&i.DownstreamLastMergedRevisionNum,
+		&i.Stale,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
+const linkProvidersOfUnits = `-- name: LinkProvidersOfUnits :many
+SELECT link_id, from_unit_id, to_unit_id, upstream_paths FROM link
+WHERE organization_id = $1 AND to_unit_id = ANY($2::uuid[])
+ORDER BY to_unit_id, link_id
+`
+
+type LinkProvidersOfUnitsParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	UnitIds        []uuid.UUID `db:"unit_ids"`
+}
+
+type LinkProvidersOfUnitsRow struct {
+	LinkID        uuid.UUID       `db:"link_id"`
+	FromUnitID    uuid.UUID       `db:"from_unit_id"`
+	ToUnitID      uuid.UUID       `db:"to_unit_id"`
+	UpstreamPaths json.RawMessage `db:"upstream_paths"`
+}
+
+// The Links that read each of unit_ids (ProvidedPaths), in one query for a page of Units.
+func (q *Queries) LinkProvidersOfUnits(ctx context.Context, arg LinkProvidersOfUnitsParams) ([]*LinkProvidersOfUnitsRow, error) {
+	rows, err := q.db.Query(ctx, linkProvidersOfUnits, arg.OrganizationID, arg.UnitIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*LinkProvidersOfUnitsRow
+	for rows.Next() {
+		var i LinkProvidersOfUnitsRow
+		if err := rows.Scan(
+			&i.LinkID,
+			&i.FromUnitID,
+			&i.ToUnitID,
+			&i.UpstreamPaths,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const linksFromUnit = `-- name: LinksFromUnit :many
@@ -184,8 +327,29 @@ func (q *Queries) LinksReadingUnit(ctx context.Context, arg LinksReadingUnitPara
 	return items, nil
 }
 
+const unitForgetLink = `-- name: UnitForgetLink :exec
+UPDATE unit
+SET link_findings = COALESCE((SELECT jsonb_agg(f ORDER BY ord) FROM jsonb_array_elements(unit.link_findings) WITH ORDINALITY AS e(f, ord)
+                              WHERE f ->> 'LinkID' <> $1::text), '[]'::jsonb),
+    conflicts = COALESCE((SELECT jsonb_agg(c ORDER BY ord) FROM jsonb_array_elements(unit.conflicts) WITH ORDINALITY AS e(c, ord)
+                          WHERE c ->> 'LinkID' IS DISTINCT FROM $1::text), '[]'::jsonb)
+WHERE organization_id = $2 AND unit_id = $3
+`
+
+type UnitForgetLinkParams struct {
+	LinkID         string    `db:"link_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
+}
+
+// A deleted Link's findings and outstanding conflicts leave the Unit it wrote into.
+func (q *Queries) UnitForgetLink(ctx context.Context, arg UnitForgetLinkParams) error {
+	_, err := q.db.Exec(ctx, unitForgetLink, arg.LinkID, arg.OrganizationID, arg.UnitID)
+	return err
+}
+
 const unitReadForLink = `-- name: UnitReadForLink :one
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts FROM unit WHERE organization_id = $1 AND unit_id = $2
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings FROM unit WHERE organization_id = $1 AND unit_id = $2
 `
 
 type UnitReadForLinkParams struct {
@@ -238,6 +402,40 @@ func (q *Queries) UnitReadForLink(ctx context.Context, arg UnitReadForLinkParams
 		&i.ValidationTriggerIds,
 		&i.ValueTriggerIds,
 		&i.Conflicts,
+		&i.LinkFindings,
 	)
 	return &i, err
+}
+
+const unitSetLinkFindings = `-- name: UnitSetLinkFindings :exec
+WITH unit_done AS (
+    UPDATE unit
+    SET link_findings = COALESCE((SELECT jsonb_agg(f ORDER BY ord) FROM jsonb_array_elements(unit.link_findings) WITH ORDINALITY AS e(f, ord)
+                                  WHERE f ->> 'LinkID' <> $4::text), '[]'::jsonb) || $1::jsonb
+    WHERE unit.organization_id = $2 AND unit.unit_id = $5
+    RETURNING unit.unit_id
+)
+UPDATE revision SET link_findings = $1::jsonb
+WHERE revision.organization_id = $2 AND revision.revision_id = $3::uuid
+`
+
+type UnitSetLinkFindingsParams struct {
+	Findings       json.RawMessage `db:"findings"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	RevisionID     *uuid.UUID      `db:"revision_id"`
+	LinkID         string          `db:"link_id"`
+	UnitID         uuid.UUID       `db:"unit_id"`
+}
+
+// Replaces one Link's findings on the Unit it writes into (and on the Revision its write made, when it made
+// one). Findings are what the Link saw, not an edit of the Unit: no new Version.
+func (q *Queries) UnitSetLinkFindings(ctx context.Context, arg UnitSetLinkFindingsParams) error {
+	_, err := q.db.Exec(ctx, unitSetLinkFindings,
+		arg.Findings,
+		arg.OrganizationID,
+		arg.RevisionID,
+		arg.LinkID,
+		arg.UnitID,
+	)
+	return err
 }

@@ -311,6 +311,7 @@ type Revision struct {
 	ValidationTriggerIds json.RawMessage `db:"validation_trigger_ids"`
 	ValueTriggerIds      json.RawMessage `db:"value_trigger_ids"`
 	Conflicts            json.RawMessage `db:"conflicts"`
+	LinkFindings         json.RawMessage `db:"link_findings"`
 }
 
 type ServiceAccount struct {
@@ -470,6 +471,7 @@ type Unit struct {
 	ValidationTriggerIds    json.RawMessage `db:"validation_trigger_ids"`
 	ValueTriggerIds         json.RawMessage `db:"value_trigger_ids"`
 	Conflicts               json.RawMessage `db:"conflicts"`
+	LinkFindings            json.RawMessage `db:"link_findings"`
 }
 
 type UsedAssertion struct {

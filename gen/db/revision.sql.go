@@ -35,7 +35,7 @@ func (q *Queries) RevisionAddTag(ctx context.Context, arg RevisionAddTagParams) 
 }
 
 const revisionGet = `-- name: RevisionGet :one
-SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags, validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts FROM revision WHERE organization_id = $1 AND unit_id = $2 AND revision_id = $3
+SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags, validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts, link_findings FROM revision WHERE organization_id = $1 AND unit_id = $2 AND revision_id = $3
 `
 
 type RevisionGetParams struct {
@@ -71,12 +71,13 @@ func (q *Queries) RevisionGet(ctx context.Context, arg RevisionGetParams) (*Revi
 		&i.ValidationTriggerIds,
 		&i.ValueTriggerIds,
 		&i.Conflicts,
+		&i.LinkFindings,
 	)
 	return &i, err
 }
 
 const revisionGetByNum = `-- name: RevisionGetByNum :one
-SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags, validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts FROM revision WHERE organization_id = $1 AND unit_id = $2 AND revision_num = $3
+SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags, validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts, link_findings FROM revision WHERE organization_id = $1 AND unit_id = $2 AND revision_num = $3
 `
 
 type RevisionGetByNumParams struct {
@@ -112,12 +113,13 @@ func (q *Queries) RevisionGetByNum(ctx context.Context, arg RevisionGetByNumPara
 		&i.ValidationTriggerIds,
 		&i.ValueTriggerIds,
 		&i.Conflicts,
+		&i.LinkFindings,
 	)
 	return &i, err
 }
 
 const revisionListByIDs = `-- name: RevisionListByIDs :many
-SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags, validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts FROM revision WHERE organization_id = $1 AND revision_id = ANY($2::uuid[])
+SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags, validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts, link_findings FROM revision WHERE organization_id = $1 AND revision_id = ANY($2::uuid[])
 `
 
 type RevisionListByIDsParams struct {
@@ -158,6 +160,7 @@ func (q *Queries) RevisionListByIDs(ctx context.Context, arg RevisionListByIDsPa
 			&i.ValidationTriggerIds,
 			&i.ValueTriggerIds,
 			&i.Conflicts,
+			&i.LinkFindings,
 		); err != nil {
 			return nil, err
 		}

@@ -153,7 +153,7 @@ func (strategy) BeforeDelete(_ context.Context, _ *store.Tx, sc authz.Scope, cur
 }
 
 // AfterWrite issues the worker's Secret (issueSecret).
-func (strategy) AfterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *BridgeWorker, after BridgeWorker) (BridgeWorker, error) {
+func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc authz.Scope, before *BridgeWorker, after BridgeWorker) (BridgeWorker, error) {
 	return issueSecret(ctx, tx, sc, before, after)
 }
 

@@ -121,6 +121,9 @@ func (t *Tree) Document() (*Document, error) {
 func (t *Tree) Render() ([]byte, error) {
 	switch t.Toolchain {
 	case KubernetesYAML, AppConfigYAML:
+		if len(t.Resources) == 0 {
+			return []byte{}, nil // no resources (empty Kubernetes data): yaml.v3 cannot close an empty stream
+		}
 		var b bytes.Buffer
 		enc := yaml.NewEncoder(&b)
 		enc.SetIndent(2)

@@ -74,7 +74,7 @@ type hooks[R any, E Entity, F Fields] struct {
 	onPut           func(cur E, f F) F
 	onPatch         func(cur E, patch json.RawMessage, f F) F
 	enrich          func(ctx context.Context, q *db.Queries, items []E) error
-	afterWrite      func(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
+	afterWrite      func(ctx context.Context, deps Deps, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
 	beforeDelete    func(ctx context.Context, tx *store.Tx, sc authz.Scope, cur E) error
 	adjustEvent     func(E, event.Event) event.Event
 	moveRow         func(ctx context.Context, q *db.Queries, sc authz.Scope, cur E, toSpaceID uuid.UUID) (*R, error)
@@ -361,9 +361,9 @@ func (f *Family[R, E, F]) ResolveRow(ctx context.Context, sc authz.Scope, c stor
 }
 
 // afterWrite applies the family's AfterWriter, when it has one.
-func (f *Family[R, E, F]) afterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error) {
-	if h := f.hooks(); h.afterWrite != nil {
-		return h.afterWrite(ctx, tx, sc, before, after)
+func (s *Service[R, E, F]) afterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error) {
+	if h := s.hooks(); h.afterWrite != nil {
+		return h.afterWrite(ctx, s.Deps, tx, sc, before, after)
 	}
 	return after, nil
 }

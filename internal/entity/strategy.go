@@ -61,10 +61,11 @@ type Enricher[E any] interface {
 }
 
 // AfterWriter does what a create or an update entails once the row is written (a BridgeWorker's Secret,
-// issued with it) and may add to the result what is not stored; before is nil on create. It runs in the
-// write's transaction, before the event.
+// issued with it; a Link's values, written into its From Unit through a service built on deps) and may add
+// to the result what is not stored; before is nil on create. It runs in the write's transaction, before
+// the event.
 type AfterWriter[E any] interface {
-	AfterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
+	AfterWrite(ctx context.Context, deps Deps, tx *store.Tx, sc authz.Scope, before *E, after E) (E, error)
 }
 
 // DeleteChecker runs after the Delete and DeleteGates checks and before the row goes: it checks what

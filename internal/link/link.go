@@ -562,12 +562,31 @@ func unitNames(ctx context.Context, tx *store.Tx, sc authz.Scope, ids []uuid.UUI
 
 // BeforeDelete: deleting a Link writes into its From Unit (its values stop following), so it needs Edit
 // there too.
+// Its findings and outstanding conflicts leave the From Unit with it.
 func (strategy) BeforeDelete(ctx context.Context, tx *store.Tx, sc authz.Scope, cur Link) error {
 	units, err := unit.Family.Visible(ctx, tx, sc, []uuid.UUID{cur.FromUnitID})
 	if err != nil {
 		return err
 	}
-	return editFrom(sc, units, cur.FromUnitID)
+	if err := editFrom(sc, units, cur.FromUnitID); err != nil {
+		return err
+	}
+	return tx.Q.UnitForgetLink(ctx, db.UnitForgetLinkParams{OrganizationID: sc.OrganizationID, UnitID: cur.FromUnitID, LinkID: cur.ID.String()})
+}
+
+// AfterWrite applies the Link when it is created, when a write changes what it moves (its Hash covers the
+// Units, UpdateType, paths, Clearance, Guards, Protect and MergeEnableSubtraction), and when AutoUpdate is
+// turned on: its From Unit's data is written in the Link's transaction, so the answer shows where the Link
+// then stands.
+func (strategy) AfterWrite(ctx context.Context, deps entity.Deps, tx *store.Tx, sc authz.Scope, before *Link, after Link) (Link, error) {
+	if before != nil && before.Hash == after.Hash && (before.AutoUpdate || !after.AutoUpdate) {
+		return after, nil
+	}
+	row, err := unit.ApplyLink(ctx, deps, tx, sc, after.ID)
+	if err != nil {
+		return after, err
+	}
+	return fromRow(row)
 }
 
 // SpaceFor: a copy of a Link lives in its From Unit's Space (a body naming another FromUnitID copies the

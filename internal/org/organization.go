@@ -103,7 +103,7 @@ func (organizationStrategy) Check(_ context.Context, _ *store.Tx, sc authz.Scope
 }
 
 // AfterWrite makes the creator the new organization's admin.
-func (organizationStrategy) AfterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *Organization, after Organization) (Organization, error) {
+func (organizationStrategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc authz.Scope, before *Organization, after Organization) (Organization, error) {
 	if before != nil {
 		return after, nil
 	}

@@ -277,7 +277,7 @@ var Family = entity.Declare(&entity.Family[db.Trigger, Trigger, Fields]{
 type strategy struct{}
 
 // AfterWrite: a Trigger disabled takes its findings off the Units of its Space.
-func (strategy) AfterWrite(ctx context.Context, tx *store.Tx, sc authz.Scope, before *Trigger, after Trigger) (Trigger, error) {
+func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc authz.Scope, before *Trigger, after Trigger) (Trigger, error) {
 	if after.Disabled && (before == nil || !before.Disabled) {
 		return after, forgetFindings(ctx, tx, sc, after)
 	}

@@ -74,7 +74,7 @@ func (s *Service) ResolveConflicts(ctx context.Context, sc authz.Scope, spaceID,
 			}
 			return err
 		}
-		data, err := s.contents.get(ctx, row.DataHash)
+		data, err := s.contents.get(ctx, tx.Q, row.DataHash)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
-	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/gen/db"
 )
 
 // Content is stored once per hash and never changes, so a replica may keep what it read: reading a
@@ -18,24 +18,25 @@ const (
 )
 
 type contentCache struct {
-	store  *store.Store
 	recent *lru.Cache[string, []byte]
 }
 
-func newContentCache(st *store.Store) *contentCache {
+func newContentCache() *contentCache {
 	recent, err := lru.New[string, []byte](contentCacheEntries)
 	if err != nil {
 		panic(err) // only for a size below 1
 	}
-	return &contentCache{store: st, recent: recent}
+	return &contentCache{recent: recent}
 }
 
-// get returns the content stored under hash. Callers must not modify it.
-func (c *contentCache) get(ctx context.Context, hash string) ([]byte, error) {
+// get returns the content stored under hash, reading through q when it is not cached: a write's
+// transaction passes its own, since content it (or a Link it propagated) just stored is not visible
+// elsewhere until it commits. Callers must not modify it.
+func (c *contentCache) get(ctx context.Context, q *db.Queries, hash string) ([]byte, error) {
 	if data, ok := c.recent.Get(hash); ok {
 		return data, nil
 	}
-	data, err := c.store.Q().ConfigDataGet(ctx, hash)
+	data, err := q.ConfigDataGet(ctx, hash)
 	if err != nil {
 		return nil, err
 	}

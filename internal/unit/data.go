@@ -77,7 +77,7 @@ func (s *Service) Data(ctx context.Context, sc authz.Scope, spaceID, unitID uuid
 	if err != nil || (ifNoneMatch != "" && ETagMatches(ifNoneMatch, u.DataHash)) {
 		return nil, u.DataHash, u.ToolchainType, err
 	}
-	data, err := s.contents.get(ctx, u.DataHash)
+	data, err := s.contents.get(ctx, s.Store.Q(), u.DataHash)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -224,12 +224,10 @@ type dataChange struct {
 	subgroup string
 	// annotations replace the Unit's path annotations (nil keeps them).
 	annotations []PathAnnotation
-	// link is the Link that wrote the data (SourceLink; its Mutation's LinkID), with what it withheld and
-	// what it found; merge is what a merge (an upgrade) records (nil for other changes).
-	link      *uuid.UUID
-	conflicts []Conflict
-	findings  []LinkFinding
-	merge     *mergeRecord
+	// link is the Link that wrote the data (its Mutation's LinkID); merge is what a merge (an upgrade, a
+	// Link's write) records (nil for other changes).
+	link  *uuid.UUID
+	merge *mergeRecord
 }
 
 // functionStep is one invocation that changed the data: what it was, what it came from, and the data it left.

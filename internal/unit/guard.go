@@ -141,7 +141,7 @@ func (s *Service) editAnnotations(ctx context.Context, sc authz.Scope, spaceID, 
 		if err != nil {
 			return err
 		}
-		data, err := s.contents.get(ctx, row.DataHash)
+		data, err := s.contents.get(ctx, tx.Q, row.DataHash)
 		if err != nil {
 			return err
 		}

@@ -249,7 +249,7 @@ func (s *Service) RevisionData(ctx context.Context, sc authz.Scope, spaceID, uni
 	if err != nil {
 		return nil, "", "", err
 	}
-	data, err := s.contents.get(ctx, rev.DataHash)
+	data, err := s.contents.get(ctx, s.Store.Q(), rev.DataHash)
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -262,7 +262,7 @@ func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 			break
 		}
 	}
-	data, err := s.contents.get(ctx, row.DataHash)
+	data, err := s.contents.get(ctx, tx.Q, row.DataHash)
 	if err != nil {
 		return res, err
 	}

@@ -1,6 +1,7 @@
 package unit
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -33,9 +34,6 @@ const (
 	FindingWithheld    = "Withheld"    // the path is protected or guarded: see the Unit's Conflicts
 	FindingInvalid     = "Invalid"     // the value cannot be written there (a path through a scalar)
 )
-
-// Conflict reasons of Link writes besides Guarded.
-const ConflictProtectedPath = "ProtectedPath"
 
 // LinkFinding is what applying one DownstreamPath of a Link found: which upstream value it read, where it
 // wrote it, and, when it did not, why.
@@ -130,13 +128,17 @@ func writeLinkPaths(tree *configdata.Tree, before *configdata.Document, upstream
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	written := map[string]any{}
+	for _, leaf := range after.Leaves() {
+		written[leaf.Key()] = leaf.Value
+	}
 	var conflicts []Conflict
 	var kept []changedLeaf
 	for _, c := range changedLeaves(before, after) {
 		reason, guards := "", map[string]string(nil)
 		switch {
 		case notes.protected(c.resource, c.path):
-			reason = ConflictProtectedPath
+			reason = configdata.ConflictProtectedPath
 		default:
 			if guards = notes.uncleared(c.resource, c.path, l.clearance); guards != nil {
 				reason = ConflictGuarded
@@ -153,7 +155,14 @@ func writeLinkPaths(tree *configdata.Tree, before *configdata.Document, upstream
 		if reason == ConflictGuarded {
 			details = fmt.Sprintf("Link %s did not write %s: its guards %s are not cleared by the Link's Clearance", l.slug, c.path, describeGuards(guards))
 		}
-		conflicts = append(conflicts, Conflict{ResourceType: c.typ, ResourceName: c.name, Path: c.path, Reason: reason, Details: details, Guards: guards})
+		conflict := Conflict{ResourceType: c.typ, ResourceName: c.name, Path: c.path, Reason: reason, Details: details, Guards: guards}
+		if v, ok := written[c.resource+"\x00"+c.path]; ok {
+			conflict.UpstreamValue = jsonText(json.RawMessage(encode(v)))
+		}
+		if c.existed {
+			conflict.LocalValue = jsonText(json.RawMessage(encode(c.before)))
+		}
+		conflicts = append(conflicts, conflict)
 		for i, at := range wrote {
 			for _, w := range at {
 				if w.resource == c.resource && within(c.path, w.path) {

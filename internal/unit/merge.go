@@ -64,7 +64,7 @@ type Merge struct {
 // a merge reports them as conflicts, it is not refused. fieldsWritten: the same write changed the Unit's
 // fields in tx (its Version is bumped and its event left to this write).
 func (s *Service) mergeInto(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, m Merge, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
-	data, err := s.contents.get(ctx, row.DataHash)
+	data, err := s.contents.get(ctx, tx.Q, row.DataHash)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -196,16 +196,58 @@ type UpgradeOptions struct {
 	Subtract bool
 }
 
-// upgradeData upgrades the locked Unit row from its upstream: base = the upstream's Revision the Unit last
-// merged (UpstreamRevisionNum), theirs = the upstream's head, ours = the Unit's head (mergeInto). The
-// caller must be able to view the upstream.
+// upgradeData upgrades the locked Unit row from its upstreams: a clone from the Unit it was cloned from
+// (upgradeClone), then each Link that writes into it, AutoUpdate or not, from its To Unit's head (each its
+// own Revision, when it changes something). A Unit that is neither a clone nor written by a Link has nothing
+// to upgrade from.
 func (s *Service) upgradeData(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, opts WriteOptions, up UpgradeOptions, fieldsWritten bool) (WriteResult, error) {
-	// Links: a Unit's Links (UpdateType MergeUnits) will be merged here too, each a Merge with its LinkID;
-	// a Unit with Links then upgrades even when it is not a clone.
-	if row.UpstreamUnitID == nil || row.UpstreamSpaceID == nil {
-		return WriteResult{}, apierr.Validation("the Unit is not a clone (it has no UpstreamUnitID): there is nothing to upgrade it from",
-			apierr.Item{Item: "upgrade", Description: "not a clone"})
+	links, err := tx.Q.LinksFromUnit(ctx, db.LinksFromUnitParams{OrganizationID: row.OrganizationID, UnitID: row.UnitID})
+	if err != nil {
+		return WriteResult{}, err
 	}
+	clone := row.UpstreamUnitID != nil && row.UpstreamSpaceID != nil
+	if !clone && len(links) == 0 {
+		return WriteResult{}, apierr.Validation("the Unit is not a clone (it has no UpstreamUnitID) and no Link writes into it: there is nothing to upgrade it from",
+			apierr.Item{Item: "upgrade", Description: "no upstream"})
+	}
+	res := WriteResult{Conflicts: []Conflict{}}
+	if clone {
+		if res, err = s.upgradeClone(ctx, sc, tx, row, wc, opts, up, fieldsWritten); err != nil {
+			return WriteResult{}, err
+		}
+	} else {
+		// No merge of its own: a field change the same write made still gets its event (setConflicts).
+		current, err := decodeConflicts(row.Conflicts)
+		if err != nil {
+			return WriteResult{}, err
+		}
+		if res.Unit, err = s.setConflicts(ctx, sc, tx, row, wc, current, nil, fieldsWritten); err != nil {
+			return WriteResult{}, err
+		}
+	}
+	found := res.Conflicts
+	for _, l := range links {
+		upRow, err := tx.Q.UnitReadForLink(ctx, db.UnitReadForLinkParams{OrganizationID: l.OrganizationID, UnitID: l.ToUnitID})
+		if err != nil {
+			return WriteResult{}, err
+		}
+		upDoc, err := projectionDocument(upRow.ToolchainType, upRow.HeadDoc)
+		if err != nil {
+			return WriteResult{}, err
+		}
+		if res, _, err = s.applyLink(ctx, sc, tx, l, upRow, upDoc); err != nil {
+			return WriteResult{}, err
+		}
+		found = append(found, res.Conflicts...)
+	}
+	res.Conflicts = found
+	return res, nil
+}
+
+// upgradeClone merges into the locked clone row what changed in the Unit it was cloned from: base = the
+// upstream's Revision the clone last merged (UpstreamRevisionNum), theirs = the upstream's head, ours = the
+// clone's head (mergeInto). The caller must be able to view the upstream.
+func (s *Service) upgradeClone(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, opts WriteOptions, up UpgradeOptions, fieldsWritten bool) (WriteResult, error) {
 	upRow, err := loadRow(ctx, sc, tx, *row.UpstreamSpaceID, *row.UpstreamUnitID, false)
 	if err == nil {
 		var upUnit Unit
@@ -230,7 +272,7 @@ func (s *Service) upgradeData(ctx context.Context, sc authz.Scope, tx *store.Tx,
 		return WriteResult{}, err
 	}
 	// The upstream was read through its listing, which leaves head_doc out: parse its head data.
-	theirs, err := s.contents.get(ctx, upRow.DataHash)
+	theirs, err := s.contents.get(ctx, tx.Q, upRow.DataHash)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -252,7 +294,7 @@ func (s *Service) revisionDocument(ctx context.Context, tx *store.Tx, row *db.Un
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.contents.get(ctx, rev.DataHash)
+	data, err := s.contents.get(ctx, tx.Q, rev.DataHash)
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/configdata"
+	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -24,47 +27,90 @@ func (s *Service) propagate(ctx context.Context, sc authz.Scope, tx *store.Tx, u
 		return err
 	}
 	for i := range links {
-		if _, err := s.applyLink(ctx, sc, tx, links[i], up, doc); err != nil {
+		if _, _, err := s.applyLink(ctx, sc, tx, links[i], up, doc); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// ApplyLink writes what a Link (just created or changed, in the transaction tx) reads from its To Unit into
-// its From Unit. The Link's write checked that its writer may edit the From Unit.
-func (s *Service) ApplyLink(ctx context.Context, sc authz.Scope, tx *store.Tx, l *db.Link) error {
-	if l.UpdateType == LinkNone {
-		return nil
+// ApplyLink writes what Link linkID (just created or changed in the transaction tx, by a writer who had to be
+// able to edit its From Unit) reads from its To Unit into its From Unit, and answers the Link as it then
+// stands (its merged Revisions).
+func ApplyLink(ctx context.Context, deps entity.Deps, tx *store.Tx, sc authz.Scope, linkID uuid.UUID) (*db.Link, error) {
+	l, err := tx.Q.LinkForApply(ctx, db.LinkForApplyParams{OrganizationID: sc.OrganizationID, LinkID: linkID})
+	if err != nil || l.UpdateType == LinkNone {
+		return l, err
 	}
 	up, err := tx.Q.UnitReadForLink(ctx, db.UnitReadForLinkParams{OrganizationID: l.OrganizationID, UnitID: l.ToUnitID})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	doc, err := projectionDocument(up.ToolchainType, up.HeadDoc)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = s.applyLink(ctx, sc, tx, l, up, doc)
-	return err
+	s := &Service{Store: deps.Store, Tokens: deps.Tokens, contents: newContentCache()}
+	_, l, err = s.applyLink(ctx, sc, tx, l, up, doc)
+	return l, err
 }
 
 // applyLink writes what Link l reads from its upstream (row up, path model upDoc) into its From Unit, which
-// it locks, as a Revision whose Mutation names the Link; nothing is recorded when nothing changes. The Link
-// then records the Revisions it merged. The From Unit is read without the writer's view check: the Link
-// carries the authority of whoever made it, who had to be able to edit the From Unit.
-func (s *Service) applyLink(ctx context.Context, sc authz.Scope, tx *store.Tx, l *db.Link, up *db.Unit, upDoc *configdata.Document) (WriteResult, error) {
+// it locks: a NeedsProvides Link copies its paths, a MergeUnits or UpgradeUnit Link merges the whole data
+// three ways from the upstream Revision it last merged. The write is a Revision whose Mutation names the
+// Link (and the upstream as MergeSourceID); nothing is recorded when nothing changes. What the Link withheld
+// (protected and guarded paths) becomes the From Unit's conflicts of this Link, replacing its earlier ones,
+// and what it found its LinkFindings. The Link then records the Revisions it merged. The From Unit is read
+// without the writer's view check: the Link carries the authority of whoever made it, who had to be able to
+// edit the From Unit.
+func (s *Service) applyLink(ctx context.Context, sc authz.Scope, tx *store.Tx, l *db.Link, up *db.Unit, upDoc *configdata.Document) (WriteResult, *db.Link, error) {
 	r, err := tx.Q.UnitGetForDataWrite(ctx, db.UnitGetForDataWriteParams{OrganizationID: l.OrganizationID, SpaceID: l.SpaceID, UnitID: l.FromUnitID})
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, nil, err
 	}
 	row := &r.Unit
 	wc := writeContext{spaceSlug: r.SpaceSlug, headSources: r.HeadSources, triggers: r.Triggers}
-	if row.ToolchainType != up.ToolchainType && l.UpdateType != LinkNeedsProvides {
+	spec, err := linkSpecOf(l)
+	if err != nil {
+		return WriteResult{}, nil, err
+	}
+	opts := WriteOptions{Clearance: spec.clearance}
+	description := fmt.Sprintf("Link %s: Revision %d of its upstream", l.Slug, up.HeadRevisionNum)
+	opts.Description = &description
+	var res WriteResult
+	if l.UpdateType == LinkNeedsProvides {
+		res, err = s.copyLinkPaths(ctx, sc, tx, row, wc, l, spec, up, upDoc, opts)
+	} else {
+		res, err = s.mergeLink(ctx, sc, tx, row, wc, l, up, upDoc, opts)
+	}
+	if err != nil {
+		return WriteResult{}, nil, err
+	}
+	merged, err := tx.Q.LinkMerged(ctx, db.LinkMergedParams{LinkID: l.LinkID, UpstreamRevisionNum: up.HeadRevisionNum,
+		DownstreamRevisionNum: res.Unit.HeadRevisionNum})
+	return res, merged, err
+}
+
+// mergeLink merges the To Unit's data into the locked From Unit row (a MergeUnits or UpgradeUnit Link): base
+// is the upstream Revision the Link last merged.
+func (s *Service) mergeLink(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, l *db.Link, up *db.Unit, upDoc *configdata.Document, opts WriteOptions) (WriteResult, error) {
+	if row.ToolchainType != up.ToolchainType {
 		return WriteResult{}, apierr.Validation(fmt.Sprintf("Link %s merges %s data into a %s Unit: a merge needs one ToolchainType", l.Slug, up.ToolchainType, row.ToolchainType),
 			apierr.Item{Item: "ToUnitID", Description: "another ToolchainType"})
 	}
-	data, err := tx.Q.ConfigDataGet(ctx, row.DataHash) // in the transaction: an earlier Link may have just written it
+	base, err := s.revisionDocument(ctx, tx, up, l.UpstreamLastMergedRevisionNum)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	m := Merge{SourceID: up.UnitID, LinkID: &l.LinkID, Base: base, BaseNum: l.UpstreamLastMergedRevisionNum, Theirs: upDoc,
+		EndNum: up.HeadRevisionNum, Subtract: l.MergeEnableSubtraction, Source: SourceLink}
+	return s.mergeInto(ctx, sc, tx, row, wc, m, opts, false)
+}
+
+// copyLinkPaths writes the values of a NeedsProvides Link into the locked From Unit row.
+func (s *Service) copyLinkPaths(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, l *db.Link, spec linkSpec,
+	up *db.Unit, upDoc *configdata.Document, opts WriteOptions) (WriteResult, error) {
+	data, err := s.contents.get(ctx, tx.Q, row.DataHash)
 	if err != nil {
 		return WriteResult{}, err
 	}
@@ -80,45 +126,68 @@ func (s *Service) applyLink(ctx context.Context, sc authz.Scope, tx *store.Tx, l
 	if err != nil {
 		return WriteResult{}, err
 	}
-	spec, err := linkSpecOf(l)
+	findings, withheld, kept, err := writeLinkPaths(tree, before, upDoc, spec, notes)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	findings, conflicts, kept, err := writeLinkPaths(tree, before, upDoc, spec, notes)
+	// The Link's conflicts replace those its earlier writes left.
+	found := make([]Conflict, len(withheld))
+	for i, c := range withheld {
+		c.UnitID, c.MergeSourceID, c.LinkID, c.MergeEndRevisionNum = row.UnitID, &up.UnitID, &l.LinkID, up.HeadRevisionNum
+		found[i] = c
+	}
+	current, err := decodeConflicts(row.Conflicts)
 	if err != nil {
 		return WriteResult{}, err
 	}
+	outstanding := []Conflict{}
+	for _, c := range current {
+		if !sameSource(c, up.UnitID, &l.LinkID) {
+			outstanding = append(outstanding, c)
+		}
+	}
+	outstanding = append(outstanding, found...)
+
 	guards, err := store.DecodeJSON[map[string]string](l.Guards)
 	if err != nil {
 		return WriteResult{}, err
 	}
-	notesChanged := false
+	change := dataChange{source: SourceLink, link: &l.LinkID, opts: opts,
+		merge: &mergeRecord{sourceID: &up.UnitID, baseNum: l.UpstreamLastMergedRevisionNum, endNum: up.HeadRevisionNum,
+			unitConflicts: outstanding, revisionConflicts: found}}
 	if len(guards) > 0 || l.Protect {
 		for _, c := range kept {
 			notes = notes.stamp(c.typ, c.name, c.path, guards, l.Protect)
-			notesChanged = true
 		}
+		change.annotations = notes
 	}
 	out, err := tree.Render()
 	if err != nil {
 		return WriteResult{}, err
 	}
-	doc, err := configdata.Parse(row.ToolchainType, out)
-	if err != nil {
-		return WriteResult{}, dataError(err)
+	var res WriteResult
+	if configdata.Hash(out) == row.DataHash {
+		u, err := s.setConflicts(ctx, sc, tx, row, wc, outstanding, nil, false)
+		if err != nil {
+			return WriteResult{}, err
+		}
+		res = WriteResult{Unit: u, Data: data, Conflicts: found}
+	} else {
+		doc, err := configdata.Parse(row.ToolchainType, out)
+		if err != nil {
+			return WriteResult{}, dataError(err)
+		}
+		if res, err = s.commitData(ctx, sc, tx, row, wc, out, doc, change); err != nil {
+			return WriteResult{}, err
+		}
+		res.Conflicts = found
 	}
-	description := fmt.Sprintf("Link %s: values of Revision %d of its upstream", l.Slug, up.HeadRevisionNum)
-	change := dataChange{source: SourceLink, link: &l.LinkID, conflicts: conflicts, findings: findings,
-		opts: WriteOptions{Description: &description, Clearance: spec.clearance}}
-	if notesChanged {
-		change.annotations = notes
+	var revision *uuid.UUID
+	if res.Unit.HeadRevisionNum != row.HeadRevisionNum {
+		revision = res.Unit.HeadRevisionID
 	}
-	res, err := s.commitData(ctx, sc, tx, row, wc, out, doc, change)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	return res, tx.Q.LinkMerged(ctx, db.LinkMergedParams{LinkID: l.LinkID, UpstreamRevisionNum: up.HeadRevisionNum,
-		DownstreamRevisionNum: res.Unit.HeadRevisionNum})
+	return res, tx.Q.UnitSetLinkFindings(ctx, db.UnitSetLinkFindingsParams{OrganizationID: row.OrganizationID, UnitID: row.UnitID,
+		LinkID: l.LinkID.String(), Findings: store.EncodeJSON(findings), RevisionID: revision})
 }
 
 // linkSpecOf reads what applying a Link needs from its row.

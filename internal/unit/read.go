@@ -122,7 +122,7 @@ func (s *Service) revisionContent(ctx context.Context, u Unit, num int64) ([]byt
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := s.contents.get(ctx, rev.DataHash)
+	data, err := s.contents.get(ctx, s.Store.Q(), rev.DataHash)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -275,7 +275,7 @@ type Service struct {
 
 // NewService serves Units from a store.
 func NewService(deps entity.Deps) *Service {
-	return &Service{kit: entity.NewService(Family, deps), Store: deps.Store, Tokens: deps.Tokens, contents: newContentCache(deps.Store)}
+	return &Service{kit: entity.NewService(Family, deps), Store: deps.Store, Tokens: deps.Tokens, contents: newContentCache()}
 }
 
 // WriteOptions are the query parameters of Unit writes.
