@@ -268,6 +268,39 @@ func (e FunctionParameterDataType) Valid() bool {
 	}
 }
 
+// Defines values for LinkFindingStatus.
+const (
+	Ambiguous   LinkFindingStatus = "Ambiguous"
+	Invalid     LinkFindingStatus = "Invalid"
+	NoResource  LinkFindingStatus = "NoResource"
+	NotProvided LinkFindingStatus = "NotProvided"
+	Unchanged   LinkFindingStatus = "Unchanged"
+	Withheld    LinkFindingStatus = "Withheld"
+	Written     LinkFindingStatus = "Written"
+)
+
+// Valid indicates whether the value is a known member of the LinkFindingStatus enum.
+func (e LinkFindingStatus) Valid() bool {
+	switch e {
+	case Ambiguous:
+		return true
+	case Invalid:
+		return true
+	case NoResource:
+		return true
+	case NotProvided:
+		return true
+	case Unchanged:
+		return true
+	case Withheld:
+		return true
+	case Written:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MutationConflictReason.
 const (
 	DeleteShadowed MutationConflictReason = "DeleteShadowed"
@@ -2382,6 +2415,34 @@ type LinkCreateOrUpdateResponse struct {
 	Link  *Link          `json:"Link"`
 }
 
+// LinkFinding What a Link's write found for one of its DownstreamPaths.
+type LinkFinding struct {
+	// Details Why the value was not written; empty when it was.
+	Details string `json:"Details"`
+
+	// DownstreamPath Where a Link writes into its From Unit.
+	DownstreamPath LinkPathExpression `json:"DownstreamPath"`
+	LinkID         openapi_types.UUID `json:"LinkID"`
+
+	// Name The DownstreamPath's Name (empty when it pairs by position).
+	Name string `json:"Name"`
+
+	// Status Written: the upstream value was written. Unchanged: the Unit already held it. NotProvided: the upstream has no value at the UpstreamPath. Ambiguous: the UpstreamPath reaches different values. NoResource: the Unit has no resource the DownstreamPath names. Withheld: the path is protected or guarded (see the Unit's Conflicts). Invalid: the value cannot be written there (a path through a scalar).
+	Status LinkFindingStatus `json:"Status"`
+
+	// UpstreamPath A value a Link reads from its To Unit.
+	UpstreamPath LinkNamedPath `json:"UpstreamPath"`
+
+	// Value The upstream value as JSON text; null when none was read.
+	Value *string `json:"Value"`
+}
+
+// LinkFindingStatus Written: the upstream value was written. Unchanged: the Unit already held it. NotProvided: the upstream has no value at the UpstreamPath. Ambiguous: the UpstreamPath reaches different values. NoResource: the Unit has no resource the DownstreamPath names. Withheld: the path is protected or guarded (see the Unit's Conflicts). Invalid: the value cannot be written there (a path through a scalar).
+type LinkFindingStatus string
+
+// LinkFindingInput defines model for LinkFindingInput.
+type LinkFindingInput = LinkFinding
+
 // LinkInput defines model for LinkInput.
 type LinkInput = Link
 
@@ -2535,6 +2596,24 @@ type MutationSourcesResponse struct {
 	Sources []MutationSource `json:"Sources"`
 }
 
+// NeededPath A path a Link writes into the Unit.
+type NeededPath struct {
+	LinkID openapi_types.UUID `json:"LinkID"`
+	Name   string             `json:"Name"`
+	Path   string             `json:"Path"`
+
+	// Required The DownstreamPath says the Unit needs the value.
+	Required     bool   `json:"Required"`
+	ResourceName string `json:"ResourceName"`
+	ResourceType string `json:"ResourceType"`
+
+	// Satisfied The last write of the Link found the value (Written or Unchanged).
+	Satisfied bool `json:"Satisfied"`
+}
+
+// NeededPathInput defines model for NeededPathInput.
+type NeededPathInput = NeededPath
+
 // OAuthError An RFC 6749 error body, the only error body of the API that is not a StandardErrorResponse.
 type OAuthError struct {
 	// Error invalid_request, invalid_grant, invalid_client, unsupported_grant_type, slow_down, server_error or temporarily_unavailable.
@@ -2676,6 +2755,19 @@ type PermissionsPatch map[string]*struct {
 	UserIDs  *map[string]*bool `json:"UserIDs,omitempty"`
 }
 
+// ProvidedPath A path a Link reads from the Unit.
+type ProvidedPath struct {
+	// FromUnitID The Unit the Link writes the value into.
+	FromUnitID   openapi_types.UUID `json:"FromUnitID"`
+	LinkID       openapi_types.UUID `json:"LinkID"`
+	Name         string             `json:"Name"`
+	Path         string             `json:"Path"`
+	ResourceType string             `json:"ResourceType"`
+}
+
+// ProvidedPathInput defines model for ProvidedPathInput.
+type ProvidedPathInput = ProvidedPath
+
 // PublicJWK A public JSON Web Key (RFC 7517): kty EC (crv P-256 or P-384, x, y), RSA (n, e; 2048 bits or more) or OKP
 // (crv Ed25519, x). Private members (d, p, q, ...) are refused.
 //
@@ -2714,20 +2806,26 @@ type Revision struct {
 	ChangeSetID   *openapi_types.UUID      `json:"ChangeSetID"`
 
 	// Conflicts The conflicts the merge that made this Revision found (empty for other Revisions).
-	Conflicts      []MutationConflict       `json:"Conflicts"`
-	CreatedAt      time.Time                `json:"CreatedAt"`
-	DataHash       string                   `json:"DataHash"`
-	DataSize       int64                    `json:"DataSize"`
-	Description    string                   `json:"Description"`
-	EntityType     string                   `json:"EntityType"`
-	HiddenReason   string                   `json:"HiddenReason"`
-	LinkFindings   []map[string]interface{} `json:"LinkFindings"`
-	NeededPaths    []map[string]interface{} `json:"NeededPaths"`
-	OrganizationID openapi_types.UUID       `json:"OrganizationID"`
-	ProvidedPaths  []map[string]interface{} `json:"ProvidedPaths"`
-	Releases       map[string]string        `json:"Releases"`
-	RevisionID     openapi_types.UUID       `json:"RevisionID"`
-	RevisionNum    int64                    `json:"RevisionNum"`
+	Conflicts    []MutationConflict `json:"Conflicts"`
+	CreatedAt    time.Time          `json:"CreatedAt"`
+	DataHash     string             `json:"DataHash"`
+	DataSize     int64              `json:"DataSize"`
+	Description  string             `json:"Description"`
+	EntityType   string             `json:"EntityType"`
+	HiddenReason string             `json:"HiddenReason"`
+
+	// LinkFindings What the Link that made this Revision found (empty for Revisions other writes made).
+	LinkFindings []LinkFinding `json:"LinkFindings"`
+
+	// NeededPaths The paths the Link that made this Revision wrote into it, as its LinkFindings name them (empty for Revisions other writes made).
+	NeededPaths    []NeededPath       `json:"NeededPaths"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// ProvidedPaths Always empty: what a Unit provides is read from its Links now (Unit.ProvidedPaths), not kept per Revision.
+	ProvidedPaths []ProvidedPath     `json:"ProvidedPaths"`
+	Releases      map[string]string  `json:"Releases"`
+	RevisionID    openapi_types.UUID `json:"RevisionID"`
+	RevisionNum   int64              `json:"RevisionNum"`
 
 	// Source What made it: DataPut, Restore, Clone, Function (a function invocation), Upgrade (a merge from upstream) or ConflictApply (conflicts applied: POST .../conflicts).
 	Source  string             `json:"Source"`
@@ -3239,18 +3337,24 @@ type Unit struct {
 	// Labels Key/value pairs for selection (values at most 128 characters).
 	//
 	// Example: {"env":"prod","team":"payments"}
-	Labels                  Labels                   `json:"Labels"`
-	LastChangeDescription   string                   `json:"LastChangeDescription"`
-	LastReleasedRevisionNum int64                    `json:"LastReleasedRevisionNum"`
-	LinkFindings            []map[string]interface{} `json:"LinkFindings"`
-	NeededPaths             []map[string]interface{} `json:"NeededPaths"`
-	OrganizationID          openapi_types.UUID       `json:"OrganizationID"`
+	Labels                  Labels `json:"Labels"`
+	LastChangeDescription   string `json:"LastChangeDescription"`
+	LastReleasedRevisionNum int64  `json:"LastReleasedRevisionNum"`
+
+	// LinkFindings What each Link writing into the Unit found when it last wrote, one entry per DownstreamPath.
+	LinkFindings []LinkFinding `json:"LinkFindings"`
+
+	// NeededPaths The paths the Unit's Links write into it (their DownstreamPaths), each with whether the last write found its value.
+	NeededPaths    []NeededPath       `json:"NeededPaths"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
 	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
 	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
 	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
-	Permissions   Permissions              `json:"Permissions"`
-	ProvidedPaths []map[string]interface{} `json:"ProvidedPaths"`
+	Permissions Permissions `json:"Permissions"`
+
+	// ProvidedPaths The paths Links read from the Unit (their UpstreamPaths), each with the Link and the Unit it writes into.
+	ProvidedPaths []ProvidedPath `json:"ProvidedPaths"`
 
 	// ProviderType How the Unit is delivered, free text; known values: ArgoCDOCI, FluxOCI, Kubernetes.
 	//

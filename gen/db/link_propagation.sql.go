@@ -130,50 +130,6 @@ func (q *Queries) LinkMerged(ctx context.Context, arg LinkMergedParams) (*Link, 
 	return &i, err
 }
 
-const linkProvidersOfUnits = `-- name: LinkProvidersOfUnits :many
-SELECT link_id, from_unit_id, to_unit_id, upstream_paths FROM link
-WHERE organization_id = $1 AND to_unit_id = ANY($2::uuid[])
-ORDER BY to_unit_id, link_id
-`
-
-type LinkProvidersOfUnitsParams struct {
-	OrganizationID uuid.UUID   `db:"organization_id"`
-	UnitIds        []uuid.UUID `db:"unit_ids"`
-}
-
-type LinkProvidersOfUnitsRow struct {
-	LinkID        uuid.UUID       `db:"link_id"`
-	FromUnitID    uuid.UUID       `db:"from_unit_id"`
-	ToUnitID      uuid.UUID       `db:"to_unit_id"`
-	UpstreamPaths json.RawMessage `db:"upstream_paths"`
-}
-
-// The Links that read each of unit_ids (ProvidedPaths), in one query for a page of Units.
-func (q *Queries) LinkProvidersOfUnits(ctx context.Context, arg LinkProvidersOfUnitsParams) ([]*LinkProvidersOfUnitsRow, error) {
-	rows, err := q.db.Query(ctx, linkProvidersOfUnits, arg.OrganizationID, arg.UnitIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []*LinkProvidersOfUnitsRow
-	for rows.Next() {
-		var i LinkProvidersOfUnitsRow
-		if err := rows.Scan(
-			&i.LinkID,
-			&i.FromUnitID,
-			&i.ToUnitID,
-			&i.UpstreamPaths,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, &i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const linksFromUnit = `-- name: LinksFromUnit :many
 SELECT link_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_unit_id, to_unit_id, to_space_id, auto_update, update_type, upstream_paths, downstream_paths, bindings, downstream_setters, upstream_getters, clearance, guards, protect, squash, merge_enable_subtraction, where_mutation, where_resource, transform_invocation_id, upstream_link_id, backing_unit_id, hash, upstream_last_merged_revision_num, downstream_last_merged_revision_num, stale, hidden_reason, version, created_at, updated_at, search_text FROM link
 WHERE organization_id = $1 AND from_unit_id = $2 AND update_type <> 'None'
@@ -234,6 +190,51 @@ func (q *Queries) LinksFromUnit(ctx context.Context, arg LinksFromUnitParams) ([
 			&i.CreatedAt,
 			&i.UpdatedAt,
 			&i.SearchText,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const linksOfUnits = `-- name: LinksOfUnits :many
+SELECT link_id, from_unit_id, to_unit_id, upstream_paths FROM link
+WHERE organization_id = $1 AND (from_unit_id = ANY($2::uuid[]) OR to_unit_id = ANY($2::uuid[]))
+ORDER BY link_id
+`
+
+type LinksOfUnitsParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	UnitIds        []uuid.UUID `db:"unit_ids"`
+}
+
+type LinksOfUnitsRow struct {
+	LinkID        uuid.UUID       `db:"link_id"`
+	FromUnitID    uuid.UUID       `db:"from_unit_id"`
+	ToUnitID      uuid.UUID       `db:"to_unit_id"`
+	UpstreamPaths json.RawMessage `db:"upstream_paths"`
+}
+
+// The Links that write into or read each of unit_ids (a Unit's FromLinkID and ProvidedPaths), in one query
+// for a page of Units.
+func (q *Queries) LinksOfUnits(ctx context.Context, arg LinksOfUnitsParams) ([]*LinksOfUnitsRow, error) {
+	rows, err := q.db.Query(ctx, linksOfUnits, arg.OrganizationID, arg.UnitIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*LinksOfUnitsRow
+	for rows.Next() {
+		var i LinksOfUnitsRow
+		if err := rows.Scan(
+			&i.LinkID,
+			&i.FromUnitID,
+			&i.ToUnitID,
+			&i.UpstreamPaths,
 		); err != nil {
 			return nil, err
 		}

@@ -162,43 +162,6 @@ func (q *Queries) UnitForgetTriggerFindings(ctx context.Context, arg UnitForgetT
 	return items, nil
 }
 
-const unitFromLinkIDs = `-- name: UnitFromLinkIDs :many
-SELECT from_unit_id, array_agg(link_id ORDER BY link_id)::uuid[] AS link_ids
-FROM link WHERE organization_id = $1 AND from_unit_id = ANY($2::uuid[])
-GROUP BY from_unit_id
-`
-
-type UnitFromLinkIDsParams struct {
-	OrganizationID uuid.UUID   `db:"organization_id"`
-	UnitIds        []uuid.UUID `db:"unit_ids"`
-}
-
-type UnitFromLinkIDsRow struct {
-	FromUnitID uuid.UUID   `db:"from_unit_id"`
-	LinkIds    []uuid.UUID `db:"link_ids"`
-}
-
-// The Links whose From Unit is each of unit_ids (Unit.FromLinkID), in one query for a page of Units.
-func (q *Queries) UnitFromLinkIDs(ctx context.Context, arg UnitFromLinkIDsParams) ([]*UnitFromLinkIDsRow, error) {
-	rows, err := q.db.Query(ctx, unitFromLinkIDs, arg.OrganizationID, arg.UnitIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []*UnitFromLinkIDsRow
-	for rows.Next() {
-		var i UnitFromLinkIDsRow
-		if err := rows.Scan(&i.FromUnitID, &i.LinkIds); err != nil {
-			return nil, err
-		}
-		items = append(items, &i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const unitGetForDataWrite = `-- name: UnitGetForDataWrite :one
 SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, u.apply_gates, u.apply_warnings, u.validation_errors, u.validation_warnings, u.validation_trigger_ids, u.value_trigger_ids, u.conflicts, u.link_findings, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
        COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i), 'unit_filter', to_jsonb(f)) ORDER BY t.slug)

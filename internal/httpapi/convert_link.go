@@ -30,14 +30,22 @@ var linkEdge = &edge[link.Link, link.Fields, api.Link, api.ExtendedLink]{
 	},
 }
 
+func namedPathToAPI(p configdata.NamedPath) api.LinkNamedPath {
+	return api.LinkNamedPath{Name: p.Name, ResourceType: p.ResourceType, Path: p.Path}
+}
+
+func pathExpressionToAPI(p configdata.PathExpression) api.LinkPathExpression {
+	return api.LinkPathExpression{Name: p.Name, ResourceType: p.ResourceType, ResourceName: p.ResourceName, Path: p.Path, Required: p.Required}
+}
+
 func linkToAPI(l link.Link) api.Link {
 	up := make([]api.LinkNamedPath, len(l.UpstreamPaths))
 	for i, p := range l.UpstreamPaths {
-		up[i] = api.LinkNamedPath{Name: p.Name, ResourceType: p.ResourceType, Path: p.Path}
+		up[i] = namedPathToAPI(p)
 	}
 	down := make([]api.LinkPathExpression, len(l.DownstreamPaths))
 	for i, p := range l.DownstreamPaths {
-		down[i] = api.LinkPathExpression{Name: p.Name, ResourceType: p.ResourceType, ResourceName: p.ResourceName, Path: p.Path, Required: p.Required}
+		down[i] = pathExpressionToAPI(p)
 	}
 	return api.Link{
 		LinkID: l.ID, SpaceID: l.SpaceID, OrganizationID: l.OrganizationID, Slug: l.Slug, DisplayName: l.DisplayName,

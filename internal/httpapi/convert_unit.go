@@ -23,7 +23,7 @@ func unitToAPI(u unit.Unit) api.Unit {
 		ApplyGates: u.ApplyGates, ApplyWarnings: u.ApplyWarnings, ValidationErrors: u.ValidationErrors,
 		ValidationWarnings: u.ValidationWarnings, ValidationTriggerIDs: u.ValidationTriggerIDs, ValueTriggerIDs: u.ValueTriggerIDs,
 		FromLinkID: fromLinkIDs(u), Values: map[string]string{}, Conflicts: conflictsToAPI(u.ID, u.Conflicts),
-		LinkFindings: []map[string]interface{}{}, NeededPaths: []map[string]interface{}{}, ProvidedPaths: []map[string]interface{}{},
+		LinkFindings: linkFindingsToAPI(u.LinkFindings), NeededPaths: neededPathsToAPI(u.LinkFindings), ProvidedPaths: providedPathsToAPI(u.ProvidedPaths),
 		HiddenReason: u.HiddenReason, EntityType: unit.EntityType,
 		CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC(), Version: u.Version,
 	}
@@ -46,8 +46,8 @@ func revisionToAPI(r unit.Revision) api.Revision {
 		ChangeOrders: map[string]string{}, Releases: map[string]string{}, ApplyGates: r.ValidationErrors,
 		ApplyWarnings: r.ValidationWarnings, ValidationErrors: r.ValidationErrors, ValidationWarnings: r.ValidationWarnings,
 		ValidationPassed: r.ValidationPassed, ValidationTriggerIDs: r.ValidationTriggerIDs, ValueTriggerIDs: r.ValueTriggerIDs,
-		Values: map[string]string{}, Conflicts: conflictsToAPI(r.UnitID, r.Conflicts), LinkFindings: []map[string]interface{}{},
-		NeededPaths: []map[string]interface{}{}, ProvidedPaths: []map[string]interface{}{},
+		Values: map[string]string{}, Conflicts: conflictsToAPI(r.UnitID, r.Conflicts), LinkFindings: linkFindingsToAPI(r.LinkFindings),
+		NeededPaths: neededPathsToAPI(r.LinkFindings), ProvidedPaths: []api.ProvidedPath{},
 		HiddenReason: r.HiddenReason, EntityType: unit.RevisionEntityType, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
@@ -112,4 +112,32 @@ func fromLinkIDs(u unit.Unit) []uuid.UUID {
 		return []uuid.UUID{}
 	}
 	return u.FromLinkIDs
+}
+
+func linkFindingsToAPI(fs []unit.LinkFinding) []api.LinkFinding {
+	out := make([]api.LinkFinding, len(fs))
+	for i, f := range fs {
+		out[i] = api.LinkFinding{LinkID: f.LinkID, Name: f.Name, UpstreamPath: namedPathToAPI(f.UpstreamPath),
+			DownstreamPath: pathExpressionToAPI(f.DownstreamPath), Status: api.LinkFindingStatus(f.Status), Value: f.Value, Details: f.Details}
+	}
+	return out
+}
+
+// neededPathsToAPI: the paths Links write into a Unit are the DownstreamPaths their last writes found.
+func neededPathsToAPI(fs []unit.LinkFinding) []api.NeededPath {
+	out := make([]api.NeededPath, len(fs))
+	for i, f := range fs {
+		p := f.DownstreamPath
+		out[i] = api.NeededPath{LinkID: f.LinkID, Name: p.Name, ResourceType: p.ResourceType, ResourceName: p.ResourceName,
+			Path: p.Path, Required: p.Required, Satisfied: f.Satisfied()}
+	}
+	return out
+}
+
+func providedPathsToAPI(ps []unit.ProvidedPath) []api.ProvidedPath {
+	out := make([]api.ProvidedPath, len(ps))
+	for i, p := range ps {
+		out[i] = api.ProvidedPath{LinkID: p.LinkID, FromUnitID: p.FromUnitID, Name: p.Name, ResourceType: p.ResourceType, Path: p.Path}
+	}
+	return out
 }

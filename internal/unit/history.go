@@ -34,8 +34,9 @@ type Revision struct {
 	Tags map[string]string
 	// Findings are what the Triggers found on this Revision's data.
 	Findings
-	// Conflicts are those the merge that made the Revision found.
+	// Conflicts are those the merge that made the Revision found; LinkFindings what the Link that made it found.
 	Conflicts    []Conflict
+	LinkFindings []LinkFinding
 	HiddenReason string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
@@ -57,7 +58,11 @@ func revisionFromRow(r *db.Revision) (Revision, error) {
 	if err != nil {
 		return Revision{}, err
 	}
-	return Revision{Tags: tags, Findings: findings, Conflicts: conflicts,
+	linkFindings, err := store.DecodeJSON[[]LinkFinding](r.LinkFindings)
+	if err != nil {
+		return Revision{}, err
+	}
+	return Revision{Tags: tags, Findings: findings, Conflicts: conflicts, LinkFindings: linkFindings,
 		ID: r.RevisionID, RevisionNum: r.RevisionNum, UnitID: r.UnitID, SpaceID: r.SpaceID, OrganizationID: r.OrganizationID,
 		Description: r.Description, Source: r.Source, UserID: r.UserID, UserAgent: r.UserAgent, ChangeSetID: r.ChangeSetID,
 		DataHash: r.DataHash, DataSize: r.DataSize, HiddenReason: r.HiddenReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,

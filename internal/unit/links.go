@@ -47,6 +47,15 @@ type LinkFinding struct {
 	Details        string                    `json:"Details"`
 }
 
+// ProvidedPath is a path a Link reads from a Unit.
+type ProvidedPath struct {
+	LinkID, FromUnitID uuid.UUID
+	configdata.NamedPath
+}
+
+// Satisfied reports whether the write found the value the path needs.
+func (f LinkFinding) Satisfied() bool { return f.Status == FindingWritten || f.Status == FindingUnchanged }
+
 // linkSpec is what applying a NeedsProvides Link needs of it.
 type linkSpec struct {
 	id        uuid.UUID

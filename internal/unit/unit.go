@@ -53,8 +53,12 @@ type Unit struct {
 	// validations (ValidationErrors, ValidationWarnings): while a gate is set, the Unit is not applied.
 	Findings
 	ApplyGates, ApplyWarnings map[string]bool
-	// FromLinkIDs are the Links whose From Unit this is (read by Enrich; empty where a Unit is read without it).
-	FromLinkIDs []uuid.UUID
+	// FromLinkIDs are the Links whose From Unit this is, and ProvidedPaths what Links read from it (read by
+	// Enrich; empty where a Unit is read without it). LinkFindings are what its Links found when they last
+	// wrote into it.
+	FromLinkIDs   []uuid.UUID
+	ProvidedPaths []ProvidedPath
+	LinkFindings  []LinkFinding
 	// MovedLinkSlugs, on a Unit a move returns, are the Slugs of its Links that moved with it.
 	MovedLinkSlugs []string
 	Fields
@@ -120,6 +124,9 @@ func fromRow(r *db.Unit) (Unit, error) {
 		if u.PathAnnotations, err = store.DecodeJSON[[]PathAnnotation](r.PathAnnotations); err != nil {
 			return u, err
 		}
+	}
+	if u.LinkFindings, err = store.DecodeJSON[[]LinkFinding](r.LinkFindings); err != nil {
+		return Unit{}, err
 	}
 	if u.Conflicts, err = decodeConflicts(r.Conflicts); err != nil {
 		return u, err
@@ -198,21 +205,29 @@ func enrichLinks(ctx context.Context, q *db.Queries, items []Unit) error {
 		return nil
 	}
 	ids := make([]uuid.UUID, len(items))
+	at := make(map[uuid.UUID]int, len(items))
 	for i, u := range items {
-		ids[i] = u.ID
+		ids[i], at[u.ID] = u.ID, i
+		items[i].FromLinkIDs, items[i].ProvidedPaths = []uuid.UUID{}, []ProvidedPath{}
 	}
-	rows, err := q.UnitFromLinkIDs(ctx, db.UnitFromLinkIDsParams{OrganizationID: items[0].OrganizationID, UnitIds: ids})
+	rows, err := q.LinksOfUnits(ctx, db.LinksOfUnitsParams{OrganizationID: items[0].OrganizationID, UnitIds: ids})
 	if err != nil {
 		return err
 	}
-	byUnit := make(map[uuid.UUID][]uuid.UUID, len(rows))
 	for _, r := range rows {
-		byUnit[r.FromUnitID] = r.LinkIds
-	}
-	for i := range items {
-		items[i].FromLinkIDs = byUnit[items[i].ID]
-		if items[i].FromLinkIDs == nil {
-			items[i].FromLinkIDs = []uuid.UUID{}
+		if i, ok := at[r.FromUnitID]; ok {
+			items[i].FromLinkIDs = append(items[i].FromLinkIDs, r.LinkID)
+		}
+		i, ok := at[r.ToUnitID]
+		if !ok {
+			continue
+		}
+		paths, err := store.DecodeJSON[[]configdata.NamedPath](r.UpstreamPaths)
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			items[i].ProvidedPaths = append(items[i].ProvidedPaths, ProvidedPath{LinkID: r.LinkID, FromUnitID: r.FromUnitID, NamedPath: p})
 		}
 	}
 	return nil

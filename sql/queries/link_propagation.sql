@@ -59,8 +59,9 @@ WHERE organization_id = @organization_id AND unit_id = @unit_id;
 -- A Link as its write left it, in that write's transaction.
 SELECT * FROM link WHERE organization_id = @organization_id AND link_id = @link_id;
 
--- name: LinkProvidersOfUnits :many
--- The Links that read each of unit_ids (ProvidedPaths), in one query for a page of Units.
+-- name: LinksOfUnits :many
+-- The Links that write into or read each of unit_ids (a Unit's FromLinkID and ProvidedPaths), in one query
+-- for a page of Units.
 SELECT link_id, from_unit_id, to_unit_id, upstream_paths FROM link
-WHERE organization_id = @organization_id AND to_unit_id = ANY(@unit_ids::uuid[])
-ORDER BY to_unit_id, link_id;
+WHERE organization_id = @organization_id AND (from_unit_id = ANY(@unit_ids::uuid[]) OR to_unit_id = ANY(@unit_ids::uuid[]))
+ORDER BY link_id;

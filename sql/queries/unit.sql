@@ -120,12 +120,6 @@ WHERE organization_id = @organization_id AND space_id = @space_id
   AND (validation_trigger_ids ? @trigger_id::text OR value_trigger_ids ? @trigger_id::text)
 RETURNING *;
 
--- name: UnitFromLinkIDs :many
--- The Links whose From Unit is each of unit_ids (Unit.FromLinkID), in one query for a page of Units.
-SELECT from_unit_id, array_agg(link_id ORDER BY link_id)::uuid[] AS link_ids
-FROM link WHERE organization_id = @organization_id AND from_unit_id = ANY(@unit_ids::uuid[])
-GROUP BY from_unit_id;
-
 -- name: UnitSetConflicts :one
 -- Sets a Unit's outstanding conflicts (and UpstreamRevisionNum, when given) without new data: an upgrade that
 -- changed nothing, conflicts dismissed. A write that already bumped Version in its transaction does not bump it again.
