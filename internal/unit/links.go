@@ -54,7 +54,9 @@ type ProvidedPath struct {
 }
 
 // Satisfied reports whether the write found the value the path needs.
-func (f LinkFinding) Satisfied() bool { return f.Status == FindingWritten || f.Status == FindingUnchanged }
+func (f LinkFinding) Satisfied() bool {
+	return f.Status == FindingWritten || f.Status == FindingUnchanged
+}
 
 // linkSpec is what applying a NeedsProvides Link needs of it.
 type linkSpec struct {
