@@ -188,6 +188,8 @@ func TestLinkLifecycle(t *testing.T) {
 	edited := map[string]any{}
 	require.NoError(t, json.Unmarshal(doc.Document, &edited))
 	require.NotContains(t, edited, "Permissions")
+	require.Equal(t, "a", edited["FromUnit"])
+	require.Equal(t, "b", edited["ToUnit"])
 	edited["DisplayName"] = "From the document"
 	var after api.EntityDocument
 	c.Post(linkPath(ab)+"/document", map[string]any{"Base": doc, "Document": map[string]any{"EntityType": doc.EntityType,
@@ -195,6 +197,18 @@ func TestLinkLifecycle(t *testing.T) {
 	require.Contains(t, string(after.Document), "From the document")
 	c.Post(linkPath(ab)+"/document", map[string]any{"Base": doc, "Document": map[string]any{"EntityType": doc.EntityType,
 		"Version": doc.Version, "Document": edited}}).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	// The To Unit named in another Space by <Space Slug>/<Slug>.
+	doc = after
+	edited = map[string]any{}
+	require.NoError(t, json.Unmarshal(doc.Document, &edited))
+	edited["ToUnit"] = "prod/x"
+	c.Post(linkPath(ab)+"/document", map[string]any{"Base": doc, "Document": map[string]any{"EntityType": doc.EntityType,
+		"Version": doc.Version, "Document": edited}}).Expect(http.StatusOK).JSON(&after)
+	require.Contains(t, string(after.Document), `"ToUnit":"prod/x"`)
+	c.Get(linkPath(ab)).Expect(http.StatusOK).JSON(&ext)
+	require.Equal(t, f.units["x"].UnitID, ext.Link.ToUnitID)
+	require.Equal(t, f.prod.SpaceID, ext.Link.ToSpaceID)
+	c.Patch(linkPath(ab), map[string]any{"ToUnitID": f.units["b"].UnitID.String()}).Expect(http.StatusOK)
 
 	// Unit.FromLinkID lists the Unit's Links; include=FromLinkID expands them.
 	var eu api.ExtendedUnit

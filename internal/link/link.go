@@ -589,7 +589,42 @@ func (strategy) SetUpstream(ctx context.Context, q *db.Queries, sc authz.Scope, 
 	return q.LinkSetUpstream(ctx, db.LinkSetUpstreamParams{OrganizationID: sc.OrganizationID, LinkID: id, UpstreamLinkID: &upstream})
 }
 
-// DocumentSpec: a Link's document leaves its Permissions out.
+// DocumentSpec: a Link's document leaves its Permissions out and names its Units (FromUnit, ToUnit) by
+// Slug, or <Space Slug>/<Slug> in another Space.
 func (strategy) DocumentSpec() entity.DocumentSpec {
-	return entity.DocumentSpec{Omit: []string{"Permissions"}}
+	return entity.DocumentSpec{Omit: []string{"Permissions"}, Refs: []entity.DocumentRef{unitRef("FromUnitID", "FromUnit"), unitRef("ToUnitID", "ToUnit")}}
+}
+
+// unitRef shows a reference to a Unit (field) in documents by name: its Slug in the document's Space, else
+// <Space Slug>/<Slug>. One the caller may not view, or in a Space it may not see into, is shown as it is
+// stored (its ID): a document names nothing invisible.
+func unitRef(field, name string) entity.DocumentRef {
+	return entity.DocumentRef{
+		Field: field, Name: name,
+		Named: func(ctx context.Context, sc authz.Scope, c store.Conn, spaceID, id uuid.UUID) (string, error) {
+			found, err := unit.Family.Visible(ctx, c, sc, []uuid.UUID{id})
+			if err != nil {
+				return "", err
+			}
+			u, ok := found[id]
+			switch {
+			case !ok:
+				return id.String(), nil
+			case u.SpaceID == spaceID:
+				return u.Slug, nil
+			}
+			sp, _, err := space.VisibleParent(ctx, sc, c.Queries(), u.SpaceID)
+			if apierr.Is(err, apierr.TypeNotFound) {
+				return id.String(), nil
+			}
+			if err != nil {
+				return "", err
+			}
+			return sp.Slug + "/" + u.Slug, nil
+		},
+		Resolve: func(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, name string) (uuid.UUID, error) {
+			u, err := space.Named(ctx, sc, c, unit.Family, spaceID, name)
+			return u.ID, err
+		},
+	}
 }
