@@ -525,12 +525,16 @@ func TestLinkOfMutation(t *testing.T) {
 	f := newLinkFixture(t)
 	ab := f.link(t, f.dev, f.body("ab", "a", "b"))
 	a := unitsOf(f.dev) + "/" + f.units["a"].UnitID.String()
-	f.c.Put(a+"/data", apitest.Raw{ContentType: "application/yaml", Data: []byte(deployment)}).Expect(http.StatusOK)
+	var res api.UnitWriteResponse
+	f.c.Put(a+"/data", apitest.Raw{ContentType: "application/yaml", Data: []byte(deployment)}).Expect(http.StatusOK).JSON(&res)
+	require.Equal(t, []uuid.UUID{ab.LinkID}, res.Unit.FromLinkID, "a data write answers the Unit's Links")
+	f.c.Patch(a+"?restore=1", map[string]any{}).Expect(http.StatusOK).JSON(&res)
+	require.Equal(t, []uuid.UUID{ab.LinkID}, res.Unit.FromLinkID)
 	_, err := f.env.App.Store.Pool.Exec(context.Background(), `UPDATE mutation SET link_id = $1 WHERE unit_id = $2`, ab.LinkID, f.units["a"].UnitID)
 	require.NoError(t, err)
 	var muts []api.ExtendedMutation
 	f.c.Get(a + "/mutation?include=LinkID").Expect(http.StatusOK).JSON(&muts)
-	require.Len(t, muts, 1)
+	require.Len(t, muts, 2)
 	require.Equal(t, "ab", muts[0].Link.Slug)
 	f.c.Get(a + "/mutation").Expect(http.StatusOK).JSON(&muts)
 	require.Nil(t, muts[0].Link)
