@@ -236,6 +236,19 @@ func TestLinkLifecycle(t *testing.T) {
 	require.Equal(t, f.units["x"].UnitID, cp.FromUnitID)
 	require.Equal(t, ab.LinkID, *cp.UpstreamLinkID)
 	require.Equal(t, "a-reads-b", cp.Slug)
+	// Again: the Slug is taken there (409), unless allow_exists hands back the copy made.
+	c.Post("/api/link?"+where("Slug = 'a-reads-b'").Encode(), map[string]any{"FromUnitID": f.units["x"].UnitID.String()}).
+		ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
+	c.Post("/api/link?"+url.Values{"where": {"Slug = 'a-reads-b' AND SpaceID = '" + f.dev.SpaceID.String() + "'"}, "allow_exists": {"true"}}.Encode(),
+		map[string]any{"FromUnitID": f.units["x"].UnitID.String()}).Expect(http.StatusOK).JSON(&items)
+	require.Equal(t, cp.LinkID, items[0].Link.LinkID)
+	// filter= selects what a stored Filter of Links does.
+	var flt api.Filter
+	c.Post("/api/space/"+f.dev.SpaceID.String()+"/filter", map[string]any{"Slug": "readers-of-x", "From": "Link",
+		"Where": "ToUnitID = '" + f.units["x"].UnitID.String() + "'"}).Expect(http.StatusOK).JSON(&flt)
+	c.Get("/api/link?" + url.Values{"filter": {flt.FilterID.String()}}.Encode()).Expect(http.StatusOK).JSON(&list)
+	require.Len(t, list, 1)
+	require.Equal(t, "a-reads-x", list[0].Link.Slug)
 	// A copy in the same Space needs another Slug: name_prefixes.
 	c.Post("/api/link?"+where("Slug = 'a-reads-b' AND SpaceID = '"+f.dev.SpaceID.String()+"'").Encode(), map[string]any{"ToUnitID": f.units["c"].UnitID.String()}).
 		Expect(http.StatusConflict)
