@@ -141,10 +141,12 @@ func (f Fields) validate() error {
 	if err := checkUpdateType(f.UpdateType); err != nil {
 		return err
 	}
-	for field, list := range map[string][]json.RawMessage{"Bindings": f.Bindings, "ManualBindings": f.ManualBindings,
-		"DownstreamSetters": f.DownstreamSetters, "UpstreamGetters": f.UpstreamGetters} {
-		if len(list) > 0 {
-			return notYet(field)
+	for _, l := range []struct {
+		field string
+		list  []json.RawMessage
+	}{{"Bindings", f.Bindings}, {"ManualBindings", f.ManualBindings}, {"DownstreamSetters", f.DownstreamSetters}, {"UpstreamGetters", f.UpstreamGetters}} {
+		if len(l.list) > 0 {
+			return notYet(l.field)
 		}
 	}
 	switch {
@@ -184,13 +186,17 @@ func (f Fields) checkPaths() error {
 		return apierr.Validation(fmt.Sprintf("%s: at most %d paths", field, MaxPaths), apierr.Item{Item: field, Description: "too many"})
 	}
 	if f.UpdateType == UpgradeUnit || f.UpdateType == MergeUnits {
-		for field, n := range map[string]int{"UpstreamPaths": len(f.UpstreamPaths), "DownstreamPaths": len(f.DownstreamPaths)} {
-			if n > 0 {
-				return apierr.Validation(fmt.Sprintf("%s must be empty: a Link of UpdateType %s merges the whole data of its To Unit", field, f.UpdateType),
-					apierr.Item{Item: field, Description: "must be empty"})
-			}
+		field := ""
+		switch {
+		case len(f.UpstreamPaths) > 0:
+			field = "UpstreamPaths"
+		case len(f.DownstreamPaths) > 0:
+			field = "DownstreamPaths"
+		default:
+			return nil
 		}
-		return nil
+		return apierr.Validation(fmt.Sprintf("%s must be empty: a Link of UpdateType %s merges the whole data of its To Unit", field, f.UpdateType),
+			apierr.Item{Item: field, Description: "must be empty"})
 	}
 	up := make([]pathEnd, len(f.UpstreamPaths))
 	for i, p := range f.UpstreamPaths {
