@@ -188,6 +188,8 @@ func TestLinkLifecycle(t *testing.T) {
 	edited := map[string]any{}
 	require.NoError(t, json.Unmarshal(doc.Document, &edited))
 	require.NotContains(t, edited, "Permissions")
+	require.Equal(t, "a", edited["FromUnit"])
+	require.Equal(t, "b", edited["ToUnit"])
 	edited["DisplayName"] = "From the document"
 	var after api.EntityDocument
 	c.Post(linkPath(ab)+"/document", map[string]any{"Base": doc, "Document": map[string]any{"EntityType": doc.EntityType,
@@ -195,6 +197,18 @@ func TestLinkLifecycle(t *testing.T) {
 	require.Contains(t, string(after.Document), "From the document")
 	c.Post(linkPath(ab)+"/document", map[string]any{"Base": doc, "Document": map[string]any{"EntityType": doc.EntityType,
 		"Version": doc.Version, "Document": edited}}).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	// The To Unit named in another Space by <Space Slug>/<Slug>.
+	doc = after
+	edited = map[string]any{}
+	require.NoError(t, json.Unmarshal(doc.Document, &edited))
+	edited["ToUnit"] = "prod/x"
+	c.Post(linkPath(ab)+"/document", map[string]any{"Base": doc, "Document": map[string]any{"EntityType": doc.EntityType,
+		"Version": doc.Version, "Document": edited}}).Expect(http.StatusOK).JSON(&after)
+	require.Contains(t, string(after.Document), `"ToUnit":"prod/x"`)
+	c.Get(linkPath(ab)).Expect(http.StatusOK).JSON(&ext)
+	require.Equal(t, f.units["x"].UnitID, ext.Link.ToUnitID)
+	require.Equal(t, f.prod.SpaceID, ext.Link.ToSpaceID)
+	c.Patch(linkPath(ab), map[string]any{"ToUnitID": f.units["b"].UnitID.String()}).Expect(http.StatusOK)
 
 	// Unit.FromLinkID lists the Unit's Links; include=FromLinkID expands them.
 	var eu api.ExtendedUnit
@@ -222,6 +236,19 @@ func TestLinkLifecycle(t *testing.T) {
 	require.Equal(t, f.units["x"].UnitID, cp.FromUnitID)
 	require.Equal(t, ab.LinkID, *cp.UpstreamLinkID)
 	require.Equal(t, "a-reads-b", cp.Slug)
+	// Again: the Slug is taken there (409), unless allow_exists hands back the copy made.
+	c.Post("/api/link?"+where("Slug = 'a-reads-b'").Encode(), map[string]any{"FromUnitID": f.units["x"].UnitID.String()}).
+		ExpectError(http.StatusConflict, api.ErrorTypeAlreadyExists)
+	c.Post("/api/link?"+url.Values{"where": {"Slug = 'a-reads-b' AND SpaceID = '" + f.dev.SpaceID.String() + "'"}, "allow_exists": {"true"}}.Encode(),
+		map[string]any{"FromUnitID": f.units["x"].UnitID.String()}).Expect(http.StatusOK).JSON(&items)
+	require.Equal(t, cp.LinkID, items[0].Link.LinkID)
+	// filter= selects what a stored Filter of Links does.
+	var flt api.Filter
+	c.Post("/api/space/"+f.dev.SpaceID.String()+"/filter", map[string]any{"Slug": "readers-of-x", "From": "Link",
+		"Where": "ToUnitID = '" + f.units["x"].UnitID.String() + "'"}).Expect(http.StatusOK).JSON(&flt)
+	c.Get("/api/link?" + url.Values{"filter": {flt.FilterID.String()}}.Encode()).Expect(http.StatusOK).JSON(&list)
+	require.Len(t, list, 1)
+	require.Equal(t, "a-reads-x", list[0].Link.Slug)
 	// A copy in the same Space needs another Slug: name_prefixes.
 	c.Post("/api/link?"+where("Slug = 'a-reads-b' AND SpaceID = '"+f.dev.SpaceID.String()+"'").Encode(), map[string]any{"ToUnitID": f.units["c"].UnitID.String()}).
 		Expect(http.StatusConflict)
@@ -511,12 +538,16 @@ func TestLinkOfMutation(t *testing.T) {
 	f := newLinkFixture(t)
 	ab := f.link(t, f.dev, f.body("ab", "a", "b"))
 	a := unitsOf(f.dev) + "/" + f.units["a"].UnitID.String()
-	f.c.Put(a+"/data", apitest.Raw{ContentType: "application/yaml", Data: []byte(deployment)}).Expect(http.StatusOK)
+	var res api.UnitWriteResponse
+	f.c.Put(a+"/data", apitest.Raw{ContentType: "application/yaml", Data: []byte(deployment)}).Expect(http.StatusOK).JSON(&res)
+	require.Equal(t, []uuid.UUID{ab.LinkID}, res.Unit.FromLinkID, "a data write answers the Unit's Links")
+	f.c.Patch(a+"?restore=1", map[string]any{}).Expect(http.StatusOK).JSON(&res)
+	require.Equal(t, []uuid.UUID{ab.LinkID}, res.Unit.FromLinkID)
 	_, err := f.env.App.Store.Pool.Exec(context.Background(), `UPDATE mutation SET link_id = $1 WHERE unit_id = $2`, ab.LinkID, f.units["a"].UnitID)
 	require.NoError(t, err)
 	var muts []api.ExtendedMutation
 	f.c.Get(a + "/mutation?include=LinkID").Expect(http.StatusOK).JSON(&muts)
-	require.Len(t, muts, 1)
+	require.Len(t, muts, 2)
 	require.Equal(t, "ab", muts[0].Link.Slug)
 	f.c.Get(a + "/mutation").Expect(http.StatusOK).JSON(&muts)
 	require.Nil(t, muts[0].Link)

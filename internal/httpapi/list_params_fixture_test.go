@@ -166,6 +166,9 @@ func newEveryFamily(t *testing.T) *everyFamily {
 		"UpstreamPaths":   []any{map[string]any{"Name": "replicas", "ResourceType": "apps/v1/Deployment", "Path": "spec.replicas"}},
 		"DownstreamPaths": []any{map[string]any{"Name": "replicas", "Path": "REPLICAS"}}, "Labels": map[string]string{"kind": "needs"}}).
 		Expect(http.StatusOK).JSON(&envLink)
+	// A Mutation made by the Link (propagation records it), so include=LinkID has one to expand.
+	_, err = env.App.Store.Pool.Exec(context.Background(), `UPDATE mutation SET link_id = $1 WHERE unit_id = $2 AND mutation_num = 1`, envLink.LinkID, web.UnitID)
+	require.NoError(t, err)
 	c.Post(sp+"/link", map[string]any{"Slug": "empty-merges-env", "FromUnitID": emptyUnit.UnitID, "ToUnitID": envUnit.UnitID, "UpdateType": "MergeUnits",
 		"Guards": map[string]string{"team": "web"}}).Expect(http.StatusOK)
 

@@ -72,6 +72,9 @@ func (h unitAPI) UploadUnitData(ctx context.Context, r api.UploadUnitDataRequest
 	if err != nil {
 		return nil, err
 	}
+	if res.Unit, err = h.s.deps.Units.WithLinks(ctx, res.Unit); err != nil {
+		return nil, err
+	}
 	etag := `"` + res.Unit.DataHash + `"`
 	return api.UploadUnitData200JSONResponse{Body: writeResponse(res, includes), Headers: api.UploadUnitData200ResponseHeaders{ETag: &etag}}, nil
 }

@@ -141,10 +141,12 @@ func (f Fields) validate() error {
 	if err := checkUpdateType(f.UpdateType); err != nil {
 		return err
 	}
-	for field, list := range map[string][]json.RawMessage{"Bindings": f.Bindings, "ManualBindings": f.ManualBindings,
-		"DownstreamSetters": f.DownstreamSetters, "UpstreamGetters": f.UpstreamGetters} {
-		if len(list) > 0 {
-			return notYet(field)
+	for _, l := range []struct {
+		field string
+		list  []json.RawMessage
+	}{{"Bindings", f.Bindings}, {"ManualBindings", f.ManualBindings}, {"DownstreamSetters", f.DownstreamSetters}, {"UpstreamGetters", f.UpstreamGetters}} {
+		if len(l.list) > 0 {
+			return notYet(l.field)
 		}
 	}
 	switch {
@@ -184,13 +186,17 @@ func (f Fields) checkPaths() error {
 		return apierr.Validation(fmt.Sprintf("%s: at most %d paths", field, MaxPaths), apierr.Item{Item: field, Description: "too many"})
 	}
 	if f.UpdateType == UpgradeUnit || f.UpdateType == MergeUnits {
-		for field, n := range map[string]int{"UpstreamPaths": len(f.UpstreamPaths), "DownstreamPaths": len(f.DownstreamPaths)} {
-			if n > 0 {
-				return apierr.Validation(fmt.Sprintf("%s must be empty: a Link of UpdateType %s merges the whole data of its To Unit", field, f.UpdateType),
-					apierr.Item{Item: field, Description: "must be empty"})
-			}
+		field := ""
+		switch {
+		case len(f.UpstreamPaths) > 0:
+			field = "UpstreamPaths"
+		case len(f.DownstreamPaths) > 0:
+			field = "DownstreamPaths"
+		default:
+			return nil
 		}
-		return nil
+		return apierr.Validation(fmt.Sprintf("%s must be empty: a Link of UpdateType %s merges the whole data of its To Unit", field, f.UpdateType),
+			apierr.Item{Item: field, Description: "must be empty"})
 	}
 	up := make([]pathEnd, len(f.UpstreamPaths))
 	for i, p := range f.UpstreamPaths {
@@ -608,7 +614,42 @@ func (strategy) SetUpstream(ctx context.Context, q *db.Queries, sc authz.Scope, 
 	return q.LinkSetUpstream(ctx, db.LinkSetUpstreamParams{OrganizationID: sc.OrganizationID, LinkID: id, UpstreamLinkID: &upstream})
 }
 
-// DocumentSpec: a Link's document leaves its Permissions out.
+// DocumentSpec: a Link's document leaves its Permissions out and names its Units (FromUnit, ToUnit) by
+// Slug, or <Space Slug>/<Slug> in another Space.
 func (strategy) DocumentSpec() entity.DocumentSpec {
-	return entity.DocumentSpec{Omit: []string{"Permissions"}}
+	return entity.DocumentSpec{Omit: []string{"Permissions"}, Refs: []entity.DocumentRef{unitRef("FromUnitID", "FromUnit"), unitRef("ToUnitID", "ToUnit")}}
+}
+
+// unitRef shows a reference to a Unit (field) in documents by name: its Slug in the document's Space, else
+// <Space Slug>/<Slug>. One the caller may not view, or in a Space it may not see into, is shown as it is
+// stored (its ID): a document names nothing invisible.
+func unitRef(field, name string) entity.DocumentRef {
+	return entity.DocumentRef{
+		Field: field, Name: name,
+		Named: func(ctx context.Context, sc authz.Scope, c store.Conn, spaceID, id uuid.UUID) (string, error) {
+			found, err := unit.Family.Visible(ctx, c, sc, []uuid.UUID{id})
+			if err != nil {
+				return "", err
+			}
+			u, ok := found[id]
+			switch {
+			case !ok:
+				return id.String(), nil
+			case u.SpaceID == spaceID:
+				return u.Slug, nil
+			}
+			sp, _, err := space.VisibleParent(ctx, sc, c.Queries(), u.SpaceID)
+			if apierr.Is(err, apierr.TypeNotFound) {
+				return id.String(), nil
+			}
+			if err != nil {
+				return "", err
+			}
+			return sp.Slug + "/" + u.Slug, nil
+		},
+		Resolve: func(ctx context.Context, sc authz.Scope, c store.Conn, spaceID uuid.UUID, name string) (uuid.UUID, error) {
+			u, err := space.Named(ctx, sc, c, unit.Family, spaceID, name)
+			return u.ID, err
+		},
+	}
 }

@@ -233,6 +233,13 @@ func enrichLinks(ctx context.Context, q *db.Queries, items []Unit) error {
 	return nil
 }
 
+// WithLinks reads u's FromLinkIDs, for the answer of a write that read the Unit without them (a data write).
+func (s *Service) WithLinks(ctx context.Context, u Unit) (Unit, error) {
+	items := []Unit{u}
+	err := enrichLinks(ctx, s.Store.Q(), items)
+	return items[0], err
+}
+
 // LinkRules are what Links add to Unit deletes and moves. The Link family (internal/link) reads Units, so
 // Units cannot import it: it sets Links when it is loaded. Unset, Units have no Links.
 type LinkRules interface {
@@ -427,6 +434,10 @@ func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, unitID uui
 		out, err = s.restoreRevision(ctx, sc, tx, spaceID, unitID, restore, opts, true)
 		return err
 	})
+	if err != nil {
+		return out, err
+	}
+	out.Unit, err = s.WithLinks(ctx, out.Unit)
 	return out, err
 }
 
