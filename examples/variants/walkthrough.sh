@@ -77,7 +77,7 @@ invoke() { # invoke SPACE UNIT QUERY FUNCTION ARG...
 	args=$(printf '%s\n' "$@" | jq -R '{Value: .}' | jq -s -c .)
 	call POST "/space/$space/function/invoke?where=$(q "UnitID = '$unit'")$query" \
 		"{\"ToolchainType\": \"Kubernetes/YAML\", \"FunctionInvocations\": [{\"FunctionName\": \"$fn\", \"Arguments\": $args}]}" |
-		jq -c '.[0] | {Unit: .Unit.Slug, Space: .Unit.SpaceID, HeadRevisionNum: .Unit.HeadRevisionNum}'
+		jq -c '.[] | {Unit: .UnitSlug, Space: .SpaceSlug, Changed: .HasNewMutations}'
 }
 invoke "$STAGING" "$STAGING_WEB" "" set-replicas 2
 invoke "$PROD" "$PROD_WEB" "&protect=true" set-replicas 5
@@ -91,9 +91,7 @@ call PATCH "/unit?upgrade=true&where=$(q "UpstreamUnitID = '$APP'")" '{}' applic
 	jq -c '.[] | {Space: .Unit.SpaceID, UpstreamRevisionNum: .Unit.UpstreamRevisionNum, Conflicts: [.Unit.Conflicts[] | {Path, Reason}]}'
 for pair in "dev:$DEV:$DEV_WEB" "staging:$STAGING:$STAGING_WEB" "prod:$PROD:$PROD_WEB"; do
 	IFS=: read -r env sp u <<<"$pair"
-	printf '%-8s ' "$env"
-	call GET "/space/$sp/unit/$u/data" | grep -E 'replicas|image' | tr -s ' ' | tr '\n' ' '
-	echo
+	printf '%-8s %s\n' "$env" "$(call GET "/space/$sp/unit/$u/data" | grep -E '^ *(replicas|image):' | sed -E 's/^ +//' | paste -sd' ')"
 done
 
 step "A conflict: prod logs at warn, while the base moves to debug"
@@ -103,7 +101,8 @@ call PATCH "/space/$PROD/unit/$PROD_WEB?upgrade=true" '{}' application/merge-pat
 	jq -c '{Conflicts: [.Unit.Conflicts[] | {Path, Reason, UpstreamValue, LocalValue}]}'
 
 step "Prod keeps its own value: the conflict is dismissed"
-call POST "/space/$PROD/unit/$PROD_WEB/conflicts" '{"Action": "Dismiss"}' | jq -c '{Dismissed, Conflicts}'
+call POST "/space/$PROD/unit/$PROD_WEB/conflicts" '{"Action": "Dismiss"}' | jq -c '{Dismissed: [.Dismissed[].Path], Outstanding: .Conflicts}'
+call GET "/space/$PROD/unit/$PROD_WEB/data" | grep -A1 LOG_LEVEL
 
 step "A Link per environment: each web reads its environment's database address"
 for pair in "dev:$DEV:$DEV_WEB" "staging:$STAGING:$STAGING_WEB" "prod:$PROD:$PROD_WEB"; do
@@ -127,7 +126,6 @@ call GET "/space/$PROD/unit/$PROD_WEB/data" | grep -A1 DB_HOST
 
 step "Why prod's web holds what it holds: the Mutation behind each path"
 call GET "/space/$PROD/unit/$PROD_WEB/mutation_sources" |
-	jq -c '.MutationSources[] | select(.Path | test("replicas|image|DB_HOST|LOG_LEVEL")) | {Path, RevisionNum, Protected}' 2>/dev/null ||
-	call GET "/space/$PROD/unit/$PROD_WEB/mutation_sources"
-call GET "/space/$PROD/unit/$PROD_WEB/mutation?include=LinkID" |
-	jq -c '.[] | {MutationNum: .Mutation.MutationNum, FunctionName: .Mutation.FunctionName, MergeSourceID: .Mutation.MergeSourceID, Link: .Link.Slug}'
+	jq -c '.Sources[] | select(.Path | test("replicas|image|env")) | {Path, MutationNum, Protected}'
+call GET "/space/$PROD/unit/$PROD_WEB/mutation?include=LinkID,MergeSourceID" |
+	jq -c '.[] | {MutationNum: .Mutation.MutationNum, Function: .Mutation.FunctionInvocation.FunctionName, MergedFrom: .MergeSource.Slug, Link: .Link.Slug}'

@@ -32,7 +32,8 @@ func TestVariantsWalkthrough(t *testing.T) {
 		"staging  replicas: 2 image: shop/web:1.1",
 		"prod     replicas: 5 image: shop/web:1.1",
 		`"Reason":"UnresolvedPath"`,
-		`"Dismissed":1`,
+		`{"Dismissed":["spec.template.spec.containers.0.env.0.value"],"Outstanding":[]}`,
+		"value: warn",
 		"value: db-2.prod.internal",
 	} {
 		if !strings.Contains(text, want) {
