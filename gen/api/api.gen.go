@@ -2710,6 +2710,9 @@ type PathAnnotation struct {
 	ResourceType string `json:"ResourceType"`
 }
 
+// PathAnnotationInput defines model for PathAnnotationInput.
+type PathAnnotationInput = PathAnnotation
+
 // PathChange defines model for PathChange.
 type PathChange struct {
 	Change PathChangeChange `json:"Change"`
@@ -3347,6 +3350,9 @@ type Unit struct {
 	// NeededPaths The paths the Unit's Links write into it (their DownstreamPaths), each with whether the last write found its value.
 	NeededPaths    []NeededPath       `json:"NeededPaths"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// PathAnnotations The guards and protection of paths of the data (set by POST .../guard and .../protection, and by writes with guards= or protect=true): a protected path is a local override no merge or Link overwrites, a guarded one changes only for a write whose clearance clears its guards.
+	PathAnnotations []PathAnnotation `json:"PathAnnotations"`
 
 	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
 	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted

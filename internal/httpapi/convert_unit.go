@@ -23,7 +23,7 @@ func unitToAPI(u unit.Unit) api.Unit {
 		ApplyGates: u.ApplyGates, ApplyWarnings: u.ApplyWarnings, ValidationErrors: u.ValidationErrors,
 		ValidationWarnings: u.ValidationWarnings, ValidationTriggerIDs: u.ValidationTriggerIDs, ValueTriggerIDs: u.ValueTriggerIDs,
 		FromLinkID: fromLinkIDs(u), Values: map[string]string{}, Conflicts: conflictsToAPI(u.ID, u.Conflicts),
-		LinkFindings: linkFindingsToAPI(u.LinkFindings), NeededPaths: neededPathsToAPI(u.LinkFindings), ProvidedPaths: providedPathsToAPI(u.ProvidedPaths),
+		PathAnnotations: pathAnnotationsToAPI(u.PathAnnotations), LinkFindings: linkFindingsToAPI(u.LinkFindings), NeededPaths: neededPathsToAPI(u.LinkFindings), ProvidedPaths: providedPathsToAPI(u.ProvidedPaths),
 		HiddenReason: u.HiddenReason, EntityType: unit.EntityType,
 		CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC(), Version: u.Version,
 	}

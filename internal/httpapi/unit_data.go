@@ -103,6 +103,10 @@ func (h unitAPI) SetUnitGuard(ctx context.Context, r api.SetUnitGuardRequestObje
 	if err != nil {
 		return nil, err
 	}
+	return api.SetUnitGuard200JSONResponse{Body: api.UnitGuardResponse{PathAnnotations: pathAnnotationsToAPI(notes)}}, nil
+}
+
+func pathAnnotationsToAPI(notes []unit.PathAnnotation) []api.PathAnnotation {
 	out := make([]api.PathAnnotation, len(notes))
 	for i, n := range notes {
 		out[i] = api.PathAnnotation{ResourceType: n.ResourceType, ResourceName: n.ResourceName, Path: n.Path, Guards: n.Guards, Protected: n.Protected}
@@ -110,7 +114,7 @@ func (h unitAPI) SetUnitGuard(ctx context.Context, r api.SetUnitGuardRequestObje
 			out[i].Guards = map[string]string{}
 		}
 	}
-	return api.SetUnitGuard200JSONResponse{Body: api.UnitGuardResponse{PathAnnotations: out}}, nil
+	return out
 }
 
 func (h unitAPI) SetUnitProtection(ctx context.Context, r api.SetUnitProtectionRequestObject) (api.SetUnitProtectionResponseObject, error) {

@@ -67,7 +67,7 @@ var ListEntity = listquery.Standard{Table: "unit", ID: "UnitID", InSpace: true, 
 		attr("FromLinkID", listquery.UUIDList, "ARRAY(SELECT hubd_link.link_id FROM link hubd_link WHERE hubd_link.organization_id = unit.organization_id AND hubd_link.from_unit_id = unit.unit_id ORDER BY hubd_link.link_id)"),
 		listquery.After("EntityType"),
 	}, opaque("ApplyGates", "ApplyWarnings", "ValidationErrors", "ValidationWarnings",
-		"ValidationTriggerIDs", "ValueTriggerIDs", "Values", "Conflicts", "LinkFindings", "NeededPaths", "ProvidedPaths",
+		"ValidationTriggerIDs", "ValueTriggerIDs", "Values", "Conflicts", "PathAnnotations", "LinkFindings", "NeededPaths", "ProvidedPaths",
 		"UnitEventID")...),
 	Includes: []listquery.Include{
 		{Name: "HeadRevisionNum", Field: "HeadRevision", Type: RevisionEntityType},
