@@ -216,6 +216,7 @@ func TestUpgradeMergesUpstream(t *testing.T) {
 	head := f.cloneNow(t).HeadRevisionNum
 	res = f.upgrade(t)
 	require.Equal(t, head, res.Unit.HeadRevisionNum)
+	require.Contains(t, *res.ConfigData, "image: v3", "include answers the data also when the upgrade changed none")
 
 	// A later upgrade of the same source replaces its outstanding conflicts: none stay stale.
 	f.putUp(t, "replicas: 1\nimage: v3\nname: again\nregion: ap\nextra: x\nextra2: y\n")

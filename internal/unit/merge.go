@@ -114,8 +114,9 @@ func (s *Service) mergeInto(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 		return WriteResult{}, err
 	}
 	if configdata.Hash(out) == row.DataHash {
+		// No Data: the caller reads the data and sources include asks for, as after a write of fields.
 		u, err := s.setConflicts(ctx, sc, tx, row, wc, outstanding, upstreamNum, fieldsWritten)
-		return WriteResult{Unit: u, Data: data, Sources: nil, Conflicts: found}, err
+		return WriteResult{Unit: u, Conflicts: found}, err
 	}
 	doc, err := configdata.Parse(row.ToolchainType, out)
 	if err != nil {
