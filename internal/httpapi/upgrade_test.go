@@ -368,3 +368,24 @@ func TestDataWriteProtectAndGuards(t *testing.T) {
 		}
 	}
 }
+
+// TestUpgradeDeleteShadowed: a path the clone deleted stays deleted when upstream changes it
+// (DeleteShadowed), and applying the conflict writes it back.
+func TestUpgradeDeleteShadowed(t *testing.T) {
+	t.Parallel()
+	f := newUpgradeFixture(t)
+	f.putClone(t, "replicas: 1\nimage: v1\nname: web\nregion: us\nextra: x\n")
+	f.putUp(t, "replicas: 1\nimage: v1\nname: web\nregion: us\nextra: x\nextra2: z\nadded: new\n")
+	res := f.upgrade(t)
+	require.Equal(t, map[string]api.MutationConflictReason{"extra2": api.DeleteShadowed}, reasons(res.Unit.Conflicts))
+	c := res.Unit.Conflicts[0]
+	require.Nil(t, c.LocalValue)
+	require.Equal(t, `"y"`, *c.BaseValue)
+	data := f.cloneData(t)
+	require.NotContains(t, data, "extra2")
+	require.Equal(t, "new", data["added"])
+	out := f.resolve(t, http.StatusOK, map[string]any{"Action": "Apply"})
+	require.Len(t, out.Applied, 1)
+	require.Equal(t, "z", f.cloneData(t)["extra2"])
+	require.Empty(t, f.cloneNow(t).Conflicts)
+}
