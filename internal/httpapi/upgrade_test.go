@@ -353,6 +353,15 @@ func TestDataWriteProtectAndGuards(t *testing.T) {
 	f.c.Do(http.MethodPut, f.clonePath()+"/data?guards=nope", apitest.Raw{ContentType: "text/plain", Data: []byte("a: 1\n")}).
 		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 
+	// An invocation with protect alone (no guards) records protection too.
+	f.invoke(t, url.Values{"where": {"Slug = 'app'"}, "protect": {"true"}}, http.StatusOK, invocation("set-value", "region", "eu"))
+	f.c.Get(f.path(f.upstream) + "/mutation_sources").Expect(http.StatusOK).JSON(&sources)
+	protected := map[string]bool{}
+	for _, s := range sources.Sources {
+		protected[s.Path] = s.Protected
+	}
+	require.Equal(t, map[string]bool{"replicas": false, "image": false, "name": false, "region": true, "extra": false, "extra2": false}, protected)
+
 	// The protected path survives an upgrade.
 	f.putUp(t, "replicas: 2\nimage: v2\nname: web\nregion: us\nextra: x\nextra2: y\n")
 	res := f.upgrade(t)
