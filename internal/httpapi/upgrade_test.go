@@ -216,6 +216,7 @@ func TestUpgradeMergesUpstream(t *testing.T) {
 	head := f.cloneNow(t).HeadRevisionNum
 	res = f.upgrade(t)
 	require.Equal(t, head, res.Unit.HeadRevisionNum)
+	require.Contains(t, *res.ConfigData, "image: v3", "include answers the data also when the upgrade changed none")
 
 	// A later upgrade of the same source replaces its outstanding conflicts: none stay stale.
 	f.putUp(t, "replicas: 1\nimage: v3\nname: again\nregion: ap\nextra: x\nextra2: y\n")
@@ -352,6 +353,15 @@ func TestDataWriteProtectAndGuards(t *testing.T) {
 	f.c.Do(http.MethodPut, f.clonePath()+"/data?guards=nope", apitest.Raw{ContentType: "text/plain", Data: []byte("a: 1\n")}).
 		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 
+	// An invocation with protect alone (no guards) records protection too.
+	f.invoke(t, url.Values{"where": {"Slug = 'app'"}, "protect": {"true"}}, http.StatusOK, invocation("set-value", "region", "eu"))
+	f.c.Get(f.path(f.upstream) + "/mutation_sources").Expect(http.StatusOK).JSON(&sources)
+	protected := map[string]bool{}
+	for _, s := range sources.Sources {
+		protected[s.Path] = s.Protected
+	}
+	require.Equal(t, map[string]bool{"replicas": false, "image": false, "name": false, "region": true, "extra": false, "extra2": false}, protected)
+
 	// The protected path survives an upgrade.
 	f.putUp(t, "replicas: 2\nimage: v2\nname: web\nregion: us\nextra: x\nextra2: y\n")
 	res := f.upgrade(t)
@@ -366,4 +376,25 @@ func TestDataWriteProtectAndGuards(t *testing.T) {
 			require.True(t, s.Protected)
 		}
 	}
+}
+
+// TestUpgradeDeleteShadowed: a path the clone deleted stays deleted when upstream changes it
+// (DeleteShadowed), and applying the conflict writes it back.
+func TestUpgradeDeleteShadowed(t *testing.T) {
+	t.Parallel()
+	f := newUpgradeFixture(t)
+	f.putClone(t, "replicas: 1\nimage: v1\nname: web\nregion: us\nextra: x\n")
+	f.putUp(t, "replicas: 1\nimage: v1\nname: web\nregion: us\nextra: x\nextra2: z\nadded: new\n")
+	res := f.upgrade(t)
+	require.Equal(t, map[string]api.MutationConflictReason{"extra2": api.DeleteShadowed}, reasons(res.Unit.Conflicts))
+	c := res.Unit.Conflicts[0]
+	require.Nil(t, c.LocalValue)
+	require.Equal(t, `"y"`, *c.BaseValue)
+	data := f.cloneData(t)
+	require.NotContains(t, data, "extra2")
+	require.Equal(t, "new", data["added"])
+	out := f.resolve(t, http.StatusOK, map[string]any{"Action": "Apply"})
+	require.Len(t, out.Applied, 1)
+	require.Equal(t, "z", f.cloneData(t)["extra2"])
+	require.Empty(t, f.cloneNow(t).Conflicts)
 }

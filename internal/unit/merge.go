@@ -101,13 +101,7 @@ func (s *Service) mergeInto(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 	if err != nil {
 		return WriteResult{}, err
 	}
-	outstanding := []Conflict{}
-	for _, c := range current {
-		if !sameSource(c, m.SourceID, m.LinkID) {
-			outstanding = append(outstanding, c)
-		}
-	}
-	outstanding = append(outstanding, found...)
+	outstanding := replaceSourceConflicts(current, m.SourceID, m.LinkID, found)
 	var upstreamNum *int64
 	if m.SetUpstreamRevisionNum {
 		upstreamNum = &m.EndNum
@@ -120,8 +114,9 @@ func (s *Service) mergeInto(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 		return WriteResult{}, err
 	}
 	if configdata.Hash(out) == row.DataHash {
+		// No Data: the caller reads the data and sources include asks for, as after a write of fields.
 		u, err := s.setConflicts(ctx, sc, tx, row, wc, outstanding, upstreamNum, fieldsWritten)
-		return WriteResult{Unit: u, Data: data, Sources: nil, Conflicts: found}, err
+		return WriteResult{Unit: u, Conflicts: found}, err
 	}
 	doc, err := configdata.Parse(row.ToolchainType, out)
 	if err != nil {
@@ -145,6 +140,19 @@ type mergeRecord struct {
 	upstreamNum       *int64
 	unitConflicts     []Conflict // the Unit's outstanding conflicts after the write
 	revisionConflicts []Conflict // those the merge found
+}
+
+// replaceSourceConflicts is a Unit's outstanding conflicts (current) after a merge from source along
+// link (nil: an upgrade of a clone) found found: those of other sources stay, the source's own are
+// replaced. Conflicts are keyed by their source so: MergeSourceID and LinkID.
+func replaceSourceConflicts(current []Conflict, source uuid.UUID, link *uuid.UUID, found []Conflict) []Conflict {
+	out := []Conflict{}
+	for _, c := range current {
+		if !sameSource(c, source, link) {
+			out = append(out, c)
+		}
+	}
+	return append(out, found...)
 }
 
 func sameSource(c Conflict, source uuid.UUID, link *uuid.UUID) bool {
