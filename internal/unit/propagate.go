@@ -130,7 +130,7 @@ func (s *Service) copyLinkPaths(ctx context.Context, sc authz.Scope, tx *store.T
 	if err != nil {
 		return WriteResult{}, err
 	}
-	// The Link's conflicts replace those its earlier writes left.
+	// The Link's conflicts replace those its earlier writes left (keyed by the upstream and the Link).
 	found := make([]Conflict, len(withheld))
 	for i, c := range withheld {
 		c.UnitID, c.MergeSourceID, c.LinkID, c.MergeEndRevisionNum = row.UnitID, &up.UnitID, &l.LinkID, up.HeadRevisionNum
@@ -140,13 +140,7 @@ func (s *Service) copyLinkPaths(ctx context.Context, sc authz.Scope, tx *store.T
 	if err != nil {
 		return WriteResult{}, err
 	}
-	outstanding := []Conflict{}
-	for _, c := range current {
-		if !sameSource(c, up.UnitID, &l.LinkID) {
-			outstanding = append(outstanding, c)
-		}
-	}
-	outstanding = append(outstanding, found...)
+	outstanding := replaceSourceConflicts(current, up.UnitID, &l.LinkID, found)
 
 	guards, err := store.DecodeJSON[map[string]string](l.Guards)
 	if err != nil {
