@@ -3426,12 +3426,15 @@ type UnitConflictsRequestAction string
 
 // UnitConflictsResponse defines model for UnitConflictsResponse.
 type UnitConflictsResponse struct {
-	Applied []MutationConflict `json:"Applied"`
+	// Applied How many conflicts were applied (their upstream values written).
+	Applied int `json:"Applied"`
 
 	// Conflicts The conflicts still outstanding.
 	Conflicts []MutationConflict `json:"Conflicts"`
-	Dismissed []MutationConflict `json:"Dismissed"`
-	Error     *ResponseError     `json:"Error"`
+
+	// Dismissed How many conflicts were dismissed (their local values kept).
+	Dismissed int            `json:"Dismissed"`
+	Error     *ResponseError `json:"Error"`
 
 	// Unit Configuration data (not a field; see /data) plus metadata.
 	Unit Unit `json:"Unit"`

@@ -177,8 +177,8 @@ func (h unitAPI) ResolveUnitConflicts(ctx context.Context, r api.ResolveUnitConf
 	if err != nil {
 		return nil, err
 	}
-	return api.ResolveUnitConflicts200JSONResponse{Body: api.UnitConflictsResponse{Applied: conflictsToAPI(r.UnitId, res.Applied),
-		Dismissed: conflictsToAPI(r.UnitId, res.Dismissed), Conflicts: conflictsToAPI(r.UnitId, res.Conflicts), Unit: unitToAPI(res.Unit)}}, nil
+	return api.ResolveUnitConflicts200JSONResponse{Body: api.UnitConflictsResponse{Applied: len(res.Applied),
+		Dismissed: len(res.Dismissed), Conflicts: conflictsToAPI(r.UnitId, res.Conflicts), Unit: unitToAPI(res.Unit)}}, nil
 }
 
 func nonEmpty(s string) *string {

@@ -183,13 +183,14 @@ func TestUpgradeMergesUpstream(t *testing.T) {
 
 	// A dry-run Apply answers and stores nothing.
 	out := f.resolve(t, http.StatusOK, map[string]any{"Action": "Apply", "DryRun": true, "Select": []any{map[string]any{"Path": "region"}}})
-	require.Len(t, out.Applied, 1)
+	require.Equal(t, 1, out.Applied)
+	require.Equal(t, []string{"name"}, paths(out.Conflicts))
 	require.Equal(t, "eu", f.cloneData(t)["region"])
 	require.Len(t, f.cloneNow(t).Conflicts, 2)
 
 	// Apply by Path and Reason: the upstream value is written as a new Revision.
 	out = f.resolve(t, http.StatusOK, map[string]any{"Action": "Apply", "Select": []any{map[string]any{"Path": "region", "Reason": "UnresolvedPath"}}})
-	require.Equal(t, []string{"region"}, paths(out.Applied))
+	require.Equal(t, 1, out.Applied)
 	require.Equal(t, []string{"name"}, paths(out.Conflicts))
 	require.Equal(t, int64(4), out.Unit.HeadRevisionNum)
 	require.Equal(t, "ap", f.cloneData(t)["region"])
@@ -198,7 +199,7 @@ func TestUpgradeMergesUpstream(t *testing.T) {
 	// Dismiss keeps the local value: a new Version, no Revision.
 	before := f.cloneNow(t)
 	out = f.resolve(t, http.StatusOK, map[string]any{"Action": "Dismiss"})
-	require.Equal(t, []string{"name"}, paths(out.Dismissed))
+	require.Equal(t, 1, out.Dismissed)
 	require.Empty(t, out.Conflicts)
 	require.Equal(t, before.HeadRevisionNum, out.Unit.HeadRevisionNum)
 	require.Equal(t, before.Version+1, out.Unit.Version)
@@ -266,11 +267,12 @@ func TestUpgradeProtectionGuardsAndSubtraction(t *testing.T) {
 
 	// Applying the Guarded conflict needs the clearance: without it, it stays outstanding.
 	out := f.resolve(t, http.StatusOK, map[string]any{"Action": "Apply", "Select": []any{map[string]any{"Reason": "Guarded"}}})
-	require.Empty(t, out.Applied)
+	require.Zero(t, out.Applied)
 	require.Contains(t, paths(out.Conflicts), "replicas")
 	clearance := `[{"Key": "owner", "Operator": "In", "Values": ["sre"]}]`
 	out = f.resolve(t, http.StatusOK, map[string]any{"Action": "Apply", "Select": []any{map[string]any{"Reason": "Guarded"}}}, "clearance", clearance)
-	require.Equal(t, []string{"replicas"}, paths(out.Applied))
+	require.Equal(t, 1, out.Applied)
+	require.NotContains(t, paths(out.Conflicts), "replicas")
 	require.Equal(t, int64(2), f.cloneData(t)["replicas"])
 	// Applying a Subtracted conflict deletes the path.
 	f.resolve(t, http.StatusOK, map[string]any{"Action": "Apply", "Select": []any{map[string]any{"Path": "extra"}}})
@@ -394,7 +396,7 @@ func TestUpgradeDeleteShadowed(t *testing.T) {
 	require.NotContains(t, data, "extra2")
 	require.Equal(t, "new", data["added"])
 	out := f.resolve(t, http.StatusOK, map[string]any{"Action": "Apply"})
-	require.Len(t, out.Applied, 1)
+	require.Equal(t, 1, out.Applied)
 	require.Equal(t, "z", f.cloneData(t)["extra2"])
 	require.Empty(t, f.cloneNow(t).Conflicts)
 }
