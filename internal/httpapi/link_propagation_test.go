@@ -296,3 +296,20 @@ func TestLinkPropagationReach(t *testing.T) {
 	viewer.Post("/api/space/"+f.space.SpaceID.String()+"/link", map[string]any{"Slug": "v", "FromUnitID": db.UnitID, "ToUnitID": secret.UnitID}).
 		Expect(http.StatusForbidden)
 }
+
+// TestLinkPropagationWithinOneInvocation: one invocation over an upstream and its downstream writes both;
+// the downstream's own change is made on top of what the upstream's propagated into it moments before, in
+// the same transaction.
+func TestLinkPropagationWithinOneInvocation(t *testing.T) {
+	t.Parallel()
+	f := newPropagationFixture(t)
+	db := f.unitWithData(t, "db", configdata.AppConfigYAML, "db:\n  host: h1\n")
+	app := f.unitWithData(t, "app", configdata.AppConfigYAML, "name: app\n")
+	f.hostLink(t, "app-db", app, db)
+	out := f.invoke(t, url.Values{"where": {"Slug IN ('db', 'app')"}, "order_by": {"Slug DESC"}}, http.StatusOK,
+		invocation("set-value", "db.host", "h2"))
+	require.Len(t, out, 2)
+	data := leavesOf(t, []byte(f.data(t, app)))
+	require.Equal(t, "h2", data["database.host"], "the upstream's change reached the downstream")
+	require.Equal(t, "h2", data["db.host"], "the downstream's own change was made too")
+}
