@@ -1607,7 +1607,10 @@ type EventLogEntry struct {
 	// bridge_worker, organization) carry its Slug, the Version it reached, and SpaceSlug for entities in a Space;
 	// a unit.updated written by a data write also carries the RevisionNum it made. organization_member.* carry the
 	// member's User ID as EntityID. command_run.created and command_run.updated carry the ChannelID, Command and
-	// Status of the run. Event types added later may carry other fields.
+	// Status of the run. queued_operation.created (an action queued for a BridgeWorker) carries the Unit's Slug
+	// and SpaceSlug, UnitID, BridgeWorkerID, Action and UnitActionNum; apply.completed (a worker completed an
+	// apply; its entity is the Unit) carries UnitID, UnitSlug, SpaceID, SpaceSlug, RevisionNum and QueuedOperationID.
+	// Event types added later may carry other fields.
 	Payload           EventPayload        `json:"Payload"`
 	SpaceID           *openapi_types.UUID `json:"SpaceID"`
 	SubjectEntityID   openapi_types.UUID  `json:"SubjectEntityID"`
@@ -1620,7 +1623,10 @@ type EventLogEntry struct {
 // bridge_worker, organization) carry its Slug, the Version it reached, and SpaceSlug for entities in a Space;
 // a unit.updated written by a data write also carries the RevisionNum it made. organization_member.* carry the
 // member's User ID as EntityID. command_run.created and command_run.updated carry the ChannelID, Command and
-// Status of the run. Event types added later may carry other fields.
+// Status of the run. queued_operation.created (an action queued for a BridgeWorker) carries the Unit's Slug
+// and SpaceSlug, UnitID, BridgeWorkerID, Action and UnitActionNum; apply.completed (a worker completed an
+// apply; its entity is the Unit) carries UnitID, UnitSlug, SpaceID, SpaceSlug, RevisionNum and QueuedOperationID.
+// Event types added later may carry other fields.
 type EventPayload = interface{}
 
 // ExtendedAttestation defines model for ExtendedAttestation.

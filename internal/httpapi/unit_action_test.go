@@ -278,3 +278,100 @@ func TestUnitActionCancelAndLocks(t *testing.T) {
 		ExpectError(http.StatusConflict, api.ErrorTypeConflict)
 	f.admin.Delete(f.unitPath).Expect(http.StatusOK)
 }
+
+// TestUnitActionDriftAndGates: a refresh whose live data differs from the Unit's is drift; with DryRun
+// the operation carries it and the Unit is unchanged, else it is a new Revision (Source Refresh). An
+// import fills an empty Unit. A completed apply emits apply.completed. ApplyGates refuse apply and
+// DestroyGates destroy (422).
+func TestUnitActionDriftAndGates(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+
+	// The worker's event cursor, placed at the tail before the apply completes.
+	cursor := "/api/space/" + f.space.SpaceID.String() + "/bridge_worker/" + f.bw.BridgeWorkerID.String() + "/event_cursor/applies/poll"
+	var entries []api.EventLogEntry
+	f.worker.Post(cursor, map[string]any{"TimeoutSeconds": 0, "EventTypes": []string{"apply.completed"}}).Expect(http.StatusOK).JSON(&entries)
+	apply := f.start(t, "apply", nil)
+	f.readQueue(t)
+	f.report(t, apply, map[string]any{"Status": "Completed"})
+	f.worker.Post(cursor, map[string]any{"TimeoutSeconds": 5, "EventTypes": []string{"apply.completed"}}).Expect(http.StatusOK).JSON(&entries)
+	require.Len(t, entries, 1)
+	payload, ok := entries[0].Payload.(map[string]any)
+	require.True(t, ok, "%#v", entries[0].Payload)
+	require.Equal(t, f.unitID, payload["UnitID"])
+	require.Equal(t, "app", payload["UnitSlug"])
+	require.Equal(t, "ops", payload["SpaceSlug"])
+	require.Equal(t, f.space.SpaceID.String(), payload["SpaceID"])
+	require.EqualValues(t, 2, payload["RevisionNum"])
+	require.Equal(t, apply.QueuedOperationID.String(), payload["QueuedOperationID"])
+
+	// No drift: nothing changes.
+	before := f.unit(t)
+	same := f.start(t, "refresh", nil)
+	op := f.report(t, same, map[string]any{"Status": "Completed", "Data": []byte("A=2\n")})
+	require.Equal(t, api.QueuedOperationStatusCompleted, op.Status)
+	require.Equal(t, before.HeadRevisionNum, f.unit(t).HeadRevisionNum)
+
+	// Drift, DryRun: the operation carries the live data; the Unit is unchanged.
+	dry := f.start(t, "refresh", map[string]any{"DryRun": true})
+	require.True(t, dry.DryRun)
+	op = f.report(t, dry, map[string]any{"Status": "Completed", "Data": []byte("A=9\n")})
+	require.Equal(t, "A=9\n", string(op.Data))
+	after := f.unit(t)
+	require.Equal(t, before.HeadRevisionNum, after.HeadRevisionNum)
+	require.Equal(t, before.DataHash, after.DataHash)
+
+	// Drift: a new Revision with the live data, made by the refresh.
+	wet := f.start(t, "refresh", nil)
+	f.report(t, wet, map[string]any{"Status": "Completed", "Data": []byte("A=9\n")})
+	after = f.unit(t)
+	require.Equal(t, before.HeadRevisionNum+1, after.HeadRevisionNum)
+	resp := f.admin.Get(f.unitPath + "/data").Expect(http.StatusOK)
+	require.Equal(t, "A=9\n", string(resp.Body))
+	var rev api.ExtendedRevision
+	f.admin.Get(f.unitPath + "/revision/" + after.HeadRevisionID.String()).Expect(http.StatusOK).JSON(&rev)
+	require.Equal(t, "Refresh", rev.Revision.Source)
+	require.Equal(t, f.workerUserID, rev.Revision.UserID, "the worker wrote it")
+	// Live data that does not parse is refused, and the operation stays open.
+	bad := f.start(t, "refresh", nil)
+	f.worker.Post(f.queue+"/user_action_result", map[string]any{"QueuedOperationID": bad.QueuedOperationID, "Status": "Completed",
+		"Data": []byte("not env\x00")}).ExpectError(http.StatusBadRequest, api.ErrorTypeData)
+	f.report(t, bad, map[string]any{"Status": "Failed", "Message": "cannot read"})
+
+	// Import fills an empty Unit.
+	var empty api.UnitCreateOrUpdateResponse
+	base := "/api/space/" + f.space.SpaceID.String()
+	f.admin.Post(base+"/unit", map[string]any{"Slug": "found", "ToolchainType": "AppConfig/Env", "TargetID": f.target.TargetID}).
+		Expect(http.StatusOK).JSON(&empty)
+	var imp api.QueuedOperation
+	f.admin.Post(base+"/unit/"+empty.Unit.UnitID.String()+"/import", nil).Expect(http.StatusOK).JSON(&imp)
+	require.Equal(t, api.QueueActionTypeImport, imp.Action)
+	f.report(t, imp, map[string]any{"Status": "Completed", "Data": []byte("B=1\n")})
+	resp = f.admin.Get(base + "/unit/" + empty.Unit.UnitID.String() + "/data").Expect(http.StatusOK)
+	require.Equal(t, "B=1\n", string(resp.Body))
+
+	// Gates.
+	f.admin.Patch(f.unitPath, map[string]any{"DestroyGates": map[string]bool{"keep": true}}).Expect(http.StatusOK)
+	e := f.admin.Post(f.unitPath+"/destroy", nil).ExpectError(http.StatusUnprocessableEntity, api.ErrorTypeUnprocessable)
+	require.Contains(t, e.Error.Message, "keep")
+	f.admin.Post(base+"/trigger", map[string]any{"Slug": "needs-b", "Event": "Mutation", "ToolchainType": "AppConfig/Env",
+		"FunctionName": "path-exists", "Arguments": []any{map[string]any{"Value": "B"}}}).Expect(http.StatusOK)
+	f.admin.Put(f.unitPath+"/data", apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")}).Expect(http.StatusOK)
+	require.NotEmpty(t, f.unit(t).ApplyGates)
+	f.admin.Post(f.unitPath+"/apply", nil).ExpectError(http.StatusUnprocessableEntity, api.ErrorTypeUnprocessable)
+	// Bulk: every item refused alike is the shared answer; a dry run queues nothing.
+	sel := "?" + url.Values{"where": {"Slug = 'app'"}}.Encode()
+	f.admin.Post("/api/unit/apply"+sel, nil).ExpectError(http.StatusUnprocessableEntity, api.ErrorTypeUnprocessable)
+	var items []api.UnitActionResponse
+	f.admin.Post("/api/unit/refresh"+sel+"&dry_run=true", nil).Expect(http.StatusOK).JSON(&items)
+	require.Len(t, items, 1)
+	num := f.unit(t).HeadUnitActionNum
+	f.admin.Post("/api/unit/refresh?"+url.Values{"where": {"Slug IN ('app', 'found')"}}.Encode(), map[string]any{}).Expect(http.StatusOK).JSON(&items)
+	require.Len(t, items, 2)
+	require.Equal(t, num+1, f.unit(t).HeadUnitActionNum)
+	f.admin.Post("/api/unit/destroy?"+url.Values{"where": {"Slug IN ('app', 'found')"}}.Encode(), nil).Expect(http.StatusMultiStatus).JSON(&items)
+	require.Len(t, items, 2)
+	require.True(t, (items[0].Action == nil) != (items[1].Action == nil), "app is gated, found is not")
+}

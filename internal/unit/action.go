@@ -361,8 +361,10 @@ func finished(status string) bool {
 	return false
 }
 
-// ApplyCompletedPayload is the payload of apply.completed.
+// ApplyCompletedPayload is the payload of apply.completed (its entity is the Unit).
 type ApplyCompletedPayload struct {
+	EntityType        string
+	EntityID          uuid.UUID
 	UnitID            uuid.UUID
 	UnitSlug          string
 	SpaceID           uuid.UUID
@@ -465,7 +467,7 @@ func (s *Service) Report(ctx context.Context, sc authz.Scope, workerID uuid.UUID
 		if op.Action == ActionApply && status == StatusCompleted {
 			tx.Emit(event.Event{OrganizationID: op.OrganizationID, EventType: "apply.completed", SpaceID: &op.SpaceID, TargetID: &op.TargetID,
 				SubjectEntityType: EntityType, SubjectEntityID: op.UnitID,
-				Payload: ApplyCompletedPayload{UnitID: op.UnitID, UnitSlug: row.Slug, SpaceID: op.SpaceID, SpaceSlug: wr.SpaceSlug,
+				Payload: ApplyCompletedPayload{EntityType: EntityType, EntityID: op.UnitID, UnitID: op.UnitID, UnitSlug: row.Slug, SpaceID: op.SpaceID, SpaceSlug: wr.SpaceSlug,
 					RevisionNum: op.RevisionNum, QueuedOperationID: op.QueuedOperationID}})
 		}
 		return nil
