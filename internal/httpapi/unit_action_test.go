@@ -191,6 +191,51 @@ func TestUnitActionQueue(t *testing.T) {
 	f.report(t, third, map[string]any{"Status": "Completed"})
 	require.Empty(t, f.readQueue(t))
 	require.Equal(t, int64(4), f.unit(t).HeadUnitEventNum)
+
+	// The Unit's UnitEvents and UnitActions; a client waits for one operation by where.
+	var events []api.UnitEvent
+	f.admin.Get(f.unitPath + "/unit_event").Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 4)
+	for i, e := range events {
+		require.Equal(t, int64(i+1), e.UnitEventNum)
+	}
+	require.Equal(t, api.UnitEventStatusProgressing, events[0].Status)
+	require.Equal(t, "ApplyCompleted", events[1].Result)
+	require.Equal(t, "Ready", events[1].ResourceStatuses["app.env"].Readiness)
+	require.Equal(t, "ApplyFailed", events[2].Result)
+	require.Equal(t, "app", events[0].UnitSlug)
+	f.admin.Get(f.unitPath + "/unit_event?" + url.Values{"where": {"QueuedOperationID = '" + first.QueuedOperationID.String() + "'"}}.Encode()).
+		Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 2)
+	var ev api.UnitEvent
+	f.admin.Get(f.unitPath + "/unit_event/" + events[1].UnitEventID.String()).Expect(http.StatusOK).JSON(&ev)
+	require.Equal(t, events[1].UnitEventID, ev.UnitEventID)
+	f.admin.Get(f.unitPath+"/unit_event/"+uuid.NewString()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	var ext api.ExtendedUnit
+	f.admin.Get(f.unitPath + "?include=UnitEventID").Expect(http.StatusOK).JSON(&ext)
+	require.NotNil(t, ext.LatestUnitEvent)
+	require.Equal(t, *ext.Unit.UnitEventID, ext.LatestUnitEvent.UnitEventID)
+	require.Equal(t, int64(4), ext.LatestUnitEvent.UnitEventNum)
+	var actions []api.QueuedOperation
+	f.admin.Get(f.unitPath + "/unit_action").Expect(http.StatusOK).JSON(&actions)
+	require.Equal(t, ids([]api.QueuedOperation{first, second, third}), ids(actions))
+	f.admin.Get(f.unitPath + "/unit_action/" + second.QueuedOperationID.String()).Expect(http.StatusOK).JSON(&one)
+	require.Equal(t, api.QueuedOperationStatusFailed, one.Status)
+	f.admin.Get("/api/unit_action").Expect(http.StatusOK).JSON(&actions)
+	require.Equal(t, []uuid.UUID{third.QueuedOperationID}, ids(actions), "the latest of each Unit")
+	f.admin.Get("/api/unit_event").Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 1)
+	require.Equal(t, int64(4), events[0].UnitEventNum)
+	f.admin.Get("/api/unit_event?distinct_on=Off&limit=10").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	f.admin.Get("/api/unit_event?distinct_on=Off&where=Status+%3D+'Completed'").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	f.admin.Get("/api/unit_event?distinct_on=Off&limit=10&where=Status+%3D+'Completed'").Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 2)
+	// Another organization sees none of it.
+	stranger.Get(f.unitPath+"/unit_event").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	stranger.Get("/api/unit_event").Expect(http.StatusOK).JSON(&events)
+	require.Empty(t, events)
+	stranger.Get("/api/unit_action").Expect(http.StatusOK).JSON(&actions)
+	require.Empty(t, actions)
 }
 
 // TestUnitActionPoll: a poll answers [] on timeout and wakes for an operation started while it waits.
