@@ -420,3 +420,62 @@ func TestUnitActionDriftAndGates(t *testing.T) {
 	require.Len(t, items, 2)
 	require.True(t, (items[0].Action == nil) != (items[1].Action == nil), "app is gated, found is not")
 }
+
+// TestUnitActionTenancy: a user of two organizations acts in each only with that organization's token;
+// another organization's IDs are 404 wherever they appear.
+func TestUnitActionTenancy(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	op := f.start(t, "apply", nil)
+
+	// alice of acme is also admin of globex: her globex token reaches nothing of acme.
+	other := env.Client(env.Token("globex", "alice", auth.RoleAdmin))
+	other.Post(f.unitPath+"/apply", nil).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	other.Get(f.unitPath+"/unit_action/"+op.QueuedOperationID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	other.Get(f.queue+"/queued_operation/"+op.QueuedOperationID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	var items []api.UnitActionResponse
+	other.Post("/api/unit/cancel?"+url.Values{"where": {"Slug = 'app'"}}.Encode(), nil).Expect(http.StatusOK).JSON(&items)
+	require.Empty(t, items, "globex has no Unit app")
+	var actions []api.QueuedOperation
+	other.Get("/api/unit_action").Expect(http.StatusOK).JSON(&actions)
+	require.Empty(t, actions)
+	// globex's own worker cannot report on acme's operation either.
+	gsp := createSpace(t, other, map[string]any{"Slug": "ops"})
+	var gw api.BridgeWorker
+	other.Post("/api/space/"+gsp.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": "files"}).Expect(http.StatusOK).JSON(&gw)
+	gworker := env.Client(workerToken(t, env, gw.BridgeWorkerID, gw.Secret))
+	gqueue := "/api/bridge_worker/" + gw.BridgeWorkerID.String()
+	gworker.Post(gqueue+"/user_action_result", map[string]any{"QueuedOperationID": op.QueuedOperationID, "Status": "Completed"}).
+		ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	gworker.Get(f.queue+"/queued_operation").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	var ops []api.QueuedOperation
+	gworker.Get(gqueue + "/queued_operation").Expect(http.StatusOK).JSON(&ops)
+	require.Empty(t, ops)
+	// Her acme token still acts in acme.
+	require.Equal(t, []uuid.UUID{op.QueuedOperationID}, ids(f.readQueue(t)))
+}
+
+// TestUnitActionSurvivesRestart: operations queued while no worker reads are rows: a server started
+// afterwards on the same database hands them to the worker, in creation order.
+func TestUnitActionSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	queued := []api.QueuedOperation{f.start(t, "apply", nil), f.start(t, "refresh", nil), f.start(t, "destroy", nil)}
+
+	restarted := apitest.New(t, apitest.Options{DatabaseURL: env.DBURL})
+	worker := restarted.Client(workerToken(t, restarted, f.bw.BridgeWorkerID, mustSecret(t, f)))
+	var ops []api.QueuedOperation
+	worker.Post(f.queue+"/queued_operation/poll", map[string]any{"TimeoutSeconds": 0}).Expect(http.StatusOK).JSON(&ops)
+	require.Equal(t, ids(queued), ids(ops))
+	require.Equal(t, "A=2\n", string(ops[0].Data))
+}
+
+func mustSecret(t *testing.T, f *actionFixture) string {
+	t.Helper()
+	require.NotEmpty(t, f.bw.Secret)
+	return f.bw.Secret
+}
