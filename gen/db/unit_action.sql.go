@@ -180,6 +180,21 @@ func (q *Queries) QueuedOperationLock(ctx context.Context, queuedOperationID uui
 	return &i, err
 }
 
+const queuedOperationMoveUnit = `-- name: QueuedOperationMoveUnit :exec
+UPDATE queued_operation SET space_id = $1 WHERE unit_id = $2
+`
+
+type QueuedOperationMoveUnitParams struct {
+	ToSpaceID uuid.UUID `db:"to_space_id"`
+	UnitID    uuid.UUID `db:"unit_id"`
+}
+
+// A moved Unit takes its UnitActions and UnitEvents along (they are visible with it).
+func (q *Queries) QueuedOperationMoveUnit(ctx context.Context, arg QueuedOperationMoveUnitParams) error {
+	_, err := q.db.Exec(ctx, queuedOperationMoveUnit, arg.ToSpaceID, arg.UnitID)
+	return err
+}
+
 const queuedOperationOutstanding = `-- name: QueuedOperationOutstanding :many
 SELECT q.queued_operation_id, q.seq, q.organization_id, q.space_id, q.unit_id, q.target_id, q.bridge_worker_id, q.user_id, q.action, q.status, q.unit_action_num, q.revision_num, q.dry_run, q.data, q.error_details, q.claim_expires_at, q.version, q.created_at, q.updated_at, u.slug AS unit_slug, s.slug AS space_slug, u.toolchain_type
 FROM queued_operation q
@@ -432,6 +447,20 @@ func (q *Queries) UnitEventInsert(ctx context.Context, arg UnitEventInsertParams
 		arg.StartedAt,
 		arg.TerminatedAt,
 	)
+	return err
+}
+
+const unitEventMoveUnit = `-- name: UnitEventMoveUnit :exec
+UPDATE unit_event SET space_id = $1 WHERE unit_id = $2
+`
+
+type UnitEventMoveUnitParams struct {
+	ToSpaceID uuid.UUID `db:"to_space_id"`
+	UnitID    uuid.UUID `db:"unit_id"`
+}
+
+func (q *Queries) UnitEventMoveUnit(ctx context.Context, arg UnitEventMoveUnitParams) error {
+	_, err := q.db.Exec(ctx, unitEventMoveUnit, arg.ToSpaceID, arg.UnitID)
 	return err
 }
 

@@ -479,3 +479,24 @@ func mustSecret(t *testing.T, f *actionFixture) string {
 	require.NotEmpty(t, f.bw.Secret)
 	return f.bw.Secret
 }
+
+// TestUnitActionMovedUnit: a moved Unit takes its UnitActions and UnitEvents along; its worker still
+// reports on what it was given.
+func TestUnitActionMovedUnit(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	op := f.start(t, "apply", nil)
+	f.readQueue(t)
+	f.report(t, op, map[string]any{"Status": "Progressing"})
+	prod := createSpace(t, f.admin, map[string]any{"Slug": "prod"})
+	f.admin.Post("/api/unit/move?"+url.Values{"where": {"Slug = 'app'"}}.Encode(), map[string]any{"ToSpaceID": prod.SpaceID}).Expect(http.StatusOK)
+	done := f.report(t, op, map[string]any{"Status": "Completed"})
+	require.Equal(t, prod.SpaceID, done.SpaceID)
+	var events []api.UnitEvent
+	f.admin.Get("/api/space/" + prod.SpaceID.String() + "/unit/" + f.unitID + "/unit_event").Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 2)
+	require.Equal(t, prod.SpaceID, events[0].SpaceID)
+	require.Equal(t, "prod", events[1].SpaceSlug)
+}

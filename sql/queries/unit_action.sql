@@ -87,3 +87,10 @@ FROM unit_event e
 JOIN unit u ON u.unit_id = e.unit_id
 JOIN space s ON s.space_id = e.space_id
 WHERE e.organization_id = @organization_id AND e.unit_event_id = ANY(@unit_event_ids::uuid[]);
+
+-- name: QueuedOperationMoveUnit :exec
+-- A moved Unit takes its UnitActions and UnitEvents along (they are visible with it).
+UPDATE queued_operation SET space_id = @to_space_id WHERE unit_id = @unit_id;
+
+-- name: UnitEventMoveUnit :exec
+UPDATE unit_event SET space_id = @to_space_id WHERE unit_id = @unit_id;
