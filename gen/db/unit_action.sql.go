@@ -37,12 +37,18 @@ func (q *Queries) QueueWorkerGet(ctx context.Context, arg QueueWorkerGetParams) 
 }
 
 const queuedOperationBusy = `-- name: QueuedOperationBusy :one
-SELECT EXISTS (SELECT 1 FROM queued_operation WHERE unit_id = $1 AND status IN ('Delivered', 'Progressing'))
+SELECT EXISTS (SELECT 1 FROM queued_operation
+              WHERE organization_id = $1 AND unit_id = $2 AND status IN ('Delivered', 'Progressing'))
 `
 
+type QueuedOperationBusyParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
+}
+
 // Whether a worker holds an operation of the Unit (it read it or is carrying it out): the Unit is not deleted then.
-func (q *Queries) QueuedOperationBusy(ctx context.Context, unitID uuid.UUID) (bool, error) {
-	row := q.db.QueryRow(ctx, queuedOperationBusy, unitID)
+func (q *Queries) QueuedOperationBusy(ctx context.Context, arg QueuedOperationBusyParams) (bool, error) {
+	row := q.db.QueryRow(ctx, queuedOperationBusy, arg.OrganizationID, arg.UnitID)
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
@@ -181,17 +187,18 @@ func (q *Queries) QueuedOperationLock(ctx context.Context, queuedOperationID uui
 }
 
 const queuedOperationMoveUnit = `-- name: QueuedOperationMoveUnit :exec
-UPDATE queued_operation SET space_id = $1 WHERE unit_id = $2
+UPDATE queued_operation SET space_id = $1 WHERE organization_id = $2 AND unit_id = $3
 `
 
 type QueuedOperationMoveUnitParams struct {
-	ToSpaceID uuid.UUID `db:"to_space_id"`
-	UnitID    uuid.UUID `db:"unit_id"`
+	ToSpaceID      uuid.UUID `db:"to_space_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
 }
 
 // A moved Unit takes its UnitActions and UnitEvents along (they are visible with it).
 func (q *Queries) QueuedOperationMoveUnit(ctx context.Context, arg QueuedOperationMoveUnitParams) error {
-	_, err := q.db.Exec(ctx, queuedOperationMoveUnit, arg.ToSpaceID, arg.UnitID)
+	_, err := q.db.Exec(ctx, queuedOperationMoveUnit, arg.ToSpaceID, arg.OrganizationID, arg.UnitID)
 	return err
 }
 
@@ -451,16 +458,17 @@ func (q *Queries) UnitEventInsert(ctx context.Context, arg UnitEventInsertParams
 }
 
 const unitEventMoveUnit = `-- name: UnitEventMoveUnit :exec
-UPDATE unit_event SET space_id = $1 WHERE unit_id = $2
+UPDATE unit_event SET space_id = $1 WHERE organization_id = $2 AND unit_id = $3
 `
 
 type UnitEventMoveUnitParams struct {
-	ToSpaceID uuid.UUID `db:"to_space_id"`
-	UnitID    uuid.UUID `db:"unit_id"`
+	ToSpaceID      uuid.UUID `db:"to_space_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
 }
 
 func (q *Queries) UnitEventMoveUnit(ctx context.Context, arg UnitEventMoveUnitParams) error {
-	_, err := q.db.Exec(ctx, unitEventMoveUnit, arg.ToSpaceID, arg.UnitID)
+	_, err := q.db.Exec(ctx, unitEventMoveUnit, arg.ToSpaceID, arg.OrganizationID, arg.UnitID)
 	return err
 }
 

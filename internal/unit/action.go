@@ -608,7 +608,7 @@ func (s *Service) ExpireClaims(ctx context.Context, asOf time.Time) (int, error)
 
 // checkNotBusy refuses to delete a Unit a worker holds an operation of (Delivered or Progressing): 423.
 func checkNotBusy(ctx context.Context, q *db.Queries, u Unit) error {
-	busy, err := q.QueuedOperationBusy(ctx, u.ID)
+	busy, err := q.QueuedOperationBusy(ctx, db.QueuedOperationBusyParams{OrganizationID: u.OrganizationID, UnitID: u.ID})
 	if err != nil {
 		return err
 	}

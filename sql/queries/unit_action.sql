@@ -63,7 +63,8 @@ FOR UPDATE;
 
 -- name: QueuedOperationBusy :one
 -- Whether a worker holds an operation of the Unit (it read it or is carrying it out): the Unit is not deleted then.
-SELECT EXISTS (SELECT 1 FROM queued_operation WHERE unit_id = @unit_id AND status IN ('Delivered', 'Progressing'));
+SELECT EXISTS (SELECT 1 FROM queued_operation
+              WHERE organization_id = @organization_id AND unit_id = @unit_id AND status IN ('Delivered', 'Progressing'));
 
 -- name: QueuedOperationsExpire :many
 -- Progressing operations past their claim become Aborted (the periodic sweep).
@@ -90,7 +91,7 @@ WHERE e.organization_id = @organization_id AND e.unit_event_id = ANY(@unit_event
 
 -- name: QueuedOperationMoveUnit :exec
 -- A moved Unit takes its UnitActions and UnitEvents along (they are visible with it).
-UPDATE queued_operation SET space_id = @to_space_id WHERE unit_id = @unit_id;
+UPDATE queued_operation SET space_id = @to_space_id WHERE organization_id = @organization_id AND unit_id = @unit_id;
 
 -- name: UnitEventMoveUnit :exec
-UPDATE unit_event SET space_id = @to_space_id WHERE unit_id = @unit_id;
+UPDATE unit_event SET space_id = @to_space_id WHERE organization_id = @organization_id AND unit_id = @unit_id;
