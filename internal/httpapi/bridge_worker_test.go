@@ -108,13 +108,13 @@ func TestBridgeWorkers(t *testing.T) {
 }
 
 // workerSignIn posts credentials to /auth/worker as JSON.
-func workerSignIn(t *testing.T, env *apitest.Env, body map[string]string) (int, map[string]any) {
+func workerSignIn(t testing.TB, env *apitest.Env, body map[string]string) (int, map[string]any) {
 	t.Helper()
 	resp := env.Anonymous().Post("/auth/worker", body)
 	return resp.Status, resp.Map()
 }
 
-func workerToken(t *testing.T, env *apitest.Env, id uuid.UUID, secret string) string {
+func workerToken(t testing.TB, env *apitest.Env, id uuid.UUID, secret string) string {
 	t.Helper()
 	status, body := workerSignIn(t, env, map[string]string{"WorkerID": id.String(), "Secret": secret})
 	require.Equal(t, http.StatusOK, status, body)
