@@ -368,9 +368,20 @@ func TestUnitActionDriftAndGates(t *testing.T) {
 	require.Equal(t, before.HeadRevisionNum, after.HeadRevisionNum)
 	require.Equal(t, before.DataHash, after.DataHash)
 
+	resultOf := func(op api.QueuedOperation) string {
+		var events []api.UnitEvent
+		f.admin.Get(f.unitPath + "/unit_event?" + url.Values{"where": {"QueuedOperationID = '" + op.QueuedOperationID.String() + "'"}}.Encode()).
+			Expect(http.StatusOK).JSON(&events)
+		require.NotEmpty(t, events)
+		return events[len(events)-1].Result
+	}
+	require.Equal(t, "RefreshAndNoDrift", resultOf(same))
+	require.Equal(t, "RefreshAndDrifted", resultOf(dry), "the drift is recorded on the UnitEvent")
+
 	// Drift: a new Revision with the live data, made by the refresh.
 	wet := f.start(t, "refresh", nil)
 	f.report(t, wet, map[string]any{"Status": "Completed", "Data": []byte("A=9\n")})
+	require.Equal(t, "RefreshAndDrifted", resultOf(wet))
 	after = f.unit(t)
 	require.Equal(t, before.HeadRevisionNum+1, after.HeadRevisionNum)
 	resp := f.admin.Get(f.unitPath + "/data").Expect(http.StatusOK)

@@ -436,7 +436,7 @@ func (s *Service) Report(ctx context.Context, sc authz.Scope, workerID uuid.UUID
 			claim = &expires
 		case StatusCompleted:
 			if op.Action == ActionRefresh || op.Action == ActionImport {
-				if result, data, err = s.readBack(ctx, sc, tx, row, wc(wr), op, r.Data); err != nil {
+				if result, data, err = s.readBack(ctx, sc, tx, row, wc(wr), op, r.Data, r.Result); err != nil {
 					return err
 				}
 			}
@@ -485,8 +485,11 @@ func wc(r *db.UnitGetForDataWriteRow) writeContext {
 // readBack settles a completed refresh or import with the live data its worker reported: data other than
 // the Unit's head is drift, which becomes a new Revision (Source Refresh) unless the operation is a
 // DryRun, whose Data then carries it. It answers the UnitEvent's Result and the operation's Data.
-func (s *Service) readBack(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, w writeContext, op *db.QueuedOperation, live []byte) (string, []byte, error) {
-	if live == nil {
+func (s *Service) readBack(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, w writeContext, op *db.QueuedOperation, live []byte, reported string) (string, []byte, error) {
+	if live == nil { // nothing to compare: the worker's word stands
+		if reported != "" {
+			return reported, op.Data, nil
+		}
 		if op.Action == ActionImport {
 			return "ImportCompleted", op.Data, nil
 		}
