@@ -14,7 +14,7 @@ import (
 )
 
 const queueWorkerGet = `-- name: QueueWorkerGet :one
-SELECT bridge_worker_id, user_id FROM bridge_worker
+SELECT bridge_worker_id, user_id, claim_ttl_seconds FROM bridge_worker
 WHERE organization_id = $1 AND bridge_worker_id = $2
 `
 
@@ -24,15 +24,17 @@ type QueueWorkerGetParams struct {
 }
 
 type QueueWorkerGetRow struct {
-	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
-	UserID         uuid.UUID `db:"user_id"`
+	BridgeWorkerID  uuid.UUID `db:"bridge_worker_id"`
+	UserID          uuid.UUID `db:"user_id"`
+	ClaimTtlSeconds int32     `db:"claim_ttl_seconds"`
 }
 
-// A worker of the organization by ID, with its bot User: the one caller its queue answers.
+// A worker of the organization by ID, with its bot User (the one caller its queue answers) and how long
+// it may hold an operation without reporting.
 func (q *Queries) QueueWorkerGet(ctx context.Context, arg QueueWorkerGetParams) (*QueueWorkerGetRow, error) {
 	row := q.db.QueryRow(ctx, queueWorkerGet, arg.OrganizationID, arg.BridgeWorkerID)
 	var i QueueWorkerGetRow
-	err := row.Scan(&i.BridgeWorkerID, &i.UserID)
+	err := row.Scan(&i.BridgeWorkerID, &i.UserID, &i.ClaimTtlSeconds)
 	return &i, err
 }
 

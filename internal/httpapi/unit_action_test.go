@@ -511,3 +511,25 @@ func TestUnitActionMovedUnit(t *testing.T) {
 	require.Equal(t, prod.SpaceID, events[0].SpaceID)
 	require.Equal(t, "prod", events[1].SpaceSlug)
 }
+
+// TestUnitActionClaimTTL: a Progressing operation is Aborted once its worker's ClaimTTLSeconds pass
+// without a report.
+func TestUnitActionClaimTTL(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	f.admin.Patch("/api/space/"+f.space.SpaceID.String()+"/bridge_worker/"+f.bw.BridgeWorkerID.String(),
+		map[string]any{"ClaimTTLSeconds": 30}).Expect(http.StatusOK)
+	op := f.start(t, "apply", nil)
+	f.report(t, op, map[string]any{"Status": "Progressing"})
+	n, err := env.App.Units.ExpireClaims(context.Background(), time.Now().Add(20*time.Second))
+	require.NoError(t, err)
+	require.Zero(t, n)
+	n, err = env.App.Units.ExpireClaims(context.Background(), time.Now().Add(40*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	var got api.QueuedOperation
+	f.worker.Get(f.queue + "/queued_operation/" + op.QueuedOperationID.String()).Expect(http.StatusOK).JSON(&got)
+	require.Equal(t, api.QueuedOperationStatusAborted, got.Status)
+}

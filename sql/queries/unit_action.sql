@@ -1,6 +1,7 @@
 -- name: QueueWorkerGet :one
--- A worker of the organization by ID, with its bot User: the one caller its queue answers.
-SELECT bridge_worker_id, user_id FROM bridge_worker
+-- A worker of the organization by ID, with its bot User (the one caller its queue answers) and how long
+-- it may hold an operation without reporting.
+SELECT bridge_worker_id, user_id, claim_ttl_seconds FROM bridge_worker
 WHERE organization_id = @organization_id AND bridge_worker_id = @bridge_worker_id;
 
 -- name: UnitNextActionNum :one
