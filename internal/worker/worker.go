@@ -159,8 +159,14 @@ func (w *Worker) Run(ctx context.Context) error {
 			log.Info("connected to hubd again", "after_failures", failures)
 		}
 		failures, resync = 0, false
+		progressed := false
 		for _, op := range ops {
-			w.handle(ctx, op)
+			progressed = w.handle(ctx, op) || progressed
+		}
+		if len(ops) > 0 && !progressed {
+			// A poll answers every outstanding operation at once, so one the worker cannot take up would
+			// come straight back: wait before asking again.
+			sleep(ctx, w.backoff(1))
 		}
 	}
 	log.Info("worker stopped")
@@ -213,16 +219,17 @@ func (w *Worker) poll(ctx context.Context) ([]QueuedOperation, error) {
 }
 
 // handle carries out one operation and reports it: Progressing first, then Completed or Failed. Once
-// begun, an operation is finished and reported even when ctx ends meanwhile (within ShutdownTimeout).
-func (w *Worker) handle(ctx context.Context, op QueuedOperation) {
+// begun, an operation is finished and reported even when ctx ends meanwhile (within ShutdownTimeout). It
+// reports whether the operation was carried out.
+func (w *Worker) handle(ctx context.Context, op QueuedOperation) bool {
 	log := w.cfg.Logger.With("op", op.QueuedOperationID, "action", op.Action, "space", op.SpaceSlug, "unit", op.UnitSlug,
 		"revision", op.RevisionNum, "dry_run", op.DryRun)
 	if w.done[op.QueuedOperationID] {
 		log.Debug("operation already finished in this run; skipped")
-		return
+		return false
 	}
 	if ctx.Err() != nil {
-		return // not begun: it stays queued for the next run
+		return false // not begun: it stays queued for the next run
 	}
 	started := time.Now().UTC()
 	result := ActionResult{QueuedOperationID: op.QueuedOperationID, UnitID: op.UnitID, SpaceID: op.SpaceID, Action: op.Action,
@@ -240,7 +247,7 @@ func (w *Worker) handle(ctx context.Context, op QueuedOperation) {
 		// hubd refused it (cancelled, or not this worker's), or hubd is out of reach: either way not ours
 		// to run now; an operation still outstanding comes back with the next read of the queue.
 		log.Warn("reporting Progressing failed; the operation is not carried out", "err", err)
-		return
+		return false
 	}
 	log.Info("operation started")
 	outcome := w.target.Do(op)
@@ -251,7 +258,7 @@ func (w *Worker) handle(ctx context.Context, op QueuedOperation) {
 	}
 	if err := w.report(rctx, result); err != nil {
 		log.Error("reporting the outcome failed", "status", result.Status, "err", err)
-		return
+		return true
 	}
 	w.done[op.QueuedOperationID] = true
 	if len(w.done) > 10000 {
@@ -259,9 +266,10 @@ func (w *Worker) handle(ctx context.Context, op QueuedOperation) {
 	}
 	if outcome.Err != nil {
 		log.Warn("operation failed", "err", outcome.Err)
-		return
+		return true
 	}
 	log.Info("operation completed", "message", outcome.Message)
+	return true
 }
 
 // permanentError is an answer that retrying the same request will not change.

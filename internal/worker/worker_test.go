@@ -117,9 +117,10 @@ func (f *fakeHub) poll(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
-		if len(f.pending) > 0 {
-			ops := f.pending
-			f.delivered, f.pending = append(f.delivered, ops...), nil
+		if len(f.pending) > 0 || len(f.delivered) > 0 {
+			// As hubd does, a poll answers every outstanding operation, Delivered ones again too.
+			f.delivered, f.pending = append(f.delivered, f.pending...), nil
+			ops := append([]QueuedOperation(nil), f.delivered...)
 			lose := f.losePolls
 			f.losePolls = false
 			f.mu.Unlock()
@@ -156,20 +157,19 @@ func (f *fakeHub) result(w http.ResponseWriter, r *http.Request) {
 	require.NoError(f.t, json.NewDecoder(r.Body).Decode(&res))
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// Once reported (Progressing) or refused (cancelled), an operation is no longer outstanding.
+	for i, op := range f.delivered {
+		if op.QueuedOperationID == res.QueuedOperationID {
+			f.delivered = append(f.delivered[:i:i], f.delivered[i+1:]...)
+			break
+		}
+	}
 	if status := f.refuse[res.QueuedOperationID]; status != 0 {
 		w.WriteHeader(status)
 		_, _ = io.WriteString(w, `{"Message":"the operation was cancelled"}`)
 		return
 	}
 	f.results = append(f.results, res)
-	if res.Status != StatusProgressing {
-		for i, op := range f.delivered {
-			if op.QueuedOperationID == res.QueuedOperationID {
-				f.delivered = append(f.delivered[:i:i], f.delivered[i+1:]...)
-				break
-			}
-		}
-	}
 	writeJSON(w, map[string]any{})
 }
 
