@@ -376,6 +376,63 @@ func (e PathChangeChange) Valid() bool {
 	}
 }
 
+// Defines values for QueueActionType.
+const (
+	QueueActionTypeApply   QueueActionType = "Apply"
+	QueueActionTypeDestroy QueueActionType = "Destroy"
+	QueueActionTypeImport  QueueActionType = "Import"
+	QueueActionTypeRefresh QueueActionType = "Refresh"
+)
+
+// Valid indicates whether the value is a known member of the QueueActionType enum.
+func (e QueueActionType) Valid() bool {
+	switch e {
+	case QueueActionTypeApply:
+		return true
+	case QueueActionTypeDestroy:
+		return true
+	case QueueActionTypeImport:
+		return true
+	case QueueActionTypeRefresh:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QueuedOperationStatus.
+const (
+	QueuedOperationStatusAborted     QueuedOperationStatus = "Aborted"
+	QueuedOperationStatusCanceled    QueuedOperationStatus = "Canceled"
+	QueuedOperationStatusCompleted   QueuedOperationStatus = "Completed"
+	QueuedOperationStatusDelivered   QueuedOperationStatus = "Delivered"
+	QueuedOperationStatusFailed      QueuedOperationStatus = "Failed"
+	QueuedOperationStatusPending     QueuedOperationStatus = "Pending"
+	QueuedOperationStatusProgressing QueuedOperationStatus = "Progressing"
+)
+
+// Valid indicates whether the value is a known member of the QueuedOperationStatus enum.
+func (e QueuedOperationStatus) Valid() bool {
+	switch e {
+	case QueuedOperationStatusAborted:
+		return true
+	case QueuedOperationStatusCanceled:
+		return true
+	case QueuedOperationStatusCompleted:
+		return true
+	case QueuedOperationStatusDelivered:
+		return true
+	case QueuedOperationStatusFailed:
+		return true
+	case QueuedOperationStatusPending:
+		return true
+	case QueuedOperationStatusProgressing:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TargetProviderType.
 const (
 	ArgoCDOCI  TargetProviderType = "ArgoCDOCI"
@@ -483,16 +540,16 @@ func (e ToolchainType) Valid() bool {
 
 // Defines values for UnitConflictsRequestAction.
 const (
-	Apply   UnitConflictsRequestAction = "Apply"
-	Dismiss UnitConflictsRequestAction = "Dismiss"
+	UnitConflictsRequestActionApply   UnitConflictsRequestAction = "Apply"
+	UnitConflictsRequestActionDismiss UnitConflictsRequestAction = "Dismiss"
 )
 
 // Valid indicates whether the value is a known member of the UnitConflictsRequestAction enum.
 func (e UnitConflictsRequestAction) Valid() bool {
 	switch e {
-	case Apply:
+	case UnitConflictsRequestActionApply:
 		return true
-	case Dismiss:
+	case UnitConflictsRequestActionDismiss:
 		return true
 	default:
 		return false
@@ -1021,6 +1078,34 @@ func (e BulkCreateViewsParamsAllowExists) Valid() bool {
 	}
 }
 
+// ActionResult defines model for ActionResult.
+type ActionResult struct {
+	// Action The operation's Action (optional); Heartbeat (at .../action_result) renews the claim.
+	Action string `json:"Action"`
+
+	// Data Base64: the live configuration (refresh and import).
+	Data              *[]byte                    `json:"Data"`
+	ErrorMessages     *[]string                  `json:"ErrorMessages"`
+	Message           string                     `json:"Message"`
+	QueuedOperationID openapi_types.UUID         `json:"QueuedOperationID"`
+	ResourceStatuses  *map[string]ResourceStatus `json:"ResourceStatuses"`
+
+	// Result The reference workers' outcome (ApplyCompleted, ApplyFailed, DestroyCompleted, DestroyFailed, RefreshAndDrifted, RefreshAndNoDrift, RefreshFailed, ImportCompleted, ImportFailed, ...), read when Status is empty.
+	Result      string `json:"Result"`
+	RevisionNum *int64 `json:"RevisionNum"`
+
+	// SpaceID When given, must be the operation's Space.
+	SpaceID   *openapi_types.UUID `json:"SpaceID"`
+	StartedAt *time.Time          `json:"StartedAt"`
+
+	// Status Progressing, Completed or Failed.
+	Status       string     `json:"Status"`
+	TerminatedAt *time.Time `json:"TerminatedAt"`
+
+	// UnitID When given, must be the operation's Unit.
+	UnitID *openapi_types.UUID `json:"UnitID"`
+}
+
 // Annotations Key/value pairs of free-form information (values at most 1024 characters).
 //
 // Example: {"owner":"payments@example.com"}
@@ -1522,7 +1607,10 @@ type EventLogEntry struct {
 	// bridge_worker, organization) carry its Slug, the Version it reached, and SpaceSlug for entities in a Space;
 	// a unit.updated written by a data write also carries the RevisionNum it made. organization_member.* carry the
 	// member's User ID as EntityID. command_run.created and command_run.updated carry the ChannelID, Command and
-	// Status of the run. Event types added later may carry other fields.
+	// Status of the run. queued_operation.created (an action queued for a BridgeWorker) carries the Unit's Slug
+	// and SpaceSlug, UnitID, BridgeWorkerID, Action and UnitActionNum; apply.completed (a worker completed an
+	// apply; its entity is the Unit) carries UnitID, UnitSlug, SpaceID, SpaceSlug, RevisionNum and QueuedOperationID.
+	// Event types added later may carry other fields.
 	Payload           EventPayload        `json:"Payload"`
 	SpaceID           *openapi_types.UUID `json:"SpaceID"`
 	SubjectEntityID   openapi_types.UUID  `json:"SubjectEntityID"`
@@ -1535,7 +1623,10 @@ type EventLogEntry struct {
 // bridge_worker, organization) carry its Slug, the Version it reached, and SpaceSlug for entities in a Space;
 // a unit.updated written by a data write also carries the RevisionNum it made. organization_member.* carry the
 // member's User ID as EntityID. command_run.created and command_run.updated carry the ChannelID, Command and
-// Status of the run. Event types added later may carry other fields.
+// Status of the run. queued_operation.created (an action queued for a BridgeWorker) carries the Unit's Slug
+// and SpaceSlug, UnitID, BridgeWorkerID, Action and UnitActionNum; apply.completed (a worker completed an
+// apply; its entity is the Unit) carries UnitID, UnitSlug, SpaceID, SpaceSlug, RevisionNum and QueuedOperationID.
+// Event types added later may carry other fields.
 type EventPayload = interface{}
 
 // ExtendedAttestation defines model for ExtendedAttestation.
@@ -2777,6 +2868,55 @@ type ProvidedPathInput = ProvidedPath
 // Example: {"crv":"P-256","kty":"EC","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}
 type PublicJWK = map[string]interface{}
 
+// QueueActionType What the worker is asked to do.
+type QueueActionType string
+
+// QueuedOperation One action on a Unit queued for the BridgeWorker of the Unit's Target (the same record is a UnitAction). UnitActionNum counts the Unit's actions (Unit.HeadUnitActionNum is its latest).
+type QueuedOperation struct {
+	// Action What the worker is asked to do.
+	Action         QueueActionType    `json:"Action"`
+	BridgeWorkerID openapi_types.UUID `json:"BridgeWorkerID"`
+	CreatedAt      time.Time          `json:"CreatedAt"`
+
+	// Data Base64. Apply: the data of Revision RevisionNum, so the operation is self-contained. A DryRun refresh or import: the live data its worker reported. Else empty.
+	Data []byte `json:"Data"`
+
+	// Dependencies Always empty.
+	Dependencies      []openapi_types.UUID `json:"Dependencies"`
+	DryRun            bool                 `json:"DryRun"`
+	EntityType        string               `json:"EntityType"`
+	ErrorDetails      []ErrorItem          `json:"ErrorDetails"`
+	OrganizationID    openapi_types.UUID   `json:"OrganizationID"`
+	QueuedOperationID openapi_types.UUID   `json:"QueuedOperationID"`
+
+	// RevisionNum Apply: the Revision applied; else the head when it was queued.
+	RevisionNum int64              `json:"RevisionNum"`
+	SpaceID     openapi_types.UUID `json:"SpaceID"`
+	SpaceSlug   string             `json:"SpaceSlug"`
+
+	// Status Pending (queued) → Delivered (read by its worker) → Progressing (the worker reported it started; it holds a claim that Progressing and Heartbeat reports renew) → Completed or Failed (the worker's last report). Canceled: cancelled while Pending or Delivered. Aborted: Progressing past its claim time without a report.
+	Status        QueuedOperationStatus `json:"Status"`
+	TargetID      openapi_types.UUID    `json:"TargetID"`
+	ToolchainType string                `json:"ToolchainType"`
+	UnitActionNum int64                 `json:"UnitActionNum"`
+	UnitID        openapi_types.UUID    `json:"UnitID"`
+	UnitSlug      string                `json:"UnitSlug"`
+	UpdatedAt     time.Time             `json:"UpdatedAt"`
+
+	// UserID Who started it.
+	UserID  *openapi_types.UUID `json:"UserID"`
+	Version int64               `json:"Version"`
+}
+
+// QueuedOperationPollRequest defines model for QueuedOperationPollRequest.
+type QueuedOperationPollRequest struct {
+	// TimeoutSeconds How long to wait (30 when absent).
+	TimeoutSeconds *int `json:"TimeoutSeconds"`
+}
+
+// QueuedOperationStatus Pending (queued) → Delivered (read by its worker) → Progressing (the worker reported it started; it holds a claim that Progressing and Heartbeat reports renew) → Completed or Failed (the worker's last report). Canceled: cancelled while Pending or Delivered. Aborted: Progressing past its claim time without a report.
+type QueuedOperationStatus string
+
 // ResourceInfo A resource of the data, as MutationSources name it (empty for data other than Kubernetes/YAML).
 type ResourceInfo struct {
 	// ResourceName Kubernetes [namespace/]name.
@@ -2784,6 +2924,18 @@ type ResourceInfo struct {
 
 	// ResourceType Kubernetes apiVersion/kind.
 	ResourceType string `json:"ResourceType"`
+}
+
+// ResourceStatus defines model for ResourceStatus.
+type ResourceStatus struct {
+	Message string `json:"Message"`
+
+	// Readiness Ready, InProgress, Failed or Unknown.
+	Readiness string `json:"Readiness"`
+
+	// SyncStatus Synced or NotSynced.
+	SyncStatus string     `json:"SyncStatus"`
+	UpdatedAt  *time.Time `json:"UpdatedAt"`
 }
 
 // ResponseError An error as data. Also the Error of Extended forms and of each failed item of a bulk operation.
@@ -3402,6 +3554,21 @@ type Unit struct {
 	Version int64 `json:"Version"`
 }
 
+// UnitActionRequest defines model for UnitActionRequest.
+type UnitActionRequest struct {
+	// DryRun Refresh and import: report what the target holds without changing the Unit.
+	DryRun bool `json:"DryRun"`
+
+	// RevisionNum Apply: the Revision to apply (0 or absent: the head).
+	RevisionNum int64 `json:"RevisionNum"`
+}
+
+// UnitActionResponse One item of a bulk action or cancel, the operation or the error.
+type UnitActionResponse struct {
+	Action *QueuedOperation `json:"Action"`
+	Error  *ResponseError   `json:"Error"`
+}
+
 // UnitConflictSelector defines model for UnitConflictSelector.
 type UnitConflictSelector struct {
 	Path         string `json:"Path"`
@@ -3840,6 +4007,9 @@ type OrderBy = string
 
 // OrganizationID defines model for OrganizationID.
 type OrganizationID = openapi_types.UUID
+
+// QueueWorkerID defines model for QueueWorkerID.
+type QueueWorkerID = openapi_types.UUID
 
 // ResourceType defines model for ResourceType.
 type ResourceType = string
@@ -6619,8 +6789,72 @@ type BulkCreateUnitsParams struct {
 // BulkCreateUnitsParamsAllowExists defines parameters for BulkCreateUnits.
 type BulkCreateUnitsParamsAllowExists string
 
+// BulkApplyUnitsParams defines parameters for BulkApplyUnits.
+type BulkApplyUnitsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCancelUnitActionsParams defines parameters for BulkCancelUnitActions.
+type BulkCancelUnitActionsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkDestroyUnitsParams defines parameters for BulkDestroyUnits.
+type BulkDestroyUnitsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
 // BulkMoveUnitsParams defines parameters for BulkMoveUnits.
 type BulkMoveUnitsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkRefreshUnitsParams defines parameters for BulkRefreshUnits.
+type BulkRefreshUnitsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
 	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
 	Where *Where `form:"where,omitempty" json:"where,omitempty"`
@@ -6940,6 +7174,15 @@ type BulkPatchSpacesJSONRequestBody = SpacePatch
 // BulkPatchSpacesApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchSpaces for application/merge-patch+json ContentType.
 type BulkPatchSpacesApplicationMergePatchPlusJSONRequestBody = SpacePatch
 
+// ReportActionResultJSONRequestBody defines body for ReportActionResult for application/json ContentType.
+type ReportActionResultJSONRequestBody = ActionResult
+
+// PollQueuedOperationsJSONRequestBody defines body for PollQueuedOperations for application/json ContentType.
+type PollQueuedOperationsJSONRequestBody = QueuedOperationPollRequest
+
+// ReportUserActionResultJSONRequestBody defines body for ReportUserActionResult for application/json ContentType.
+type ReportUserActionResultJSONRequestBody = ActionResult
+
 // CreateCommandRunJSONRequestBody defines body for CreateCommandRun for application/json ContentType.
 type CreateCommandRunJSONRequestBody = CreateCommandRunRequest
 
@@ -7168,14 +7411,26 @@ type PatchUnitApplicationMergePatchPlusJSONRequestBody = UnitPatch
 // UpdateUnitJSONRequestBody defines body for UpdateUnit for application/json ContentType.
 type UpdateUnitJSONRequestBody = UnitInput
 
+// ApplyUnitJSONRequestBody defines body for ApplyUnit for application/json ContentType.
+type ApplyUnitJSONRequestBody = UnitActionRequest
+
 // ResolveUnitConflictsJSONRequestBody defines body for ResolveUnitConflicts for application/json ContentType.
 type ResolveUnitConflictsJSONRequestBody = UnitConflictsRequest
+
+// DestroyUnitJSONRequestBody defines body for DestroyUnit for application/json ContentType.
+type DestroyUnitJSONRequestBody = UnitActionRequest
 
 // SetUnitGuardJSONRequestBody defines body for SetUnitGuard for application/json ContentType.
 type SetUnitGuardJSONRequestBody = UnitGuardRequest
 
+// ImportUnitJSONRequestBody defines body for ImportUnit for application/json ContentType.
+type ImportUnitJSONRequestBody = UnitActionRequest
+
 // SetUnitProtectionJSONRequestBody defines body for SetUnitProtection for application/json ContentType.
 type SetUnitProtectionJSONRequestBody = UnitProtectionRequest
+
+// RefreshUnitJSONRequestBody defines body for RefreshUnit for application/json ContentType.
+type RefreshUnitJSONRequestBody = UnitActionRequest
 
 // CreateViewJSONRequestBody defines body for CreateView for application/json ContentType.
 type CreateViewJSONRequestBody = ViewInput
@@ -7222,8 +7477,17 @@ type BulkCreateUnitsJSONRequestBody = UnitPatch
 // BulkCreateUnitsApplicationMergePatchPlusJSONRequestBody defines body for BulkCreateUnits for application/merge-patch+json ContentType.
 type BulkCreateUnitsApplicationMergePatchPlusJSONRequestBody = UnitPatch
 
+// BulkApplyUnitsJSONRequestBody defines body for BulkApplyUnits for application/json ContentType.
+type BulkApplyUnitsJSONRequestBody = UnitActionRequest
+
+// BulkDestroyUnitsJSONRequestBody defines body for BulkDestroyUnits for application/json ContentType.
+type BulkDestroyUnitsJSONRequestBody = UnitActionRequest
+
 // BulkMoveUnitsJSONRequestBody defines body for BulkMoveUnits for application/json ContentType.
 type BulkMoveUnitsJSONRequestBody = UnitMoveRequest
+
+// BulkRefreshUnitsJSONRequestBody defines body for BulkRefreshUnits for application/json ContentType.
+type BulkRefreshUnitsJSONRequestBody = UnitActionRequest
 
 // BulkTagUnitsJSONRequestBody defines body for BulkTagUnits for application/json ContentType.
 type BulkTagUnitsJSONRequestBody = UnitTagRequest
@@ -7381,6 +7645,21 @@ type ServerInterface interface {
 	// ListAllBridgeWorkers List the BridgeWorkers of every Space the caller may view.
 	// (GET /bridge_worker)
 	ListAllBridgeWorkers(ctx echo.Context, params ListAllBridgeWorkersParams) error
+	// ReportActionResult The same report as .../user_action_result, at the path reference workers use: it also takes their Result values (ApplyCompleted, ApplyFailed, DestroyCompleted, RefreshAndDrifted, ImportCompleted, ...) in place of Status, and Action Heartbeat, which renews the claim on a Progressing operation and appends no UnitEvent.
+	// (POST /bridge_worker/{bridge_worker_id}/action_result)
+	ReportActionResult(ctx echo.Context, bridgeWorkerId QueueWorkerID) error
+	// ListQueuedOperations The worker's outstanding operations (Pending and Delivered), in creation order; reading marks the Pending ones Delivered. The caller is the worker's bot User (its /auth/worker token): for anyone else the worker does not exist (404).
+	// (GET /bridge_worker/{bridge_worker_id}/queued_operation)
+	ListQueuedOperations(ctx echo.Context, bridgeWorkerId QueueWorkerID) error
+	// PollQueuedOperations Wait up to TimeoutSeconds for outstanding operations and answer them as GET .../queued_operation does (marking Pending ones Delivered); 200 with an empty array on timeout. The caller is the worker's bot User.
+	// (POST /bridge_worker/{bridge_worker_id}/queued_operation/poll)
+	PollQueuedOperations(ctx echo.Context, bridgeWorkerId QueueWorkerID) error
+	// GetQueuedOperation One operation of the worker, whatever its Status. The caller is the worker's bot User.
+	// (GET /bridge_worker/{bridge_worker_id}/queued_operation/{queued_operation_id})
+	GetQueuedOperation(ctx echo.Context, bridgeWorkerId QueueWorkerID, queuedOperationId openapi_types.UUID) error
+	// ReportUserActionResult Report progress or the outcome of one of the worker's operations: Status Progressing (claims it until the claim time passes), Completed or Failed. Each report appends a UnitEvent and moves the operation's Status. An operation that is not the caller's is 404; one already finished is 409.
+	// (POST /bridge_worker/{bridge_worker_id}/user_action_result)
+	ReportUserActionResult(ctx echo.Context, bridgeWorkerId QueueWorkerID) error
 	// ListAllChannels List the Channels of every Space the caller may view.
 	// (GET /channel)
 	ListAllChannels(ctx echo.Context, params ListAllChannelsParams) error
@@ -7783,6 +8062,9 @@ type ServerInterface interface {
 	// UpdateUnit Replace the Unit's settable fields (not its data). Version is required and must be the stored one.
 	// (PUT /space/{space_id}/unit/{unit_id})
 	UpdateUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID, params UpdateUnitParams) error
+	// ApplyUnit Queue an apply of the Unit's Revision RevisionNum (the head when absent) for the BridgeWorker of its Target. The operation carries that Revision's data. A Unit without a Target, or whose Target has no BridgeWorkerID, is 422 Unprocessable naming TargetID; a Unit with ApplyGates is 422.
+	// (POST /space/{space_id}/unit/{unit_id}/apply)
+	ApplyUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
 	// ResolveUnitConflicts Apply or dismiss the Unit's outstanding merge conflicts.
 	// (POST /space/{space_id}/unit/{unit_id}/conflicts)
 	ResolveUnitConflicts(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ResolveUnitConflictsParams) error
@@ -7796,12 +8078,18 @@ type ServerInterface interface {
 	// needs clearance (see POST .../guard), else 409 Conflict naming the path.
 	// (PUT /space/{space_id}/unit/{unit_id}/data)
 	UploadUnitData(ctx echo.Context, spaceId SpaceID, unitId UnitID, params UploadUnitDataParams) error
+	// DestroyUnit Queue a destroy of what the Unit applied to its Target. 422 Unprocessable naming TargetID as for apply; a Unit with DestroyGates is 422.
+	// (POST /space/{space_id}/unit/{unit_id}/destroy)
+	DestroyUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
 	// GetUnitDiff The difference between two Revisions of the Unit (default the head and the Revision before it).
 	// (GET /space/{space_id}/unit/{unit_id}/diff)
 	GetUnitDiff(ctx echo.Context, spaceId SpaceID, unitId UnitID, params GetUnitDiffParams) error
 	// SetUnitGuard Set or remove guards on paths of the Unit's data.
 	// (POST /space/{space_id}/unit/{unit_id}/guard)
 	SetUnitGuard(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
+	// ImportUnit Queue an import: the worker reads the live configuration and it fills the Unit as a refresh does (unless DryRun).
+	// (POST /space/{space_id}/unit/{unit_id}/import)
+	ImportUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
 	// ListExtendedMutations The Unit's Mutations, one per source of change of each Revision.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation)
 	ListExtendedMutations(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedMutationsParams) error
@@ -7814,6 +8102,9 @@ type ServerInterface interface {
 	// SetUnitProtection Mark paths of the Unit's data as protected local overrides, or unmark them.
 	// (POST /space/{space_id}/unit/{unit_id}/protection)
 	SetUnitProtection(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
+	// RefreshUnit Queue a refresh: the worker reads the live configuration back. When it differs from the applied Revision the drift is recorded (UnitEvent Result RefreshAndDrifted) and, unless DryRun, becomes a new Revision (Source Refresh); with DryRun the operation's Data carries it and the Unit is unchanged.
+	// (POST /space/{space_id}/unit/{unit_id}/refresh)
+	RefreshUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
 	// ListExtendedRevisions The Unit's Revisions (ordered by RevisionNum unless order_by says otherwise).
 	// (GET /space/{space_id}/unit/{unit_id}/revision)
 	ListExtendedRevisions(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedRevisionsParams) error
@@ -7891,11 +8182,23 @@ type ServerInterface interface {
 	// UpstreamRevisionNum. 200, 207 or the shared error.
 	// (POST /unit)
 	BulkCreateUnits(ctx echo.Context, params BulkCreateUnitsParams) error
+	// BulkApplyUnits Queue an apply of each Unit the selection (where, filter, contains) picks; 200, 207 or the shared error. With dry_run=true nothing is queued: the answer is what would be (the body's DryRun is the worker's, as for one Unit).
+	// (POST /unit/apply)
+	BulkApplyUnits(ctx echo.Context, params BulkApplyUnitsParams) error
+	// BulkCancelUnitActions Cancel the outstanding operation of each Unit the selection picks: Pending and Delivered ones become Canceled. A Progressing operation cannot be cancelled: its item's Error is 423 Locked (the whole answer 423 when every item is). A Unit with no outstanding operation is 404 in its item. 200, 207 or the shared error.
+	// (POST /unit/cancel)
+	BulkCancelUnitActions(ctx echo.Context, params BulkCancelUnitActionsParams) error
+	// BulkDestroyUnits Queue a destroy of each Unit the selection picks; 200, 207 or the shared error.
+	// (POST /unit/destroy)
+	BulkDestroyUnits(ctx echo.Context, params BulkDestroyUnitsParams) error
 	// BulkMoveUnits Move the Units the selection picks, with their history, to another Space. A moved Unit loses its TargetID
 	// (Targets belong to a Space) and takes its Links (those whose From Unit it is) with it: a Link Slug taken in
 	// the destination fails that Unit with 409 AlreadyExists naming the Link. 200, 207 or the shared error.
 	// (POST /unit/move)
 	BulkMoveUnits(ctx echo.Context, params BulkMoveUnitsParams) error
+	// BulkRefreshUnits Queue a refresh of each Unit the selection picks; 200, 207 or the shared error.
+	// (POST /unit/refresh)
+	BulkRefreshUnits(ctx echo.Context, params BulkRefreshUnitsParams) error
 	// BulkTagUnits Put a Tag on the head Revision of every Unit the selection (where, filter, contains) picks, or with
 	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
 	// (POST /unit/tag)
@@ -8332,6 +8635,94 @@ func (w *ServerInterfaceWrapper) ListAllBridgeWorkers(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListAllBridgeWorkers(ctx, params)
+	return err
+}
+
+// ReportActionResult converts echo context to params.
+func (w *ServerInterfaceWrapper) ReportActionResult(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId QueueWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReportActionResult(ctx, bridgeWorkerId)
+	return err
+}
+
+// ListQueuedOperations converts echo context to params.
+func (w *ServerInterfaceWrapper) ListQueuedOperations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId QueueWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListQueuedOperations(ctx, bridgeWorkerId)
+	return err
+}
+
+// PollQueuedOperations converts echo context to params.
+func (w *ServerInterfaceWrapper) PollQueuedOperations(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId QueueWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PollQueuedOperations(ctx, bridgeWorkerId)
+	return err
+}
+
+// GetQueuedOperation converts echo context to params.
+func (w *ServerInterfaceWrapper) GetQueuedOperation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId QueueWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// ------------- Path parameter "queued_operation_id" -------------
+	var queuedOperationId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "queued_operation_id", ctx.Param("queued_operation_id"), &queuedOperationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter queued_operation_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetQueuedOperation(ctx, bridgeWorkerId, queuedOperationId)
+	return err
+}
+
+// ReportUserActionResult converts echo context to params.
+func (w *ServerInterfaceWrapper) ReportUserActionResult(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "bridge_worker_id" -------------
+	var bridgeWorkerId QueueWorkerID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "bridge_worker_id", ctx.Param("bridge_worker_id"), &bridgeWorkerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReportUserActionResult(ctx, bridgeWorkerId)
 	return err
 }
 
@@ -13849,6 +14240,30 @@ func (w *ServerInterfaceWrapper) UpdateUnit(ctx echo.Context) error {
 	return err
 }
 
+// ApplyUnit converts echo context to params.
+func (w *ServerInterfaceWrapper) ApplyUnit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApplyUnit(ctx, spaceId, unitId)
+	return err
+}
+
 // ResolveUnitConflicts converts echo context to params.
 func (w *ServerInterfaceWrapper) ResolveUnitConflicts(ctx echo.Context) error {
 	var err error
@@ -14025,6 +14440,30 @@ func (w *ServerInterfaceWrapper) UploadUnitData(ctx echo.Context) error {
 	return err
 }
 
+// DestroyUnit converts echo context to params.
+func (w *ServerInterfaceWrapper) DestroyUnit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DestroyUnit(ctx, spaceId, unitId)
+	return err
+}
+
 // GetUnitDiff converts echo context to params.
 func (w *ServerInterfaceWrapper) GetUnitDiff(ctx echo.Context) error {
 	var err error
@@ -14086,6 +14525,30 @@ func (w *ServerInterfaceWrapper) SetUnitGuard(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SetUnitGuard(ctx, spaceId, unitId)
+	return err
+}
+
+// ImportUnit converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportUnit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportUnit(ctx, spaceId, unitId)
 	return err
 }
 
@@ -14278,6 +14741,30 @@ func (w *ServerInterfaceWrapper) SetUnitProtection(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SetUnitProtection(ctx, spaceId, unitId)
+	return err
+}
+
+// RefreshUnit converts echo context to params.
+func (w *ServerInterfaceWrapper) RefreshUnit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RefreshUnit(ctx, spaceId, unitId)
 	return err
 }
 
@@ -15566,6 +16053,123 @@ func (w *ServerInterfaceWrapper) BulkCreateUnits(ctx echo.Context) error {
 	return err
 }
 
+// BulkApplyUnits converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkApplyUnits(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkApplyUnitsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkApplyUnits(ctx, params)
+	return err
+}
+
+// BulkCancelUnitActions converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkCancelUnitActions(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkCancelUnitActionsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkCancelUnitActions(ctx, params)
+	return err
+}
+
+// BulkDestroyUnits converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkDestroyUnits(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkDestroyUnitsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkDestroyUnits(ctx, params)
+	return err
+}
+
 // BulkMoveUnits converts echo context to params.
 func (w *ServerInterfaceWrapper) BulkMoveUnits(ctx echo.Context) error {
 	var err error
@@ -15602,6 +16206,45 @@ func (w *ServerInterfaceWrapper) BulkMoveUnits(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.BulkMoveUnits(ctx, params)
+	return err
+}
+
+// BulkRefreshUnits converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkRefreshUnits(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkRefreshUnitsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkRefreshUnits(ctx, params)
 	return err
 }
 
@@ -16357,6 +17000,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/_space", wrapper.BulkPatchSpaces, options.OperationMiddlewares["BulkPatchSpaces"]...)
 	router.GET(options.BaseURL+"/attestation", wrapper.ListAllAttestations, options.OperationMiddlewares["ListAllAttestations"]...)
 	router.GET(options.BaseURL+"/bridge_worker", wrapper.ListAllBridgeWorkers, options.OperationMiddlewares["ListAllBridgeWorkers"]...)
+	router.POST(options.BaseURL+"/bridge_worker/:bridge_worker_id/action_result", wrapper.ReportActionResult, options.OperationMiddlewares["ReportActionResult"]...)
+	router.GET(options.BaseURL+"/bridge_worker/:bridge_worker_id/queued_operation", wrapper.ListQueuedOperations, options.OperationMiddlewares["ListQueuedOperations"]...)
+	router.POST(options.BaseURL+"/bridge_worker/:bridge_worker_id/queued_operation/poll", wrapper.PollQueuedOperations, options.OperationMiddlewares["PollQueuedOperations"]...)
+	router.GET(options.BaseURL+"/bridge_worker/:bridge_worker_id/queued_operation/:queued_operation_id", wrapper.GetQueuedOperation, options.OperationMiddlewares["GetQueuedOperation"]...)
+	router.POST(options.BaseURL+"/bridge_worker/:bridge_worker_id/user_action_result", wrapper.ReportUserActionResult, options.OperationMiddlewares["ReportUserActionResult"]...)
 	router.GET(options.BaseURL+"/channel", wrapper.ListAllChannels, options.OperationMiddlewares["ListAllChannels"]...)
 	router.GET(options.BaseURL+"/command_run", wrapper.ListAllCommandRuns, options.OperationMiddlewares["ListAllCommandRuns"]...)
 	router.POST(options.BaseURL+"/command_run", wrapper.CreateCommandRun, options.OperationMiddlewares["CreateCommandRun"]...)
@@ -16483,15 +17131,19 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id", wrapper.GetUnit, options.OperationMiddlewares["GetUnit"]...)
 	router.PATCH(options.BaseURL+"/space/:space_id/unit/:unit_id", wrapper.PatchUnit, options.OperationMiddlewares["PatchUnit"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/unit/:unit_id", wrapper.UpdateUnit, options.OperationMiddlewares["UpdateUnit"]...)
+	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/apply", wrapper.ApplyUnit, options.OperationMiddlewares["ApplyUnit"]...)
 	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/conflicts", wrapper.ResolveUnitConflicts, options.OperationMiddlewares["ResolveUnitConflicts"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/data", wrapper.DownloadUnitData, options.OperationMiddlewares["DownloadUnitData"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/unit/:unit_id/data", wrapper.UploadUnitData, options.OperationMiddlewares["UploadUnitData"]...)
+	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/destroy", wrapper.DestroyUnit, options.OperationMiddlewares["DestroyUnit"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/diff", wrapper.GetUnitDiff, options.OperationMiddlewares["GetUnitDiff"]...)
 	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/guard", wrapper.SetUnitGuard, options.OperationMiddlewares["SetUnitGuard"]...)
+	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/import", wrapper.ImportUnit, options.OperationMiddlewares["ImportUnit"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation", wrapper.ListExtendedMutations, options.OperationMiddlewares["ListExtendedMutations"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation/:mutation_id", wrapper.GetExtendedMutation, options.OperationMiddlewares["GetExtendedMutation"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation_sources", wrapper.GetUnitMutationSources, options.OperationMiddlewares["GetUnitMutationSources"]...)
 	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/protection", wrapper.SetUnitProtection, options.OperationMiddlewares["SetUnitProtection"]...)
+	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/refresh", wrapper.RefreshUnit, options.OperationMiddlewares["RefreshUnit"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision", wrapper.ListExtendedRevisions, options.OperationMiddlewares["ListExtendedRevisions"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision/:revision_id", wrapper.GetExtendedRevision, options.OperationMiddlewares["GetExtendedRevision"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision/:revision_id/data", wrapper.DownloadRevisionData, options.OperationMiddlewares["DownloadRevisionData"]...)
@@ -16516,7 +17168,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/unit", wrapper.ListAllUnits, options.OperationMiddlewares["ListAllUnits"]...)
 	router.PATCH(options.BaseURL+"/unit", wrapper.BulkPatchUnits, options.OperationMiddlewares["BulkPatchUnits"]...)
 	router.POST(options.BaseURL+"/unit", wrapper.BulkCreateUnits, options.OperationMiddlewares["BulkCreateUnits"]...)
+	router.POST(options.BaseURL+"/unit/apply", wrapper.BulkApplyUnits, options.OperationMiddlewares["BulkApplyUnits"]...)
+	router.POST(options.BaseURL+"/unit/cancel", wrapper.BulkCancelUnitActions, options.OperationMiddlewares["BulkCancelUnitActions"]...)
+	router.POST(options.BaseURL+"/unit/destroy", wrapper.BulkDestroyUnits, options.OperationMiddlewares["BulkDestroyUnits"]...)
 	router.POST(options.BaseURL+"/unit/move", wrapper.BulkMoveUnits, options.OperationMiddlewares["BulkMoveUnits"]...)
+	router.POST(options.BaseURL+"/unit/refresh", wrapper.BulkRefreshUnits, options.OperationMiddlewares["BulkRefreshUnits"]...)
 	router.POST(options.BaseURL+"/unit/tag", wrapper.BulkTagUnits, options.OperationMiddlewares["BulkTagUnits"]...)
 	router.GET(options.BaseURL+"/unit_data", wrapper.SearchUnitData, options.OperationMiddlewares["SearchUnitData"]...)
 	router.GET(options.BaseURL+"/unit_diff", wrapper.SearchUnitDiff, options.OperationMiddlewares["SearchUnitDiff"]...)
@@ -18862,6 +19518,1238 @@ type ListAllBridgeWorkersdefaultJSONResponse struct {
 }
 
 func (response ListAllBridgeWorkersdefaultJSONResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResultRequestObject struct {
+	BridgeWorkerId QueueWorkerID `json:"bridge_worker_id"`
+	Body           *ReportActionResultJSONRequestBody
+}
+
+type ReportActionResultResponseObject interface {
+	VisitReportActionResultResponse(w http.ResponseWriter) error
+}
+
+type ReportActionResult200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type ReportActionResult200JSONResponse struct {
+	Body    QueuedOperation
+	Headers ReportActionResult200ResponseHeaders
+}
+
+func (response ReportActionResult200JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReportActionResult400JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReportActionResult401JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReportActionResult403JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReportActionResult404JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ReportActionResult409JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ReportActionResult413JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReportActionResult415JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ReportActionResult429JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ReportActionResult500JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReportActionResult503JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResult504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ReportActionResult504JSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportActionResultdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ReportActionResultdefaultJSONResponse) VisitReportActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperationsRequestObject struct {
+	BridgeWorkerId QueueWorkerID `json:"bridge_worker_id"`
+}
+
+type ListQueuedOperationsResponseObject interface {
+	VisitListQueuedOperationsResponse(w http.ResponseWriter) error
+}
+
+type ListQueuedOperations200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type ListQueuedOperations200JSONResponse struct {
+	Body    []QueuedOperation
+	Headers ListQueuedOperations200ResponseHeaders
+}
+
+func (response ListQueuedOperations200JSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListQueuedOperations400JSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListQueuedOperations401JSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListQueuedOperations403JSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListQueuedOperations404JSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperations429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListQueuedOperations429JSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperations500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListQueuedOperations500JSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListQueuedOperations503JSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperations504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListQueuedOperations504JSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListQueuedOperationsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListQueuedOperationsdefaultJSONResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperationsRequestObject struct {
+	BridgeWorkerId QueueWorkerID `json:"bridge_worker_id"`
+	Body           *PollQueuedOperationsJSONRequestBody
+}
+
+type PollQueuedOperationsResponseObject interface {
+	VisitPollQueuedOperationsResponse(w http.ResponseWriter) error
+}
+
+type PollQueuedOperations200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PollQueuedOperations200JSONResponse struct {
+	Body    []QueuedOperation
+	Headers PollQueuedOperations200ResponseHeaders
+}
+
+func (response PollQueuedOperations200JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PollQueuedOperations400JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PollQueuedOperations401JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PollQueuedOperations403JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PollQueuedOperations404JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PollQueuedOperations413JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PollQueuedOperations415JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PollQueuedOperations429JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PollQueuedOperations500JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PollQueuedOperations503JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperations504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PollQueuedOperations504JSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PollQueuedOperationsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PollQueuedOperationsdefaultJSONResponse) VisitPollQueuedOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperationRequestObject struct {
+	BridgeWorkerId    QueueWorkerID      `json:"bridge_worker_id"`
+	QueuedOperationId openapi_types.UUID `json:"queued_operation_id"`
+}
+
+type GetQueuedOperationResponseObject interface {
+	VisitGetQueuedOperationResponse(w http.ResponseWriter) error
+}
+
+type GetQueuedOperation200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetQueuedOperation200JSONResponse struct {
+	Body    QueuedOperation
+	Headers GetQueuedOperation200ResponseHeaders
+}
+
+func (response GetQueuedOperation200JSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetQueuedOperation400JSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetQueuedOperation401JSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetQueuedOperation403JSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetQueuedOperation404JSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetQueuedOperation429JSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperation500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetQueuedOperation500JSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetQueuedOperation503JSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperation504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetQueuedOperation504JSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQueuedOperationdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetQueuedOperationdefaultJSONResponse) VisitGetQueuedOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResultRequestObject struct {
+	BridgeWorkerId QueueWorkerID `json:"bridge_worker_id"`
+	Body           *ReportUserActionResultJSONRequestBody
+}
+
+type ReportUserActionResultResponseObject interface {
+	VisitReportUserActionResultResponse(w http.ResponseWriter) error
+}
+
+type ReportUserActionResult200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type ReportUserActionResult200JSONResponse struct {
+	Body    QueuedOperation
+	Headers ReportUserActionResult200ResponseHeaders
+}
+
+func (response ReportUserActionResult200JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReportUserActionResult400JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReportUserActionResult401JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReportUserActionResult403JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReportUserActionResult404JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ReportUserActionResult409JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ReportUserActionResult413JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReportUserActionResult415JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ReportUserActionResult429JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ReportUserActionResult500JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReportUserActionResult503JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResult504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ReportUserActionResult504JSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReportUserActionResultdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ReportUserActionResultdefaultJSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -50685,6 +52573,281 @@ func (response UpdateUnitdefaultJSONResponse) VisitUpdateUnitResponse(w http.Res
 	return err
 }
 
+type ApplyUnitRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Body    *ApplyUnitJSONRequestBody
+}
+
+type ApplyUnitResponseObject interface {
+	VisitApplyUnitResponse(w http.ResponseWriter) error
+}
+
+type ApplyUnit200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type ApplyUnit200JSONResponse struct {
+	Body    QueuedOperation
+	Headers ApplyUnit200ResponseHeaders
+}
+
+func (response ApplyUnit200JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ApplyUnit400JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ApplyUnit401JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ApplyUnit403JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ApplyUnit404JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ApplyUnit413JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ApplyUnit415JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response ApplyUnit422JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ApplyUnit429JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ApplyUnit500JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ApplyUnit503JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnit504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ApplyUnit504JSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyUnitdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ApplyUnitdefaultJSONResponse) VisitApplyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveUnitConflictsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	UnitId  UnitID  `json:"unit_id"`
@@ -51575,6 +53738,281 @@ func (response UploadUnitDatadefaultJSONResponse) VisitUploadUnitDataResponse(w 
 	return err
 }
 
+type DestroyUnitRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Body    *DestroyUnitJSONRequestBody
+}
+
+type DestroyUnitResponseObject interface {
+	VisitDestroyUnitResponse(w http.ResponseWriter) error
+}
+
+type DestroyUnit200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DestroyUnit200JSONResponse struct {
+	Body    QueuedOperation
+	Headers DestroyUnit200ResponseHeaders
+}
+
+func (response DestroyUnit200JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DestroyUnit400JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DestroyUnit401JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DestroyUnit403JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DestroyUnit404JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DestroyUnit413JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DestroyUnit415JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response DestroyUnit422JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DestroyUnit429JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DestroyUnit500JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DestroyUnit503JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnit504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DestroyUnit504JSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DestroyUnitdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DestroyUnitdefaultJSONResponse) VisitDestroyUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUnitDiffRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	UnitId  UnitID  `json:"unit_id"`
@@ -52050,6 +54488,281 @@ type SetUnitGuarddefaultJSONResponse struct {
 }
 
 func (response SetUnitGuarddefaultJSONResponse) VisitSetUnitGuardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnitRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Body    *ImportUnitJSONRequestBody
+}
+
+type ImportUnitResponseObject interface {
+	VisitImportUnitResponse(w http.ResponseWriter) error
+}
+
+type ImportUnit200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type ImportUnit200JSONResponse struct {
+	Body    QueuedOperation
+	Headers ImportUnit200ResponseHeaders
+}
+
+func (response ImportUnit200JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ImportUnit400JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ImportUnit401JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ImportUnit403JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ImportUnit404JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ImportUnit413JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ImportUnit415JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response ImportUnit422JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ImportUnit429JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ImportUnit500JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ImportUnit503JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnit504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ImportUnit504JSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportUnitdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ImportUnitdefaultJSONResponse) VisitImportUnitResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -52958,6 +55671,281 @@ type SetUnitProtectiondefaultJSONResponse struct {
 }
 
 func (response SetUnitProtectiondefaultJSONResponse) VisitSetUnitProtectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnitRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Body    *RefreshUnitJSONRequestBody
+}
+
+type RefreshUnitResponseObject interface {
+	VisitRefreshUnitResponse(w http.ResponseWriter) error
+}
+
+type RefreshUnit200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type RefreshUnit200JSONResponse struct {
+	Body    QueuedOperation
+	Headers RefreshUnit200ResponseHeaders
+}
+
+func (response RefreshUnit200JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RefreshUnit400JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RefreshUnit401JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RefreshUnit403JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RefreshUnit404JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RefreshUnit413JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RefreshUnit415JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response RefreshUnit422JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RefreshUnit429JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response RefreshUnit500JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RefreshUnit503JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnit504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response RefreshUnit504JSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshUnitdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response RefreshUnitdefaultJSONResponse) VisitRefreshUnitResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -59253,6 +62241,871 @@ func (response BulkCreateUnitsdefaultJSONResponse) VisitBulkCreateUnitsResponse(
 	return err
 }
 
+type BulkApplyUnitsRequestObject struct {
+	Params BulkApplyUnitsParams
+	Body   *BulkApplyUnitsJSONRequestBody
+}
+
+type BulkApplyUnitsResponseObject interface {
+	VisitBulkApplyUnitsResponse(w http.ResponseWriter) error
+}
+
+type BulkApplyUnits200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkApplyUnits200JSONResponse struct {
+	Body    []UnitActionResponse
+	Headers BulkApplyUnits200ResponseHeaders
+}
+
+func (response BulkApplyUnits200JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkApplyUnits207JSONResponse struct {
+	Body    []UnitActionResponse
+	Headers BulkApplyUnits207ResponseHeaders
+}
+
+func (response BulkApplyUnits207JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkApplyUnits400JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkApplyUnits401JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkApplyUnits403JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkApplyUnits404JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkApplyUnits413JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkApplyUnits415JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkApplyUnits422JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkApplyUnits429JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkApplyUnits500JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkApplyUnits503JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnits504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkApplyUnits504JSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkApplyUnitsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkApplyUnitsdefaultJSONResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActionsRequestObject struct {
+	Params BulkCancelUnitActionsParams
+}
+
+type BulkCancelUnitActionsResponseObject interface {
+	VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error
+}
+
+type BulkCancelUnitActions200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCancelUnitActions200JSONResponse struct {
+	Body    []UnitActionResponse
+	Headers BulkCancelUnitActions200ResponseHeaders
+}
+
+func (response BulkCancelUnitActions200JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCancelUnitActions207JSONResponse struct {
+	Body    []UnitActionResponse
+	Headers BulkCancelUnitActions207ResponseHeaders
+}
+
+func (response BulkCancelUnitActions207JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkCancelUnitActions400JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkCancelUnitActions401JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkCancelUnitActions403JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkCancelUnitActions404JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions423JSONResponse struct{ LockedJSONResponse }
+
+func (response BulkCancelUnitActions423JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(423)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkCancelUnitActions429JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkCancelUnitActions500JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkCancelUnitActions503JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActions504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkCancelUnitActions504JSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCancelUnitActionsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkCancelUnitActionsdefaultJSONResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnitsRequestObject struct {
+	Params BulkDestroyUnitsParams
+	Body   *BulkDestroyUnitsJSONRequestBody
+}
+
+type BulkDestroyUnitsResponseObject interface {
+	VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error
+}
+
+type BulkDestroyUnits200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDestroyUnits200JSONResponse struct {
+	Body    []UnitActionResponse
+	Headers BulkDestroyUnits200ResponseHeaders
+}
+
+func (response BulkDestroyUnits200JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDestroyUnits207JSONResponse struct {
+	Body    []UnitActionResponse
+	Headers BulkDestroyUnits207ResponseHeaders
+}
+
+func (response BulkDestroyUnits207JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkDestroyUnits400JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkDestroyUnits401JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkDestroyUnits403JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkDestroyUnits404JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkDestroyUnits413JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkDestroyUnits415JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkDestroyUnits422JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkDestroyUnits429JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkDestroyUnits500JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkDestroyUnits503JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnits504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkDestroyUnits504JSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDestroyUnitsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkDestroyUnitsdefaultJSONResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BulkMoveUnitsRequestObject struct {
 	Params BulkMoveUnitsParams
 	Body   *BulkMoveUnitsJSONRequestBody
@@ -59558,6 +63411,308 @@ type BulkMoveUnitsdefaultJSONResponse struct {
 }
 
 func (response BulkMoveUnitsdefaultJSONResponse) VisitBulkMoveUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnitsRequestObject struct {
+	Params BulkRefreshUnitsParams
+	Body   *BulkRefreshUnitsJSONRequestBody
+}
+
+type BulkRefreshUnitsResponseObject interface {
+	VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error
+}
+
+type BulkRefreshUnits200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkRefreshUnits200JSONResponse struct {
+	Body    []UnitActionResponse
+	Headers BulkRefreshUnits200ResponseHeaders
+}
+
+func (response BulkRefreshUnits200JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkRefreshUnits207JSONResponse struct {
+	Body    []UnitActionResponse
+	Headers BulkRefreshUnits207ResponseHeaders
+}
+
+func (response BulkRefreshUnits207JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkRefreshUnits400JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkRefreshUnits401JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkRefreshUnits403JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkRefreshUnits404JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkRefreshUnits413JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkRefreshUnits415JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkRefreshUnits422JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkRefreshUnits429JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkRefreshUnits500JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkRefreshUnits503JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnits504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkRefreshUnits504JSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkRefreshUnitsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkRefreshUnitsdefaultJSONResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -63126,6 +67281,21 @@ type StrictServerInterface interface {
 	// ListAllBridgeWorkers List the BridgeWorkers of every Space the caller may view.
 	// (GET /bridge_worker)
 	ListAllBridgeWorkers(ctx context.Context, request ListAllBridgeWorkersRequestObject) (ListAllBridgeWorkersResponseObject, error)
+	// ReportActionResult The same report as .../user_action_result, at the path reference workers use: it also takes their Result values (ApplyCompleted, ApplyFailed, DestroyCompleted, RefreshAndDrifted, ImportCompleted, ...) in place of Status, and Action Heartbeat, which renews the claim on a Progressing operation and appends no UnitEvent.
+	// (POST /bridge_worker/{bridge_worker_id}/action_result)
+	ReportActionResult(ctx context.Context, request ReportActionResultRequestObject) (ReportActionResultResponseObject, error)
+	// ListQueuedOperations The worker's outstanding operations (Pending and Delivered), in creation order; reading marks the Pending ones Delivered. The caller is the worker's bot User (its /auth/worker token): for anyone else the worker does not exist (404).
+	// (GET /bridge_worker/{bridge_worker_id}/queued_operation)
+	ListQueuedOperations(ctx context.Context, request ListQueuedOperationsRequestObject) (ListQueuedOperationsResponseObject, error)
+	// PollQueuedOperations Wait up to TimeoutSeconds for outstanding operations and answer them as GET .../queued_operation does (marking Pending ones Delivered); 200 with an empty array on timeout. The caller is the worker's bot User.
+	// (POST /bridge_worker/{bridge_worker_id}/queued_operation/poll)
+	PollQueuedOperations(ctx context.Context, request PollQueuedOperationsRequestObject) (PollQueuedOperationsResponseObject, error)
+	// GetQueuedOperation One operation of the worker, whatever its Status. The caller is the worker's bot User.
+	// (GET /bridge_worker/{bridge_worker_id}/queued_operation/{queued_operation_id})
+	GetQueuedOperation(ctx context.Context, request GetQueuedOperationRequestObject) (GetQueuedOperationResponseObject, error)
+	// ReportUserActionResult Report progress or the outcome of one of the worker's operations: Status Progressing (claims it until the claim time passes), Completed or Failed. Each report appends a UnitEvent and moves the operation's Status. An operation that is not the caller's is 404; one already finished is 409.
+	// (POST /bridge_worker/{bridge_worker_id}/user_action_result)
+	ReportUserActionResult(ctx context.Context, request ReportUserActionResultRequestObject) (ReportUserActionResultResponseObject, error)
 	// ListAllChannels List the Channels of every Space the caller may view.
 	// (GET /channel)
 	ListAllChannels(ctx context.Context, request ListAllChannelsRequestObject) (ListAllChannelsResponseObject, error)
@@ -63528,6 +67698,9 @@ type StrictServerInterface interface {
 	// UpdateUnit Replace the Unit's settable fields (not its data). Version is required and must be the stored one.
 	// (PUT /space/{space_id}/unit/{unit_id})
 	UpdateUnit(ctx context.Context, request UpdateUnitRequestObject) (UpdateUnitResponseObject, error)
+	// ApplyUnit Queue an apply of the Unit's Revision RevisionNum (the head when absent) for the BridgeWorker of its Target. The operation carries that Revision's data. A Unit without a Target, or whose Target has no BridgeWorkerID, is 422 Unprocessable naming TargetID; a Unit with ApplyGates is 422.
+	// (POST /space/{space_id}/unit/{unit_id}/apply)
+	ApplyUnit(ctx context.Context, request ApplyUnitRequestObject) (ApplyUnitResponseObject, error)
 	// ResolveUnitConflicts Apply or dismiss the Unit's outstanding merge conflicts.
 	// (POST /space/{space_id}/unit/{unit_id}/conflicts)
 	ResolveUnitConflicts(ctx context.Context, request ResolveUnitConflictsRequestObject) (ResolveUnitConflictsResponseObject, error)
@@ -63541,12 +67714,18 @@ type StrictServerInterface interface {
 	// needs clearance (see POST .../guard), else 409 Conflict naming the path.
 	// (PUT /space/{space_id}/unit/{unit_id}/data)
 	UploadUnitData(ctx context.Context, request UploadUnitDataRequestObject) (UploadUnitDataResponseObject, error)
+	// DestroyUnit Queue a destroy of what the Unit applied to its Target. 422 Unprocessable naming TargetID as for apply; a Unit with DestroyGates is 422.
+	// (POST /space/{space_id}/unit/{unit_id}/destroy)
+	DestroyUnit(ctx context.Context, request DestroyUnitRequestObject) (DestroyUnitResponseObject, error)
 	// GetUnitDiff The difference between two Revisions of the Unit (default the head and the Revision before it).
 	// (GET /space/{space_id}/unit/{unit_id}/diff)
 	GetUnitDiff(ctx context.Context, request GetUnitDiffRequestObject) (GetUnitDiffResponseObject, error)
 	// SetUnitGuard Set or remove guards on paths of the Unit's data.
 	// (POST /space/{space_id}/unit/{unit_id}/guard)
 	SetUnitGuard(ctx context.Context, request SetUnitGuardRequestObject) (SetUnitGuardResponseObject, error)
+	// ImportUnit Queue an import: the worker reads the live configuration and it fills the Unit as a refresh does (unless DryRun).
+	// (POST /space/{space_id}/unit/{unit_id}/import)
+	ImportUnit(ctx context.Context, request ImportUnitRequestObject) (ImportUnitResponseObject, error)
 	// ListExtendedMutations The Unit's Mutations, one per source of change of each Revision.
 	// (GET /space/{space_id}/unit/{unit_id}/mutation)
 	ListExtendedMutations(ctx context.Context, request ListExtendedMutationsRequestObject) (ListExtendedMutationsResponseObject, error)
@@ -63559,6 +67738,9 @@ type StrictServerInterface interface {
 	// SetUnitProtection Mark paths of the Unit's data as protected local overrides, or unmark them.
 	// (POST /space/{space_id}/unit/{unit_id}/protection)
 	SetUnitProtection(ctx context.Context, request SetUnitProtectionRequestObject) (SetUnitProtectionResponseObject, error)
+	// RefreshUnit Queue a refresh: the worker reads the live configuration back. When it differs from the applied Revision the drift is recorded (UnitEvent Result RefreshAndDrifted) and, unless DryRun, becomes a new Revision (Source Refresh); with DryRun the operation's Data carries it and the Unit is unchanged.
+	// (POST /space/{space_id}/unit/{unit_id}/refresh)
+	RefreshUnit(ctx context.Context, request RefreshUnitRequestObject) (RefreshUnitResponseObject, error)
 	// ListExtendedRevisions The Unit's Revisions (ordered by RevisionNum unless order_by says otherwise).
 	// (GET /space/{space_id}/unit/{unit_id}/revision)
 	ListExtendedRevisions(ctx context.Context, request ListExtendedRevisionsRequestObject) (ListExtendedRevisionsResponseObject, error)
@@ -63636,11 +67818,23 @@ type StrictServerInterface interface {
 	// UpstreamRevisionNum. 200, 207 or the shared error.
 	// (POST /unit)
 	BulkCreateUnits(ctx context.Context, request BulkCreateUnitsRequestObject) (BulkCreateUnitsResponseObject, error)
+	// BulkApplyUnits Queue an apply of each Unit the selection (where, filter, contains) picks; 200, 207 or the shared error. With dry_run=true nothing is queued: the answer is what would be (the body's DryRun is the worker's, as for one Unit).
+	// (POST /unit/apply)
+	BulkApplyUnits(ctx context.Context, request BulkApplyUnitsRequestObject) (BulkApplyUnitsResponseObject, error)
+	// BulkCancelUnitActions Cancel the outstanding operation of each Unit the selection picks: Pending and Delivered ones become Canceled. A Progressing operation cannot be cancelled: its item's Error is 423 Locked (the whole answer 423 when every item is). A Unit with no outstanding operation is 404 in its item. 200, 207 or the shared error.
+	// (POST /unit/cancel)
+	BulkCancelUnitActions(ctx context.Context, request BulkCancelUnitActionsRequestObject) (BulkCancelUnitActionsResponseObject, error)
+	// BulkDestroyUnits Queue a destroy of each Unit the selection picks; 200, 207 or the shared error.
+	// (POST /unit/destroy)
+	BulkDestroyUnits(ctx context.Context, request BulkDestroyUnitsRequestObject) (BulkDestroyUnitsResponseObject, error)
 	// BulkMoveUnits Move the Units the selection picks, with their history, to another Space. A moved Unit loses its TargetID
 	// (Targets belong to a Space) and takes its Links (those whose From Unit it is) with it: a Link Slug taken in
 	// the destination fails that Unit with 409 AlreadyExists naming the Link. 200, 207 or the shared error.
 	// (POST /unit/move)
 	BulkMoveUnits(ctx context.Context, request BulkMoveUnitsRequestObject) (BulkMoveUnitsResponseObject, error)
+	// BulkRefreshUnits Queue a refresh of each Unit the selection picks; 200, 207 or the shared error.
+	// (POST /unit/refresh)
+	BulkRefreshUnits(ctx context.Context, request BulkRefreshUnitsRequestObject) (BulkRefreshUnitsResponseObject, error)
 	// BulkTagUnits Put a Tag on the head Revision of every Unit the selection (where, filter, contains) picks, or with
 	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
 	// (POST /unit/tag)
@@ -64042,6 +68236,201 @@ func (sh *strictHandler) ListAllBridgeWorkers(ctx echo.Context, params ListAllBr
 		return err
 	} else if validResponse, ok := response.(ListAllBridgeWorkersResponseObject); ok {
 		return validResponse.VisitListAllBridgeWorkersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReportActionResult operation middleware
+func (sh *strictHandler) ReportActionResult(ctx echo.Context, bridgeWorkerId QueueWorkerID) error {
+	var request ReportActionResultRequestObject
+
+	request.BridgeWorkerId = bridgeWorkerId
+
+	var body ReportActionResultJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReportActionResult(ctx.Request().Context(), request.(ReportActionResultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReportActionResult")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReportActionResultResponseObject); ok {
+		return validResponse.VisitReportActionResultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListQueuedOperations operation middleware
+func (sh *strictHandler) ListQueuedOperations(ctx echo.Context, bridgeWorkerId QueueWorkerID) error {
+	var request ListQueuedOperationsRequestObject
+
+	request.BridgeWorkerId = bridgeWorkerId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListQueuedOperations(ctx.Request().Context(), request.(ListQueuedOperationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListQueuedOperations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListQueuedOperationsResponseObject); ok {
+		return validResponse.VisitListQueuedOperationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PollQueuedOperations operation middleware
+func (sh *strictHandler) PollQueuedOperations(ctx echo.Context, bridgeWorkerId QueueWorkerID) error {
+	var request PollQueuedOperationsRequestObject
+
+	request.BridgeWorkerId = bridgeWorkerId
+
+	var body PollQueuedOperationsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PollQueuedOperations(ctx.Request().Context(), request.(PollQueuedOperationsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PollQueuedOperations")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PollQueuedOperationsResponseObject); ok {
+		return validResponse.VisitPollQueuedOperationsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetQueuedOperation operation middleware
+func (sh *strictHandler) GetQueuedOperation(ctx echo.Context, bridgeWorkerId QueueWorkerID, queuedOperationId openapi_types.UUID) error {
+	var request GetQueuedOperationRequestObject
+
+	request.BridgeWorkerId = bridgeWorkerId
+	request.QueuedOperationId = queuedOperationId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetQueuedOperation(ctx.Request().Context(), request.(GetQueuedOperationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetQueuedOperation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetQueuedOperationResponseObject); ok {
+		return validResponse.VisitGetQueuedOperationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReportUserActionResult operation middleware
+func (sh *strictHandler) ReportUserActionResult(ctx echo.Context, bridgeWorkerId QueueWorkerID) error {
+	var request ReportUserActionResultRequestObject
+
+	request.BridgeWorkerId = bridgeWorkerId
+
+	var body ReportUserActionResultJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReportUserActionResult(ctx.Request().Context(), request.(ReportUserActionResultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReportUserActionResult")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReportUserActionResultResponseObject); ok {
+		return validResponse.VisitReportUserActionResultResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -69150,6 +73539,58 @@ func (sh *strictHandler) UpdateUnit(ctx echo.Context, spaceId SpaceID, unitId Un
 	return nil
 }
 
+// ApplyUnit operation middleware
+func (sh *strictHandler) ApplyUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID) error {
+	var request ApplyUnitRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+
+	var body ApplyUnitJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApplyUnit(ctx.Request().Context(), request.(ApplyUnitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApplyUnit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApplyUnitResponseObject); ok {
+		return validResponse.VisitApplyUnitResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ResolveUnitConflicts operation middleware
 func (sh *strictHandler) ResolveUnitConflicts(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ResolveUnitConflictsParams) error {
 	var request ResolveUnitConflictsRequestObject
@@ -69257,6 +73698,58 @@ func (sh *strictHandler) UploadUnitData(ctx echo.Context, spaceId SpaceID, unitI
 	return nil
 }
 
+// DestroyUnit operation middleware
+func (sh *strictHandler) DestroyUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID) error {
+	var request DestroyUnitRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+
+	var body DestroyUnitJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DestroyUnit(ctx.Request().Context(), request.(DestroyUnitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DestroyUnit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DestroyUnitResponseObject); ok {
+		return validResponse.VisitDestroyUnitResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetUnitDiff operation middleware
 func (sh *strictHandler) GetUnitDiff(ctx echo.Context, spaceId SpaceID, unitId UnitID, params GetUnitDiffParams) error {
 	var request GetUnitDiffRequestObject
@@ -69327,6 +73820,58 @@ func (sh *strictHandler) SetUnitGuard(ctx echo.Context, spaceId SpaceID, unitId 
 		return err
 	} else if validResponse, ok := response.(SetUnitGuardResponseObject); ok {
 		return validResponse.VisitSetUnitGuardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ImportUnit operation middleware
+func (sh *strictHandler) ImportUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID) error {
+	var request ImportUnitRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+
+	var body ImportUnitJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportUnit(ctx.Request().Context(), request.(ImportUnitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportUnit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportUnitResponseObject); ok {
+		return validResponse.VisitImportUnitResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -69457,6 +74002,58 @@ func (sh *strictHandler) SetUnitProtection(ctx echo.Context, spaceId SpaceID, un
 		return err
 	} else if validResponse, ok := response.(SetUnitProtectionResponseObject); ok {
 		return validResponse.VisitSetUnitProtectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RefreshUnit operation middleware
+func (sh *strictHandler) RefreshUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID) error {
+	var request RefreshUnitRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+
+	var body RefreshUnitJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RefreshUnit(ctx.Request().Context(), request.(RefreshUnitRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RefreshUnit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RefreshUnitResponseObject); ok {
+		return validResponse.VisitRefreshUnitResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -70455,6 +75052,133 @@ func (sh *strictHandler) BulkCreateUnits(ctx echo.Context, params BulkCreateUnit
 	return nil
 }
 
+// BulkApplyUnits operation middleware
+func (sh *strictHandler) BulkApplyUnits(ctx echo.Context, params BulkApplyUnitsParams) error {
+	var request BulkApplyUnitsRequestObject
+
+	request.Params = params
+
+	var body BulkApplyUnitsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkApplyUnits(ctx.Request().Context(), request.(BulkApplyUnitsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkApplyUnits")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkApplyUnitsResponseObject); ok {
+		return validResponse.VisitBulkApplyUnitsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkCancelUnitActions operation middleware
+func (sh *strictHandler) BulkCancelUnitActions(ctx echo.Context, params BulkCancelUnitActionsParams) error {
+	var request BulkCancelUnitActionsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkCancelUnitActions(ctx.Request().Context(), request.(BulkCancelUnitActionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkCancelUnitActions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkCancelUnitActionsResponseObject); ok {
+		return validResponse.VisitBulkCancelUnitActionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkDestroyUnits operation middleware
+func (sh *strictHandler) BulkDestroyUnits(ctx echo.Context, params BulkDestroyUnitsParams) error {
+	var request BulkDestroyUnitsRequestObject
+
+	request.Params = params
+
+	var body BulkDestroyUnitsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkDestroyUnits(ctx.Request().Context(), request.(BulkDestroyUnitsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkDestroyUnits")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkDestroyUnitsResponseObject); ok {
+		return validResponse.VisitBulkDestroyUnitsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // BulkMoveUnits operation middleware
 func (sh *strictHandler) BulkMoveUnits(ctx echo.Context, params BulkMoveUnitsParams) error {
 	var request BulkMoveUnitsRequestObject
@@ -70497,6 +75221,57 @@ func (sh *strictHandler) BulkMoveUnits(ctx echo.Context, params BulkMoveUnitsPar
 		return err
 	} else if validResponse, ok := response.(BulkMoveUnitsResponseObject); ok {
 		return validResponse.VisitBulkMoveUnitsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkRefreshUnits operation middleware
+func (sh *strictHandler) BulkRefreshUnits(ctx echo.Context, params BulkRefreshUnitsParams) error {
+	var request BulkRefreshUnitsRequestObject
+
+	request.Params = params
+
+	var body BulkRefreshUnitsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkRefreshUnits(ctx.Request().Context(), request.(BulkRefreshUnitsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkRefreshUnits")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkRefreshUnitsResponseObject); ok {
+		return validResponse.VisitBulkRefreshUnitsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -350,7 +350,7 @@ func (q *Queries) UnitForgetLink(ctx context.Context, arg UnitForgetLinkParams) 
 }
 
 const unitReadForLink = `-- name: UnitReadForLink :one
-SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings FROM unit WHERE organization_id = $1 AND unit_id = $2
+SELECT unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings, unit_event_id FROM unit WHERE organization_id = $1 AND unit_id = $2
 `
 
 type UnitReadForLinkParams struct {
@@ -404,6 +404,7 @@ func (q *Queries) UnitReadForLink(ctx context.Context, arg UnitReadForLinkParams
 		&i.ValueTriggerIds,
 		&i.Conflicts,
 		&i.LinkFindings,
+		&i.UnitEventID,
 	)
 	return &i, err
 }

@@ -287,6 +287,28 @@ type OrganizationMember struct {
 	CreatedAt              time.Time `db:"created_at"`
 }
 
+type QueuedOperation struct {
+	QueuedOperationID uuid.UUID       `db:"queued_operation_id"`
+	Seq               int64           `db:"seq"`
+	OrganizationID    uuid.UUID       `db:"organization_id"`
+	SpaceID           uuid.UUID       `db:"space_id"`
+	UnitID            uuid.UUID       `db:"unit_id"`
+	TargetID          uuid.UUID       `db:"target_id"`
+	BridgeWorkerID    uuid.UUID       `db:"bridge_worker_id"`
+	UserID            *uuid.UUID      `db:"user_id"`
+	Action            string          `db:"action"`
+	Status            string          `db:"status"`
+	UnitActionNum     int64           `db:"unit_action_num"`
+	RevisionNum       int64           `db:"revision_num"`
+	DryRun            bool            `db:"dry_run"`
+	Data              []byte          `db:"data"`
+	ErrorDetails      json.RawMessage `db:"error_details"`
+	ClaimExpiresAt    *time.Time      `db:"claim_expires_at"`
+	Version           int64           `db:"version"`
+	CreatedAt         time.Time       `db:"created_at"`
+	UpdatedAt         time.Time       `db:"updated_at"`
+}
+
 type Revision struct {
 	RevisionID           uuid.UUID       `db:"revision_id"`
 	OrganizationID       uuid.UUID       `db:"organization_id"`
@@ -472,6 +494,28 @@ type Unit struct {
 	ValueTriggerIds         json.RawMessage `db:"value_trigger_ids"`
 	Conflicts               json.RawMessage `db:"conflicts"`
 	LinkFindings            json.RawMessage `db:"link_findings"`
+	UnitEventID             *uuid.UUID      `db:"unit_event_id"`
+}
+
+type UnitEvent struct {
+	UnitEventID       uuid.UUID       `db:"unit_event_id"`
+	OrganizationID    uuid.UUID       `db:"organization_id"`
+	SpaceID           uuid.UUID       `db:"space_id"`
+	UnitID            uuid.UUID       `db:"unit_id"`
+	QueuedOperationID uuid.UUID       `db:"queued_operation_id"`
+	BridgeWorkerID    uuid.UUID       `db:"bridge_worker_id"`
+	UnitEventNum      int64           `db:"unit_event_num"`
+	Action            string          `db:"action"`
+	Status            string          `db:"status"`
+	Result            string          `db:"result"`
+	Message           string          `db:"message"`
+	RevisionNum       int64           `db:"revision_num"`
+	ResourceStatuses  json.RawMessage `db:"resource_statuses"`
+	StartedAt         *time.Time      `db:"started_at"`
+	TerminatedAt      *time.Time      `db:"terminated_at"`
+	Version           int64           `db:"version"`
+	CreatedAt         time.Time       `db:"created_at"`
+	UpdatedAt         time.Time       `db:"updated_at"`
 }
 
 type UsedAssertion struct {

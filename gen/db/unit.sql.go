@@ -89,7 +89,7 @@ SET apply_gates = apply_gates - $1::text, apply_warnings = apply_warnings - $1::
     version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND space_id = $3
   AND (validation_trigger_ids ? $1::text OR value_trigger_ids ? $1::text)
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings, unit_event_id
 `
 
 type UnitForgetTriggerFindingsParams struct {
@@ -151,6 +151,7 @@ func (q *Queries) UnitForgetTriggerFindings(ctx context.Context, arg UnitForgetT
 			&i.ValueTriggerIds,
 			&i.Conflicts,
 			&i.LinkFindings,
+			&i.UnitEventID,
 		); err != nil {
 			return nil, err
 		}
@@ -163,7 +164,7 @@ func (q *Queries) UnitForgetTriggerFindings(ctx context.Context, arg UnitForgetT
 }
 
 const unitGetForDataWrite = `-- name: UnitGetForDataWrite :one
-SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, u.apply_gates, u.apply_warnings, u.validation_errors, u.validation_warnings, u.validation_trigger_ids, u.value_trigger_ids, u.conflicts, u.link_findings, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
+SELECT u.unit_id, u.organization_id, u.space_id, u.slug, u.display_name, u.labels, u.annotations, u.delete_gates, u.destroy_gates, u.permissions, u.toolchain_type, u.provider_type, u.target_id, u.change_set_id, u.last_change_description, u.data_hash, u.data_size, u.head_doc, u.head_revision_id, u.head_revision_num, u.head_mutation_num, u.head_unit_action_num, u.head_unit_event_num, u.last_released_revision_num, u.upstream_unit_id, u.upstream_space_id, u.upstream_revision_num, u.hidden_reason, u.version, u.created_at, u.updated_at, u.search_text, u.path_annotations, u.apply_gates, u.apply_warnings, u.validation_errors, u.validation_warnings, u.validation_trigger_ids, u.value_trigger_ids, u.conflicts, u.link_findings, u.unit_event_id, s.slug AS space_slug, COALESCE(r.mutation_sources, '[]'::jsonb)::jsonb AS head_sources,
        COALESCE((SELECT jsonb_agg(to_jsonb(t) || jsonb_build_object('invocation', to_jsonb(i), 'unit_filter', to_jsonb(f)) ORDER BY t.slug)
                  FROM trigger t
                  LEFT JOIN invocation i ON i.invocation_id = t.invocation_id
@@ -239,6 +240,7 @@ func (q *Queries) UnitGetForDataWrite(ctx context.Context, arg UnitGetForDataWri
 		&i.Unit.ValueTriggerIds,
 		&i.Unit.Conflicts,
 		&i.Unit.LinkFindings,
+		&i.Unit.UnitEventID,
 		&i.SpaceSlug,
 		&i.HeadSources,
 		&i.Triggers,
@@ -255,7 +257,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9, $10, $11, $12, $13, $14,
         $15, $16, $17, $18,
         $19, $20, $21)
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings, unit_event_id
 `
 
 type UnitInsertParams struct {
@@ -349,6 +351,7 @@ func (q *Queries) UnitInsert(ctx context.Context, arg UnitInsertParams) (*Unit, 
 		&i.ValueTriggerIds,
 		&i.Conflicts,
 		&i.LinkFindings,
+		&i.UnitEventID,
 	)
 	return &i, err
 }
@@ -356,7 +359,7 @@ func (q *Queries) UnitInsert(ctx context.Context, arg UnitInsertParams) (*Unit, 
 const unitMove = `-- name: UnitMove :one
 UPDATE unit SET space_id = $1, target_id = NULL, version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND unit_id = $3
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings, unit_event_id
 `
 
 type UnitMoveParams struct {
@@ -410,6 +413,7 @@ func (q *Queries) UnitMove(ctx context.Context, arg UnitMoveParams) (*Unit, erro
 		&i.ValueTriggerIds,
 		&i.Conflicts,
 		&i.LinkFindings,
+		&i.UnitEventID,
 	)
 	return &i, err
 }
@@ -447,7 +451,7 @@ SET data_hash = $1, data_size = $2, head_doc = $3,
     validation_trigger_ids = $13, value_trigger_ids = $14,
     version = unit.version + CASE WHEN $15::boolean THEN 1 ELSE 0 END, updated_at = now()
 WHERE unit.unit_id = $16
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings, unit_event_id
 `
 
 type UnitRecordRevisionParams struct {
@@ -580,6 +584,7 @@ func (q *Queries) UnitRecordRevision(ctx context.Context, arg UnitRecordRevision
 		&i.ValueTriggerIds,
 		&i.Conflicts,
 		&i.LinkFindings,
+		&i.UnitEventID,
 	)
 	return &i, err
 }
@@ -589,7 +594,7 @@ UPDATE unit SET conflicts = $1,
     upstream_revision_num = COALESCE($2::bigint, upstream_revision_num),
     version = version + CASE WHEN $3::boolean THEN 1 ELSE 0 END, updated_at = now()
 WHERE organization_id = $4 AND unit_id = $5
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings, unit_event_id
 `
 
 type UnitSetConflictsParams struct {
@@ -653,6 +658,7 @@ func (q *Queries) UnitSetConflicts(ctx context.Context, arg UnitSetConflictsPara
 		&i.ValueTriggerIds,
 		&i.Conflicts,
 		&i.LinkFindings,
+		&i.UnitEventID,
 	)
 	return &i, err
 }
@@ -660,7 +666,7 @@ func (q *Queries) UnitSetConflicts(ctx context.Context, arg UnitSetConflictsPara
 const unitSetPathAnnotations = `-- name: UnitSetPathAnnotations :one
 UPDATE unit SET path_annotations = $1, version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND unit_id = $3
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings, unit_event_id
 `
 
 type UnitSetPathAnnotationsParams struct {
@@ -714,6 +720,7 @@ func (q *Queries) UnitSetPathAnnotations(ctx context.Context, arg UnitSetPathAnn
 		&i.ValueTriggerIds,
 		&i.Conflicts,
 		&i.LinkFindings,
+		&i.UnitEventID,
 	)
 	return &i, err
 }
@@ -726,7 +733,7 @@ SET slug = $1, display_name = $2, labels = $3, annotations = $4,
     last_change_description = $11,
     version = version + 1, updated_at = now()
 WHERE organization_id = $12 AND unit_id = $13 AND version = $14
-RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings
+RETURNING unit_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, destroy_gates, permissions, toolchain_type, provider_type, target_id, change_set_id, last_change_description, data_hash, data_size, head_doc, head_revision_id, head_revision_num, head_mutation_num, head_unit_action_num, head_unit_event_num, last_released_revision_num, upstream_unit_id, upstream_space_id, upstream_revision_num, hidden_reason, version, created_at, updated_at, search_text, path_annotations, apply_gates, apply_warnings, validation_errors, validation_warnings, validation_trigger_ids, value_trigger_ids, conflicts, link_findings, unit_event_id
 `
 
 type UnitUpdateParams struct {
@@ -806,6 +813,7 @@ func (q *Queries) UnitUpdate(ctx context.Context, arg UnitUpdateParams) (*Unit, 
 		&i.ValueTriggerIds,
 		&i.Conflicts,
 		&i.LinkFindings,
+		&i.UnitEventID,
 	)
 	return &i, err
 }

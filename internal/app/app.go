@@ -123,11 +123,15 @@ func (a *App) RunBackground(ctx context.Context, cfg Config) {
 	go a.Store.Events.RunPruner(ctx, retention, 10*time.Minute)
 	go periodic.Run(ctx, 10*time.Minute, func(ctx context.Context) { _ = a.SignIn.PruneAssertions(ctx) })
 	go a.Channels.RunSweeper(ctx, runSweepInterval)
+	go periodic.Run(ctx, claimSweepInterval, func(ctx context.Context) { _, _ = a.Units.ExpireClaims(ctx, time.Now()) })
 	go a.Notifier.Run(ctx, event.Channel)
 }
 
 // runSweepInterval is how often expired and unanswered command runs are ended.
 const runSweepInterval = 2 * time.Second
+
+// claimSweepInterval is how often Progressing operations past their claim are Aborted.
+const claimSweepInterval = 30 * time.Second
 
 // Close releases the instance's connections.
 func (a *App) Close() { a.Store.Close() }

@@ -18,7 +18,7 @@ func unitToAPI(u unit.Unit) api.Unit {
 		TargetID: u.TargetID, ChangeSetID: u.ChangeSetID, LastChangeDescription: u.LastChangeDescription,
 		DataHash: u.DataHash, DataSize: u.DataSize, HeadRevisionID: u.HeadRevisionID, HeadRevisionNum: u.HeadRevisionNum,
 		HeadMutationNum: u.HeadMutationNum, HeadUnitActionNum: u.HeadUnitActionNum, HeadUnitEventNum: u.HeadUnitEventNum,
-		LastReleasedRevisionNum: u.LastReleasedRevisionNum, UnitEventID: nil, UpstreamUnitID: u.UpstreamUnitID,
+		LastReleasedRevisionNum: u.LastReleasedRevisionNum, UnitEventID: u.UnitEventID, UpstreamUnitID: u.UpstreamUnitID,
 		UpstreamSpaceID: u.UpstreamSpaceID, UpstreamRevisionNum: u.UpstreamRevisionNum,
 		ApplyGates: u.ApplyGates, ApplyWarnings: u.ApplyWarnings, ValidationErrors: u.ValidationErrors,
 		ValidationWarnings: u.ValidationWarnings, ValidationTriggerIDs: u.ValidationTriggerIDs, ValueTriggerIDs: u.ValueTriggerIDs,

@@ -103,10 +103,12 @@ type parkedResponse struct{}
 
 func (parkedResponse) VisitPollBridgeWorkerEventsResponse(http.ResponseWriter) error { return nil }
 func (parkedResponse) VisitPollChannelResponse(http.ResponseWriter) error            { return nil }
+func (parkedResponse) VisitPollQueuedOperationsResponse(http.ResponseWriter) error   { return nil }
 
 var (
 	_ api.PollBridgeWorkerEventsResponseObject = parkedResponse{}
 	_ api.PollChannelResponseObject            = parkedResponse{}
+	_ api.PollQueuedOperationsResponseObject   = parkedResponse{}
 )
 
 // holdLongPoll is the contract middleware's part in a long poll: the request is held for the server's

@@ -10,7 +10,9 @@ import (
 
 // listParamsStruct is the parameter struct of every operation listParamsOf converts.
 type listParamsStruct interface {
-	api.BulkCreateFiltersParams |
+	api.BulkApplyUnitsParams |
+		api.BulkCancelUnitActionsParams |
+		api.BulkCreateFiltersParams |
 		api.BulkCreateInvocationsParams |
 		api.BulkCreateLinksParams |
 		api.BulkCreateTriggersParams |
@@ -26,6 +28,7 @@ type listParamsStruct interface {
 		api.BulkDeleteTriggersParams |
 		api.BulkDeleteUnitsParams |
 		api.BulkDeleteViewsParams |
+		api.BulkDestroyUnitsParams |
 		api.BulkMoveFiltersParams |
 		api.BulkMoveUnitsParams |
 		api.BulkMoveViewsParams |
@@ -39,6 +42,7 @@ type listParamsStruct interface {
 		api.BulkPatchTriggersParams |
 		api.BulkPatchUnitsParams |
 		api.BulkPatchViewsParams |
+		api.BulkRefreshUnitsParams |
 		api.BulkTagUnitsParams |
 		api.GetAttestationParams |
 		api.GetBridgeWorkerParams |
@@ -106,6 +110,10 @@ func listParamsOf[P listParamsStruct](p P) listquery.Params { return listParamsO
 
 func listParamsOfAny(p any) listquery.Params {
 	switch p := p.(type) {
+	case api.BulkApplyUnitsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkCancelUnitActionsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateInvocationsParams:
@@ -138,6 +146,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteViewsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkDestroyUnitsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkMoveFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkMoveUnitsParams:
@@ -163,6 +173,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.BulkPatchUnitsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchViewsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkRefreshUnitsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkTagUnitsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}

@@ -103,6 +103,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
 		"link_id": lnk.LinkID.String(), "upstream_unit_id": upstream.Unit.UnitID.String(),
+		"queued_operation_id": uuid.NewString(),
 	}
 	return f
 }
@@ -283,6 +284,25 @@ var roleRequests = map[string]roleRequest{
 	"SetUnitGuard":         {body: jsonBody(map[string]any{"ResourceGuards": []any{map[string]any{"Set": map[string]any{"A": map[string]string{"owner": "sre"}}}}})},
 	"ResolveUnitConflicts": {body: jsonBody(map[string]any{"Action": "Dismiss"})},
 	"SetUnitProtection":    {body: jsonBody(map[string]any{"ResourceProtection": []any{map[string]any{"Protected": map[string]bool{"A": true}}}})},
+	// The fixture's Unit has no Target: an allowed caller gets 422 naming TargetID (unit_action_test.go
+	// starts actions); the worker's queue answers its worker alone, and 404 to every other caller.
+	"ApplyUnit":             {also: []int{http.StatusUnprocessableEntity}},
+	"DestroyUnit":           {also: []int{http.StatusUnprocessableEntity}},
+	"RefreshUnit":           {also: []int{http.StatusUnprocessableEntity}},
+	"ImportUnit":            {also: []int{http.StatusUnprocessableEntity}},
+	"BulkApplyUnits":        {query: sel("Slug = 'app'"), also: []int{http.StatusUnprocessableEntity}},
+	"BulkDestroyUnits":      {query: sel("Slug = 'app'"), also: []int{http.StatusUnprocessableEntity}},
+	"BulkRefreshUnits":      {query: sel("Slug = 'app'"), also: []int{http.StatusUnprocessableEntity}},
+	"BulkCancelUnitActions": {query: sel("Slug = 'app'"), also: []int{http.StatusNotFound}},
+	"ListQueuedOperations":  {also: []int{http.StatusNotFound}},
+	"GetQueuedOperation":    {also: []int{http.StatusNotFound}},
+	"PollQueuedOperations":  {body: jsonBody(map[string]any{"TimeoutSeconds": 0}), also: []int{http.StatusNotFound}},
+	"ReportUserActionResult": {body: func(f *roleFixture, _ string) any {
+		return map[string]any{"QueuedOperationID": f.params["queued_operation_id"], "Status": "Completed"}
+	}, also: []int{http.StatusNotFound}},
+	"ReportActionResult": {body: func(f *roleFixture, _ string) any {
+		return map[string]any{"QueuedOperationID": f.params["queued_operation_id"], "Result": "ApplyCompleted"}
+	}, also: []int{http.StatusNotFound}},
 }
 
 func newKey(f *roleFixture, _ string) any { return map[string]any{"PublicJWK": newSigner(f.t).jwk} }

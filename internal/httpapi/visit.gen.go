@@ -4,6 +4,12 @@ package httpapi
 
 import "net/http"
 
+func (r bulkResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkCreateFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
@@ -42,6 +48,8 @@ func (r bulkResponse) VisitBulkDeleteUnitsResponse(w http.ResponseWriter) error 
 
 func (r bulkResponse) VisitBulkDeleteViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r bulkResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r bulkResponse) VisitBulkMoveFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkMoveUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -71,6 +79,8 @@ func (r bulkResponse) VisitBulkPatchTriggersResponse(w http.ResponseWriter) erro
 func (r bulkResponse) VisitBulkPatchUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkPatchViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkRefreshUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkTagUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 

@@ -33,14 +33,16 @@ const (
 // Unit is a stored Unit.
 type Unit struct {
 	entity.Object
-	ToolchainType           string
-	DataHash                string
-	DataSize                int64
-	HeadRevisionID          *uuid.UUID
-	HeadRevisionNum         int64
-	HeadMutationNum         int64
-	HeadUnitActionNum       int64
-	HeadUnitEventNum        int64
+	ToolchainType     string
+	DataHash          string
+	DataSize          int64
+	HeadRevisionID    *uuid.UUID
+	HeadRevisionNum   int64
+	HeadMutationNum   int64
+	HeadUnitActionNum int64
+	HeadUnitEventNum  int64
+	// UnitEventID is the Unit's latest UnitEvent.
+	UnitEventID             *uuid.UUID
 	LastReleasedRevisionNum int64
 	UpstreamUnitID          *uuid.UUID
 	UpstreamSpaceID         *uuid.UUID
@@ -113,7 +115,7 @@ func fromRow(r *db.Unit) (Unit, error) {
 		HeadRevisionNum: r.HeadRevisionNum,
 		HeadMutationNum: r.HeadMutationNum, HeadUnitActionNum: r.HeadUnitActionNum, HeadUnitEventNum: r.HeadUnitEventNum,
 		LastReleasedRevisionNum: r.LastReleasedRevisionNum, UpstreamUnitID: r.UpstreamUnitID, UpstreamSpaceID: r.UpstreamSpaceID,
-		UpstreamRevisionNum: r.UpstreamRevisionNum,
+		UpstreamRevisionNum: r.UpstreamRevisionNum, UnitEventID: r.UnitEventID,
 		Fields: Fields{Common: c, ToolchainType: r.ToolchainType, ProviderType: r.ProviderType,
 			TargetID: r.TargetID, ChangeSetID: r.ChangeSetID, LastChangeDescription: r.LastChangeDescription},
 	}
@@ -254,8 +256,12 @@ type LinkRules interface {
 // Links are the Link family's rules for Units (LinkRules).
 var Links LinkRules
 
-// BeforeDelete: a Unit that Links read from cannot be deleted (LinkRules).
+// BeforeDelete: a Unit a worker holds an operation of (423 Locked), or that Links read from (LinkRules),
+// cannot be deleted.
 func (strategy) BeforeDelete(ctx context.Context, tx *store.Tx, sc authz.Scope, cur Unit) error {
+	if err := checkNotBusy(ctx, tx.Q, cur); err != nil {
+		return err
+	}
 	if Links == nil {
 		return nil
 	}
