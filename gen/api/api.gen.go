@@ -556,6 +556,33 @@ func (e UnitConflictsRequestAction) Valid() bool {
 	}
 }
 
+// Defines values for UnitEventStatus.
+const (
+	UnitEventStatusAborted     UnitEventStatus = "Aborted"
+	UnitEventStatusCanceled    UnitEventStatus = "Canceled"
+	UnitEventStatusCompleted   UnitEventStatus = "Completed"
+	UnitEventStatusFailed      UnitEventStatus = "Failed"
+	UnitEventStatusProgressing UnitEventStatus = "Progressing"
+)
+
+// Valid indicates whether the value is a known member of the UnitEventStatus enum.
+func (e UnitEventStatus) Valid() bool {
+	switch e {
+	case UnitEventStatusAborted:
+		return true
+	case UnitEventStatusCanceled:
+		return true
+	case UnitEventStatusCompleted:
+		return true
+	case UnitEventStatusFailed:
+		return true
+	case UnitEventStatusProgressing:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UnitTagRequestRevision.
 const (
 	HeadRevisionNum UnitTagRequestRevision = "HeadRevisionNum"
@@ -1060,6 +1087,24 @@ func (e BulkCreateUnitsParamsAllowExists) Valid() bool {
 	}
 }
 
+// Defines values for ListAllUnitEventsParamsDistinctOn.
+const (
+	ListAllUnitEventsParamsDistinctOnOff  ListAllUnitEventsParamsDistinctOn = "Off"
+	ListAllUnitEventsParamsDistinctOnUnit ListAllUnitEventsParamsDistinctOn = "Unit"
+)
+
+// Valid indicates whether the value is a known member of the ListAllUnitEventsParamsDistinctOn enum.
+func (e ListAllUnitEventsParamsDistinctOn) Valid() bool {
+	switch e {
+	case ListAllUnitEventsParamsDistinctOnOff:
+		return true
+	case ListAllUnitEventsParamsDistinctOnUnit:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkCreateViewsParamsAllowExists.
 const (
 	BulkCreateViewsParamsAllowExistsFalse BulkCreateViewsParamsAllowExists = "false"
@@ -1084,11 +1129,11 @@ type ActionResult struct {
 	Action string `json:"Action"`
 
 	// Data Base64: the live configuration (refresh and import).
-	Data              *[]byte                    `json:"Data"`
-	ErrorMessages     *[]string                  `json:"ErrorMessages"`
-	Message           string                     `json:"Message"`
-	QueuedOperationID openapi_types.UUID         `json:"QueuedOperationID"`
-	ResourceStatuses  *map[string]ResourceStatus `json:"ResourceStatuses"`
+	Data              *[]byte                         `json:"Data"`
+	ErrorMessages     *[]string                       `json:"ErrorMessages"`
+	Message           string                          `json:"Message"`
+	QueuedOperationID openapi_types.UUID              `json:"QueuedOperationID"`
+	ResourceStatuses  *map[string]ResourceStatusInput `json:"ResourceStatuses"`
 
 	// Result The reference workers' outcome (ApplyCompleted, ApplyFailed, DestroyCompleted, DestroyFailed, RefreshAndDrifted, RefreshAndNoDrift, RefreshFailed, ImportCompleted, ImportFailed, ...), read when Status is empty.
 	Result      string `json:"Result"`
@@ -1937,11 +1982,11 @@ type ExtendedUnit struct {
 	// LastReleasedRevision The Revision last released (include=LastReleasedRevisionNum); null while the Unit has never been released. Releases are not served yet, so it is always null.
 	LastReleasedRevision *Revision `json:"LastReleasedRevision"`
 
-	// LatestUnitEvent The Unit's latest UnitEvent (include=UnitEventID). UnitEvents are not served yet, so it is always null.
-	LatestUnitEvent *map[string]interface{} `json:"LatestUnitEvent"`
-	Organization    *Organization           `json:"Organization"`
-	Space           *Space                  `json:"Space"`
-	Target          *Target                 `json:"Target"`
+	// LatestUnitEvent The Unit's latest UnitEvent (include=UnitEventID); null when it has none or it is not included.
+	LatestUnitEvent *UnitEvent    `json:"LatestUnitEvent"`
+	Organization    *Organization `json:"Organization"`
+	Space           *Space        `json:"Space"`
+	Target          *Target       `json:"Target"`
 
 	// Unit Configuration data (not a field; see /data) plus metadata.
 	Unit          Unit   `json:"Unit"`
@@ -2938,6 +2983,9 @@ type ResourceStatus struct {
 	UpdatedAt  *time.Time `json:"UpdatedAt"`
 }
 
+// ResourceStatusInput defines model for ResourceStatusInput.
+type ResourceStatusInput = ResourceStatus
+
 // ResponseError An error as data. Also the Error of Extended forms and of each failed item of a bulk operation.
 type ResponseError struct {
 	// Details Context added by layers the error passed through.
@@ -3635,6 +3683,39 @@ type UnitDiff struct {
 	SpaceID openapi_types.UUID `json:"SpaceID"`
 	UnitID  openapi_types.UUID `json:"UnitID"`
 }
+
+// UnitEvent One report of a worker on an action of a Unit (or its cancellation or abort), numbered per Unit by UnitEventNum (Unit.HeadUnitEventNum is its latest, Unit.UnitEventID its ID).
+type UnitEvent struct {
+	// Action What the worker is asked to do.
+	Action            QueueActionType           `json:"Action"`
+	BridgeWorkerID    openapi_types.UUID        `json:"BridgeWorkerID"`
+	CreatedAt         time.Time                 `json:"CreatedAt"`
+	EntityType        string                    `json:"EntityType"`
+	Message           string                    `json:"Message"`
+	OrganizationID    openapi_types.UUID        `json:"OrganizationID"`
+	QueuedOperationID openapi_types.UUID        `json:"QueuedOperationID"`
+	ResourceStatuses  map[string]ResourceStatus `json:"ResourceStatuses"`
+
+	// Result The outcome: <Action><Status> (ApplyCompleted, DestroyFailed, ApplyCanceled, ...), and for a completed refresh RefreshAndDrifted (the live data differed from the Unit's) or RefreshAndNoDrift; empty while Progressing unless the worker named one.
+	Result      string             `json:"Result"`
+	RevisionNum int64              `json:"RevisionNum"`
+	SpaceID     openapi_types.UUID `json:"SpaceID"`
+	SpaceSlug   string             `json:"SpaceSlug"`
+	StartedAt   *time.Time         `json:"StartedAt"`
+
+	// Status The Status the report moved the operation to: Progressing, Completed, Failed, Canceled or Aborted.
+	Status       UnitEventStatus    `json:"Status"`
+	TerminatedAt *time.Time         `json:"TerminatedAt"`
+	UnitEventID  openapi_types.UUID `json:"UnitEventID"`
+	UnitEventNum int64              `json:"UnitEventNum"`
+	UnitID       openapi_types.UUID `json:"UnitID"`
+	UnitSlug     string             `json:"UnitSlug"`
+	UpdatedAt    time.Time          `json:"UpdatedAt"`
+	Version      int64              `json:"Version"`
+}
+
+// UnitEventStatus The Status the report moved the operation to: Progressing, Completed, Failed, Canceled or Aborted.
+type UnitEventStatus string
 
 // UnitGuardRequest defines model for UnitGuardRequest.
 type UnitGuardRequest struct {
@@ -6366,6 +6447,58 @@ type DownloadRevisionDataParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// ListUnitActionsParams defines parameters for ListUnitActions.
+type ListUnitActionsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+
+	// Offset Deprecated, use continue. Skips this many entities; cannot be combined with continue, and pages read with it carry no Service-Continue.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
+// ListUnitEventsParams defines parameters for ListUnitEvents.
+type ListUnitEventsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+
+	// Offset Deprecated, use continue. Skips this many entities; cannot be combined with continue, and pages read with it carry no Service-Continue.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
 // ListViewsParams defines parameters for ListViews.
 type ListViewsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -6885,6 +7018,32 @@ type BulkTagUnitsParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// ListAllUnitActionsParams defines parameters for ListAllUnitActions.
+type ListAllUnitActionsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+
+	// Offset Deprecated, use continue. Skips this many entities; cannot be combined with continue, and pages read with it carry no Service-Continue.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
 // SearchUnitDataParams defines parameters for SearchUnitData.
 type SearchUnitDataParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -6952,6 +7111,38 @@ type SearchUnitDiffParams struct {
 	// To The newer RevisionNum (default the head).
 	To *DiffTo `form:"to,omitempty" json:"to,omitempty"`
 }
+
+// ListAllUnitEventsParams defines parameters for ListAllUnitEvents.
+type ListAllUnitEventsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+
+	// Offset Deprecated, use continue. Skips this many entities; cannot be combined with continue, and pages read with it carry no Service-Continue.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+
+	// DistinctOn Unit (default) keeps the latest matching UnitEvent of each Unit; Off returns all and requires limit and where or filter.
+	DistinctOn *ListAllUnitEventsParamsDistinctOn `form:"distinct_on,omitempty" json:"distinct_on,omitempty"`
+}
+
+// ListAllUnitEventsParamsDistinctOn defines parameters for ListAllUnitEvents.
+type ListAllUnitEventsParamsDistinctOn string
 
 // SearchUnitMutationSourcesParams defines parameters for SearchUnitMutationSources.
 type SearchUnitMutationSourcesParams struct {
@@ -8117,6 +8308,18 @@ type ServerInterface interface {
 	// GetRevisionMutationSources For each path of the Revision's data, the Mutation that last set it.
 	// (GET /space/{space_id}/unit/{unit_id}/revision/{revision_id}/mutation_sources)
 	GetRevisionMutationSources(ctx echo.Context, spaceId SpaceID, unitId UnitID, revisionId RevisionID) error
+	// ListUnitActions The Unit's UnitActions (ordered by UnitActionNum unless order_by says otherwise).
+	// (GET /space/{space_id}/unit/{unit_id}/unit_action)
+	ListUnitActions(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListUnitActionsParams) error
+	// GetUnitAction One UnitAction of the Unit.
+	// (GET /space/{space_id}/unit/{unit_id}/unit_action/{unit_action_id})
+	GetUnitAction(ctx echo.Context, spaceId SpaceID, unitId UnitID, unitActionId openapi_types.UUID) error
+	// ListUnitEvents The Unit's UnitEvents (ordered by UnitEventNum unless order_by says otherwise). A client waits for an action with where=QueuedOperationID = '<id>'.
+	// (GET /space/{space_id}/unit/{unit_id}/unit_event)
+	ListUnitEvents(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListUnitEventsParams) error
+	// GetUnitEvent One UnitEvent of the Unit.
+	// (GET /space/{space_id}/unit/{unit_id}/unit_event/{unit_event_id})
+	GetUnitEvent(ctx echo.Context, spaceId SpaceID, unitId UnitID, unitEventId openapi_types.UUID) error
 	// ListViews List the Views of the Space.
 	// (GET /space/{space_id}/view)
 	ListViews(ctx echo.Context, spaceId SpaceID, params ListViewsParams) error
@@ -8203,12 +8406,18 @@ type ServerInterface interface {
 	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
 	// (POST /unit/tag)
 	BulkTagUnits(ctx echo.Context, params BulkTagUnitsParams) error
+	// ListAllUnitActions The latest UnitAction of each Unit the caller may view (of those the where, filter and contains select), across the organization.
+	// (GET /unit_action)
+	ListAllUnitActions(ctx echo.Context, params ListAllUnitActionsParams) error
 	// SearchUnitData The configuration of every Unit the selection picks, with DataHash and DataSize (streamed without limit).
 	// (GET /unit_data)
 	SearchUnitData(ctx echo.Context, params SearchUnitDataParams) error
 	// SearchUnitDiff The difference between two Revisions of every Unit the selection picks (streamed without limit).
 	// (GET /unit_diff)
 	SearchUnitDiff(ctx echo.Context, params SearchUnitDiffParams) error
+	// ListAllUnitEvents UnitEvents across the organization. By default (distinct_on=Unit) only the latest matching UnitEvent of each Unit; distinct_on=Off returns every match and requires an explicit limit and a non-empty where or filter.
+	// (GET /unit_event)
+	ListAllUnitEvents(ctx echo.Context, params ListAllUnitEventsParams) error
 	// SearchUnitMutationSources The mutation sources of every Unit the selection picks (streamed without limit).
 	// (GET /unit_mutation_sources)
 	SearchUnitMutationSources(ctx echo.Context, params SearchUnitMutationSourcesParams) error
@@ -15003,6 +15212,220 @@ func (w *ServerInterfaceWrapper) GetRevisionMutationSources(ctx echo.Context) er
 	return err
 }
 
+// ListUnitActions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListUnitActions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListUnitActionsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "offset" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListUnitActions(ctx, spaceId, unitId, params)
+	return err
+}
+
+// GetUnitAction converts echo context to params.
+func (w *ServerInterfaceWrapper) GetUnitAction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_action_id" -------------
+	var unitActionId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_action_id", ctx.Param("unit_action_id"), &unitActionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_action_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetUnitAction(ctx, spaceId, unitId, unitActionId)
+	return err
+}
+
+// ListUnitEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListUnitEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListUnitEventsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "offset" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListUnitEvents(ctx, spaceId, unitId, params)
+	return err
+}
+
+// GetUnitEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetUnitEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_event_id" -------------
+	var unitEventId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_event_id", ctx.Param("unit_event_id"), &unitEventId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_event_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetUnitEvent(ctx, spaceId, unitId, unitEventId)
+	return err
+}
+
 // ListViews converts echo context to params.
 func (w *ServerInterfaceWrapper) ListViews(ctx echo.Context) error {
 	var err error
@@ -16287,6 +16710,66 @@ func (w *ServerInterfaceWrapper) BulkTagUnits(ctx echo.Context) error {
 	return err
 }
 
+// ListAllUnitActions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllUnitActions(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllUnitActionsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "offset" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllUnitActions(ctx, params)
+	return err
+}
+
 // SearchUnitData converts echo context to params.
 func (w *ServerInterfaceWrapper) SearchUnitData(ctx echo.Context) error {
 	var err error
@@ -16439,6 +16922,73 @@ func (w *ServerInterfaceWrapper) SearchUnitDiff(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SearchUnitDiff(ctx, params)
+	return err
+}
+
+// ListAllUnitEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllUnitEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllUnitEventsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// ------------- Optional query parameter "offset" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "offset", ctx.QueryParams(), &params.Offset, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter offset: %s", err))
+	}
+
+	// ------------- Optional query parameter "distinct_on" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "distinct_on", ctx.QueryParams(), &params.DistinctOn, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter distinct_on: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllUnitEvents(ctx, params)
 	return err
 }
 
@@ -17148,6 +17698,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision/:revision_id", wrapper.GetExtendedRevision, options.OperationMiddlewares["GetExtendedRevision"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision/:revision_id/data", wrapper.DownloadRevisionData, options.OperationMiddlewares["DownloadRevisionData"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision/:revision_id/mutation_sources", wrapper.GetRevisionMutationSources, options.OperationMiddlewares["GetRevisionMutationSources"]...)
+	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/unit_action", wrapper.ListUnitActions, options.OperationMiddlewares["ListUnitActions"]...)
+	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/unit_action/:unit_action_id", wrapper.GetUnitAction, options.OperationMiddlewares["GetUnitAction"]...)
+	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/unit_event", wrapper.ListUnitEvents, options.OperationMiddlewares["ListUnitEvents"]...)
+	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/unit_event/:unit_event_id", wrapper.GetUnitEvent, options.OperationMiddlewares["GetUnitEvent"]...)
 	router.GET(options.BaseURL+"/space/:space_id/view", wrapper.ListViews, options.OperationMiddlewares["ListViews"]...)
 	router.POST(options.BaseURL+"/space/:space_id/view", wrapper.CreateView, options.OperationMiddlewares["CreateView"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/view/:view_id", wrapper.DeleteView, options.OperationMiddlewares["DeleteView"]...)
@@ -17174,8 +17728,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/unit/move", wrapper.BulkMoveUnits, options.OperationMiddlewares["BulkMoveUnits"]...)
 	router.POST(options.BaseURL+"/unit/refresh", wrapper.BulkRefreshUnits, options.OperationMiddlewares["BulkRefreshUnits"]...)
 	router.POST(options.BaseURL+"/unit/tag", wrapper.BulkTagUnits, options.OperationMiddlewares["BulkTagUnits"]...)
+	router.GET(options.BaseURL+"/unit_action", wrapper.ListAllUnitActions, options.OperationMiddlewares["ListAllUnitActions"]...)
 	router.GET(options.BaseURL+"/unit_data", wrapper.SearchUnitData, options.OperationMiddlewares["SearchUnitData"]...)
 	router.GET(options.BaseURL+"/unit_diff", wrapper.SearchUnitDiff, options.OperationMiddlewares["SearchUnitDiff"]...)
+	router.GET(options.BaseURL+"/unit_event", wrapper.ListAllUnitEvents, options.OperationMiddlewares["ListAllUnitEvents"]...)
 	router.GET(options.BaseURL+"/unit_mutation_sources", wrapper.SearchUnitMutationSources, options.OperationMiddlewares["SearchUnitMutationSources"]...)
 	router.GET(options.BaseURL+"/user", wrapper.ListUsers, options.OperationMiddlewares["ListUsers"]...)
 	router.GET(options.BaseURL+"/user/:user_id", wrapper.GetUser, options.OperationMiddlewares["GetUser"]...)
@@ -56911,6 +57467,878 @@ func (response GetRevisionMutationSourcesdefaultJSONResponse) VisitGetRevisionMu
 	return err
 }
 
+type ListUnitActionsRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Params  ListUnitActionsParams
+}
+
+type ListUnitActionsResponseObject interface {
+	VisitListUnitActionsResponse(w http.ResponseWriter) error
+}
+
+type ListUnitActions200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListUnitActions200JSONResponse struct {
+	Body    []QueuedOperation
+	Headers ListUnitActions200ResponseHeaders
+}
+
+func (response ListUnitActions200JSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitActions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListUnitActions400JSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitActions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListUnitActions401JSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitActions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListUnitActions403JSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitActions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListUnitActions404JSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitActions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListUnitActions429JSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitActions500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListUnitActions500JSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitActions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUnitActions503JSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitActions504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListUnitActions504JSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitActionsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListUnitActionsdefaultJSONResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitActionRequestObject struct {
+	SpaceId      SpaceID            `json:"space_id"`
+	UnitId       UnitID             `json:"unit_id"`
+	UnitActionId openapi_types.UUID `json:"unit_action_id"`
+}
+
+type GetUnitActionResponseObject interface {
+	VisitGetUnitActionResponse(w http.ResponseWriter) error
+}
+
+type GetUnitAction200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetUnitAction200JSONResponse struct {
+	Body    QueuedOperation
+	Headers GetUnitAction200ResponseHeaders
+}
+
+func (response GetUnitAction200JSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitAction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetUnitAction400JSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitAction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetUnitAction401JSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitAction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetUnitAction403JSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitAction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetUnitAction404JSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitAction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetUnitAction429JSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitAction500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetUnitAction500JSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitAction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUnitAction503JSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitAction504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetUnitAction504JSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitActiondefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetUnitActiondefaultJSONResponse) VisitGetUnitActionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEventsRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Params  ListUnitEventsParams
+}
+
+type ListUnitEventsResponseObject interface {
+	VisitListUnitEventsResponse(w http.ResponseWriter) error
+}
+
+type ListUnitEvents200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListUnitEvents200JSONResponse struct {
+	Body    []UnitEvent
+	Headers ListUnitEvents200ResponseHeaders
+}
+
+func (response ListUnitEvents200JSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListUnitEvents400JSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListUnitEvents401JSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListUnitEvents403JSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListUnitEvents404JSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEvents429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListUnitEvents429JSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEvents500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListUnitEvents500JSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUnitEvents503JSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEvents504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListUnitEvents504JSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUnitEventsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListUnitEventsdefaultJSONResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEventRequestObject struct {
+	SpaceId     SpaceID            `json:"space_id"`
+	UnitId      UnitID             `json:"unit_id"`
+	UnitEventId openapi_types.UUID `json:"unit_event_id"`
+}
+
+type GetUnitEventResponseObject interface {
+	VisitGetUnitEventResponse(w http.ResponseWriter) error
+}
+
+type GetUnitEvent200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetUnitEvent200JSONResponse struct {
+	Body    UnitEvent
+	Headers GetUnitEvent200ResponseHeaders
+}
+
+func (response GetUnitEvent200JSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEvent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetUnitEvent400JSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEvent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetUnitEvent401JSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEvent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetUnitEvent403JSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEvent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetUnitEvent404JSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEvent429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetUnitEvent429JSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEvent500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetUnitEvent500JSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEvent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUnitEvent503JSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEvent504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetUnitEvent504JSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUnitEventdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetUnitEventdefaultJSONResponse) VisitGetUnitEventResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListViewsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	Params  ListViewsParams
@@ -64031,6 +65459,224 @@ func (response BulkTagUnitsdefaultJSONResponse) VisitBulkTagUnitsResponse(w http
 	return err
 }
 
+type ListAllUnitActionsRequestObject struct {
+	Params ListAllUnitActionsParams
+}
+
+type ListAllUnitActionsResponseObject interface {
+	VisitListAllUnitActionsResponse(w http.ResponseWriter) error
+}
+
+type ListAllUnitActions200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllUnitActions200JSONResponse struct {
+	Body    []QueuedOperation
+	Headers ListAllUnitActions200ResponseHeaders
+}
+
+func (response ListAllUnitActions200JSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitActions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllUnitActions400JSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitActions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllUnitActions401JSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitActions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllUnitActions403JSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitActions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllUnitActions404JSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitActions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllUnitActions429JSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitActions500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllUnitActions500JSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitActions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllUnitActions503JSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitActions504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllUnitActions504JSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitActionsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllUnitActionsdefaultJSONResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SearchUnitDataRequestObject struct {
 	Params SearchUnitDataParams
 }
@@ -64451,6 +66097,224 @@ type SearchUnitDiffdefaultJSONResponse struct {
 }
 
 func (response SearchUnitDiffdefaultJSONResponse) VisitSearchUnitDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEventsRequestObject struct {
+	Params ListAllUnitEventsParams
+}
+
+type ListAllUnitEventsResponseObject interface {
+	VisitListAllUnitEventsResponse(w http.ResponseWriter) error
+}
+
+type ListAllUnitEvents200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllUnitEvents200JSONResponse struct {
+	Body    []UnitEvent
+	Headers ListAllUnitEvents200ResponseHeaders
+}
+
+func (response ListAllUnitEvents200JSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllUnitEvents400JSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllUnitEvents401JSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllUnitEvents403JSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllUnitEvents404JSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEvents429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllUnitEvents429JSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEvents500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllUnitEvents500JSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllUnitEvents503JSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEvents504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllUnitEvents504JSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllUnitEventsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllUnitEventsdefaultJSONResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -67753,6 +69617,18 @@ type StrictServerInterface interface {
 	// GetRevisionMutationSources For each path of the Revision's data, the Mutation that last set it.
 	// (GET /space/{space_id}/unit/{unit_id}/revision/{revision_id}/mutation_sources)
 	GetRevisionMutationSources(ctx context.Context, request GetRevisionMutationSourcesRequestObject) (GetRevisionMutationSourcesResponseObject, error)
+	// ListUnitActions The Unit's UnitActions (ordered by UnitActionNum unless order_by says otherwise).
+	// (GET /space/{space_id}/unit/{unit_id}/unit_action)
+	ListUnitActions(ctx context.Context, request ListUnitActionsRequestObject) (ListUnitActionsResponseObject, error)
+	// GetUnitAction One UnitAction of the Unit.
+	// (GET /space/{space_id}/unit/{unit_id}/unit_action/{unit_action_id})
+	GetUnitAction(ctx context.Context, request GetUnitActionRequestObject) (GetUnitActionResponseObject, error)
+	// ListUnitEvents The Unit's UnitEvents (ordered by UnitEventNum unless order_by says otherwise). A client waits for an action with where=QueuedOperationID = '<id>'.
+	// (GET /space/{space_id}/unit/{unit_id}/unit_event)
+	ListUnitEvents(ctx context.Context, request ListUnitEventsRequestObject) (ListUnitEventsResponseObject, error)
+	// GetUnitEvent One UnitEvent of the Unit.
+	// (GET /space/{space_id}/unit/{unit_id}/unit_event/{unit_event_id})
+	GetUnitEvent(ctx context.Context, request GetUnitEventRequestObject) (GetUnitEventResponseObject, error)
 	// ListViews List the Views of the Space.
 	// (GET /space/{space_id}/view)
 	ListViews(ctx context.Context, request ListViewsRequestObject) (ListViewsResponseObject, error)
@@ -67839,12 +69715,18 @@ type StrictServerInterface interface {
 	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
 	// (POST /unit/tag)
 	BulkTagUnits(ctx context.Context, request BulkTagUnitsRequestObject) (BulkTagUnitsResponseObject, error)
+	// ListAllUnitActions The latest UnitAction of each Unit the caller may view (of those the where, filter and contains select), across the organization.
+	// (GET /unit_action)
+	ListAllUnitActions(ctx context.Context, request ListAllUnitActionsRequestObject) (ListAllUnitActionsResponseObject, error)
 	// SearchUnitData The configuration of every Unit the selection picks, with DataHash and DataSize (streamed without limit).
 	// (GET /unit_data)
 	SearchUnitData(ctx context.Context, request SearchUnitDataRequestObject) (SearchUnitDataResponseObject, error)
 	// SearchUnitDiff The difference between two Revisions of every Unit the selection picks (streamed without limit).
 	// (GET /unit_diff)
 	SearchUnitDiff(ctx context.Context, request SearchUnitDiffRequestObject) (SearchUnitDiffResponseObject, error)
+	// ListAllUnitEvents UnitEvents across the organization. By default (distinct_on=Unit) only the latest matching UnitEvent of each Unit; distinct_on=Off returns every match and requires an explicit limit and a non-empty where or filter.
+	// (GET /unit_event)
+	ListAllUnitEvents(ctx context.Context, request ListAllUnitEventsRequestObject) (ListAllUnitEventsResponseObject, error)
 	// SearchUnitMutationSources The mutation sources of every Unit the selection picks (streamed without limit).
 	// (GET /unit_mutation_sources)
 	SearchUnitMutationSources(ctx context.Context, request SearchUnitMutationSourcesRequestObject) (SearchUnitMutationSourcesResponseObject, error)
@@ -74170,6 +76052,114 @@ func (sh *strictHandler) GetRevisionMutationSources(ctx echo.Context, spaceId Sp
 	return nil
 }
 
+// ListUnitActions operation middleware
+func (sh *strictHandler) ListUnitActions(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListUnitActionsParams) error {
+	var request ListUnitActionsRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListUnitActions(ctx.Request().Context(), request.(ListUnitActionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListUnitActions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListUnitActionsResponseObject); ok {
+		return validResponse.VisitListUnitActionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetUnitAction operation middleware
+func (sh *strictHandler) GetUnitAction(ctx echo.Context, spaceId SpaceID, unitId UnitID, unitActionId openapi_types.UUID) error {
+	var request GetUnitActionRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.UnitActionId = unitActionId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetUnitAction(ctx.Request().Context(), request.(GetUnitActionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetUnitAction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetUnitActionResponseObject); ok {
+		return validResponse.VisitGetUnitActionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListUnitEvents operation middleware
+func (sh *strictHandler) ListUnitEvents(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListUnitEventsParams) error {
+	var request ListUnitEventsRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListUnitEvents(ctx.Request().Context(), request.(ListUnitEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListUnitEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListUnitEventsResponseObject); ok {
+		return validResponse.VisitListUnitEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetUnitEvent operation middleware
+func (sh *strictHandler) GetUnitEvent(ctx echo.Context, spaceId SpaceID, unitId UnitID, unitEventId openapi_types.UUID) error {
+	var request GetUnitEventRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.UnitEventId = unitEventId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetUnitEvent(ctx.Request().Context(), request.(GetUnitEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetUnitEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetUnitEventResponseObject); ok {
+		return validResponse.VisitGetUnitEventResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListViews operation middleware
 func (sh *strictHandler) ListViews(ctx echo.Context, spaceId SpaceID, params ListViewsParams) error {
 	var request ListViewsRequestObject
@@ -75326,6 +77316,31 @@ func (sh *strictHandler) BulkTagUnits(ctx echo.Context, params BulkTagUnitsParam
 	return nil
 }
 
+// ListAllUnitActions operation middleware
+func (sh *strictHandler) ListAllUnitActions(ctx echo.Context, params ListAllUnitActionsParams) error {
+	var request ListAllUnitActionsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllUnitActions(ctx.Request().Context(), request.(ListAllUnitActionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllUnitActions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllUnitActionsResponseObject); ok {
+		return validResponse.VisitListAllUnitActionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // SearchUnitData operation middleware
 func (sh *strictHandler) SearchUnitData(ctx echo.Context, params SearchUnitDataParams) error {
 	var request SearchUnitDataRequestObject
@@ -75370,6 +77385,31 @@ func (sh *strictHandler) SearchUnitDiff(ctx echo.Context, params SearchUnitDiffP
 		return err
 	} else if validResponse, ok := response.(SearchUnitDiffResponseObject); ok {
 		return validResponse.VisitSearchUnitDiffResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllUnitEvents operation middleware
+func (sh *strictHandler) ListAllUnitEvents(ctx echo.Context, params ListAllUnitEventsParams) error {
+	var request ListAllUnitEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllUnitEvents(ctx.Request().Context(), request.(ListAllUnitEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllUnitEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllUnitEventsResponseObject); ok {
+		return validResponse.VisitListAllUnitEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -435,6 +435,84 @@ func (q *Queries) UnitEventInsert(ctx context.Context, arg UnitEventInsertParams
 	return err
 }
 
+const unitEventsByIDs = `-- name: UnitEventsByIDs :many
+SELECT e.unit_event_id, e.organization_id, e.space_id, e.unit_id, e.queued_operation_id, e.bridge_worker_id, e.unit_event_num, e.action, e.status, e.result, e.message, e.revision_num, e.resource_statuses, e.started_at, e.terminated_at, e.version, e.created_at, e.updated_at, u.slug AS unit_slug, s.slug AS space_slug
+FROM unit_event e
+JOIN unit u ON u.unit_id = e.unit_id
+JOIN space s ON s.space_id = e.space_id
+WHERE e.organization_id = $1 AND e.unit_event_id = ANY($2::uuid[])
+`
+
+type UnitEventsByIDsParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	UnitEventIds   []uuid.UUID `db:"unit_event_ids"`
+}
+
+type UnitEventsByIDsRow struct {
+	UnitEventID       uuid.UUID       `db:"unit_event_id"`
+	OrganizationID    uuid.UUID       `db:"organization_id"`
+	SpaceID           uuid.UUID       `db:"space_id"`
+	UnitID            uuid.UUID       `db:"unit_id"`
+	QueuedOperationID uuid.UUID       `db:"queued_operation_id"`
+	BridgeWorkerID    uuid.UUID       `db:"bridge_worker_id"`
+	UnitEventNum      int64           `db:"unit_event_num"`
+	Action            string          `db:"action"`
+	Status            string          `db:"status"`
+	Result            string          `db:"result"`
+	Message           string          `db:"message"`
+	RevisionNum       int64           `db:"revision_num"`
+	ResourceStatuses  json.RawMessage `db:"resource_statuses"`
+	StartedAt         *time.Time      `db:"started_at"`
+	TerminatedAt      *time.Time      `db:"terminated_at"`
+	Version           int64           `db:"version"`
+	CreatedAt         time.Time       `db:"created_at"`
+	UpdatedAt         time.Time       `db:"updated_at"`
+	UnitSlug          string          `db:"unit_slug"`
+	SpaceSlug         string          `db:"space_slug"`
+}
+
+// UnitEvents by ID, of Units the caller was shown (include=UnitEventID of Units).
+func (q *Queries) UnitEventsByIDs(ctx context.Context, arg UnitEventsByIDsParams) ([]*UnitEventsByIDsRow, error) {
+	rows, err := q.db.Query(ctx, unitEventsByIDs, arg.OrganizationID, arg.UnitEventIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*UnitEventsByIDsRow
+	for rows.Next() {
+		var i UnitEventsByIDsRow
+		if err := rows.Scan(
+			&i.UnitEventID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.UnitID,
+			&i.QueuedOperationID,
+			&i.BridgeWorkerID,
+			&i.UnitEventNum,
+			&i.Action,
+			&i.Status,
+			&i.Result,
+			&i.Message,
+			&i.RevisionNum,
+			&i.ResourceStatuses,
+			&i.StartedAt,
+			&i.TerminatedAt,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.UnitSlug,
+			&i.SpaceSlug,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const unitNextActionNum = `-- name: UnitNextActionNum :one
 UPDATE unit SET head_unit_action_num = head_unit_action_num + 1
 WHERE organization_id = $1 AND unit_id = $2

@@ -110,6 +110,18 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post(sp+"/bridge_worker", map[string]any{"Slug": "k8s"}).Expect(http.StatusOK).JSON(&bw)
 	c.Post(sp+"/bridge_worker", map[string]any{"Slug": "vm"}).Expect(http.StatusOK)
 	c.Patch(sp+"/target/"+cluster.TargetID.String(), map[string]any{"BridgeWorkerID": bw.BridgeWorkerID}).Expect(http.StatusOK)
+	// Two UnitActions of web, and three UnitEvents: the worker applied the first and failed the second.
+	var applies [2]api.QueuedOperation
+	c.Post(webPath+"/apply", nil).Expect(http.StatusOK).JSON(&applies[0])
+	c.Post(webPath+"/apply", nil).Expect(http.StatusOK).JSON(&applies[1])
+	worker, queue := env.Client(workerToken(t, env, bw.BridgeWorkerID, bw.Secret)), "/api/bridge_worker/"+bw.BridgeWorkerID.String()
+	for _, r := range []map[string]any{{"Status": "Progressing"}, {"Status": "Completed"}, {"Status": "Failed", "Message": "no cluster"}} {
+		r["QueuedOperationID"] = applies[0].QueuedOperationID
+		if r["Status"] == "Failed" {
+			r["QueuedOperationID"] = applies[1].QueuedOperationID
+		}
+		worker.Post(queue+"/user_action_result", r).Expect(http.StatusOK)
+	}
 	var sa api.ServiceAccount
 	c.Post("/api/service_account", map[string]any{"Slug": "deployer"}).Expect(http.StatusOK).JSON(&sa)
 	c.Post("/api/service_account", map[string]any{"Slug": "reader", "OrgRole": "viewer"}).Expect(http.StatusOK)

@@ -103,7 +103,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
 		"link_id": lnk.LinkID.String(), "upstream_unit_id": upstream.Unit.UnitID.String(),
-		"queued_operation_id": uuid.NewString(),
+		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
 	}
 	return f
 }
@@ -295,6 +295,8 @@ var roleRequests = map[string]roleRequest{
 	"BulkRefreshUnits":      {query: sel("Slug = 'app'"), also: []int{http.StatusUnprocessableEntity}},
 	"BulkCancelUnitActions": {query: sel("Slug = 'app'"), also: []int{http.StatusNotFound}},
 	"ListQueuedOperations":  {also: []int{http.StatusNotFound}},
+	"GetUnitAction":         {also: []int{http.StatusNotFound}},
+	"GetUnitEvent":          {also: []int{http.StatusNotFound}},
 	"GetQueuedOperation":    {also: []int{http.StatusNotFound}},
 	"PollQueuedOperations":  {body: jsonBody(map[string]any{"TimeoutSeconds": 0}), also: []int{http.StatusNotFound}},
 	"ReportUserActionResult": {body: func(f *roleFixture, _ string) any {

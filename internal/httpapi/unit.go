@@ -46,6 +46,7 @@ var unitRelations = []relation[unit.Unit]{
 	byID("TargetID", func(u unit.Unit) []uuid.UUID { return optionalID(u.TargetID) }, targetEdge.load),
 	byID("HeadRevisionNum", func(u unit.Unit) []uuid.UUID { return optionalID(u.HeadRevisionID) }, loadRevisions),
 	byID("FromLinkID", func(u unit.Unit) []uuid.UUID { return u.FromLinkIDs }, linkEdge.load),
+	byID("UnitEventID", func(u unit.Unit) []uuid.UUID { return optionalID(u.UnitEventID) }, loadUnitEvents),
 	{include: "HeadMutationNum", load: func(ctx context.Context, h *base, sc authz.Scope, units []unit.Unit) (map[uuid.UUID]any, error) {
 		found, err := h.s.deps.Units.HeadMutations(ctx, sc, units)
 		if err != nil {
@@ -62,18 +63,21 @@ var unitRelations = []relation[unit.Unit]{
 var (
 	loadUnits     = loadBy(func(d *Deps) readByIDs[unit.Unit] { return d.Units.UnitsByID }, unitToAPI)
 	loadRevisions = loadBy(func(d *Deps) readByIDs[unit.Revision] { return d.Units.RevisionsByID }, revisionToAPI)
+	// A Unit's latest UnitEvent is visible with the Unit, which the caller was shown.
+	loadUnitEvents = loadBy(func(d *Deps) readByIDs[unit.UnitEvent] { return d.Units.UnitEventsByID }, unitEventToAPI)
 )
 
 // extendUnits builds ExtendedUnits with what include asks for, loading each related family once per page.
 func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.Unit, includes map[string]bool) ([]api.ExtendedUnit, error) {
 	return extendAll(ctx, h.base, sc, units, includes, unitRelations, func(u unit.Unit, r *related) api.ExtendedUnit {
 		return api.ExtendedUnit{Unit: unitToAPI(u), Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", u.SpaceID),
-			UpstreamSpace: relatedOptional[api.Space](r, "UpstreamSpaceID", u.UpstreamSpaceID),
-			UpstreamUnit:  relatedOptional[api.Unit](r, "UpstreamUnitID", u.UpstreamUnitID),
-			Target:        relatedOptional[api.Target](r, "TargetID", u.TargetID),
-			HeadMutation:  relatedOne[api.Mutation](r, "HeadMutationNum", u.ID),
-			HeadRevision:  relatedOptional[api.Revision](r, "HeadRevisionNum", u.HeadRevisionID),
-			FromLink:      relatedList[api.Link](r, "FromLinkID", u.FromLinkIDs)}
+			UpstreamSpace:   relatedOptional[api.Space](r, "UpstreamSpaceID", u.UpstreamSpaceID),
+			UpstreamUnit:    relatedOptional[api.Unit](r, "UpstreamUnitID", u.UpstreamUnitID),
+			Target:          relatedOptional[api.Target](r, "TargetID", u.TargetID),
+			HeadMutation:    relatedOne[api.Mutation](r, "HeadMutationNum", u.ID),
+			HeadRevision:    relatedOptional[api.Revision](r, "HeadRevisionNum", u.HeadRevisionID),
+			FromLink:        relatedList[api.Link](r, "FromLinkID", u.FromLinkIDs),
+			LatestUnitEvent: relatedOptional[api.UnitEvent](r, "UnitEventID", u.UnitEventID)}
 	})
 }
 

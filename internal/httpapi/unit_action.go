@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/unit"
 )
 
@@ -216,4 +217,81 @@ func (h unitAPI) ReportActionResult(ctx context.Context, r api.ReportActionResul
 		return nil, err
 	}
 	return api.ReportActionResult200JSONResponse{Body: op}, nil
+}
+
+func unitEventToAPI(e unit.UnitEvent) api.UnitEvent {
+	resources := map[string]api.ResourceStatus{}
+	if len(e.ResourceStatuses) > 0 {
+		_ = json.Unmarshal(e.ResourceStatuses, &resources)
+	}
+	return api.UnitEvent{UnitEventID: e.ID, UnitEventNum: e.UnitEventNum, UnitID: e.UnitID, UnitSlug: e.UnitSlug, SpaceID: e.SpaceID,
+		SpaceSlug: e.SpaceSlug, OrganizationID: e.OrganizationID, QueuedOperationID: e.QueuedOperationID, BridgeWorkerID: e.BridgeWorkerID,
+		Action: api.QueueActionType(e.Action), Status: api.UnitEventStatus(e.Status), Result: e.Result, Message: e.Message,
+		RevisionNum: e.RevisionNum, ResourceStatuses: resources, StartedAt: utcPtr(e.StartedAt), TerminatedAt: utcPtr(e.TerminatedAt),
+		EntityType: unit.UnitEventEntityType, CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), Version: e.Version}
+}
+
+// plainPage answers a list whose items are the entities themselves (no Extended form, no select).
+func plainPage[E, A any](page listquery.Page[E], err error, toAPI func(E) A) (pageResponse, error) {
+	if err != nil {
+		return pageResponse{}, err
+	}
+	out := make([]A, len(page.Items))
+	for i := range page.Items {
+		out[i] = toAPI(page.Items[i])
+	}
+	return newPage(out, "", page.PageInfo), nil
+}
+
+func (h unitAPI) ListAllUnitActions(ctx context.Context, r api.ListAllUnitActionsRequestObject) (api.ListAllUnitActionsResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	page, err := h.s.deps.Units.ListAllUnitActions(ctx, scopeOf(ctx), requestPath(ctx), params)
+	return plainPage(page, err, operationToAPI)
+}
+
+func (h unitAPI) ListUnitActions(ctx context.Context, r api.ListUnitActionsRequestObject) (api.ListUnitActionsResponseObject, error) {
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	page, err := h.s.deps.Units.ListUnitActions(ctx, scopeOf(ctx), r.SpaceId, r.UnitId, requestPath(ctx), params)
+	return plainPage(page, err, operationToAPI)
+}
+
+func (h unitAPI) GetUnitAction(ctx context.Context, r api.GetUnitActionRequestObject) (api.GetUnitActionResponseObject, error) {
+	op, err := h.s.deps.Units.GetUnitAction(ctx, scopeOf(ctx), r.SpaceId, r.UnitId, r.UnitActionId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetUnitAction200JSONResponse{Body: operationToAPI(op)}, nil
+}
+
+func (h unitAPI) ListAllUnitEvents(ctx context.Context, r api.ListAllUnitEventsRequestObject) (api.ListAllUnitEventsResponseObject, error) {
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	all := r.Params.DistinctOn != nil && *r.Params.DistinctOn == api.ListAllUnitEventsParamsDistinctOnOff
+	page, err := h.s.deps.Units.ListAllUnitEvents(ctx, scopeOf(ctx), requestPath(ctx), params, all)
+	return plainPage(page, err, unitEventToAPI)
+}
+
+func (h unitAPI) ListUnitEvents(ctx context.Context, r api.ListUnitEventsRequestObject) (api.ListUnitEventsResponseObject, error) {
+	params, err := listParams(ctx, h.s, &r.SpaceId, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	page, err := h.s.deps.Units.ListUnitEvents(ctx, scopeOf(ctx), r.SpaceId, r.UnitId, requestPath(ctx), params)
+	return plainPage(page, err, unitEventToAPI)
+}
+
+func (h unitAPI) GetUnitEvent(ctx context.Context, r api.GetUnitEventRequestObject) (api.GetUnitEventResponseObject, error) {
+	e, err := h.s.deps.Units.GetUnitEvent(ctx, scopeOf(ctx), r.SpaceId, r.UnitId, r.UnitEventId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetUnitEvent200JSONResponse{Body: unitEventToAPI(e)}, nil
 }

@@ -191,6 +191,51 @@ func TestUnitActionQueue(t *testing.T) {
 	f.report(t, third, map[string]any{"Status": "Completed"})
 	require.Empty(t, f.readQueue(t))
 	require.Equal(t, int64(4), f.unit(t).HeadUnitEventNum)
+
+	// The Unit's UnitEvents and UnitActions; a client waits for one operation by where.
+	var events []api.UnitEvent
+	f.admin.Get(f.unitPath + "/unit_event").Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 4)
+	for i, e := range events {
+		require.Equal(t, int64(i+1), e.UnitEventNum)
+	}
+	require.Equal(t, api.UnitEventStatusProgressing, events[0].Status)
+	require.Equal(t, "ApplyCompleted", events[1].Result)
+	require.Equal(t, "Ready", events[1].ResourceStatuses["app.env"].Readiness)
+	require.Equal(t, "ApplyFailed", events[2].Result)
+	require.Equal(t, "app", events[0].UnitSlug)
+	f.admin.Get(f.unitPath + "/unit_event?" + url.Values{"where": {"QueuedOperationID = '" + first.QueuedOperationID.String() + "'"}}.Encode()).
+		Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 2)
+	var ev api.UnitEvent
+	f.admin.Get(f.unitPath + "/unit_event/" + events[1].UnitEventID.String()).Expect(http.StatusOK).JSON(&ev)
+	require.Equal(t, events[1].UnitEventID, ev.UnitEventID)
+	f.admin.Get(f.unitPath+"/unit_event/"+uuid.NewString()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	var ext api.ExtendedUnit
+	f.admin.Get(f.unitPath + "?include=UnitEventID").Expect(http.StatusOK).JSON(&ext)
+	require.NotNil(t, ext.LatestUnitEvent)
+	require.Equal(t, *ext.Unit.UnitEventID, ext.LatestUnitEvent.UnitEventID)
+	require.Equal(t, int64(4), ext.LatestUnitEvent.UnitEventNum)
+	var actions []api.QueuedOperation
+	f.admin.Get(f.unitPath + "/unit_action").Expect(http.StatusOK).JSON(&actions)
+	require.Equal(t, ids([]api.QueuedOperation{first, second, third}), ids(actions))
+	f.admin.Get(f.unitPath + "/unit_action/" + second.QueuedOperationID.String()).Expect(http.StatusOK).JSON(&one)
+	require.Equal(t, api.QueuedOperationStatusFailed, one.Status)
+	f.admin.Get("/api/unit_action").Expect(http.StatusOK).JSON(&actions)
+	require.Equal(t, []uuid.UUID{third.QueuedOperationID}, ids(actions), "the latest of each Unit")
+	f.admin.Get("/api/unit_event").Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 1)
+	require.Equal(t, int64(4), events[0].UnitEventNum)
+	f.admin.Get("/api/unit_event?distinct_on=Off&limit=10").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	f.admin.Get("/api/unit_event?distinct_on=Off&where=Status+%3D+'Completed'").ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	f.admin.Get("/api/unit_event?distinct_on=Off&limit=10&where=Status+%3D+'Completed'").Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 2)
+	// Another organization sees none of it.
+	stranger.Get(f.unitPath+"/unit_event").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	stranger.Get("/api/unit_event").Expect(http.StatusOK).JSON(&events)
+	require.Empty(t, events)
+	stranger.Get("/api/unit_action").Expect(http.StatusOK).JSON(&actions)
+	require.Empty(t, actions)
 }
 
 // TestUnitActionPoll: a poll answers [] on timeout and wakes for an operation started while it waits.
@@ -374,4 +419,63 @@ func TestUnitActionDriftAndGates(t *testing.T) {
 	f.admin.Post("/api/unit/destroy?"+url.Values{"where": {"Slug IN ('app', 'found')"}}.Encode(), nil).Expect(http.StatusMultiStatus).JSON(&items)
 	require.Len(t, items, 2)
 	require.True(t, (items[0].Action == nil) != (items[1].Action == nil), "app is gated, found is not")
+}
+
+// TestUnitActionTenancy: a user of two organizations acts in each only with that organization's token;
+// another organization's IDs are 404 wherever they appear.
+func TestUnitActionTenancy(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	op := f.start(t, "apply", nil)
+
+	// alice of acme is also admin of globex: her globex token reaches nothing of acme.
+	other := env.Client(env.Token("globex", "alice", auth.RoleAdmin))
+	other.Post(f.unitPath+"/apply", nil).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	other.Get(f.unitPath+"/unit_action/"+op.QueuedOperationID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	other.Get(f.queue+"/queued_operation/"+op.QueuedOperationID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	var items []api.UnitActionResponse
+	other.Post("/api/unit/cancel?"+url.Values{"where": {"Slug = 'app'"}}.Encode(), nil).Expect(http.StatusOK).JSON(&items)
+	require.Empty(t, items, "globex has no Unit app")
+	var actions []api.QueuedOperation
+	other.Get("/api/unit_action").Expect(http.StatusOK).JSON(&actions)
+	require.Empty(t, actions)
+	// globex's own worker cannot report on acme's operation either.
+	gsp := createSpace(t, other, map[string]any{"Slug": "ops"})
+	var gw api.BridgeWorker
+	other.Post("/api/space/"+gsp.SpaceID.String()+"/bridge_worker", map[string]any{"Slug": "files"}).Expect(http.StatusOK).JSON(&gw)
+	gworker := env.Client(workerToken(t, env, gw.BridgeWorkerID, gw.Secret))
+	gqueue := "/api/bridge_worker/" + gw.BridgeWorkerID.String()
+	gworker.Post(gqueue+"/user_action_result", map[string]any{"QueuedOperationID": op.QueuedOperationID, "Status": "Completed"}).
+		ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	gworker.Get(f.queue+"/queued_operation").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	var ops []api.QueuedOperation
+	gworker.Get(gqueue + "/queued_operation").Expect(http.StatusOK).JSON(&ops)
+	require.Empty(t, ops)
+	// Her acme token still acts in acme.
+	require.Equal(t, []uuid.UUID{op.QueuedOperationID}, ids(f.readQueue(t)))
+}
+
+// TestUnitActionSurvivesRestart: operations queued while no worker reads are rows: a server started
+// afterwards on the same database hands them to the worker, in creation order.
+func TestUnitActionSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	queued := []api.QueuedOperation{f.start(t, "apply", nil), f.start(t, "refresh", nil), f.start(t, "destroy", nil)}
+
+	restarted := apitest.New(t, apitest.Options{DatabaseURL: env.DBURL})
+	worker := restarted.Client(workerToken(t, restarted, f.bw.BridgeWorkerID, mustSecret(t, f)))
+	var ops []api.QueuedOperation
+	worker.Post(f.queue+"/queued_operation/poll", map[string]any{"TimeoutSeconds": 0}).Expect(http.StatusOK).JSON(&ops)
+	require.Equal(t, ids(queued), ids(ops))
+	require.Equal(t, "A=2\n", string(ops[0].Data))
+}
+
+func mustSecret(t *testing.T, f *actionFixture) string {
+	t.Helper()
+	require.NotEmpty(t, f.bw.Secret)
+	return f.bw.Secret
 }

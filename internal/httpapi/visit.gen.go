@@ -158,6 +158,10 @@ func (r pageResponse) VisitListAllTargetsResponse(w http.ResponseWriter) error {
 
 func (r pageResponse) VisitListAllTriggersResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r pageResponse) VisitListAllUnitActionsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListAllUnitEventsResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r pageResponse) VisitListAllUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllViewsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -203,6 +207,10 @@ func (r pageResponse) VisitListTagsResponse(w http.ResponseWriter) error { retur
 func (r pageResponse) VisitListTargetsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListTriggersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListUnitActionsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListUnitEventsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 

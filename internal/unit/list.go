@@ -76,7 +76,7 @@ var ListEntity = listquery.Standard{Table: "unit", ID: "UnitID", InSpace: true, 
 		{Name: "TargetID", Field: "Target"}, {Name: "HeadMutationNum", Field: "HeadMutation", Type: MutationEntityType},
 		{Name: "LastReleasedRevisionNum", Field: "LastReleasedRevision", Type: RevisionEntityType, Unserved: true},
 		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "FromLinkID", Field: "FromLink", Type: "Link"},
-		{Name: "UnitEventID", Field: "LatestUnitEvent", Type: "UnitEvent", Unserved: true},
+		{Name: "UnitEventID", Field: "LatestUnitEvent", Type: UnitEventEntityType},
 	},
 })
 

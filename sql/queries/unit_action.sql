@@ -79,3 +79,11 @@ INSERT INTO unit_event (unit_event_id, organization_id, space_id, unit_id, queue
                         action, status, result, message, revision_num, resource_statuses, started_at, terminated_at)
 VALUES (@unit_event_id, @organization_id, @space_id, @unit_id, @queued_operation_id, @bridge_worker_id, @unit_event_num,
         @action, @status, @result, @message, @revision_num, @resource_statuses, @started_at, @terminated_at);
+
+-- name: UnitEventsByIDs :many
+-- UnitEvents by ID, of Units the caller was shown (include=UnitEventID of Units).
+SELECT e.*, u.slug AS unit_slug, s.slug AS space_slug
+FROM unit_event e
+JOIN unit u ON u.unit_id = e.unit_id
+JOIN space s ON s.space_id = e.space_id
+WHERE e.organization_id = @organization_id AND e.unit_event_id = ANY(@unit_event_ids::uuid[]);
