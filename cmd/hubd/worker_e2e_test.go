@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,8 +25,6 @@ type e2e struct {
 	bin   string
 	base  string
 	token string
-	// The worker's ID and Secret.
-	workerID, secret string
 }
 
 // buildHubd builds this command into a temporary directory.
@@ -111,38 +110,36 @@ func (e *e2e) call(method, path string, body any, want int, out any) {
 
 type e2eOp struct{ QueuedOperationID, Status string }
 
+// e2eEvent is a UnitEvent: what one report of the worker did.
+type e2eEvent struct{ Status, Result, Message string }
+
 // action starts an action on a Unit and waits until its worker has finished it, returning the final
-// Status.
-func (e *e2e) action(space, unit, action string, dryRun ...bool) string {
+// UnitEvent.
+func (e *e2e) action(space, unit, action string, dryRun ...bool) e2eEvent {
 	e.t.Helper()
 	var op e2eOp
 	e.call(http.MethodPost, "/api/space/"+space+"/unit/"+unit+"/"+action, map[string]any{"DryRun": len(dryRun) > 0 && dryRun[0]}, http.StatusOK, &op)
 	return e.finished(space, unit, op.QueuedOperationID)
 }
 
-// finished waits until the operation is Completed or Failed and returns that Status. It reads the
-// operation as its worker may (signing in with the worker's Secret), leaving the queue as it is.
-func (e *e2e) finished(space, unit, opID string) string {
+// finished waits until the operation is Completed or Failed, as a client does: reading the Unit's
+// UnitEvents of that operation.
+func (e *e2e) finished(space, unit, opID string) e2eEvent {
 	e.t.Helper()
-	admin := e.token
-	defer func() { e.token = admin }()
-	body, err := json.Marshal(map[string]string{"WorkerID": e.workerID, "Secret": e.secret})
-	require.NoError(e.t, err)
-	resp, err := http.Post(e.base+"/auth/worker", "application/json", bytes.NewReader(body))
-	require.NoError(e.t, err)
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	require.NoError(e.t, json.NewDecoder(resp.Body).Decode(&tok))
-	resp.Body.Close()
-	require.NotEmpty(e.t, tok.AccessToken)
-	e.token = tok.AccessToken
-	var op e2eOp
+	var final e2eEvent
 	require.Eventually(e.t, func() bool {
-		e.call(http.MethodGet, "/api/bridge_worker/"+e.workerID+"/queued_operation/"+opID, nil, http.StatusOK, &op)
-		return op.Status == "Completed" || op.Status == "Failed"
+		var events []e2eEvent
+		e.call(http.MethodGet, "/api/space/"+space+"/unit/"+unit+"/unit_event?where="+
+			url.QueryEscape("QueuedOperationID = '"+opID+"'"), nil, http.StatusOK, &events)
+		for _, ev := range events {
+			if ev.Status == "Completed" || ev.Status == "Failed" {
+				final = ev
+				return true
+			}
+		}
+		return false
 	}, 30*time.Second, 50*time.Millisecond, "operation %s on %s/%s did not finish", opID, space, unit)
-	return op.Status
+	return final
 }
 
 // TestWorkerEndToEnd runs hubd and the reference worker as separate processes: apply writes the Unit's
@@ -166,7 +163,6 @@ func TestWorkerEndToEnd(t *testing.T) {
 	var bw struct{ BridgeWorkerID, Secret string }
 	e.call(http.MethodPost, "/api/space/"+sp+"/bridge_worker", map[string]any{"Slug": "files"}, http.StatusOK, &bw)
 	require.NotEmpty(t, bw.Secret)
-	e.workerID, e.secret = bw.BridgeWorkerID, bw.Secret
 	var target struct{ TargetID string }
 	e.call(http.MethodPost, "/api/space/"+sp+"/target", map[string]any{"Slug": "files", "ToolchainType": "AppConfig/Env",
 		"ProviderType": "Kubernetes", "BridgeWorkerID": bw.BridgeWorkerID}, http.StatusOK, &target)
@@ -194,28 +190,32 @@ func TestWorkerEndToEnd(t *testing.T) {
 		return string(data)
 	}
 
-	require.Equal(t, "Completed", e.action(sp, app, "apply"))
+	require.Equal(t, "ApplyCompleted", e.action(sp, app, "apply").Result)
 	require.Equal(t, "PORT=8080\n", readFile(file))
 
 	e.call(http.MethodPut, "/api/space/"+sp+"/unit/"+app+"/data", "PORT=9090\nDEBUG=1\n", http.StatusOK, nil)
-	require.Equal(t, "Completed", e.action(sp, app, "apply"))
+	require.Equal(t, "ApplyCompleted", e.action(sp, app, "apply").Result)
 	require.Equal(t, "PORT=9090\nDEBUG=1\n", readFile(file))
 
 	// A dry run writes nothing.
 	e.call(http.MethodPut, "/api/space/"+sp+"/unit/"+app+"/data", "PORT=7\n", http.StatusOK, nil)
-	require.Equal(t, "Completed", e.action(sp, app, "apply", true))
+	dry := e.action(sp, app, "apply", true)
+	require.Equal(t, "ApplyCompleted", dry.Result)
+	require.Contains(t, dry.Message, "dry run: would replace")
 	require.Equal(t, "PORT=9090\nDEBUG=1\n", readFile(file))
 
 	// A hand edit is drift: refresh reads it back and it becomes the Unit's data.
 	require.NoError(t, os.WriteFile(file, []byte("PORT=9091\nDEBUG=1\n"), 0o644))
-	require.Equal(t, "Completed", e.action(sp, app, "refresh"))
+	require.Equal(t, "RefreshAndDrifted", e.action(sp, app, "refresh").Result)
 	var data string
 	e.call(http.MethodGet, "/api/space/"+sp+"/unit/"+app+"/data", nil, http.StatusOK, &data)
 	require.Equal(t, "PORT=9091\nDEBUG=1\n", data)
 
-	require.Equal(t, "Completed", e.action(sp, app, "destroy"))
+	require.Equal(t, "DestroyCompleted", e.action(sp, app, "destroy").Result)
 	require.NoFileExists(t, file)
-	require.Equal(t, "Failed", e.action(sp, app, "refresh"), "a refresh of a removed file")
+	gone := e.action(sp, app, "refresh")
+	require.Equal(t, "Failed", gone.Status, "a refresh of a removed file")
+	require.Contains(t, gone.Message, "does not exist")
 
 	// Operations queued while the worker is down wait for it and arrive in the order they were made.
 	e.stop(worker)
@@ -232,9 +232,9 @@ func TestWorkerEndToEnd(t *testing.T) {
 	}
 	require.NoFileExists(t, file)
 	startWorker()
-	require.Equal(t, "Completed", e.finished(sp, app, queued[0].QueuedOperationID))
-	require.Equal(t, "Completed", e.finished(sp, web, queued[1].QueuedOperationID))
-	require.Equal(t, "Completed", e.finished(sp, app, queued[2].QueuedOperationID))
+	require.Equal(t, "Completed", e.finished(sp, app, queued[0].QueuedOperationID).Status)
+	require.Equal(t, "Completed", e.finished(sp, web, queued[1].QueuedOperationID).Status)
+	require.Equal(t, "Completed", e.finished(sp, app, queued[2].QueuedOperationID).Status)
 	require.Equal(t, "PORT=2\n", readFile(file), "the later apply was carried out first")
 	require.Equal(t, "REPLICAS=2\n", readFile(filepath.Join(dir, "dev", "web.env")))
 }
