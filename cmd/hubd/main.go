@@ -4,6 +4,7 @@
 //	hubd migrate up|down [N]|version
 //	hubd token --org SLUG --user USERNAME [--role ROLE]
 //	hubd keys rotate               make a new signing key; older ones verify until their tokens expire
+//	hubd worker --worker-id ID --dir DIR   run the reference bridge worker on a directory
 //
 // Every flag has an environment fallback; see README.md.
 package main
@@ -53,6 +54,8 @@ func main() {
 		err = token(ctx, os.Args[2:])
 	case "keys":
 		err = keys(ctx, os.Args[2:])
+	case "worker":
+		err = workerCmd(ctx, os.Args[2:])
 	case "version":
 		fmt.Println(app.Version)
 	case "-h", "--help", "help":
@@ -73,6 +76,8 @@ func usage() {
   migrate    up | down [N] | version
   token      --org SLUG --user USERNAME [--role admin|manager|member|viewer|guest]: print a service token
   keys       rotate: make a new token-signing key
+  worker     --worker-id ID --dir DIR: run the reference bridge worker, writing Units to DIR
+             (secret from HUBD_WORKER_SECRET or --secret-file; hubd at --base-url)
   version    print the version
 Run 'hubd <command> -h' for a command's flags.`)
 }
