@@ -4393,6 +4393,19 @@ type ListAllBridgeWorkersParams struct {
 	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
 }
 
+// ListQueuedOperationsParams defines parameters for ListQueuedOperations.
+type ListQueuedOperationsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+}
+
 // ListAllChannelsParams defines parameters for ListAllChannels.
 type ListAllChannelsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -7882,9 +7895,9 @@ type ServerInterface interface {
 	// ReportActionResult The same report as .../user_action_result, at the path reference workers use: it also takes their Result values (ApplyCompleted, ApplyFailed, DestroyCompleted, RefreshAndDrifted, ImportCompleted, ...) in place of Status, and Action Heartbeat, which renews the claim on a Progressing operation and appends no UnitEvent.
 	// (POST /bridge_worker/{bridge_worker_id}/action_result)
 	ReportActionResult(ctx echo.Context, bridgeWorkerId QueueWorkerID) error
-	// ListQueuedOperations The worker's outstanding operations (Pending and Delivered), in creation order; reading marks the Pending ones Delivered. The caller is the worker's bot User (its /auth/worker token): for anyone else the worker does not exist (404).
+	// ListQueuedOperations The worker's outstanding operations (Pending and Delivered), in creation order; reading marks the Pending ones it answers Delivered. where, filter and contains narrow them (over the UnitAction attributes, as GET /unit_action reads them). The caller is the worker's bot User (its /auth/worker token): for anyone else the worker does not exist (404).
 	// (GET /bridge_worker/{bridge_worker_id}/queued_operation)
-	ListQueuedOperations(ctx echo.Context, bridgeWorkerId QueueWorkerID) error
+	ListQueuedOperations(ctx echo.Context, bridgeWorkerId QueueWorkerID, params ListQueuedOperationsParams) error
 	// PollQueuedOperations Wait up to TimeoutSeconds for outstanding operations and answer them as GET .../queued_operation does (marking Pending ones Delivered); 200 with an empty array on timeout. The caller is the worker's bot User.
 	// (POST /bridge_worker/{bridge_worker_id}/queued_operation/poll)
 	PollQueuedOperations(ctx echo.Context, bridgeWorkerId QueueWorkerID) error
@@ -8917,8 +8930,31 @@ func (w *ServerInterfaceWrapper) ListQueuedOperations(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bridge_worker_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListQueuedOperationsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListQueuedOperations(ctx, bridgeWorkerId)
+	err = w.Handler.ListQueuedOperations(ctx, bridgeWorkerId, params)
 	return err
 }
 
@@ -20409,6 +20445,7 @@ func (response ReportActionResultdefaultJSONResponse) VisitReportActionResultRes
 
 type ListQueuedOperationsRequestObject struct {
 	BridgeWorkerId QueueWorkerID `json:"bridge_worker_id"`
+	Params         ListQueuedOperationsParams
 }
 
 type ListQueuedOperationsResponseObject interface {
@@ -69191,7 +69228,7 @@ type StrictServerInterface interface {
 	// ReportActionResult The same report as .../user_action_result, at the path reference workers use: it also takes their Result values (ApplyCompleted, ApplyFailed, DestroyCompleted, RefreshAndDrifted, ImportCompleted, ...) in place of Status, and Action Heartbeat, which renews the claim on a Progressing operation and appends no UnitEvent.
 	// (POST /bridge_worker/{bridge_worker_id}/action_result)
 	ReportActionResult(ctx context.Context, request ReportActionResultRequestObject) (ReportActionResultResponseObject, error)
-	// ListQueuedOperations The worker's outstanding operations (Pending and Delivered), in creation order; reading marks the Pending ones Delivered. The caller is the worker's bot User (its /auth/worker token): for anyone else the worker does not exist (404).
+	// ListQueuedOperations The worker's outstanding operations (Pending and Delivered), in creation order; reading marks the Pending ones it answers Delivered. where, filter and contains narrow them (over the UnitAction attributes, as GET /unit_action reads them). The caller is the worker's bot User (its /auth/worker token): for anyone else the worker does not exist (404).
 	// (GET /bridge_worker/{bridge_worker_id}/queued_operation)
 	ListQueuedOperations(ctx context.Context, request ListQueuedOperationsRequestObject) (ListQueuedOperationsResponseObject, error)
 	// PollQueuedOperations Wait up to TimeoutSeconds for outstanding operations and answer them as GET .../queued_operation does (marking Pending ones Delivered); 200 with an empty array on timeout. The caller is the worker's bot User.
@@ -70216,10 +70253,11 @@ func (sh *strictHandler) ReportActionResult(ctx echo.Context, bridgeWorkerId Que
 }
 
 // ListQueuedOperations operation middleware
-func (sh *strictHandler) ListQueuedOperations(ctx echo.Context, bridgeWorkerId QueueWorkerID) error {
+func (sh *strictHandler) ListQueuedOperations(ctx echo.Context, bridgeWorkerId QueueWorkerID, params ListQueuedOperationsParams) error {
 	var request ListQueuedOperationsRequestObject
 
 	request.BridgeWorkerId = bridgeWorkerId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ListQueuedOperations(ctx.Request().Context(), request.(ListQueuedOperationsRequestObject))

@@ -59,11 +59,18 @@ func (q *Queries) QueuedOperationBusy(ctx context.Context, arg QueuedOperationBu
 const queuedOperationDeliver = `-- name: QueuedOperationDeliver :exec
 UPDATE queued_operation SET status = 'Delivered', version = version + 1, updated_at = now()
 WHERE bridge_worker_id = $1 AND status = 'Pending'
+  AND ($2::uuid[] IS NULL OR queued_operation_id = ANY($2::uuid[]))
 `
 
-// Reading a worker's queue marks its Pending operations Delivered.
-func (q *Queries) QueuedOperationDeliver(ctx context.Context, bridgeWorkerID uuid.UUID) error {
-	_, err := q.db.Exec(ctx, queuedOperationDeliver, bridgeWorkerID)
+type QueuedOperationDeliverParams struct {
+	BridgeWorkerID uuid.UUID   `db:"bridge_worker_id"`
+	OnlyIds        []uuid.UUID `db:"only_ids"`
+}
+
+// Reading a worker's queue marks its Pending operations Delivered (those of only_ids, when given: a read
+// narrowed by where).
+func (q *Queries) QueuedOperationDeliver(ctx context.Context, arg QueuedOperationDeliverParams) error {
+	_, err := q.db.Exec(ctx, queuedOperationDeliver, arg.BridgeWorkerID, arg.OnlyIds)
 	return err
 }
 
@@ -210,13 +217,15 @@ FROM queued_operation q
 JOIN unit u ON u.unit_id = q.unit_id
 JOIN space s ON s.space_id = q.space_id
 WHERE q.bridge_worker_id = $1 AND q.status IN ('Pending', 'Delivered')
+  AND ($2::uuid[] IS NULL OR q.queued_operation_id = ANY($2::uuid[]))
 ORDER BY q.seq
-LIMIT $2
+LIMIT $3
 `
 
 type QueuedOperationOutstandingParams struct {
-	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
-	MaxItems       int32     `db:"max_items"`
+	BridgeWorkerID uuid.UUID   `db:"bridge_worker_id"`
+	OnlyIds        []uuid.UUID `db:"only_ids"`
+	MaxItems       int32       `db:"max_items"`
 }
 
 type QueuedOperationOutstandingRow struct {
@@ -227,7 +236,7 @@ type QueuedOperationOutstandingRow struct {
 }
 
 func (q *Queries) QueuedOperationOutstanding(ctx context.Context, arg QueuedOperationOutstandingParams) ([]*QueuedOperationOutstandingRow, error) {
-	rows, err := q.db.Query(ctx, queuedOperationOutstanding, arg.BridgeWorkerID, arg.MaxItems)
+	rows, err := q.db.Query(ctx, queuedOperationOutstanding, arg.BridgeWorkerID, arg.OnlyIds, arg.MaxItems)
 	if err != nil {
 		return nil, err
 	}

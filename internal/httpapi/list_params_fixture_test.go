@@ -29,6 +29,9 @@ type everyFamily struct {
 	// for Views by their Of (viewOf).
 	filters map[string]string
 	views   map[string]string
+	// callers are the clients of the operations that answer someone else than the admin (a worker's
+	// queue answers only its worker), by operationId.
+	callers map[string]*apitest.Client
 }
 
 type selectionWrite struct {
@@ -203,6 +206,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 			"attestation_id": approval.AttestationID.String(), "link_id": envLink.LinkID.String(),
 		},
+		callers: map[string]*apitest.Client{"ListQueuedOperations": worker},
 		writes: map[string]selectionWrite{
 			"BulkCreateUnits":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			"BulkMoveUnits":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},

@@ -56,7 +56,11 @@ func TestListParameters(t *testing.T) {
 				path = strings.Replace(path, seg, v, 1)
 			}
 		}
-		r := &listRun{t: t, c: f.c, op: op, url: httpapi.BasePath + path, includeChecked: includeChecked}
+		c := f.c
+		if caller, ok := f.callers[op.id]; ok {
+			c = caller
+		}
+		r := &listRun{t: t, c: c, op: op, url: httpapi.BasePath + path, includeChecked: includeChecked}
 		if op.method != http.MethodGet {
 			runSelectionWrite(t, f, r)
 			continue

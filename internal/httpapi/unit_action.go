@@ -149,7 +149,11 @@ func (h unitAPI) BulkCancelUnitActions(ctx context.Context, r api.BulkCancelUnit
 }
 
 func (h unitAPI) ListQueuedOperations(ctx context.Context, r api.ListQueuedOperationsRequestObject) (api.ListQueuedOperationsResponseObject, error) {
-	ops, err := h.s.deps.Units.Queue(ctx, scopeOf(ctx), r.BridgeWorkerId)
+	params, err := listParams(ctx, h.s, nil, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := h.s.deps.Units.Queue(ctx, scopeOf(ctx), r.BridgeWorkerId, params)
 	if err != nil {
 		return nil, err
 	}

@@ -533,3 +533,32 @@ func TestUnitActionClaimTTL(t *testing.T) {
 	f.worker.Get(f.queue + "/queued_operation/" + op.QueuedOperationID.String()).Expect(http.StatusOK).JSON(&got)
 	require.Equal(t, api.QueuedOperationStatusAborted, got.Status)
 }
+
+// TestUnitActionQueueNarrowed: where, contains and filter narrow a worker's queue read; only what it answers
+// is marked Delivered, and a bad where is 400.
+func TestUnitActionQueueNarrowed(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	apply := f.start(t, "apply", nil)
+	destroy := f.start(t, "destroy", nil)
+
+	var ops []api.QueuedOperation
+	f.worker.Get(f.queue + "/queued_operation?where=" + url.QueryEscape("Action = 'Destroy'")).Expect(http.StatusOK).JSON(&ops)
+	require.Equal(t, []uuid.UUID{destroy.QueuedOperationID}, ids(ops))
+	require.Equal(t, api.QueuedOperationStatusDelivered, ops[0].Status)
+	f.worker.Get(f.queue + "/queued_operation?contains=Apply").Expect(http.StatusOK).JSON(&ops)
+	require.Equal(t, []uuid.UUID{apply.QueuedOperationID}, ids(ops))
+
+	// A Filter of UnitActions narrows it the same way.
+	var filter api.Filter
+	f.admin.Post("/api/space/"+f.space.SpaceID.String()+"/filter", map[string]any{"Slug": "applies", "From": "UnitAction", "Where": "Action = 'Apply'"}).
+		Expect(http.StatusOK).JSON(&filter)
+	f.worker.Get(f.queue + "/queued_operation?filter=" + filter.FilterID.String()).Expect(http.StatusOK).JSON(&ops)
+	require.Equal(t, []uuid.UUID{apply.QueuedOperationID}, ids(ops))
+
+	f.worker.Get(f.queue+"/queued_operation?where="+url.QueryEscape("Nope = 1")).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	// Unnarrowed, the whole queue in creation order.
+	require.Equal(t, []uuid.UUID{apply.QueuedOperationID, destroy.QueuedOperationID}, ids(f.readQueue(t)))
+}

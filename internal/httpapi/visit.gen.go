@@ -196,6 +196,10 @@ func (r pageResponse) VisitListOrganizationMembersResponse(w http.ResponseWriter
 
 func (r pageResponse) VisitListOrganizationsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r pageResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r pageResponse) VisitListServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }

@@ -257,25 +257,55 @@ func queueWorker(ctx context.Context, sc authz.Scope, q *db.Queries, workerID uu
 }
 
 // Queue answers the worker's outstanding operations (Pending and Delivered) in creation order, marking
-// the Pending ones Delivered. The caller is the worker's bot User.
-func (s *Service) Queue(ctx context.Context, sc authz.Scope, workerID uuid.UUID) ([]QueuedOperation, error) {
+// the Pending ones Delivered; where, filter and contains (params) narrow them. The caller is the worker's
+// bot User.
+func (s *Service) Queue(ctx context.Context, sc authz.Scope, workerID uuid.UUID, params listquery.Params) ([]QueuedOperation, error) {
 	if err := checkQueueWorker(ctx, sc, s.Store.Q(), workerID); err != nil {
 		return nil, err
 	}
-	return s.takeQueue(ctx, workerID)
+	if params.Where == "" && params.Contains == "" && params.FilterDefinition == nil {
+		return s.takeQueue(ctx, workerID, nil)
+	}
+	only, err := s.selectQueued(ctx, sc, workerID, params)
+	if err != nil {
+		return nil, err
+	}
+	return s.takeQueue(ctx, workerID, only)
 }
 
-func (s *Service) takeQueue(ctx context.Context, workerID uuid.UUID) ([]QueuedOperation, error) {
+// selectQueued answers the IDs of the worker's outstanding operations that params select. The worker reads
+// them because they are its operations, not through its role: the selection reads with the system scope.
+func (s *Service) selectQueued(ctx context.Context, sc authz.Scope, workerID uuid.UUID, params listquery.Params) ([]uuid.UUID, error) {
+	limit := maxQueue
+	page, err := listquery.Run[actionRow](ctx, s.Store.Pool, s.Tokens, listquery.Query{Entity: UnitActionList,
+		Caller: authz.SystemScope(sc.OrganizationID, "worker queue"), Path: "queued_operation",
+		Params: listquery.Params{Where: params.Where, Contains: params.Contains, FilterDefinition: params.FilterDefinition, Limit: &limit},
+		// A scope condition is compared to its value: the outstanding ones are those for which this is true.
+		Scope: []listquery.Condition{{Column: "queued_operation.bridge_worker_id", Value: workerID},
+			{Column: "(queued_operation.status IN ('Pending', 'Delivered'))", Value: true}}})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]uuid.UUID, len(page.Items))
+	for i, r := range page.Items {
+		ids[i] = r.QueuedOperationID
+	}
+	return ids, nil
+}
+
+// takeQueue marks the worker's Pending operations Delivered and answers its outstanding ones, in creation
+// order: those of only, when it is not nil.
+func (s *Service) takeQueue(ctx context.Context, workerID uuid.UUID, only []uuid.UUID) ([]QueuedOperation, error) {
 	var out []QueuedOperation
 	err := s.Store.WithTx(ctx, store.TxOptions{}, func(tx *store.Tx) error {
 		out = out[:0]
 		if err := tx.Q.BridgeWorkerSeen(ctx, workerID); err != nil {
 			return err
 		}
-		if err := tx.Q.QueuedOperationDeliver(ctx, workerID); err != nil {
+		if err := tx.Q.QueuedOperationDeliver(ctx, db.QueuedOperationDeliverParams{BridgeWorkerID: workerID, OnlyIds: only}); err != nil {
 			return err
 		}
-		rows, err := tx.Q.QueuedOperationOutstanding(ctx, db.QueuedOperationOutstandingParams{BridgeWorkerID: workerID, MaxItems: maxQueue})
+		rows, err := tx.Q.QueuedOperationOutstanding(ctx, db.QueuedOperationOutstandingParams{BridgeWorkerID: workerID, OnlyIds: only, MaxItems: maxQueue})
 		if err != nil {
 			return err
 		}
@@ -301,7 +331,7 @@ func (s *Service) PollQueue(ctx context.Context, sc authz.Scope, n *event.Notifi
 		return nil, err
 	}
 	return event.NewPoll(n, sc.OrganizationID, timeout, func(ctx context.Context) ([]QueuedOperation, bool, error) {
-		out, err := s.takeQueue(ctx, workerID)
+		out, err := s.takeQueue(ctx, workerID, nil)
 		return out, false, err
 	}), nil
 }

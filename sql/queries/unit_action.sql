@@ -22,9 +22,11 @@ VALUES (@queued_operation_id, @organization_id, @space_id, @unit_id, @target_id,
         @action, 'Pending', @unit_action_num, @revision_num, @dry_run, @data);
 
 -- name: QueuedOperationDeliver :exec
--- Reading a worker's queue marks its Pending operations Delivered.
+-- Reading a worker's queue marks its Pending operations Delivered (those of only_ids, when given: a read
+-- narrowed by where).
 UPDATE queued_operation SET status = 'Delivered', version = version + 1, updated_at = now()
-WHERE bridge_worker_id = @bridge_worker_id AND status = 'Pending';
+WHERE bridge_worker_id = @bridge_worker_id AND status = 'Pending'
+  AND (sqlc.narg(only_ids)::uuid[] IS NULL OR queued_operation_id = ANY(sqlc.narg(only_ids)::uuid[]));
 
 -- name: QueuedOperationOutstanding :many
 SELECT sqlc.embed(q), u.slug AS unit_slug, s.slug AS space_slug, u.toolchain_type
@@ -32,6 +34,7 @@ FROM queued_operation q
 JOIN unit u ON u.unit_id = q.unit_id
 JOIN space s ON s.space_id = q.space_id
 WHERE q.bridge_worker_id = @bridge_worker_id AND q.status IN ('Pending', 'Delivered')
+  AND (sqlc.narg(only_ids)::uuid[] IS NULL OR q.queued_operation_id = ANY(sqlc.narg(only_ids)::uuid[]))
 ORDER BY q.seq
 LIMIT @max_items;
 
