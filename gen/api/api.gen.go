@@ -1247,6 +1247,9 @@ type BridgeWorker struct {
 	Annotations    Annotations        `json:"Annotations"`
 	BridgeWorkerID openapi_types.UUID `json:"BridgeWorkerID"`
 
+	// ClaimTTLSeconds How long an operation the worker took may stay Progressing without a report from it (a result or a Heartbeat) before it is Aborted: 30 to 86400 seconds; 0 or absent on a write means the default, 600.
+	ClaimTTLSeconds int64 `json:"ClaimTTLSeconds"`
+
 	// Condition Ready while it polled within the last minute, else Disconnected.
 	Condition string    `json:"Condition"`
 	CreatedAt time.Time `json:"CreatedAt"`
@@ -1274,6 +1277,9 @@ type BridgeWorker struct {
 	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions Permissions `json:"Permissions"`
 
+	// ProvidedInfo What the worker says about itself.
+	ProvidedInfo WorkerInfo `json:"ProvidedInfo"`
+
 	// Secret Server-generated; the worker authenticates with it at /auth/worker. Only the create response carries it, and the
 	// response of an update that raises OrgRole above the role of whoever the current Secret was issued to: that
 	// update issues a new Secret to its caller and the old one stops working (a Secret never signs in with a role
@@ -1291,6 +1297,15 @@ type BridgeWorker struct {
 	UserID  openapi_types.UUID `json:"UserID"`
 	Version int64              `json:"Version"`
 }
+
+// BridgeWorkerInfo defines model for BridgeWorkerInfo.
+type BridgeWorkerInfo struct {
+	// SupportedConfigTypes The configuration the worker applies, by ToolchainType and ProviderType.
+	SupportedConfigTypes []SupportedConfigType `json:"SupportedConfigTypes"`
+}
+
+// BridgeWorkerInfoInput defines model for BridgeWorkerInfoInput.
+type BridgeWorkerInfoInput = BridgeWorkerInfo
 
 // BridgeWorkerInput defines model for BridgeWorkerInput.
 type BridgeWorkerInput = BridgeWorker
@@ -3195,6 +3210,26 @@ type StandardErrorResponse struct {
 	Message string `json:"message"`
 }
 
+// SupportedConfigType defines model for SupportedConfigType.
+type SupportedConfigType struct {
+	LiveStateType string `json:"LiveStateType"`
+
+	// ProviderType Example: Directory
+	ProviderType string `json:"ProviderType"`
+
+	// ToolchainType The format of a Unit's configuration data, set when the Unit is created: Kubernetes/YAML (Kubernetes
+	// resources, one or more YAML documents), or an application configuration file: AppConfig/YAML,
+	// AppConfig/JSON, AppConfig/TOML, AppConfig/INI, AppConfig/Properties (Java properties), AppConfig/Env
+	// (KEY=value lines) or AppConfig/Text (any UTF-8 text).
+	//
+	//
+	// Example: Kubernetes/YAML
+	ToolchainType ToolchainType `json:"ToolchainType"`
+}
+
+// SupportedConfigTypeInput defines model for SupportedConfigTypeInput.
+type SupportedConfigTypeInput = SupportedConfigType
+
 // Tag defines model for Tag.
 type Tag struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
@@ -3986,6 +4021,14 @@ type WorkerEventPollRequest struct {
 	// TimeoutSeconds How long to wait (30 when absent).
 	TimeoutSeconds *int `json:"TimeoutSeconds"`
 }
+
+// WorkerInfo What the worker says about itself.
+type WorkerInfo struct {
+	BridgeWorkerInfo BridgeWorkerInfo `json:"BridgeWorkerInfo"`
+}
+
+// WorkerInfoInput defines model for WorkerInfoInput.
+type WorkerInfoInput = WorkerInfo
 
 // WorkerTokenRequest Example: {"Secret":"s3cr3t","WorkerID":"6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"}
 type WorkerTokenRequest struct {

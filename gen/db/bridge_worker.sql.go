@@ -133,7 +133,7 @@ func (q *Queries) BridgeWorkerCursorsAdvance(ctx context.Context, arg BridgeWork
 }
 
 const bridgeWorkerGetForAuth = `-- name: BridgeWorkerGetForAuth :one
-SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, m.org_role FROM bridge_worker bw
+SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, bw.claim_ttl_seconds, bw.provided_info, m.org_role FROM bridge_worker bw
 JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
 WHERE bw.bridge_worker_id = $1
 `
@@ -157,6 +157,8 @@ type BridgeWorkerGetForAuthRow struct {
 	UpdatedAt        time.Time       `db:"updated_at"`
 	SearchText       *string         `db:"search_text"`
 	SecretMaxOrgRole string          `db:"secret_max_org_role"`
+	ClaimTtlSeconds  int32           `db:"claim_ttl_seconds"`
+	ProvidedInfo     json.RawMessage `db:"provided_info"`
 	OrgRole          string          `db:"org_role"`
 }
 
@@ -183,13 +185,15 @@ func (q *Queries) BridgeWorkerGetForAuth(ctx context.Context, bridgeWorkerID uui
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.SecretMaxOrgRole,
+		&i.ClaimTtlSeconds,
+		&i.ProvidedInfo,
 		&i.OrgRole,
 	)
 	return &i, err
 }
 
 const bridgeWorkerGetWithRole = `-- name: BridgeWorkerGetWithRole :one
-SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, m.org_role FROM bridge_worker bw
+SELECT bw.bridge_worker_id, bw.organization_id, bw.space_id, bw.user_id, bw.slug, bw.display_name, bw.labels, bw.annotations, bw.delete_gates, bw.permissions, bw.secret_hash, bw.last_seen_at, bw.hidden_reason, bw.version, bw.created_at, bw.updated_at, bw.search_text, bw.secret_max_org_role, bw.claim_ttl_seconds, bw.provided_info, m.org_role FROM bridge_worker bw
 JOIN organization_member m ON m.user_id = bw.user_id AND m.organization_id = bw.organization_id
 WHERE bw.organization_id = $1 AND bw.space_id = $2 AND bw.bridge_worker_id = $3
 `
@@ -219,6 +223,8 @@ type BridgeWorkerGetWithRoleRow struct {
 	UpdatedAt        time.Time       `db:"updated_at"`
 	SearchText       *string         `db:"search_text"`
 	SecretMaxOrgRole string          `db:"secret_max_org_role"`
+	ClaimTtlSeconds  int32           `db:"claim_ttl_seconds"`
+	ProvidedInfo     json.RawMessage `db:"provided_info"`
 	OrgRole          string          `db:"org_role"`
 }
 
@@ -244,6 +250,8 @@ func (q *Queries) BridgeWorkerGetWithRole(ctx context.Context, arg BridgeWorkerG
 		&i.UpdatedAt,
 		&i.SearchText,
 		&i.SecretMaxOrgRole,
+		&i.ClaimTtlSeconds,
+		&i.ProvidedInfo,
 		&i.OrgRole,
 	)
 	return &i, err
@@ -251,9 +259,9 @@ func (q *Queries) BridgeWorkerGetWithRole(ctx context.Context, arg BridgeWorkerG
 
 const bridgeWorkerInsert = `-- name: BridgeWorkerInsert :one
 INSERT INTO bridge_worker (bridge_worker_id, organization_id, space_id, user_id, slug, display_name, labels, annotations,
-                           delete_gates, permissions, secret_hash, secret_max_org_role)
+                           delete_gates, permissions, secret_hash, secret_max_org_role, claim_ttl_seconds, provided_info)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-        $9, $10, $11, $12)
+        $9, $10, $11, $12, $13, $14)
 RETURNING bridge_worker_id
 `
 
@@ -270,6 +278,8 @@ type BridgeWorkerInsertParams struct {
 	Permissions      json.RawMessage `db:"permissions"`
 	SecretHash       []byte          `db:"secret_hash"`
 	SecretMaxOrgRole string          `db:"secret_max_org_role"`
+	ClaimTtlSeconds  int32           `db:"claim_ttl_seconds"`
+	ProvidedInfo     json.RawMessage `db:"provided_info"`
 }
 
 func (q *Queries) BridgeWorkerInsert(ctx context.Context, arg BridgeWorkerInsertParams) (uuid.UUID, error) {
@@ -286,6 +296,8 @@ func (q *Queries) BridgeWorkerInsert(ctx context.Context, arg BridgeWorkerInsert
 		arg.Permissions,
 		arg.SecretHash,
 		arg.SecretMaxOrgRole,
+		arg.ClaimTtlSeconds,
+		arg.ProvidedInfo,
 	)
 	var bridge_worker_id uuid.UUID
 	err := row.Scan(&bridge_worker_id)
@@ -349,21 +361,24 @@ func (q *Queries) BridgeWorkerSetSecret(ctx context.Context, arg BridgeWorkerSet
 const bridgeWorkerUpdate = `-- name: BridgeWorkerUpdate :one
 UPDATE bridge_worker
 SET slug = $1, display_name = $2, labels = $3, annotations = $4,
-    delete_gates = $5, permissions = $6, version = version + 1, updated_at = now()
-WHERE organization_id = $7 AND bridge_worker_id = $8 AND version = $9
+    delete_gates = $5, permissions = $6, claim_ttl_seconds = $7,
+    provided_info = $8, version = version + 1, updated_at = now()
+WHERE organization_id = $9 AND bridge_worker_id = $10 AND version = $11
 RETURNING bridge_worker_id
 `
 
 type BridgeWorkerUpdateParams struct {
-	Slug           string          `db:"slug"`
-	DisplayName    string          `db:"display_name"`
-	Labels         json.RawMessage `db:"labels"`
-	Annotations    json.RawMessage `db:"annotations"`
-	DeleteGates    json.RawMessage `db:"delete_gates"`
-	Permissions    json.RawMessage `db:"permissions"`
-	OrganizationID uuid.UUID       `db:"organization_id"`
-	BridgeWorkerID uuid.UUID       `db:"bridge_worker_id"`
-	Version        int64           `db:"version"`
+	Slug            string          `db:"slug"`
+	DisplayName     string          `db:"display_name"`
+	Labels          json.RawMessage `db:"labels"`
+	Annotations     json.RawMessage `db:"annotations"`
+	DeleteGates     json.RawMessage `db:"delete_gates"`
+	Permissions     json.RawMessage `db:"permissions"`
+	ClaimTtlSeconds int32           `db:"claim_ttl_seconds"`
+	ProvidedInfo    json.RawMessage `db:"provided_info"`
+	OrganizationID  uuid.UUID       `db:"organization_id"`
+	BridgeWorkerID  uuid.UUID       `db:"bridge_worker_id"`
+	Version         int64           `db:"version"`
 }
 
 func (q *Queries) BridgeWorkerUpdate(ctx context.Context, arg BridgeWorkerUpdateParams) (uuid.UUID, error) {
@@ -374,6 +389,8 @@ func (q *Queries) BridgeWorkerUpdate(ctx context.Context, arg BridgeWorkerUpdate
 		arg.Annotations,
 		arg.DeleteGates,
 		arg.Permissions,
+		arg.ClaimTtlSeconds,
+		arg.ProvidedInfo,
 		arg.OrganizationID,
 		arg.BridgeWorkerID,
 		arg.Version,

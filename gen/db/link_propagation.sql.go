@@ -12,18 +12,51 @@ import (
 	"github.com/google/uuid"
 )
 
-const linkForApply = `-- name: LinkForApply :one
-SELECT link_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_unit_id, to_unit_id, to_space_id, auto_update, update_type, upstream_paths, downstream_paths, bindings, downstream_setters, upstream_getters, clearance, guards, protect, squash, merge_enable_subtraction, where_mutation, where_resource, transform_invocation_id, upstream_link_id, backing_unit_id, hash, upstream_last_merged_revision_num, downstream_last_merged_revision_num, stale, hidden_reason, version, created_at, updated_at, search_text FROM link WHERE organization_id = $1 AND link_id = $2
+const linkApplied = `-- name: LinkApplied :one
+WITH unit_done AS (
+    UPDATE unit
+    SET link_findings = COALESCE((SELECT jsonb_agg(f ORDER BY ord) FROM jsonb_array_elements(unit.link_findings) WITH ORDINALITY AS e(f, ord)
+                                  WHERE f ->> 'LinkID' <> $4::text), '[]'::jsonb) || $5::jsonb
+    WHERE $6::boolean AND unit.organization_id = $3 AND unit.unit_id = $7
+    RETURNING unit.unit_id
+), revision_done AS (
+    UPDATE revision SET link_findings = $5::jsonb
+    WHERE $6::boolean AND revision.organization_id = $3 AND revision.revision_id = $8::uuid
+    RETURNING revision.revision_id
+)
+UPDATE link
+SET upstream_last_merged_revision_num = $1, downstream_last_merged_revision_num = $2,
+    stale = false
+WHERE link.organization_id = $3 AND link.link_id = $4::uuid
+RETURNING link_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_unit_id, to_unit_id, to_space_id, auto_update, update_type, upstream_paths, downstream_paths, bindings, downstream_setters, upstream_getters, clearance, guards, protect, squash, merge_enable_subtraction, where_mutation, where_resource, transform_invocation_id, upstream_link_id, backing_unit_id, hash, upstream_last_merged_revision_num, downstream_last_merged_revision_num, stale, hidden_reason, version, created_at, updated_at, search_text
 `
 
-type LinkForApplyParams struct {
-	OrganizationID uuid.UUID `db:"organization_id"`
-	LinkID         uuid.UUID `db:"link_id"`
+type LinkAppliedParams struct {
+	UpstreamRevisionNum   int64           `db:"upstream_revision_num"`
+	DownstreamRevisionNum int64           `db:"downstream_revision_num"`
+	OrganizationID        uuid.UUID       `db:"organization_id"`
+	LinkID                uuid.UUID       `db:"link_id"`
+	Findings              json.RawMessage `db:"findings"`
+	SetFindings           bool            `db:"set_findings"`
+	UnitID                uuid.UUID       `db:"unit_id"`
+	RevisionID            *uuid.UUID      `db:"revision_id"`
 }
 
-// A Link as its write left it, in that write's transaction.
-func (q *Queries) LinkForApply(ctx context.Context, arg LinkForApplyParams) (*Link, error) {
-	row := q.db.QueryRow(ctx, linkForApply, arg.OrganizationID, arg.LinkID)
+// Records, in one statement, where a Link stands after it was applied: the upstream Revision it read and the
+// downstream Revision it left (the downstream head when it changed nothing), and, when set_findings, its
+// findings on the Unit it writes into (replacing its earlier ones) and on the Revision its write made (when
+// it made one). Neither is an edit of the Link or the Unit: no new Version.
+func (q *Queries) LinkApplied(ctx context.Context, arg LinkAppliedParams) (*Link, error) {
+	row := q.db.QueryRow(ctx, linkApplied,
+		arg.UpstreamRevisionNum,
+		arg.DownstreamRevisionNum,
+		arg.OrganizationID,
+		arg.LinkID,
+		arg.Findings,
+		arg.SetFindings,
+		arg.UnitID,
+		arg.RevisionID,
+	)
 	var i Link
 	err := row.Scan(
 		&i.LinkID,
@@ -68,24 +101,18 @@ func (q *Queries) LinkForApply(ctx context.Context, arg LinkForApplyParams) (*Li
 	return &i, err
 }
 
-const linkMerged = `-- name: LinkMerged :one
-UPDATE link
-SET upstream_last_merged_revision_num = $1, downstream_last_merged_revision_num = $2,
-    stale = false
-WHERE link_id = $3
-RETURNING link_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_unit_id, to_unit_id, to_space_id, auto_update, update_type, upstream_paths, downstream_paths, bindings, downstream_setters, upstream_getters, clearance, guards, protect, squash, merge_enable_subtraction, where_mutation, where_resource, transform_invocation_id, upstream_link_id, backing_unit_id, hash, upstream_last_merged_revision_num, downstream_last_merged_revision_num, stale, hidden_reason, version, created_at, updated_at, search_text
+const linkForApply = `-- name: LinkForApply :one
+SELECT link_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_unit_id, to_unit_id, to_space_id, auto_update, update_type, upstream_paths, downstream_paths, bindings, downstream_setters, upstream_getters, clearance, guards, protect, squash, merge_enable_subtraction, where_mutation, where_resource, transform_invocation_id, upstream_link_id, backing_unit_id, hash, upstream_last_merged_revision_num, downstream_last_merged_revision_num, stale, hidden_reason, version, created_at, updated_at, search_text FROM link WHERE organization_id = $1 AND link_id = $2
 `
 
-type LinkMergedParams struct {
-	UpstreamRevisionNum   int64     `db:"upstream_revision_num"`
-	DownstreamRevisionNum int64     `db:"downstream_revision_num"`
-	LinkID                uuid.UUID `db:"link_id"`
+type LinkForApplyParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	LinkID         uuid.UUID `db:"link_id"`
 }
 
-// Records where a Link stands after it was applied: the upstream Revision it read and the downstream
-// Revision it left (the downstream head when it changed nothing). Not an edit of the Link: no new Version.
-func (q *Queries) LinkMerged(ctx context.Context, arg LinkMergedParams) (*Link, error) {
-	row := q.db.QueryRow(ctx, linkMerged, arg.UpstreamRevisionNum, arg.DownstreamRevisionNum, arg.LinkID)
+// A Link as its write left it, in that write's transaction.
+func (q *Queries) LinkForApply(ctx context.Context, arg LinkForApplyParams) (*Link, error) {
+	row := q.db.QueryRow(ctx, linkForApply, arg.OrganizationID, arg.LinkID)
 	var i Link
 	err := row.Scan(
 		&i.LinkID,
@@ -407,37 +434,4 @@ func (q *Queries) UnitReadForLink(ctx context.Context, arg UnitReadForLinkParams
 		&i.UnitEventID,
 	)
 	return &i, err
-}
-
-const unitSetLinkFindings = `-- name: UnitSetLinkFindings :exec
-WITH unit_done AS (
-    UPDATE unit
-    SET link_findings = COALESCE((SELECT jsonb_agg(f ORDER BY ord) FROM jsonb_array_elements(unit.link_findings) WITH ORDINALITY AS e(f, ord)
-                                  WHERE f ->> 'LinkID' <> $4::text), '[]'::jsonb) || $1::jsonb
-    WHERE unit.organization_id = $2 AND unit.unit_id = $5
-    RETURNING unit.unit_id
-)
-UPDATE revision SET link_findings = $1::jsonb
-WHERE revision.organization_id = $2 AND revision.revision_id = $3::uuid
-`
-
-type UnitSetLinkFindingsParams struct {
-	Findings       json.RawMessage `db:"findings"`
-	OrganizationID uuid.UUID       `db:"organization_id"`
-	RevisionID     *uuid.UUID      `db:"revision_id"`
-	LinkID         string          `db:"link_id"`
-	UnitID         uuid.UUID       `db:"unit_id"`
-}
-
-// Replaces one Link's findings on the Unit it writes into (and on the Revision its write made, when it made
-// one). Findings are what the Link saw, not an edit of the Unit: no new Version.
-func (q *Queries) UnitSetLinkFindings(ctx context.Context, arg UnitSetLinkFindingsParams) error {
-	_, err := q.db.Exec(ctx, unitSetLinkFindings,
-		arg.Findings,
-		arg.OrganizationID,
-		arg.RevisionID,
-		arg.LinkID,
-		arg.UnitID,
-	)
-	return err
 }

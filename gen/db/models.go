@@ -53,6 +53,8 @@ type BridgeWorker struct {
 	UpdatedAt        time.Time       `db:"updated_at"`
 	SearchText       *string         `db:"search_text"`
 	SecretMaxOrgRole string          `db:"secret_max_org_role"`
+	ClaimTtlSeconds  int32           `db:"claim_ttl_seconds"`
+	ProvidedInfo     json.RawMessage `db:"provided_info"`
 }
 
 type BridgeWorkerCursor struct {

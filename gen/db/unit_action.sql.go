@@ -14,7 +14,7 @@ import (
 )
 
 const queueWorkerGet = `-- name: QueueWorkerGet :one
-SELECT bridge_worker_id, user_id FROM bridge_worker
+SELECT bridge_worker_id, user_id, claim_ttl_seconds FROM bridge_worker
 WHERE organization_id = $1 AND bridge_worker_id = $2
 `
 
@@ -24,25 +24,33 @@ type QueueWorkerGetParams struct {
 }
 
 type QueueWorkerGetRow struct {
-	BridgeWorkerID uuid.UUID `db:"bridge_worker_id"`
-	UserID         uuid.UUID `db:"user_id"`
+	BridgeWorkerID  uuid.UUID `db:"bridge_worker_id"`
+	UserID          uuid.UUID `db:"user_id"`
+	ClaimTtlSeconds int32     `db:"claim_ttl_seconds"`
 }
 
-// A worker of the organization by ID, with its bot User: the one caller its queue answers.
+// A worker of the organization by ID, with its bot User (the one caller its queue answers) and how long
+// it may hold an operation without reporting.
 func (q *Queries) QueueWorkerGet(ctx context.Context, arg QueueWorkerGetParams) (*QueueWorkerGetRow, error) {
 	row := q.db.QueryRow(ctx, queueWorkerGet, arg.OrganizationID, arg.BridgeWorkerID)
 	var i QueueWorkerGetRow
-	err := row.Scan(&i.BridgeWorkerID, &i.UserID)
+	err := row.Scan(&i.BridgeWorkerID, &i.UserID, &i.ClaimTtlSeconds)
 	return &i, err
 }
 
 const queuedOperationBusy = `-- name: QueuedOperationBusy :one
-SELECT EXISTS (SELECT 1 FROM queued_operation WHERE unit_id = $1 AND status IN ('Delivered', 'Progressing'))
+SELECT EXISTS (SELECT 1 FROM queued_operation
+              WHERE organization_id = $1 AND unit_id = $2 AND status IN ('Delivered', 'Progressing'))
 `
 
+type QueuedOperationBusyParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
+}
+
 // Whether a worker holds an operation of the Unit (it read it or is carrying it out): the Unit is not deleted then.
-func (q *Queries) QueuedOperationBusy(ctx context.Context, unitID uuid.UUID) (bool, error) {
-	row := q.db.QueryRow(ctx, queuedOperationBusy, unitID)
+func (q *Queries) QueuedOperationBusy(ctx context.Context, arg QueuedOperationBusyParams) (bool, error) {
+	row := q.db.QueryRow(ctx, queuedOperationBusy, arg.OrganizationID, arg.UnitID)
 	var exists bool
 	err := row.Scan(&exists)
 	return exists, err
@@ -178,6 +186,22 @@ func (q *Queries) QueuedOperationLock(ctx context.Context, queuedOperationID uui
 		&i.UpdatedAt,
 	)
 	return &i, err
+}
+
+const queuedOperationMoveUnit = `-- name: QueuedOperationMoveUnit :exec
+UPDATE queued_operation SET space_id = $1 WHERE organization_id = $2 AND unit_id = $3
+`
+
+type QueuedOperationMoveUnitParams struct {
+	ToSpaceID      uuid.UUID `db:"to_space_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
+}
+
+// A moved Unit takes its UnitActions and UnitEvents along (they are visible with it).
+func (q *Queries) QueuedOperationMoveUnit(ctx context.Context, arg QueuedOperationMoveUnitParams) error {
+	_, err := q.db.Exec(ctx, queuedOperationMoveUnit, arg.ToSpaceID, arg.OrganizationID, arg.UnitID)
+	return err
 }
 
 const queuedOperationOutstanding = `-- name: QueuedOperationOutstanding :many
@@ -432,6 +456,21 @@ func (q *Queries) UnitEventInsert(ctx context.Context, arg UnitEventInsertParams
 		arg.StartedAt,
 		arg.TerminatedAt,
 	)
+	return err
+}
+
+const unitEventMoveUnit = `-- name: UnitEventMoveUnit :exec
+UPDATE unit_event SET space_id = $1 WHERE organization_id = $2 AND unit_id = $3
+`
+
+type UnitEventMoveUnitParams struct {
+	ToSpaceID      uuid.UUID `db:"to_space_id"`
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
+}
+
+func (q *Queries) UnitEventMoveUnit(ctx context.Context, arg UnitEventMoveUnitParams) error {
+	_, err := q.db.Exec(ctx, unitEventMoveUnit, arg.ToSpaceID, arg.OrganizationID, arg.UnitID)
 	return err
 }
 

@@ -112,7 +112,8 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 }
 
 // RunBackground runs what every replica does besides serving until ctx ends: key refresh, event-log
-// pruning and the command-run sweep (each safe on every replica at once) and the notification listener.
+// pruning, the command-run sweep and the sweep of expired action claims (each safe on every replica at
+// once) and the notification listener.
 func (a *App) RunBackground(ctx context.Context, cfg Config) {
 	retention := cfg.EventRetention
 	if retention <= 0 {

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
@@ -50,8 +52,43 @@ func (w BridgeWorker) Ready() bool {
 	return w.LastSeenAt != nil && time.Since(*w.LastSeenAt) < ReadyWindow
 }
 
-// Fields are what a write sets.
-type Fields = org.BotFields
+// Fields are what a write sets: a bot's, how long the worker may hold an operation without reporting
+// (ClaimTTLSeconds: then it is Aborted; 0 on a write means the default), and what it says it supports.
+type Fields struct {
+	org.BotFields
+	ClaimTTLSeconds int64      `json:"ClaimTTLSeconds"`
+	ProvidedInfo    WorkerInfo `json:"ProvidedInfo"`
+}
+
+// Claim TTL bounds: an operation a worker holds is Aborted after ClaimTTLSeconds without a report from it.
+const (
+	DefaultClaimTTLSeconds = 600
+	MinClaimTTLSeconds     = 30
+	MaxClaimTTLSeconds     = 86400
+)
+
+// ClaimTTL is how long the worker may hold an operation without reporting.
+func (w BridgeWorker) ClaimTTL() time.Duration { return time.Duration(w.ClaimTTLSeconds) * time.Second }
+
+// WorkerInfo is what a worker says about itself: the configuration it applies.
+type WorkerInfo struct {
+	BridgeWorkerInfo BridgeWorkerInfo `json:"BridgeWorkerInfo"`
+}
+
+// BridgeWorkerInfo lists the ToolchainType and ProviderType pairs the worker applies.
+type BridgeWorkerInfo struct {
+	SupportedConfigTypes []SupportedConfigType `json:"SupportedConfigTypes"`
+}
+
+// SupportedConfigType is one kind of configuration the worker applies.
+type SupportedConfigType struct {
+	ToolchainType string `json:"ToolchainType"`
+	ProviderType  string `json:"ProviderType"`
+	LiveStateType string `json:"LiveStateType"`
+}
+
+// maxConfigTypes bounds SupportedConfigTypes.
+const maxConfigTypes = 100
 
 // Target is the BridgeWorker as a permission target (View, Edit, Manage, Delete); its own bot User views it
 // whatever its role, so a guest worker reads its events.
@@ -59,16 +96,58 @@ func (w BridgeWorker) Target() authz.Target {
 	return authz.Target{EntityType: EntityType, ID: w.ID.String(), Grants: w.Permissions.WithViewer(w.UserID), SpaceID: w.SpaceID}
 }
 
-// normalized: a worker is a viewer unless told otherwise; its token only needs to read, so a leaked
-// Secret cannot write anywhere.
-func normalized(f Fields) Fields { return f.Normalized(auth.RoleViewer) }
+// normalized: a worker is a viewer unless told otherwise (its token only needs to read, so a leaked
+// Secret cannot write anywhere), and holds an operation for the default claim TTL unless told otherwise.
+func normalized(f Fields) Fields {
+	f.BotFields = f.Normalized(auth.RoleViewer)
+	if f.ClaimTTLSeconds == 0 {
+		f.ClaimTTLSeconds = DefaultClaimTTLSeconds
+	}
+	if f.ProvidedInfo.BridgeWorkerInfo.SupportedConfigTypes == nil {
+		f.ProvidedInfo.BridgeWorkerInfo.SupportedConfigTypes = []SupportedConfigType{}
+	}
+	return f
+}
+
+// validate checks a worker's own fields: the claim TTL within its bounds, and the config types it
+// supports named by a known ToolchainType and a ProviderType.
+func (f Fields) validate() error {
+	if err := f.BotFields.Validate(); err != nil {
+		return err
+	}
+	if f.ClaimTTLSeconds < MinClaimTTLSeconds || f.ClaimTTLSeconds > MaxClaimTTLSeconds {
+		return apierr.Validation(fmt.Sprintf("ClaimTTLSeconds must be from %d to %d (seconds), or 0 for the default %d", MinClaimTTLSeconds, MaxClaimTTLSeconds, DefaultClaimTTLSeconds),
+			apierr.Item{Item: "ClaimTTLSeconds", Description: "out of range"})
+	}
+	types := f.ProvidedInfo.BridgeWorkerInfo.SupportedConfigTypes
+	if len(types) > maxConfigTypes {
+		return apierr.Validation(fmt.Sprintf("ProvidedInfo.BridgeWorkerInfo.SupportedConfigTypes has %d entries; at most %d", len(types), maxConfigTypes),
+			apierr.Item{Item: "ProvidedInfo.BridgeWorkerInfo.SupportedConfigTypes", Description: "too many"})
+	}
+	for i, t := range types {
+		item := fmt.Sprintf("ProvidedInfo.BridgeWorkerInfo.SupportedConfigTypes.%d", i)
+		if err := configdata.CheckToolchain(t.ToolchainType, "unknown"); err != nil {
+			return apierr.Validation(item+".ToolchainType: "+apierr.MessageOf(err), apierr.Item{Item: item + ".ToolchainType", Description: "unknown ToolchainType"})
+		}
+		if t.ProviderType == "" || len(t.ProviderType) > 128 || len(t.LiveStateType) > 128 {
+			return apierr.Validation(item+": ProviderType is required, and it and LiveStateType are at most 128 characters",
+				apierr.Item{Item: item + ".ProviderType", Description: "missing or too long"})
+		}
+	}
+	return nil
+}
 
 func fromRow(r *db.BridgeWorkerGetWithRoleRow) (BridgeWorker, error) {
 	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, r.Permissions)
-	return BridgeWorker{Object: entity.Object{ID: r.BridgeWorkerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID,
+	w := BridgeWorker{Object: entity.Object{ID: r.BridgeWorkerID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID,
 		HiddenReason: r.HiddenReason, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt},
-		UserID: r.UserID, LastSeenAt: r.LastSeenAt, SecretMaxOrgRole: auth.Role(r.SecretMaxOrgRole),
-		Fields: normalized(Fields{Common: c, OrgRole: auth.Role(r.OrgRole)})}, err
+		UserID: r.UserID, LastSeenAt: r.LastSeenAt, SecretMaxOrgRole: auth.Role(r.SecretMaxOrgRole)}
+	if err != nil {
+		return w, err
+	}
+	info, err := store.DecodeJSON[WorkerInfo](r.ProvidedInfo)
+	w.Fields = normalized(Fields{BotFields: org.BotFields{Common: c, OrgRole: auth.Role(r.OrgRole)}, ClaimTTLSeconds: int64(r.ClaimTtlSeconds), ProvidedInfo: info})
+	return w, err
 }
 
 // ListEntity is how BridgeWorkers are listed (indexes in migration 000011).
@@ -84,6 +163,8 @@ var ListEntity = listquery.Standard{Table: "bw", ID: "BridgeWorkerID", InSpace: 
 		{Name: "OrgRole", Type: listquery.String, SQL: "m.org_role", Filterable: true},
 		listquery.After("HiddenReason"),
 		{Name: "LastSeenAt", Type: listquery.Opaque},
+		{Name: "ClaimTTLSeconds", Type: listquery.Int, SQL: "bw.claim_ttl_seconds", Filterable: true},
+		{Name: "ProvidedInfo", Type: listquery.Opaque},
 		listquery.After("Permissions"),
 		{Name: "Secret", Type: listquery.Opaque}, {Name: "Condition", Type: listquery.Opaque},
 	},
@@ -109,7 +190,7 @@ var Family = entity.Declare(&entity.Family[db.BridgeWorkerGetWithRoleRow, Bridge
 		if _, err := q.BridgeWorkerInsert(ctx, db.BridgeWorkerInsertParams{BridgeWorkerID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID,
 			UserID: userID, Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions), SecretHash: unheld,
-			SecretMaxOrgRole: string(sc.Role)}); err != nil {
+			SecretMaxOrgRole: string(sc.Role), ClaimTtlSeconds: int32(f.ClaimTTLSeconds), ProvidedInfo: store.EncodeJSON(f.ProvidedInfo)}); err != nil {
 			return nil, err
 		}
 		return q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, BridgeWorkerID: id})
@@ -122,7 +203,8 @@ var Family = entity.Declare(&entity.Family[db.BridgeWorkerGetWithRoleRow, Bridge
 		}
 		if _, err := q.BridgeWorkerUpdate(ctx, db.BridgeWorkerUpdateParams{OrganizationID: sc.OrganizationID, BridgeWorkerID: cur.ID, Version: cur.Version,
 			Slug: f.Slug, DisplayName: f.DisplayName, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions)}); err != nil {
+			DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
+			ClaimTtlSeconds: int32(f.ClaimTTLSeconds), ProvidedInfo: store.EncodeJSON(f.ProvidedInfo)}); err != nil {
 			return nil, err
 		}
 		return q.BridgeWorkerGetWithRole(ctx, db.BridgeWorkerGetWithRoleParams{OrganizationID: sc.OrganizationID, SpaceID: cur.SpaceID, BridgeWorkerID: cur.ID})
@@ -138,7 +220,7 @@ var botRules = org.BotRules{Noun: "a worker"}
 // Normalize: a worker is a viewer unless told otherwise.
 func (strategy) Normalize(f Fields) (Fields, error) {
 	f = normalized(f)
-	return f, f.Validate()
+	return f, f.validate()
 }
 
 // DeleteRow deletes the bot User, and the worker, its membership and its cursors with it; Targets naming
@@ -160,7 +242,7 @@ func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc 
 // Check: nobody gives a worker's bot User a role stronger than their own, nor changes the role of a
 // worker stronger than themselves.
 func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *BridgeWorker, f Fields) (Fields, error) {
-	return f, org.CheckBotWrite(ctx, tx.Q, sc, botRules, cur, f)
+	return f, org.CheckBotWrite(ctx, tx.Q, sc, botRules, cur, f.BotFields)
 }
 
 // issueSecret gives a new worker its Secret, and a worker raised above the role its Secret signs in with

@@ -55,23 +55,23 @@ func PairLinkPaths(up []NamedPath, down []PathExpression) ([]LinkPair, error) {
 			seen[p.Name] = true
 			u, ok := named[p.Name]
 			if !ok {
-				return nil, &PairError{Field: fmt.Sprintf("DownstreamPaths.%d.Name", i), Msg: fmt.Sprintf("no UpstreamPath is named %q", p.Name)}
+				return nil, &PairError{Field: fmt.Sprintf("DownstreamPaths.%d.Name", i), Msg: fmt.Sprintf("no UpstreamPath is named %q to pair with", p.Name)}
 			}
 			pairs = append(pairs, LinkPair{Upstream: u, Downstream: i})
 			continue
 		}
 		if next >= len(unnamed) {
-			return nil, &PairError{Field: fmt.Sprintf("DownstreamPaths.%d", i), Msg: "no unnamed UpstreamPath is left to pair with it by position"}
+			return nil, &PairError{Field: fmt.Sprintf("DownstreamPaths.%d", i), Msg: "no unnamed UpstreamPath pairs with it (unnamed paths pair by position); add one or give both the same Name"}
 		}
 		pairs = append(pairs, LinkPair{Upstream: unnamed[next], Downstream: i})
 		next++
 	}
 	if next < len(unnamed) {
-		return nil, &PairError{Field: fmt.Sprintf("UpstreamPaths.%d", unnamed[next]), Msg: "no DownstreamPath pairs with it: add one, or remove it"}
+		return nil, &PairError{Field: fmt.Sprintf("UpstreamPaths.%d", unnamed[next]), Msg: "no unnamed DownstreamPath pairs with it (unnamed paths pair by position); add one or give both the same Name"}
 	}
 	for i, p := range up {
 		if p.Name != "" && !seen[p.Name] {
-			return nil, &PairError{Field: fmt.Sprintf("UpstreamPaths.%d.Name", i), Msg: fmt.Sprintf("no DownstreamPath is named %q", p.Name)}
+			return nil, &PairError{Field: fmt.Sprintf("UpstreamPaths.%d.Name", i), Msg: fmt.Sprintf("no DownstreamPath is named %q to pair with", p.Name)}
 		}
 	}
 	return pairs, nil

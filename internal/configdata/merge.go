@@ -222,6 +222,11 @@ func (m *merger) merge(segs []string, path string, b, t, o state) {
 	case !o.present:
 		m.conflict(path, ConflictDeleteShadowed, "upstream changed it; it is deleted here", nil, b, t, o)
 	default:
+		// A protected local override says why ours stays better than that both sides changed it.
+		if reason, _ := m.withheld(path, t, o); reason == ConflictProtectedPath {
+			m.conflict(path, reason, "it is a protected local override (upstream changed it too)", nil, b, t, o)
+			return
+		}
 		m.conflict(path, ConflictUnresolvedPath, "upstream and this Unit both changed it, to different values", nil, b, t, o)
 	}
 }

@@ -76,6 +76,8 @@ func TestMergeRules(t *testing.T) {
 		{name: "first merge", base: nil, theirs: "a: 1\nb: 2\nc: 3\n", ours: "a: 1\nb: 5\n", want: "a: 1\nb: 5\nc: 3\n", conflicts: []string{"UnresolvedPath b"}},
 		{name: "protected path", base: str("a: 1\nb: 1\n"), theirs: "a: 2\nb: 2\n", ours: "a: 1\nb: 1\n", withholdProtectedAt: "b", want: "a: 2\nb: 1\n",
 			conflicts: []string{"ProtectedPath b"}},
+		{name: "protected path both sides changed", base: str("a: 1\nb: 1\n"), theirs: "a: 1\nb: 2\n", ours: "a: 1\nb: 3\n", withholdProtectedAt: "b",
+			want: "a: 1\nb: 3\n", conflicts: []string{"ProtectedPath b"}},
 		{name: "protection below a replaced container", base: str("m:\n  k: 1\n"), theirs: "m: flat\n", ours: "m:\n  k: 1\n", withholdProtectedAt: "m.k",
 			want: "m:\n  k: 1\n", conflicts: []string{"ProtectedPath m"}},
 	}

@@ -108,13 +108,13 @@ func TestBridgeWorkers(t *testing.T) {
 }
 
 // workerSignIn posts credentials to /auth/worker as JSON.
-func workerSignIn(t *testing.T, env *apitest.Env, body map[string]string) (int, map[string]any) {
+func workerSignIn(t testing.TB, env *apitest.Env, body map[string]string) (int, map[string]any) {
 	t.Helper()
 	resp := env.Anonymous().Post("/auth/worker", body)
 	return resp.Status, resp.Map()
 }
 
-func workerToken(t *testing.T, env *apitest.Env, id uuid.UUID, secret string) string {
+func workerToken(t testing.TB, env *apitest.Env, id uuid.UUID, secret string) string {
 	t.Helper()
 	status, body := workerSignIn(t, env, map[string]string{"WorkerID": id.String(), "Secret": secret})
 	require.Equal(t, http.StatusOK, status, body)
@@ -377,4 +377,49 @@ func testWorkerPollAcrossReplicas(t *testing.T, opts apitest.Options) {
 	require.Len(t, got.events, 1)
 	require.Equal(t, sp.SpaceID, *got.events[0].SpaceID)
 	require.Less(t, got.elapsed, timeout*time.Second/2, "woken by the commit, not by the timeout")
+}
+
+// TestBridgeWorkerClaimTTLAndInfo: a worker holds an operation for ClaimTTLSeconds (600 unless set, 30 to
+// 86400), and records what it supports (ProvidedInfo): both kept through writes and refused out of bounds.
+func TestBridgeWorkerClaimTTLAndInfo(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	c := env.Client(env.Token("acme", "alice", auth.RoleAdmin))
+	sp := createSpace(t, c, map[string]any{"Slug": "ops"})
+	workers := "/api/space/" + sp.SpaceID.String() + "/bridge_worker"
+
+	var w api.BridgeWorker
+	c.Post(workers, map[string]any{"Slug": "files"}).Expect(http.StatusOK).JSON(&w)
+	require.Equal(t, int64(600), w.ClaimTTLSeconds)
+	require.Empty(t, w.ProvidedInfo.BridgeWorkerInfo.SupportedConfigTypes)
+
+	info := map[string]any{"BridgeWorkerInfo": map[string]any{"SupportedConfigTypes": []map[string]any{
+		{"ToolchainType": "AppConfig/YAML", "ProviderType": "Directory"}, {"ToolchainType": "Kubernetes/YAML", "ProviderType": "Directory", "LiveStateType": "File"}}}}
+	var patched api.BridgeWorker
+	c.Patch(workers+"/files", map[string]any{"ClaimTTLSeconds": 120, "ProvidedInfo": info}).Expect(http.StatusOK).JSON(&patched)
+	require.Equal(t, int64(120), patched.ClaimTTLSeconds)
+	require.Equal(t, []api.SupportedConfigType{{ToolchainType: "AppConfig/YAML", ProviderType: "Directory"},
+		{ToolchainType: "Kubernetes/YAML", ProviderType: "Directory", LiveStateType: "File"}}, patched.ProvidedInfo.BridgeWorkerInfo.SupportedConfigTypes)
+	var listed []api.ExtendedBridgeWorker
+	c.Get(workers + "?where=" + url.QueryEscape("ClaimTTLSeconds = 120")).Expect(http.StatusOK).JSON(&listed)
+	require.Len(t, listed, 1)
+	// A patch that leaves them out keeps them.
+	c.Patch(workers+"/files", map[string]any{"DisplayName": "Files"}).Expect(http.StatusOK).JSON(&patched)
+	require.Equal(t, int64(120), patched.ClaimTTLSeconds)
+	require.Len(t, patched.ProvidedInfo.BridgeWorkerInfo.SupportedConfigTypes, 2)
+
+	e := c.Patch(workers+"/files", map[string]any{"ClaimTTLSeconds": 10}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "ClaimTTLSeconds", e.Error.ErrorMetadata.Items[0].Item, e.Error.Message)
+	// A config type without its ProviderType does not match the document.
+	e = c.Patch(workers+"/files", map[string]any{"ProvidedInfo": map[string]any{"BridgeWorkerInfo": map[string]any{
+		"SupportedConfigTypes": []map[string]any{{"ToolchainType": "AppConfig/YAML"}}}}}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	require.Equal(t, "ProvidedInfo", e.Error.ErrorMetadata.Items[0].Item, e.Error.Message)
+	require.Equal(t, int64(120), readWorker(t, c, workers+"/files").ClaimTTLSeconds, "a refused write changes nothing")
+}
+
+func readWorker(t *testing.T, c *apitest.Client, path string) api.BridgeWorker {
+	t.Helper()
+	var got api.ExtendedBridgeWorker
+	c.Get(path).Expect(http.StatusOK).JSON(&got)
+	return got.BridgeWorker
 }

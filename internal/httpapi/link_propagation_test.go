@@ -313,3 +313,22 @@ func TestLinkPropagationWithinOneInvocation(t *testing.T) {
 	require.Equal(t, "h2", data["database.host"], "the upstream's change reached the downstream")
 	require.Equal(t, "h2", data["db.host"], "the downstream's own change was made too")
 }
+
+// TestUnitWriteAnswersShowLinks: the answers of an upgrade and of a conflicts resolution show the Unit's
+// Links as its reads do.
+func TestUnitWriteAnswersShowLinks(t *testing.T) {
+	t.Parallel()
+	f := newPropagationFixture(t)
+	db := f.unitWithData(t, "db", configdata.AppConfigYAML, "db:\n  host: h1\n")
+	app := f.unitWithData(t, "app", configdata.AppConfigYAML, "database:\n  host: mine\n")
+	f.c.Post(f.path(app)+"/protection", map[string]any{"ResourceProtection": []map[string]any{{"Protected": map[string]bool{"database.host": true}}}}).
+		Expect(http.StatusOK)
+	l := f.hostLink(t, "app-db", app, db, map[string]any{"AutoUpdate": false})
+	var up api.UnitWriteResponse
+	f.c.Patch(f.path(app)+"?upgrade=true", map[string]any{}).Expect(http.StatusOK).JSON(&up)
+	require.Equal(t, []string{l.LinkID.String()}, uuidStrings(up.Unit.FromLinkID))
+	var res api.UnitConflictsResponse
+	f.c.Post(f.path(app)+"/conflicts", map[string]any{"Action": "Dismiss"}).Expect(http.StatusOK).JSON(&res)
+	require.Equal(t, 1, res.Dismissed)
+	require.Equal(t, []string{l.LinkID.String()}, uuidStrings(res.Unit.FromLinkID))
+}

@@ -368,9 +368,20 @@ func TestUnitActionDriftAndGates(t *testing.T) {
 	require.Equal(t, before.HeadRevisionNum, after.HeadRevisionNum)
 	require.Equal(t, before.DataHash, after.DataHash)
 
+	resultOf := func(op api.QueuedOperation) string {
+		var events []api.UnitEvent
+		f.admin.Get(f.unitPath + "/unit_event?" + url.Values{"where": {"QueuedOperationID = '" + op.QueuedOperationID.String() + "'"}}.Encode()).
+			Expect(http.StatusOK).JSON(&events)
+		require.NotEmpty(t, events)
+		return events[len(events)-1].Result
+	}
+	require.Equal(t, "RefreshAndNoDrift", resultOf(same))
+	require.Equal(t, "RefreshAndDrifted", resultOf(dry), "the drift is recorded on the UnitEvent")
+
 	// Drift: a new Revision with the live data, made by the refresh.
 	wet := f.start(t, "refresh", nil)
 	f.report(t, wet, map[string]any{"Status": "Completed", "Data": []byte("A=9\n")})
+	require.Equal(t, "RefreshAndDrifted", resultOf(wet))
 	after = f.unit(t)
 	require.Equal(t, before.HeadRevisionNum+1, after.HeadRevisionNum)
 	resp := f.admin.Get(f.unitPath + "/data").Expect(http.StatusOK)
@@ -478,4 +489,47 @@ func mustSecret(t *testing.T, f *actionFixture) string {
 	t.Helper()
 	require.NotEmpty(t, f.bw.Secret)
 	return f.bw.Secret
+}
+
+// TestUnitActionMovedUnit: a moved Unit takes its UnitActions and UnitEvents along; its worker still
+// reports on what it was given.
+func TestUnitActionMovedUnit(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	op := f.start(t, "apply", nil)
+	f.readQueue(t)
+	f.report(t, op, map[string]any{"Status": "Progressing"})
+	prod := createSpace(t, f.admin, map[string]any{"Slug": "prod"})
+	f.admin.Post("/api/unit/move?"+url.Values{"where": {"Slug = 'app'"}}.Encode(), map[string]any{"ToSpaceID": prod.SpaceID}).Expect(http.StatusOK)
+	done := f.report(t, op, map[string]any{"Status": "Completed"})
+	require.Equal(t, prod.SpaceID, done.SpaceID)
+	var events []api.UnitEvent
+	f.admin.Get("/api/space/" + prod.SpaceID.String() + "/unit/" + f.unitID + "/unit_event").Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 2)
+	require.Equal(t, prod.SpaceID, events[0].SpaceID)
+	require.Equal(t, "prod", events[1].SpaceSlug)
+}
+
+// TestUnitActionClaimTTL: a Progressing operation is Aborted once its worker's ClaimTTLSeconds pass
+// without a report.
+func TestUnitActionClaimTTL(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	f.admin.Patch("/api/space/"+f.space.SpaceID.String()+"/bridge_worker/"+f.bw.BridgeWorkerID.String(),
+		map[string]any{"ClaimTTLSeconds": 30}).Expect(http.StatusOK)
+	op := f.start(t, "apply", nil)
+	f.report(t, op, map[string]any{"Status": "Progressing"})
+	n, err := env.App.Units.ExpireClaims(context.Background(), time.Now().Add(20*time.Second))
+	require.NoError(t, err)
+	require.Zero(t, n)
+	n, err = env.App.Units.ExpireClaims(context.Background(), time.Now().Add(40*time.Second))
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	var got api.QueuedOperation
+	f.worker.Get(f.queue + "/queued_operation/" + op.QueuedOperationID.String()).Expect(http.StatusOK).JSON(&got)
+	require.Equal(t, api.QueuedOperationStatusAborted, got.Status)
 }

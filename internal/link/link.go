@@ -210,81 +210,47 @@ func (f Fields) checkPaths() error {
 			return apierr.Validation(at+": a ResourceName needs its ResourceType", apierr.Item{Item: at, Description: "needs ResourceType"})
 		}
 	}
-	upNames, err := checkEnds("UpstreamPaths", up)
-	if err != nil {
+	if err := checkEnds("UpstreamPaths", up); err != nil {
 		return err
 	}
-	downNames, err := checkEnds("DownstreamPaths", down)
-	if err != nil {
+	if err := checkEnds("DownstreamPaths", down); err != nil {
 		return err
 	}
 	if f.UpdateType != NeedsProvides {
 		return nil
 	}
-	unpaired := func(field string, ends []pathEnd, other map[string]bool, otherField string) error {
-		for i, e := range ends {
-			if e.name != "" && !other[e.name] {
-				at := fmt.Sprintf("%s.%d.Name", field, i)
-				return apierr.Validation(fmt.Sprintf("%s: no %s is named %q to pair with", at, otherField, e.name),
-					apierr.Item{Item: at, Description: "unpaired"})
-			}
-		}
-		return nil
-	}
-	if err := unpaired("DownstreamPaths", down, upNames, "UpstreamPath"); err != nil {
-		return err
-	}
-	if err := unpaired("UpstreamPaths", up, downNames, "DownstreamPath"); err != nil {
-		return err
-	}
-	upUnnamed, downUnnamed := unnamed(up), unnamed(down)
-	switch {
-	case len(downUnnamed) > len(upUnnamed):
-		at := fmt.Sprintf("DownstreamPaths.%d", downUnnamed[len(upUnnamed)])
-		return apierr.Validation(at+": no unnamed UpstreamPath pairs with it (unnamed paths pair by position); add one or give both the same Name",
-			apierr.Item{Item: at, Description: "unpaired"})
-	case len(upUnnamed) > len(downUnnamed):
-		at := fmt.Sprintf("UpstreamPaths.%d", upUnnamed[len(downUnnamed)])
-		return apierr.Validation(at+": no unnamed DownstreamPath pairs with it (unnamed paths pair by position); add one or give both the same Name",
-			apierr.Item{Item: at, Description: "unpaired"})
+	// Propagation pairs them the same way (configdata.PairLinkPaths).
+	if _, err := configdata.PairLinkPaths(f.UpstreamPaths, f.DownstreamPaths); err != nil {
+		pe := err.(*configdata.PairError)
+		return apierr.Validation(pe.Error(), apierr.Item{Item: pe.Field, Description: "unpaired"})
 	}
 	return nil
 }
 
 type pathEnd struct{ name, path string }
 
-// checkEnds checks a list's Paths and that its Names are unique, and returns the names.
-func checkEnds(field string, ends []pathEnd) (map[string]bool, error) {
+// checkEnds checks a list's Paths and that its Names are unique.
+func checkEnds(field string, ends []pathEnd) error {
 	names := map[string]bool{}
 	for i, e := range ends {
 		at := fmt.Sprintf("%s.%d", field, i)
 		if strings.TrimSpace(e.path) == "" {
-			return nil, apierr.Validation(at+".Path is required: the path of the value (keys, list indexes, * and ?Key=value joined by dots)",
+			return apierr.Validation(at+".Path is required: the path of the value (keys, list indexes, * and ?Key=value joined by dots)",
 				apierr.Item{Item: at + ".Path", Description: "missing"})
 		}
 		if _, err := function.ParsePath(e.path); err != nil {
-			return nil, apierr.Validation(fmt.Sprintf("%s.Path: %s", at, apierr.MessageOf(err)), apierr.Item{Item: at + ".Path", Description: "not a path"})
+			return apierr.Validation(fmt.Sprintf("%s.Path: %s", at, apierr.MessageOf(err)), apierr.Item{Item: at + ".Path", Description: "not a path"})
 		}
 		if e.name == "" {
 			continue
 		}
 		if names[e.name] {
-			return nil, apierr.Validation(fmt.Sprintf("%s.Name: %q names another of %s; Names are unique in each list", at, e.name, field),
+			return apierr.Validation(fmt.Sprintf("%s.Name: %q names another of %s; Names are unique in each list", at, e.name, field),
 				apierr.Item{Item: at + ".Name", Description: "duplicate"})
 		}
 		names[e.name] = true
 	}
-	return names, nil
-}
-
-func unnamed(ends []pathEnd) []int {
-	var out []int
-	for i, e := range ends {
-		if e.name == "" {
-			out = append(out, i)
-		}
-	}
-	return out
+	return nil
 }
 
 // hash is the lowercase hex SHA-256 of what the Link moves, stored as Hash: the same Link in another

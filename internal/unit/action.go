@@ -60,11 +60,11 @@ const (
 	UnitEventEntityType       = "UnitEvent"
 )
 
-// DefaultClaimTTL is how long a Progressing operation stays claimed without a report from its worker before
-// it is Aborted. claimTTL is the one place that decides it for a worker.
-const DefaultClaimTTL = 10 * time.Minute
-
-func claimTTL(_ uuid.UUID) time.Duration { return DefaultClaimTTL }
+// claimTTL is how long a Progressing operation of the worker stays claimed without a report from it
+// before it is Aborted: the worker's ClaimTTLSeconds.
+func claimTTL(w *db.QueueWorkerGetRow) time.Duration {
+	return time.Duration(w.ClaimTtlSeconds) * time.Second
+}
 
 // maxQueue bounds the operations one read of a queue answers; the rest stay outstanding for the next.
 const maxQueue = 1000
@@ -243,11 +243,17 @@ func (s *Service) operationIn(ctx context.Context, q *db.Queries, org, id uuid.U
 // checkQueueWorker answers the worker's queue only to the worker itself (its bot User): for everyone
 // else, of this organization or another, the worker does not exist.
 func checkQueueWorker(ctx context.Context, sc authz.Scope, q *db.Queries, workerID uuid.UUID) error {
+	_, err := queueWorker(ctx, sc, q, workerID)
+	return err
+}
+
+// queueWorker is checkQueueWorker answering the worker.
+func queueWorker(ctx context.Context, sc authz.Scope, q *db.Queries, workerID uuid.UUID) (*db.QueueWorkerGetRow, error) {
 	w, err := q.QueueWorkerGet(ctx, db.QueueWorkerGetParams{OrganizationID: sc.OrganizationID, BridgeWorkerID: workerID})
 	if err == nil && w.UserID != sc.UserID {
 		err = apierr.NotFound("BridgeWorker", workerID.String())
 	}
-	return apierr.NotFoundAs(err, "BridgeWorker", workerID.String())
+	return w, apierr.NotFoundAs(err, "BridgeWorker", workerID.String())
 }
 
 // Queue answers the worker's outstanding operations (Pending and Delivered) in creation order, marking
@@ -379,7 +385,8 @@ type ApplyCompletedPayload struct {
 // Unit's write path (Source Refresh). The caller is the operation's worker.
 func (s *Service) Report(ctx context.Context, sc authz.Scope, workerID uuid.UUID, r ActionReport) (QueuedOperation, error) {
 	q := s.Store.Q()
-	if err := checkQueueWorker(ctx, sc, q, workerID); err != nil {
+	worker, err := queueWorker(ctx, sc, q, workerID)
+	if err != nil {
 		return QueuedOperation{}, err
 	}
 	cur, err := s.operationIn(ctx, q, sc.OrganizationID, r.QueuedOperationID)
@@ -421,7 +428,7 @@ func (s *Service) Report(ctx context.Context, sc authz.Scope, workerID uuid.UUID
 			return apierr.Conflict("the operation is already %s: nothing more is recorded for it", op.Status).
 				WithEntity(QueuedOperationEntityType, op.QueuedOperationID.String(), "")
 		}
-		ttl := claimTTL(workerID)
+		ttl := claimTTL(worker)
 		if heartbeat {
 			expires := time.Now().Add(ttl)
 			return tx.Q.QueuedOperationSetStatus(ctx, db.QueuedOperationSetStatusParams{QueuedOperationID: op.QueuedOperationID,
@@ -436,7 +443,7 @@ func (s *Service) Report(ctx context.Context, sc authz.Scope, workerID uuid.UUID
 			claim = &expires
 		case StatusCompleted:
 			if op.Action == ActionRefresh || op.Action == ActionImport {
-				if result, data, err = s.readBack(ctx, sc, tx, row, wc(wr), op, r.Data); err != nil {
+				if result, data, err = s.readBack(ctx, sc, tx, row, wc(wr), op, r.Data, r.Result); err != nil {
 					return err
 				}
 			}
@@ -485,8 +492,11 @@ func wc(r *db.UnitGetForDataWriteRow) writeContext {
 // readBack settles a completed refresh or import with the live data its worker reported: data other than
 // the Unit's head is drift, which becomes a new Revision (Source Refresh) unless the operation is a
 // DryRun, whose Data then carries it. It answers the UnitEvent's Result and the operation's Data.
-func (s *Service) readBack(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, w writeContext, op *db.QueuedOperation, live []byte) (string, []byte, error) {
-	if live == nil {
+func (s *Service) readBack(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, w writeContext, op *db.QueuedOperation, live []byte, reported string) (string, []byte, error) {
+	if live == nil { // nothing to compare: the worker's word stands
+		if reported != "" {
+			return reported, op.Data, nil
+		}
 		if op.Action == ActionImport {
 			return "ImportCompleted", op.Data, nil
 		}
@@ -608,7 +618,7 @@ func (s *Service) ExpireClaims(ctx context.Context, asOf time.Time) (int, error)
 
 // checkNotBusy refuses to delete a Unit a worker holds an operation of (Delivered or Progressing): 423.
 func checkNotBusy(ctx context.Context, q *db.Queries, u Unit) error {
-	busy, err := q.QueuedOperationBusy(ctx, u.ID)
+	busy, err := q.QueuedOperationBusy(ctx, db.QueuedOperationBusyParams{OrganizationID: u.OrganizationID, UnitID: u.ID})
 	if err != nil {
 		return err
 	}

@@ -125,5 +125,9 @@ func (s *Service) ResolveConflicts(ctx context.Context, sc authz.Scope, spaceID,
 		out.Unit = written.Unit
 		return err
 	})
+	if err != nil {
+		return out, err
+	}
+	out.Unit, err = s.WithLinks(ctx, out.Unit)
 	return out, err
 }

@@ -40,8 +40,14 @@ func (c *contentCache) get(ctx context.Context, q *db.Queries, hash string) ([]b
 	if err != nil {
 		return nil, err
 	}
+	c.put(hash, data)
+	return data, nil
+}
+
+// put remembers content a write stores. A write that then rolls back leaves it here, which is harmless:
+// the content is what its hash names whether or not it was kept.
+func (c *contentCache) put(hash string, data []byte) {
 	if len(data) <= contentCacheMaxSize {
 		c.recent.Add(hash, data)
 	}
-	return data, nil
 }

@@ -355,6 +355,7 @@ func (s *Service) commitData(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 			return WriteResult{}, err
 		}
 	}
+	s.contents.put(hash, data) // the next write of the Unit (a Link's, say) reads it without a round trip
 	u, err := fromRow(head)
 	if err != nil {
 		return WriteResult{}, err

@@ -322,6 +322,10 @@ func (s *Service) Upgrade(ctx context.Context, sc authz.Scope, spaceID, unitID u
 		out, err = s.upgradeIn(ctx, sc, tx, spaceID, unitID, fields, opts, up)
 		return err
 	})
+	if err != nil {
+		return out, err
+	}
+	out.Unit, err = s.WithLinks(ctx, out.Unit)
 	return out, err
 }
 

@@ -78,17 +78,23 @@ func (s *Service) applyLink(ctx context.Context, sc authz.Scope, tx *store.Tx, l
 	description := fmt.Sprintf("Link %s: Revision %d of its upstream", l.Slug, up.HeadRevisionNum)
 	opts.Description = &description
 	var res WriteResult
+	var findings []LinkFinding // a merge has none: it moves the whole data
 	if l.UpdateType == LinkNeedsProvides {
-		res, err = s.copyLinkPaths(ctx, sc, tx, row, wc, l, spec, up, upDoc, opts)
+		res, findings, err = s.copyLinkPaths(ctx, sc, tx, row, wc, l, spec, up, upDoc, opts)
 	} else {
 		res, err = s.mergeLink(ctx, sc, tx, row, wc, l, up, upDoc, opts)
 	}
 	if err != nil {
 		return WriteResult{}, nil, err
 	}
-	merged, err := tx.Q.LinkMerged(ctx, db.LinkMergedParams{LinkID: l.LinkID, UpstreamRevisionNum: up.HeadRevisionNum,
-		DownstreamRevisionNum: res.Unit.HeadRevisionNum})
-	return res, merged, err
+	var revision *uuid.UUID
+	if res.Unit.HeadRevisionNum != row.HeadRevisionNum {
+		revision = res.Unit.HeadRevisionID
+	}
+	applied, err := tx.Q.LinkApplied(ctx, db.LinkAppliedParams{OrganizationID: l.OrganizationID, LinkID: l.LinkID,
+		UpstreamRevisionNum: up.HeadRevisionNum, DownstreamRevisionNum: res.Unit.HeadRevisionNum,
+		SetFindings: findings != nil, UnitID: row.UnitID, Findings: store.EncodeJSON(findings), RevisionID: revision})
+	return res, applied, err
 }
 
 // mergeLink merges the To Unit's data into the locked From Unit row (a MergeUnits or UpgradeUnit Link): base
@@ -107,28 +113,29 @@ func (s *Service) mergeLink(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 	return s.mergeInto(ctx, sc, tx, row, wc, m, opts, false)
 }
 
-// copyLinkPaths writes the values of a NeedsProvides Link into the locked From Unit row.
+// copyLinkPaths writes the values of a NeedsProvides Link into the locked From Unit row, and answers what it
+// found for each DownstreamPath.
 func (s *Service) copyLinkPaths(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, l *db.Link, spec linkSpec,
-	up *db.Unit, upDoc *configdata.Document, opts WriteOptions) (WriteResult, error) {
+	up *db.Unit, upDoc *configdata.Document, opts WriteOptions) (WriteResult, []LinkFinding, error) {
 	data, err := s.contents.get(ctx, tx.Q, row.DataHash)
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, nil, err
 	}
 	tree, err := configdata.Open(row.ToolchainType, data)
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, nil, err
 	}
 	before, err := tree.Document()
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, nil, err
 	}
 	notes, err := store.DecodeJSON[annotations](row.PathAnnotations)
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, nil, err
 	}
 	findings, withheld, kept, err := writeLinkPaths(tree, before, upDoc, spec, notes)
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, nil, err
 	}
 	// The Link's conflicts replace those its earlier writes left (keyed by the upstream and the Link).
 	found := make([]Conflict, len(withheld))
@@ -138,13 +145,13 @@ func (s *Service) copyLinkPaths(ctx context.Context, sc authz.Scope, tx *store.T
 	}
 	current, err := decodeConflicts(row.Conflicts)
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, nil, err
 	}
 	outstanding := replaceSourceConflicts(current, up.UnitID, &l.LinkID, found)
 
 	guards, err := store.DecodeJSON[map[string]string](l.Guards)
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, nil, err
 	}
 	change := dataChange{source: SourceLink, link: &l.LinkID, opts: opts,
 		merge: &mergeRecord{sourceID: &up.UnitID, baseNum: l.UpstreamLastMergedRevisionNum, endNum: up.HeadRevisionNum,
@@ -157,31 +164,26 @@ func (s *Service) copyLinkPaths(ctx context.Context, sc authz.Scope, tx *store.T
 	}
 	out, err := tree.Render()
 	if err != nil {
-		return WriteResult{}, err
+		return WriteResult{}, nil, err
 	}
 	var res WriteResult
 	if configdata.Hash(out) == row.DataHash {
 		u, err := s.setConflicts(ctx, sc, tx, row, wc, outstanding, nil, false)
 		if err != nil {
-			return WriteResult{}, err
+			return WriteResult{}, nil, err
 		}
 		res = WriteResult{Unit: u, Data: data, Conflicts: found}
 	} else {
 		doc, err := configdata.Parse(row.ToolchainType, out)
 		if err != nil {
-			return WriteResult{}, dataError(err)
+			return WriteResult{}, nil, dataError(err)
 		}
 		if res, err = s.commitData(ctx, sc, tx, row, wc, out, doc, change); err != nil {
-			return WriteResult{}, err
+			return WriteResult{}, nil, err
 		}
 		res.Conflicts = found
 	}
-	var revision *uuid.UUID
-	if res.Unit.HeadRevisionNum != row.HeadRevisionNum {
-		revision = res.Unit.HeadRevisionID
-	}
-	return res, tx.Q.UnitSetLinkFindings(ctx, db.UnitSetLinkFindingsParams{OrganizationID: row.OrganizationID, UnitID: row.UnitID,
-		LinkID: l.LinkID.String(), Findings: store.EncodeJSON(findings), RevisionID: revision})
+	return res, findings, nil
 }
 
 // linkSpecOf reads what applying a Link needs from its row.

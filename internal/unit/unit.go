@@ -235,7 +235,8 @@ func enrichLinks(ctx context.Context, q *db.Queries, items []Unit) error {
 	return nil
 }
 
-// WithLinks reads u's FromLinkIDs, for the answer of a write that read the Unit without them (a data write).
+// WithLinks reads u's FromLinkIDs and ProvidedPaths, for the answer of a write that read the Unit without
+// them (a data write, an upgrade, conflicts resolved).
 func (s *Service) WithLinks(ctx context.Context, u Unit) (Unit, error) {
 	items := []Unit{u}
 	err := enrichLinks(ctx, s.Store.Q(), items)

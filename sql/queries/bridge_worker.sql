@@ -18,15 +18,16 @@ WHERE bw.bridge_worker_id = @bridge_worker_id;
 
 -- name: BridgeWorkerInsert :one
 INSERT INTO bridge_worker (bridge_worker_id, organization_id, space_id, user_id, slug, display_name, labels, annotations,
-                           delete_gates, permissions, secret_hash, secret_max_org_role)
+                           delete_gates, permissions, secret_hash, secret_max_org_role, claim_ttl_seconds, provided_info)
 VALUES (@bridge_worker_id, @organization_id, @space_id, @user_id, @slug, @display_name, @labels, @annotations,
-        @delete_gates, @permissions, @secret_hash, @secret_max_org_role)
+        @delete_gates, @permissions, @secret_hash, @secret_max_org_role, @claim_ttl_seconds, @provided_info)
 RETURNING bridge_worker_id;
 
 -- name: BridgeWorkerUpdate :one
 UPDATE bridge_worker
 SET slug = @slug, display_name = @display_name, labels = @labels, annotations = @annotations,
-    delete_gates = @delete_gates, permissions = @permissions, version = version + 1, updated_at = now()
+    delete_gates = @delete_gates, permissions = @permissions, claim_ttl_seconds = @claim_ttl_seconds,
+    provided_info = @provided_info, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND bridge_worker_id = @bridge_worker_id AND version = @version
 RETURNING bridge_worker_id;
 

@@ -20,31 +20,31 @@ SELECT * FROM link
 WHERE organization_id = @organization_id AND from_unit_id = @unit_id AND update_type <> 'None'
 ORDER BY to_unit_id, link_id;
 
--- name: LinkMerged :one
--- Records where a Link stands after it was applied: the upstream Revision it read and the downstream
--- Revision it left (the downstream head when it changed nothing). Not an edit of the Link: no new Version.
-UPDATE link
-SET upstream_last_merged_revision_num = @upstream_revision_num, downstream_last_merged_revision_num = @downstream_revision_num,
-    stale = false
-WHERE link_id = @link_id
-RETURNING *;
-
 -- name: UnitReadForLink :one
 -- The upstream Unit a Link reads, by ID within the organization (no lock: the Link reads its committed head).
 SELECT * FROM unit WHERE organization_id = @organization_id AND unit_id = @unit_id;
 
--- name: UnitSetLinkFindings :exec
--- Replaces one Link's findings on the Unit it writes into (and on the Revision its write made, when it made
--- one). Findings are what the Link saw, not an edit of the Unit: no new Version.
+-- name: LinkApplied :one
+-- Records, in one statement, where a Link stands after it was applied: the upstream Revision it read and the
+-- downstream Revision it left (the downstream head when it changed nothing), and, when set_findings, its
+-- findings on the Unit it writes into (replacing its earlier ones) and on the Revision its write made (when
+-- it made one). Neither is an edit of the Link or the Unit: no new Version.
 WITH unit_done AS (
     UPDATE unit
     SET link_findings = COALESCE((SELECT jsonb_agg(f ORDER BY ord) FROM jsonb_array_elements(unit.link_findings) WITH ORDINALITY AS e(f, ord)
                                   WHERE f ->> 'LinkID' <> @link_id::text), '[]'::jsonb) || @findings::jsonb
-    WHERE unit.organization_id = @organization_id AND unit.unit_id = @unit_id
+    WHERE @set_findings::boolean AND unit.organization_id = @organization_id AND unit.unit_id = @unit_id
     RETURNING unit.unit_id
+), revision_done AS (
+    UPDATE revision SET link_findings = @findings::jsonb
+    WHERE @set_findings::boolean AND revision.organization_id = @organization_id AND revision.revision_id = sqlc.narg(revision_id)::uuid
+    RETURNING revision.revision_id
 )
-UPDATE revision SET link_findings = @findings::jsonb
-WHERE revision.organization_id = @organization_id AND revision.revision_id = sqlc.narg(revision_id)::uuid;
+UPDATE link
+SET upstream_last_merged_revision_num = @upstream_revision_num, downstream_last_merged_revision_num = @downstream_revision_num,
+    stale = false
+WHERE link.organization_id = @organization_id AND link.link_id = @link_id::uuid
+RETURNING *;
 
 -- name: UnitForgetLink :exec
 -- A deleted Link's findings and outstanding conflicts leave the Unit it wrote into.

@@ -1,6 +1,7 @@
 -- name: QueueWorkerGet :one
--- A worker of the organization by ID, with its bot User: the one caller its queue answers.
-SELECT bridge_worker_id, user_id FROM bridge_worker
+-- A worker of the organization by ID, with its bot User (the one caller its queue answers) and how long
+-- it may hold an operation without reporting.
+SELECT bridge_worker_id, user_id, claim_ttl_seconds FROM bridge_worker
 WHERE organization_id = @organization_id AND bridge_worker_id = @bridge_worker_id;
 
 -- name: UnitNextActionNum :one
@@ -63,7 +64,8 @@ FOR UPDATE;
 
 -- name: QueuedOperationBusy :one
 -- Whether a worker holds an operation of the Unit (it read it or is carrying it out): the Unit is not deleted then.
-SELECT EXISTS (SELECT 1 FROM queued_operation WHERE unit_id = @unit_id AND status IN ('Delivered', 'Progressing'));
+SELECT EXISTS (SELECT 1 FROM queued_operation
+              WHERE organization_id = @organization_id AND unit_id = @unit_id AND status IN ('Delivered', 'Progressing'));
 
 -- name: QueuedOperationsExpire :many
 -- Progressing operations past their claim become Aborted (the periodic sweep).
@@ -87,3 +89,10 @@ FROM unit_event e
 JOIN unit u ON u.unit_id = e.unit_id
 JOIN space s ON s.space_id = e.space_id
 WHERE e.organization_id = @organization_id AND e.unit_event_id = ANY(@unit_event_ids::uuid[]);
+
+-- name: QueuedOperationMoveUnit :exec
+-- A moved Unit takes its UnitActions and UnitEvents along (they are visible with it).
+UPDATE queued_operation SET space_id = @to_space_id WHERE organization_id = @organization_id AND unit_id = @unit_id;
+
+-- name: UnitEventMoveUnit :exec
+UPDATE unit_event SET space_id = @to_space_id WHERE organization_id = @organization_id AND unit_id = @unit_id;
