@@ -3214,7 +3214,7 @@ type StandardErrorResponse struct {
 type SupportedConfigType struct {
 	LiveStateType string `json:"LiveStateType"`
 
-	// ProviderType Example: Directory
+	// ProviderType Example: Kubernetes
 	ProviderType string `json:"ProviderType"`
 
 	// ToolchainType The format of a Unit's configuration data, set when the Unit is created: Kubernetes/YAML (Kubernetes

@@ -364,10 +364,10 @@ func TestDataWriteProtectAndGuards(t *testing.T) {
 	}
 	require.Equal(t, map[string]bool{"replicas": false, "image": false, "name": false, "region": true, "extra": false, "extra2": false}, protected)
 
-	// The protected path survives an upgrade.
+	// The protected path survives an upgrade: changed on both sides, it is a ProtectedPath conflict.
 	f.putUp(t, "replicas: 2\nimage: v2\nname: web\nregion: us\nextra: x\nextra2: y\n")
 	res := f.upgrade(t)
-	require.Equal(t, map[string]api.MutationConflictReason{"replicas": api.UnresolvedPath}, reasons(res.Unit.Conflicts))
+	require.Equal(t, map[string]api.MutationConflictReason{"replicas": api.ProtectedPath}, reasons(res.Unit.Conflicts))
 
 	// A restore with protect protects what it changes.
 	f.c.Patch(f.clonePath()+"?restore=1&protect=true&clearance="+url.QueryEscape(`[{"Key": "team", "Operator": "Exists"}]`), map[string]any{}).
