@@ -37,7 +37,7 @@ func workerCmd(ctx context.Context, args []string) error {
 	if *workerID == "" || *dir == "" {
 		return errors.New("worker: --worker-id (HUBD_WORKER_ID) and --dir (HUBD_WORKER_DIR) are required")
 	}
-	w, err := worker.New(worker.Config{BaseURL: *baseURL, WorkerID: *workerID, Secret: s, Dir: *dir, PollSeconds: min(*pollSeconds, 60),
+	w, err := worker.New(worker.Config{BaseURL: *baseURL, WorkerID: *workerID, Secret: s, Dir: *dir, PollSeconds: *pollSeconds,
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))})
 	if err != nil {
 		return err

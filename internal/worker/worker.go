@@ -66,7 +66,7 @@ type Config struct {
 	WorkerID string // the BridgeWorker's ID
 	Secret   string // the BridgeWorker's Secret
 	Dir      string // the directory operations are carried out on
-	// PollSeconds is the long poll's wait (30 when zero).
+	// PollSeconds is the long poll's wait (30 when zero, at most 60).
 	PollSeconds int
 	// MinBackoff and MaxBackoff bound the wait after a failed request (1s and 30s when zero); it doubles
 	// on each failure in a row and is jittered, so workers of a restarted hubd do not come back at once.
@@ -102,6 +102,7 @@ func New(cfg Config) (*Worker, error) {
 	if cfg.PollSeconds <= 0 {
 		cfg.PollSeconds = 30
 	}
+	cfg.PollSeconds = min(cfg.PollSeconds, 60) // hubd refuses longer polls
 	if cfg.MinBackoff <= 0 {
 		cfg.MinBackoff = time.Second
 	}

@@ -42,11 +42,15 @@ type fakeHub struct {
 	refuse    map[string]int
 	gets      int
 	waiting   int // polls waiting now
+	// hold delays the answer to an operation's Progressing report until the channel is closed.
+	hold map[string]chan struct{}
+	held chan string // the operations whose Progressing report is being held
 }
 
 func newFakeHub(t *testing.T) *fakeHub {
 	f := &fakeHub{t: t, workerID: uuid.NewString(), secret: "bws_" + uuid.NewString(), tokenTTL: 600,
-		tokens: map[string]time.Time{}, wake: make(chan struct{}), refuse: map[string]int{}}
+		tokens: map[string]time.Time{}, wake: make(chan struct{}), refuse: map[string]int{},
+		hold: map[string]chan struct{}{}, held: make(chan string, 10)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /auth/worker", f.signIn)
 	mux.HandleFunc("GET /api/bridge_worker/{id}/queued_operation", f.authed(f.list))
@@ -156,6 +160,12 @@ func (f *fakeHub) result(w http.ResponseWriter, r *http.Request) {
 	var res ActionResult
 	require.NoError(f.t, json.NewDecoder(r.Body).Decode(&res))
 	f.mu.Lock()
+	if ch := f.hold[res.QueuedOperationID]; ch != nil && res.Status == StatusProgressing {
+		f.mu.Unlock()
+		f.held <- res.QueuedOperationID
+		<-ch
+		f.mu.Lock()
+	}
 	defer f.mu.Unlock()
 	// Once reported (Progressing) or refused (cancelled), an operation is no longer outstanding.
 	for i, op := range f.delivered {
@@ -564,6 +574,46 @@ func TestShutdown(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after its context ended")
 	}
+}
+
+// TestShutdownFinishesTheOperationInHand: an operation begun before the worker is told to stop is carried
+// out and its outcome reported before Run returns.
+func TestShutdownFinishesTheOperationInHand(t *testing.T) {
+	f := newFakeHub(t)
+	dir := t.TempDir()
+	w, err := New(Config{BaseURL: f.srv.URL, WorkerID: f.workerID, Secret: f.secret, Dir: dir, PollSeconds: 1,
+		Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	require.NoError(t, err)
+	op := apply("dev", "app", "A=1\n")
+	op.QueuedOperationID = uuid.NewString()
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // before the server's Close, which waits for the held handler
+	f.mu.Lock()
+	f.hold[op.QueuedOperationID] = release
+	f.mu.Unlock()
+	f.enqueue(op)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	select {
+	case <-f.held: // its Progressing report is in flight
+	case <-time.After(10 * time.Second):
+		t.Fatal("the operation was not begun")
+	}
+	cancel()
+	time.Sleep(50 * time.Millisecond)
+	unblock()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	require.Equal(t, []string{StatusProgressing, StatusCompleted}, f.statuses(op))
+	require.FileExists(t, filepath.Join(dir, "dev", "app.env"))
 }
 
 func TestNewNeedsEverything(t *testing.T) {
