@@ -3726,6 +3726,7 @@ type UnitEvent struct {
 	BridgeWorkerID    openapi_types.UUID        `json:"BridgeWorkerID"`
 	CreatedAt         time.Time                 `json:"CreatedAt"`
 	EntityType        string                    `json:"EntityType"`
+	HiddenReason      string                    `json:"HiddenReason"`
 	Message           string                    `json:"Message"`
 	OrganizationID    openapi_types.UUID        `json:"OrganizationID"`
 	QueuedOperationID openapi_types.UUID        `json:"QueuedOperationID"`
@@ -6540,6 +6541,10 @@ type ListUnitEventsParams struct {
 
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
 
 	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -15438,6 +15443,13 @@ func (w *ServerInterfaceWrapper) ListUnitEvents(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
 	}
 
 	// ------------- Optional query parameter "limit" -------------

@@ -518,6 +518,7 @@ type UnitEvent struct {
 	Version           int64           `db:"version"`
 	CreatedAt         time.Time       `db:"created_at"`
 	UpdatedAt         time.Time       `db:"updated_at"`
+	HiddenReason      string          `db:"hidden_reason"`
 }
 
 type UsedAssertion struct {

@@ -484,7 +484,7 @@ func (q *Queries) UnitEventMoveUnit(ctx context.Context, arg UnitEventMoveUnitPa
 }
 
 const unitEventsByIDs = `-- name: UnitEventsByIDs :many
-SELECT e.unit_event_id, e.organization_id, e.space_id, e.unit_id, e.queued_operation_id, e.bridge_worker_id, e.unit_event_num, e.action, e.status, e.result, e.message, e.revision_num, e.resource_statuses, e.started_at, e.terminated_at, e.version, e.created_at, e.updated_at, u.slug AS unit_slug, s.slug AS space_slug
+SELECT e.unit_event_id, e.organization_id, e.space_id, e.unit_id, e.queued_operation_id, e.bridge_worker_id, e.unit_event_num, e.action, e.status, e.result, e.message, e.revision_num, e.resource_statuses, e.started_at, e.terminated_at, e.version, e.created_at, e.updated_at, e.hidden_reason, u.slug AS unit_slug, s.slug AS space_slug
 FROM unit_event e
 JOIN unit u ON u.unit_id = e.unit_id
 JOIN space s ON s.space_id = e.space_id
@@ -515,6 +515,7 @@ type UnitEventsByIDsRow struct {
 	Version           int64           `db:"version"`
 	CreatedAt         time.Time       `db:"created_at"`
 	UpdatedAt         time.Time       `db:"updated_at"`
+	HiddenReason      string          `db:"hidden_reason"`
 	UnitSlug          string          `db:"unit_slug"`
 	SpaceSlug         string          `db:"space_slug"`
 }
@@ -548,6 +549,7 @@ func (q *Queries) UnitEventsByIDs(ctx context.Context, arg UnitEventsByIDsParams
 			&i.Version,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.HiddenReason,
 			&i.UnitSlug,
 			&i.SpaceSlug,
 		); err != nil {

@@ -294,7 +294,7 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.ListUnitActionsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), Limit: (*int)(p.Limit), Offset: (*int)(p.Offset)}
 	case api.ListUnitEventsParams:
-		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), Limit: (*int)(p.Limit), Offset: (*int)(p.Offset)}
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), Limit: (*int)(p.Limit), Offset: (*int)(p.Offset)}
 	case api.ListUnitsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListUsersParams:

@@ -232,7 +232,7 @@ func unitEventToAPI(e unit.UnitEvent) api.UnitEvent {
 		SpaceSlug: e.SpaceSlug, OrganizationID: e.OrganizationID, QueuedOperationID: e.QueuedOperationID, BridgeWorkerID: e.BridgeWorkerID,
 		Action: api.QueueActionType(e.Action), Status: api.UnitEventStatus(e.Status), Result: e.Result, Message: e.Message,
 		RevisionNum: e.RevisionNum, ResourceStatuses: resources, StartedAt: utcPtr(e.StartedAt), TerminatedAt: utcPtr(e.TerminatedAt),
-		EntityType: unit.UnitEventEntityType, CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), Version: e.Version}
+		HiddenReason: e.HiddenReason, EntityType: unit.UnitEventEntityType, CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), Version: e.Version}
 }
 
 // plainPage answers a list whose items are the entities themselves (no Extended form, no select).

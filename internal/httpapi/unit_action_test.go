@@ -562,3 +562,21 @@ func TestUnitActionQueueNarrowed(t *testing.T) {
 	// Unnarrowed, the whole queue in creation order.
 	require.Equal(t, []uuid.UUID{apply.QueuedOperationID, destroy.QueuedOperationID}, ids(f.readQueue(t)))
 }
+
+// TestUnitEventHidden: a hidden UnitEvent is left out of its Unit's list unless include_hidden names it.
+func TestUnitEventHidden(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	op := f.start(t, "apply", nil)
+	f.report(t, op, map[string]any{"Status": "Completed"})
+	_, err := env.App.Store.Pool.Exec(context.Background(), `UPDATE unit_event SET hidden_reason = 'Archived' WHERE queued_operation_id = $1`, op.QueuedOperationID)
+	require.NoError(t, err)
+	var events []api.UnitEvent
+	f.admin.Get(f.unitPath + "/unit_event").Expect(http.StatusOK).JSON(&events)
+	require.Empty(t, events)
+	f.admin.Get(f.unitPath + "/unit_event?include_hidden=Archived").Expect(http.StatusOK).JSON(&events)
+	require.Len(t, events, 1)
+	require.Equal(t, "Archived", events[0].HiddenReason)
+}

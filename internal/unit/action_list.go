@@ -89,7 +89,7 @@ var UnitActionList = listquery.Define(&listquery.Entity{
 type UnitEvent struct {
 	ID, OrganizationID, SpaceID, UnitID, QueuedOperationID, BridgeWorkerID uuid.UUID
 	UnitEventNum, RevisionNum                                              int64
-	Action, Status, Result, Message, UnitSlug, SpaceSlug                   string
+	Action, Status, Result, Message, UnitSlug, SpaceSlug, HiddenReason     string
 	ResourceStatuses                                                       json.RawMessage
 	StartedAt, TerminatedAt                                                *time.Time
 	CreatedAt, UpdatedAt                                                   time.Time
@@ -104,7 +104,7 @@ func eventFromRow(r *eventRow) (UnitEvent, error) {
 		QueuedOperationID: r.QueuedOperationID, BridgeWorkerID: r.BridgeWorkerID, UnitEventNum: r.UnitEventNum,
 		RevisionNum: r.RevisionNum, Action: r.Action, Status: r.Status, Result: r.Result, Message: r.Message,
 		UnitSlug: r.UnitSlug, SpaceSlug: r.SpaceSlug, ResourceStatuses: r.ResourceStatuses, StartedAt: r.StartedAt,
-		TerminatedAt: r.TerminatedAt, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Version: r.Version}, nil
+		TerminatedAt: r.TerminatedAt, HiddenReason: r.HiddenReason, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Version: r.Version}, nil
 }
 
 // UnitEventList is how UnitEvents are listed (per Unit, and the latest of each Unit); they are visible
@@ -115,7 +115,8 @@ var UnitEventList = listquery.Define(&listquery.Entity{
 	Columns: "unit_event.*, hubd_u.slug AS unit_slug, hubd_s.slug AS space_slug",
 	ID:      "UnitEventID", Org: "unit_event.organization_id",
 	Contains: "unit_event.result || ' ' || unit_event.message", ContainsAttrs: []string{"Result", "Message"},
-	Visibility: visibleWithUnit("unit_event"),
+	HiddenReason: "unit_event.hidden_reason",
+	Visibility:   visibleWithUnit("unit_event"),
 	Attributes: append([]listquery.Attribute{
 		attr("UnitEventID", listquery.UUID, "unit_event.unit_event_id", orderable, always),
 		attr("UnitEventNum", listquery.Int, "unit_event.unit_event_num", orderable),
@@ -133,6 +134,7 @@ var UnitEventList = listquery.Define(&listquery.Entity{
 		attr("TerminatedAt", listquery.Time, "unit_event.terminated_at", nullable),
 		attr("CreatedAt", listquery.Time, "unit_event.created_at", orderable),
 		attr("UpdatedAt", listquery.Time, "unit_event.updated_at", orderable),
+		attr("HiddenReason", listquery.String, "unit_event.hidden_reason", orderable),
 	}, opaque("ResourceStatuses", "UnitSlug", "SpaceSlug", "EntityType", "Version")...),
 })
 

@@ -1,0 +1,1 @@
+ALTER TABLE unit_event DROP COLUMN hidden_reason;
