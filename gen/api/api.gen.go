@@ -1200,7 +1200,7 @@ type Attestation struct {
 	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
 	Permissions Permissions `json:"Permissions"`
 
-	// ReleaseID The Release the claim is about. Releases are not served yet, so no Release can be named (400).
+	// ReleaseID The Release the claim is about, of the same Space (else 400).
 	ReleaseID *openapi_types.UUID `json:"ReleaseID"`
 
 	// Result The claim's outcome, e.g. Approved, Passed or Failed.
@@ -1866,6 +1866,17 @@ type ExtendedOrganizationMember struct {
 
 	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
 	ViewColumns ViewColumns `json:"ViewColumns"`
+}
+
+// ExtendedRelease defines model for ExtendedRelease.
+type ExtendedRelease struct {
+	Error        *ResponseError `json:"Error"`
+	Organization *Organization  `json:"Organization"`
+
+	// Release A published, immutable bundle of the configuration of a Space's Units assigned to one Target.
+	Release Release `json:"Release"`
+	Space   *Space  `json:"Space"`
+	Tag     *Tag    `json:"Tag"`
 }
 
 // ExtendedRevision defines model for ExtendedRevision.
@@ -2976,6 +2987,134 @@ type QueuedOperationPollRequest struct {
 
 // QueuedOperationStatus Pending (queued) → Delivered (read by its worker) → Progressing (the worker reported it started; it holds a claim that Progressing and Heartbeat reports renew) → Completed or Failed (the worker's last report). Canceled: cancelled while Pending or Delivered. Aborted: Progressing past its claim time without a report.
 type QueuedOperationStatus string
+
+// Release A published, immutable bundle of the configuration of a Space's Units assigned to one Target.
+type Release struct {
+	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
+	Annotations Annotations `json:"Annotations"`
+
+	// BundleBaseName The bundle's name (by default the Space's ID).
+	BundleBaseName string              `json:"BundleBaseName"`
+	ChangeOrderID  *openapi_types.UUID `json:"ChangeOrderID"`
+	CreatedAt      time.Time           `json:"CreatedAt"`
+
+	// DataSize The bundle's length in bytes.
+	DataSize int64 `json:"DataSize"`
+
+	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
+	DeleteGates DeleteGates `json:"DeleteGates"`
+	Description string      `json:"Description"`
+
+	// Digest "sha256:" and the hex SHA-256 of the bundle (the gzip tarball); its data's ETag.
+	Digest       string `json:"Digest"`
+	EntityType   string `json:"EntityType"`
+	HiddenReason string `json:"HiddenReason"`
+
+	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
+	Labels Labels `json:"Labels"`
+
+	// LiveStatus What the deployment reports of the Release (free text, set by tools).
+	LiveStatus string `json:"LiveStatus"`
+
+	// ManifestDigest The digest of the OCI image manifest whose one layer is the bundle.
+	ManifestDigest string             `json:"ManifestDigest"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
+	Permissions Permissions `json:"Permissions"`
+
+	// Published True once published; false once withdrawn.
+	Published bool               `json:"Published"`
+	ReleaseID openapi_types.UUID `json:"ReleaseID"`
+
+	// ReleaseNum The Release's number in its Space, from 1.
+	ReleaseNum int64 `json:"ReleaseNum"`
+
+	// SkippedUnits The Units of the Target left out of the bundle, and why.
+	SkippedUnits []ReleaseSkippedUnit `json:"SkippedUnits"`
+	SpaceID      openapi_types.UUID   `json:"SpaceID"`
+
+	// TagID The Tag whose Revisions were bundled (null when the Units' heads were).
+	TagID *openapi_types.UUID `json:"TagID"`
+
+	// TargetID The Target whose Units were bundled.
+	TargetID openapi_types.UUID `json:"TargetID"`
+
+	// UnitCount How many Units the bundle holds.
+	UnitCount int64     `json:"UnitCount"`
+	UpdatedAt time.Time `json:"UpdatedAt"`
+
+	// UserID The User who published it (a ServiceAccount's bot User for a bot).
+	UserID  openapi_types.UUID `json:"UserID"`
+	Version int64              `json:"Version"`
+}
+
+// ReleaseGate One gate evaluated by a publish.
+type ReleaseGate struct {
+	// Blocking Whether the gate refuses the publish.
+	Blocking bool `json:"Blocking"`
+
+	// Gate The gate's name (a key of the Unit's ApplyGates).
+	Gate     string             `json:"Gate"`
+	UnitID   openapi_types.UUID `json:"UnitID"`
+	UnitSlug string             `json:"UnitSlug"`
+}
+
+// ReleaseInput defines model for ReleaseInput.
+type ReleaseInput = Release
+
+// ReleasePatch defines model for ReleasePatch.
+type ReleasePatch = json.RawMessage
+
+// ReleasePublishRequest defines model for ReleasePublishRequest.
+type ReleasePublishRequest struct {
+	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
+	Annotations Annotations `json:"Annotations"`
+
+	// BundleBaseName The bundle's name (lowercase letters, digits, '.', '_', '-'); by default the Space's ID.
+	BundleBaseName string `json:"BundleBaseName"`
+
+	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
+	DeleteGates DeleteGates `json:"DeleteGates"`
+	Description string      `json:"Description"`
+
+	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
+	Labels     Labels `json:"Labels"`
+	LiveStatus string `json:"LiveStatus"`
+
+	// TagID Bundle each Unit's latest Revision carrying this Tag instead of its head.
+	TagID *openapi_types.UUID `json:"TagID"`
+
+	// TargetID The Target whose Units of the Space are bundled.
+	TargetID openapi_types.UUID `json:"TargetID"`
+}
+
+// ReleasePublishResponse defines model for ReleasePublishResponse.
+type ReleasePublishResponse struct {
+	Error *ResponseError `json:"Error"`
+	Gates []ReleaseGate  `json:"Gates"`
+}
+
+// ReleaseSkippedUnit defines model for ReleaseSkippedUnit.
+type ReleaseSkippedUnit struct {
+	// Reason Why the Unit is not in the bundle.
+	Reason string             `json:"Reason"`
+	Slug   string             `json:"Slug"`
+	UnitID openapi_types.UUID `json:"UnitID"`
+}
+
+// ReleaseSkippedUnitInput defines model for ReleaseSkippedUnitInput.
+type ReleaseSkippedUnitInput = ReleaseSkippedUnit
 
 // ResourceInfo A resource of the data, as MutationSources name it (empty for data other than Kubernetes/YAML).
 type ResourceInfo struct {
@@ -4136,6 +4275,9 @@ type OrganizationID = openapi_types.UUID
 // QueueWorkerID defines model for QueueWorkerID.
 type QueueWorkerID = openapi_types.UUID
 
+// ReleaseID defines model for ReleaseID.
+type ReleaseID = openapi_types.UUID
+
 // ResourceType defines model for ResourceType.
 type ResourceType = string
 
@@ -5064,6 +5206,42 @@ type DeleteOrganizationMemberParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// ListAllReleasesParams defines parameters for ListAllReleases.
+type ListAllReleasesParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
 // ListAllRevisionsParams defines parameters for ListAllRevisions.
 type ListAllRevisionsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -5943,6 +6121,91 @@ type UpdateLinkParams struct {
 
 // UpdateLinkFromDocumentParams defines parameters for UpdateLinkFromDocument.
 type UpdateLinkFromDocumentParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListReleasesParams defines parameters for ListReleases.
+type ListReleasesParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// PublishReleaseParams defines parameters for PublishRelease.
+type PublishReleaseParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// DeleteReleaseParams defines parameters for DeleteRelease.
+type DeleteReleaseParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// GetReleaseParams defines parameters for GetRelease.
+type GetReleaseParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// PatchReleaseParams defines parameters for PatchRelease.
+type PatchReleaseParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateReleaseParams defines parameters for UpdateRelease.
+type UpdateReleaseParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// DownloadReleaseDataParams defines parameters for DownloadReleaseData.
+type DownloadReleaseDataParams struct {
+	// IfNoneMatch ETags (quoted or bare, comma-separated, or *); a match answers 304.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// WithdrawReleaseParams defines parameters for WithdrawRelease.
+type WithdrawReleaseParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
@@ -7615,6 +7878,18 @@ type UpdateLinkJSONRequestBody = LinkInput
 // UpdateLinkFromDocumentJSONRequestBody defines body for UpdateLinkFromDocument for application/json ContentType.
 type UpdateLinkFromDocumentJSONRequestBody = EntityDocumentEdit
 
+// PublishReleaseJSONRequestBody defines body for PublishRelease for application/json ContentType.
+type PublishReleaseJSONRequestBody = ReleasePublishRequest
+
+// PatchReleaseJSONRequestBody defines body for PatchRelease for application/json ContentType.
+type PatchReleaseJSONRequestBody = ReleasePatch
+
+// PatchReleaseApplicationMergePatchPlusJSONRequestBody defines body for PatchRelease for application/merge-patch+json ContentType.
+type PatchReleaseApplicationMergePatchPlusJSONRequestBody = ReleasePatch
+
+// UpdateReleaseJSONRequestBody defines body for UpdateRelease for application/json ContentType.
+type UpdateReleaseJSONRequestBody = ReleaseInput
+
 // CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
 type CreateTagJSONRequestBody = TagInput
 
@@ -8027,6 +8302,9 @@ type ServerInterface interface {
 	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx echo.Context, organizationId OrganizationID, organizationMemberId openapi_types.UUID) error
+	// ListAllReleases List the Releases of every Space of the caller's organization.
+	// (GET /release)
+	ListAllReleases(ctx echo.Context, params ListAllReleasesParams) error
 	// ListAllRevisions Revisions across the organization. By default (distinct_on=Unit) only the latest matching Revision of each
 	// Unit; distinct_on=Off returns every Revision and requires limit.
 	// (GET /revision)
@@ -8238,6 +8516,38 @@ type ServerInterface interface {
 	// UpdateLinkFromDocument Apply an edit of a Link's document.
 	// (POST /space/{space_id}/link/{link_id}/document)
 	UpdateLinkFromDocument(ctx echo.Context, spaceId SpaceID, linkId openapi_types.UUID, params UpdateLinkFromDocumentParams) error
+	// ListReleases List the Releases of the Space.
+	// (GET /space/{space_id}/release)
+	ListReleases(ctx echo.Context, spaceId SpaceID, params ListReleasesParams) error
+	// PublishRelease Publish a Release: bundle every Unit of the Space whose TargetID is the Target named, at its head
+	// Revision or (TagID) at its latest Revision carrying the Tag. Units with no such Revision or no data
+	// are listed in SkippedUnits. Needs CreateChildren on the Space and Edit on each bundled Unit (each
+	// records the Revision released in LastReleasedRevisionNum). A bundled Unit with ApplyGates refuses
+	// the publish: 422 with ReleasePublishResponse, and nothing is stored.
+	// (POST /space/{space_id}/release)
+	PublishRelease(ctx echo.Context, spaceId SpaceID, params PublishReleaseParams) error
+	// DeleteRelease Delete the Release. 409 while it has DeleteGates.
+	// (DELETE /space/{space_id}/release/{release_id})
+	DeleteRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params DeleteReleaseParams) error
+	// GetRelease Get a Release.
+	// (GET /space/{space_id}/release/{release_id})
+	GetRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params GetReleaseParams) error
+	// PatchRelease Change a Release by an RFC 7386 merge patch: only Labels, Annotations, DeleteGates, LiveStatus and
+	// Permissions may change (another changed field is 400 naming it).
+	// (PATCH /space/{space_id}/release/{release_id})
+	PatchRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params PatchReleaseParams) error
+	// UpdateRelease Replace a Release's Labels, Annotations, DeleteGates, LiveStatus and Permissions; Version must be
+	// the stored one (else 409). Other fields sent unchanged (or left out) are ignored; a changed one is
+	// 400 naming it: the bundled content never changes.
+	// (PUT /space/{space_id}/release/{release_id})
+	UpdateRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params UpdateReleaseParams) error
+	// DownloadReleaseData The bundle: a gzip tarball with one file per Unit, "<Unit Slug>.<extension of its ToolchainType>",
+	// each the bundled Revision's data byte for byte. ETag is the quoted Digest; If-None-Match answers 304.
+	// (GET /space/{space_id}/release/{release_id}/data)
+	DownloadReleaseData(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params DownloadReleaseDataParams) error
+	// WithdrawRelease Take the Release out of service (Published false). It stays readable, bundle included.
+	// (POST /space/{space_id}/release/{release_id}/withdraw)
+	WithdrawRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params WithdrawReleaseParams) error
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx echo.Context, spaceId SpaceID, params ListTagsParams) error
@@ -10617,6 +10927,80 @@ func (w *ServerInterfaceWrapper) GetOrganizationMember(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetOrganizationMember(ctx, organizationId, organizationMemberId)
+	return err
+}
+
+// ListAllReleases converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllReleases(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllReleasesParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllReleases(ctx, params)
 	return err
 }
 
@@ -13368,6 +13752,328 @@ func (w *ServerInterfaceWrapper) UpdateLinkFromDocument(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateLinkFromDocument(ctx, spaceId, linkId, params)
+	return err
+}
+
+// ListReleases converts echo context to params.
+func (w *ServerInterfaceWrapper) ListReleases(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListReleasesParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListReleases(ctx, spaceId, params)
+	return err
+}
+
+// PublishRelease converts echo context to params.
+func (w *ServerInterfaceWrapper) PublishRelease(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PublishReleaseParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PublishRelease(ctx, spaceId, params)
+	return err
+}
+
+// DeleteRelease converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteRelease(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "release_id" -------------
+	var releaseId ReleaseID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "release_id", ctx.Param("release_id"), &releaseId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter release_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteReleaseParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteRelease(ctx, spaceId, releaseId, params)
+	return err
+}
+
+// GetRelease converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRelease(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "release_id" -------------
+	var releaseId ReleaseID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "release_id", ctx.Param("release_id"), &releaseId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter release_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetReleaseParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRelease(ctx, spaceId, releaseId, params)
+	return err
+}
+
+// PatchRelease converts echo context to params.
+func (w *ServerInterfaceWrapper) PatchRelease(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "release_id" -------------
+	var releaseId ReleaseID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "release_id", ctx.Param("release_id"), &releaseId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter release_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchReleaseParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PatchRelease(ctx, spaceId, releaseId, params)
+	return err
+}
+
+// UpdateRelease converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateRelease(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "release_id" -------------
+	var releaseId ReleaseID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "release_id", ctx.Param("release_id"), &releaseId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter release_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateReleaseParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateRelease(ctx, spaceId, releaseId, params)
+	return err
+}
+
+// DownloadReleaseData converts echo context to params.
+func (w *ServerInterfaceWrapper) DownloadReleaseData(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "release_id" -------------
+	var releaseId ReleaseID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "release_id", ctx.Param("release_id"), &releaseId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter release_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DownloadReleaseDataParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DownloadReleaseData(ctx, spaceId, releaseId, params)
+	return err
+}
+
+// WithdrawRelease converts echo context to params.
+func (w *ServerInterfaceWrapper) WithdrawRelease(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "release_id" -------------
+	var releaseId ReleaseID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "release_id", ctx.Param("release_id"), &releaseId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter release_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params WithdrawReleaseParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.WithdrawRelease(ctx, spaceId, releaseId, params)
 	return err
 }
 
@@ -17683,6 +18389,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/organization/:organization_id/organization_member", wrapper.CreateOrganizationMember, options.OperationMiddlewares["CreateOrganizationMember"]...)
 	router.DELETE(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.DeleteOrganizationMember, options.OperationMiddlewares["DeleteOrganizationMember"]...)
 	router.GET(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.GetOrganizationMember, options.OperationMiddlewares["GetOrganizationMember"]...)
+	router.GET(options.BaseURL+"/release", wrapper.ListAllReleases, options.OperationMiddlewares["ListAllReleases"]...)
 	router.GET(options.BaseURL+"/revision", wrapper.ListAllRevisions, options.OperationMiddlewares["ListAllRevisions"]...)
 	router.GET(options.BaseURL+"/revision_data", wrapper.SearchRevisionData, options.OperationMiddlewares["SearchRevisionData"]...)
 	router.GET(options.BaseURL+"/revision_mutation_sources", wrapper.SearchRevisionMutationSources, options.OperationMiddlewares["SearchRevisionMutationSources"]...)
@@ -17748,6 +18455,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/space/:space_id/link/:link_id", wrapper.UpdateLink, options.OperationMiddlewares["UpdateLink"]...)
 	router.GET(options.BaseURL+"/space/:space_id/link/:link_id/document", wrapper.GetLinkDocument, options.OperationMiddlewares["GetLinkDocument"]...)
 	router.POST(options.BaseURL+"/space/:space_id/link/:link_id/document", wrapper.UpdateLinkFromDocument, options.OperationMiddlewares["UpdateLinkFromDocument"]...)
+	router.GET(options.BaseURL+"/space/:space_id/release", wrapper.ListReleases, options.OperationMiddlewares["ListReleases"]...)
+	router.POST(options.BaseURL+"/space/:space_id/release", wrapper.PublishRelease, options.OperationMiddlewares["PublishRelease"]...)
+	router.DELETE(options.BaseURL+"/space/:space_id/release/:release_id", wrapper.DeleteRelease, options.OperationMiddlewares["DeleteRelease"]...)
+	router.GET(options.BaseURL+"/space/:space_id/release/:release_id", wrapper.GetRelease, options.OperationMiddlewares["GetRelease"]...)
+	router.PATCH(options.BaseURL+"/space/:space_id/release/:release_id", wrapper.PatchRelease, options.OperationMiddlewares["PatchRelease"]...)
+	router.PUT(options.BaseURL+"/space/:space_id/release/:release_id", wrapper.UpdateRelease, options.OperationMiddlewares["UpdateRelease"]...)
+	router.GET(options.BaseURL+"/space/:space_id/release/:release_id/data", wrapper.DownloadReleaseData, options.OperationMiddlewares["DownloadReleaseData"]...)
+	router.POST(options.BaseURL+"/space/:space_id/release/:release_id/withdraw", wrapper.WithdrawRelease, options.OperationMiddlewares["WithdrawRelease"]...)
 	router.GET(options.BaseURL+"/space/:space_id/tag", wrapper.ListTags, options.OperationMiddlewares["ListTags"]...)
 	router.POST(options.BaseURL+"/space/:space_id/tag", wrapper.CreateTag, options.OperationMiddlewares["CreateTag"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/tag/:tag_id", wrapper.DeleteTag, options.OperationMiddlewares["DeleteTag"]...)
@@ -30789,6 +31504,224 @@ type GetOrganizationMemberdefaultJSONResponse struct {
 }
 
 func (response GetOrganizationMemberdefaultJSONResponse) VisitGetOrganizationMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleasesRequestObject struct {
+	Params ListAllReleasesParams
+}
+
+type ListAllReleasesResponseObject interface {
+	VisitListAllReleasesResponse(w http.ResponseWriter) error
+}
+
+type ListAllReleases200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllReleases200JSONResponse struct {
+	Body    []ExtendedRelease
+	Headers ListAllReleases200ResponseHeaders
+}
+
+func (response ListAllReleases200JSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleases400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllReleases400JSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleases401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllReleases401JSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleases403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllReleases403JSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleases404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllReleases404JSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleases429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllReleases429JSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleases500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllReleases500JSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleases503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllReleases503JSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleases504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllReleases504JSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReleasesdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllReleasesdefaultJSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -47023,6 +47956,1977 @@ type UpdateLinkFromDocumentdefaultJSONResponse struct {
 }
 
 func (response UpdateLinkFromDocumentdefaultJSONResponse) VisitUpdateLinkFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleasesRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  ListReleasesParams
+}
+
+type ListReleasesResponseObject interface {
+	VisitListReleasesResponse(w http.ResponseWriter) error
+}
+
+type ListReleases200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListReleases200JSONResponse struct {
+	Body    []ExtendedRelease
+	Headers ListReleases200ResponseHeaders
+}
+
+func (response ListReleases200JSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleases400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListReleases400JSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleases401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListReleases401JSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleases403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListReleases403JSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleases404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListReleases404JSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleases429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListReleases429JSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleases500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListReleases500JSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleases503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListReleases503JSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleases504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListReleases504JSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReleasesdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListReleasesdefaultJSONResponse) VisitListReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishReleaseRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  PublishReleaseParams
+	Body    *PublishReleaseJSONRequestBody
+}
+
+type PublishReleaseResponseObject interface {
+	VisitPublishReleaseResponse(w http.ResponseWriter) error
+}
+
+type PublishRelease200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PublishRelease200JSONResponse struct {
+	Body    Release
+	Headers PublishRelease200ResponseHeaders
+}
+
+func (response PublishRelease200JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PublishRelease400JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PublishRelease401JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PublishRelease403JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PublishRelease404JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PublishRelease413JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PublishRelease415JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease422ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PublishRelease422JSONResponse struct {
+	Body    ReleasePublishResponse
+	Headers PublishRelease422ResponseHeaders
+}
+
+func (response PublishRelease422JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PublishRelease429JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PublishRelease500JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PublishRelease503JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishRelease504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PublishRelease504JSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PublishReleasedefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PublishReleasedefaultJSONResponse) VisitPublishReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReleaseRequestObject struct {
+	SpaceId   SpaceID   `json:"space_id"`
+	ReleaseId ReleaseID `json:"release_id"`
+	Params    DeleteReleaseParams
+}
+
+type DeleteReleaseResponseObject interface {
+	VisitDeleteReleaseResponse(w http.ResponseWriter) error
+}
+
+type DeleteRelease200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteRelease200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteRelease200ResponseHeaders
+}
+
+func (response DeleteRelease200JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRelease400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteRelease400JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRelease401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteRelease401JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRelease403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteRelease403JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRelease404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteRelease404JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRelease409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteRelease409JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRelease429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteRelease429JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRelease500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteRelease500JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRelease503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteRelease503JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRelease504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteRelease504JSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReleasedefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteReleasedefaultJSONResponse) VisitDeleteReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReleaseRequestObject struct {
+	SpaceId   SpaceID   `json:"space_id"`
+	ReleaseId ReleaseID `json:"release_id"`
+	Params    GetReleaseParams
+}
+
+type GetReleaseResponseObject interface {
+	VisitGetReleaseResponse(w http.ResponseWriter) error
+}
+
+type GetRelease200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetRelease200JSONResponse struct {
+	Body    ExtendedRelease
+	Headers GetRelease200ResponseHeaders
+}
+
+func (response GetRelease200JSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRelease400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRelease400JSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRelease401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRelease401JSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRelease403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRelease403JSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRelease404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRelease404JSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRelease429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetRelease429JSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRelease500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetRelease500JSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRelease503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRelease503JSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRelease504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetRelease504JSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReleasedefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetReleasedefaultJSONResponse) VisitGetReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReleaseRequestObject struct {
+	SpaceId                           SpaceID   `json:"space_id"`
+	ReleaseId                         ReleaseID `json:"release_id"`
+	Params                            PatchReleaseParams
+	JSONBody                          *PatchReleaseJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *PatchReleaseApplicationMergePatchPlusJSONRequestBody
+}
+
+type PatchReleaseResponseObject interface {
+	VisitPatchReleaseResponse(w http.ResponseWriter) error
+}
+
+type PatchRelease200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PatchRelease200JSONResponse struct {
+	Body    Release
+	Headers PatchRelease200ResponseHeaders
+}
+
+func (response PatchRelease200JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PatchRelease400JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PatchRelease401JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchRelease403JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PatchRelease404JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PatchRelease409JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PatchRelease413JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PatchRelease415JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PatchRelease429JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PatchRelease500JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PatchRelease503JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchRelease504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PatchRelease504JSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReleasedefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PatchReleasedefaultJSONResponse) VisitPatchReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReleaseRequestObject struct {
+	SpaceId   SpaceID   `json:"space_id"`
+	ReleaseId ReleaseID `json:"release_id"`
+	Params    UpdateReleaseParams
+	Body      *UpdateReleaseJSONRequestBody
+}
+
+type UpdateReleaseResponseObject interface {
+	VisitUpdateReleaseResponse(w http.ResponseWriter) error
+}
+
+type UpdateRelease200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateRelease200JSONResponse struct {
+	Body    Release
+	Headers UpdateRelease200ResponseHeaders
+}
+
+func (response UpdateRelease200JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateRelease400JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateRelease401JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateRelease403JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateRelease404JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateRelease409JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateRelease413JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateRelease415JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateRelease429JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateRelease500JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateRelease503JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateRelease504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateRelease504JSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReleasedefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateReleasedefaultJSONResponse) VisitUpdateReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadReleaseDataRequestObject struct {
+	SpaceId   SpaceID   `json:"space_id"`
+	ReleaseId ReleaseID `json:"release_id"`
+	Params    DownloadReleaseDataParams
+}
+
+type DownloadReleaseDataResponseObject interface {
+	VisitDownloadReleaseDataResponse(w http.ResponseWriter) error
+}
+
+type DownloadReleaseData200ResponseHeaders struct {
+	ETag        *string
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DownloadReleaseData200ApplicationgzipResponse struct {
+	Body          io.Reader
+	Headers       DownloadReleaseData200ResponseHeaders
+	ContentLength int64
+}
+
+func (response DownloadReleaseData200ApplicationgzipResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/gzip")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type DownloadReleaseData304ResponseHeaders struct {
+	ETag        *string
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DownloadReleaseData304Response struct {
+	Headers DownloadReleaseData304ResponseHeaders
+}
+
+func (response DownloadReleaseData304Response) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(304)
+	return nil
+}
+
+type DownloadReleaseData400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DownloadReleaseData400JSONResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadReleaseData401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DownloadReleaseData401JSONResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadReleaseData403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DownloadReleaseData403JSONResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadReleaseData404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DownloadReleaseData404JSONResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadReleaseData429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DownloadReleaseData429JSONResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadReleaseData500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DownloadReleaseData500JSONResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadReleaseData503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DownloadReleaseData503JSONResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadReleaseData504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DownloadReleaseData504JSONResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DownloadReleaseDatadefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DownloadReleaseDatadefaultJSONResponse) VisitDownloadReleaseDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawReleaseRequestObject struct {
+	SpaceId   SpaceID   `json:"space_id"`
+	ReleaseId ReleaseID `json:"release_id"`
+	Params    WithdrawReleaseParams
+}
+
+type WithdrawReleaseResponseObject interface {
+	VisitWithdrawReleaseResponse(w http.ResponseWriter) error
+}
+
+type WithdrawRelease200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type WithdrawRelease200JSONResponse struct {
+	Body    Release
+	Headers WithdrawRelease200ResponseHeaders
+}
+
+func (response WithdrawRelease200JSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawRelease400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response WithdrawRelease400JSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawRelease401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response WithdrawRelease401JSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawRelease403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response WithdrawRelease403JSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawRelease404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response WithdrawRelease404JSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawRelease429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response WithdrawRelease429JSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawRelease500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response WithdrawRelease500JSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawRelease503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response WithdrawRelease503JSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawRelease504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response WithdrawRelease504JSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawReleasedefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response WithdrawReleasedefaultJSONResponse) VisitWithdrawReleaseResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -69367,6 +72271,9 @@ type StrictServerInterface interface {
 	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx context.Context, request GetOrganizationMemberRequestObject) (GetOrganizationMemberResponseObject, error)
+	// ListAllReleases List the Releases of every Space of the caller's organization.
+	// (GET /release)
+	ListAllReleases(ctx context.Context, request ListAllReleasesRequestObject) (ListAllReleasesResponseObject, error)
 	// ListAllRevisions Revisions across the organization. By default (distinct_on=Unit) only the latest matching Revision of each
 	// Unit; distinct_on=Off returns every Revision and requires limit.
 	// (GET /revision)
@@ -69578,6 +72485,38 @@ type StrictServerInterface interface {
 	// UpdateLinkFromDocument Apply an edit of a Link's document.
 	// (POST /space/{space_id}/link/{link_id}/document)
 	UpdateLinkFromDocument(ctx context.Context, request UpdateLinkFromDocumentRequestObject) (UpdateLinkFromDocumentResponseObject, error)
+	// ListReleases List the Releases of the Space.
+	// (GET /space/{space_id}/release)
+	ListReleases(ctx context.Context, request ListReleasesRequestObject) (ListReleasesResponseObject, error)
+	// PublishRelease Publish a Release: bundle every Unit of the Space whose TargetID is the Target named, at its head
+	// Revision or (TagID) at its latest Revision carrying the Tag. Units with no such Revision or no data
+	// are listed in SkippedUnits. Needs CreateChildren on the Space and Edit on each bundled Unit (each
+	// records the Revision released in LastReleasedRevisionNum). A bundled Unit with ApplyGates refuses
+	// the publish: 422 with ReleasePublishResponse, and nothing is stored.
+	// (POST /space/{space_id}/release)
+	PublishRelease(ctx context.Context, request PublishReleaseRequestObject) (PublishReleaseResponseObject, error)
+	// DeleteRelease Delete the Release. 409 while it has DeleteGates.
+	// (DELETE /space/{space_id}/release/{release_id})
+	DeleteRelease(ctx context.Context, request DeleteReleaseRequestObject) (DeleteReleaseResponseObject, error)
+	// GetRelease Get a Release.
+	// (GET /space/{space_id}/release/{release_id})
+	GetRelease(ctx context.Context, request GetReleaseRequestObject) (GetReleaseResponseObject, error)
+	// PatchRelease Change a Release by an RFC 7386 merge patch: only Labels, Annotations, DeleteGates, LiveStatus and
+	// Permissions may change (another changed field is 400 naming it).
+	// (PATCH /space/{space_id}/release/{release_id})
+	PatchRelease(ctx context.Context, request PatchReleaseRequestObject) (PatchReleaseResponseObject, error)
+	// UpdateRelease Replace a Release's Labels, Annotations, DeleteGates, LiveStatus and Permissions; Version must be
+	// the stored one (else 409). Other fields sent unchanged (or left out) are ignored; a changed one is
+	// 400 naming it: the bundled content never changes.
+	// (PUT /space/{space_id}/release/{release_id})
+	UpdateRelease(ctx context.Context, request UpdateReleaseRequestObject) (UpdateReleaseResponseObject, error)
+	// DownloadReleaseData The bundle: a gzip tarball with one file per Unit, "<Unit Slug>.<extension of its ToolchainType>",
+	// each the bundled Revision's data byte for byte. ETag is the quoted Digest; If-None-Match answers 304.
+	// (GET /space/{space_id}/release/{release_id}/data)
+	DownloadReleaseData(ctx context.Context, request DownloadReleaseDataRequestObject) (DownloadReleaseDataResponseObject, error)
+	// WithdrawRelease Take the Release out of service (Published false). It stays readable, bundle included.
+	// (POST /space/{space_id}/release/{release_id}/withdraw)
+	WithdrawRelease(ctx context.Context, request WithdrawReleaseRequestObject) (WithdrawReleaseResponseObject, error)
 	// ListTags List the Tags of the Space.
 	// (GET /space/{space_id}/tag)
 	ListTags(ctx context.Context, request ListTagsRequestObject) (ListTagsResponseObject, error)
@@ -71890,6 +74829,31 @@ func (sh *strictHandler) GetOrganizationMember(ctx echo.Context, organizationId 
 		return err
 	} else if validResponse, ok := response.(GetOrganizationMemberResponseObject); ok {
 		return validResponse.VisitGetOrganizationMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllReleases operation middleware
+func (sh *strictHandler) ListAllReleases(ctx echo.Context, params ListAllReleasesParams) error {
+	var request ListAllReleasesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllReleases(ctx.Request().Context(), request.(ListAllReleasesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllReleases")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllReleasesResponseObject); ok {
+		return validResponse.VisitListAllReleasesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -74484,6 +77448,316 @@ func (sh *strictHandler) UpdateLinkFromDocument(ctx echo.Context, spaceId SpaceI
 		return err
 	} else if validResponse, ok := response.(UpdateLinkFromDocumentResponseObject); ok {
 		return validResponse.VisitUpdateLinkFromDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListReleases operation middleware
+func (sh *strictHandler) ListReleases(ctx echo.Context, spaceId SpaceID, params ListReleasesParams) error {
+	var request ListReleasesRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListReleases(ctx.Request().Context(), request.(ListReleasesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListReleases")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListReleasesResponseObject); ok {
+		return validResponse.VisitListReleasesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PublishRelease operation middleware
+func (sh *strictHandler) PublishRelease(ctx echo.Context, spaceId SpaceID, params PublishReleaseParams) error {
+	var request PublishReleaseRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	var body PublishReleaseJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PublishRelease(ctx.Request().Context(), request.(PublishReleaseRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PublishRelease")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PublishReleaseResponseObject); ok {
+		return validResponse.VisitPublishReleaseResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteRelease operation middleware
+func (sh *strictHandler) DeleteRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params DeleteReleaseParams) error {
+	var request DeleteReleaseRequestObject
+
+	request.SpaceId = spaceId
+	request.ReleaseId = releaseId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteRelease(ctx.Request().Context(), request.(DeleteReleaseRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteRelease")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteReleaseResponseObject); ok {
+		return validResponse.VisitDeleteReleaseResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRelease operation middleware
+func (sh *strictHandler) GetRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params GetReleaseParams) error {
+	var request GetReleaseRequestObject
+
+	request.SpaceId = spaceId
+	request.ReleaseId = releaseId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRelease(ctx.Request().Context(), request.(GetReleaseRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRelease")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReleaseResponseObject); ok {
+		return validResponse.VisitGetReleaseResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PatchRelease operation middleware
+func (sh *strictHandler) PatchRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params PatchReleaseParams) error {
+	var request PatchReleaseRequestObject
+
+	request.SpaceId = spaceId
+	request.ReleaseId = releaseId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PatchReleaseJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body PatchReleaseApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PatchRelease(ctx.Request().Context(), request.(PatchReleaseRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PatchRelease")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PatchReleaseResponseObject); ok {
+		return validResponse.VisitPatchReleaseResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateRelease operation middleware
+func (sh *strictHandler) UpdateRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params UpdateReleaseParams) error {
+	var request UpdateReleaseRequestObject
+
+	request.SpaceId = spaceId
+	request.ReleaseId = releaseId
+	request.Params = params
+
+	var body UpdateReleaseJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateRelease(ctx.Request().Context(), request.(UpdateReleaseRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateRelease")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateReleaseResponseObject); ok {
+		return validResponse.VisitUpdateReleaseResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DownloadReleaseData operation middleware
+func (sh *strictHandler) DownloadReleaseData(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params DownloadReleaseDataParams) error {
+	var request DownloadReleaseDataRequestObject
+
+	request.SpaceId = spaceId
+	request.ReleaseId = releaseId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DownloadReleaseData(ctx.Request().Context(), request.(DownloadReleaseDataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DownloadReleaseData")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DownloadReleaseDataResponseObject); ok {
+		return validResponse.VisitDownloadReleaseDataResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// WithdrawRelease operation middleware
+func (sh *strictHandler) WithdrawRelease(ctx echo.Context, spaceId SpaceID, releaseId ReleaseID, params WithdrawReleaseParams) error {
+	var request WithdrawReleaseRequestObject
+
+	request.SpaceId = spaceId
+	request.ReleaseId = releaseId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.WithdrawRelease(ctx.Request().Context(), request.(WithdrawReleaseRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "WithdrawRelease")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(WithdrawReleaseResponseObject); ok {
+		return validResponse.VisitWithdrawReleaseResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

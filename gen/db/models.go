@@ -311,6 +311,44 @@ type QueuedOperation struct {
 	UpdatedAt         time.Time       `db:"updated_at"`
 }
 
+type Release struct {
+	ReleaseID      uuid.UUID       `db:"release_id"`
+	OrganizationID uuid.UUID       `db:"organization_id"`
+	SpaceID        uuid.UUID       `db:"space_id"`
+	UserID         uuid.UUID       `db:"user_id"`
+	ReleaseNum     int64           `db:"release_num"`
+	TargetID       uuid.UUID       `db:"target_id"`
+	TagID          *uuid.UUID      `db:"tag_id"`
+	ChangeOrderID  *uuid.UUID      `db:"change_order_id"`
+	BundleBaseName string          `db:"bundle_base_name"`
+	Description    string          `db:"description"`
+	Digest         string          `db:"digest"`
+	ManifestDigest string          `db:"manifest_digest"`
+	Manifest       []byte          `db:"manifest"`
+	DataSize       int64           `db:"data_size"`
+	UnitCount      int64           `db:"unit_count"`
+	RevisionIDs    []uuid.UUID     `db:"revision_ids"`
+	SkippedUnits   json.RawMessage `db:"skipped_units"`
+	Published      bool            `db:"published"`
+	LiveStatus     string          `db:"live_status"`
+	Labels         json.RawMessage `db:"labels"`
+	Annotations    json.RawMessage `db:"annotations"`
+	DeleteGates    json.RawMessage `db:"delete_gates"`
+	Permissions    json.RawMessage `db:"permissions"`
+	HiddenReason   string          `db:"hidden_reason"`
+	Version        int64           `db:"version"`
+	CreatedAt      time.Time       `db:"created_at"`
+	UpdatedAt      time.Time       `db:"updated_at"`
+	SearchText     *string         `db:"search_text"`
+}
+
+type ReleaseBundle struct {
+	Digest    string    `db:"digest"`
+	Data      []byte    `db:"data"`
+	DataSize  int64     `db:"data_size"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
 type Revision struct {
 	RevisionID           uuid.UUID       `db:"revision_id"`
 	OrganizationID       uuid.UUID       `db:"organization_id"`

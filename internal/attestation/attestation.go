@@ -118,16 +118,21 @@ func (strategy) Normalize(f Fields) (Fields, error) {
 	return f, f.Permissions.Validate("Permissions")
 }
 
-// Check makes sure that every Revision and Attestation the claim names is of its Space, and that it names
-// no Release or ChangeOrder (there are none to name yet).
+// Check makes sure that every Revision, Attestation and Release the claim names is of its Space, and that
+// it names no ChangeOrder (there are none to name yet).
 func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, _ *Attestation, f Fields) (Fields, error) {
-	for _, ref := range []struct {
-		field, family string
-		id            *uuid.UUID
-	}{{"ReleaseID", "Release", f.ReleaseID}, {"ChangeOrderID", "ChangeOrder", f.ChangeOrderID}} {
-		if ref.id != nil {
-			return f, apierr.Validation(fmt.Sprintf("%s: no %s %s in your organization", ref.field, ref.family, ref.id),
-				apierr.Item{Item: ref.field, Description: "no such " + ref.family})
+	if f.ChangeOrderID != nil {
+		return f, apierr.Validation(fmt.Sprintf("ChangeOrderID: no ChangeOrder %s in your organization", f.ChangeOrderID),
+			apierr.Item{Item: "ChangeOrderID", Description: "no such ChangeOrder"})
+	}
+	if f.ReleaseID != nil {
+		ok, err := tx.Q.ReleaseInSpace(ctx, db.ReleaseInSpaceParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ReleaseID: *f.ReleaseID})
+		if err != nil {
+			return f, err
+		}
+		if !ok {
+			return f, apierr.Validation(fmt.Sprintf("ReleaseID: %s is not a Release of this Space", f.ReleaseID),
+				apierr.Item{Item: "ReleaseID", Description: "not a Release of the Attestation's Space"})
 		}
 	}
 	outside, err := tx.Q.AttestationRevisionsOutside(ctx, db.AttestationRevisionsOutsideParams{

@@ -175,6 +175,15 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post(sp+"/attestation", map[string]any{"Type": "Check", "Result": "Passed", "EvidenceAttestationIDs": []uuid.UUID{approval.AttestationID},
 		"RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID, revs[1].Revision.RevisionID}}).Expect(http.StatusOK)
 
+	// Releases of a Target with no Units (empty bundles): one from the Tag's Revisions, one from the heads.
+	var bundles api.Target
+	c.Post(sp+"/target", map[string]any{"Slug": "bundles", "ToolchainType": configdata.AppConfigText, "ProviderType": "FluxOCI"}).
+		Expect(http.StatusOK).JSON(&bundles)
+	var rel api.Release
+	c.Post(sp+"/release", map[string]any{"TargetID": bundles.TargetID, "TagID": release.TagID, "Labels": map[string]string{"env": "dev"}}).
+		Expect(http.StatusOK).JSON(&rel)
+	c.Post(sp+"/release", map[string]any{"TargetID": bundles.TargetID, "Description": "heads"}).Expect(http.StatusOK)
+
 	// Links: env reads web's replicas; empty merges env; a copy of the first in staging reads web too.
 	var envLink api.Link
 	c.Post(sp+"/link", map[string]any{"Slug": "env-reads-web", "FromUnitID": envUnit.UnitID, "ToUnitID": web.UnitID, "AutoUpdate": true,
@@ -205,6 +214,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"trigger_id": check.TriggerID.String(), "invocation_id": roll.InvocationID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 			"attestation_id": approval.AttestationID.String(), "link_id": envLink.LinkID.String(),
+			"release_id": rel.ReleaseID.String(),
 		},
 		callers: map[string]*apitest.Client{"ListQueuedOperations": worker},
 		writes: map[string]selectionWrite{

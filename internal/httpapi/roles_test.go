@@ -85,6 +85,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	f.userKid = userKey.kid
 	var att api.Attestation
 	admin.Post(base+"/attestation", map[string]any{"Type": "Check", "RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID}}).Expect(http.StatusOK).JSON(&att)
+	var rel api.Release
+	admin.Post(base+"/release", map[string]any{"TargetID": target.TargetID}).Expect(http.StatusOK).JSON(&rel)
 	var group api.Group
 	admin.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []string{me.UserID.String()}}).Expect(http.StatusOK).JSON(&group)
 	// A Link from app to another Unit (Units that Links read from cannot be deleted: app is not one).
@@ -102,7 +104,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
-		"link_id": lnk.LinkID.String(), "upstream_unit_id": upstream.Unit.UnitID.String(),
+		"release_id": rel.ReleaseID.String(),
+		"link_id":    lnk.LinkID.String(), "upstream_unit_id": upstream.Unit.UnitID.String(),
 		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
 	}
 	return f
@@ -270,14 +273,17 @@ var roleRequests = map[string]roleRequest{
 	"CreateAttestation": {body: func(f *roleFixture, _ string) any {
 		return map[string]any{"Type": "Check", "RevisionIDs": []string{f.params["revision_id"]}}
 	}},
-	"UpdateTag":    {body: readBack("Tag")},
-	"PatchTag":     {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateTarget": {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
-	"UpdateTarget": {body: readBack("Target")},
-	"PatchTarget":  {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateUnit":   {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
-	"UpdateUnit":   {body: readBack("Unit")},
-	"PatchUnit":    {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"PublishRelease": {body: func(f *roleFixture, _ string) any { return map[string]any{"TargetID": f.params["target_id"]} }},
+	"UpdateRelease":  {body: readBack("Release")},
+	"PatchRelease":   {body: jsonBody(map[string]any{"LiveStatus": "Synced"})},
+	"UpdateTag":      {body: readBack("Tag")},
+	"PatchTag":       {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTarget":   {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
+	"UpdateTarget":   {body: readBack("Target")},
+	"PatchTarget":    {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateUnit":     {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
+	"UpdateUnit":     {body: readBack("Unit")},
+	"PatchUnit":      {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	// The clearance clears the guard SetUnitGuard sets on A (it runs first).
 	"UploadUnitData": {query: url.Values{"clearance": {`[{"Key": "owner", "Operator": "Exists"}]`}},
 		body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},

@@ -116,6 +116,8 @@ func (r itemResponse) VisitGetLinkResponse(w http.ResponseWriter) error { return
 
 func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r itemResponse) VisitGetReleaseResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetServiceAccountResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetSpaceResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -149,6 +151,8 @@ func (r pageResponse) VisitListAllFiltersResponse(w http.ResponseWriter) error {
 func (r pageResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllLinksResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllRevisionsResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -199,6 +203,8 @@ func (r pageResponse) VisitListOrganizationsResponse(w http.ResponseWriter) erro
 func (r pageResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
+
+func (r pageResponse) VisitListReleasesResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)

@@ -1,0 +1,2 @@
+DROP TABLE release;
+DROP TABLE release_bundle;

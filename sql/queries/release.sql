@@ -1,0 +1,61 @@
+-- name: ReleaseInsert :one
+INSERT INTO "release" (release_id, organization_id, space_id, user_id, release_num, target_id, tag_id, bundle_base_name,
+    description, digest, manifest_digest, manifest, data_size, unit_count, revision_ids, skipped_units, live_status,
+    labels, annotations, delete_gates, permissions)
+VALUES (sqlc.arg(release_id), @organization_id, @space_id, @user_id, sqlc.arg(release_num), @target_id, @tag_id, @bundle_base_name, @description, @digest, @manifest_digest, @manifest, @data_size, @unit_count,
+    @revision_ids, @skipped_units, @live_status, @labels, @annotations, @delete_gates, @permissions)
+RETURNING *;
+
+-- name: ReleaseUpdate :one
+-- Only what may change after publishing: the bundle and what it was made from never do.
+UPDATE release
+SET labels = @labels, annotations = @annotations, delete_gates = @delete_gates, live_status = @live_status, permissions = @permissions,
+    version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND release_id = sqlc.arg(release_id) AND version = @version
+RETURNING *;
+
+-- name: ReleaseWithdraw :one
+UPDATE release SET published = false, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND release_id = sqlc.arg(release_id)
+RETURNING *;
+
+-- name: ReleaseLockSpace :exec
+-- Publishes in one Space take their ReleaseNums one after another.
+SELECT pg_advisory_xact_lock(hashtextextended(sqlc.arg(space_id)::uuid::text, 37));
+
+-- name: ReleaseBundleInsert :exec
+INSERT INTO release_bundle (digest, data, data_size) VALUES (@digest, @data, @data_size)
+ON CONFLICT (digest) DO NOTHING;
+
+-- name: ReleaseBundleData :one
+SELECT data FROM release_bundle WHERE digest = @digest;
+
+-- name: ReleaseUnits :many
+-- The Units of the Space assigned to the Target, by Slug, each with the Revision a publish bundles: the
+-- head, or (tag_id not empty) the latest Revision carrying the Tag; revision_num 0 when there is none.
+SELECT u.unit_id, u.slug, u.toolchain_type, u.apply_gates, u.permissions,
+    COALESCE(r.revision_id, '00000000-0000-0000-0000-000000000000'::uuid)::uuid AS revision_id,
+    COALESCE(r.revision_num, 0)::bigint AS revision_num,
+    COALESCE(cd.data, ''::bytea)::bytea AS data
+FROM unit u
+LEFT JOIN LATERAL (
+    SELECT rv.revision_id, rv.revision_num, rv.data_hash FROM revision rv
+    WHERE rv.organization_id = u.organization_id AND rv.unit_id = u.unit_id
+      AND CASE WHEN @tag_id::text = '' THEN rv.revision_num = u.head_revision_num ELSE rv.tags ? @tag_id::text END
+    ORDER BY rv.revision_num DESC LIMIT 1
+) r ON true
+LEFT JOIN config_data cd ON cd.data_hash = r.data_hash
+WHERE u.organization_id = @organization_id AND u.space_id = @space_id AND u.target_id = @target_id
+ORDER BY u.slug
+FOR NO KEY UPDATE OF u;
+
+-- name: ReleaseMarkUnits :exec
+-- A published Unit records the Revision it was released at.
+UPDATE unit SET last_released_revision_num = (@revision_nums::bigint[])[array_position(@unit_ids::uuid[], unit_id)]
+WHERE organization_id = @organization_id AND unit_id = ANY(@unit_ids::uuid[]);
+
+-- name: ReleaseNextNum :one
+SELECT (COALESCE(MAX(release_num), 0) + 1)::bigint FROM release WHERE space_id = @space_id;
+
+-- name: ReleaseInSpace :one
+SELECT EXISTS (SELECT 1 FROM release WHERE organization_id = @organization_id AND space_id = @space_id AND release_id = sqlc.arg(release_id));
