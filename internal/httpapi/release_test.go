@@ -4,11 +4,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -106,6 +108,17 @@ func TestReleases(t *testing.T) {
 	require.Regexp(t, `^sha256:[0-9a-f]{64}$`, r1.ManifestDigest)
 	require.Equal(t, f.unit(t, "web").HeadRevisionNum, f.unit(t, "web").LastReleasedRevisionNum)
 	require.Zero(t, f.unit(t, "loose").LastReleasedRevisionNum, "a Unit of no Target is not released")
+
+	// release.published carries what a puller needs.
+	var eventType string
+	var payload map[string]any
+	require.Eventually(t, func() bool {
+		return env.App.Store.Pool.QueryRow(context.Background(), `SELECT event_type, payload FROM event_log
+			WHERE subject_entity_id = $1 ORDER BY cursor_id LIMIT 1`, r1.ReleaseID).Scan(&eventType, &payload) == nil
+	}, 10*time.Second, 50*time.Millisecond)
+	require.Equal(t, "release.published", eventType)
+	require.Equal(t, map[string]any{"ReleaseID": r1.ReleaseID.String(), "ReleaseNum": float64(1), "SpaceID": f.spaceID.String(),
+		"SpaceSlug": "shop", "Digest": r1.Digest, "BundleBaseName": r1.BundleBaseName}, payload)
 
 	// The bundle: one file per Unit, byte for byte; its SHA-256 is the Digest and its ETag.
 	one := f.space + "/release/" + r1.ReleaseID.String()
@@ -277,6 +290,26 @@ func TestReleaseRefusals(t *testing.T) {
 	aliceInGlobex.Patch(one, map[string]any{"LiveStatus": "x"}).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	aliceInGlobex.Get("/api/release").Expect(http.StatusOK).JSON(&none)
 	require.Empty(t, none)
+
+	// A guest granted View and CreateChildren on the Space, and Edit on web only, may not ship db: 403,
+	// nothing stored. Granted Edit on db too, it publishes.
+	gus := env.Principal("acme", "gus", auth.RoleGuest).UserID
+	guest := env.Client(env.Token("acme", "gus", auth.RoleGuest))
+	grant := func(perms ...string) map[string]any {
+		out := map[string]any{}
+		for _, p := range perms {
+			out[p] = map[string]any{"UserIDs": map[string]bool{gus.String(): true}}
+		}
+		return map[string]any{"Permissions": out}
+	}
+	f.admin.Patch(f.space, grant("View", "CreateChildren")).Expect(http.StatusOK)
+	f.admin.Patch(f.units["web"], grant("Edit")).Expect(http.StatusOK)
+	e := guest.Post(publish, map[string]any{"TargetID": f.target.TargetID}).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+	require.Contains(t, e.Error.Message, "Edit")
+	f.admin.Get(publish).Expect(http.StatusOK).JSON(&none)
+	require.Len(t, none, 1)
+	f.admin.Patch(f.units["db"], grant("Edit")).Expect(http.StatusOK)
+	guest.Post(publish, map[string]any{"TargetID": f.target.TargetID}).Expect(http.StatusOK)
 
 	// A viewer reads Releases and bundles but neither publishes, changes nor withdraws.
 	viewer := env.Client(env.Token("acme", "vic", auth.RoleViewer))

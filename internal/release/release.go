@@ -321,13 +321,6 @@ func publish(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUI
 	blocked := false
 	f.SkippedUnits = []SkippedUnit{}
 	for _, u := range units {
-		grants, err := store.DecodeJSON[authz.Grants](u.Permissions)
-		if err != nil {
-			return f, err
-		}
-		if err := authz.Check(sc, authz.Edit, authz.Target{EntityType: "Unit", ID: u.UnitID.String(), Grants: grants, SpaceID: spaceID}); err != nil {
-			return f, err
-		}
 		switch {
 		case u.RevisionNum == 0 && tagID != "":
 			f.SkippedUnits = append(f.SkippedUnits, SkippedUnit{UnitID: u.UnitID, Slug: u.Slug, Reason: "no Revision carries the Tag"})
@@ -335,6 +328,13 @@ func publish(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUI
 		case u.RevisionNum == 0 || len(u.Data) == 0:
 			f.SkippedUnits = append(f.SkippedUnits, SkippedUnit{UnitID: u.UnitID, Slug: u.Slug, Reason: "no data"})
 			continue
+		}
+		grants, err := store.DecodeJSON[authz.Grants](u.Permissions)
+		if err != nil {
+			return f, err
+		}
+		if err := authz.Check(sc, authz.Edit, authz.Target{EntityType: "Unit", ID: u.UnitID.String(), Grants: grants, SpaceID: spaceID}); err != nil {
+			return f, err
 		}
 		applyGates, err := store.DecodeJSON[map[string]bool](u.ApplyGates)
 		if err != nil {
