@@ -1892,8 +1892,8 @@ type ExtendedRevision struct {
 	Error        *ResponseError          `json:"Error"`
 	Organization *Organization           `json:"Organization"`
 
-	// Releases The Releases of the Revision (include=Releases); null when not included. Releases are not served yet, so it is [] when included.
-	Releases *[]map[string]interface{} `json:"Releases"`
+	// Releases The Releases that bundled the Revision that the caller may view, oldest first (include=Releases; at most 10,000 for a page); null when not included.
+	Releases *[]Release `json:"Releases"`
 
 	// Revision An immutable version of a Unit's data.
 	Revision Revision `json:"Revision"`

@@ -368,3 +368,44 @@ func (q *Queries) ReleaseWithdraw(ctx context.Context, arg ReleaseWithdrawParams
 	)
 	return &i, err
 }
+
+const releasesNamingRevisions = `-- name: ReleasesNamingRevisions :many
+SELECT r.release_id, x.revision_id::uuid AS revision_id
+FROM release r CROSS JOIN LATERAL unnest(r.revision_ids) AS x(revision_id)
+WHERE r.organization_id = $1 AND r.revision_ids && $2::uuid[]
+  AND x.revision_id = ANY($2::uuid[])
+ORDER BY r.created_at, r.release_id
+LIMIT 10000
+`
+
+type ReleasesNamingRevisionsParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	RevisionIDs    []uuid.UUID `db:"revision_ids"`
+}
+
+type ReleasesNamingRevisionsRow struct {
+	ReleaseID  uuid.UUID `db:"release_id"`
+	RevisionID uuid.UUID `db:"revision_id"`
+}
+
+// The Releases of the organization that bundled any of revision_ids, a row per Revision, oldest first; at
+// most 10,000 rows (a page of Revisions' include=Releases).
+func (q *Queries) ReleasesNamingRevisions(ctx context.Context, arg ReleasesNamingRevisionsParams) ([]*ReleasesNamingRevisionsRow, error) {
+	rows, err := q.db.Query(ctx, releasesNamingRevisions, arg.OrganizationID, arg.RevisionIDs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*ReleasesNamingRevisionsRow
+	for rows.Next() {
+		var i ReleasesNamingRevisionsRow
+		if err := rows.Scan(&i.ReleaseID, &i.RevisionID); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -175,14 +175,14 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post(sp+"/attestation", map[string]any{"Type": "Check", "Result": "Passed", "EvidenceAttestationIDs": []uuid.UUID{approval.AttestationID},
 		"RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID, revs[1].Revision.RevisionID}}).Expect(http.StatusOK)
 
-	// Releases of a Target with no Units (empty bundles): one from the Tag's Revisions, one from the heads.
+	// Releases: an empty bundle (a Target with no Units) from the Tag's Revisions, and web's head.
 	var bundles api.Target
 	c.Post(sp+"/target", map[string]any{"Slug": "bundles", "ToolchainType": configdata.AppConfigText, "ProviderType": "FluxOCI"}).
 		Expect(http.StatusOK).JSON(&bundles)
 	var rel api.Release
 	c.Post(sp+"/release", map[string]any{"TargetID": bundles.TargetID, "TagID": release.TagID, "Labels": map[string]string{"env": "dev"}}).
 		Expect(http.StatusOK).JSON(&rel)
-	c.Post(sp+"/release", map[string]any{"TargetID": bundles.TargetID, "Description": "heads"}).Expect(http.StatusOK)
+	c.Post(sp+"/release", map[string]any{"TargetID": cluster.TargetID, "Description": "heads"}).Expect(http.StatusOK)
 
 	// Links: env reads web's replicas; empty merges env; a copy of the first in staging reads web too.
 	var envLink api.Link

@@ -156,6 +156,17 @@ func TestReleases(t *testing.T) {
 	files, _ = untar(t, f.admin.Get(f.space+"/release/"+r3.ReleaseID.String()+"/data").Expect(http.StatusOK).Body)
 	require.Equal(t, map[string]string{"web.env": "PORT=8080\n"}, files)
 
+	// A Revision's include=Releases: those that bundled it, oldest first.
+	var dbRevs []api.ExtendedRevision
+	f.admin.Get(f.units["db"] + "/revision?include=Releases").Expect(http.StatusOK).JSON(&dbRevs)
+	require.Len(t, dbRevs, 1)
+	require.NotNil(t, dbRevs[0].Releases)
+	var bundledBy []int64
+	for _, r := range *dbRevs[0].Releases {
+		bundledBy = append(bundledBy, r.ReleaseNum)
+	}
+	require.Equal(t, []int64{1, 2}, bundledBy)
+
 	// Lists, with includes and order fields.
 	nums := func(path string) []int64 {
 		var list []api.ExtendedRelease

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/attestation"
+	"github.com/hubd/hubd/internal/release"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/unit"
 )
@@ -34,7 +35,7 @@ func (h unitAPI) ListExtendedRevisions(ctx context.Context, r api.ListExtendedRe
 }
 
 // revisionRelations are what include expands of a Revision (Tags: those on it, by Slug; Attestations:
-// those naming it, oldest first).
+// those naming it, oldest first; Releases: those that bundled it, oldest first).
 var revisionRelations = []relation[unit.Revision]{
 	byID("UnitID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.UnitID} }, loadUnits),
 	byID("SpaceID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.SpaceID} }, spaceEdge.load),
@@ -43,6 +44,9 @@ var revisionRelations = []relation[unit.Revision]{
 	namedBy("Attestations", func(r unit.Revision) uuid.UUID { return r.ID }, func(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
 		return attestation.NamingRevisions(ctx, h.s.deps.Kit.Store.Conn(), sc, ids)
 	}, attestationEdge.load),
+	namedBy("Releases", func(r unit.Revision) uuid.UUID { return r.ID }, func(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+		return release.NamingRevisions(ctx, h.s.deps.Kit.Store.Conn(), sc, ids)
+	}, releaseEdge.load),
 }
 
 func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []unit.Revision, includes map[string]bool) ([]api.ExtendedRevision, error) {
@@ -52,7 +56,7 @@ func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []uni
 			Tags:         relatedList[api.Tag](r, "Tags", revisionTagIDs(rev)),
 			Attestations: relatedNaming[api.Attestation](r, "Attestations", rev.ID),
 			ChangeOrders: unservedList[map[string]any](r.includes, "ChangeOrders"),
-			Releases:     unservedList[map[string]any](r.includes, "Releases")}
+			Releases:     relatedNaming[api.Release](r, "Releases", rev.ID)}
 		if e.Tags != nil {
 			sort.Slice(*e.Tags, func(i, j int) bool { return (*e.Tags)[i].Slug < (*e.Tags)[j].Slug })
 		}

@@ -391,3 +391,19 @@ func Withdraw(ctx context.Context, st *store.Store, sc authz.Scope, spaceID uuid
 func Tarball(ctx context.Context, q *db.Queries, r Release) ([]byte, error) {
 	return q.ReleaseBundleData(ctx, r.Digest)
 }
+
+// NamingRevisions returns, by Revision among revisionIDs, the IDs of the organization's Releases that
+// bundled it, oldest first (at most 10,000 for all of them): what a page of Revisions' include=Releases
+// expands. Whether the caller may view each is for the reader of the Releases to decide.
+func NamingRevisions(ctx context.Context, c store.Conn, sc authz.Scope, revisionIDs []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+	rows, err := c.Queries().ReleasesNamingRevisions(ctx, db.ReleasesNamingRevisionsParams{
+		OrganizationID: sc.OrganizationID, RevisionIDs: revisionIDs})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID][]uuid.UUID, len(revisionIDs))
+	for _, r := range rows {
+		out[r.RevisionID] = append(out[r.RevisionID], r.ReleaseID)
+	}
+	return out, nil
+}

@@ -118,7 +118,7 @@ var RevisionList = listquery.Define(&listquery.Entity{
 		{Name: "UserID", Field: "User"}, {Name: "Tags", Field: "Tags", Type: tag.EntityType},
 		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "Attestations", Field: "Attestations", Type: "Attestation", NamedBy: true},
 		{Name: "ChangeOrders", Field: "ChangeOrders", Type: "ChangeOrder", Unserved: true},
-		{Name: "Releases", Field: "Releases", Type: "Release", Unserved: true},
+		{Name: "Releases", Field: "Releases", Type: "Release", NamedBy: true},
 	},
 })
 

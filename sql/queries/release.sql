@@ -59,3 +59,13 @@ SELECT (COALESCE(MAX(release_num), 0) + 1)::bigint FROM release WHERE space_id =
 
 -- name: ReleaseInSpace :one
 SELECT EXISTS (SELECT 1 FROM release WHERE organization_id = @organization_id AND space_id = @space_id AND release_id = sqlc.arg(release_id));
+
+-- name: ReleasesNamingRevisions :many
+-- The Releases of the organization that bundled any of revision_ids, a row per Revision, oldest first; at
+-- most 10,000 rows (a page of Revisions' include=Releases).
+SELECT r.release_id, x.revision_id::uuid AS revision_id
+FROM release r CROSS JOIN LATERAL unnest(r.revision_ids) AS x(revision_id)
+WHERE r.organization_id = @organization_id AND r.revision_ids && @revision_ids::uuid[]
+  AND x.revision_id = ANY(@revision_ids::uuid[])
+ORDER BY r.created_at, r.release_id
+LIMIT 10000;
