@@ -8,8 +8,8 @@ import (
 
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/attestation"
-	"github.com/hubd/hubd/internal/release"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/release"
 	"github.com/hubd/hubd/internal/unit"
 )
 
