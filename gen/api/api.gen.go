@@ -583,24 +583,6 @@ func (e UnitEventStatus) Valid() bool {
 	}
 }
 
-// Defines values for UnitTagRequestRevision.
-const (
-	HeadRevisionNum UnitTagRequestRevision = "HeadRevisionNum"
-	Remove          UnitTagRequestRevision = "Remove"
-)
-
-// Valid indicates whether the value is a known member of the UnitTagRequestRevision enum.
-func (e UnitTagRequestRevision) Valid() bool {
-	switch e {
-	case HeadRevisionNum:
-		return true
-	case Remove:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ViewOrderByDirection.
 const (
 	ASC   ViewOrderByDirection = "ASC"
@@ -3823,13 +3805,10 @@ type UnitProtectionResponse struct {
 
 // UnitTagRequest defines model for UnitTagRequest.
 type UnitTagRequest struct {
-	// Revision HeadRevisionNum (the default) tags the head Revision; Remove takes the Tag off the Unit's Revisions.
-	Revision UnitTagRequestRevision `json:"Revision"`
-	TagID    openapi_types.UUID     `json:"TagID"`
+	// Revision Which Revision of each selected Unit gets the Tag: HeadRevisionNum (the default); a RevisionNum (e.g. 3); LastReleasedRevisionNum; Tag:<slug or ID> (the newest Revision of the Unit carrying that Tag; a slug names a Tag of the Unit's Space); Revision:<RevisionID> (one of the Unit's); ChangeSet:<ChangeSetID>; Before:<any of these> (the Revision just before it). Remove takes the Tag off the Unit's Revisions instead. A Unit without such a Revision fails alone. A malformed selector is 400 naming Revision.
+	Revision string             `json:"Revision"`
+	TagID    openapi_types.UUID `json:"TagID"`
 }
-
-// UnitTagRequestRevision HeadRevisionNum (the default) tags the head Revision; Remove takes the Tag off the Unit's Revisions.
-type UnitTagRequestRevision string
 
 // UnitTagResponse defines model for UnitTagResponse.
 type UnitTagResponse struct {
@@ -8463,8 +8442,9 @@ type ServerInterface interface {
 	// BulkRefreshUnits Queue a refresh of each Unit the selection picks; 200, 207 or the shared error.
 	// (POST /unit/refresh)
 	BulkRefreshUnits(ctx echo.Context, params BulkRefreshUnitsParams) error
-	// BulkTagUnits Put a Tag on the head Revision of every Unit the selection (where, filter, contains) picks, or with
-	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
+	// BulkTagUnits Put a Tag on a Revision (the one Revision selects, by default the head) of every Unit the selection
+	// (where, filter, contains) picks, or with Revision "Remove" take it off their Revisions. 200, 207 or
+	// the shared error.
 	// (POST /unit/tag)
 	BulkTagUnits(ctx echo.Context, params BulkTagUnitsParams) error
 	// ListAllUnitActions The latest UnitAction of each Unit the caller may view (of those the where, filter and contains select), across the organization.
@@ -69803,8 +69783,9 @@ type StrictServerInterface interface {
 	// BulkRefreshUnits Queue a refresh of each Unit the selection picks; 200, 207 or the shared error.
 	// (POST /unit/refresh)
 	BulkRefreshUnits(ctx context.Context, request BulkRefreshUnitsRequestObject) (BulkRefreshUnitsResponseObject, error)
-	// BulkTagUnits Put a Tag on the head Revision of every Unit the selection (where, filter, contains) picks, or with
-	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
+	// BulkTagUnits Put a Tag on a Revision (the one Revision selects, by default the head) of every Unit the selection
+	// (where, filter, contains) picks, or with Revision "Remove" take it off their Revisions. 200, 207 or
+	// the shared error.
 	// (POST /unit/tag)
 	BulkTagUnits(ctx context.Context, request BulkTagUnitsRequestObject) (BulkTagUnitsResponseObject, error)
 	// ListAllUnitActions The latest UnitAction of each Unit the caller may view (of those the where, filter and contains select), across the organization.
