@@ -175,6 +175,13 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post(sp+"/attestation", map[string]any{"Type": "Check", "Result": "Passed", "EvidenceAttestationIDs": []uuid.UUID{approval.AttestationID},
 		"RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID, revs[1].Revision.RevisionID}}).Expect(http.StatusOK)
 
+	// ReviewComments: one on web's first Revision about a path, a reply on its second.
+	var remark api.ReviewComment
+	c.Post(sp+"/unit/"+web.UnitID.String()+"/review_comment", map[string]any{"RevisionNum": 1, "Path": "spec.replicas", "Text": "why 3?"}).
+		Expect(http.StatusOK).JSON(&remark)
+	c.Post(sp+"/unit/"+web.UnitID.String()+"/review_comment", map[string]any{"RevisionID": revs[1].Revision.RevisionID, "Text": "load",
+		"ReplyToID": remark.ReviewCommentID}).Expect(http.StatusOK)
+
 	// Links: env reads web's replicas; empty merges env; a copy of the first in staging reads web too.
 	var envLink api.Link
 	c.Post(sp+"/link", map[string]any{"Slug": "env-reads-web", "FromUnitID": envUnit.UnitID, "ToUnitID": web.UnitID, "AutoUpdate": true,
@@ -205,6 +212,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"trigger_id": check.TriggerID.String(), "invocation_id": roll.InvocationID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 			"attestation_id": approval.AttestationID.String(), "link_id": envLink.LinkID.String(),
+			"review_comment_id": remark.ReviewCommentID.String(),
 		},
 		callers: map[string]*apitest.Client{"ListQueuedOperations": worker},
 		writes: map[string]selectionWrite{

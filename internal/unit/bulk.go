@@ -144,6 +144,9 @@ func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel lis
 		if err := tx.Q.UnitEventMoveUnit(ctx, db.UnitEventMoveUnitParams{OrganizationID: sc.OrganizationID, UnitID: cur.ID, ToSpaceID: toSpaceID}); err != nil {
 			return cur, err
 		}
+		if err := tx.Q.ReviewCommentMoveUnit(ctx, db.ReviewCommentMoveUnitParams{OrganizationID: sc.OrganizationID, UnitID: cur.ID, ToSpaceID: toSpaceID}); err != nil {
+			return cur, err
+		}
 		u, err := fromRow(moved)
 		if err != nil {
 			return u, err
