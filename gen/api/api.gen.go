@@ -3019,7 +3019,7 @@ type ReviewComment struct {
 	// Path What of the data the remark is about (a dot path or a resource), empty for the whole Revision. Fixed once created.
 	Path string `json:"Path"`
 
-	// ReplyToID The ReviewComment on the same Unit this one answers. Fixed once created.
+	// ReplyToID The ReviewComment on the same Unit this one answers (null once that one is deleted). Fixed once created.
 	ReplyToID       *openapi_types.UUID `json:"ReplyToID"`
 	ReviewCommentID openapi_types.UUID  `json:"ReviewCommentID"`
 
@@ -8223,7 +8223,7 @@ type ServerInterface interface {
 	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx echo.Context, organizationId OrganizationID, organizationMemberId openapi_types.UUID) error
-	// BulkDeleteReviewComments Delete every ReviewComment the selection picks (each by its author or a manager of its Space; its replies go with it); 200, 207 or the shared error.
+	// BulkDeleteReviewComments Delete every ReviewComment the selection picks (each by its author or a manager of its Space; its replies stay, answering nothing); 200, 207 or the shared error.
 	// (DELETE /review_comment)
 	BulkDeleteReviewComments(ctx echo.Context, params BulkDeleteReviewCommentsParams) error
 	// ListAllReviewComments List the ReviewComments on every Unit of the caller's organization.
@@ -8568,7 +8568,7 @@ type ServerInterface interface {
 	// CreateReviewComment Comment on a Revision of the Unit, named by RevisionID or RevisionNum (the other is filled in); a reply names in ReplyToID a ReviewComment on the same Unit. A Revision or ReviewComment that is not the Unit's is 400. The caller needs CreateChildren on the Space.
 	// (POST /space/{space_id}/unit/{unit_id}/review_comment)
 	CreateReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, params CreateReviewCommentParams) error
-	// DeleteReviewComment Delete the ReviewComment and its replies. Its author may, and so may a caller who may Manage the Space (moderation); anyone else is refused 403.
+	// DeleteReviewComment Delete the ReviewComment; its replies stay, their ReplyToID null. Its author may delete it, and so may a caller who may Manage the Space (moderation); anyone else is refused 403.
 	// (DELETE /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
 	DeleteReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, reviewCommentId openapi_types.UUID, params DeleteReviewCommentParams) error
 	// GetReviewComment Get a ReviewComment on the Unit.
@@ -72274,7 +72274,7 @@ type StrictServerInterface interface {
 	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx context.Context, request GetOrganizationMemberRequestObject) (GetOrganizationMemberResponseObject, error)
-	// BulkDeleteReviewComments Delete every ReviewComment the selection picks (each by its author or a manager of its Space; its replies go with it); 200, 207 or the shared error.
+	// BulkDeleteReviewComments Delete every ReviewComment the selection picks (each by its author or a manager of its Space; its replies stay, answering nothing); 200, 207 or the shared error.
 	// (DELETE /review_comment)
 	BulkDeleteReviewComments(ctx context.Context, request BulkDeleteReviewCommentsRequestObject) (BulkDeleteReviewCommentsResponseObject, error)
 	// ListAllReviewComments List the ReviewComments on every Unit of the caller's organization.
@@ -72619,7 +72619,7 @@ type StrictServerInterface interface {
 	// CreateReviewComment Comment on a Revision of the Unit, named by RevisionID or RevisionNum (the other is filled in); a reply names in ReplyToID a ReviewComment on the same Unit. A Revision or ReviewComment that is not the Unit's is 400. The caller needs CreateChildren on the Space.
 	// (POST /space/{space_id}/unit/{unit_id}/review_comment)
 	CreateReviewComment(ctx context.Context, request CreateReviewCommentRequestObject) (CreateReviewCommentResponseObject, error)
-	// DeleteReviewComment Delete the ReviewComment and its replies. Its author may, and so may a caller who may Manage the Space (moderation); anyone else is refused 403.
+	// DeleteReviewComment Delete the ReviewComment; its replies stay, their ReplyToID null. Its author may delete it, and so may a caller who may Manage the Space (moderation); anyone else is refused 403.
 	// (DELETE /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
 	DeleteReviewComment(ctx context.Context, request DeleteReviewCommentRequestObject) (DeleteReviewCommentResponseObject, error)
 	// GetReviewComment Get a ReviewComment on the Unit.

@@ -121,8 +121,21 @@ func TestReviewComments(t *testing.T) {
 	require.Len(t, deleted, 1)
 	c.Delete(path).Expect(http.StatusOK)
 	c.Get(comments).Expect(http.StatusOK).JSON(&list)
-	require.Empty(t, list, "the reply went with the comment it answered")
+	require.Len(t, list, 1, "the reply outlives the comment it answered")
+	require.Nil(t, list[0].ReviewComment.ReplyToID)
 	c.Get(path).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	c.Delete(comments + "/" + reply.ReviewCommentID.String()).Expect(http.StatusOK)
+
+	// A bulk delete of a comment and its reply deletes both, in whichever order it meets them.
+	var parent, child api.ReviewComment
+	c.Post(comments, map[string]any{"RevisionNum": 1, "Text": "parent"}).Expect(http.StatusOK).JSON(&parent)
+	c.Post(comments, map[string]any{"RevisionNum": 1, "Text": "child", "ReplyToID": parent.ReviewCommentID}).Expect(http.StatusOK).JSON(&child)
+	c.Delete("/api/review_comment?" + url.Values{"where": {"UnitID = '" + parent.UnitID.String() + "'"}}.Encode()).Expect(http.StatusOK).JSON(&deleted)
+	require.Len(t, deleted, 2)
+	require.ElementsMatch(t, []string{"ReviewComment " + parent.ReviewCommentID.String() + " deleted", "ReviewComment " + child.ReviewCommentID.String() + " deleted"},
+		[]string{deleted[0].Message, deleted[1].Message})
+	c.Get(comments).Expect(http.StatusOK).JSON(&list)
+	require.Empty(t, list)
 
 	// A moved Unit takes its comments to its new Space.
 	var moving api.UnitCreateOrUpdateResponse

@@ -1,5 +1,6 @@
 -- ReviewComments: remarks on a Revision of a Unit, and replies to them. They go with their Unit (and its
--- Revisions), and replies with the comment they answer. user_id is the author, kept as a plain ID so that
+-- Revisions); a reply outlives the comment it answered (its reply_to_id becomes null), so deleting a
+-- thread in one bulk delete meets no row already gone. user_id is the author, kept as a plain ID so that
 -- the remark outlives a removed bot User.
 CREATE TABLE review_comment (
     review_comment_id uuid PRIMARY KEY,
@@ -10,7 +11,7 @@ CREATE TABLE review_comment (
     revision_num      bigint      NOT NULL,
     path              text        NOT NULL DEFAULT '',
     text              text        NOT NULL,
-    reply_to_id       uuid REFERENCES review_comment ON DELETE CASCADE,
+    reply_to_id       uuid REFERENCES review_comment ON DELETE SET NULL,
     user_id           uuid        NOT NULL,
     user_agent        text        NOT NULL DEFAULT '',
     hidden_reason     text        NOT NULL DEFAULT '',
