@@ -583,24 +583,6 @@ func (e UnitEventStatus) Valid() bool {
 	}
 }
 
-// Defines values for UnitTagRequestRevision.
-const (
-	HeadRevisionNum UnitTagRequestRevision = "HeadRevisionNum"
-	Remove          UnitTagRequestRevision = "Remove"
-)
-
-// Valid indicates whether the value is a known member of the UnitTagRequestRevision enum.
-func (e UnitTagRequestRevision) Valid() bool {
-	switch e {
-	case HeadRevisionNum:
-		return true
-	case Remove:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ViewOrderByDirection.
 const (
 	ASC   ViewOrderByDirection = "ASC"
@@ -1879,6 +1861,18 @@ type ExtendedRelease struct {
 	Tag     *Tag    `json:"Tag"`
 }
 
+// ExtendedReviewComment defines model for ExtendedReviewComment.
+type ExtendedReviewComment struct {
+	Error        *ResponseError `json:"Error"`
+	Organization *Organization  `json:"Organization"`
+
+	// ReviewComment A remark on a Revision of a Unit, optionally about one path of its data.
+	ReviewComment ReviewComment `json:"ReviewComment"`
+	Revision      *Revision     `json:"Revision"`
+	Space         *Space        `json:"Space"`
+	Unit          *Unit         `json:"Unit"`
+}
+
 // ExtendedRevision defines model for ExtendedRevision.
 type ExtendedRevision struct {
 	// Attestations The Attestations naming the Revision that the caller may view, oldest first (include=Attestations; at most 10,000 for a page); null when not included.
@@ -3154,6 +3148,52 @@ type ResponseError struct {
 	Type ErrorType `json:"Type"`
 }
 
+// ReviewComment A remark on a Revision of a Unit, optionally about one path of its data.
+type ReviewComment struct {
+	CreatedAt      time.Time          `json:"CreatedAt"`
+	EntityType     string             `json:"EntityType"`
+	HiddenReason   string             `json:"HiddenReason"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// Path What of the data the remark is about (a dot path or a resource), empty for the whole Revision. Fixed once created.
+	Path string `json:"Path"`
+
+	// ReplyToID The ReviewComment on the same Unit this one answers (null once that one is deleted). Fixed once created.
+	ReplyToID       *openapi_types.UUID `json:"ReplyToID"`
+	ReviewCommentID openapi_types.UUID  `json:"ReviewCommentID"`
+
+	// RevisionID The Revision commented on; give it or RevisionNum (the other is filled in). Fixed once created.
+	RevisionID *openapi_types.UUID `json:"RevisionID"`
+
+	// RevisionNum The Revision's number in its Unit; 0 with RevisionID given. Fixed once created.
+	RevisionNum int64              `json:"RevisionNum"`
+	SpaceID     openapi_types.UUID `json:"SpaceID"`
+
+	// Text The remark. The only field that changes after creation, and only by its author.
+	Text      string             `json:"Text"`
+	UnitID    openapi_types.UUID `json:"UnitID"`
+	UpdatedAt time.Time          `json:"UpdatedAt"`
+
+	// UserAgent The User-Agent the comment was created with.
+	UserAgent string `json:"UserAgent"`
+
+	// UserID The author (a ServiceAccount's bot User for a bot).
+	UserID  openapi_types.UUID `json:"UserID"`
+	Version int64              `json:"Version"`
+}
+
+// ReviewCommentCreateOrUpdateResponse defines model for ReviewCommentCreateOrUpdateResponse.
+type ReviewCommentCreateOrUpdateResponse struct {
+	Error         *ResponseError `json:"Error"`
+	ReviewComment *ReviewComment `json:"ReviewComment"`
+}
+
+// ReviewCommentInput defines model for ReviewCommentInput.
+type ReviewCommentInput = ReviewComment
+
+// ReviewCommentPatch defines model for ReviewCommentPatch.
+type ReviewCommentPatch = json.RawMessage
+
 // Revision An immutable version of a Unit's data.
 type Revision struct {
 	ApplyGates    map[string]bool          `json:"ApplyGates"`
@@ -3962,13 +4002,10 @@ type UnitProtectionResponse struct {
 
 // UnitTagRequest defines model for UnitTagRequest.
 type UnitTagRequest struct {
-	// Revision HeadRevisionNum (the default) tags the head Revision; Remove takes the Tag off the Unit's Revisions.
-	Revision UnitTagRequestRevision `json:"Revision"`
-	TagID    openapi_types.UUID     `json:"TagID"`
+	// Revision Which Revision of each selected Unit gets the Tag: HeadRevisionNum (the default); a RevisionNum (e.g. 3); LastReleasedRevisionNum; Tag:<slug or ID> (the newest Revision of the Unit carrying that Tag; a slug names a Tag of the Unit's Space); Revision:<RevisionID> (one of the Unit's); ChangeSet:<ChangeSetID>; Before:<any of these> (the Revision just before it). Remove takes the Tag off the Unit's Revisions instead. A Unit without such a Revision fails alone. A malformed selector is 400 naming Revision.
+	Revision string             `json:"Revision"`
+	TagID    openapi_types.UUID `json:"TagID"`
 }
-
-// UnitTagRequestRevision HeadRevisionNum (the default) tags the head Revision; Remove takes the Tag off the Unit's Revisions.
-type UnitTagRequestRevision string
 
 // UnitTagResponse defines model for UnitTagResponse.
 type UnitTagResponse struct {
@@ -5240,6 +5277,74 @@ type ListAllReleasesParams struct {
 
 	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
 	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// BulkDeleteReviewCommentsParams defines parameters for BulkDeleteReviewComments.
+type BulkDeleteReviewCommentsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListAllReviewCommentsParams defines parameters for ListAllReviewComments.
+type ListAllReviewCommentsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// BulkPatchReviewCommentsParams defines parameters for BulkPatchReviewComments.
+type BulkPatchReviewCommentsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
 // ListAllRevisionsParams defines parameters for ListAllRevisions.
@@ -6705,6 +6810,79 @@ type GetExtendedMutationParams struct {
 	Select *Select `form:"select,omitempty" json:"select,omitempty"`
 }
 
+// ListReviewCommentsParams defines parameters for ListReviewComments.
+type ListReviewCommentsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// CreateReviewCommentParams defines parameters for CreateReviewComment.
+type CreateReviewCommentParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// DeleteReviewCommentParams defines parameters for DeleteReviewComment.
+type DeleteReviewCommentParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// GetReviewCommentParams defines parameters for GetReviewComment.
+type GetReviewCommentParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// PatchReviewCommentParams defines parameters for PatchReviewComment.
+type PatchReviewCommentParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateReviewCommentParams defines parameters for UpdateReviewComment.
+type UpdateReviewCommentParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
 // ListExtendedRevisionsParams defines parameters for ListExtendedRevisions.
 type ListExtendedRevisionsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -7767,6 +7945,12 @@ type UpdateOrganizationJSONRequestBody = OrganizationInput
 // CreateOrganizationMemberJSONRequestBody defines body for CreateOrganizationMember for application/json ContentType.
 type CreateOrganizationMemberJSONRequestBody = OrganizationMemberInput
 
+// BulkPatchReviewCommentsJSONRequestBody defines body for BulkPatchReviewComments for application/json ContentType.
+type BulkPatchReviewCommentsJSONRequestBody = ReviewCommentPatch
+
+// BulkPatchReviewCommentsApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchReviewComments for application/merge-patch+json ContentType.
+type BulkPatchReviewCommentsApplicationMergePatchPlusJSONRequestBody = ReviewCommentPatch
+
 // CreateServiceAccountJSONRequestBody defines body for CreateServiceAccount for application/json ContentType.
 type CreateServiceAccountJSONRequestBody = ServiceAccountInput
 
@@ -7958,6 +8142,18 @@ type SetUnitProtectionJSONRequestBody = UnitProtectionRequest
 
 // RefreshUnitJSONRequestBody defines body for RefreshUnit for application/json ContentType.
 type RefreshUnitJSONRequestBody = UnitActionRequest
+
+// CreateReviewCommentJSONRequestBody defines body for CreateReviewComment for application/json ContentType.
+type CreateReviewCommentJSONRequestBody = ReviewCommentInput
+
+// PatchReviewCommentJSONRequestBody defines body for PatchReviewComment for application/json ContentType.
+type PatchReviewCommentJSONRequestBody = ReviewCommentPatch
+
+// PatchReviewCommentApplicationMergePatchPlusJSONRequestBody defines body for PatchReviewComment for application/merge-patch+json ContentType.
+type PatchReviewCommentApplicationMergePatchPlusJSONRequestBody = ReviewCommentPatch
+
+// UpdateReviewCommentJSONRequestBody defines body for UpdateReviewComment for application/json ContentType.
+type UpdateReviewCommentJSONRequestBody = ReviewCommentInput
 
 // CreateViewJSONRequestBody defines body for CreateView for application/json ContentType.
 type CreateViewJSONRequestBody = ViewInput
@@ -8305,6 +8501,15 @@ type ServerInterface interface {
 	// ListAllReleases List the Releases of every Space of the caller's organization.
 	// (GET /release)
 	ListAllReleases(ctx echo.Context, params ListAllReleasesParams) error
+	// BulkDeleteReviewComments Delete every ReviewComment the selection picks (each by its author or a manager of its Space; its replies stay, answering nothing); 200, 207 or the shared error.
+	// (DELETE /review_comment)
+	BulkDeleteReviewComments(ctx echo.Context, params BulkDeleteReviewCommentsParams) error
+	// ListAllReviewComments List the ReviewComments on every Unit of the caller's organization.
+	// (GET /review_comment)
+	ListAllReviewComments(ctx echo.Context, params ListAllReviewCommentsParams) error
+	// BulkPatchReviewComments Apply one merge patch (Text only) to every ReviewComment the selection (where, filter, contains) picks; each is changed only by its author. 200, 207 or the shared error.
+	// (PATCH /review_comment)
+	BulkPatchReviewComments(ctx echo.Context, params BulkPatchReviewCommentsParams) error
 	// ListAllRevisions Revisions across the organization. By default (distinct_on=Unit) only the latest matching Revision of each
 	// Unit; distinct_on=Off returns every Revision and requires limit.
 	// (GET /revision)
@@ -8667,6 +8872,24 @@ type ServerInterface interface {
 	// RefreshUnit Queue a refresh: the worker reads the live configuration back. When it differs from the applied Revision the drift is recorded (UnitEvent Result RefreshAndDrifted) and, unless DryRun, becomes a new Revision (Source Refresh); with DryRun the operation's Data carries it and the Unit is unchanged.
 	// (POST /space/{space_id}/unit/{unit_id}/refresh)
 	RefreshUnit(ctx echo.Context, spaceId SpaceID, unitId UnitID) error
+	// ListReviewComments List the ReviewComments on the Unit.
+	// (GET /space/{space_id}/unit/{unit_id}/review_comment)
+	ListReviewComments(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListReviewCommentsParams) error
+	// CreateReviewComment Comment on a Revision of the Unit, named by RevisionID or RevisionNum (the other is filled in); a reply names in ReplyToID a ReviewComment on the same Unit. A Revision or ReviewComment that is not the Unit's is 400. The caller needs CreateChildren on the Space.
+	// (POST /space/{space_id}/unit/{unit_id}/review_comment)
+	CreateReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, params CreateReviewCommentParams) error
+	// DeleteReviewComment Delete the ReviewComment; its replies stay, their ReplyToID null. Its author may delete it, and so may a caller who may Manage the Space (moderation); anyone else is refused 403.
+	// (DELETE /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
+	DeleteReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, reviewCommentId openapi_types.UUID, params DeleteReviewCommentParams) error
+	// GetReviewComment Get a ReviewComment on the Unit.
+	// (GET /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
+	GetReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, reviewCommentId openapi_types.UUID, params GetReviewCommentParams) error
+	// PatchReviewComment Change the ReviewComment's Text by an RFC 7386 merge patch (only its author may; 403 for anyone else).
+	// (PATCH /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
+	PatchReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, reviewCommentId openapi_types.UUID, params PatchReviewCommentParams) error
+	// UpdateReviewComment Replace the ReviewComment's Text (only its author may; 403 for anyone else). Version must be the stored one (else 409 Conflict); a change of any other field is 400 naming it.
+	// (PUT /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
+	UpdateReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, reviewCommentId openapi_types.UUID, params UpdateReviewCommentParams) error
 	// ListExtendedRevisions The Unit's Revisions (ordered by RevisionNum unless order_by says otherwise).
 	// (GET /space/{space_id}/unit/{unit_id}/revision)
 	ListExtendedRevisions(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListExtendedRevisionsParams) error
@@ -8773,8 +8996,9 @@ type ServerInterface interface {
 	// BulkRefreshUnits Queue a refresh of each Unit the selection picks; 200, 207 or the shared error.
 	// (POST /unit/refresh)
 	BulkRefreshUnits(ctx echo.Context, params BulkRefreshUnitsParams) error
-	// BulkTagUnits Put a Tag on the head Revision of every Unit the selection (where, filter, contains) picks, or with
-	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
+	// BulkTagUnits Put a Tag on a Revision (the one Revision selects, by default the head) of every Unit the selection
+	// (where, filter, contains) picks, or with Revision "Remove" take it off their Revisions. 200, 207 or
+	// the shared error.
 	// (POST /unit/tag)
 	BulkTagUnits(ctx echo.Context, params BulkTagUnitsParams) error
 	// ListAllUnitActions The latest UnitAction of each Unit the caller may view (of those the where, filter and contains select), across the organization.
@@ -11001,6 +11225,158 @@ func (w *ServerInterfaceWrapper) ListAllReleases(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListAllReleases(ctx, params)
+	return err
+}
+
+// BulkDeleteReviewComments converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkDeleteReviewComments(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkDeleteReviewCommentsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkDeleteReviewComments(ctx, params)
+	return err
+}
+
+// ListAllReviewComments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllReviewComments(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllReviewCommentsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllReviewComments(ctx, params)
+	return err
+}
+
+// BulkPatchReviewComments converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkPatchReviewComments(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkPatchReviewCommentsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkPatchReviewComments(ctx, params)
 	return err
 }
 
@@ -15767,6 +16143,299 @@ func (w *ServerInterfaceWrapper) RefreshUnit(ctx echo.Context) error {
 	return err
 }
 
+// ListReviewComments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListReviewComments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListReviewCommentsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListReviewComments(ctx, spaceId, unitId, params)
+	return err
+}
+
+// CreateReviewComment converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateReviewComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateReviewCommentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateReviewComment(ctx, spaceId, unitId, params)
+	return err
+}
+
+// DeleteReviewComment converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteReviewComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// ------------- Path parameter "review_comment_id" -------------
+	var reviewCommentId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "review_comment_id", ctx.Param("review_comment_id"), &reviewCommentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter review_comment_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteReviewCommentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteReviewComment(ctx, spaceId, unitId, reviewCommentId, params)
+	return err
+}
+
+// GetReviewComment converts echo context to params.
+func (w *ServerInterfaceWrapper) GetReviewComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// ------------- Path parameter "review_comment_id" -------------
+	var reviewCommentId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "review_comment_id", ctx.Param("review_comment_id"), &reviewCommentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter review_comment_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetReviewCommentParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetReviewComment(ctx, spaceId, unitId, reviewCommentId, params)
+	return err
+}
+
+// PatchReviewComment converts echo context to params.
+func (w *ServerInterfaceWrapper) PatchReviewComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// ------------- Path parameter "review_comment_id" -------------
+	var reviewCommentId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "review_comment_id", ctx.Param("review_comment_id"), &reviewCommentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter review_comment_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchReviewCommentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PatchReviewComment(ctx, spaceId, unitId, reviewCommentId, params)
+	return err
+}
+
+// UpdateReviewComment converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateReviewComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "unit_id" -------------
+	var unitId UnitID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "unit_id", ctx.Param("unit_id"), &unitId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unit_id: %s", err))
+	}
+
+	// ------------- Path parameter "review_comment_id" -------------
+	var reviewCommentId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "review_comment_id", ctx.Param("review_comment_id"), &reviewCommentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter review_comment_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateReviewCommentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateReviewComment(ctx, spaceId, unitId, reviewCommentId, params)
+	return err
+}
+
 // ListExtendedRevisions converts echo context to params.
 func (w *ServerInterfaceWrapper) ListExtendedRevisions(ctx echo.Context) error {
 	var err error
@@ -18390,6 +19059,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.DeleteOrganizationMember, options.OperationMiddlewares["DeleteOrganizationMember"]...)
 	router.GET(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.GetOrganizationMember, options.OperationMiddlewares["GetOrganizationMember"]...)
 	router.GET(options.BaseURL+"/release", wrapper.ListAllReleases, options.OperationMiddlewares["ListAllReleases"]...)
+	router.DELETE(options.BaseURL+"/review_comment", wrapper.BulkDeleteReviewComments, options.OperationMiddlewares["BulkDeleteReviewComments"]...)
+	router.GET(options.BaseURL+"/review_comment", wrapper.ListAllReviewComments, options.OperationMiddlewares["ListAllReviewComments"]...)
+	router.PATCH(options.BaseURL+"/review_comment", wrapper.BulkPatchReviewComments, options.OperationMiddlewares["BulkPatchReviewComments"]...)
 	router.GET(options.BaseURL+"/revision", wrapper.ListAllRevisions, options.OperationMiddlewares["ListAllRevisions"]...)
 	router.GET(options.BaseURL+"/revision_data", wrapper.SearchRevisionData, options.OperationMiddlewares["SearchRevisionData"]...)
 	router.GET(options.BaseURL+"/revision_mutation_sources", wrapper.SearchRevisionMutationSources, options.OperationMiddlewares["SearchRevisionMutationSources"]...)
@@ -18500,6 +19172,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/mutation_sources", wrapper.GetUnitMutationSources, options.OperationMiddlewares["GetUnitMutationSources"]...)
 	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/protection", wrapper.SetUnitProtection, options.OperationMiddlewares["SetUnitProtection"]...)
 	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/refresh", wrapper.RefreshUnit, options.OperationMiddlewares["RefreshUnit"]...)
+	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/review_comment", wrapper.ListReviewComments, options.OperationMiddlewares["ListReviewComments"]...)
+	router.POST(options.BaseURL+"/space/:space_id/unit/:unit_id/review_comment", wrapper.CreateReviewComment, options.OperationMiddlewares["CreateReviewComment"]...)
+	router.DELETE(options.BaseURL+"/space/:space_id/unit/:unit_id/review_comment/:review_comment_id", wrapper.DeleteReviewComment, options.OperationMiddlewares["DeleteReviewComment"]...)
+	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/review_comment/:review_comment_id", wrapper.GetReviewComment, options.OperationMiddlewares["GetReviewComment"]...)
+	router.PATCH(options.BaseURL+"/space/:space_id/unit/:unit_id/review_comment/:review_comment_id", wrapper.PatchReviewComment, options.OperationMiddlewares["PatchReviewComment"]...)
+	router.PUT(options.BaseURL+"/space/:space_id/unit/:unit_id/review_comment/:review_comment_id", wrapper.UpdateReviewComment, options.OperationMiddlewares["UpdateReviewComment"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision", wrapper.ListExtendedRevisions, options.OperationMiddlewares["ListExtendedRevisions"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision/:revision_id", wrapper.GetExtendedRevision, options.OperationMiddlewares["GetExtendedRevision"]...)
 	router.GET(options.BaseURL+"/space/:space_id/unit/:unit_id/revision/:revision_id/data", wrapper.DownloadRevisionData, options.OperationMiddlewares["DownloadRevisionData"]...)
@@ -31722,6 +32400,769 @@ type ListAllReleasesdefaultJSONResponse struct {
 }
 
 func (response ListAllReleasesdefaultJSONResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewCommentsRequestObject struct {
+	Params BulkDeleteReviewCommentsParams
+}
+
+type BulkDeleteReviewCommentsResponseObject interface {
+	VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error
+}
+
+type BulkDeleteReviewComments200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteReviewComments200JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteReviewComments200ResponseHeaders
+}
+
+func (response BulkDeleteReviewComments200JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewComments207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteReviewComments207JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteReviewComments207ResponseHeaders
+}
+
+func (response BulkDeleteReviewComments207JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewComments400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkDeleteReviewComments400JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewComments401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkDeleteReviewComments401JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewComments403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkDeleteReviewComments403JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewComments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkDeleteReviewComments404JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewComments429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkDeleteReviewComments429JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewComments500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkDeleteReviewComments500JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewComments503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkDeleteReviewComments503JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewComments504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkDeleteReviewComments504JSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteReviewCommentsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkDeleteReviewCommentsdefaultJSONResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewCommentsRequestObject struct {
+	Params ListAllReviewCommentsParams
+}
+
+type ListAllReviewCommentsResponseObject interface {
+	VisitListAllReviewCommentsResponse(w http.ResponseWriter) error
+}
+
+type ListAllReviewComments200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllReviewComments200JSONResponse struct {
+	Body    []ExtendedReviewComment
+	Headers ListAllReviewComments200ResponseHeaders
+}
+
+func (response ListAllReviewComments200JSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewComments400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllReviewComments400JSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewComments401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllReviewComments401JSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewComments403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllReviewComments403JSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewComments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllReviewComments404JSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewComments429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllReviewComments429JSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewComments500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllReviewComments500JSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewComments503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllReviewComments503JSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewComments504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllReviewComments504JSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllReviewCommentsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllReviewCommentsdefaultJSONResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewCommentsRequestObject struct {
+	Params                            BulkPatchReviewCommentsParams
+	JSONBody                          *BulkPatchReviewCommentsJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkPatchReviewCommentsApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkPatchReviewCommentsResponseObject interface {
+	VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error
+}
+
+type BulkPatchReviewComments200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchReviewComments200JSONResponse struct {
+	Body    []ReviewCommentCreateOrUpdateResponse
+	Headers BulkPatchReviewComments200ResponseHeaders
+}
+
+func (response BulkPatchReviewComments200JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchReviewComments207JSONResponse struct {
+	Body    []ReviewCommentCreateOrUpdateResponse
+	Headers BulkPatchReviewComments207ResponseHeaders
+}
+
+func (response BulkPatchReviewComments207JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkPatchReviewComments400JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkPatchReviewComments401JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkPatchReviewComments403JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkPatchReviewComments404JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkPatchReviewComments409JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkPatchReviewComments413JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkPatchReviewComments415JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkPatchReviewComments429JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkPatchReviewComments500JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkPatchReviewComments503JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewComments504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkPatchReviewComments504JSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchReviewCommentsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkPatchReviewCommentsdefaultJSONResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -59514,6 +60955,1472 @@ func (response RefreshUnitdefaultJSONResponse) VisitRefreshUnitResponse(w http.R
 	return err
 }
 
+type ListReviewCommentsRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Params  ListReviewCommentsParams
+}
+
+type ListReviewCommentsResponseObject interface {
+	VisitListReviewCommentsResponse(w http.ResponseWriter) error
+}
+
+type ListReviewComments200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListReviewComments200JSONResponse struct {
+	Body    []ExtendedReviewComment
+	Headers ListReviewComments200ResponseHeaders
+}
+
+func (response ListReviewComments200JSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReviewComments400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListReviewComments400JSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReviewComments401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListReviewComments401JSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReviewComments403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListReviewComments403JSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReviewComments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListReviewComments404JSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReviewComments429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListReviewComments429JSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReviewComments500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListReviewComments500JSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReviewComments503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListReviewComments503JSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReviewComments504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListReviewComments504JSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReviewCommentsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListReviewCommentsdefaultJSONResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewCommentRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	UnitId  UnitID  `json:"unit_id"`
+	Params  CreateReviewCommentParams
+	Body    *CreateReviewCommentJSONRequestBody
+}
+
+type CreateReviewCommentResponseObject interface {
+	VisitCreateReviewCommentResponse(w http.ResponseWriter) error
+}
+
+type CreateReviewComment200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type CreateReviewComment200JSONResponse struct {
+	Body    ReviewComment
+	Headers CreateReviewComment200ResponseHeaders
+}
+
+func (response CreateReviewComment200JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateReviewComment400JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateReviewComment401JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateReviewComment403JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateReviewComment404JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateReviewComment413JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateReviewComment415JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateReviewComment429JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response CreateReviewComment500JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateReviewComment503JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewComment504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response CreateReviewComment504JSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReviewCommentdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response CreateReviewCommentdefaultJSONResponse) VisitCreateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewCommentRequestObject struct {
+	SpaceId         SpaceID            `json:"space_id"`
+	UnitId          UnitID             `json:"unit_id"`
+	ReviewCommentId openapi_types.UUID `json:"review_comment_id"`
+	Params          DeleteReviewCommentParams
+}
+
+type DeleteReviewCommentResponseObject interface {
+	VisitDeleteReviewCommentResponse(w http.ResponseWriter) error
+}
+
+type DeleteReviewComment200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteReviewComment200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteReviewComment200ResponseHeaders
+}
+
+func (response DeleteReviewComment200JSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewComment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteReviewComment400JSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewComment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteReviewComment401JSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewComment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteReviewComment403JSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteReviewComment404JSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewComment429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteReviewComment429JSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewComment500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteReviewComment500JSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteReviewComment503JSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewComment504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteReviewComment504JSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReviewCommentdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteReviewCommentdefaultJSONResponse) VisitDeleteReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewCommentRequestObject struct {
+	SpaceId         SpaceID            `json:"space_id"`
+	UnitId          UnitID             `json:"unit_id"`
+	ReviewCommentId openapi_types.UUID `json:"review_comment_id"`
+	Params          GetReviewCommentParams
+}
+
+type GetReviewCommentResponseObject interface {
+	VisitGetReviewCommentResponse(w http.ResponseWriter) error
+}
+
+type GetReviewComment200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetReviewComment200JSONResponse struct {
+	Body    ExtendedReviewComment
+	Headers GetReviewComment200ResponseHeaders
+}
+
+func (response GetReviewComment200JSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewComment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetReviewComment400JSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewComment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetReviewComment401JSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewComment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetReviewComment403JSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetReviewComment404JSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewComment429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetReviewComment429JSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewComment500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetReviewComment500JSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetReviewComment503JSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewComment504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetReviewComment504JSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReviewCommentdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetReviewCommentdefaultJSONResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewCommentRequestObject struct {
+	SpaceId                           SpaceID            `json:"space_id"`
+	UnitId                            UnitID             `json:"unit_id"`
+	ReviewCommentId                   openapi_types.UUID `json:"review_comment_id"`
+	Params                            PatchReviewCommentParams
+	JSONBody                          *PatchReviewCommentJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *PatchReviewCommentApplicationMergePatchPlusJSONRequestBody
+}
+
+type PatchReviewCommentResponseObject interface {
+	VisitPatchReviewCommentResponse(w http.ResponseWriter) error
+}
+
+type PatchReviewComment200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PatchReviewComment200JSONResponse struct {
+	Body    ReviewComment
+	Headers PatchReviewComment200ResponseHeaders
+}
+
+func (response PatchReviewComment200JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PatchReviewComment400JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PatchReviewComment401JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchReviewComment403JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PatchReviewComment404JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PatchReviewComment409JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PatchReviewComment413JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PatchReviewComment415JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PatchReviewComment429JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PatchReviewComment500JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PatchReviewComment503JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewComment504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PatchReviewComment504JSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchReviewCommentdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PatchReviewCommentdefaultJSONResponse) VisitPatchReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewCommentRequestObject struct {
+	SpaceId         SpaceID            `json:"space_id"`
+	UnitId          UnitID             `json:"unit_id"`
+	ReviewCommentId openapi_types.UUID `json:"review_comment_id"`
+	Params          UpdateReviewCommentParams
+	Body            *UpdateReviewCommentJSONRequestBody
+}
+
+type UpdateReviewCommentResponseObject interface {
+	VisitUpdateReviewCommentResponse(w http.ResponseWriter) error
+}
+
+type UpdateReviewComment200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateReviewComment200JSONResponse struct {
+	Body    ReviewComment
+	Headers UpdateReviewComment200ResponseHeaders
+}
+
+func (response UpdateReviewComment200JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateReviewComment400JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateReviewComment401JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateReviewComment403JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateReviewComment404JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateReviewComment409JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateReviewComment413JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateReviewComment415JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateReviewComment429JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateReviewComment500JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateReviewComment503JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewComment504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateReviewComment504JSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateReviewCommentdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateReviewCommentdefaultJSONResponse) VisitUpdateReviewCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListExtendedRevisionsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	UnitId  UnitID  `json:"unit_id"`
@@ -72274,6 +75181,15 @@ type StrictServerInterface interface {
 	// ListAllReleases List the Releases of every Space of the caller's organization.
 	// (GET /release)
 	ListAllReleases(ctx context.Context, request ListAllReleasesRequestObject) (ListAllReleasesResponseObject, error)
+	// BulkDeleteReviewComments Delete every ReviewComment the selection picks (each by its author or a manager of its Space; its replies stay, answering nothing); 200, 207 or the shared error.
+	// (DELETE /review_comment)
+	BulkDeleteReviewComments(ctx context.Context, request BulkDeleteReviewCommentsRequestObject) (BulkDeleteReviewCommentsResponseObject, error)
+	// ListAllReviewComments List the ReviewComments on every Unit of the caller's organization.
+	// (GET /review_comment)
+	ListAllReviewComments(ctx context.Context, request ListAllReviewCommentsRequestObject) (ListAllReviewCommentsResponseObject, error)
+	// BulkPatchReviewComments Apply one merge patch (Text only) to every ReviewComment the selection (where, filter, contains) picks; each is changed only by its author. 200, 207 or the shared error.
+	// (PATCH /review_comment)
+	BulkPatchReviewComments(ctx context.Context, request BulkPatchReviewCommentsRequestObject) (BulkPatchReviewCommentsResponseObject, error)
 	// ListAllRevisions Revisions across the organization. By default (distinct_on=Unit) only the latest matching Revision of each
 	// Unit; distinct_on=Off returns every Revision and requires limit.
 	// (GET /revision)
@@ -72636,6 +75552,24 @@ type StrictServerInterface interface {
 	// RefreshUnit Queue a refresh: the worker reads the live configuration back. When it differs from the applied Revision the drift is recorded (UnitEvent Result RefreshAndDrifted) and, unless DryRun, becomes a new Revision (Source Refresh); with DryRun the operation's Data carries it and the Unit is unchanged.
 	// (POST /space/{space_id}/unit/{unit_id}/refresh)
 	RefreshUnit(ctx context.Context, request RefreshUnitRequestObject) (RefreshUnitResponseObject, error)
+	// ListReviewComments List the ReviewComments on the Unit.
+	// (GET /space/{space_id}/unit/{unit_id}/review_comment)
+	ListReviewComments(ctx context.Context, request ListReviewCommentsRequestObject) (ListReviewCommentsResponseObject, error)
+	// CreateReviewComment Comment on a Revision of the Unit, named by RevisionID or RevisionNum (the other is filled in); a reply names in ReplyToID a ReviewComment on the same Unit. A Revision or ReviewComment that is not the Unit's is 400. The caller needs CreateChildren on the Space.
+	// (POST /space/{space_id}/unit/{unit_id}/review_comment)
+	CreateReviewComment(ctx context.Context, request CreateReviewCommentRequestObject) (CreateReviewCommentResponseObject, error)
+	// DeleteReviewComment Delete the ReviewComment; its replies stay, their ReplyToID null. Its author may delete it, and so may a caller who may Manage the Space (moderation); anyone else is refused 403.
+	// (DELETE /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
+	DeleteReviewComment(ctx context.Context, request DeleteReviewCommentRequestObject) (DeleteReviewCommentResponseObject, error)
+	// GetReviewComment Get a ReviewComment on the Unit.
+	// (GET /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
+	GetReviewComment(ctx context.Context, request GetReviewCommentRequestObject) (GetReviewCommentResponseObject, error)
+	// PatchReviewComment Change the ReviewComment's Text by an RFC 7386 merge patch (only its author may; 403 for anyone else).
+	// (PATCH /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
+	PatchReviewComment(ctx context.Context, request PatchReviewCommentRequestObject) (PatchReviewCommentResponseObject, error)
+	// UpdateReviewComment Replace the ReviewComment's Text (only its author may; 403 for anyone else). Version must be the stored one (else 409 Conflict); a change of any other field is 400 naming it.
+	// (PUT /space/{space_id}/unit/{unit_id}/review_comment/{review_comment_id})
+	UpdateReviewComment(ctx context.Context, request UpdateReviewCommentRequestObject) (UpdateReviewCommentResponseObject, error)
 	// ListExtendedRevisions The Unit's Revisions (ordered by RevisionNum unless order_by says otherwise).
 	// (GET /space/{space_id}/unit/{unit_id}/revision)
 	ListExtendedRevisions(ctx context.Context, request ListExtendedRevisionsRequestObject) (ListExtendedRevisionsResponseObject, error)
@@ -72742,8 +75676,9 @@ type StrictServerInterface interface {
 	// BulkRefreshUnits Queue a refresh of each Unit the selection picks; 200, 207 or the shared error.
 	// (POST /unit/refresh)
 	BulkRefreshUnits(ctx context.Context, request BulkRefreshUnitsRequestObject) (BulkRefreshUnitsResponseObject, error)
-	// BulkTagUnits Put a Tag on the head Revision of every Unit the selection (where, filter, contains) picks, or with
-	// Revision "Remove" take it off their Revisions. 200, 207 or the shared error.
+	// BulkTagUnits Put a Tag on a Revision (the one Revision selects, by default the head) of every Unit the selection
+	// (where, filter, contains) picks, or with Revision "Remove" take it off their Revisions. 200, 207 or
+	// the shared error.
 	// (POST /unit/tag)
 	BulkTagUnits(ctx context.Context, request BulkTagUnitsRequestObject) (BulkTagUnitsResponseObject, error)
 	// ListAllUnitActions The latest UnitAction of each Unit the caller may view (of those the where, filter and contains select), across the organization.
@@ -74854,6 +77789,131 @@ func (sh *strictHandler) ListAllReleases(ctx echo.Context, params ListAllRelease
 		return err
 	} else if validResponse, ok := response.(ListAllReleasesResponseObject); ok {
 		return validResponse.VisitListAllReleasesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkDeleteReviewComments operation middleware
+func (sh *strictHandler) BulkDeleteReviewComments(ctx echo.Context, params BulkDeleteReviewCommentsParams) error {
+	var request BulkDeleteReviewCommentsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkDeleteReviewComments(ctx.Request().Context(), request.(BulkDeleteReviewCommentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkDeleteReviewComments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkDeleteReviewCommentsResponseObject); ok {
+		return validResponse.VisitBulkDeleteReviewCommentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllReviewComments operation middleware
+func (sh *strictHandler) ListAllReviewComments(ctx echo.Context, params ListAllReviewCommentsParams) error {
+	var request ListAllReviewCommentsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllReviewComments(ctx.Request().Context(), request.(ListAllReviewCommentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllReviewComments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllReviewCommentsResponseObject); ok {
+		return validResponse.VisitListAllReviewCommentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkPatchReviewComments operation middleware
+func (sh *strictHandler) BulkPatchReviewComments(ctx echo.Context, params BulkPatchReviewCommentsParams) error {
+	var request BulkPatchReviewCommentsRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkPatchReviewCommentsJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkPatchReviewCommentsApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkPatchReviewComments(ctx.Request().Context(), request.(BulkPatchReviewCommentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkPatchReviewComments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkPatchReviewCommentsResponseObject); ok {
+		return validResponse.VisitBulkPatchReviewCommentsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -79303,6 +82363,268 @@ func (sh *strictHandler) RefreshUnit(ctx echo.Context, spaceId SpaceID, unitId U
 		return err
 	} else if validResponse, ok := response.(RefreshUnitResponseObject); ok {
 		return validResponse.VisitRefreshUnitResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListReviewComments operation middleware
+func (sh *strictHandler) ListReviewComments(ctx echo.Context, spaceId SpaceID, unitId UnitID, params ListReviewCommentsParams) error {
+	var request ListReviewCommentsRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListReviewComments(ctx.Request().Context(), request.(ListReviewCommentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListReviewComments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListReviewCommentsResponseObject); ok {
+		return validResponse.VisitListReviewCommentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateReviewComment operation middleware
+func (sh *strictHandler) CreateReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, params CreateReviewCommentParams) error {
+	var request CreateReviewCommentRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.Params = params
+
+	var body CreateReviewCommentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateReviewComment(ctx.Request().Context(), request.(CreateReviewCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateReviewComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateReviewCommentResponseObject); ok {
+		return validResponse.VisitCreateReviewCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteReviewComment operation middleware
+func (sh *strictHandler) DeleteReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, reviewCommentId openapi_types.UUID, params DeleteReviewCommentParams) error {
+	var request DeleteReviewCommentRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.ReviewCommentId = reviewCommentId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteReviewComment(ctx.Request().Context(), request.(DeleteReviewCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteReviewComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteReviewCommentResponseObject); ok {
+		return validResponse.VisitDeleteReviewCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetReviewComment operation middleware
+func (sh *strictHandler) GetReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, reviewCommentId openapi_types.UUID, params GetReviewCommentParams) error {
+	var request GetReviewCommentRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.ReviewCommentId = reviewCommentId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetReviewComment(ctx.Request().Context(), request.(GetReviewCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetReviewComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReviewCommentResponseObject); ok {
+		return validResponse.VisitGetReviewCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PatchReviewComment operation middleware
+func (sh *strictHandler) PatchReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, reviewCommentId openapi_types.UUID, params PatchReviewCommentParams) error {
+	var request PatchReviewCommentRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.ReviewCommentId = reviewCommentId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PatchReviewCommentJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body PatchReviewCommentApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PatchReviewComment(ctx.Request().Context(), request.(PatchReviewCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PatchReviewComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PatchReviewCommentResponseObject); ok {
+		return validResponse.VisitPatchReviewCommentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateReviewComment operation middleware
+func (sh *strictHandler) UpdateReviewComment(ctx echo.Context, spaceId SpaceID, unitId UnitID, reviewCommentId openapi_types.UUID, params UpdateReviewCommentParams) error {
+	var request UpdateReviewCommentRequestObject
+
+	request.SpaceId = spaceId
+	request.UnitId = unitId
+	request.ReviewCommentId = reviewCommentId
+	request.Params = params
+
+	var body UpdateReviewCommentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateReviewComment(ctx.Request().Context(), request.(UpdateReviewCommentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateReviewComment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateReviewCommentResponseObject); ok {
+		return validResponse.VisitUpdateReviewCommentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

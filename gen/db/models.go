@@ -349,6 +349,25 @@ type ReleaseBundle struct {
 	CreatedAt time.Time `db:"created_at"`
 }
 
+type ReviewComment struct {
+	ReviewCommentID uuid.UUID  `db:"review_comment_id"`
+	OrganizationID  uuid.UUID  `db:"organization_id"`
+	SpaceID         uuid.UUID  `db:"space_id"`
+	UnitID          uuid.UUID  `db:"unit_id"`
+	RevisionID      uuid.UUID  `db:"revision_id"`
+	RevisionNum     int64      `db:"revision_num"`
+	Path            string     `db:"path"`
+	Text            string     `db:"text"`
+	ReplyToID       *uuid.UUID `db:"reply_to_id"`
+	UserID          uuid.UUID  `db:"user_id"`
+	UserAgent       string     `db:"user_agent"`
+	HiddenReason    string     `db:"hidden_reason"`
+	Version         int64      `db:"version"`
+	CreatedAt       time.Time  `db:"created_at"`
+	UpdatedAt       time.Time  `db:"updated_at"`
+	SearchText      *string    `db:"search_text"`
+}
+
 type Revision struct {
 	RevisionID           uuid.UUID       `db:"revision_id"`
 	OrganizationID       uuid.UUID       `db:"organization_id"`

@@ -172,6 +172,50 @@ func (q *Queries) RevisionListByIDs(ctx context.Context, arg RevisionListByIDsPa
 	return items, nil
 }
 
+const revisionNewestWithTag = `-- name: RevisionNewestWithTag :one
+SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags, validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts, link_findings FROM revision WHERE organization_id = $1 AND unit_id = $2 AND tags ? $3::text
+ORDER BY revision_num DESC LIMIT 1
+`
+
+type RevisionNewestWithTagParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
+	TagID          string    `db:"tag_id"`
+}
+
+// The newest Revision of the Unit carrying the Tag (a bulk tag's Tag:<tag> selector).
+func (q *Queries) RevisionNewestWithTag(ctx context.Context, arg RevisionNewestWithTagParams) (*Revision, error) {
+	row := q.db.QueryRow(ctx, revisionNewestWithTag, arg.OrganizationID, arg.UnitID, arg.TagID)
+	var i Revision
+	err := row.Scan(
+		&i.RevisionID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.UnitID,
+		&i.RevisionNum,
+		&i.Description,
+		&i.Source,
+		&i.UserID,
+		&i.UserAgent,
+		&i.ChangeSetID,
+		&i.DataHash,
+		&i.DataSize,
+		&i.MutationSources,
+		&i.HiddenReason,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.Tags,
+		&i.ValidationErrors,
+		&i.ValidationWarnings,
+		&i.ValidationPassed,
+		&i.ValidationTriggerIds,
+		&i.ValueTriggerIds,
+		&i.Conflicts,
+		&i.LinkFindings,
+	)
+	return &i, err
+}
+
 const revisionRemoveTagFromUnit = `-- name: RevisionRemoveTagFromUnit :execrows
 UPDATE revision SET tags = tags - $1::text
 WHERE organization_id = $2 AND unit_id = $3 AND tags ? $1::text

@@ -61,6 +61,9 @@ func bulkDeleted(entityType string, ref entity.Ref, err *apierr.Error) api.Delet
 		re := responseError(err)
 		return api.DeleteResponse{Error: &re}
 	}
+	if ref.Slug == "" { // a family named by ID only
+		return api.DeleteResponse{Message: fmt.Sprintf("%s %s deleted", entityType, ref.ID)}
+	}
 	return api.DeleteResponse{Message: fmt.Sprintf("%s %s (%s) deleted", entityType, ref.Slug, ref.ID)}
 }
 

@@ -183,6 +183,12 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post(sp+"/release", map[string]any{"TargetID": bundles.TargetID, "TagID": release.TagID, "Labels": map[string]string{"env": "dev"}}).
 		Expect(http.StatusOK).JSON(&rel)
 	c.Post(sp+"/release", map[string]any{"TargetID": cluster.TargetID, "Description": "heads"}).Expect(http.StatusOK)
+	// ReviewComments: one on web's first Revision about a path, a reply on its second.
+	var remark api.ReviewComment
+	c.Post(sp+"/unit/"+web.UnitID.String()+"/review_comment", map[string]any{"RevisionNum": 1, "Path": "spec.replicas", "Text": "why 3?"}).
+		Expect(http.StatusOK).JSON(&remark)
+	c.Post(sp+"/unit/"+web.UnitID.String()+"/review_comment", map[string]any{"RevisionID": revs[1].Revision.RevisionID, "Text": "load",
+		"ReplyToID": remark.ReviewCommentID}).Expect(http.StatusOK)
 
 	// Links: env reads web's replicas; empty merges env; a copy of the first in staging reads web too.
 	var envLink api.Link
@@ -214,7 +220,8 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"trigger_id": check.TriggerID.String(), "invocation_id": roll.InvocationID.String(),
 			"bridge_worker_id": bw.BridgeWorkerID.String(), "service_account_id": sa.ServiceAccountID.String(),
 			"attestation_id": approval.AttestationID.String(), "link_id": envLink.LinkID.String(),
-			"release_id": rel.ReleaseID.String(),
+			"release_id":        rel.ReleaseID.String(),
+			"review_comment_id": remark.ReviewCommentID.String(),
 		},
 		callers: map[string]*apitest.Client{"ListQueuedOperations": worker},
 		writes: map[string]selectionWrite{

@@ -9,7 +9,8 @@ import (
 )
 
 // listParamsStruct is the parameter struct of every operation listParamsOf converts.
-type listParamsStruct interface{ any }
+// (More than 100 types: Go cannot check a union that long; listParamsOfAny panics on any other type.)
+type listParamsStruct interface{}
 
 // listParamsOf converts the list and selection parameters of an operation that names its entity (x-hubd-entity).
 func listParamsOf[P listParamsStruct](p P) listquery.Params { return listParamsOfAny(p) }
@@ -40,6 +41,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteLinksParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkDeleteReviewCommentsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteServiceAccountsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteSpacesParams:
@@ -67,6 +70,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.BulkPatchInvocationsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchLinksParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkPatchReviewCommentsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchServiceAccountsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
@@ -108,6 +113,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Select: string(deref(p.Select))}
 	case api.GetReleaseParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
+	case api.GetReviewCommentParams:
+		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetServiceAccountParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetSpaceParams:
@@ -143,6 +150,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.ListAllLinksParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllReleasesParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), Limit: (*int)(p.Limit)}
+	case api.ListAllReviewCommentsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), Limit: (*int)(p.Limit)}
 	case api.ListAllRevisionsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit), Offset: (*int)(p.Offset)}
@@ -187,6 +196,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.ListQueuedOperationsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.ListReleasesParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), Limit: (*int)(p.Limit)}
+	case api.ListReviewCommentsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), Limit: (*int)(p.Limit)}
 	case api.ListServiceAccountsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}

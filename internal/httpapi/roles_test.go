@@ -87,6 +87,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post(base+"/attestation", map[string]any{"Type": "Check", "RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID}}).Expect(http.StatusOK).JSON(&att)
 	var rel api.Release
 	admin.Post(base+"/release", map[string]any{"TargetID": target.TargetID}).Expect(http.StatusOK).JSON(&rel)
+	var comment api.ReviewComment
+	admin.Post(base+"/unit/"+u.Unit.UnitID.String()+"/review_comment", map[string]any{"RevisionNum": 1, "Text": "why?"}).Expect(http.StatusOK).JSON(&comment)
 	var group api.Group
 	admin.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []string{me.UserID.String()}}).Expect(http.StatusOK).JSON(&group)
 	// A Link from app to another Unit (Units that Links read from cannot be deleted: app is not one).
@@ -104,8 +106,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"name": "cursor", "service_account_id": sa.ServiceAccountID.String(), "user_id": sa.UserID.String(), "kid": saKey.kid,
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
-		"release_id": rel.ReleaseID.String(),
-		"link_id":    lnk.LinkID.String(), "upstream_unit_id": upstream.Unit.UnitID.String(),
+		"release_id": rel.ReleaseID.String(), "review_comment_id": comment.ReviewCommentID.String(),
+		"link_id": lnk.LinkID.String(), "upstream_unit_id": upstream.Unit.UnitID.String(),
 		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
 	}
 	return f
@@ -276,14 +278,21 @@ var roleRequests = map[string]roleRequest{
 	"PublishRelease": {body: func(f *roleFixture, _ string) any { return map[string]any{"TargetID": f.params["target_id"]} }},
 	"UpdateRelease":  {body: readBack("Release")},
 	"PatchRelease":   {body: jsonBody(map[string]any{"LiveStatus": "Synced"})},
-	"UpdateTag":      {body: readBack("Tag")},
-	"PatchTag":       {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateTarget":   {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
-	"UpdateTarget":   {body: readBack("Target")},
-	"PatchTarget":    {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"CreateUnit":     {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
-	"UpdateUnit":     {body: readBack("Unit")},
-	"PatchUnit":      {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	// Only its author (the fixture's admin) changes a ReviewComment; its author or a manager deletes it.
+	"CreateReviewComment":      {body: jsonBody(map[string]any{"RevisionNum": 1, "Text": "and?"})},
+	"UpdateReviewComment":      {body: readBack("ReviewComment"), also: []int{http.StatusForbidden}},
+	"PatchReviewComment":       {body: jsonBody(map[string]any{"Text": "x"}), also: []int{http.StatusForbidden}},
+	"DeleteReviewComment":      {also: []int{http.StatusForbidden}},
+	"BulkPatchReviewComments":  {query: sel("RevisionNum = 1"), body: jsonBody(map[string]any{"Text": "x"}), also: []int{http.StatusForbidden}},
+	"BulkDeleteReviewComments": {query: sel("RevisionNum = 1"), also: []int{http.StatusForbidden}},
+	"UpdateTag":                {body: readBack("Tag")},
+	"PatchTag":                 {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateTarget":             {body: jsonBody(map[string]any{"Slug": "new-t", "ToolchainType": "Kubernetes/YAML", "ProviderType": "ArgoCDOCI"})},
+	"UpdateTarget":             {body: readBack("Target")},
+	"PatchTarget":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"CreateUnit":               {body: jsonBody(map[string]any{"Slug": "new-u", "ToolchainType": "AppConfig/Env"})},
+	"UpdateUnit":               {body: readBack("Unit")},
+	"PatchUnit":                {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	// The clearance clears the guard SetUnitGuard sets on A (it runs first).
 	"UploadUnitData": {query: url.Values{"clearance": {`[{"Key": "owner", "Operator": "Exists"}]`}},
 		body: jsonBody(apitest.Raw{ContentType: "text/plain", Data: []byte("A=3\n")})},

@@ -96,19 +96,25 @@ func (h unitAPI) BulkTagUnits(ctx context.Context, r api.BulkTagUnitsRequestObje
 	if err != nil {
 		return nil, err
 	}
-	remove := r.Body.Revision == api.Remove
-	items, err := h.s.deps.Units.BulkTag(ctx, sc, requestPath(ctx), sel, r.Body.TagID, remove, flag(r.Params.DryRun))
+	remove := r.Body.Revision == "Remove"
+	var rev unit.RevisionSelector
+	if !remove {
+		if rev, err = unit.ParseRevisionSelector("Revision", r.Body.Revision); err != nil {
+			return nil, err
+		}
+	}
+	items, err := h.s.deps.Units.BulkTag(ctx, sc, requestPath(ctx), sel, r.Body.TagID, rev, remove, flag(r.Params.DryRun))
 	if err != nil {
 		return nil, err
 	}
-	out, multi, err := bulkItems(items, func(it entity.BulkItem[unit.Unit], e *api.ResponseError) api.UnitTagResponse {
+	out, multi, err := bulkItems(items, func(it entity.BulkItem[unit.Tagged], e *api.ResponseError) api.UnitTagResponse {
 		switch {
 		case e != nil:
 			return api.UnitTagResponse{Error: e}
 		case remove:
 			return api.UnitTagResponse{Message: fmt.Sprintf("Unit %s untagged", it.Ref.Slug)}
 		}
-		return api.UnitTagResponse{Message: fmt.Sprintf("Unit %s tagged Revision %d", it.Ref.Slug, it.Value.HeadRevisionNum)}
+		return api.UnitTagResponse{Message: fmt.Sprintf("Unit %s tagged Revision %d", it.Ref.Slug, it.Value.RevisionNum)}
 	})
 	return answeredInBulk(out, multi, err)
 }

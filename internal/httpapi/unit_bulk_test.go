@@ -1,9 +1,11 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -239,4 +241,102 @@ func TestCloneWithTargetID(t *testing.T) {
 	c.Get("/api/space/" + staging.SpaceID.String() + "/unit/" + items[0].Unit.UnitID.String() + "?include=TargetID").Expect(http.StatusOK).JSON(&got)
 	require.Equal(t, "envs", got.Target.Slug)
 	require.Equal(t, int64(1), got.Unit.HeadRevisionNum)
+}
+
+// TestBulkTagRevisionSelectors puts a Tag on the Revision each selector form names, and refuses what
+// names no Revision of the Unit (per Unit) or is no selector (the whole request).
+func TestBulkTagRevisionSelectors(t *testing.T) {
+	t.Parallel()
+	f := newUnitFixture(t)
+	c := f.c
+	tags := "/api/space/" + f.space.SpaceID.String() + "/tag"
+	var rel, mark api.Tag
+	c.Post(tags, map[string]any{"Slug": "rel"}).Expect(http.StatusOK).JSON(&rel)
+	c.Post(tags, map[string]any{"Slug": "mark"}).Expect(http.StatusOK).JSON(&mark)
+	web := f.create(t, "web", configdata.AppConfigEnv)
+	for _, d := range []string{"A=1\n", "A=2\n", "A=3\n"} {
+		f.put(t, web, "text/plain", d).Expect(http.StatusOK)
+	}
+	other := f.create(t, "other", configdata.AppConfigEnv)
+	f.put(t, other, "text/plain", "B=1\n").Expect(http.StatusOK)
+	var revs []api.ExtendedRevision
+	c.Get(f.path(web) + "/revision?order_by=RevisionNum").Expect(http.StatusOK).JSON(&revs)
+	require.Len(t, revs, 3)
+	var otherRevs []api.ExtendedRevision
+	c.Get(f.path(other) + "/revision").Expect(http.StatusOK).JSON(&otherRevs)
+	require.Len(t, otherRevs, 1)
+
+	onWeb := where("Slug = 'web'").Encode()
+	tagged := func(tagID uuid.UUID) []int64 {
+		var rs []api.ExtendedRevision
+		c.Get(f.path(web) + "/revision?order_by=RevisionNum&" + where("Tags ? '"+tagID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&rs)
+		nums := []int64{}
+		for _, r := range rs {
+			nums = append(nums, r.Revision.RevisionNum)
+		}
+		return nums
+	}
+	tag := func(tagID uuid.UUID, selector string, wantNum int64) {
+		t.Helper()
+		c.Post("/api/unit/tag?"+where("Slug IN ('web', 'other')").Encode(), map[string]any{"TagID": tagID, "Revision": "Remove"}).Expect(http.StatusOK)
+		var items []api.UnitTagResponse
+		c.Post("/api/unit/tag?"+onWeb, map[string]any{"TagID": tagID, "Revision": selector}).Expect(http.StatusOK).JSON(&items)
+		require.Len(t, items, 1)
+		require.Equal(t, fmt.Sprintf("Unit web tagged Revision %d", wantNum), items[0].Message, selector)
+		require.Equal(t, []int64{wantNum}, tagged(tagID), selector)
+	}
+
+	tag(mark.TagID, "1", 1)
+	tag(rel.TagID, "", 3)
+	tag(rel.TagID, "HeadRevisionNum", 3)
+	tag(rel.TagID, "2", 2)
+	tag(rel.TagID, "Tag:mark", 1)
+	tag(rel.TagID, "Tag:"+mark.TagID.String(), 1)
+	tag(rel.TagID, "Revision:"+revs[1].Revision.RevisionID.String(), 2)
+	tag(rel.TagID, "Before:HeadRevisionNum", 2)
+	tag(rel.TagID, "Before:Before:3", 1)
+	tag(rel.TagID, "Before:Revision:"+revs[1].Revision.RevisionID.String(), 1)
+	tag(mark.TagID, "3", 3)
+	tag(rel.TagID, "Before:Tag:mark", 2)
+
+	// What names no Revision of the Unit fails for that Unit alone: 400 when it is the only one, 207 beside
+	// one that succeeds.
+	refused := func(selector, want string) {
+		t.Helper()
+		e := c.Post("/api/unit/tag?"+onWeb, map[string]any{"TagID": rel.TagID, "Revision": selector}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+		require.Contains(t, e.Error.Message, want, selector)
+	}
+	refused("4", "has no Revision 4 (its head is 3)")
+	refused("Before:1", "has no Revision before Revision 1")
+	refused("LastReleasedRevisionNum", "never been released")
+	refused("Before:LastReleasedRevisionNum", "never been released")
+	refused("ChangeSet:"+uuid.NewString(), "no ChangeSet")
+	refused("Revision:"+otherRevs[0].Revision.RevisionID.String(), "is not a Revision of Unit web")
+	refused("Revision:"+uuid.NewString(), "is not a Revision of Unit web")
+	refused("Tag:nosuch", `no Tag "nosuch"`)
+	refused("Tag:"+uuid.NewString(), "no Revision of Unit web carries Tag")
+	var items []api.UnitTagResponse
+	c.Post("/api/unit/tag?"+where("Slug IN ('web', 'other')").Encode(), map[string]any{"TagID": rel.TagID, "Revision": "2"}).
+		Expect(http.StatusMultiStatus).JSON(&items)
+	require.Len(t, items, 2)
+	errs := 0
+	for _, it := range items {
+		if it.Error != nil {
+			errs++
+			require.Contains(t, it.Error.Message, "Unit other has no Revision 2")
+		}
+	}
+	require.Equal(t, 1, errs)
+
+	// A selector that is none is refused before any Unit is touched, naming Revision.
+	for _, bad := range []string{"Latest", "0", "-1", "Before:", "Revision:xyz", "ChangeSet:", "Tag:", "head"} {
+		e := c.Post("/api/unit/tag?"+onWeb, map[string]any{"TagID": rel.TagID, "Revision": bad}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+		require.True(t, strings.HasPrefix(e.Error.Message, "Revision "), e.Error.Message)
+	}
+	// Another organization's Tag or Revision is as unknown as a random ID.
+	oc := f.env.Client(f.env.Token("other-org", "eve", auth.RoleAdmin))
+	otherSpace := createSpace(t, oc, map[string]any{"Slug": "x"})
+	var foreign api.Tag
+	oc.Post("/api/space/"+otherSpace.SpaceID.String()+"/tag", map[string]any{"Slug": "mark"}).Expect(http.StatusOK).JSON(&foreign)
+	refused("Tag:"+foreign.TagID.String(), "no Revision of Unit web carries Tag")
 }

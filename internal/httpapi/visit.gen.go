@@ -34,6 +34,10 @@ func (r bulkResponse) VisitBulkDeleteInvocationsResponse(w http.ResponseWriter) 
 
 func (r bulkResponse) VisitBulkDeleteLinksResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r bulkResponse) VisitBulkDeleteReviewCommentsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkDeleteServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
@@ -65,6 +69,10 @@ func (r bulkResponse) VisitBulkPatchInvocationsResponse(w http.ResponseWriter) e
 }
 
 func (r bulkResponse) VisitBulkPatchLinksResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchReviewCommentsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r bulkResponse) VisitBulkPatchServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -118,6 +126,8 @@ func (r itemResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error 
 
 func (r itemResponse) VisitGetReleaseResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r itemResponse) VisitGetReviewCommentResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetServiceAccountResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetSpaceResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -153,6 +163,10 @@ func (r pageResponse) VisitListAllInvocationsResponse(w http.ResponseWriter) err
 func (r pageResponse) VisitListAllLinksResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllReleasesResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListAllReviewCommentsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r pageResponse) VisitListAllRevisionsResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -205,6 +219,8 @@ func (r pageResponse) VisitListQueuedOperationsResponse(w http.ResponseWriter) e
 }
 
 func (r pageResponse) VisitListReleasesResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListReviewCommentsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListServiceAccountsResponse(w http.ResponseWriter) error {
 	return r.write(w)

@@ -58,8 +58,15 @@ func (s *Service) BulkDelete(ctx context.Context, sc authz.Scope, path string, s
 	return s.kit.BulkDelete(ctx, sc, path, sel, dryRun)
 }
 
-// BulkTag puts a Tag on the head Revision of every selected Unit, or (remove) takes it off their Revisions.
-func (s *Service) BulkTag(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, tagID uuid.UUID, remove bool, dryRun bool) ([]entity.BulkItem[Unit], error) {
+// Tagged is a Unit a bulk tag went through and the number of the Revision it tagged (0 when it removed).
+type Tagged struct {
+	Unit
+	RevisionNum int64
+}
+
+// BulkTag puts a Tag on the Revision rev selects of every selected Unit, or (remove) takes it off their
+// Revisions.
+func (s *Service) BulkTag(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, tagID uuid.UUID, rev RevisionSelector, remove bool, dryRun bool) ([]entity.BulkItem[Tagged], error) {
 	selectRefs := s.selector(sc, path, sel)
 	// The Tag is read (and share-locked) in the operation's transaction, before the Units are selected.
 	withTag := func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
@@ -68,27 +75,28 @@ func (s *Service) BulkTag(ctx context.Context, sc authz.Scope, path string, sel 
 		}
 		return selectRefs(ctx, tx)
 	}
-	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, withTag, func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
+	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, withTag, func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Tagged, error) {
 		row, err := loadRow(ctx, sc, tx, ref.SpaceID, ref.ID, true)
 		if err != nil {
-			return Unit{}, err
+			return Tagged{}, err
 		}
 		u, err := fromRow(row)
 		if err != nil {
-			return u, err
+			return Tagged{Unit: u}, err
 		}
 		if err := authz.Check(sc, authz.Edit, u.Target()); err != nil {
-			return u, err
+			return Tagged{Unit: u}, err
 		}
 		if remove {
 			_, err := tx.Q.RevisionRemoveTagFromUnit(ctx, db.RevisionRemoveTagFromUnitParams{OrganizationID: sc.OrganizationID, UnitID: u.ID, TagID: tagID.String()})
-			return u, err
+			return Tagged{Unit: u}, err
 		}
-		if u.HeadRevisionID == nil {
-			return u, apierr.Validation("the Unit has no Revision to tag yet; put its data first")
+		r, err := rev.resolve(ctx, sc, tx, u)
+		if err != nil {
+			return Tagged{Unit: u}, err
 		}
-		return u, tx.Q.RevisionAddTag(ctx, db.RevisionAddTagParams{OrganizationID: sc.OrganizationID, RevisionID: *u.HeadRevisionID,
-			TagID: tagID.String(), TaggedAt: time.Now().UTC().Format(time.RFC3339Nano)})
+		return Tagged{Unit: u, RevisionNum: r.RevisionNum}, tx.Q.RevisionAddTag(ctx, db.RevisionAddTagParams{OrganizationID: sc.OrganizationID,
+			RevisionID: r.RevisionID, TagID: tagID.String(), TaggedAt: time.Now().UTC().Format(time.RFC3339Nano)})
 	})
 }
 
@@ -134,6 +142,9 @@ func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel lis
 			return cur, err
 		}
 		if err := tx.Q.UnitEventMoveUnit(ctx, db.UnitEventMoveUnitParams{OrganizationID: sc.OrganizationID, UnitID: cur.ID, ToSpaceID: toSpaceID}); err != nil {
+			return cur, err
+		}
+		if err := tx.Q.ReviewCommentMoveUnit(ctx, db.ReviewCommentMoveUnitParams{OrganizationID: sc.OrganizationID, UnitID: cur.ID, ToSpaceID: toSpaceID}); err != nil {
 			return cur, err
 		}
 		u, err := fromRow(moved)

@@ -17,3 +17,8 @@ WHERE organization_id = @organization_id AND unit_id = @unit_id AND tags ? @tag_
 
 -- name: RevisionSourcesByIDs :many
 SELECT revision_id, mutation_sources FROM revision WHERE organization_id = @organization_id AND revision_id = ANY(@revision_ids::uuid[]);
+
+-- name: RevisionNewestWithTag :one
+-- The newest Revision of the Unit carrying the Tag (a bulk tag's Tag:<tag> selector).
+SELECT * FROM revision WHERE organization_id = @organization_id AND unit_id = @unit_id AND tags ? @tag_id::text
+ORDER BY revision_num DESC LIMIT 1;
