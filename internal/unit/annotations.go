@@ -3,6 +3,7 @@ package unit
 import (
 	"strings"
 
+	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/function"
 )
 
@@ -99,4 +100,17 @@ func (as annotations) uncleared(key, path string, clearance []function.Requireme
 		out[k] = guards[k]
 	}
 	return out
+}
+
+// withholds says why a merge or a Link may not write path of the resource key: it is a protected local
+// override (ProtectedPath), or its guards are not cleared by clearance (Guarded, with those guards); ""
+// when it may.
+func (as annotations) withholds(key, path string, clearance []function.Requirement) (string, map[string]string) {
+	if as.protected(key, path) {
+		return configdata.ConflictProtectedPath, nil
+	}
+	if guards := as.uncleared(key, path, clearance); guards != nil {
+		return configdata.ConflictGuarded, guards
+	}
+	return "", nil
 }

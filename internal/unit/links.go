@@ -146,15 +146,7 @@ func writeLinkPaths(tree *configdata.Tree, before *configdata.Document, upstream
 	var conflicts []Conflict
 	var kept []changedLeaf
 	for _, c := range changedLeaves(before, after) {
-		reason, guards := "", map[string]string(nil)
-		switch {
-		case notes.protected(c.resource, c.path):
-			reason = configdata.ConflictProtectedPath
-		default:
-			if guards = notes.uncleared(c.resource, c.path, l.clearance); guards != nil {
-				reason = ConflictGuarded
-			}
-		}
+		reason, guards := notes.withholds(c.resource, c.path, l.clearance)
 		if reason == "" {
 			kept = append(kept, c)
 			continue

@@ -78,14 +78,7 @@ func (s *Service) mergeInto(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 	}
 	res, err := configdata.Merge(m.Base, m.Theirs, tree, configdata.MergeOptions{Subtract: m.Subtract,
 		Withhold: func(typ, name, path string) (string, map[string]string) {
-			key := resourceKey(typ, name)
-			if notes.protected(key, path) {
-				return configdata.ConflictProtectedPath, nil
-			}
-			if g := notes.uncleared(key, path, opts.Clearance); g != nil {
-				return configdata.ConflictGuarded, g
-			}
-			return "", nil
+			return notes.withholds(resourceKey(typ, name), path, opts.Clearance)
 		}})
 	if err != nil {
 		return WriteResult{}, err
@@ -113,23 +106,31 @@ func (s *Service) mergeInto(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 		}
 		return WriteResult{}, err
 	}
-	if configdata.Hash(out) == row.DataHash {
-		// No Data: the caller reads the data and sources include asks for, as after a write of fields.
-		u, err := s.setConflicts(ctx, sc, tx, row, wc, outstanding, upstreamNum, fieldsWritten)
-		return WriteResult{Unit: u, Conflicts: found}, err
-	}
-	doc, err := configdata.Parse(row.ToolchainType, out)
-	if err != nil {
-		return WriteResult{}, apierr.Unprocessable("the merged data is not valid %s: %s", row.ToolchainType, err.Error())
-	}
 	if opts.Description == nil {
 		d := fmt.Sprintf("Merged Revisions %d to %d of the upstream", m.BaseNum, m.EndNum)
 		opts.Description = &d
 	}
 	id := m.SourceID
-	written, err := s.commitData(ctx, sc, tx, row, wc, out, doc, dataChange{source: m.Source, opts: opts, fieldsWritten: fieldsWritten, link: m.LinkID,
+	return s.recordMerge(ctx, sc, tx, row, wc, out, dataChange{source: m.Source, opts: opts, fieldsWritten: fieldsWritten, link: m.LinkID,
 		merge: &mergeRecord{sourceID: &id, baseNum: m.BaseNum, endNum: m.EndNum, upstreamNum: upstreamNum, unitConflicts: outstanding, revisionConflicts: found}})
-	written.Conflicts = found
+}
+
+// recordMerge records out, the data a merge (an upgrade, a Link's write) left for the locked Unit row: as a
+// Revision through commitData (change carries the merge's record), or, when the data did not change, only
+// the Unit's outstanding conflicts (and UpstreamRevisionNum). The answer carries the conflicts the merge found.
+func (s *Service) recordMerge(ctx context.Context, sc authz.Scope, tx *store.Tx, row *db.Unit, wc writeContext, out []byte, change dataChange) (WriteResult, error) {
+	m := change.merge
+	if configdata.Hash(out) == row.DataHash {
+		// No Data: the caller reads the data and sources include asks for, as after a write of fields.
+		u, err := s.setConflicts(ctx, sc, tx, row, wc, m.unitConflicts, m.upstreamNum, change.fieldsWritten)
+		return WriteResult{Unit: u, Conflicts: m.revisionConflicts}, err
+	}
+	doc, err := configdata.Parse(row.ToolchainType, out)
+	if err != nil {
+		return WriteResult{}, apierr.Unprocessable("the merged data is not valid %s: %s", row.ToolchainType, err.Error())
+	}
+	written, err := s.commitData(ctx, sc, tx, row, wc, out, doc, change)
+	written.Conflicts = m.revisionConflicts
 	return written, err
 }
 

@@ -166,22 +166,9 @@ func (s *Service) copyLinkPaths(ctx context.Context, sc authz.Scope, tx *store.T
 	if err != nil {
 		return WriteResult{}, nil, err
 	}
-	var res WriteResult
-	if configdata.Hash(out) == row.DataHash {
-		u, err := s.setConflicts(ctx, sc, tx, row, wc, outstanding, nil, false)
-		if err != nil {
-			return WriteResult{}, nil, err
-		}
-		res = WriteResult{Unit: u, Data: data, Conflicts: found}
-	} else {
-		doc, err := configdata.Parse(row.ToolchainType, out)
-		if err != nil {
-			return WriteResult{}, nil, dataError(err)
-		}
-		if res, err = s.commitData(ctx, sc, tx, row, wc, out, doc, change); err != nil {
-			return WriteResult{}, nil, err
-		}
-		res.Conflicts = found
+	res, err := s.recordMerge(ctx, sc, tx, row, wc, out, change)
+	if err != nil {
+		return WriteResult{}, nil, err
 	}
 	return res, findings, nil
 }
