@@ -266,19 +266,30 @@ type Mutation struct {
 	UpdatedAt            time.Time       `db:"updated_at"`
 }
 
+type OauthClient struct {
+	ClientID       string     `db:"client_id"`
+	OrganizationID uuid.UUID  `db:"organization_id"`
+	Name           string     `db:"name"`
+	RedirectUris   []string   `db:"redirect_uris"`
+	AllowAllOrgs   bool       `db:"allow_all_orgs"`
+	UserID         *uuid.UUID `db:"user_id"`
+	CreatedAt      time.Time  `db:"created_at"`
+}
+
 type Organization struct {
-	OrganizationID uuid.UUID       `db:"organization_id"`
-	Slug           string          `db:"slug"`
-	DisplayName    string          `db:"display_name"`
-	Labels         json.RawMessage `db:"labels"`
-	Annotations    json.RawMessage `db:"annotations"`
-	DeleteGates    json.RawMessage `db:"delete_gates"`
-	EmailDomain    string          `db:"email_domain"`
-	ExternalID     string          `db:"external_id"`
-	HiddenReason   string          `db:"hidden_reason"`
-	Version        int64           `db:"version"`
-	CreatedAt      time.Time       `db:"created_at"`
-	UpdatedAt      time.Time       `db:"updated_at"`
+	OrganizationID      uuid.UUID       `db:"organization_id"`
+	Slug                string          `db:"slug"`
+	DisplayName         string          `db:"display_name"`
+	Labels              json.RawMessage `db:"labels"`
+	Annotations         json.RawMessage `db:"annotations"`
+	DeleteGates         json.RawMessage `db:"delete_gates"`
+	EmailDomain         string          `db:"email_domain"`
+	ExternalID          string          `db:"external_id"`
+	HiddenReason        string          `db:"hidden_reason"`
+	Version             int64           `db:"version"`
+	CreatedAt           time.Time       `db:"created_at"`
+	UpdatedAt           time.Time       `db:"updated_at"`
+	SignInProvisionRole string          `db:"sign_in_provision_role"`
 }
 
 type OrganizationMember struct {
@@ -623,6 +634,12 @@ type UserKey struct {
 	CreatedAt      time.Time       `db:"created_at"`
 	OrganizationID uuid.UUID       `db:"organization_id"`
 	MaxOrgRole     string          `db:"max_org_role"`
+}
+
+type UserPassword struct {
+	UserID       uuid.UUID `db:"user_id"`
+	PasswordHash string    `db:"password_hash"`
+	UpdatedAt    time.Time `db:"updated_at"`
 }
 
 type View struct {

@@ -25,7 +25,7 @@ func (q *Queries) OrganizationDelete(ctx context.Context, organizationID uuid.UU
 }
 
 const organizationGetByID = `-- name: OrganizationGetByID :one
-SELECT organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at FROM organization WHERE organization_id = $1
+SELECT organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at, sign_in_provision_role FROM organization WHERE organization_id = $1
 `
 
 func (q *Queries) OrganizationGetByID(ctx context.Context, organizationID uuid.UUID) (*Organization, error) {
@@ -44,12 +44,13 @@ func (q *Queries) OrganizationGetByID(ctx context.Context, organizationID uuid.U
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SignInProvisionRole,
 	)
 	return &i, err
 }
 
 const organizationGetBySlug = `-- name: OrganizationGetBySlug :one
-SELECT organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at FROM organization WHERE slug = $1
+SELECT organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at, sign_in_provision_role FROM organization WHERE slug = $1
 `
 
 func (q *Queries) OrganizationGetBySlug(ctx context.Context, slug string) (*Organization, error) {
@@ -68,6 +69,7 @@ func (q *Queries) OrganizationGetBySlug(ctx context.Context, slug string) (*Orga
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SignInProvisionRole,
 	)
 	return &i, err
 }
@@ -75,7 +77,7 @@ func (q *Queries) OrganizationGetBySlug(ctx context.Context, slug string) (*Orga
 const organizationInsert = `-- name: OrganizationInsert :one
 INSERT INTO organization (organization_id, slug, display_name, labels, annotations, delete_gates, email_domain)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at
+RETURNING organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at, sign_in_provision_role
 `
 
 type OrganizationInsertParams struct {
@@ -112,6 +114,7 @@ func (q *Queries) OrganizationInsert(ctx context.Context, arg OrganizationInsert
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SignInProvisionRole,
 	)
 	return &i, err
 }
@@ -122,7 +125,7 @@ SET slug = $1, display_name = $2, labels = $3, annotations = $4,
     delete_gates = $5, email_domain = $6,
     version = version + 1, updated_at = now()
 WHERE organization_id = $7 AND version = $8
-RETURNING organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at
+RETURNING organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at, sign_in_provision_role
 `
 
 type OrganizationUpdateParams struct {
@@ -161,6 +164,7 @@ func (q *Queries) OrganizationUpdate(ctx context.Context, arg OrganizationUpdate
 		&i.Version,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.SignInProvisionRole,
 	)
 	return &i, err
 }
