@@ -84,7 +84,7 @@ check-generated: generate
 # Benchmarks (figures in docs/performance.md).
 bench:
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'ListSpacesDepth|Units|GuestList|LongPoll' -benchtime 200x ./internal/httpapi/
-	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'InvokeSetImage|LinkFanOut|UpgradeClones' -benchtime 10x ./internal/httpapi/
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'InvokeSetImage|LinkFanOut|UpgradeClones|ReleasePublishPull' -benchtime 10x ./internal/httpapi/
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'WorkerApply' -benchtime 5x ./internal/worker/
 
 # The load benchmark: hubd through its API beside raw SQL over pgx and etcd, in one run (figures in

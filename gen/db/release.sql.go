@@ -158,19 +158,22 @@ func (q *Queries) ReleaseLockSpace(ctx context.Context, spaceID uuid.UUID) error
 }
 
 const releaseMarkUnits = `-- name: ReleaseMarkUnits :exec
-UPDATE unit SET last_released_revision_num = ($1::bigint[])[array_position($2::uuid[], unit_id)]
-WHERE organization_id = $3 AND unit_id = ANY($2::uuid[])
+UPDATE unit SET last_released_revision_num = want.num
+FROM (SELECT unnest($2::uuid[]) AS unit_id, unnest($3::bigint[]) AS num) want
+WHERE unit.organization_id = $1 AND unit.unit_id = want.unit_id
+  AND unit.last_released_revision_num IS DISTINCT FROM want.num
 `
 
 type ReleaseMarkUnitsParams struct {
-	RevisionNums   []int64     `db:"revision_nums"`
-	UnitIds        []uuid.UUID `db:"unit_ids"`
 	OrganizationID uuid.UUID   `db:"organization_id"`
+	UnitIds        []uuid.UUID `db:"unit_ids"`
+	RevisionNums   []int64     `db:"revision_nums"`
 }
 
-// A published Unit records the Revision it was released at.
+// A published Unit records the Revision it was released at; one released again at the same Revision is
+// not written.
 func (q *Queries) ReleaseMarkUnits(ctx context.Context, arg ReleaseMarkUnitsParams) error {
-	_, err := q.db.Exec(ctx, releaseMarkUnits, arg.RevisionNums, arg.UnitIds, arg.OrganizationID)
+	_, err := q.db.Exec(ctx, releaseMarkUnits, arg.OrganizationID, arg.UnitIds, arg.RevisionNums)
 	return err
 }
 

@@ -50,9 +50,12 @@ ORDER BY u.slug
 FOR NO KEY UPDATE OF u;
 
 -- name: ReleaseMarkUnits :exec
--- A published Unit records the Revision it was released at.
-UPDATE unit SET last_released_revision_num = (@revision_nums::bigint[])[array_position(@unit_ids::uuid[], unit_id)]
-WHERE organization_id = @organization_id AND unit_id = ANY(@unit_ids::uuid[]);
+-- A published Unit records the Revision it was released at; one released again at the same Revision is
+-- not written.
+UPDATE unit SET last_released_revision_num = want.num
+FROM (SELECT unnest(@unit_ids::uuid[]) AS unit_id, unnest(@revision_nums::bigint[]) AS num) want
+WHERE unit.organization_id = @organization_id AND unit.unit_id = want.unit_id
+  AND unit.last_released_revision_num IS DISTINCT FROM want.num;
 
 -- name: ReleaseNextNum :one
 SELECT (COALESCE(MAX(release_num), 0) + 1)::bigint FROM release WHERE space_id = @space_id;
