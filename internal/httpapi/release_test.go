@@ -110,14 +110,14 @@ func TestReleases(t *testing.T) {
 	require.Equal(t, f.unit(t, "web").HeadRevisionNum, f.unit(t, "web").LastReleasedRevisionNum)
 	require.Zero(t, f.unit(t, "loose").LastReleasedRevisionNum, "a Unit of no Target is not released")
 	var web, loose api.ExtendedUnit
-	f.admin.Get(f.units["web"]+"?include=LastReleasedRevisionNum").Expect(http.StatusOK).JSON(&web)
+	f.admin.Get(f.units["web"] + "?include=LastReleasedRevisionNum").Expect(http.StatusOK).JSON(&web)
 	require.NotNil(t, web.LastReleasedRevision)
 	require.Equal(t, web.Unit.LastReleasedRevisionNum, web.LastReleasedRevision.RevisionNum)
 	require.Equal(t, web.Unit.UnitID, web.LastReleasedRevision.UnitID)
-	f.admin.Get(f.units["loose"]+"?include=LastReleasedRevisionNum").Expect(http.StatusOK).JSON(&loose)
+	f.admin.Get(f.units["loose"] + "?include=LastReleasedRevisionNum").Expect(http.StatusOK).JSON(&loose)
 	require.Nil(t, loose.LastReleasedRevision)
 	var listed []api.ExtendedUnit
-	f.admin.Get(f.space+"/unit?include=LastReleasedRevisionNum&where="+url.QueryEscape("Slug IN ('web', 'db', 'loose')")).Expect(http.StatusOK).JSON(&listed)
+	f.admin.Get(f.space + "/unit?include=LastReleasedRevisionNum&where=" + url.QueryEscape("Slug IN ('web', 'db', 'loose')")).Expect(http.StatusOK).JSON(&listed)
 	require.Len(t, listed, 3)
 	for _, u := range listed {
 		require.Equal(t, u.Unit.Slug != "loose", u.LastReleasedRevision != nil, u.Unit.Slug)
