@@ -6,12 +6,14 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/opencontainers/go-digest"
@@ -175,4 +177,45 @@ func readJSON(t *testing.T, path string, v any) {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, v))
+}
+
+// conformanceSuite is the OCI distribution-spec conformance suite, at the version this test runs.
+const conformanceSuite = "github.com/opencontainers/distribution-spec/conformance@v0.0.0-20260831232431-97274622c111"
+
+// TestOCIConformancePull runs the OCI distribution-spec conformance suite's pull category (its read-only
+// mode: the content is named, nothing is pushed) against a published Release, through a proxy that
+// checks every answer: ping, manifests by tag and digest with HEAD, blobs with HEAD, tag listing.
+func TestOCIConformancePull(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	p := publishRelease(t, env)
+	proxy, err := url.Parse(env.CheckedURL())
+	require.NoError(t, err)
+	dir := t.TempDir()
+	config := fmt.Sprintf(`resultsDir: %q
+version: "1.1"
+registry: %q
+tls: disabled
+repo1: %q
+repo2: %q
+username: puller
+password: %q
+apis: {pull: true, push: false, blobs: {delete: false}, manifests: {delete: false}, tags: {delete: false, list: true}, referrer: false}
+roData:
+  tags: ["1", "latest"]
+  manifests: [%q]
+  blobs: [%q, %q]
+`, filepath.Join(dir, "results"), proxy.Host, p.repo, p.repo, p.token, p.release.ManifestDigest, p.release.Digest, ocispec.DescriptorEmptyJSON.Digest)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "oci-conformance.yaml"), []byte(config), 0o600))
+	cmd := exec.Command("go", "run", conformanceSuite)
+	cmd.Env = append(os.Environ(), "OCI_CONFIGURATION="+filepath.Join(dir, "oci-conformance.yaml"))
+	out, _ := cmd.CombinedOutput() // the suite's exit status does not tell its result; its report does
+	report := string(out)
+	require.Contains(t, report, "OCI Conformance Result: Pass", report)
+	require.Regexp(t, `FAIL\.+:\s+0\n`, report)
+	require.Regexp(t, `Error\.+:\s+0\n`, report)
+	for _, api := range []string{"Ping", "Tag listing", "Blob get", "Blob head", "Manifest get by digest", "Manifest get by tag",
+		"Manifest head by digest", "Manifest head by tag", "Read Only Inputs"} {
+		require.Regexp(t, regexp.QuoteMeta(api)+`\.+:\s+Pass\n`, report)
+	}
 }
