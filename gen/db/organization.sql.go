@@ -119,6 +119,58 @@ func (q *Queries) OrganizationInsert(ctx context.Context, arg OrganizationInsert
 	return &i, err
 }
 
+const organizationListByExternalID = `-- name: OrganizationListByExternalID :many
+SELECT organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at, sign_in_provision_role FROM organization WHERE external_id = $1 AND external_id <> '' ORDER BY organization_id LIMIT 2
+`
+
+// The organizations an identity provider's organization claim names by ExternalID (token exchange); more
+// than one is ambiguous, so two are enough to tell.
+func (q *Queries) OrganizationListByExternalID(ctx context.Context, externalID string) ([]*Organization, error) {
+	rows, err := q.db.Query(ctx, organizationListByExternalID, externalID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Organization
+	for rows.Next() {
+		var i Organization
+		if err := rows.Scan(
+			&i.OrganizationID,
+			&i.Slug,
+			&i.DisplayName,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.EmailDomain,
+			&i.ExternalID,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SignInProvisionRole,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const organizationSignInProvisionRole = `-- name: OrganizationSignInProvisionRole :one
+SELECT sign_in_provision_role FROM organization WHERE organization_id = $1
+`
+
+// The OrgRole a person who signs in by token exchange without being a member gets (” = refused).
+func (q *Queries) OrganizationSignInProvisionRole(ctx context.Context, organizationID uuid.UUID) (string, error) {
+	row := q.db.QueryRow(ctx, organizationSignInProvisionRole, organizationID)
+	var sign_in_provision_role string
+	err := row.Scan(&sign_in_provision_role)
+	return sign_in_provision_role, err
+}
+
 const organizationUpdate = `-- name: OrganizationUpdate :one
 UPDATE organization
 SET slug = $1, display_name = $2, labels = $3, annotations = $4,

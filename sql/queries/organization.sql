@@ -19,3 +19,12 @@ RETURNING *;
 
 -- name: OrganizationDelete :execrows
 DELETE FROM organization WHERE organization_id = @organization_id;
+
+-- name: OrganizationListByExternalID :many
+-- The organizations an identity provider's organization claim names by ExternalID (token exchange); more
+-- than one is ambiguous, so two are enough to tell.
+SELECT * FROM organization WHERE external_id = @external_id AND external_id <> '' ORDER BY organization_id LIMIT 2;
+
+-- name: OrganizationSignInProvisionRole :one
+-- The OrgRole a person who signs in by token exchange without being a member gets ('' = refused).
+SELECT sign_in_provision_role FROM organization WHERE organization_id = @organization_id;
