@@ -106,11 +106,11 @@ type exchangeFixture struct {
 	alice      auth.Principal
 }
 
-func setupExchange(t *testing.T) *exchangeFixture {
+func setupExchange(t *testing.T, minKeyRefetch time.Duration) *exchangeFixture {
 	t.Helper()
 	key := newIDPKey(t, "k1")
 	idp := newTestIssuer(t, key)
-	env := apitest.New(t, apitest.Options{Auth: identity.Config{Mode: identity.ModeExternal, Issuer: idp.srv.URL}})
+	env := apitest.New(t, apitest.Options{Auth: identity.Config{Mode: identity.ModeExternal, Issuer: idp.srv.URL, MinKeyRefetch: minKeyRefetch}})
 	f := &exchangeFixture{env: env, idp: idp, key: key,
 		orgA: env.Principal("org-a", "admin-a", auth.RoleAdmin), orgB: env.Principal("org-b", "admin-b", auth.RoleAdmin),
 		alice: env.Principal("org-a", "alice", auth.RoleManager)}
@@ -168,7 +168,7 @@ func (f *exchangeFixture) signedInAs(t *testing.T, subjectToken string) api.Orga
 
 func TestTokenExchangeRefusals(t *testing.T) {
 	t.Parallel()
-	f := setupExchange(t)
+	f := setupExchange(t, 0)
 	stranger := newIDPKey(t, "k1") // same kid, not the published key
 	unknown := newIDPKey(t, "k-unknown")
 	now := time.Now()
@@ -213,6 +213,9 @@ func TestTokenExchangeRefusals(t *testing.T) {
 			require.Contains(t, body["error_description"], tc.description)
 		})
 	}
+	// The keys were fetched once: tokens naming unknown keys or forged ones do not fetch them again
+	// sooner than MinKeyRefetch (10 seconds by default).
+	require.EqualValues(t, 1, f.idp.jwksHits.Load())
 	// Nobody was provisioned by a refusal.
 	var n int
 	require.NoError(t, f.env.App.Store.Pool.QueryRow(context.Background(), `SELECT count(*) FROM app_user WHERE external_id = 'ext-bob'`).Scan(&n))
@@ -223,7 +226,7 @@ func TestTokenExchangeRefusals(t *testing.T) {
 // membership; the minted token works on /api/me.
 func TestTokenExchangeSignsInMember(t *testing.T) {
 	t.Parallel()
-	f := setupExchange(t)
+	f := setupExchange(t, 0)
 	me := f.signedInAs(t, f.token(t, nil))
 	require.Equal(t, f.alice.UserID, me.UserID)
 	require.Equal(t, f.orgA.OrganizationID, me.OrganizationID)
@@ -254,7 +257,7 @@ func TestTokenExchangeSignsInMember(t *testing.T) {
 // who signs in for the first time a member with it (once); by default (”) it refuses them.
 func TestTokenExchangeProvisioning(t *testing.T) {
 	t.Parallel()
-	f := setupExchange(t)
+	f := setupExchange(t, 0)
 	newbie := map[string]any{"sub": "ext-newbie", "azp": "app-all", "organization": "ext-b", "preferred_username": "newbie", "name": "New Bie"}
 	status, body := exchange(t, f.env, exchangeForm(f.token(t, newbie)))
 	require.Equal(t, http.StatusBadRequest, status)
@@ -286,10 +289,10 @@ func TestTokenExchangeProvisioning(t *testing.T) {
 }
 
 // TestTokenExchangeKeyCache: the JWKS is fetched once for many exchanges, and again when a token names a
-// key the cache lacks (the provider rotated its keys).
+// key the cache lacks (the provider rotated its keys; MinKeyRefetch is lifted so the test need not wait).
 func TestTokenExchangeKeyCache(t *testing.T) {
 	t.Parallel()
-	f := setupExchange(t)
+	f := setupExchange(t, time.Nanosecond)
 	for range 5 {
 		f.signedInAs(t, f.token(t, nil))
 	}

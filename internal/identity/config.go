@@ -2,6 +2,7 @@ package identity
 
 import (
 	"strings"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 )
@@ -64,6 +65,9 @@ type Config struct {
 	// in ModeEmbedded. Nil: the issuer's discovery document names its JWKS, fetched on first use and
 	// cached.
 	KeySet oidc.KeySet
+	// MinKeyRefetch is the least time between two fetches of the provider's keys (a token naming a key
+	// not held, or failing to verify, fetches them again, but not sooner); 0: DefaultMinKeyRefetch.
+	MinKeyRefetch time.Duration
 }
 
 // IssuerURL is the issuer tokens must name (iss) and the /api/info AuthIssuer; empty when off.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,10 +52,12 @@ type Exchanger struct {
 	orgClaim string
 	keySet   oidc.KeySet
 	client   *http.Client
-	// kids are the key IDs of the JWKS the provider published last (to tell an unknown key from a bad
-	// signature in the answer); fetchFailures counts failed requests to the provider.
-	kids          atomic.Pointer[map[string]bool]
+	// keys are the JWKS the provider published last and keysFetched when (unix nanoseconds), as the key
+	// set fetched them; fetchFailures counts failed requests to the provider.
+	keys          atomic.Pointer[[]jose.JSONWebKey]
+	keysFetched   atomic.Int64
 	fetchFailures atomic.Int64
+	minRefetch    time.Duration
 
 	mu                sync.Mutex
 	verifier          *oidc.IDTokenVerifier
@@ -69,7 +72,10 @@ func New(cfg Config, baseURL string, st *store.Store, orgs *org.Service) *Exchan
 		return nil
 	}
 	x := &Exchanger{store: st, orgs: orgs, mode: cfg.Mode, issuer: cfg.IssuerURL(baseURL),
-		audience: cfg.AudienceFor(baseURL), orgClaim: cfg.orgClaim(), keySet: cfg.KeySet}
+		audience: cfg.AudienceFor(baseURL), orgClaim: cfg.orgClaim(), keySet: cfg.KeySet, minRefetch: cfg.MinKeyRefetch}
+	if x.minRefetch <= 0 {
+		x.minRefetch = DefaultMinKeyRefetch
+	}
 	x.client = &http.Client{Timeout: fetchTimeout, Transport: watchingTransport{base: http.DefaultTransport, x: x}}
 	return x
 }
@@ -132,6 +138,9 @@ func (x *Exchanger) verifierFor(ctx context.Context) (*oidc.IDTokenVerifier, err
 			return nil, &UnavailableError{Issuer: x.issuer, Err: err}
 		}
 	}
+	if x.keySet == nil {
+		keySet = throttledKeySet{remote: keySet, x: x}
+	}
 	x.verifier = oidc.NewVerifier(x.issuer, notingKeySet{keySet}, config)
 	return x.verifier, nil
 }
@@ -163,11 +172,7 @@ func unixTime(f float64) time.Time { return time.Unix(int64(f), 0).UTC() }
 // claim set. A refusal is an invalid_grant *signin.GrantError saying which check failed.
 func (x *Exchanger) verify(ctx context.Context, subjectToken string) (tokenClaims, map[string]json.RawMessage, error) {
 	var tc tokenClaims
-	algs := make([]jose.SignatureAlgorithm, len(signingAlgs))
-	for i, a := range signingAlgs {
-		algs[i] = jose.SignatureAlgorithm(a)
-	}
-	parsed, err := jose.ParseSigned(subjectToken, algs)
+	parsed, err := jose.ParseSigned(subjectToken, joseAlgs())
 	if err != nil || len(parsed.Signatures) != 1 {
 		return tc, nil, refuse("subject_token is not a signed JWT (the identity provider's access token, signed with one of %s)",
 			strings.Join(signingAlgs, ", "))
@@ -213,7 +218,7 @@ func (x *Exchanger) explain(err error, note *verifyNote, failures int64, kid str
 		if x.fetchFailures.Load() > failures {
 			return &UnavailableError{Issuer: x.issuer, Err: note.err}
 		}
-		if kids := x.kids.Load(); kids != nil && !(*kids)[kid] {
+		if keys := x.keys.Load(); keys != nil && kid != "" && !slices.ContainsFunc(*keys, func(k jose.JSONWebKey) bool { return k.KeyID == kid }) {
 			return refuse("subject_token is signed with a key (kid %q) the identity provider does not publish", kid)
 		}
 		return refuse("subject_token's signature does not verify with the identity provider's keys")
@@ -275,6 +280,48 @@ func (k notingKeySet) VerifySignature(ctx context.Context, jwt string) ([]byte, 
 	return payload, err
 }
 
+// DefaultMinKeyRefetch is the least time between two fetches of the provider's keys when no other is
+// configured (Config.MinKeyRefetch).
+const DefaultMinKeyRefetch = 10 * time.Second
+
+// throttledKeySet guards the provider's key set (go-oidc RemoteKeySet), which fetches the keys again
+// whenever a token fails to verify with those it holds: an unknown kid (the provider rotated its keys),
+// but also any forged signature. Sooner than minRefetch after the last fetch, a token that no held key
+// verifies is refused without asking the provider, so forged tokens cannot make hubd fetch per request.
+type throttledKeySet struct {
+	remote oidc.KeySet
+	x      *Exchanger
+}
+
+func (k throttledKeySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
+	keys := k.x.keys.Load()
+	if keys == nil || time.Since(time.Unix(0, k.x.keysFetched.Load())) >= k.x.minRefetch {
+		return k.remote.VerifySignature(ctx, jwt)
+	}
+	parsed, err := jose.ParseSigned(jwt, joseAlgs())
+	if err != nil || len(parsed.Signatures) != 1 {
+		return nil, errors.New("not a JWT with one signature")
+	}
+	kid := parsed.Signatures[0].Header.KeyID
+	for _, key := range *keys {
+		if kid == "" || key.KeyID == kid {
+			if _, err := parsed.Verify(&key); err == nil {
+				// A held key verifies it: the key set verifies it again from its cache, without a fetch.
+				return k.remote.VerifySignature(ctx, jwt)
+			}
+		}
+	}
+	return nil, errors.New("no key the provider published verifies the signature (keys fetched too recently to fetch again)")
+}
+
+func joseAlgs() []jose.SignatureAlgorithm {
+	algs := make([]jose.SignatureAlgorithm, len(signingAlgs))
+	for i, a := range signingAlgs {
+		algs[i] = jose.SignatureAlgorithm(a)
+	}
+	return algs
+}
+
 // maxProviderResponse bounds what is read of a discovery document or a JWKS.
 const maxProviderResponse = 1 << 20
 
@@ -303,24 +350,26 @@ func (t watchingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	var set struct {
-		Keys *[]struct {
-			Kid string `json:"kid"`
-		} `json:"keys"`
+		Keys *[]json.RawMessage `json:"keys"`
 	}
 	if json.Unmarshal(body, &set) == nil && set.Keys != nil {
-		kids := map[string]bool{}
-		for _, k := range *set.Keys {
-			kids[k.Kid] = true
+		// Keys go-jose cannot read (or private ones, which no provider should publish) are left out.
+		keys := []jose.JSONWebKey{}
+		for _, raw := range *set.Keys {
+			var k jose.JSONWebKey
+			if k.UnmarshalJSON(raw) == nil && k.IsPublic() {
+				keys = append(keys, k)
+			}
 		}
-		t.x.kids.Store(&kids)
+		t.x.keys.Store(&keys)
+		t.x.keysFetched.Store(time.Now().UnixNano())
 	}
 	return resp, nil
 }
 
 // SubjectHint is the unverified subject of a token, for counting failed sign-ins per credential.
 func SubjectHint(subjectToken string) string {
-	parsed, err := jose.ParseSigned(subjectToken, []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512,
-		jose.ES256, jose.ES384, jose.ES512, jose.PS256, jose.PS384, jose.PS512, jose.EdDSA})
+	parsed, err := jose.ParseSigned(subjectToken, joseAlgs())
 	if err != nil {
 		return ""
 	}
