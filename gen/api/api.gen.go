@@ -330,25 +330,55 @@ func (e MutationConflictReason) Valid() bool {
 
 // Defines values for OrgRole.
 const (
-	Admin   OrgRole = "admin"
-	Guest   OrgRole = "guest"
-	Manager OrgRole = "manager"
-	Member  OrgRole = "member"
-	Viewer  OrgRole = "viewer"
+	OrgRoleAdmin   OrgRole = "admin"
+	OrgRoleGuest   OrgRole = "guest"
+	OrgRoleManager OrgRole = "manager"
+	OrgRoleMember  OrgRole = "member"
+	OrgRoleViewer  OrgRole = "viewer"
 )
 
 // Valid indicates whether the value is a known member of the OrgRole enum.
 func (e OrgRole) Valid() bool {
 	switch e {
-	case Admin:
+	case OrgRoleAdmin:
 		return true
-	case Guest:
+	case OrgRoleGuest:
 		return true
-	case Manager:
+	case OrgRoleManager:
 		return true
-	case Member:
+	case OrgRoleMember:
 		return true
-	case Viewer:
+	case OrgRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OrganizationSignInProvisionRole.
+const (
+	OrganizationSignInProvisionRoleAdmin   OrganizationSignInProvisionRole = "admin"
+	OrganizationSignInProvisionRoleEmpty   OrganizationSignInProvisionRole = ""
+	OrganizationSignInProvisionRoleGuest   OrganizationSignInProvisionRole = "guest"
+	OrganizationSignInProvisionRoleManager OrganizationSignInProvisionRole = "manager"
+	OrganizationSignInProvisionRoleMember  OrganizationSignInProvisionRole = "member"
+	OrganizationSignInProvisionRoleViewer  OrganizationSignInProvisionRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the OrganizationSignInProvisionRole enum.
+func (e OrganizationSignInProvisionRole) Valid() bool {
+	switch e {
+	case OrganizationSignInProvisionRoleAdmin:
+		return true
+	case OrganizationSignInProvisionRoleEmpty:
+		return true
+	case OrganizationSignInProvisionRoleGuest:
+		return true
+	case OrganizationSignInProvisionRoleManager:
+		return true
+	case OrganizationSignInProvisionRoleMember:
+		return true
+	case OrganizationSignInProvisionRoleViewer:
 		return true
 	default:
 		return false
@@ -585,19 +615,19 @@ func (e UnitEventStatus) Valid() bool {
 
 // Defines values for ViewOrderByDirection.
 const (
-	ASC   ViewOrderByDirection = "ASC"
-	DESC  ViewOrderByDirection = "DESC"
-	Empty ViewOrderByDirection = ""
+	ViewOrderByDirectionASC   ViewOrderByDirection = "ASC"
+	ViewOrderByDirectionDESC  ViewOrderByDirection = "DESC"
+	ViewOrderByDirectionEmpty ViewOrderByDirection = ""
 )
 
 // Valid indicates whether the value is a known member of the ViewOrderByDirection enum.
 func (e ViewOrderByDirection) Valid() bool {
 	switch e {
-	case ASC:
+	case ViewOrderByDirectionASC:
 		return true
-	case DESC:
+	case ViewOrderByDirectionDESC:
 		return true
-	case Empty:
+	case ViewOrderByDirectionEmpty:
 		return true
 	default:
 		return false
@@ -2808,6 +2838,12 @@ type Organization struct {
 	Labels         Labels             `json:"Labels"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
+	// SignInProvisionRole The OrgRole a person gets who signs in to this organization by token exchange (a browser app) without
+	// being a member: the first sign-in creates the User (when the identity provider's subject has none) and
+	// the membership. Empty (the default) refuses people who are not members. Changing it needs the right
+	// to manage the organization.
+	SignInProvisionRole OrganizationSignInProvisionRole `json:"SignInProvisionRole"`
+
 	// Slug URL-safe identifier, unique within its scope.
 	//
 	// Example: prod
@@ -2817,6 +2853,12 @@ type Organization struct {
 	// Version Optimistic-concurrency version; send back the value read. Required on PUT.
 	Version int64 `json:"Version"`
 }
+
+// OrganizationSignInProvisionRole The OrgRole a person gets who signs in to this organization by token exchange (a browser app) without
+// being a member: the first sign-in creates the User (when the identity provider's subject has none) and
+// the membership. Empty (the default) refuses people who are not members. Changing it needs the right
+// to manage the organization.
+type OrganizationSignInProvisionRole string
 
 // OrganizationInput defines model for OrganizationInput.
 type OrganizationInput = Organization

@@ -263,7 +263,22 @@ func TestTokenExchangeProvisioning(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, status)
 	require.Contains(t, body["error_description"], "not a member of organization org-b")
 
-	f.sql(t, `UPDATE organization SET sign_in_provision_role = 'member' WHERE organization_id = $1`, f.orgB.OrganizationID)
+	// Admins of B turn provisioning on (SignInProvisionRole); a manager may not, and it must be a role.
+	orgPath := "/api/organization/" + f.orgB.OrganizationID.String()
+	adminB := f.env.Client(f.env.Token("org-b", "admin-b", auth.RoleAdmin))
+	var got api.ExtendedOrganization
+	adminB.Get(orgPath).Expect(http.StatusOK).JSON(&got)
+	require.Equal(t, api.OrganizationSignInProvisionRole(""), got.Organization.SignInProvisionRole, "off by default")
+	updated := got.Organization
+	updated.SignInProvisionRole = "member"
+	f.env.Client(f.env.Token("org-b", "manager-b", auth.RoleManager)).Put(orgPath, updated).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+	bogus := got.Organization
+	bogus.SignInProvisionRole = "owner"
+	adminB.Put(orgPath, bogus).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
+	var put api.Organization
+	adminB.Put(orgPath, updated).Expect(http.StatusOK).JSON(&put)
+	require.Equal(t, api.OrganizationSignInProvisionRole("member"), put.SignInProvisionRole)
+
 	me := f.signedInAs(t, f.token(t, newbie))
 	require.Equal(t, f.orgB.OrganizationID, me.OrganizationID)
 	require.Equal(t, "member", string(me.OrgRole))
