@@ -27,7 +27,7 @@ func organizationToAPI(o org.Organization) api.Organization {
 		Labels: o.Labels, Annotations: o.Annotations, DeleteGates: o.DeleteGates,
 		ExternalID: o.ExternalID, HiddenReason: o.HiddenReason, EntityType: org.OrganizationType,
 		SignInProvisionRole: api.OrganizationSignInProvisionRole(o.SignInProvisionRole),
-		CreatedAt: o.CreatedAt.UTC(), UpdatedAt: o.UpdatedAt.UTC(), Version: o.Version,
+		CreatedAt:           o.CreatedAt.UTC(), UpdatedAt: o.UpdatedAt.UTC(), Version: o.Version,
 	}
 }
 
