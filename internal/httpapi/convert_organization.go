@@ -26,8 +26,8 @@ func organizationToAPI(o org.Organization) api.Organization {
 		OrganizationID: o.ID, Slug: o.Slug, DisplayName: o.DisplayName, EmailDomain: o.EmailDomain,
 		Labels: o.Labels, Annotations: o.Annotations, DeleteGates: o.DeleteGates,
 		ExternalID: o.ExternalID, HiddenReason: o.HiddenReason, EntityType: org.OrganizationType,
+		CreatedAt: o.CreatedAt.UTC(), UpdatedAt: o.UpdatedAt.UTC(), Version: o.Version,
 		SignInProvisionRole: api.OrganizationSignInProvisionRole(o.SignInProvisionRole),
-		CreatedAt:           o.CreatedAt.UTC(), UpdatedAt: o.UpdatedAt.UTC(), Version: o.Version,
 	}
 }
 
