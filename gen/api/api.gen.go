@@ -330,55 +330,25 @@ func (e MutationConflictReason) Valid() bool {
 
 // Defines values for OrgRole.
 const (
-	OrgRoleAdmin   OrgRole = "admin"
-	OrgRoleGuest   OrgRole = "guest"
-	OrgRoleManager OrgRole = "manager"
-	OrgRoleMember  OrgRole = "member"
-	OrgRoleViewer  OrgRole = "viewer"
+	Admin   OrgRole = "admin"
+	Guest   OrgRole = "guest"
+	Manager OrgRole = "manager"
+	Member  OrgRole = "member"
+	Viewer  OrgRole = "viewer"
 )
 
 // Valid indicates whether the value is a known member of the OrgRole enum.
 func (e OrgRole) Valid() bool {
 	switch e {
-	case OrgRoleAdmin:
+	case Admin:
 		return true
-	case OrgRoleGuest:
+	case Guest:
 		return true
-	case OrgRoleManager:
+	case Manager:
 		return true
-	case OrgRoleMember:
+	case Member:
 		return true
-	case OrgRoleViewer:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for OrganizationSignInProvisionRole.
-const (
-	OrganizationSignInProvisionRoleAdmin   OrganizationSignInProvisionRole = "admin"
-	OrganizationSignInProvisionRoleEmpty   OrganizationSignInProvisionRole = ""
-	OrganizationSignInProvisionRoleGuest   OrganizationSignInProvisionRole = "guest"
-	OrganizationSignInProvisionRoleManager OrganizationSignInProvisionRole = "manager"
-	OrganizationSignInProvisionRoleMember  OrganizationSignInProvisionRole = "member"
-	OrganizationSignInProvisionRoleViewer  OrganizationSignInProvisionRole = "viewer"
-)
-
-// Valid indicates whether the value is a known member of the OrganizationSignInProvisionRole enum.
-func (e OrganizationSignInProvisionRole) Valid() bool {
-	switch e {
-	case OrganizationSignInProvisionRoleAdmin:
-		return true
-	case OrganizationSignInProvisionRoleEmpty:
-		return true
-	case OrganizationSignInProvisionRoleGuest:
-		return true
-	case OrganizationSignInProvisionRoleManager:
-		return true
-	case OrganizationSignInProvisionRoleMember:
-		return true
-	case OrganizationSignInProvisionRoleViewer:
+	case Viewer:
 		return true
 	default:
 		return false
@@ -615,19 +585,19 @@ func (e UnitEventStatus) Valid() bool {
 
 // Defines values for ViewOrderByDirection.
 const (
-	ViewOrderByDirectionASC   ViewOrderByDirection = "ASC"
-	ViewOrderByDirectionDESC  ViewOrderByDirection = "DESC"
-	ViewOrderByDirectionEmpty ViewOrderByDirection = ""
+	ASC   ViewOrderByDirection = "ASC"
+	DESC  ViewOrderByDirection = "DESC"
+	Empty ViewOrderByDirection = ""
 )
 
 // Valid indicates whether the value is a known member of the ViewOrderByDirection enum.
 func (e ViewOrderByDirection) Valid() bool {
 	switch e {
-	case ViewOrderByDirectionASC:
+	case ASC:
 		return true
-	case ViewOrderByDirectionDESC:
+	case DESC:
 		return true
-	case ViewOrderByDirectionEmpty:
+	case Empty:
 		return true
 	default:
 		return false
@@ -2840,9 +2810,9 @@ type Organization struct {
 
 	// SignInProvisionRole The OrgRole a person gets who signs in to this organization by token exchange (a browser app) without
 	// being a member: the first sign-in creates the User (when the identity provider's subject has none) and
-	// the membership. Empty (the default) refuses people who are not members. Changing it needs the right
-	// to manage the organization.
-	SignInProvisionRole OrganizationSignInProvisionRole `json:"SignInProvisionRole"`
+	// the membership. One of admin, manager, member, viewer or guest; empty (the default) refuses people who
+	// are not members. Changing it needs the right to manage the organization.
+	SignInProvisionRole string `json:"SignInProvisionRole"`
 
 	// Slug URL-safe identifier, unique within its scope.
 	//
@@ -2853,12 +2823,6 @@ type Organization struct {
 	// Version Optimistic-concurrency version; send back the value read. Required on PUT.
 	Version int64 `json:"Version"`
 }
-
-// OrganizationSignInProvisionRole The OrgRole a person gets who signs in to this organization by token exchange (a browser app) without
-// being a member: the first sign-in creates the User (when the identity provider's subject has none) and
-// the membership. Empty (the default) refuses people who are not members. Changing it needs the right
-// to manage the organization.
-type OrganizationSignInProvisionRole string
 
 // OrganizationInput defines model for OrganizationInput.
 type OrganizationInput = Organization

@@ -27,7 +27,7 @@ func organizationToAPI(o org.Organization) api.Organization {
 		Labels: o.Labels, Annotations: o.Annotations, DeleteGates: o.DeleteGates,
 		ExternalID: o.ExternalID, HiddenReason: o.HiddenReason, EntityType: org.OrganizationType,
 		CreatedAt: o.CreatedAt.UTC(), UpdatedAt: o.UpdatedAt.UTC(), Version: o.Version,
-		SignInProvisionRole: api.OrganizationSignInProvisionRole(o.SignInProvisionRole),
+		SignInProvisionRole: string(o.SignInProvisionRole),
 	}
 }
 

@@ -268,7 +268,7 @@ func TestTokenExchangeProvisioning(t *testing.T) {
 	adminB := f.env.Client(f.env.Token("org-b", "admin-b", auth.RoleAdmin))
 	var got api.ExtendedOrganization
 	adminB.Get(orgPath).Expect(http.StatusOK).JSON(&got)
-	require.Equal(t, api.OrganizationSignInProvisionRole(""), got.Organization.SignInProvisionRole, "off by default")
+	require.Equal(t, "", got.Organization.SignInProvisionRole, "off by default")
 	updated := got.Organization
 	updated.SignInProvisionRole = "member"
 	f.env.Client(f.env.Token("org-b", "manager-b", auth.RoleManager)).Put(orgPath, updated).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
@@ -277,7 +277,7 @@ func TestTokenExchangeProvisioning(t *testing.T) {
 	adminB.Put(orgPath, bogus).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
 	var put api.Organization
 	adminB.Put(orgPath, updated).Expect(http.StatusOK).JSON(&put)
-	require.Equal(t, api.OrganizationSignInProvisionRole("member"), put.SignInProvisionRole)
+	require.Equal(t, "member", put.SignInProvisionRole)
 
 	me := f.signedInAs(t, f.token(t, newbie))
 	require.Equal(t, f.orgB.OrganizationID, me.OrganizationID)
