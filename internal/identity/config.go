@@ -21,6 +21,7 @@ const (
 	ModeExternal
 )
 
+// String names the mode for logs: embedded, external or off.
 func (m Mode) String() string {
 	switch m {
 	case ModeEmbedded:
