@@ -386,3 +386,25 @@ func TestTokenExchangeEmbeddedKeySet(t *testing.T) {
 	require.Equal(t, alice.UserID, me.UserID)
 	require.Equal(t, "member", string(me.OrgRole))
 }
+
+// TestTokenExchangeSlowDown: failed exchanges count against the sign-in guard per subject from the
+// client's address, as failed assertions do; another subject still signs in.
+func TestTokenExchangeSlowDown(t *testing.T) {
+	t.Parallel()
+	f := setupExchange(t, 0)
+	wrong := exchangeForm(f.token(t, map[string]any{"sub": "ext-alice", "aud": "https://elsewhere.example"}))
+	for range 10 {
+		status, _ := exchange(t, f.env, wrong)
+		require.Equal(t, http.StatusBadRequest, status)
+	}
+	resp := f.env.Anonymous().Post("/api/auth/token", apitest.Raw{ContentType: "application/x-www-form-urlencoded", Data: []byte(wrong.Encode())}).
+		Expect(http.StatusTooManyRequests)
+	require.Equal(t, "slow_down", resp.Map()["error"])
+	require.NotEmpty(t, resp.Header.Get("Retry-After"))
+	// Right or wrong, alice's subject waits now; a provisioned newcomer of B does not.
+	status, _ := exchange(t, f.env, exchangeForm(f.token(t, nil)))
+	require.Equal(t, http.StatusTooManyRequests, status)
+	f.sql(t, `UPDATE organization SET sign_in_provision_role = 'viewer' WHERE organization_id = $1`, f.orgB.OrganizationID)
+	me := f.signedInAs(t, f.token(t, map[string]any{"sub": "ext-carol", "azp": "app-all", "organization": "ext-b"}))
+	require.Equal(t, "viewer", string(me.OrgRole))
+}
