@@ -138,6 +138,7 @@ func serve(ctx context.Context, args []string) error {
 	templateBytes := fs.Int("max-template-expansion", int(envInt("HUBD_MAX_TEMPLATE_EXPANSION", int64(function.MaxExpandedBytes))), "bytes the templates of one request or data write may expand to (HUBD_MAX_TEMPLATE_EXPANSION)")
 	triggersPerSpace := fs.Int("max-triggers-per-space", int(envInt("HUBD_MAX_TRIGGERS_PER_SPACE", int64(trigger.MaxPerSpace))), "Triggers a Space may hold (HUBD_MAX_TRIGGERS_PER_SPACE)")
 	triggerCalls := fs.Int("max-trigger-calls", int(envInt("HUBD_MAX_TRIGGER_CALLS", int64(unit.MaxTriggerCalls))), "function calls one data write may run through Triggers (HUBD_MAX_TRIGGER_CALLS)")
+	authSettings := registerAuthFlags(fs)
 	memoryLimit := fs.Int64("memory-limit", envInt("HUBD_MEMORY_LIMIT", defaultMemoryLimit), "soft limit in bytes of the process's Go memory, raised to twice the live heap when that is more (HUBD_MEMORY_LIMIT; 0: the runtime's own, GOMEMLIMIT)")
 	_ = fs.Parse(args)
 	cfg, err := c.config(true)
@@ -160,6 +161,9 @@ func serve(ctx context.Context, args []string) error {
 		ViewLimits: listquery.ViewLimits{CellValues: *viewValues, CellBytes: *viewCell, PageBytes: *viewPage}, RequestTimeout: *timeout, WriteTimeout: *writeTimeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
 		MaxPollStarts: *pollStarts, LongPollMode: mode, CORSOrigins: origins}
 	cfg.EventRetention = *retention
+	if cfg.Auth, err = authSettings.config(fs); err != nil {
+		return err
+	}
 
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
@@ -200,7 +204,8 @@ func serve(ctx context.Context, args []string) error {
 	if *debugAddr != "" {
 		go serveDebug(*debugAddr, cfg.Logger)
 	}
-	cfg.Logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "version", app.Version)
+	cfg.Logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "version", app.Version,
+		"auth_mode", cfg.Auth.Mode.String(), "auth_issuer", cfg.Auth.IssuerURL(cfg.BaseURL))
 
 	select {
 	case err := <-errc:

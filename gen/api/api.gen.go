@@ -1143,13 +1143,13 @@ type AnnotationsPatch map[string]*string
 
 // ApiInfo defines model for ApiInfo.
 type ApiInfo struct {
-	// AuthIssuer Identity-provider issuer to log in against. Empty means the instance is not configured for custom UI app authentication.
+	// AuthIssuer Identity-provider issuer to log in against (OIDC discovery at {AuthIssuer}/.well-known/openid-configuration); the instance's own provider, {base_url}/oidc, unless an external one is configured. Empty means browser sign-in is off (custom UI apps cannot sign in).
 	AuthIssuer string `json:"AuthIssuer"`
 
-	// TokenExchangeAudience The audience a signed assertion sent to the token endpoint must carry in aud (the endpoint URL, {base_url}/auth/token).
+	// TokenExchangeAudience The audience an identity provider's access token exchanged at the token endpoint must carry in aud (the configured audience, else the endpoint URL {base_url}/auth/token); a signed assertion (RFC 7523) always carries the endpoint URL.
 	TokenExchangeAudience string `json:"TokenExchangeAudience"`
 
-	// TokenExchangeEndpoint URL that accepts an identity token (RFC 8693) and mints a service token.
+	// TokenExchangeEndpoint URL that accepts the identity provider's access token (RFC 8693 token exchange) and mints a service token ({base_url}/auth/token).
 	TokenExchangeEndpoint string `json:"TokenExchangeEndpoint"`
 
 	// Version The server's version; the same value is sent in the Hubd-Version header.
@@ -2812,6 +2812,12 @@ type Organization struct {
 	Labels         Labels             `json:"Labels"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
 
+	// SignInProvisionRole The OrgRole a person gets who signs in to this organization by token exchange (a browser app) without
+	// being a member: the first sign-in creates the User (when the identity provider's subject has none) and
+	// the membership. One of admin, manager, member, viewer or guest; empty (the default) refuses people who
+	// are not members. Changing it needs the right to manage the organization.
+	SignInProvisionRole string `json:"SignInProvisionRole"`
+
 	// Slug URL-safe identifier, unique within its scope.
 	//
 	// Example: prod
@@ -3545,10 +3551,13 @@ type TokenRequest struct {
 	// OrganizationId The organization to act in; when given it must be the key's.
 	OrganizationId openapi_types.UUID `json:"organization_id"`
 
+	// RequestedTokenType urn:ietf:params:oauth:token-type:access_token when given (token-exchange).
+	RequestedTokenType string `json:"requested_token_type"`
+
 	// SubjectToken The identity provider's token (token-exchange).
 	SubjectToken string `json:"subject_token"`
 
-	// SubjectTokenType urn:ietf:params:oauth:token-type:id_token or access_token (token-exchange).
+	// SubjectTokenType urn:ietf:params:oauth:token-type:access_token (token-exchange).
 	SubjectTokenType string `json:"subject_token_type"`
 }
 

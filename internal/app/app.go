@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/internal/eventfilter"
 	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/identity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
 	"github.com/hubd/hubd/internal/org"
@@ -45,6 +46,9 @@ type Config struct {
 	// Migrate applies pending migrations before starting.
 	Migrate bool
 	Logger  *slog.Logger
+	// Auth is the identity provider browser apps sign in with by token exchange (the zero value: off).
+	// In identity.ModeEmbedded, set Auth.KeySet to the embedded provider's key set before Open.
+	Auth identity.Config
 }
 
 // App is an assembled instance.
@@ -88,7 +92,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	// The long polls of this replica share their reads of the event log.
 	events := eventfilter.NewReader(st, notifier)
-	return &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, Services: httpapi.Services{
+	a := &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, Services: httpapi.Services{
 		Kit:    kit,
 		Orgs:   org.NewService(kit, group.OfMembers),
 		Units:  unit.NewService(kit),
@@ -97,7 +101,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			space.EntityType: space.Family.IDOf, unit.EntityType: unit.Family.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
 		}),
 		BridgeWorkers: bridgeworker.NewService(kit, notifier, events.WorkerEvents),
-	}}, nil
+	}}
+	a.Exchange = identity.New(cfg.Auth, cfg.BaseURL, st, a.Orgs)
+	return a, nil
 }
 
 // Server builds the HTTP server of the instance.

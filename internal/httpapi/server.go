@@ -23,6 +23,7 @@ import (
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/identity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/org"
@@ -81,6 +82,8 @@ type Services struct {
 	Channels *channel.Service
 	// BridgeWorkers serve the workers, their event cursors and /auth/worker.
 	BridgeWorkers *bridgeworker.Service
+	// Exchange serves the token endpoint's token exchange (RFC 8693); nil when browser sign-in is off.
+	Exchange *identity.Exchanger
 }
 
 // Deps are what the handlers call: the instance's store, token issuer and services.
