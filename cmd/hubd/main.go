@@ -3,6 +3,7 @@
 //	hubd serve                     serve the API (migrating first)
 //	hubd migrate up|down [N]|version
 //	hubd token --org SLUG --user USERNAME [--role ROLE]
+//	hubd user add --org SLUG --username NAME --role ROLE   (password on stdin)
 //	hubd keys rotate               make a new signing key; older ones verify until their tokens expire
 //	hubd worker --worker-id ID --dir DIR   run the reference bridge worker on a directory
 //
@@ -54,6 +55,8 @@ func main() {
 		err = token(ctx, os.Args[2:])
 	case "keys":
 		err = keys(ctx, os.Args[2:])
+	case "user":
+		err = userCmd(ctx, os.Args[2:], os.Stdin)
 	case "worker":
 		err = workerCmd(ctx, os.Args[2:])
 	case "version":
@@ -75,6 +78,8 @@ func usage() {
   serve      serve the API on --addr (migrates the database first)
   migrate    up | down [N] | version
   token      --org SLUG --user USERNAME [--role admin|manager|member|viewer|guest]: print a service token
+  user       add --org SLUG --username NAME --role ROLE: add a local user who signs in on the embedded
+             OpenID provider's login page (password: first line of stdin)
   keys       rotate: make a new token-signing key
   worker     --worker-id ID --dir DIR: run the reference bridge worker, writing Units to DIR
              (secret from HUBD_WORKER_SECRET or --secret-file; hubd at --base-url)
@@ -132,6 +137,7 @@ func serve(ctx context.Context, args []string) error {
 	pollStarts := fs.Int("max-poll-starts", int(envInt("HUBD_MAX_POLL_STARTS", 0)), "long polls starting at once per replica; more wait their turn (HUBD_MAX_POLL_STARTS; 0: 8 per database connection)")
 	debugAddr := fs.String("debug-addr", env("HUBD_DEBUG_ADDR", ""), "address serving Go's profiler at /debug/pprof/ (HUBD_DEBUG_ADDR; off when empty; never expose it)")
 	corsOrigins := fs.String("cors-origins", env("HUBD_CORS_ORIGINS", ""), "comma-separated origins (scheme://host[:port], or *) whose browser apps may call the API (HUBD_CORS_ORIGINS; none when empty)")
+	oidcProvider := fs.Bool("oidc-provider", envBool("HUBD_OIDC_PROVIDER", true), "serve the embedded OpenID provider at <base-url>/oidc, where local users (hubd user add) sign in to browser apps (HUBD_OIDC_PROVIDER)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
 	longPollMode := fs.String("long-poll-mode", env("HUBD_LONG_POLL_MODE", string(longpoll.ModeParked)), "how waiting long polls wait: parked (an HTTP/1.1 poll's connection is held without a goroutine) or goroutine (each waits on its handler's goroutine); HTTP/2 and TLS connections always wait on their goroutine (HUBD_LONG_POLL_MODE)")
 	templateRefs := fs.Int("max-template-references", int(envInt("HUBD_MAX_TEMPLATE_REFERENCES", int64(function.MaxTemplateReferences))), "parameter references ({{.Name}}) a stored Invocation may hold (HUBD_MAX_TEMPLATE_REFERENCES)")
@@ -160,6 +166,7 @@ func serve(ctx context.Context, args []string) error {
 		ViewLimits: listquery.ViewLimits{CellValues: *viewValues, CellBytes: *viewCell, PageBytes: *viewPage}, RequestTimeout: *timeout, WriteTimeout: *writeTimeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
 		MaxPollStarts: *pollStarts, LongPollMode: mode, CORSOrigins: origins}
 	cfg.EventRetention = *retention
+	cfg.OIDCProvider = *oidcProvider
 
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
@@ -360,6 +367,13 @@ func env(name, fallback string) string {
 func envDuration(name string, fallback time.Duration) time.Duration {
 	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
 		return d
+	}
+	return fallback
+}
+
+func envBool(name string, fallback bool) bool {
+	if b, err := strconv.ParseBool(os.Getenv(name)); err == nil {
+		return b
 	}
 	return fallback
 }

@@ -60,8 +60,9 @@ func New(t testing.TB, opts ...Options) *Env {
 	baseURL := scheme + httpSrv.Listener.Addr().String()
 	cfg := app.Config{
 		DatabaseURL: dbURL, BaseURL: baseURL, TokenTTL: time.Hour,
-		HTTP:   withDefaults(o.HTTP),
-		Logger: testLogger(),
+		HTTP:         withDefaults(o.HTTP),
+		Logger:       testLogger(),
+		OIDCProvider: true, // as hubd serve
 	}
 	ctx := context.Background()
 	a, err := app.Open(ctx, cfg)

@@ -18,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
+	"github.com/hubd/hubd/internal/oidcprovider"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/periodic"
 	"github.com/hubd/hubd/internal/signin"
@@ -42,6 +43,9 @@ type Config struct {
 	// EventRetention is how long the event log keeps events (48 hours by default).
 	EventRetention time.Duration
 	HTTP           httpapi.Config
+	// OIDCProvider serves the embedded OpenID provider at {BaseURL}/oidc, where local users sign in to
+	// browser apps (on in hubd serve).
+	OIDCProvider bool
 	// Migrate applies pending migrations before starting.
 	Migrate bool
 	Logger  *slog.Logger
@@ -55,6 +59,10 @@ type App struct {
 	httpapi.Services
 	// Notifier is this replica's LISTEN connection; RunBackground starts it.
 	Notifier *event.Notifier
+	// SignIns counts failed sign-ins for the token endpoints and the provider's login page together.
+	SignIns *httpapi.SignInGuard
+	// OIDC is the embedded OpenID provider (nil when Config.OIDCProvider is off).
+	OIDC *oidcprovider.Provider
 }
 
 // Open connects, migrates if asked, and loads the signing keys; it starts nothing.
@@ -88,7 +96,15 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	// The long polls of this replica share their reads of the event log.
 	events := eventfilter.NewReader(st, notifier)
-	return &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, Services: httpapi.Services{
+	signIns := httpapi.NewSignInGuard()
+	var provider *oidcprovider.Provider
+	if cfg.OIDCProvider {
+		if provider, err = oidcprovider.New(ctx, oidcprovider.Options{Store: st, BaseURL: cfg.BaseURL, Limiter: signIns, Logger: cfg.Logger}); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	return &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, SignIns: signIns, OIDC: provider, Services: httpapi.Services{
 		Kit:    kit,
 		Orgs:   org.NewService(kit, group.OfMembers),
 		Units:  unit.NewService(kit),
@@ -108,6 +124,10 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	}
 	deps := extra
 	deps.Services, deps.Store, deps.Issuer, deps.Notifier, deps.Logger = a.Services, a.Store, a.Issuer, a.Notifier, cfg.Logger
+	deps.SignIns = a.SignIns
+	if a.OIDC != nil {
+		deps.OIDC = a.OIDC.Handler()
+	}
 	return httpapi.New(cfg.HTTP, deps)
 }
 
