@@ -19,6 +19,7 @@ import (
 
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/httpapi"
 	"github.com/hubd/hubd/internal/oidcprovider"
 )
 
@@ -502,4 +503,29 @@ func TestOIDCOtherGrantsRefused(t *testing.T) {
 		require.Equal(t, http.StatusBadRequest, resp.StatusCode, grant)
 		require.Empty(t, a.AccessToken, grant)
 	}
+}
+
+// The provider answers CORS itself, for any origin and without credentials, also when the API allows
+// only configured origins: apps call its token endpoint from their own origin.
+func TestOIDCCORS(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{CORSOrigins: []string{"https://configured.example.test"}}})
+	req, _ := http.NewRequest(http.MethodOptions, env.URL+"/oidc/oauth/token", nil)
+	req.Header.Set("Origin", "https://app.example.test")
+	req.Header.Set("Access-Control-Request-Method", http.MethodPost)
+	req.Header.Set("Access-Control-Request-Headers", "content-type")
+	resp, err := env.HTTPClient().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Less(t, resp.StatusCode, 300)
+	require.Equal(t, "https://app.example.test", resp.Header.Get("Access-Control-Allow-Origin"))
+	require.Empty(t, resp.Header.Get("Access-Control-Allow-Credentials"))
+
+	// The login page is for navigation only: no CORS answer.
+	req, _ = http.NewRequest(http.MethodGet, env.URL+"/oidc/login?authRequestID=x", nil)
+	req.Header.Set("Origin", "https://app.example.test")
+	resp, err = env.HTTPClient().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"))
 }
