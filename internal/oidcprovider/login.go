@@ -42,6 +42,7 @@ const (
 	msgNotMember        = "This user is not a member of the organization this app signs in to. Ask one of its admins to add you."
 	msgNoOrganization   = "This user is not a member of any organization. Ask an organization's admin to add you."
 	msgChooseOrg        = "Choose the organization to sign in to, and enter your password again."
+	msgOtherBrowser     = "This sign-in was completed in another browser. Return to the app and sign in again."
 )
 
 //go:embed login.html
@@ -163,7 +164,31 @@ func (l *login) submit(w http.ResponseWriter, r *http.Request) {
 		l.fail(w, errUnknownRequest)
 		return
 	}
-	http.Redirect(w, r, l.callback(ctx, req.id), http.StatusSeeOther)
+	// The callback issues the code; only this browser may follow it (guardCallback).
+	http.Redirect(w, r, l.callback(ctx, req.id)+"&"+callbackProofField+"="+l.callbackProof(cookie.Value, req.id), http.StatusSeeOther)
+}
+
+// callbackProofField carries, on the way to the provider's callback, an HMAC of the browser's CSRF secret
+// and the auth request ID.
+const callbackProofField = "proof"
+
+func (l *login) callbackProof(secret, requestID string) string {
+	return l.csrfToken("callback\x00"+secret, requestID)
+}
+
+// guardCallback lets through to the provider's callback (which issues the code to the app's redirect URI)
+// only the browser that signed in: whoever else knows an auth request's ID, such as the one who started
+// it and sent its login link to someone, gets no code from it.
+func (l *login) guardCallback(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		cookie, _ := r.Cookie(csrfCookie)
+		if cookie == nil || !hmac.Equal([]byte(q.Get(callbackProofField)), []byte(l.callbackProof(cookie.Value, q.Get("id")))) {
+			l.render(w, loginPage{status: http.StatusForbidden, Error: msgOtherBrowser})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // request loads an auth request that is still waiting for its user, and its client.
@@ -261,7 +286,7 @@ func (l *login) csrfSecret(w http.ResponseWriter, r *http.Request) string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	secret := base64.RawURLEncoding.EncodeToString(b)
-	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: secret, Path: Path + loginPath, HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: secret, Path: Path + "/", HttpOnly: true,
 		Secure: l.secure, SameSite: http.SameSiteLaxMode})
 	return secret
 }

@@ -106,6 +106,7 @@ func New(ctx context.Context, o Options) (*Provider, error) {
 		}}
 	mux := http.NewServeMux()
 	mux.Handle(loginPath, p.login)
+	mux.Handle(provider.AuthorizationEndpoint().Relative()+"/callback", p.login.guardCallback(provider))
 	mux.Handle("/", provider)
 	p.handler = http.StripPrefix(Path, mux)
 	return p, nil

@@ -529,3 +529,47 @@ func TestOIDCCORS(t *testing.T) {
 	resp.Body.Close()
 	require.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"))
 }
+
+// Only the browser that signed in gets the code: one who started a sign-in and sent its login link to
+// someone else cannot collect the code of their sign-in from the callback.
+func TestOIDCCallbackBoundToBrowser(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	attacker := f.browser(t)
+	_, challenge := pkce()
+	started := f.startLogin(t, attacker, f.clientID, challenge)
+
+	victim := f.browser(t)
+	victim.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := victim.Get(f.issuer + "/login?authRequestID=" + url.QueryEscape(started.requestID))
+	require.NoError(t, err)
+	p := read(t, resp)
+	require.Equal(t, http.StatusOK, p.status)
+	resp = f.submit(t, victim, f.issuer+"/login", loginForm(p, alice, alicePass))
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	callback := resp.Header.Get("Location")
+	require.Contains(t, callback, f.issuer+"/authorize/callback?id=")
+
+	// The callback's URL, proof included, is of no use in another browser, nor without its proof.
+	for _, u := range []string{callback, f.issuer + "/authorize/callback?id=" + url.QueryEscape(started.requestID)} {
+		resp, err = attacker.Get(u)
+		require.NoError(t, err)
+		got := read(t, resp)
+		require.Equal(t, http.StatusForbidden, got.status)
+		require.Contains(t, got.body, "another browser")
+	}
+	// The victim's browser gets the code.
+	resp, err = victim.Get(callback)
+	require.NoError(t, err)
+	codeFrom(t, resp)
+}
+
+func TestOIDCPromptNoneRefused(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	_, challenge := pkce()
+	resp := f.authorize(t, f.clientID, redirectURI, url.Values{"prompt": {"none"}, "code_challenge": {challenge}, "code_challenge_method": {"S256"}})
+	require.Equal(t, http.StatusFound, resp.StatusCode)
+	require.Equal(t, "login_required", mustParse(t, resp.Header.Get("Location")).Query().Get("error"))
+}

@@ -118,6 +118,10 @@ func randomID() (string, error) {
 // (all are public): a request without a code_challenge, or with the plain method, is refused here, before
 // anything is stored or a login page shown.
 func (s *storage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest, _ string) (op.AuthRequest, error) {
+	if contains(req.Prompt, oidc.PromptNone) {
+		// No sign-in is remembered between requests: every one shows the login page.
+		return nil, oidc.ErrLoginRequired().WithDescription("this provider keeps no session: sign in without prompt=none")
+	}
 	if req.CodeChallenge == "" {
 		return nil, oidc.ErrInvalidRequest().WithDescription("PKCE is required: send code_challenge with code_challenge_method S256")
 	}
