@@ -3,6 +3,7 @@
 //	hubd serve                     serve the API (migrating first)
 //	hubd migrate up|down [N]|version
 //	hubd token --org SLUG --user USERNAME [--role ROLE]
+//	hubd user add --org SLUG --username NAME --role ROLE   (password on stdin)
 //	hubd keys rotate               make a new signing key; older ones verify until their tokens expire
 //	hubd worker --worker-id ID --dir DIR   run the reference bridge worker on a directory
 //
@@ -54,6 +55,8 @@ func main() {
 		err = token(ctx, os.Args[2:])
 	case "keys":
 		err = keys(ctx, os.Args[2:])
+	case "user":
+		err = userCmd(ctx, os.Args[2:], os.Stdin)
 	case "worker":
 		err = workerCmd(ctx, os.Args[2:])
 	case "version":
@@ -75,6 +78,8 @@ func usage() {
   serve      serve the API on --addr (migrates the database first)
   migrate    up | down [N] | version
   token      --org SLUG --user USERNAME [--role admin|manager|member|viewer|guest]: print a service token
+  user       add --org SLUG --username NAME --role ROLE: add a local user who signs in on the embedded
+             OpenID provider's login page (password: first line of stdin)
   keys       rotate: make a new token-signing key
   worker     --worker-id ID --dir DIR: run the reference bridge worker, writing Units to DIR
              (secret from HUBD_WORKER_SECRET or --secret-file; hubd at --base-url)

@@ -19,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/identity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
+	"github.com/hubd/hubd/internal/oidcprovider"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/periodic"
 	"github.com/hubd/hubd/internal/signin"
@@ -47,7 +48,8 @@ type Config struct {
 	Migrate bool
 	Logger  *slog.Logger
 	// Auth is the identity provider browser apps sign in with by token exchange (the zero value: off).
-	// In identity.ModeEmbedded, set Auth.KeySet to the embedded provider's key set before Open.
+	// In identity.ModeEmbedded (hubd serve without --auth-issuer) Open starts hubd's own OpenID provider
+	// at {BaseURL}/oidc, where local users sign in, and the exchange trusts its key.
 	Auth identity.Config
 }
 
@@ -59,6 +61,10 @@ type App struct {
 	httpapi.Services
 	// Notifier is this replica's LISTEN connection; RunBackground starts it.
 	Notifier *event.Notifier
+	// SignIns counts failed sign-ins for the token endpoints and the provider's login page together.
+	SignIns *httpapi.SignInGuard
+	// OIDC is the embedded OpenID provider (nil but in identity.ModeEmbedded).
+	OIDC *oidcprovider.Provider
 }
 
 // Open connects, migrates if asked, and loads the signing keys; it starts nothing.
@@ -92,7 +98,19 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	// The long polls of this replica share their reads of the event log.
 	events := eventfilter.NewReader(st, notifier)
-	a := &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, Services: httpapi.Services{
+	signIns := httpapi.NewSignInGuard()
+	// In the embedded mode hubd is its own OpenID provider, and the exchange trusts its key in process.
+	var provider *oidcprovider.Provider
+	if cfg.Auth.Mode == identity.ModeEmbedded {
+		if provider, err = oidcprovider.New(ctx, oidcprovider.Options{Store: st, BaseURL: cfg.BaseURL, Limiter: signIns, Logger: cfg.Logger}); err != nil {
+			st.Close()
+			return nil, err
+		}
+		if cfg.Auth.KeySet == nil { // a test may verify with keys of its own
+			cfg.Auth.KeySet = provider.KeySet()
+		}
+	}
+	a := &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, SignIns: signIns, OIDC: provider, Services: httpapi.Services{
 		Kit:    kit,
 		Orgs:   org.NewService(kit, group.OfMembers),
 		Units:  unit.NewService(kit),
@@ -114,6 +132,10 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	}
 	deps := extra
 	deps.Services, deps.Store, deps.Issuer, deps.Notifier, deps.Logger = a.Services, a.Store, a.Issuer, a.Notifier, cfg.Logger
+	deps.SignIns = a.SignIns
+	if a.OIDC != nil {
+		deps.OIDC = a.OIDC.Handler()
+	}
 	return httpapi.New(cfg.HTTP, deps)
 }
 

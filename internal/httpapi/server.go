@@ -94,6 +94,11 @@ type Deps struct {
 	// Notifier signals changes per organization; authentication remembers memberships between them.
 	Notifier *event.Notifier
 	Logger   *slog.Logger
+	// SignIns counts failed sign-ins (shared with the embedded OpenID provider's login page); nil: a new one.
+	SignIns *SignInGuard
+	// OIDC serves the embedded OpenID provider at /oidc (nil: none). It is outside the document: the
+	// contract layer, compression and the API's CORS leave it alone.
+	OIDC http.Handler
 	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
 	StrictMiddlewares []api.StrictMiddlewareFunc
 }
@@ -150,9 +155,12 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{
 		cfg: cfg, deps: deps, log: deps.Logger, doc: doc, docJSON: oas.Document,
 		limiter: newCallerLimiter(cfg.MaxInFlightPerCaller), invocations: newCallerLimiter(cfg.MaxInvocationsPerOrganization),
-		signIns:    newSignInGuard(),
+		signIns:    deps.SignIns,
 		metrics:    newMetrics(deps.Store),
 		pollStarts: longpoll.NewGate(cmp.Or(max(cfg.MaxPollStarts, 0), pollStartsPerConn*int(deps.Store.Pool.Config().MaxConns))),
+	}
+	if s.signIns == nil {
+		s.signIns = newSignInGuard()
 	}
 	s.routes = routesOf(doc)
 
@@ -163,6 +171,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.Use(s.resumeFirstPass, s.requestIdentity, s.observe, s.recoverPanics, s.limitWrites)
 	if len(cfg.CORSOrigins) > 0 {
 		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
+			// The OpenID provider answers CORS itself (any origin, no credentials).
+			Skipper:      isOIDCPath,
 			AllowOrigins: cfg.CORSOrigins,
 			AllowMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
 			AllowHeaders: []string{echo.HeaderAuthorization, echo.HeaderContentType, echo.HeaderAccept, "If-Match",
@@ -201,6 +211,12 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.Any("/v2/", s.registryPing)
 	e.GET("/v2/token", s.registryTokenEndpoint)
 	e.Any("/v2/*", s.registryRoute)
+	if deps.OIDC != nil {
+		// The provider reads its own forms and writes its own answers (RFC 6749 errors, its login page);
+		// its requests are small forms.
+		oidc := echo.WrapHandler(http.MaxBytesHandler(deps.OIDC, oidcBodyLimit))
+		e.Any(oidcPath+"/*", oidc)
+	}
 
 	api.RegisterHandlersWithBaseURL(pollRouter{e, s}, api.NewStrictHandler(newHandlers(s), deps.StrictMiddlewares), BasePath)
 	s.echo = e
@@ -334,6 +350,16 @@ func (s *Server) uncompressed(c echo.Context) bool {
 	// Long polls answer small bodies, and thousands of them answer at once when an event commits: a gzip
 	// writer each (its compressor is built even to close an unused one) costs more than it saves.
 	return rt != nil && (rt.rawData || rt.class == classLongPoll)
+}
+
+// oidcPath is where the embedded OpenID provider is mounted.
+const oidcPath = "/oidc"
+
+// oidcBodyLimit caps the bodies of the provider's requests (form posts of a few fields).
+const oidcBodyLimit = 64 << 10
+
+func isOIDCPath(c echo.Context) bool {
+	return strings.HasPrefix(c.Request().URL.Path, oidcPath+"/")
 }
 
 func toEchoPattern(path string) string {
