@@ -39,6 +39,8 @@ type Options struct {
 	DatabaseURL string
 	// TLS serves HTTPS, offering HTTP/2, with a test certificate the Env's clients trust.
 	TLS bool
+	// TrustedOrgs are the instance's trusted organizations (app.Config.TrustedOrgs).
+	TrustedOrgs []string
 }
 
 // New starts hubd on a fresh database for t.
@@ -61,7 +63,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	cfg := app.Config{
 		DatabaseURL: dbURL, BaseURL: baseURL, TokenTTL: time.Hour,
 		HTTP:   withDefaults(o.HTTP),
-		Logger: testLogger(),
+		Logger: testLogger(), TrustedOrgs: o.TrustedOrgs,
 	}
 	ctx := context.Background()
 	a, err := app.Open(ctx, cfg)
