@@ -58,8 +58,8 @@ func TestOAuthClientLifecycle(t *testing.T) {
 	var del api.DeleteResponse
 	admin.Delete("/api/oauth_client/web").Expect(http.StatusOK).JSON(&del)
 	require.Nil(t, del.Error)
-	admin.Get("/api/oauth_client/" + web.ClientID).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
-	admin.Delete("/api/oauth_client/" + web.ClientID).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	admin.Get("/api/oauth_client/"+web.ClientID).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	admin.Delete("/api/oauth_client/"+web.ClientID).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	admin.Delete("/api/oauth_client/" + admin2.ClientID).Expect(http.StatusOK)
 	admin.Get("/api/oauth_client").Expect(http.StatusOK).JSON(&list)
 	require.Empty(t, list)
@@ -187,7 +187,7 @@ func TestOAuthClientRoles(t *testing.T) {
 	for _, role := range []auth.Role{auth.RoleManager, auth.RoleMember, auth.RoleViewer} {
 		who := env.Client(env.Token("acme", "u-"+string(role), role))
 		who.Post("/api/oauth_client", body).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
-		who.Delete("/api/oauth_client/" + c.ClientID).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
+		who.Delete("/api/oauth_client/"+c.ClientID).ExpectError(http.StatusForbidden, api.ErrorTypePermission)
 		var list []api.OAuthClient
 		who.Get("/api/oauth_client").Expect(http.StatusOK).JSON(&list)
 		require.Len(t, list, 1, role)
@@ -211,8 +211,8 @@ func TestOAuthClientTenancy(t *testing.T) {
 	createOAuthClient(t, beta, "beta-app", "https://beta.example.com")
 
 	for _, ref := range []string{c.ClientID, "web"} {
-		beta.Get("/api/oauth_client/" + ref).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
-		beta.Delete("/api/oauth_client/" + ref).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+		beta.Get("/api/oauth_client/"+ref).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+		beta.Delete("/api/oauth_client/"+ref).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	}
 	acme.Get("/api/oauth_client/web").Expect(http.StatusOK)
 	var list []api.OAuthClient
@@ -225,7 +225,7 @@ func TestOAuthClientTenancy(t *testing.T) {
 	aliceInBeta.Get("/api/oauth_client").Expect(http.StatusOK).JSON(&list)
 	require.Len(t, list, 1)
 	require.Equal(t, "beta-app", list[0].Name)
-	aliceInBeta.Get("/api/oauth_client/" + c.ClientID).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	aliceInBeta.Get("/api/oauth_client/"+c.ClientID).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	acme.Get("/api/oauth_client").Expect(http.StatusOK).JSON(&list)
 	require.Len(t, list, 1)
 	require.Equal(t, "web", list[0].Name)
