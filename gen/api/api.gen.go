@@ -1999,7 +1999,7 @@ type ExtendedUnit struct {
 	HeadMutation *Mutation `json:"HeadMutation"`
 	HeadRevision *Revision `json:"HeadRevision"`
 
-	// LastReleasedRevision The Revision last released (include=LastReleasedRevisionNum); null while the Unit has never been released. Its expansion is not served yet (LastReleasedRevisionNum itself is set by each publish), so it is always null.
+	// LastReleasedRevision The Revision last released (include=LastReleasedRevisionNum): the one the Unit's latest Release bundled; null while the Unit has never been released.
 	LastReleasedRevision *Revision `json:"LastReleasedRevision"`
 
 	// LatestUnitEvent The Unit's latest UnitEvent (include=UnitEventID); null when it has none or it is not included.

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -108,6 +109,19 @@ func TestReleases(t *testing.T) {
 	require.Regexp(t, `^sha256:[0-9a-f]{64}$`, r1.ManifestDigest)
 	require.Equal(t, f.unit(t, "web").HeadRevisionNum, f.unit(t, "web").LastReleasedRevisionNum)
 	require.Zero(t, f.unit(t, "loose").LastReleasedRevisionNum, "a Unit of no Target is not released")
+	var web, loose api.ExtendedUnit
+	f.admin.Get(f.units["web"] + "?include=LastReleasedRevisionNum").Expect(http.StatusOK).JSON(&web)
+	require.NotNil(t, web.LastReleasedRevision)
+	require.Equal(t, web.Unit.LastReleasedRevisionNum, web.LastReleasedRevision.RevisionNum)
+	require.Equal(t, web.Unit.UnitID, web.LastReleasedRevision.UnitID)
+	f.admin.Get(f.units["loose"] + "?include=LastReleasedRevisionNum").Expect(http.StatusOK).JSON(&loose)
+	require.Nil(t, loose.LastReleasedRevision)
+	var listed []api.ExtendedUnit
+	f.admin.Get(f.space + "/unit?include=LastReleasedRevisionNum&where=" + url.QueryEscape("Slug IN ('web', 'db', 'loose')")).Expect(http.StatusOK).JSON(&listed)
+	require.Len(t, listed, 3)
+	for _, u := range listed {
+		require.Equal(t, u.Unit.Slug != "loose", u.LastReleasedRevision != nil, u.Unit.Slug)
+	}
 
 	// release.published carries what a puller needs.
 	var eventType string

@@ -197,6 +197,13 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		e.POST(prefix+"/auth/worker", s.workerToken)
 	}
 
+	// The OCI registry of published Releases (registry.go), outside the document: its protocol is the OCI
+	// distribution API's.
+	e.Any("/v2", s.registryPing)
+	e.Any("/v2/", s.registryPing)
+	e.GET("/v2/token", s.registryTokenEndpoint)
+	e.Any("/v2/*", s.registryRoute)
+
 	api.RegisterHandlersWithBaseURL(pollRouter{e, s}, api.NewStrictHandler(newHandlers(s), deps.StrictMiddlewares), BasePath)
 	s.echo = e
 

@@ -352,7 +352,7 @@ func publish(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUI
 	if blocked {
 		return f, &GateRefusal{Gates: gates}
 	}
-	if p.bundle, err = Build(files); err != nil {
+	if p.bundle, err = Build(f.BundleBaseName, files); err != nil {
 		return f, err
 	}
 	if p.revisionIDs == nil {
