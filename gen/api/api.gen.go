@@ -1652,6 +1652,8 @@ type EventLogEntry struct {
 	// Status of the run. queued_operation.created (an action queued for a BridgeWorker) carries the Unit's Slug
 	// and SpaceSlug, UnitID, BridgeWorkerID, Action and UnitActionNum; apply.completed (a worker completed an
 	// apply; its entity is the Unit) carries UnitID, UnitSlug, SpaceID, SpaceSlug, RevisionNum and QueuedOperationID.
+	// release.published and release.withdrawn carry ReleaseID, ReleaseNum, SpaceID, SpaceSlug, Digest and
+	// BundleBaseName (the Release's repository in the OCI registry is <organization slug>/<SpaceSlug>/<BundleBaseName>).
 	// Event types added later may carry other fields.
 	Payload           EventPayload        `json:"Payload"`
 	SpaceID           *openapi_types.UUID `json:"SpaceID"`
@@ -1668,6 +1670,8 @@ type EventLogEntry struct {
 // Status of the run. queued_operation.created (an action queued for a BridgeWorker) carries the Unit's Slug
 // and SpaceSlug, UnitID, BridgeWorkerID, Action and UnitActionNum; apply.completed (a worker completed an
 // apply; its entity is the Unit) carries UnitID, UnitSlug, SpaceID, SpaceSlug, RevisionNum and QueuedOperationID.
+// release.published and release.withdrawn carry ReleaseID, ReleaseNum, SpaceID, SpaceSlug, Digest and
+// BundleBaseName (the Release's repository in the OCI registry is <organization slug>/<SpaceSlug>/<BundleBaseName>).
 // Event types added later may carry other fields.
 type EventPayload = interface{}
 

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -106,6 +107,9 @@ func TestRegistryProtocol(t *testing.T) {
 	require.Equal(t, ocispec.MediaTypeImageLayerGzip, m1.Layers[0].MediaType)
 	require.Equal(t, r2.Digest, manifest("latest", r2).Layers[0].Digest.String())
 	require.Equal(t, r1.Digest, manifest(r1.ManifestDigest, r1).Layers[0].Digest.String())
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ci:"+token))
+	resp, _ = registryGet(t, env, http.MethodGet, repo+"/manifests/1", basic)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "Basic with a service token as password, without the realm")
 	resp, body = registryGet(t, env, http.MethodHead, repo+"/manifests/2", bearer)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Empty(t, body)
