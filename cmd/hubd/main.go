@@ -137,6 +137,7 @@ func serve(ctx context.Context, args []string) error {
 	pollStarts := fs.Int("max-poll-starts", int(envInt("HUBD_MAX_POLL_STARTS", 0)), "long polls starting at once per replica; more wait their turn (HUBD_MAX_POLL_STARTS; 0: 8 per database connection)")
 	debugAddr := fs.String("debug-addr", env("HUBD_DEBUG_ADDR", ""), "address serving Go's profiler at /debug/pprof/ (HUBD_DEBUG_ADDR; off when empty; never expose it)")
 	corsOrigins := fs.String("cors-origins", env("HUBD_CORS_ORIGINS", ""), "comma-separated origins (scheme://host[:port], or *) whose browser apps may call the API (HUBD_CORS_ORIGINS; none when empty)")
+	trustedOrgs := fs.String("trusted-orgs", env("HUBD_TRUSTED_ORGS", ""), "comma-separated Slugs of first-party organizations exempt from the quota of 10 OAuth clients and allowed to register clients serving every organization (HUBD_TRUSTED_ORGS)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
 	longPollMode := fs.String("long-poll-mode", env("HUBD_LONG_POLL_MODE", string(longpoll.ModeParked)), "how waiting long polls wait: parked (an HTTP/1.1 poll's connection is held without a goroutine) or goroutine (each waits on its handler's goroutine); HTTP/2 and TLS connections always wait on their goroutine (HUBD_LONG_POLL_MODE)")
 	templateRefs := fs.Int("max-template-references", int(envInt("HUBD_MAX_TEMPLATE_REFERENCES", int64(function.MaxTemplateReferences))), "parameter references ({{.Name}}) a stored Invocation may hold (HUBD_MAX_TEMPLATE_REFERENCES)")
@@ -166,6 +167,11 @@ func serve(ctx context.Context, args []string) error {
 		ViewLimits: listquery.ViewLimits{CellValues: *viewValues, CellBytes: *viewCell, PageBytes: *viewPage}, RequestTimeout: *timeout, WriteTimeout: *writeTimeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
 		MaxPollStarts: *pollStarts, LongPollMode: mode, CORSOrigins: origins}
 	cfg.EventRetention = *retention
+	for _, slug := range strings.Split(*trustedOrgs, ",") {
+		if slug = strings.TrimSpace(slug); slug != "" {
+			cfg.TrustedOrgs = append(cfg.TrustedOrgs, slug)
+		}
+	}
 	if cfg.Auth, err = authSettings.config(fs); err != nil {
 		return err
 	}

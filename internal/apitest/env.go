@@ -42,6 +42,8 @@ type Options struct {
 	TLS bool
 	// Auth is the identity provider of token exchange (zero: off).
 	Auth identity.Config
+	// TrustedOrgs are the instance's trusted organizations (app.Config.TrustedOrgs).
+	TrustedOrgs []string
 }
 
 // New starts hubd on a fresh database for t.
@@ -64,8 +66,8 @@ func New(t testing.TB, opts ...Options) *Env {
 	cfg := app.Config{
 		DatabaseURL: dbURL, BaseURL: baseURL, TokenTTL: time.Hour,
 		HTTP:   withDefaults(o.HTTP),
-		Logger: testLogger(),
-		Auth:   o.Auth,
+		Logger: testLogger(), TrustedOrgs: o.TrustedOrgs,
+		Auth: o.Auth,
 	}
 	ctx := context.Background()
 	a, err := app.Open(ctx, cfg)

@@ -19,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/identity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
+	"github.com/hubd/hubd/internal/oauthclient"
 	"github.com/hubd/hubd/internal/oidcprovider"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/periodic"
@@ -44,6 +45,9 @@ type Config struct {
 	// EventRetention is how long the event log keeps events (48 hours by default).
 	EventRetention time.Duration
 	HTTP           httpapi.Config
+	// TrustedOrgs are the Slugs of the organizations exempt from the OAuth client quota, the only ones that
+	// may register a client serving every organization (AllowAllOrgs).
+	TrustedOrgs []string
 	// Migrate applies pending migrations before starting.
 	Migrate bool
 	Logger  *slog.Logger
@@ -119,6 +123,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			space.EntityType: space.Family.IDOf, unit.EntityType: unit.Family.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
 		}),
 		BridgeWorkers: bridgeworker.NewService(kit, notifier, events.WorkerEvents),
+		OAuthClients:  oauthclient.NewService(st, cfg.TrustedOrgs, cfg.Logger),
 	}}
 	a.Exchange = identity.New(cfg.Auth, cfg.BaseURL, st, a.Orgs)
 	return a, nil
@@ -140,8 +145,8 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 }
 
 // RunBackground runs what every replica does besides serving until ctx ends: key refresh, event-log
-// pruning, the command-run sweep and the sweep of expired action claims (each safe on every replica at
-// once) and the notification listener.
+// pruning, the command-run sweep, the sweep of expired action claims, the reloads of OAuth clients' CORS
+// origins (each safe on every replica at once) and the notification listener.
 func (a *App) RunBackground(ctx context.Context, cfg Config) {
 	retention := cfg.EventRetention
 	if retention <= 0 {
@@ -153,6 +158,11 @@ func (a *App) RunBackground(ctx context.Context, cfg Config) {
 	go periodic.Run(ctx, 10*time.Minute, func(ctx context.Context) { _ = a.SignIn.PruneAssertions(ctx) })
 	go a.Channels.RunSweeper(ctx, runSweepInterval)
 	go periodic.Run(ctx, claimSweepInterval, func(ctx context.Context) { _, _ = a.Units.ExpireClaims(ctx, time.Now()) })
+	// The CORS origins of OAuth clients: loaded now, reloaded when a replica commits a change of them
+	// (and at every reconnect of the listener), and every minute in case a notification was lost.
+	a.OAuthClients.ReloadQuietly(ctx)
+	a.Notifier.OnNotify(oauthclient.NotifyChannel, func() { a.OAuthClients.ReloadQuietly(ctx) })
+	go periodic.Run(ctx, time.Minute, a.OAuthClients.ReloadQuietly)
 	go a.Notifier.Run(ctx, event.Channel)
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/hubd/hubd/internal/identity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/longpoll"
+	"github.com/hubd/hubd/internal/oauthclient"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/signin"
 	"github.com/hubd/hubd/internal/store"
@@ -84,6 +85,8 @@ type Services struct {
 	BridgeWorkers *bridgeworker.Service
 	// Exchange serves the token endpoint's token exchange (RFC 8693); nil when browser sign-in is off.
 	Exchange *identity.Exchanger
+	// OAuthClients registers browser apps' clients; the origins of their redirect URIs pass CORS.
+	OAuthClients *oauthclient.Service
 }
 
 // Deps are what the handlers call: the instance's store, token issuer and services.
@@ -169,20 +172,21 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.Binder = jsonBinder{}
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.resumeFirstPass, s.requestIdentity, s.observe, s.recoverPanics, s.limitWrites)
-	if len(cfg.CORSOrigins) > 0 {
-		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
-			// The OpenID provider answers CORS itself (any origin, no credentials).
-			Skipper:      isOIDCPath,
-			AllowOrigins: cfg.CORSOrigins,
-			AllowMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
-			AllowHeaders: []string{echo.HeaderAuthorization, echo.HeaderContentType, echo.HeaderAccept, "If-Match",
-				"If-None-Match", echo.HeaderXRequestID},
-			// What a browser app reads of a response: validators, paging, warnings, tracing, back-off.
-			ExposeHeaders: []string{"ETag", "Service-Continue", "Warning", echo.HeaderXRequestID, "Hubd-Version",
-				echo.HeaderRetryAfter, echo.HeaderAllow},
-			MaxAge: 600,
-		}))
-	}
+	// CORS: the configured origins and those of every registered OAuth client's redirect URIs (read per
+	// request: deleting a client withdraws its origins at once). Requests without Origin are not a
+	// browser's cross-origin calls and pass untouched.
+	e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
+		// The OpenID provider answers CORS itself (any origin, no credentials).
+		Skipper:         func(c echo.Context) bool { return c.Request().Header.Get(echo.HeaderOrigin) == "" || isOIDCPath(c) },
+		AllowOriginFunc: s.allowsOrigin,
+		AllowMethods:    []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+		AllowHeaders: []string{echo.HeaderAuthorization, echo.HeaderContentType, echo.HeaderAccept, "If-Match",
+			"If-None-Match", echo.HeaderXRequestID},
+		// What a browser app reads of a response: validators, paging, warnings, tracing, back-off.
+		ExposeHeaders: []string{"ETag", "Service-Continue", "Warning", echo.HeaderXRequestID, "Hubd-Version",
+			echo.HeaderRetryAfter, echo.HeaderAllow},
+		MaxAge: 600,
+	}))
 	// The API's JSON is compressed for clients that accept gzip; configuration data is not (its ETag and
 	// Content-Length describe the bytes as stored), nor what is outside /api (/metrics compresses itself).
 	// At the fastest level: the middleware resets its compressor for every such request, compressed or not,
