@@ -111,7 +111,9 @@ var ListEntity = listquery.Standard{Table: "change_set", ID: "ChangeSetID", InSp
 		{Name: "ReviewRequests", Type: listquery.Opaque}, {Name: "InScopeSpaceIDs", Type: listquery.Opaque},
 		{Name: "ChangeWorkflow", Type: listquery.Opaque},
 	},
-	Includes: []listquery.Include{{Name: "StartTagID", Field: "StartTag", Type: tag.EntityType}, {Name: "EndTagID", Field: "EndTag", Type: tag.EntityType}},
+	// No ChangeSet has its Tags yet: include takes their names and leaves StartTag and EndTag null.
+	Includes: []listquery.Include{{Name: "StartTagID", Field: "StartTag", Type: tag.EntityType, Unserved: true},
+		{Name: "EndTagID", Field: "EndTag", Type: tag.EntityType, Unserved: true}},
 })
 
 func rowParams(f Fields) db.ChangeSetInsertParams {
