@@ -293,6 +293,34 @@ func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc 
 	return after, nil
 }
 
+// Joinable returns the ChangeSet id names for a Unit of Space spaceID to join, or for a write of one to
+// record (field names what carried the ID): an Open ChangeSet of the caller's organization (another
+// organization's is refused as a random ID is) whose InScopeSpaceIDs, when it has any, hold the Space. The
+// ChangeSet stays share-locked until q's transaction ends, so a close or a delete of it (which lock it FOR
+// UPDATE) waits for the write, then sees its Unit.
+func Joinable(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uuid.UUID, field string) (ChangeSet, error) {
+	row, err := q.ChangeSetGetForShare(ctx, db.ChangeSetGetForShareParams{OrganizationID: sc.OrganizationID, ChangeSetID: id})
+	if apierr.Is(err, apierr.TypeNotFound) {
+		return ChangeSet{}, apierr.NoSuchReference(EntityType, "of your organization", field)
+	}
+	if err != nil {
+		return ChangeSet{}, err
+	}
+	cs, err := FromRow(row)
+	if err != nil {
+		return cs, err
+	}
+	if cs.State != Open {
+		return cs, apierr.Validation(fmt.Sprintf("%s: ChangeSet %s is %s; only an Open ChangeSet takes changes (reopen it, or use another)", field, cs.Slug, cs.State),
+			apierr.Item{Item: field, Description: "ChangeSet " + cs.State})
+	}
+	if len(cs.InScopeSpaceIDs) > 0 && !slices.Contains(cs.InScopeSpaceIDs, spaceID) {
+		return cs, apierr.Validation(fmt.Sprintf("%s: ChangeSet %s takes Units of its InScopeSpaceIDs only, not of Space %s", field, cs.Slug, spaceID),
+			apierr.Item{Item: field, Description: "Space not in scope"})
+	}
+	return cs, nil
+}
+
 type detachKey struct{}
 
 // WithDetach marks ctx as a delete with detach=true: the Units in the ChangeSets it deletes leave them.

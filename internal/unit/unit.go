@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/google/uuid"
 
@@ -388,30 +387,14 @@ func checkTarget(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uui
 
 // checkChangeSet is the one lookup of a ChangeSetID: the Unit's ChangeSetID (create, PUT, PATCH, bulk
 // patch, clone) and the change_set_id parameter of writes that record a Revision all come here; field
-// names what carried the ID and spaceID is the Unit's Space. It names an Open ChangeSet of the caller's
-// organization (another organization's is refused as a random ID is) whose InScopeSpaceIDs, when it has
-// any, hold the Space. The ChangeSet stays share-locked until q's transaction ends, so a close or delete
-// of it waits for the write and then lets its Unit go.
+// names what carried the ID and spaceID is the Unit's Space. The ChangeSet family decides
+// (changeset.Joinable: an Open one of the organization, share-locked in q's transaction).
 func checkChangeSet(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, field string, id *uuid.UUID) error {
 	if id == nil {
 		return nil
 	}
-	row, err := q.ChangeSetGetForShare(ctx, db.ChangeSetGetForShareParams{OrganizationID: sc.OrganizationID, ChangeSetID: *id})
-	if apierr.Is(err, apierr.TypeNotFound) {
-		return apierr.NoSuchReference(changeset.EntityType, "of your organization", field)
-	}
-	if err != nil {
-		return err
-	}
-	if row.State != changeset.Open {
-		return apierr.Validation(fmt.Sprintf("%s: ChangeSet %s is %s; only an Open ChangeSet takes changes (reopen it, or use another)", field, row.Slug, row.State),
-			apierr.Item{Item: field, Description: "ChangeSet " + row.State})
-	}
-	if len(row.InScopeSpaceIds) > 0 && !slices.Contains(row.InScopeSpaceIds, spaceID) {
-		return apierr.Validation(fmt.Sprintf("%s: ChangeSet %s takes Units of its InScopeSpaceIDs only, not of Space %s", field, row.Slug, spaceID),
-			apierr.Item{Item: field, Description: "Space not in scope"})
-	}
-	return nil
+	_, err := changeset.Joinable(ctx, sc, q, spaceID, *id, field)
+	return err
 }
 
 // Create makes a Unit without data (HeadRevisionNum 0); PUT its data to make Revision 1.
