@@ -64,6 +64,33 @@ type BridgeWorkerCursor struct {
 	UpdatedAt      time.Time `db:"updated_at"`
 }
 
+type ChangeSet struct {
+	ChangeSetID             uuid.UUID       `db:"change_set_id"`
+	OrganizationID          uuid.UUID       `db:"organization_id"`
+	SpaceID                 uuid.UUID       `db:"space_id"`
+	UserID                  uuid.UUID       `db:"user_id"`
+	Slug                    string          `db:"slug"`
+	DisplayName             string          `db:"display_name"`
+	Description             string          `db:"description"`
+	Labels                  json.RawMessage `db:"labels"`
+	Annotations             json.RawMessage `db:"annotations"`
+	DeleteGates             json.RawMessage `db:"delete_gates"`
+	Permissions             json.RawMessage `db:"permissions"`
+	State                   string          `db:"state"`
+	CloseOverride           bool            `db:"close_override"`
+	ReviewRequests          json.RawMessage `db:"review_requests"`
+	InScopeSpaceIds         []uuid.UUID     `db:"in_scope_space_ids"`
+	ChangeWorkflowID        *uuid.UUID      `db:"change_workflow_id"`
+	StartTagID              *uuid.UUID      `db:"start_tag_id"`
+	EndTagID                *uuid.UUID      `db:"end_tag_id"`
+	StartTagIsPriorRevision bool            `db:"start_tag_is_prior_revision"`
+	HiddenReason            string          `db:"hidden_reason"`
+	Version                 int64           `db:"version"`
+	CreatedAt               time.Time       `db:"created_at"`
+	UpdatedAt               time.Time       `db:"updated_at"`
+	SearchText              *string         `db:"search_text"`
+}
+
 type Channel struct {
 	ChannelID      uuid.UUID       `db:"channel_id"`
 	OrganizationID uuid.UUID       `db:"organization_id"`

@@ -73,6 +73,14 @@ func newEveryFamily(t *testing.T) *everyFamily {
 		deployment, stringsReplace(deployment, "replicas: 3", "replicas: 4"))
 	envUnit := unit("env", configdata.AppConfigEnv, map[string]any{"Labels": map[string]string{"tier": "x"}}, "A=1\n", "A=2\n")
 	emptyUnit := unit("empty", configdata.AppConfigEnv, nil)
+	// ChangeSets: one Open with a Unit in it (its Revision records it), one Closed.
+	var rollout api.ChangeSet
+	c.Post(sp+"/change_set", map[string]any{"Slug": "rollout", "Description": "roll out A", "Labels": map[string]string{"team": "web"}}).
+		Expect(http.StatusOK).JSON(&rollout)
+	var done api.ChangeSet
+	c.Post(sp+"/change_set", map[string]any{"Slug": "done"}).Expect(http.StatusOK).JSON(&done)
+	c.Patch(sp+"/change_set/"+done.ChangeSetID.String(), map[string]any{"State": "Closed"}).Expect(http.StatusOK)
+	unit("in-rollout", configdata.AppConfigEnv, map[string]any{"ChangeSetID": rollout.ChangeSetID}, "A=1\n")
 	// A clone in staging: its Upstream fields are set.
 	c.Post("/api/unit?"+url.Values{"where": {"Slug = 'web'"}, "where_space": {"Slug = 'staging'"}}.Encode(), map[string]any{}).Expect(http.StatusOK)
 	webPath := sp + "/unit/" + web.UnitID.String()
@@ -222,6 +230,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"attestation_id": approval.AttestationID.String(), "link_id": envLink.LinkID.String(),
 			"release_id":        rel.ReleaseID.String(),
 			"review_comment_id": remark.ReviewCommentID.String(),
+			"change_set_id":     rollout.ChangeSetID.String(),
 		},
 		callers: map[string]*apitest.Client{"ListQueuedOperations": worker},
 		writes: map[string]selectionWrite{
@@ -234,6 +243,8 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"BulkCreateInvocations": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			"BulkCreateLinks":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			"BulkMoveFilters":       {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkCreateChangeSets":  {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveChangeSets":    {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 			"BulkMoveViews":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 			// list-paths reads every ToolchainType.
 			"InvokeFunctions":      {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},

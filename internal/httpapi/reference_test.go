@@ -238,15 +238,15 @@ func TestSubscriptionTargetIDReference(t *testing.T) {
 	c.Patch(cp, map[string]any{"DisplayName": "Bot 2"}).Expect(http.StatusOK)
 }
 
-// TestChangeSetIDReference: the ChangeSet family does not exist yet, so every ChangeSetID (create, PUT,
-// PATCH, bulk patch, clone) and change_set_id (data PUT) is a reference to a missing entity, and
-// nothing is written.
+// TestChangeSetIDReference: a ChangeSetID (create, PUT, PATCH, bulk patch, clone) or change_set_id (data
+// PUT) naming no ChangeSet of the organization is a reference to a missing entity, and nothing is written
+// (TestChangeSetTenancy does this with another organization's real ChangeSet).
 func TestChangeSetIDReference(t *testing.T) {
 	t.Parallel()
 	f := newRefFixture(t)
 	c := f.c
 	units := "/api/space/" + f.dev.SpaceID.String() + "/unit"
-	// No organization has a ChangeSet: another organization's Space ID stands in for a real foreign ID.
+	// Another organization's Space ID: an ID of another family, as foreign as a random one.
 	foreign := f.other.space.SpaceID
 	bySlug := func(slug string) string { return "/api/unit?" + where("Slug = '"+slug+"'").Encode() }
 

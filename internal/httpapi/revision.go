@@ -41,6 +41,7 @@ var revisionRelations = []relation[unit.Revision]{
 	byID("SpaceID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.SpaceID} }, spaceEdge.load),
 	byID("UserID", func(r unit.Revision) []uuid.UUID { return []uuid.UUID{r.UserID} }, loadUsers),
 	byID("Tags", revisionTagIDs, tagEdge.load),
+	byID("ChangeSetID", func(r unit.Revision) []uuid.UUID { return optionalID(r.ChangeSetID) }, changeSetEdge.load),
 	namedBy("Attestations", func(r unit.Revision) uuid.UUID { return r.ID }, func(ctx context.Context, h *base, sc authz.Scope, ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
 		return attestation.NamingRevisions(ctx, h.s.deps.Kit.Store.Conn(), sc, ids)
 	}, attestationEdge.load),
@@ -54,6 +55,7 @@ func (h unitAPI) extendRevisions(ctx context.Context, sc authz.Scope, revs []uni
 		e := api.ExtendedRevision{Revision: revisionToAPI(rev), Organization: r.organization, Unit: relatedOne[api.Unit](r, "UnitID", rev.UnitID),
 			Space: relatedOne[api.Space](r, "SpaceID", rev.SpaceID), User: relatedOne[api.User](r, "UserID", rev.UserID),
 			Tags:         relatedList[api.Tag](r, "Tags", revisionTagIDs(rev)),
+			ChangeSet:    relatedOptional[api.ChangeSet](r, "ChangeSetID", rev.ChangeSetID),
 			Attestations: relatedNaming[api.Attestation](r, "Attestations", rev.ID),
 			ChangeOrders: unservedList[map[string]any](r.includes, "ChangeOrders"),
 			Releases:     relatedNaming[api.Release](r, "Releases", rev.ID)}

@@ -89,6 +89,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post(base+"/release", map[string]any{"TargetID": target.TargetID}).Expect(http.StatusOK).JSON(&rel)
 	var comment api.ReviewComment
 	admin.Post(base+"/unit/"+u.Unit.UnitID.String()+"/review_comment", map[string]any{"RevisionNum": 1, "Text": "why?"}).Expect(http.StatusOK).JSON(&comment)
+	var cs api.ChangeSet
+	admin.Post(base+"/change_set", map[string]any{"Slug": "cs"}).Expect(http.StatusOK).JSON(&cs)
 	var oc api.OAuthClient
 	admin.Post("/api/oauth_client", map[string]any{"Name": "fixture-app", "RedirectURIs": []string{"https://app.example.com"}}).Expect(http.StatusOK).JSON(&oc)
 	var group api.Group
@@ -109,7 +111,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
 		"release_id": rel.ReleaseID.String(), "review_comment_id": comment.ReviewCommentID.String(),
-		"link_id": lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
+		"change_set_id": cs.ChangeSetID.String(),
+		"link_id":       lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
 		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
 	}
 	return f
@@ -197,8 +200,17 @@ var roleRequests = map[string]roleRequest{
 		guestSelectsNothing: api.ErrorTypeValidation},
 	"BulkCreateViews": {query: url.Values{"where": {"Slug = 'web'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
 		guestSelectsNothing: api.ErrorTypeValidation},
-	"BulkMoveFilters": {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
-	"BulkMoveViews":   {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
+	"BulkPatchChangeSets":  {query: sel("Slug = 'cs'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteChangeSets": {query: sel("Slug = 'cs'")},
+	"BulkCreateChangeSets": {query: url.Values{"where": {"Slug = 'cs'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
+		guestSelectsNothing: api.ErrorTypeValidation},
+	"BulkMoveChangeSets":          {query: sel("Slug = 'cs'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
+	"CreateChangeSet":             {body: jsonBody(map[string]any{"Slug": "new-change-set"})},
+	"UpdateChangeSet":             {body: readBack("ChangeSet")},
+	"PatchChangeSet":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"UpdateChangeSetFromDocument": {body: documentEdit},
+	"BulkMoveFilters":             {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
+	"BulkMoveViews":               {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
 	"BulkMoveUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any {
 		return map[string]any{"ToSpaceID": f.otherSpace}
 	}},

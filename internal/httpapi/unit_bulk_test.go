@@ -310,7 +310,7 @@ func TestBulkTagRevisionSelectors(t *testing.T) {
 	refused("Before:1", "has no Revision before Revision 1")
 	refused("LastReleasedRevisionNum", "never been released")
 	refused("Before:LastReleasedRevisionNum", "never been released")
-	refused("ChangeSet:"+uuid.NewString(), "no ChangeSet")
+	refused("ChangeSet:"+uuid.NewString(), "recorded with ChangeSet")
 	refused("Revision:"+otherRevs[0].Revision.RevisionID.String(), "is not a Revision of Unit web")
 	refused("Revision:"+uuid.NewString(), "is not a Revision of Unit web")
 	refused("Tag:nosuch", `no Tag "nosuch"`)

@@ -10,6 +10,10 @@ func (r bulkResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) 
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitBulkCreateChangeSetsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkCreateFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
@@ -23,6 +27,10 @@ func (r bulkResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) err
 func (r bulkResponse) VisitBulkCreateUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkCreateViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteChangeSetsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r bulkResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -54,11 +62,17 @@ func (r bulkResponse) VisitBulkDeleteViewsResponse(w http.ResponseWriter) error 
 
 func (r bulkResponse) VisitBulkDestroyUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r bulkResponse) VisitBulkMoveChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r bulkResponse) VisitBulkMoveFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkMoveUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkMoveViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchChangeSetsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r bulkResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -101,6 +115,8 @@ func (r bulkResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) e
 func (r itemResponse) VisitGetAttestationResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r itemResponse) VisitGetChangeSetResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -152,6 +168,8 @@ func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r pageResponse) VisitListAllChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r pageResponse) VisitListAllChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -187,6 +205,8 @@ func (r pageResponse) VisitListAllViewsResponse(w http.ResponseWriter) error { r
 func (r pageResponse) VisitListAttestationsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 

@@ -228,7 +228,7 @@ func (s *Service) cloneOne(ctx context.Context, sc authz.Scope, tx *store.Tx, re
 		return src, err
 	}
 	// So may a ChangeSetID (the source's is not copied).
-	if err := checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID); err != nil {
+	if err := checkChangeSet(ctx, tx.Q, sc, spaceID, "ChangeSetID", f.ChangeSetID); err != nil {
 		return src, err
 	}
 	upstreamUnit, upstreamSpace := src.ID, src.SpaceID

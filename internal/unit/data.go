@@ -122,7 +122,7 @@ func (s *Service) PutData(ctx context.Context, sc authz.Scope, spaceID, unitID u
 			return apierr.Conflict("the Unit's data changed since it was read: If-Match does not name its DataHash %q; read it again and reapply the change", cur.DataHash).
 				WithEntity(EntityType, unitID.String(), cur.Slug)
 		}
-		if err := checkRevisionChangeSet(ctx, tx.Q, cur, opts.ChangeSetID); err != nil {
+		if err := checkRevisionChangeSet(ctx, tx.Q, sc, cur, opts.ChangeSetID); err != nil {
 			return err
 		}
 		data, err := upload.Data(cur.ToolchainType)
@@ -184,16 +184,13 @@ func readWriteContext(ctx context.Context, q *db.Queries, row *db.Unit) (writeCo
 	return writeContext{spaceSlug: wc.SpaceSlug, headSources: wc.HeadSources, triggers: wc.Triggers}, err
 }
 
-// checkRevisionChangeSet checks the change_set_id parameter of a write that records a Revision: it names
-// a ChangeSet of the organization, and the Unit's own when the Unit has one.
-func checkRevisionChangeSet(ctx context.Context, q *db.Queries, cur Unit, id *uuid.UUID) error {
-	if err := checkChangeSet(ctx, q, "change_set_id", id); err != nil {
-		return err
-	}
+// checkRevisionChangeSet checks the change_set_id parameter of a write that records a Revision: the
+// Unit's own ChangeSet when the Unit has one, and an Open ChangeSet of the organization.
+func checkRevisionChangeSet(ctx context.Context, q *db.Queries, sc authz.Scope, cur Unit, id *uuid.UUID) error {
 	if id != nil && cur.ChangeSetID != nil && *id != *cur.ChangeSetID {
 		return apierr.Validation("change_set_id must be the Unit's ChangeSetID", apierr.Item{Item: "change_set_id", Description: "not the Unit's ChangeSet"})
 	}
-	return nil
+	return checkChangeSet(ctx, q, sc, cur.SpaceID, "change_set_id", id)
 }
 
 // dataError reports data that does not parse as 400 Data naming the line.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/apierr/apierrtest"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
@@ -95,16 +96,15 @@ func TestCloneFields(t *testing.T) {
 	apierrtest.Require(t, err, apierr.TypeUserInput)
 }
 
-// TestChangeSetReferences: no ChangeSet exists yet, so every ChangeSetID is refused by the field that
-// carried it; none is fine.
+// TestChangeSetReferences: no ChangeSetID needs no lookup, and a change_set_id that is not the Unit's own is
+// refused before any (the lookups are tested through the API).
 func TestChangeSetReferences(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	id := uuid.New()
-	require.NoError(t, checkChangeSet(ctx, nil, "ChangeSetID", nil))
-	apierrtest.Require(t, checkChangeSet(ctx, nil, "ChangeSetID", &id), apierr.TypeValidation, "ChangeSetID")
-	require.NoError(t, checkRevisionChangeSet(ctx, nil, Unit{Fields: Fields{ChangeSetID: &id}}, nil))
-	apierrtest.Require(t, checkRevisionChangeSet(ctx, nil, Unit{}, &id), apierr.TypeValidation, "change_set_id")
+	id, other := uuid.New(), uuid.New()
+	require.NoError(t, checkChangeSet(ctx, nil, authz.Scope{}, uuid.Nil, "ChangeSetID", nil))
+	require.NoError(t, checkRevisionChangeSet(ctx, nil, authz.Scope{}, Unit{Fields: Fields{ChangeSetID: &id}}, nil))
+	apierrtest.Require(t, checkRevisionChangeSet(ctx, nil, authz.Scope{}, Unit{Fields: Fields{ChangeSetID: &other}}, &id), apierr.TypeValidation, "change_set_id")
 }
 
 // TestUnitEvents: a Unit's events carry its Target, so subscribers to the Target see them, and a data

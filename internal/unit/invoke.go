@@ -328,7 +328,7 @@ func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, r
 	if configdata.Hash(out) == row.DataHash {
 		return res, nil
 	}
-	if err := checkRevisionChangeSet(ctx, tx.Q, cur, req.ChangeSetID); err != nil {
+	if err := checkRevisionChangeSet(ctx, tx.Q, sc, cur, req.ChangeSetID); err != nil {
 		return res, err
 	}
 	change := dataChange{source: SourceFunction, steps: steps, subgroup: req.Subgroup,

@@ -2,6 +2,7 @@ package unit
 
 import (
 	"github.com/hubd/hubd/gen/db"
+	"github.com/hubd/hubd/internal/changeset"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/tag"
@@ -75,7 +76,7 @@ var ListEntity = listquery.Standard{Table: "unit", ID: "UnitID", InSpace: true, 
 		{Name: "UpstreamSpaceID", Field: "UpstreamSpace", Type: space.EntityType},
 		{Name: "TargetID", Field: "Target"}, {Name: "HeadMutationNum", Field: "HeadMutation", Type: MutationEntityType},
 		{Name: "LastReleasedRevisionNum", Field: "LastReleasedRevision", Type: RevisionEntityType},
-		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "FromLinkID", Field: "FromLink", Type: "Link"},
+		{Name: "ChangeSetID", Field: "ChangeSet", Type: changeset.EntityType}, {Name: "FromLinkID", Field: "FromLink", Type: "Link"},
 		{Name: "UnitEventID", Field: "LatestUnitEvent", Type: UnitEventEntityType},
 	},
 })
@@ -116,7 +117,7 @@ var RevisionList = listquery.Define(&listquery.Entity{
 	Includes: []listquery.Include{
 		{Name: "UnitID", Field: "Unit"}, {Name: "SpaceID", Field: "Space"}, {Name: "OrganizationID", Field: "Organization"},
 		{Name: "UserID", Field: "User"}, {Name: "Tags", Field: "Tags", Type: tag.EntityType},
-		{Name: "ChangeSetID", Field: "ChangeSet", Unserved: true}, {Name: "Attestations", Field: "Attestations", Type: "Attestation", NamedBy: true},
+		{Name: "ChangeSetID", Field: "ChangeSet", Type: changeset.EntityType}, {Name: "Attestations", Field: "Attestations", Type: "Attestation", NamedBy: true},
 		{Name: "ChangeOrders", Field: "ChangeOrders", Type: "ChangeOrder", Unserved: true},
 		{Name: "Releases", Field: "Releases", Type: "Release", NamedBy: true},
 	},

@@ -90,9 +90,17 @@ func (sel RevisionSelector) resolve(ctx context.Context, sc authz.Scope, tx *sto
 		}
 		num = u.LastReleasedRevisionNum
 	case "changeset":
-		// ChangeSets are not served yet: no ID names one.
-		return nil, apierr.Validation(fmt.Sprintf("Revision: no ChangeSet %s in your organization", sel.id),
-			apierr.Item{Item: "Revision", Description: "no such ChangeSet"})
+		// The newest Revision recorded with the ChangeSet; another organization's records none here, so it
+		// is refused as a random ID is.
+		r, err := tx.Q.RevisionNewestInChangeSet(ctx, db.RevisionNewestInChangeSetParams{OrganizationID: sc.OrganizationID, UnitID: u.ID, ChangeSetID: &sel.id})
+		if apierr.Is(err, apierr.TypeNotFound) {
+			return nil, apierr.Validation(fmt.Sprintf("no Revision of Unit %s was recorded with ChangeSet %s", u.Slug, sel.id),
+				apierr.Item{Item: "Revision", Description: "no Revision in the ChangeSet"})
+		}
+		if err != nil {
+			return nil, err
+		}
+		num = r.RevisionNum
 	case "revision":
 		r, err := tx.Q.RevisionGet(ctx, db.RevisionGetParams{OrganizationID: sc.OrganizationID, UnitID: u.ID, RevisionID: sel.id})
 		if apierr.Is(err, apierr.TypeNotFound) {

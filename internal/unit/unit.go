@@ -13,6 +13,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/changeset"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
@@ -288,7 +289,7 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID
 		return f, err
 	}
 	if f.ChangeSetID != nil && (cur == nil || cur.ChangeSetID == nil || *cur.ChangeSetID != *f.ChangeSetID) {
-		return f, checkChangeSet(ctx, tx.Q, "ChangeSetID", f.ChangeSetID)
+		return f, checkChangeSet(ctx, tx.Q, sc, spaceID, "ChangeSetID", f.ChangeSetID)
 	}
 	return f, nil
 }
@@ -386,16 +387,14 @@ func checkTarget(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uui
 
 // checkChangeSet is the one lookup of a ChangeSetID: the Unit's ChangeSetID (create, PUT, PATCH, bulk
 // patch, clone) and the change_set_id parameter of writes that record a Revision all come here; field
-// names what carried the ID.
-//
-// The ChangeSet family does not exist yet, so no ID names a ChangeSet of the organization and every one
-// is refused. When the family arrives, this becomes a call to its resolver (a ChangeSet of the caller's
-// organization, share-locked in q's transaction as tag.LookupForShare does) and the callers stay as they are.
-func checkChangeSet(_ context.Context, _ *db.Queries, field string, id *uuid.UUID) error {
+// names what carried the ID and spaceID is the Unit's Space. The ChangeSet family decides
+// (changeset.Joinable: an Open one of the organization, share-locked in q's transaction).
+func checkChangeSet(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, field string, id *uuid.UUID) error {
 	if id == nil {
 		return nil
 	}
-	return apierr.NoSuchReference("ChangeSet", "of your organization", field)
+	_, err := changeset.Joinable(ctx, sc, q, spaceID, *id, field)
+	return err
 }
 
 // Create makes a Unit without data (HeadRevisionNum 0); PUT its data to make Revision 1.

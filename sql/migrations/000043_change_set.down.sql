@@ -1,0 +1,2 @@
+DROP INDEX revision_change_set_idx;
+DROP TABLE change_set;

@@ -1,0 +1,38 @@
+-- name: ChangeSetInsert :one
+INSERT INTO change_set (change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels,
+                        annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids)
+VALUES (@change_set_id, @organization_id, @space_id, @user_id, @slug, @display_name, @description, @labels,
+        @annotations, @delete_gates, @permissions, @state, @close_override, @review_requests, @in_scope_space_ids)
+RETURNING *;
+
+-- name: ChangeSetUpdate :one
+UPDATE change_set
+SET slug = @slug, display_name = @display_name, description = @description, labels = @labels,
+    annotations = @annotations, delete_gates = @delete_gates, permissions = @permissions, state = @state,
+    close_override = @close_override, review_requests = @review_requests, in_scope_space_ids = @in_scope_space_ids,
+    version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND change_set_id = @change_set_id AND version = @version
+RETURNING *;
+
+-- name: ChangeSetMove :one
+UPDATE change_set SET space_id = @to_space_id, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND change_set_id = @change_set_id
+RETURNING *;
+
+-- name: ChangeSetGetForShare :one
+-- Held by a Unit write joining the ChangeSet or recording it on a Revision until it commits: a close or
+-- delete of the ChangeSet (which locks it FOR UPDATE) waits for the write, then sees its Unit.
+SELECT * FROM change_set WHERE organization_id = @organization_id AND change_set_id = @change_set_id FOR SHARE;
+
+-- name: ChangeSetUnitCount :one
+SELECT count(*) FROM unit WHERE organization_id = @organization_id AND change_set_id = @change_set_id;
+
+-- name: ChangeSetReleaseUnits :execrows
+-- A ChangeSet closed, abandoned or deleted with detach lets its Units go; their Revisions keep its ID.
+UPDATE unit SET change_set_id = NULL, version = version + 1, updated_at = now()
+WHERE organization_id = @organization_id AND change_set_id = @change_set_id;
+
+-- name: RevisionNewestInChangeSet :one
+-- The newest Revision of the Unit recorded with the ChangeSet (a bulk tag's ChangeSet:<id> selector).
+SELECT * FROM revision WHERE organization_id = @organization_id AND unit_id = @unit_id AND change_set_id = @change_set_id
+ORDER BY revision_num DESC LIMIT 1;
