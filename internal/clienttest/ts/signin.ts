@@ -4,7 +4,7 @@
 // that nothing was left in localStorage, sessionStorage or cookies the app could read, and that a reload
 // forgets the token. Run by internal/clienttest/signin_test.go, which passes the addresses and the user in
 // the environment.
-import { chromium, type Page, type Response } from "playwright-core";
+import { chromium, type BrowserContext, type Page, type Response } from "playwright-core";
 
 function env(name: string): string {
   const value = process.env[name];
@@ -15,10 +15,8 @@ function env(name: string): string {
 }
 
 const appURL = env("APP_URL"); // the reference app's page (its origin + pathname is the redirect URI)
-const username = env("SIGNIN_USERNAME");
-const password = env("SIGNIN_PASSWORD");
-const wantUser = env("WANT_USER"); // text the app must show as the user
-const wantOrg = env("WANT_ORGANIZATION"); // text the app must show as the organization
+// EXPECT_UNSUPPORTED=1: hubd has browser sign-in off, and the app must say so instead of offering it.
+const expectUnsupported = process.env.EXPECT_UNSUPPORTED === "1";
 
 const failures: string[] = [];
 function check(ok: boolean, what: string): void {
@@ -61,6 +59,36 @@ try {
   const page = await context.newPage();
   page.on("pageerror", (err) => failures.push(`page error: ${err.message}`));
   page.on("response", (resp) => void collectTokens(resp));
+  if (expectUnsupported) {
+    await unsupported(page);
+  } else {
+    await signIn(page, context);
+  }
+} finally {
+  await browser.close();
+}
+
+if (failures.length > 0) {
+  console.error(failures.join("\n"));
+  process.exit(1);
+}
+console.log("sign-in test passed");
+
+// unsupported checks that the app, against a hubd whose /api/info names no AuthIssuer, says so and offers
+// no sign-in.
+async function unsupported(page: Page): Promise<void> {
+  await page.goto(appURL);
+  await page.getByText("does not support browser sign-in").waitFor({ timeout: 30_000 });
+  check(!(await page.locator("#signin").isVisible()), "the app offers sign-in although hubd does not support it");
+  check(!(await page.locator("#error").isVisible()), `the app shows an error: ${await appText(page, "error")}`);
+}
+
+// signIn signs in through the app and the provider's login page and checks what the app shows and keeps.
+async function signIn(page: Page, context: BrowserContext): Promise<void> {
+  const username = env("SIGNIN_USERNAME");
+  const password = env("SIGNIN_PASSWORD");
+  const wantUser = env("WANT_USER"); // text the app must show as the user
+  const wantOrg = env("WANT_ORGANIZATION"); // text the app must show as the organization
 
   await page.goto(appURL);
   const signin = page.locator("#signin");
@@ -111,12 +139,4 @@ try {
   await page.locator("#signin:visible, #error:visible").first().waitFor({ timeout: 30_000 });
   check(await page.locator("#signin").isVisible(), "after a reload the app does not offer sign-in");
   check(!(await page.locator("#signed-in").isVisible()), "after a reload the app still shows a signed-in user");
-} finally {
-  await browser.close();
 }
-
-if (failures.length > 0) {
-  console.error(failures.join("\n"));
-  process.exit(1);
-}
-console.log("sign-in test passed");
