@@ -91,14 +91,21 @@ var (
 // must come back showing wantUser and wantOrg.
 func signIn(t *testing.T, app *appServer, username, password, wantUser, wantOrg string) {
 	t.Helper()
-	out := run(t, []string{
-		"APP_URL=" + app.URL,
-		"SIGNIN_USERNAME=" + username,
-		"SIGNIN_PASSWORD=" + password,
-		"WANT_USER=" + wantUser,
-		"WANT_ORGANIZATION=" + wantOrg,
-		"CHROMIUM=" + chromium(),
-	}, "node", "dist-signin/signin.js")
+	runSignIn(t, app, "SIGNIN_USERNAME="+username, "SIGNIN_PASSWORD="+password,
+		"WANT_USER="+wantUser, "WANT_ORGANIZATION="+wantOrg)
+}
+
+// signInRefused is signIn where hubd refuses the token exchange: the app must come back showing
+// wantError.
+func signInRefused(t *testing.T, app *appServer, username, password, wantError string) {
+	t.Helper()
+	runSignIn(t, app, "SIGNIN_USERNAME="+username, "SIGNIN_PASSWORD="+password, "WANT_ERROR="+wantError)
+}
+
+func runSignIn(t *testing.T, app *appServer, env ...string) {
+	t.Helper()
+	env = append(env, "APP_URL="+app.URL, "CHROMIUM="+chromium())
+	out := run(t, env, "node", "dist-signin/signin.js")
 	require.Contains(t, out, "sign-in test passed")
 }
 
@@ -111,6 +118,5 @@ func TestBrowserAppWithoutSignIn(t *testing.T) {
 	env := apitest.New(t, apitest.Options{HTTP: httpapi.Config{CORSOrigins: []string{app.origin()}}})
 	requireSignInToolchain(t)
 	app.configure(t, env.CheckedURL(), "any-client")
-	out := run(t, []string{"APP_URL=" + app.URL, "EXPECT_UNSUPPORTED=1", "CHROMIUM=" + chromium()}, "node", "dist-signin/signin.js")
-	require.Contains(t, out, "sign-in test passed")
+	runSignIn(t, app, "EXPECT_UNSUPPORTED=1")
 }

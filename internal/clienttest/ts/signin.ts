@@ -87,8 +87,9 @@ async function unsupported(page: Page): Promise<void> {
 async function signIn(page: Page, context: BrowserContext): Promise<void> {
   const username = env("SIGNIN_USERNAME");
   const password = env("SIGNIN_PASSWORD");
-  const wantUser = env("WANT_USER"); // text the app must show as the user
-  const wantOrg = env("WANT_ORGANIZATION"); // text the app must show as the organization
+  // WANT_ERROR: hubd refuses the sign-in, and the app must show this text of its answer; otherwise it must
+  // show WANT_USER as the user and WANT_ORGANIZATION as the organization.
+  const wantError = process.env.WANT_ERROR ?? "";
 
   await page.goto(appURL);
   const signin = page.locator("#signin");
@@ -109,15 +110,24 @@ async function signIn(page: Page, context: BrowserContext): Promise<void> {
   // Back on the app, which finishes the sign-in.
   await page.waitForURL((u) => u.origin === appOrigin, { timeout: 30_000 });
   await page.locator("#signed-in:visible, #error:visible").first().waitFor({ timeout: 30_000 });
+  const url = new URL(page.url());
+  check(!url.searchParams.has("code") && !url.searchParams.has("state"), `the code is still in the address bar: ${page.url()}`);
+  if (wantError !== "") {
+    const shown = await appText(page, "error");
+    check(shown.includes(wantError), `the app shows the error ${JSON.stringify(shown)}, want ${JSON.stringify(wantError)}`);
+    check(!(await page.locator("#signed-in").isVisible()), "the app shows a signed-in user although hubd refused");
+    check(await page.evaluate(() => sessionStorage.length === 0 && localStorage.length === 0), "the app left storage behind");
+    return;
+  }
   if (await page.locator("#error").isVisible()) {
     throw new Error(`the app did not sign in: ${await appText(page, "error")}`);
   }
+  const wantUser = env("WANT_USER"); // text the app must show as the user
+  const wantOrg = env("WANT_ORGANIZATION"); // text the app must show as the organization
   const user = await appText(page, "user");
   const org = await appText(page, "organization");
   check(user.includes(wantUser), `the app shows the user as ${JSON.stringify(user)}, want ${JSON.stringify(wantUser)}`);
   check(org.includes(wantOrg), `the app shows the organization as ${JSON.stringify(org)}, want ${JSON.stringify(wantOrg)}`);
-  const url = new URL(page.url());
-  check(!url.searchParams.has("code") && !url.searchParams.has("state"), `the code is still in the address bar: ${page.url()}`);
 
   // The tokens live in memory only; the PKCE round trip's sessionStorage entry is gone.
   check(tokens.length >= 2, `the page received ${tokens.length} access tokens, want the provider's and hubd's`);
