@@ -18,7 +18,7 @@ DOCSUI_TOOLCHAIN := $(DOCSUI_DIR)/node_modules/.package-lock.json
 APP_DIR          := web/app
 APP_TOOLCHAIN    := $(APP_DIR)/node_modules/.package-lock.json
 
-.PHONY: run test test-short build app generate check-generated lint fuzz bench loadtest loadtest-fanout loadtest-soak walkthrough-tools
+.PHONY: run test test-short build app generate check-generated lint fuzz bench loadtest loadtest-fanout loadtest-soak test-tools
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hubd
@@ -26,7 +26,7 @@ build:
 run: build
 	url=$$($(ENSURE_DB) hubd) && DATABASE_URL="$$url" ./$(BIN) serve
 
-test: $(TS_TOOLCHAIN) $(CHROMIUM) walkthrough-tools app
+test: $(TS_TOOLCHAIN) $(CHROMIUM) test-tools app
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" CHROMIUM=$(CHROMIUM) $(GO) test $(TEST_FLAGS) ./...
 
 # The fast loop: every test that needs no database (those that do skip under -short); make test is the
@@ -60,11 +60,12 @@ $(APP_TOOLCHAIN): $(APP_DIR)/package.json $(APP_DIR)/package-lock.json
 app: $(APP_TOOLCHAIN)
 	cd $(APP_DIR) && node_modules/.bin/tsc -p .
 
-# The variants walkthrough (examples/variants, run by make test) is a shell script of curl and jq calls.
-walkthrough-tools:
-	@command -v curl >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 || \
-		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && $(call apt_install,curl jq); } || \
-		{ echo "curl and jq are needed by examples/variants: install them" >&2; exit 1; }
+# Programs the tests run, from Debian's packages when missing (as root): curl and jq for the variants
+# walkthrough (examples/variants, a shell script), skopeo for the pull of a Release from the OCI registry.
+test-tools:
+	@command -v curl >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 && command -v skopeo >/dev/null 2>&1 || \
+		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && $(call apt_install,curl jq skopeo); } || \
+		{ echo "curl, jq and skopeo are needed by make test: install them" >&2; exit 1; }
 
 $(CHROMIUM):
 	@[ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && $(call apt_install,chromium) || \
@@ -94,7 +95,7 @@ check-generated: generate
 # Benchmarks (figures in docs/performance.md).
 bench:
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'ListSpacesDepth|Units|GuestList|LongPoll' -benchtime 200x ./internal/httpapi/
-	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'InvokeSetImage|LinkFanOut|UpgradeClones' -benchtime 10x ./internal/httpapi/
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'InvokeSetImage|LinkFanOut|UpgradeClones|ReleasePublishPull' -benchtime 10x ./internal/httpapi/
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'WorkerApply' -benchtime 5x ./internal/worker/
 
 # The load benchmark: hubd through its API beside raw SQL over pgx and etcd, in one run (figures in

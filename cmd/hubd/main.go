@@ -3,6 +3,7 @@
 //	hubd serve                     serve the API (migrating first)
 //	hubd migrate up|down [N]|version
 //	hubd token --org SLUG --user USERNAME [--role ROLE]
+//	hubd user add --org SLUG --username NAME --role ROLE   (password on stdin)
 //	hubd keys rotate               make a new signing key; older ones verify until their tokens expire
 //	hubd worker --worker-id ID --dir DIR   run the reference bridge worker on a directory
 //
@@ -54,6 +55,8 @@ func main() {
 		err = token(ctx, os.Args[2:])
 	case "keys":
 		err = keys(ctx, os.Args[2:])
+	case "user":
+		err = userCmd(ctx, os.Args[2:], os.Stdin)
 	case "worker":
 		err = workerCmd(ctx, os.Args[2:])
 	case "version":
@@ -75,6 +78,8 @@ func usage() {
   serve      serve the API on --addr (migrates the database first)
   migrate    up | down [N] | version
   token      --org SLUG --user USERNAME [--role admin|manager|member|viewer|guest]: print a service token
+  user       add --org SLUG --username NAME --role ROLE: add a local user who signs in on the embedded
+             OpenID provider's login page (password: first line of stdin)
   keys       rotate: make a new token-signing key
   worker     --worker-id ID --dir DIR: run the reference bridge worker, writing Units to DIR
              (secret from HUBD_WORKER_SECRET or --secret-file; hubd at --base-url)
@@ -132,12 +137,14 @@ func serve(ctx context.Context, args []string) error {
 	pollStarts := fs.Int("max-poll-starts", int(envInt("HUBD_MAX_POLL_STARTS", 0)), "long polls starting at once per replica; more wait their turn (HUBD_MAX_POLL_STARTS; 0: 8 per database connection)")
 	debugAddr := fs.String("debug-addr", env("HUBD_DEBUG_ADDR", ""), "address serving Go's profiler at /debug/pprof/ (HUBD_DEBUG_ADDR; off when empty; never expose it)")
 	corsOrigins := fs.String("cors-origins", env("HUBD_CORS_ORIGINS", ""), "comma-separated origins (scheme://host[:port], or *) whose browser apps may call the API (HUBD_CORS_ORIGINS; none when empty)")
+	trustedOrgs := fs.String("trusted-orgs", env("HUBD_TRUSTED_ORGS", ""), "comma-separated Slugs of first-party organizations exempt from the quota of 10 OAuth clients and allowed to register clients serving every organization (HUBD_TRUSTED_ORGS)")
 	retention := fs.Duration("event-retention", envDuration("HUBD_EVENT_RETENTION", 48*time.Hour), "how long the event log keeps events (HUBD_EVENT_RETENTION)")
 	longPollMode := fs.String("long-poll-mode", env("HUBD_LONG_POLL_MODE", string(longpoll.ModeParked)), "how waiting long polls wait: parked (an HTTP/1.1 poll's connection is held without a goroutine) or goroutine (each waits on its handler's goroutine); HTTP/2 and TLS connections always wait on their goroutine (HUBD_LONG_POLL_MODE)")
 	templateRefs := fs.Int("max-template-references", int(envInt("HUBD_MAX_TEMPLATE_REFERENCES", int64(function.MaxTemplateReferences))), "parameter references ({{.Name}}) a stored Invocation may hold (HUBD_MAX_TEMPLATE_REFERENCES)")
 	templateBytes := fs.Int("max-template-expansion", int(envInt("HUBD_MAX_TEMPLATE_EXPANSION", int64(function.MaxExpandedBytes))), "bytes the templates of one request or data write may expand to (HUBD_MAX_TEMPLATE_EXPANSION)")
 	triggersPerSpace := fs.Int("max-triggers-per-space", int(envInt("HUBD_MAX_TRIGGERS_PER_SPACE", int64(trigger.MaxPerSpace))), "Triggers a Space may hold (HUBD_MAX_TRIGGERS_PER_SPACE)")
 	triggerCalls := fs.Int("max-trigger-calls", int(envInt("HUBD_MAX_TRIGGER_CALLS", int64(unit.MaxTriggerCalls))), "function calls one data write may run through Triggers (HUBD_MAX_TRIGGER_CALLS)")
+	authSettings := registerAuthFlags(fs)
 	memoryLimit := fs.Int64("memory-limit", envInt("HUBD_MEMORY_LIMIT", defaultMemoryLimit), "soft limit in bytes of the process's Go memory, raised to twice the live heap when that is more (HUBD_MEMORY_LIMIT; 0: the runtime's own, GOMEMLIMIT)")
 	_ = fs.Parse(args)
 	cfg, err := c.config(true)
@@ -160,6 +167,14 @@ func serve(ctx context.Context, args []string) error {
 		ViewLimits: listquery.ViewLimits{CellValues: *viewValues, CellBytes: *viewCell, PageBytes: *viewPage}, RequestTimeout: *timeout, WriteTimeout: *writeTimeout, MaxInFlightPerCaller: *inFlight, MaxInvocationsPerOrganization: *invocations,
 		MaxPollStarts: *pollStarts, LongPollMode: mode, CORSOrigins: origins}
 	cfg.EventRetention = *retention
+	for _, slug := range strings.Split(*trustedOrgs, ",") {
+		if slug = strings.TrimSpace(slug); slug != "" {
+			cfg.TrustedOrgs = append(cfg.TrustedOrgs, slug)
+		}
+	}
+	if cfg.Auth, err = authSettings.config(fs); err != nil {
+		return err
+	}
 
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
@@ -200,7 +215,8 @@ func serve(ctx context.Context, args []string) error {
 	if *debugAddr != "" {
 		go serveDebug(*debugAddr, cfg.Logger)
 	}
-	cfg.Logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "version", app.Version)
+	cfg.Logger.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "version", app.Version,
+		"auth_mode", cfg.Auth.Mode.String(), "auth_issuer", cfg.Auth.IssuerURL(cfg.BaseURL))
 
 	select {
 	case err := <-errc:

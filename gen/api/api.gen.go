@@ -1143,13 +1143,13 @@ type AnnotationsPatch map[string]*string
 
 // ApiInfo defines model for ApiInfo.
 type ApiInfo struct {
-	// AuthIssuer Identity-provider issuer to log in against. Empty means the instance is not configured for custom UI app authentication.
+	// AuthIssuer Identity-provider issuer to log in against (OIDC discovery at {AuthIssuer}/.well-known/openid-configuration); the instance's own provider, {base_url}/oidc, unless an external one is configured. Empty means browser sign-in is off (custom UI apps cannot sign in).
 	AuthIssuer string `json:"AuthIssuer"`
 
-	// TokenExchangeAudience The audience a signed assertion sent to the token endpoint must carry in aud (the endpoint URL, {base_url}/auth/token).
+	// TokenExchangeAudience The audience an identity provider's access token exchanged at the token endpoint must carry in aud (the configured audience, else the endpoint URL {base_url}/auth/token); a signed assertion (RFC 7523) always carries the endpoint URL.
 	TokenExchangeAudience string `json:"TokenExchangeAudience"`
 
-	// TokenExchangeEndpoint URL that accepts an identity token (RFC 8693) and mints a service token.
+	// TokenExchangeEndpoint URL that accepts the identity provider's access token (RFC 8693 token exchange) and mints a service token ({base_url}/auth/token).
 	TokenExchangeEndpoint string `json:"TokenExchangeEndpoint"`
 
 	// Version The server's version; the same value is sent in the Hubd-Version header.
@@ -1652,6 +1652,8 @@ type EventLogEntry struct {
 	// Status of the run. queued_operation.created (an action queued for a BridgeWorker) carries the Unit's Slug
 	// and SpaceSlug, UnitID, BridgeWorkerID, Action and UnitActionNum; apply.completed (a worker completed an
 	// apply; its entity is the Unit) carries UnitID, UnitSlug, SpaceID, SpaceSlug, RevisionNum and QueuedOperationID.
+	// release.published and release.withdrawn carry ReleaseID, ReleaseNum, SpaceID, SpaceSlug, Digest and
+	// BundleBaseName (the Release's repository in the OCI registry is <organization slug>/<SpaceSlug>/<BundleBaseName>).
 	// Event types added later may carry other fields.
 	Payload           EventPayload        `json:"Payload"`
 	SpaceID           *openapi_types.UUID `json:"SpaceID"`
@@ -1668,6 +1670,8 @@ type EventLogEntry struct {
 // Status of the run. queued_operation.created (an action queued for a BridgeWorker) carries the Unit's Slug
 // and SpaceSlug, UnitID, BridgeWorkerID, Action and UnitActionNum; apply.completed (a worker completed an
 // apply; its entity is the Unit) carries UnitID, UnitSlug, SpaceID, SpaceSlug, RevisionNum and QueuedOperationID.
+// release.published and release.withdrawn carry ReleaseID, ReleaseNum, SpaceID, SpaceSlug, Digest and
+// BundleBaseName (the Release's repository in the OCI registry is <organization slug>/<SpaceSlug>/<BundleBaseName>).
 // Event types added later may carry other fields.
 type EventPayload = interface{}
 
@@ -1999,7 +2003,7 @@ type ExtendedUnit struct {
 	HeadMutation *Mutation `json:"HeadMutation"`
 	HeadRevision *Revision `json:"HeadRevision"`
 
-	// LastReleasedRevision The Revision last released (include=LastReleasedRevisionNum); null while the Unit has never been released. Its expansion is not served yet (LastReleasedRevisionNum itself is set by each publish), so it is always null.
+	// LastReleasedRevision The Revision last released (include=LastReleasedRevisionNum): the one the Unit's latest Release bundled; null while the Unit has never been released.
 	LastReleasedRevision *Revision `json:"LastReleasedRevision"`
 
 	// LatestUnitEvent The Unit's latest UnitEvent (include=UnitEventID); null when it has none or it is not included.
@@ -2770,6 +2774,29 @@ type NeededPath struct {
 // NeededPathInput defines model for NeededPathInput.
 type NeededPathInput = NeededPath
 
+// OAuthClient An RFC 7591-style public OAuth client registration: a browser app's client_id and where it may be
+// redirected after sign-in. Created and deleted, never changed.
+type OAuthClient struct {
+	// AllowAllOrgs The client may sign in members of any organization, not only its own (trusted organizations only).
+	AllowAllOrgs bool `json:"AllowAllOrgs"`
+
+	// ClientID Server-generated, public and not secret ("hubd-" and 26 random base32 characters); the path key.
+	ClientID  string    `json:"ClientID"`
+	CreatedAt time.Time `json:"CreatedAt"`
+
+	// Name Unique in the organization; also names the client in paths.
+	Name string `json:"Name"`
+
+	// OrganizationID The organization that registered the client.
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// RedirectURIs The exact redirect URIs, normalized (a bare origin gains its root path /), in the order sent without repeats.
+	RedirectURIs []string `json:"RedirectURIs"`
+}
+
+// OAuthClientInput defines model for OAuthClientInput.
+type OAuthClientInput = OAuthClient
+
 // OAuthError An RFC 6749 error body, the only error body of the API that is not a StandardErrorResponse.
 type OAuthError struct {
 	// Error invalid_request, invalid_grant, invalid_client, unsupported_grant_type, slow_down, server_error or temporarily_unavailable.
@@ -2807,6 +2834,12 @@ type Organization struct {
 	// Example: {"env":"prod","team":"payments"}
 	Labels         Labels             `json:"Labels"`
 	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// SignInProvisionRole The OrgRole a person gets who signs in to this organization by token exchange (a browser app) without
+	// being a member: the first sign-in creates the User (when the identity provider's subject has none) and
+	// the membership. One of admin, manager, member, viewer or guest; empty (the default) refuses people who
+	// are not members. Changing it needs the right to manage the organization.
+	SignInProvisionRole string `json:"SignInProvisionRole"`
 
 	// Slug URL-safe identifier, unique within its scope.
 	//
@@ -3541,10 +3574,13 @@ type TokenRequest struct {
 	// OrganizationId The organization to act in; when given it must be the key's.
 	OrganizationId openapi_types.UUID `json:"organization_id"`
 
+	// RequestedTokenType urn:ietf:params:oauth:token-type:access_token when given (token-exchange).
+	RequestedTokenType string `json:"requested_token_type"`
+
 	// SubjectToken The identity provider's token (token-exchange).
 	SubjectToken string `json:"subject_token"`
 
-	// SubjectTokenType urn:ietf:params:oauth:token-type:id_token or access_token (token-exchange).
+	// SubjectTokenType urn:ietf:params:oauth:token-type:access_token (token-exchange).
 	SubjectTokenType string `json:"subject_token_type"`
 }
 
@@ -7936,6 +7972,9 @@ type BulkCreateLinksJSONRequestBody = LinkPatch
 // BulkCreateLinksApplicationMergePatchPlusJSONRequestBody defines body for BulkCreateLinks for application/merge-patch+json ContentType.
 type BulkCreateLinksApplicationMergePatchPlusJSONRequestBody = LinkPatch
 
+// CreateOAuthClientJSONRequestBody defines body for CreateOAuthClient for application/json ContentType.
+type CreateOAuthClientJSONRequestBody = OAuthClientInput
+
 // CreateOrganizationJSONRequestBody defines body for CreateOrganization for application/json ContentType.
 type CreateOrganizationJSONRequestBody = OrganizationInput
 
@@ -8471,6 +8510,18 @@ type ServerInterface interface {
 	// GetMe The calling identity, as its OrganizationMember record in the token's organization.
 	// (GET /me)
 	GetMe(ctx echo.Context) error
+	// ListOAuthClients List the OAuthClients of the caller's organization, ordered by Name.
+	// (GET /oauth_client)
+	ListOAuthClients(ctx echo.Context) error
+	// CreateOAuthClient Register a public PKCE client for a browser app of the caller's organization.
+	// (POST /oauth_client)
+	CreateOAuthClient(ctx echo.Context) error
+	// DeleteOAuthClient Delete an OAuthClient by ClientID or Name.
+	// (DELETE /oauth_client/{oauth_client})
+	DeleteOAuthClient(ctx echo.Context, oauthClient string) error
+	// GetOAuthClient Read an OAuthClient of the caller's organization by ClientID or Name.
+	// (GET /oauth_client/{oauth_client})
+	GetOAuthClient(ctx echo.Context, oauthClient string) error
 	// ListOrganizations List the caller's organization (the one its token names).
 	// (GET /organization)
 	ListOrganizations(ctx echo.Context, params ListOrganizationsParams) error
@@ -10814,6 +10865,56 @@ func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetMe(ctx)
+	return err
+}
+
+// ListOAuthClients converts echo context to params.
+func (w *ServerInterfaceWrapper) ListOAuthClients(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListOAuthClients(ctx)
+	return err
+}
+
+// CreateOAuthClient converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateOAuthClient(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateOAuthClient(ctx)
+	return err
+}
+
+// DeleteOAuthClient converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteOAuthClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "oauth_client" -------------
+	var oauthClient string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "oauth_client", ctx.Param("oauth_client"), &oauthClient, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter oauth_client: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteOAuthClient(ctx, oauthClient)
+	return err
+}
+
+// GetOAuthClient converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOAuthClient(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "oauth_client" -------------
+	var oauthClient string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "oauth_client", ctx.Param("oauth_client"), &oauthClient, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter oauth_client: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOAuthClient(ctx, oauthClient)
 	return err
 }
 
@@ -19049,6 +19150,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/link", wrapper.BulkPatchLinks, options.OperationMiddlewares["BulkPatchLinks"]...)
 	router.POST(options.BaseURL+"/link", wrapper.BulkCreateLinks, options.OperationMiddlewares["BulkCreateLinks"]...)
 	router.GET(options.BaseURL+"/me", wrapper.GetMe, options.OperationMiddlewares["GetMe"]...)
+	router.GET(options.BaseURL+"/oauth_client", wrapper.ListOAuthClients, options.OperationMiddlewares["ListOAuthClients"]...)
+	router.POST(options.BaseURL+"/oauth_client", wrapper.CreateOAuthClient, options.OperationMiddlewares["CreateOAuthClient"]...)
+	router.DELETE(options.BaseURL+"/oauth_client/:oauth_client", wrapper.DeleteOAuthClient, options.OperationMiddlewares["DeleteOAuthClient"]...)
+	router.GET(options.BaseURL+"/oauth_client/:oauth_client", wrapper.GetOAuthClient, options.OperationMiddlewares["GetOAuthClient"]...)
 	router.GET(options.BaseURL+"/organization", wrapper.ListOrganizations, options.OperationMiddlewares["ListOrganizations"]...)
 	router.POST(options.BaseURL+"/organization", wrapper.CreateOrganization, options.OperationMiddlewares["CreateOrganization"]...)
 	router.DELETE(options.BaseURL+"/organization/:organization_id", wrapper.DeleteOrganization, options.OperationMiddlewares["DeleteOrganization"]...)
@@ -29984,6 +30089,939 @@ type GetMedefaultJSONResponse struct {
 }
 
 func (response GetMedefaultJSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClientsRequestObject struct {
+}
+
+type ListOAuthClientsResponseObject interface {
+	VisitListOAuthClientsResponse(w http.ResponseWriter) error
+}
+
+type ListOAuthClients200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type ListOAuthClients200JSONResponse struct {
+	Body    []OAuthClient
+	Headers ListOAuthClients200ResponseHeaders
+}
+
+func (response ListOAuthClients200JSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClients400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListOAuthClients400JSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClients401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListOAuthClients401JSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClients403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListOAuthClients403JSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClients404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListOAuthClients404JSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClients429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListOAuthClients429JSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClients500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListOAuthClients500JSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClients503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListOAuthClients503JSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClients504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListOAuthClients504JSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOAuthClientsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListOAuthClientsdefaultJSONResponse) VisitListOAuthClientsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClientRequestObject struct {
+	Body *CreateOAuthClientJSONRequestBody
+}
+
+type CreateOAuthClientResponseObject interface {
+	VisitCreateOAuthClientResponse(w http.ResponseWriter) error
+}
+
+type CreateOAuthClient200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type CreateOAuthClient200JSONResponse struct {
+	Body    OAuthClient
+	Headers CreateOAuthClient200ResponseHeaders
+}
+
+func (response CreateOAuthClient200JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateOAuthClient400JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateOAuthClient401JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateOAuthClient403JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateOAuthClient404JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateOAuthClient409JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateOAuthClient413JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateOAuthClient415JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response CreateOAuthClient422JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateOAuthClient429JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response CreateOAuthClient500JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateOAuthClient503JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClient504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response CreateOAuthClient504JSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateOAuthClientdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response CreateOAuthClientdefaultJSONResponse) VisitCreateOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClientRequestObject struct {
+	OauthClient string `json:"oauth_client"`
+}
+
+type DeleteOAuthClientResponseObject interface {
+	VisitDeleteOAuthClientResponse(w http.ResponseWriter) error
+}
+
+type DeleteOAuthClient200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteOAuthClient200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteOAuthClient200ResponseHeaders
+}
+
+func (response DeleteOAuthClient200JSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteOAuthClient400JSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteOAuthClient401JSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteOAuthClient403JSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteOAuthClient404JSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClient429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteOAuthClient429JSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClient500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteOAuthClient500JSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteOAuthClient503JSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClient504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteOAuthClient504JSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteOAuthClientdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteOAuthClientdefaultJSONResponse) VisitDeleteOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClientRequestObject struct {
+	OauthClient string `json:"oauth_client"`
+}
+
+type GetOAuthClientResponseObject interface {
+	VisitGetOAuthClientResponse(w http.ResponseWriter) error
+}
+
+type GetOAuthClient200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetOAuthClient200JSONResponse struct {
+	Body    OAuthClient
+	Headers GetOAuthClient200ResponseHeaders
+}
+
+func (response GetOAuthClient200JSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClient400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOAuthClient400JSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClient401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetOAuthClient401JSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClient403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetOAuthClient403JSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClient404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOAuthClient404JSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClient429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetOAuthClient429JSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClient500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetOAuthClient500JSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClient503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOAuthClient503JSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClient504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetOAuthClient504JSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOAuthClientdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetOAuthClientdefaultJSONResponse) VisitGetOAuthClientResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -75151,6 +76189,18 @@ type StrictServerInterface interface {
 	// GetMe The calling identity, as its OrganizationMember record in the token's organization.
 	// (GET /me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
+	// ListOAuthClients List the OAuthClients of the caller's organization, ordered by Name.
+	// (GET /oauth_client)
+	ListOAuthClients(ctx context.Context, request ListOAuthClientsRequestObject) (ListOAuthClientsResponseObject, error)
+	// CreateOAuthClient Register a public PKCE client for a browser app of the caller's organization.
+	// (POST /oauth_client)
+	CreateOAuthClient(ctx context.Context, request CreateOAuthClientRequestObject) (CreateOAuthClientResponseObject, error)
+	// DeleteOAuthClient Delete an OAuthClient by ClientID or Name.
+	// (DELETE /oauth_client/{oauth_client})
+	DeleteOAuthClient(ctx context.Context, request DeleteOAuthClientRequestObject) (DeleteOAuthClientResponseObject, error)
+	// GetOAuthClient Read an OAuthClient of the caller's organization by ClientID or Name.
+	// (GET /oauth_client/{oauth_client})
+	GetOAuthClient(ctx context.Context, request GetOAuthClientRequestObject) (GetOAuthClientResponseObject, error)
 	// ListOrganizations List the caller's organization (the one its token names).
 	// (GET /organization)
 	ListOrganizations(ctx context.Context, request ListOrganizationsRequestObject) (ListOrganizationsResponseObject, error)
@@ -77462,6 +78512,125 @@ func (sh *strictHandler) GetMe(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetMeResponseObject); ok {
 		return validResponse.VisitGetMeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListOAuthClients operation middleware
+func (sh *strictHandler) ListOAuthClients(ctx echo.Context) error {
+	var request ListOAuthClientsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListOAuthClients(ctx.Request().Context(), request.(ListOAuthClientsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListOAuthClients")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListOAuthClientsResponseObject); ok {
+		return validResponse.VisitListOAuthClientsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateOAuthClient operation middleware
+func (sh *strictHandler) CreateOAuthClient(ctx echo.Context) error {
+	var request CreateOAuthClientRequestObject
+
+	var body CreateOAuthClientJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateOAuthClient(ctx.Request().Context(), request.(CreateOAuthClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateOAuthClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateOAuthClientResponseObject); ok {
+		return validResponse.VisitCreateOAuthClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteOAuthClient operation middleware
+func (sh *strictHandler) DeleteOAuthClient(ctx echo.Context, oauthClient string) error {
+	var request DeleteOAuthClientRequestObject
+
+	request.OauthClient = oauthClient
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteOAuthClient(ctx.Request().Context(), request.(DeleteOAuthClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteOAuthClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteOAuthClientResponseObject); ok {
+		return validResponse.VisitDeleteOAuthClientResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOAuthClient operation middleware
+func (sh *strictHandler) GetOAuthClient(ctx echo.Context, oauthClient string) error {
+	var request GetOAuthClientRequestObject
+
+	request.OauthClient = oauthClient
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOAuthClient(ctx.Request().Context(), request.(GetOAuthClientRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOAuthClient")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOAuthClientResponseObject); ok {
+		return validResponse.VisitGetOAuthClientResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

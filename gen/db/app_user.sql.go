@@ -93,6 +93,53 @@ func (q *Queries) UserInsert(ctx context.Context, arg UserInsertParams) (*User, 
 	return &i, err
 }
 
+const userListByExternalID = `-- name: UserListByExternalID :many
+SELECT user_id, username, slug, display_name, external_id, profile_picture_url, hidden_reason, version, created_at, updated_at FROM app_user WHERE external_id = $1 AND external_id <> '' ORDER BY user_id LIMIT 2
+`
+
+// The Users an identity provider's subject names (token exchange); more than one is ambiguous, so two are
+// enough to tell.
+func (q *Queries) UserListByExternalID(ctx context.Context, externalID string) ([]*User, error) {
+	rows, err := q.db.Query(ctx, userListByExternalID, externalID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*User
+	for rows.Next() {
+		var i User
+		if err := rows.Scan(
+			&i.UserID,
+			&i.Username,
+			&i.Slug,
+			&i.DisplayName,
+			&i.ExternalID,
+			&i.ProfilePictureURL,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const userLockExternalID = `-- name: UserLockExternalID :exec
+SELECT pg_advisory_xact_lock(hashtextextended('app_user.external_id:' || $1::text, 0))
+`
+
+// Serializes first sign-ins of one identity-provider subject, so two at once create one User.
+func (q *Queries) UserLockExternalID(ctx context.Context, externalID string) error {
+	_, err := q.db.Exec(ctx, userLockExternalID, externalID)
+	return err
+}
+
 const userSlugTaken = `-- name: UserSlugTaken :one
 SELECT EXISTS (SELECT 1 FROM app_user WHERE slug = $1)
 `

@@ -276,6 +276,18 @@ type OauthClient struct {
 	CreatedAt      time.Time  `db:"created_at"`
 }
 
+type OidcAuthRequest struct {
+	AuthRequestID  string          `db:"auth_request_id"`
+	ClientID       string          `db:"client_id"`
+	Request        json.RawMessage `db:"request"`
+	UserID         *uuid.UUID      `db:"user_id"`
+	OrganizationID *uuid.UUID      `db:"organization_id"`
+	AuthTime       *time.Time      `db:"auth_time"`
+	CodeHash       []byte          `db:"code_hash"`
+	CreatedAt      time.Time       `db:"created_at"`
+	ExpiresAt      time.Time       `db:"expires_at"`
+}
+
 type Organization struct {
 	OrganizationID      uuid.UUID       `db:"organization_id"`
 	Slug                string          `db:"slug"`

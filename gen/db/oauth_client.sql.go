@@ -95,6 +95,87 @@ func (q *Queries) OAuthClientGet(ctx context.Context, clientID string) (*OauthCl
 	return &i, err
 }
 
+const oAuthClientGetInOrg = `-- name: OAuthClientGetInOrg :one
+SELECT client_id, organization_id, name, redirect_uris, allow_all_orgs, user_id, created_at FROM oauth_client
+WHERE organization_id = $1 AND (client_id = $2 OR name = $2)
+ORDER BY client_id = $2 DESC
+LIMIT 1
+`
+
+type OAuthClientGetInOrgParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	Ref            string    `db:"ref"`
+}
+
+// A client of the organization by ClientID or Name; a ClientID match wins over a Name that happens to equal it.
+func (q *Queries) OAuthClientGetInOrg(ctx context.Context, arg OAuthClientGetInOrgParams) (*OauthClient, error) {
+	row := q.db.QueryRow(ctx, oAuthClientGetInOrg, arg.OrganizationID, arg.Ref)
+	var i OauthClient
+	err := row.Scan(
+		&i.ClientID,
+		&i.OrganizationID,
+		&i.Name,
+		&i.RedirectUris,
+		&i.AllowAllOrgs,
+		&i.UserID,
+		&i.CreatedAt,
+	)
+	return &i, err
+}
+
+const oAuthClientListByOrg = `-- name: OAuthClientListByOrg :many
+SELECT client_id, organization_id, name, redirect_uris, allow_all_orgs, user_id, created_at FROM oauth_client WHERE organization_id = $1 ORDER BY name, client_id
+`
+
+func (q *Queries) OAuthClientListByOrg(ctx context.Context, organizationID uuid.UUID) ([]*OauthClient, error) {
+	rows, err := q.db.Query(ctx, oAuthClientListByOrg, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*OauthClient
+	for rows.Next() {
+		var i OauthClient
+		if err := rows.Scan(
+			&i.ClientID,
+			&i.OrganizationID,
+			&i.Name,
+			&i.RedirectUris,
+			&i.AllowAllOrgs,
+			&i.UserID,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const oAuthClientLockOrganization = `-- name: OAuthClientLockOrganization :exec
+SELECT pg_advisory_xact_lock(hashtext('hubd.oauth_client'), hashtext($1::uuid::text))
+`
+
+// Registrations of one organization serialize on this lock (held to commit), so the quota's count and the
+// insert that follows it cannot interleave with another registration's.
+func (q *Queries) OAuthClientLockOrganization(ctx context.Context, organizationID uuid.UUID) error {
+	_, err := q.db.Exec(ctx, oAuthClientLockOrganization, organizationID)
+	return err
+}
+
+const oAuthClientNotify = `-- name: OAuthClientNotify :exec
+SELECT pg_notify('hubd_oauth_client', '')
+`
+
+// Tells every replica (on commit) that registered redirect URIs changed, so each reloads its CORS origins.
+func (q *Queries) OAuthClientNotify(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, oAuthClientNotify)
+	return err
+}
+
 const oAuthClientRedirectURIs = `-- name: OAuthClientRedirectURIs :many
 SELECT DISTINCT unnest(redirect_uris)::text AS redirect_uri FROM oauth_client
 `

@@ -75,19 +75,20 @@ func (q *Queries) OrganizationGetBySlug(ctx context.Context, slug string) (*Orga
 }
 
 const organizationInsert = `-- name: OrganizationInsert :one
-INSERT INTO organization (organization_id, slug, display_name, labels, annotations, delete_gates, email_domain)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO organization (organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, sign_in_provision_role)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at, sign_in_provision_role
 `
 
 type OrganizationInsertParams struct {
-	OrganizationID uuid.UUID       `db:"organization_id"`
-	Slug           string          `db:"slug"`
-	DisplayName    string          `db:"display_name"`
-	Labels         json.RawMessage `db:"labels"`
-	Annotations    json.RawMessage `db:"annotations"`
-	DeleteGates    json.RawMessage `db:"delete_gates"`
-	EmailDomain    string          `db:"email_domain"`
+	OrganizationID      uuid.UUID       `db:"organization_id"`
+	Slug                string          `db:"slug"`
+	DisplayName         string          `db:"display_name"`
+	Labels              json.RawMessage `db:"labels"`
+	Annotations         json.RawMessage `db:"annotations"`
+	DeleteGates         json.RawMessage `db:"delete_gates"`
+	EmailDomain         string          `db:"email_domain"`
+	SignInProvisionRole string          `db:"sign_in_provision_role"`
 }
 
 func (q *Queries) OrganizationInsert(ctx context.Context, arg OrganizationInsertParams) (*Organization, error) {
@@ -99,6 +100,7 @@ func (q *Queries) OrganizationInsert(ctx context.Context, arg OrganizationInsert
 		arg.Annotations,
 		arg.DeleteGates,
 		arg.EmailDomain,
+		arg.SignInProvisionRole,
 	)
 	var i Organization
 	err := row.Scan(
@@ -119,24 +121,65 @@ func (q *Queries) OrganizationInsert(ctx context.Context, arg OrganizationInsert
 	return &i, err
 }
 
+const organizationListByExternalID = `-- name: OrganizationListByExternalID :many
+SELECT organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at, sign_in_provision_role FROM organization WHERE external_id = $1 AND external_id <> '' ORDER BY organization_id LIMIT 2
+`
+
+// The organizations an identity provider's organization claim names by ExternalID (token exchange); more
+// than one is ambiguous, so two are enough to tell.
+func (q *Queries) OrganizationListByExternalID(ctx context.Context, externalID string) ([]*Organization, error) {
+	rows, err := q.db.Query(ctx, organizationListByExternalID, externalID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Organization
+	for rows.Next() {
+		var i Organization
+		if err := rows.Scan(
+			&i.OrganizationID,
+			&i.Slug,
+			&i.DisplayName,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.EmailDomain,
+			&i.ExternalID,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SignInProvisionRole,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const organizationUpdate = `-- name: OrganizationUpdate :one
 UPDATE organization
 SET slug = $1, display_name = $2, labels = $3, annotations = $4,
-    delete_gates = $5, email_domain = $6,
+    delete_gates = $5, email_domain = $6, sign_in_provision_role = $7,
     version = version + 1, updated_at = now()
-WHERE organization_id = $7 AND version = $8
+WHERE organization_id = $8 AND version = $9
 RETURNING organization_id, slug, display_name, labels, annotations, delete_gates, email_domain, external_id, hidden_reason, version, created_at, updated_at, sign_in_provision_role
 `
 
 type OrganizationUpdateParams struct {
-	Slug           string          `db:"slug"`
-	DisplayName    string          `db:"display_name"`
-	Labels         json.RawMessage `db:"labels"`
-	Annotations    json.RawMessage `db:"annotations"`
-	DeleteGates    json.RawMessage `db:"delete_gates"`
-	EmailDomain    string          `db:"email_domain"`
-	OrganizationID uuid.UUID       `db:"organization_id"`
-	Version        int64           `db:"version"`
+	Slug                string          `db:"slug"`
+	DisplayName         string          `db:"display_name"`
+	Labels              json.RawMessage `db:"labels"`
+	Annotations         json.RawMessage `db:"annotations"`
+	DeleteGates         json.RawMessage `db:"delete_gates"`
+	EmailDomain         string          `db:"email_domain"`
+	SignInProvisionRole string          `db:"sign_in_provision_role"`
+	OrganizationID      uuid.UUID       `db:"organization_id"`
+	Version             int64           `db:"version"`
 }
 
 func (q *Queries) OrganizationUpdate(ctx context.Context, arg OrganizationUpdateParams) (*Organization, error) {
@@ -147,6 +190,7 @@ func (q *Queries) OrganizationUpdate(ctx context.Context, arg OrganizationUpdate
 		arg.Annotations,
 		arg.DeleteGates,
 		arg.EmailDomain,
+		arg.SignInProvisionRole,
 		arg.OrganizationID,
 		arg.Version,
 	)

@@ -107,6 +107,45 @@ func (q *Queries) OrganizationMemberInsert(ctx context.Context, arg Organization
 	return err
 }
 
+const organizationMemberListByUser = `-- name: OrganizationMemberListByUser :many
+SELECT m.organization_id, o.slug, o.display_name, m.org_role
+FROM organization_member m JOIN organization o USING (organization_id)
+WHERE m.user_id = $1 ORDER BY o.slug
+`
+
+type OrganizationMemberListByUserRow struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	Slug           string    `db:"slug"`
+	DisplayName    string    `db:"display_name"`
+	OrgRole        string    `db:"org_role"`
+}
+
+// The organizations a User belongs to, for the embedded provider's login page.
+func (q *Queries) OrganizationMemberListByUser(ctx context.Context, userID uuid.UUID) ([]*OrganizationMemberListByUserRow, error) {
+	rows, err := q.db.Query(ctx, organizationMemberListByUser, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*OrganizationMemberListByUserRow
+	for rows.Next() {
+		var i OrganizationMemberListByUserRow
+		if err := rows.Scan(
+			&i.OrganizationID,
+			&i.Slug,
+			&i.DisplayName,
+			&i.OrgRole,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const organizationMemberSetRole = `-- name: OrganizationMemberSetRole :exec
 UPDATE organization_member SET org_role = $1
 WHERE organization_id = $2 AND user_id = $3

@@ -158,19 +158,22 @@ func (q *Queries) ReleaseLockSpace(ctx context.Context, spaceID uuid.UUID) error
 }
 
 const releaseMarkUnits = `-- name: ReleaseMarkUnits :exec
-UPDATE unit SET last_released_revision_num = ($1::bigint[])[array_position($2::uuid[], unit_id)]
-WHERE organization_id = $3 AND unit_id = ANY($2::uuid[])
+UPDATE unit SET last_released_revision_num = want.num
+FROM (SELECT unnest($2::uuid[]) AS unit_id, unnest($3::bigint[]) AS num) want
+WHERE unit.organization_id = $1 AND unit.unit_id = want.unit_id
+  AND unit.last_released_revision_num IS DISTINCT FROM want.num
 `
 
 type ReleaseMarkUnitsParams struct {
-	RevisionNums   []int64     `db:"revision_nums"`
-	UnitIds        []uuid.UUID `db:"unit_ids"`
 	OrganizationID uuid.UUID   `db:"organization_id"`
+	UnitIds        []uuid.UUID `db:"unit_ids"`
+	RevisionNums   []int64     `db:"revision_nums"`
 }
 
-// A published Unit records the Revision it was released at.
+// A published Unit records the Revision it was released at; one released again at the same Revision is
+// not written.
 func (q *Queries) ReleaseMarkUnits(ctx context.Context, arg ReleaseMarkUnitsParams) error {
-	_, err := q.db.Exec(ctx, releaseMarkUnits, arg.RevisionNums, arg.UnitIds, arg.OrganizationID)
+	_, err := q.db.Exec(ctx, releaseMarkUnits, arg.OrganizationID, arg.UnitIds, arg.RevisionNums)
 	return err
 }
 
@@ -183,6 +186,82 @@ func (q *Queries) ReleaseNextNum(ctx context.Context, spaceID uuid.UUID) (int64,
 	var column_1 int64
 	err := row.Scan(&column_1)
 	return column_1, err
+}
+
+const releaseRepositoryExists = `-- name: ReleaseRepositoryExists :one
+SELECT EXISTS (SELECT 1 FROM release WHERE space_id = $1 AND bundle_base_name = $2)
+`
+
+type ReleaseRepositoryExistsParams struct {
+	SpaceID        uuid.UUID `db:"space_id"`
+	BundleBaseName string    `db:"bundle_base_name"`
+}
+
+func (q *Queries) ReleaseRepositoryExists(ctx context.Context, arg ReleaseRepositoryExistsParams) (bool, error) {
+	row := q.db.QueryRow(ctx, releaseRepositoryExists, arg.SpaceID, arg.BundleBaseName)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
+
+const releaseRepositorySpace = `-- name: ReleaseRepositorySpace :one
+SELECT space_id FROM space
+WHERE organization_id = $1 AND lower(slug) = lower($2::text)
+ORDER BY slug = $2::text DESC, space_id
+LIMIT 1
+`
+
+type ReleaseRepositorySpaceParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	Slug           string    `db:"slug"`
+}
+
+// The Space an OCI repository name names: by its Slug in lowercase (OCI names are lowercase), an exact
+// match first when two Slugs differ only in case.
+func (q *Queries) ReleaseRepositorySpace(ctx context.Context, arg ReleaseRepositorySpaceParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, releaseRepositorySpace, arg.OrganizationID, arg.Slug)
+	var space_id uuid.UUID
+	err := row.Scan(&space_id)
+	return space_id, err
+}
+
+const releaseTags = `-- name: ReleaseTags :many
+SELECT release_id, release_num, permissions FROM release
+WHERE space_id = $1 AND bundle_base_name = $2 AND published
+ORDER BY release_num DESC
+`
+
+type ReleaseTagsParams struct {
+	SpaceID        uuid.UUID `db:"space_id"`
+	BundleBaseName string    `db:"bundle_base_name"`
+}
+
+type ReleaseTagsRow struct {
+	ReleaseID   uuid.UUID       `db:"release_id"`
+	ReleaseNum  int64           `db:"release_num"`
+	Permissions json.RawMessage `db:"permissions"`
+}
+
+// What a repository's tag list is made of: its published Releases, newest first, with what decides who
+// may view each.
+func (q *Queries) ReleaseTags(ctx context.Context, arg ReleaseTagsParams) ([]*ReleaseTagsRow, error) {
+	rows, err := q.db.Query(ctx, releaseTags, arg.SpaceID, arg.BundleBaseName)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*ReleaseTagsRow
+	for rows.Next() {
+		var i ReleaseTagsRow
+		if err := rows.Scan(&i.ReleaseID, &i.ReleaseNum, &i.Permissions); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const releaseUnits = `-- name: ReleaseUnits :many
@@ -367,6 +446,149 @@ func (q *Queries) ReleaseWithdraw(ctx context.Context, arg ReleaseWithdrawParams
 		&i.SearchText,
 	)
 	return &i, err
+}
+
+const releasesByDigest = `-- name: ReleasesByDigest :many
+SELECT release_id, organization_id, space_id, user_id, release_num, target_id, tag_id, change_order_id, bundle_base_name, description, digest, manifest_digest, manifest, data_size, unit_count, revision_ids, skipped_units, published, live_status, labels, annotations, delete_gates, permissions, hidden_reason, version, created_at, updated_at, search_text FROM release
+WHERE organization_id = $1 AND space_id = $2 AND bundle_base_name = $3
+  AND (manifest_digest = $4 OR digest = $4)
+ORDER BY release_num DESC
+LIMIT 100
+`
+
+type ReleasesByDigestParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	SpaceID        uuid.UUID `db:"space_id"`
+	BundleBaseName string    `db:"bundle_base_name"`
+	Digest         string    `db:"digest"`
+}
+
+// A repository's Releases whose manifest or bundle has the digest, newest first.
+func (q *Queries) ReleasesByDigest(ctx context.Context, arg ReleasesByDigestParams) ([]*Release, error) {
+	rows, err := q.db.Query(ctx, releasesByDigest,
+		arg.OrganizationID,
+		arg.SpaceID,
+		arg.BundleBaseName,
+		arg.Digest,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Release
+	for rows.Next() {
+		var i Release
+		if err := rows.Scan(
+			&i.ReleaseID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.UserID,
+			&i.ReleaseNum,
+			&i.TargetID,
+			&i.TagID,
+			&i.ChangeOrderID,
+			&i.BundleBaseName,
+			&i.Description,
+			&i.Digest,
+			&i.ManifestDigest,
+			&i.Manifest,
+			&i.DataSize,
+			&i.UnitCount,
+			&i.RevisionIDs,
+			&i.SkippedUnits,
+			&i.Published,
+			&i.LiveStatus,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.Permissions,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SearchText,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const releasesByNumDesc = `-- name: ReleasesByNumDesc :many
+SELECT release_id, organization_id, space_id, user_id, release_num, target_id, tag_id, change_order_id, bundle_base_name, description, digest, manifest_digest, manifest, data_size, unit_count, revision_ids, skipped_units, published, live_status, labels, annotations, delete_gates, permissions, hidden_reason, version, created_at, updated_at, search_text FROM release
+WHERE space_id = $1 AND bundle_base_name = $2 AND release_num < $3
+  AND (published OR NOT $4::boolean)
+ORDER BY release_num DESC
+LIMIT $5
+`
+
+type ReleasesByNumDescParams struct {
+	SpaceID        uuid.UUID `db:"space_id"`
+	BundleBaseName string    `db:"bundle_base_name"`
+	BeforeNum      int64     `db:"before_num"`
+	PublishedOnly  bool      `db:"published_only"`
+	PageSize       int32     `db:"page_size"`
+}
+
+// A repository's Releases, newest first, from before_num down: where the latest published one the
+// caller may view is looked for, a page at a time.
+func (q *Queries) ReleasesByNumDesc(ctx context.Context, arg ReleasesByNumDescParams) ([]*Release, error) {
+	rows, err := q.db.Query(ctx, releasesByNumDesc,
+		arg.SpaceID,
+		arg.BundleBaseName,
+		arg.BeforeNum,
+		arg.PublishedOnly,
+		arg.PageSize,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Release
+	for rows.Next() {
+		var i Release
+		if err := rows.Scan(
+			&i.ReleaseID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.UserID,
+			&i.ReleaseNum,
+			&i.TargetID,
+			&i.TagID,
+			&i.ChangeOrderID,
+			&i.BundleBaseName,
+			&i.Description,
+			&i.Digest,
+			&i.ManifestDigest,
+			&i.Manifest,
+			&i.DataSize,
+			&i.UnitCount,
+			&i.RevisionIDs,
+			&i.SkippedUnits,
+			&i.Published,
+			&i.LiveStatus,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.Permissions,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SearchText,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const releasesNamingRevisions = `-- name: ReleasesNamingRevisions :many

@@ -172,6 +172,65 @@ func (q *Queries) RevisionListByIDs(ctx context.Context, arg RevisionListByIDsPa
 	return items, nil
 }
 
+const revisionListByUnitNums = `-- name: RevisionListByUnitNums :many
+SELECT r.revision_id, r.organization_id, r.space_id, r.unit_id, r.revision_num, r.description, r.source, r.user_id, r.user_agent, r.change_set_id, r.data_hash, r.data_size, r.mutation_sources, r.hidden_reason, r.created_at, r.updated_at, r.tags, r.validation_errors, r.validation_warnings, r.validation_passed, r.validation_trigger_ids, r.value_trigger_ids, r.conflicts, r.link_findings FROM revision r
+JOIN (SELECT unnest($1::uuid[]) AS unit_id, unnest($2::bigint[]) AS num) want
+  ON r.unit_id = want.unit_id AND r.revision_num = want.num
+WHERE r.organization_id = $3::uuid
+`
+
+type RevisionListByUnitNumsParams struct {
+	UnitIds        []uuid.UUID `db:"unit_ids"`
+	Nums           []int64     `db:"nums"`
+	OrganizationID uuid.UUID   `db:"organization_id"`
+}
+
+// The Revisions numbered nums[i] of Units unit_ids[i] (those a page of Units last released), in one query.
+func (q *Queries) RevisionListByUnitNums(ctx context.Context, arg RevisionListByUnitNumsParams) ([]*Revision, error) {
+	rows, err := q.db.Query(ctx, revisionListByUnitNums, arg.UnitIds, arg.Nums, arg.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Revision
+	for rows.Next() {
+		var i Revision
+		if err := rows.Scan(
+			&i.RevisionID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.UnitID,
+			&i.RevisionNum,
+			&i.Description,
+			&i.Source,
+			&i.UserID,
+			&i.UserAgent,
+			&i.ChangeSetID,
+			&i.DataHash,
+			&i.DataSize,
+			&i.MutationSources,
+			&i.HiddenReason,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.Tags,
+			&i.ValidationErrors,
+			&i.ValidationWarnings,
+			&i.ValidationPassed,
+			&i.ValidationTriggerIds,
+			&i.ValueTriggerIds,
+			&i.Conflicts,
+			&i.LinkFindings,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const revisionNewestWithTag = `-- name: RevisionNewestWithTag :one
 SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags, validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts, link_findings FROM revision WHERE organization_id = $1 AND unit_id = $2 AND tags ? $3::text
 ORDER BY revision_num DESC LIMIT 1

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +60,9 @@ func validate(req *http.Request, reqBody []byte, resp *http.Response, body []byt
 			return "", fmt.Errorf("a CORS preflight must answer 204 with no body, not %d", resp.StatusCode)
 		}
 		return "", nil
+	}
+	if req.URL.Path == "/v2" || strings.HasPrefix(req.URL.Path, "/v2/") {
+		return "", validateRegistry(req, resp, body)
 	}
 	if !strings.HasPrefix(req.URL.Path, httpapi.BasePath+"/") {
 		return "", nil
@@ -269,4 +273,48 @@ func fullRun() bool {
 	short := flag.Lookup("test.short")
 	isShort, _ := strconv.ParseBool(short.Value.String())
 	return f != nil && f.Value.String() == "" && !isShort
+}
+
+// registryErrorCodes are the error codes of the OCI distribution API, with the status each is answered
+// with by hubd's read-only registry (UNKNOWN: the service itself failed).
+var registryErrorCodes = map[string][]int{
+	"UNAUTHORIZED": {http.StatusUnauthorized}, "NAME_UNKNOWN": {http.StatusNotFound}, "MANIFEST_UNKNOWN": {http.StatusNotFound},
+	"BLOB_UNKNOWN": {http.StatusNotFound}, "DIGEST_INVALID": {http.StatusBadRequest},
+	"UNSUPPORTED": {http.StatusMethodNotAllowed, http.StatusBadRequest},
+	"UNKNOWN":     {http.StatusInternalServerError, http.StatusServiceUnavailable, http.StatusGatewayTimeout},
+}
+
+// validateRegistry checks an answer of the OCI registry (/v2/) against the distribution API: errors are
+// {"errors":[{code, message}]} with a code of the API, a 401 carries the Bearer challenge, and content
+// is named by Docker-Content-Digest.
+func validateRegistry(req *http.Request, resp *http.Response, body []byte) error {
+	if resp.StatusCode == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer realm=") {
+		return fmt.Errorf("a 401 of the registry must carry a Bearer challenge, not %q", resp.Header.Get("WWW-Authenticate"))
+	}
+	if resp.StatusCode < 400 {
+		if (strings.Contains(req.URL.Path, "/manifests/") || strings.Contains(req.URL.Path, "/blobs/")) &&
+			!strings.HasPrefix(resp.Header.Get("Docker-Content-Digest"), "sha256:") {
+			return fmt.Errorf("content of the registry must be named by Docker-Content-Digest")
+		}
+		return nil
+	}
+	if req.Method == http.MethodHead {
+		return nil
+	}
+	var e struct {
+		Errors []struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil || len(e.Errors) == 0 {
+		return fmt.Errorf("a registry error must be {\"errors\":[{code, message}]}: %v", err)
+	}
+	for _, item := range e.Errors {
+		statuses, ok := registryErrorCodes[item.Code]
+		if !ok || !slices.Contains(statuses, resp.StatusCode) || item.Message == "" {
+			return fmt.Errorf("registry error %q with status %d and message %q is not one the API allows", item.Code, resp.StatusCode, item.Message)
+		}
+	}
+	return nil
 }

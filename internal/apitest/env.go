@@ -13,6 +13,7 @@ import (
 	"github.com/hubd/hubd/internal/app"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/identity"
 )
 
 // Env is one running hubd with its own database.
@@ -39,6 +40,10 @@ type Options struct {
 	DatabaseURL string
 	// TLS serves HTTPS, offering HTTP/2, with a test certificate the Env's clients trust.
 	TLS bool
+	// Auth is the identity provider of token exchange (zero: off).
+	Auth identity.Config
+	// TrustedOrgs are the instance's trusted organizations (app.Config.TrustedOrgs).
+	TrustedOrgs []string
 }
 
 // New starts hubd on a fresh database for t.
@@ -61,7 +66,8 @@ func New(t testing.TB, opts ...Options) *Env {
 	cfg := app.Config{
 		DatabaseURL: dbURL, BaseURL: baseURL, TokenTTL: time.Hour,
 		HTTP:   withDefaults(o.HTTP),
-		Logger: testLogger(),
+		Logger: testLogger(), TrustedOrgs: o.TrustedOrgs,
+		Auth: o.Auth,
 	}
 	ctx := context.Background()
 	a, err := app.Open(ctx, cfg)

@@ -16,8 +16,11 @@ import (
 	"github.com/hubd/hubd/internal/eventfilter"
 	"github.com/hubd/hubd/internal/group"
 	"github.com/hubd/hubd/internal/httpapi"
+	"github.com/hubd/hubd/internal/identity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/migrate"
+	"github.com/hubd/hubd/internal/oauthclient"
+	"github.com/hubd/hubd/internal/oidcprovider"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/periodic"
 	"github.com/hubd/hubd/internal/signin"
@@ -42,9 +45,16 @@ type Config struct {
 	// EventRetention is how long the event log keeps events (48 hours by default).
 	EventRetention time.Duration
 	HTTP           httpapi.Config
+	// TrustedOrgs are the Slugs of the organizations exempt from the OAuth client quota, the only ones that
+	// may register a client serving every organization (AllowAllOrgs).
+	TrustedOrgs []string
 	// Migrate applies pending migrations before starting.
 	Migrate bool
 	Logger  *slog.Logger
+	// Auth is the identity provider browser apps sign in with by token exchange (the zero value: off).
+	// In identity.ModeEmbedded (hubd serve without --auth-issuer) Open starts hubd's own OpenID provider
+	// at {BaseURL}/oidc, where local users sign in, and the exchange trusts its key.
+	Auth identity.Config
 }
 
 // App is an assembled instance.
@@ -55,6 +65,10 @@ type App struct {
 	httpapi.Services
 	// Notifier is this replica's LISTEN connection; RunBackground starts it.
 	Notifier *event.Notifier
+	// SignIns counts failed sign-ins for the token endpoints and the provider's login page together.
+	SignIns *httpapi.SignInGuard
+	// OIDC is the embedded OpenID provider (nil but in identity.ModeEmbedded).
+	OIDC *oidcprovider.Provider
 }
 
 // Open connects, migrates if asked, and loads the signing keys; it starts nothing.
@@ -88,7 +102,19 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	kit := entity.Deps{Store: st, Tokens: tokens, Grantees: entity.Grantees{Users: org.MembersAmong, Groups: group.Among}}
 	// The long polls of this replica share their reads of the event log.
 	events := eventfilter.NewReader(st, notifier)
-	return &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, Services: httpapi.Services{
+	signIns := httpapi.NewSignInGuard()
+	// In the embedded mode hubd is its own OpenID provider, and the exchange trusts its key in process.
+	var provider *oidcprovider.Provider
+	if cfg.Auth.Mode == identity.ModeEmbedded {
+		if provider, err = oidcprovider.New(ctx, oidcprovider.Options{Store: st, BaseURL: cfg.BaseURL, Limiter: signIns, Logger: cfg.Logger}); err != nil {
+			st.Close()
+			return nil, err
+		}
+		if cfg.Auth.KeySet == nil { // a test may verify with keys of its own
+			cfg.Auth.KeySet = provider.KeySet()
+		}
+	}
+	a := &App{Store: st, Keys: keys, Issuer: issuer, Notifier: notifier, SignIns: signIns, OIDC: provider, Services: httpapi.Services{
 		Kit:    kit,
 		Orgs:   org.NewService(kit, group.OfMembers),
 		Units:  unit.NewService(kit),
@@ -97,7 +123,10 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			space.EntityType: space.Family.IDOf, unit.EntityType: unit.Family.IDOf, target.EntityType: target.Family.IDOf, tag.EntityType: tag.Family.IDOf,
 		}),
 		BridgeWorkers: bridgeworker.NewService(kit, notifier, events.WorkerEvents),
-	}}, nil
+		OAuthClients:  oauthclient.NewService(st, cfg.TrustedOrgs, cfg.Logger),
+	}}
+	a.Exchange = identity.New(cfg.Auth, cfg.BaseURL, st, a.Orgs)
+	return a, nil
 }
 
 // Server builds the HTTP server of the instance.
@@ -108,12 +137,16 @@ func (a *App) Server(cfg Config, extra httpapi.Deps) (*httpapi.Server, error) {
 	}
 	deps := extra
 	deps.Services, deps.Store, deps.Issuer, deps.Notifier, deps.Logger = a.Services, a.Store, a.Issuer, a.Notifier, cfg.Logger
+	deps.SignIns = a.SignIns
+	if a.OIDC != nil {
+		deps.OIDC = a.OIDC.Handler()
+	}
 	return httpapi.New(cfg.HTTP, deps)
 }
 
 // RunBackground runs what every replica does besides serving until ctx ends: key refresh, event-log
-// pruning, the command-run sweep and the sweep of expired action claims (each safe on every replica at
-// once) and the notification listener.
+// pruning, the command-run sweep, the sweep of expired action claims, the reloads of OAuth clients' CORS
+// origins (each safe on every replica at once) and the notification listener.
 func (a *App) RunBackground(ctx context.Context, cfg Config) {
 	retention := cfg.EventRetention
 	if retention <= 0 {
@@ -125,6 +158,11 @@ func (a *App) RunBackground(ctx context.Context, cfg Config) {
 	go periodic.Run(ctx, 10*time.Minute, func(ctx context.Context) { _ = a.SignIn.PruneAssertions(ctx) })
 	go a.Channels.RunSweeper(ctx, runSweepInterval)
 	go periodic.Run(ctx, claimSweepInterval, func(ctx context.Context) { _, _ = a.Units.ExpireClaims(ctx, time.Now()) })
+	// The CORS origins of OAuth clients: loaded now, reloaded when a replica commits a change of them
+	// (and at every reconnect of the listener), and every minute in case a notification was lost.
+	a.OAuthClients.ReloadQuietly(ctx)
+	a.Notifier.OnNotify(oauthclient.NotifyChannel, func() { a.OAuthClients.ReloadQuietly(ctx) })
+	go periodic.Run(ctx, time.Minute, a.OAuthClients.ReloadQuietly)
 	go a.Notifier.Run(ctx, event.Channel)
 }
 

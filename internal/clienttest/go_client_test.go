@@ -107,32 +107,9 @@ func TestGoClientScenario(t *testing.T) {
 	require.Equal(t, "A", texts.JSON200.Changes[0].Path)
 
 	// A ServiceAccount signs in with a registered key (RFC 7523) and acts with its own role.
-	sa, err := c.CreateServiceAccountWithResponse(ctx, nil, client.ServiceAccountInput{Slug: "ci", OrgRole: ptr(client.Member)})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, sa.StatusCode(), string(sa.Body))
-	bot := sa.JSON200
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	coord := func(b []byte) *string { return ptr(base64.RawURLEncoding.EncodeToString(b)) }
-	pub, err := priv.PublicKey.ECDH()
-	require.NoError(t, err)
-	raw := pub.Bytes() // 0x04 || X || Y
-	key, err := c.CreateUserKeyWithResponse(ctx, bot.UserID, nil, client.CreateUserKeyRequest{
-		PublicJWK: client.PublicJWK{Kty: client.EC, Crv: ptr("P-256"), X: coord(raw[1:33]), Y: coord(raw[33:])},
-	})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, key.StatusCode(), string(key.Body))
-
-	info, err := c.ApiInfoWithResponse(ctx)
-	require.NoError(t, err)
-	assertion := signAssertion(t, priv, key.JSON200.Kid, bot.UserID.String(), info.JSON200.TokenExchangeAudience)
-	anonymous, err := client.NewClientWithResponses(env.URL+"/api", client.WithHTTPClient(env.HTTPClient()))
-	require.NoError(t, err)
-	tok, err := anonymous.IssueTokenWithFormdataBodyWithResponse(ctx, client.TokenRequest{
-		GrantType: client.UrnIetfParamsOauthGrantTypeJwtBearer, Assertion: &assertion})
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, tok.StatusCode(), string(tok.Body))
-	me, err := newGoClient(t, env, tok.JSON200.AccessToken).GetMeWithResponse(ctx)
+	var bot client.ServiceAccount
+	token := serviceAccountToken(t, env, c, "ci", client.Member, &bot)
+	me, err := newGoClient(t, env, token).GetMeWithResponse(ctx)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, me.StatusCode(), string(me.Body))
 	require.Equal(t, bot.UserID, me.JSON200.UserID)
@@ -185,6 +162,42 @@ func TestGoClientScenario(t *testing.T) {
 	require.Equal(t, "Unit", ev.Event.Payload.EntityType)
 	require.Equal(t, created.JSON200.Unit.UnitID, ev.Event.Payload.EntityID)
 	require.Equal(t, ptr("worker"), ev.Event.Payload.Slug)
+}
+
+// serviceAccountToken creates a ServiceAccount with role, registers a key for it and signs in with the key
+// (RFC 7523), as a bot would: it answers the service token (and the ServiceAccount, when out is not nil).
+func serviceAccountToken(t *testing.T, env *apitest.Env, c *client.ClientWithResponses, slug string, role client.OrgRole, out ...*client.ServiceAccount) string {
+	t.Helper()
+	ctx := context.Background()
+	sa, err := c.CreateServiceAccountWithResponse(ctx, nil, client.ServiceAccountInput{Slug: slug, OrgRole: ptr(role)})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, sa.StatusCode(), string(sa.Body))
+	bot := sa.JSON200
+	for _, o := range out {
+		*o = *bot
+	}
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	coord := func(b []byte) *string { return ptr(base64.RawURLEncoding.EncodeToString(b)) }
+	pub, err := priv.PublicKey.ECDH()
+	require.NoError(t, err)
+	raw := pub.Bytes() // 0x04 || X || Y
+	key, err := c.CreateUserKeyWithResponse(ctx, bot.UserID, nil, client.CreateUserKeyRequest{
+		PublicJWK: client.PublicJWK{Kty: client.EC, Crv: ptr("P-256"), X: coord(raw[1:33]), Y: coord(raw[33:])},
+	})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, key.StatusCode(), string(key.Body))
+
+	info, err := c.ApiInfoWithResponse(ctx)
+	require.NoError(t, err)
+	assertion := signAssertion(t, priv, key.JSON200.Kid, bot.UserID.String(), info.JSON200.TokenExchangeAudience)
+	anonymous, err := client.NewClientWithResponses(env.URL+"/api", client.WithHTTPClient(env.HTTPClient()))
+	require.NoError(t, err)
+	tok, err := anonymous.IssueTokenWithFormdataBodyWithResponse(ctx, client.TokenRequest{
+		GrantType: client.UrnIetfParamsOauthGrantTypeJwtBearer, Assertion: &assertion})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, tok.StatusCode(), string(tok.Body))
+	return tok.JSON200.AccessToken
 }
 
 // signAssertion is an RFC 7523 assertion of subject for audience, signed by key kid.

@@ -30,6 +30,36 @@ type Notifier struct {
 	everyone    uint64
 	listening   bool          // LISTEN is in place: every commit from now on is signalled
 	stop        chan struct{} // closed by StopWaiters
+	// handlers are called on a notification of their channel (OnNotify), instead of the event broadcast.
+	handlers map[string]func()
+}
+
+// OnNotify makes the listener LISTEN on channel too and call fn (on a goroutine of its own) at each
+// notification there, and at every (re)connect, since notifications may have been missed meanwhile. For
+// state other than the event log that replicas cache (the CORS origins of OAuth clients). Register before Run.
+func (n *Notifier) OnNotify(channel string, fn func()) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.handlers == nil {
+		n.handlers = map[string]func(){}
+	}
+	n.handlers[channel] = fn
+}
+
+// handler is fn of OnNotify for channel, or nil.
+func (n *Notifier) handler(channel string) func() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.handlers[channel]
+}
+
+// callHandlers calls every OnNotify handler, each on its own goroutine.
+func (n *Notifier) callHandlers() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, fn := range n.handlers {
+		go fn()
+	}
 }
 
 // StopWaiters ends every long poll waiting on this replica (they answer as at their timeout) and makes
@@ -322,7 +352,13 @@ func (n *Notifier) listen(ctx context.Context, channels []string, connected func
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, ch := range channels {
+	n.mu.Lock()
+	all := append([]string(nil), channels...)
+	for ch := range n.handlers {
+		all = append(all, ch)
+	}
+	n.mu.Unlock()
+	for _, ch := range all {
 		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
 			return err
 		}
@@ -330,10 +366,15 @@ func (n *Notifier) listen(ctx context.Context, channels []string, connected func
 	connected()
 	n.setListening(true)
 	n.broadcast(everything) // anything missed while disconnected is found by the waiters' next read
+	n.callHandlers()
 	for {
 		note, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return err
+		}
+		if fn := n.handler(note.Channel); fn != nil {
+			go fn()
+			continue
 		}
 		n.broadcast(parsePayload(note.Payload))
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/org"
 )
@@ -26,6 +27,7 @@ func organizationToAPI(o org.Organization) api.Organization {
 		Labels: o.Labels, Annotations: o.Annotations, DeleteGates: o.DeleteGates,
 		ExternalID: o.ExternalID, HiddenReason: o.HiddenReason, EntityType: org.OrganizationType,
 		CreatedAt: o.CreatedAt.UTC(), UpdatedAt: o.UpdatedAt.UTC(), Version: o.Version,
+		SignInProvisionRole: string(o.SignInProvisionRole),
 	}
 }
 
@@ -33,7 +35,7 @@ func organizationFields(b *api.Organization) org.OrganizationFields {
 	return org.OrganizationFields{
 		Common: entity.Common{Slug: b.Slug, DisplayName: b.DisplayName,
 			Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
-		EmailDomain: b.EmailDomain,
+		EmailDomain: b.EmailDomain, SignInProvisionRole: auth.Role(b.SignInProvisionRole),
 	}
 }
 

@@ -28,3 +28,14 @@ func ParseOrigins(list string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// allowsOrigin is the CORS rule: an origin --cors-origins names (or any, with *), or the origin of a
+// registered OAuth client's redirect URI.
+func (s *Server) allowsOrigin(origin string) (bool, error) {
+	for _, o := range s.cfg.CORSOrigins {
+		if o == "*" || o == origin {
+			return true, nil
+		}
+	}
+	return s.deps.OAuthClients != nil && s.deps.OAuthClients.AllowsOrigin(origin), nil
+}

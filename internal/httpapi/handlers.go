@@ -30,6 +30,7 @@ type handlers struct {
 	bridgeWorkerAPI
 	serviceAccountAPI
 	organizationAPI
+	oauthClientAPI
 	metaAPI
 }
 
@@ -40,7 +41,8 @@ func newHandlers(s *Server) *handlers {
 	b := &base{s: s}
 	return &handlers{base: b, unitAPI: unitAPI{b}, unitReadAPI: unitReadAPI{b}, functionAPI: functionAPI{b},
 		filterAPI: filterAPI{b}, commandRunAPI: commandRunAPI{b},
-		bridgeWorkerAPI: bridgeWorkerAPI{b}, serviceAccountAPI: serviceAccountAPI{b}, organizationAPI: organizationAPI{b}, metaAPI: metaAPI{b}}
+		bridgeWorkerAPI: bridgeWorkerAPI{b}, serviceAccountAPI: serviceAccountAPI{b}, organizationAPI: organizationAPI{b}, oauthClientAPI: oauthClientAPI{b},
+		metaAPI: metaAPI{b}}
 }
 
 var _ api.StrictServerInterface = (*handlers)(nil)

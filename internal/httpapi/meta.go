@@ -14,12 +14,16 @@ func (h metaAPI) GetAPIDocs(ctx context.Context, _ api.GetAPIDocsRequestObject) 
 }
 
 func (h metaAPI) ApiInfo(ctx context.Context, _ api.ApiInfoRequestObject) (api.ApiInfoResponseObject, error) {
+	// Without an identity provider browser apps cannot sign in (AuthIssuer is empty); the audience is then
+	// the one a signed assertion names: the token endpoint.
+	issuer, audience := "", h.s.cfg.BaseURL+"/auth/token"
+	if x := h.s.deps.Exchange; x != nil {
+		issuer, audience = x.Issuer(), x.Audience()
+	}
 	return api.ApiInfo200JSONResponse{Body: api.ApiInfo{
-		// No identity provider is configured yet: browser apps cannot sign in (AuthIssuer is empty).
-		AuthIssuer:            "",
+		AuthIssuer:            issuer,
 		TokenExchangeEndpoint: h.s.cfg.BaseURL + "/auth/token",
-		// The audience a signed assertion (and a token to exchange) must name: the token endpoint.
-		TokenExchangeAudience: h.s.cfg.BaseURL + "/auth/token",
+		TokenExchangeAudience: audience,
 		Version:               h.s.cfg.Version,
 	}}, nil
 }

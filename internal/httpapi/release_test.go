@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -108,6 +109,19 @@ func TestReleases(t *testing.T) {
 	require.Regexp(t, `^sha256:[0-9a-f]{64}$`, r1.ManifestDigest)
 	require.Equal(t, f.unit(t, "web").HeadRevisionNum, f.unit(t, "web").LastReleasedRevisionNum)
 	require.Zero(t, f.unit(t, "loose").LastReleasedRevisionNum, "a Unit of no Target is not released")
+	var web, loose api.ExtendedUnit
+	f.admin.Get(f.units["web"] + "?include=LastReleasedRevisionNum").Expect(http.StatusOK).JSON(&web)
+	require.NotNil(t, web.LastReleasedRevision)
+	require.Equal(t, web.Unit.LastReleasedRevisionNum, web.LastReleasedRevision.RevisionNum)
+	require.Equal(t, web.Unit.UnitID, web.LastReleasedRevision.UnitID)
+	f.admin.Get(f.units["loose"] + "?include=LastReleasedRevisionNum").Expect(http.StatusOK).JSON(&loose)
+	require.Nil(t, loose.LastReleasedRevision)
+	var listed []api.ExtendedUnit
+	f.admin.Get(f.space + "/unit?include=LastReleasedRevisionNum&where=" + url.QueryEscape("Slug IN ('web', 'db', 'loose')")).Expect(http.StatusOK).JSON(&listed)
+	require.Len(t, listed, 3)
+	for _, u := range listed {
+		require.Equal(t, u.Unit.Slug != "loose", u.LastReleasedRevision != nil, u.Unit.Slug)
+	}
 
 	// release.published carries what a puller needs.
 	var eventType string
@@ -117,8 +131,9 @@ func TestReleases(t *testing.T) {
 			WHERE subject_entity_id = $1 ORDER BY cursor_id LIMIT 1`, r1.ReleaseID).Scan(&eventType, &payload) == nil
 	}, 10*time.Second, 50*time.Millisecond)
 	require.Equal(t, "release.published", eventType)
-	require.Equal(t, map[string]any{"ReleaseID": r1.ReleaseID.String(), "ReleaseNum": float64(1), "SpaceID": f.spaceID.String(),
-		"SpaceSlug": "shop", "Digest": r1.Digest, "BundleBaseName": r1.BundleBaseName}, payload)
+	require.Equal(t, map[string]any{"EntityType": "Release", "EntityID": r1.ReleaseID.String(), "ReleaseID": r1.ReleaseID.String(),
+		"ReleaseNum": float64(1), "SpaceID": f.spaceID.String(), "SpaceSlug": "shop", "Digest": r1.Digest,
+		"BundleBaseName": r1.BundleBaseName}, payload)
 
 	// The bundle: one file per Unit, byte for byte; its SHA-256 is the Digest and its ETag.
 	one := f.space + "/release/" + r1.ReleaseID.String()
@@ -139,7 +154,7 @@ func TestReleases(t *testing.T) {
 	f.admin.Post(f.space+"/release", map[string]any{"TargetID": f.target.TargetID, "BundleBaseName": "shop-config"}).Expect(http.StatusOK).JSON(&r2)
 	require.Equal(t, int64(2), r2.ReleaseNum)
 	require.Equal(t, r1.Digest, r2.Digest)
-	require.Equal(t, r1.ManifestDigest, r2.ManifestDigest)
+	require.NotEqual(t, r1.ManifestDigest, r2.ManifestDigest, "the manifest titles the layer <BundleBaseName>.tar.gz")
 	require.Equal(t, "shop-config", r2.BundleBaseName)
 
 	// A Tag's Revisions instead of the heads: web as tagged, db (never tagged) skipped.
@@ -214,6 +229,14 @@ func TestReleases(t *testing.T) {
 	var withdrawn api.Release
 	f.admin.Post(one+"/withdraw", nil).Expect(http.StatusOK).JSON(&withdrawn)
 	require.False(t, withdrawn.Published)
+	// release.withdrawn, once: withdrawing again changes nothing.
+	f.admin.Post(one+"/withdraw", nil).Expect(http.StatusOK)
+	var withdrawals int
+	require.Eventually(t, func() bool {
+		return env.App.Store.Pool.QueryRow(context.Background(), `SELECT count(*) FROM event_log
+			WHERE subject_entity_id = $1 AND event_type = 'release.withdrawn'`, r1.ReleaseID).Scan(&withdrawals) == nil && withdrawals > 0
+	}, 10*time.Second, 50*time.Millisecond)
+	require.Equal(t, 1, withdrawals)
 	f.admin.Get(one + "/data").Expect(http.StatusOK)
 	require.Equal(t, []int64{2, 3}, nums("/api/release?where=Published%20%3D%20true&order_by=ReleaseNum"))
 

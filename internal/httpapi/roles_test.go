@@ -89,6 +89,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post(base+"/release", map[string]any{"TargetID": target.TargetID}).Expect(http.StatusOK).JSON(&rel)
 	var comment api.ReviewComment
 	admin.Post(base+"/unit/"+u.Unit.UnitID.String()+"/review_comment", map[string]any{"RevisionNum": 1, "Text": "why?"}).Expect(http.StatusOK).JSON(&comment)
+	var oc api.OAuthClient
+	admin.Post("/api/oauth_client", map[string]any{"Name": "fixture-app", "RedirectURIs": []string{"https://app.example.com"}}).Expect(http.StatusOK).JSON(&oc)
 	var group api.Group
 	admin.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []string{me.UserID.String()}}).Expect(http.StatusOK).JSON(&group)
 	// A Link from app to another Unit (Units that Links read from cannot be deleted: app is not one).
@@ -107,7 +109,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
 		"release_id": rel.ReleaseID.String(), "review_comment_id": comment.ReviewCommentID.String(),
-		"link_id": lnk.LinkID.String(), "upstream_unit_id": upstream.Unit.UnitID.String(),
+		"link_id": lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
 		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
 	}
 	return f
@@ -227,6 +229,7 @@ var roleRequests = map[string]roleRequest{
 	"BulkPatchGroups":          {query: sel("Slug = 'team'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
 	"BulkDeleteGroups":         {query: sel("Slug = 'team'")},
 	"CreateGroup":              {body: jsonBody(map[string]any{"Slug": "new-group"})},
+	"CreateOAuthClient":        {body: jsonBody(map[string]any{"Name": "new-app", "RedirectURIs": []string{"https://new.example.com"}})},
 	"UpdateGroup":              {body: readBack("Group")},
 	"PatchGroup":               {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	"ListUsers":                {guestSees: 1},

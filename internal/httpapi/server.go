@@ -23,8 +23,10 @@ import (
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/identity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/longpoll"
+	"github.com/hubd/hubd/internal/oauthclient"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/signin"
 	"github.com/hubd/hubd/internal/store"
@@ -81,6 +83,10 @@ type Services struct {
 	Channels *channel.Service
 	// BridgeWorkers serve the workers, their event cursors and /auth/worker.
 	BridgeWorkers *bridgeworker.Service
+	// Exchange serves the token endpoint's token exchange (RFC 8693); nil when browser sign-in is off.
+	Exchange *identity.Exchanger
+	// OAuthClients registers browser apps' clients; the origins of their redirect URIs pass CORS.
+	OAuthClients *oauthclient.Service
 }
 
 // Deps are what the handlers call: the instance's store, token issuer and services.
@@ -91,6 +97,11 @@ type Deps struct {
 	// Notifier signals changes per organization; authentication remembers memberships between them.
 	Notifier *event.Notifier
 	Logger   *slog.Logger
+	// SignIns counts failed sign-ins (shared with the embedded OpenID provider's login page); nil: a new one.
+	SignIns *SignInGuard
+	// OIDC serves the embedded OpenID provider at /oidc (nil: none). It is outside the document: the
+	// contract layer, compression and the API's CORS leave it alone.
+	OIDC http.Handler
 	// StrictMiddlewares wrap every generated handler (tests use them to inject failures).
 	StrictMiddlewares []api.StrictMiddlewareFunc
 }
@@ -147,9 +158,12 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{
 		cfg: cfg, deps: deps, log: deps.Logger, doc: doc, docJSON: oas.Document,
 		limiter: newCallerLimiter(cfg.MaxInFlightPerCaller), invocations: newCallerLimiter(cfg.MaxInvocationsPerOrganization),
-		signIns:    newSignInGuard(),
+		signIns:    deps.SignIns,
 		metrics:    newMetrics(deps.Store),
 		pollStarts: longpoll.NewGate(cmp.Or(max(cfg.MaxPollStarts, 0), pollStartsPerConn*int(deps.Store.Pool.Config().MaxConns))),
+	}
+	if s.signIns == nil {
+		s.signIns = newSignInGuard()
 	}
 	s.routes = routesOf(doc)
 
@@ -158,18 +172,21 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	e.Binder = jsonBinder{}
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.resumeFirstPass, s.requestIdentity, s.observe, s.recoverPanics, s.limitWrites)
-	if len(cfg.CORSOrigins) > 0 {
-		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
-			AllowOrigins: cfg.CORSOrigins,
-			AllowMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
-			AllowHeaders: []string{echo.HeaderAuthorization, echo.HeaderContentType, echo.HeaderAccept, "If-Match",
-				"If-None-Match", echo.HeaderXRequestID},
-			// What a browser app reads of a response: validators, paging, warnings, tracing, back-off.
-			ExposeHeaders: []string{"ETag", "Service-Continue", "Warning", echo.HeaderXRequestID, "Hubd-Version",
-				echo.HeaderRetryAfter, echo.HeaderAllow},
-			MaxAge: 600,
-		}))
-	}
+	// CORS: the configured origins and those of every registered OAuth client's redirect URIs (read per
+	// request: deleting a client withdraws its origins at once). Requests without Origin are not a
+	// browser's cross-origin calls and pass untouched.
+	e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
+		// The OpenID provider answers CORS itself (any origin, no credentials).
+		Skipper:         func(c echo.Context) bool { return c.Request().Header.Get(echo.HeaderOrigin) == "" || isOIDCPath(c) },
+		AllowOriginFunc: s.allowsOrigin,
+		AllowMethods:    []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+		AllowHeaders: []string{echo.HeaderAuthorization, echo.HeaderContentType, echo.HeaderAccept, "If-Match",
+			"If-None-Match", echo.HeaderXRequestID},
+		// What a browser app reads of a response: validators, paging, warnings, tracing, back-off.
+		ExposeHeaders: []string{"ETag", "Service-Continue", "Warning", echo.HeaderXRequestID, "Hubd-Version",
+			echo.HeaderRetryAfter, echo.HeaderAllow},
+		MaxAge: 600,
+	}))
 	// The API's JSON is compressed for clients that accept gzip; configuration data is not (its ETag and
 	// Content-Length describe the bytes as stored), nor what is outside /api (/metrics compresses itself).
 	// At the fastest level: the middleware resets its compressor for every such request, compressed or not,
@@ -190,6 +207,19 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		e.GET(prefix+"/auth/jwks.json", s.jwks)
 		e.POST(prefix+"/auth/token", s.token)
 		e.POST(prefix+"/auth/worker", s.workerToken)
+	}
+
+	// The OCI registry of published Releases (registry.go), outside the document: its protocol is the OCI
+	// distribution API's.
+	e.Any("/v2", s.registryPing)
+	e.Any("/v2/", s.registryPing)
+	e.GET("/v2/token", s.registryTokenEndpoint)
+	e.Any("/v2/*", s.registryRoute)
+	if deps.OIDC != nil {
+		// The provider reads its own forms and writes its own answers (RFC 6749 errors, its login page);
+		// its requests are small forms.
+		oidc := echo.WrapHandler(http.MaxBytesHandler(deps.OIDC, oidcBodyLimit))
+		e.Any(oidcPath+"/*", oidc)
 	}
 
 	api.RegisterHandlersWithBaseURL(pollRouter{e, s}, api.NewStrictHandler(newHandlers(s), deps.StrictMiddlewares), BasePath)
@@ -324,6 +354,16 @@ func (s *Server) uncompressed(c echo.Context) bool {
 	// Long polls answer small bodies, and thousands of them answer at once when an event commits: a gzip
 	// writer each (its compressor is built even to close an unused one) costs more than it saves.
 	return rt != nil && (rt.rawData || rt.class == classLongPoll)
+}
+
+// oidcPath is where the embedded OpenID provider is mounted.
+const oidcPath = "/oidc"
+
+// oidcBodyLimit caps the bodies of the provider's requests (form posts of a few fields).
+const oidcBodyLimit = 64 << 10
+
+func isOIDCPath(c echo.Context) bool {
+	return strings.HasPrefix(c.Request().URL.Path, oidcPath+"/")
 }
 
 func toEchoPattern(path string) string {

@@ -107,6 +107,21 @@ func (g *signInGuard) failed(r *http.Request, credential string) {
 	g.address.fail(addr, now)
 }
 
+// SignInGuard is the guard, for the embedded OpenID provider's login page, whose failures count with
+// those of the token endpoints (a password's username is its credential).
+type SignInGuard = signInGuard
+
+// NewSignInGuard returns a guard to share between the server (Deps.SignIns) and the login page.
+func NewSignInGuard() *SignInGuard { return newSignInGuard() }
+
+// Check returns the wait before r may try to sign in with credential (0: now).
+func (g *signInGuard) Check(r *http.Request, credential string) time.Duration {
+	return g.check(r, credential)
+}
+
+// Failed records a failed sign-in of r with credential.
+func (g *signInGuard) Failed(r *http.Request, credential string) { g.failed(r, credential) }
+
 // credentialAtAddress keys a credential's failures with the address they came from.
 func credentialAtAddress(credential, addr string) string { return credential + " " + addr }
 

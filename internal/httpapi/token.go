@@ -52,7 +52,8 @@ func (s *Server) oauthInternal(c echo.Context, err error) error {
 }
 
 // token serves POST {base}/auth/token: a signed assertion of a registered key (RFC 7523) becomes a
-// service token. Token exchange (RFC 8693) needs an identity provider, which is not configured.
+// service token, and so does an identity provider's access token (RFC 8693 token exchange,
+// tokenExchange) when one is configured.
 func (s *Server) token(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "no-store")
 	fail := func(status int, code, description string) error { return oauthFail(c, status, code, description) }
@@ -63,7 +64,10 @@ func (s *Server) token(c echo.Context) error {
 	switch form.Get("grant_type") {
 	case grantJWTBearer:
 	case grantTokenExchange:
-		return fail(http.StatusBadRequest, "unsupported_grant_type", "token exchange needs an identity provider, and none is configured (see /api/info AuthIssuer)")
+		if s.deps.Exchange == nil {
+			return fail(http.StatusBadRequest, "unsupported_grant_type", "token exchange needs an identity provider, and none is configured (see /api/info AuthIssuer)")
+		}
+		return s.tokenExchange(c, form)
 	case "":
 		return fail(http.StatusBadRequest, "invalid_request", "grant_type is required")
 	default:

@@ -47,17 +47,26 @@ var unitRelations = []relation[unit.Unit]{
 	byID("HeadRevisionNum", func(u unit.Unit) []uuid.UUID { return optionalID(u.HeadRevisionID) }, loadRevisions),
 	byID("FromLinkID", func(u unit.Unit) []uuid.UUID { return u.FromLinkIDs }, linkEdge.load),
 	byID("UnitEventID", func(u unit.Unit) []uuid.UUID { return optionalID(u.UnitEventID) }, loadUnitEvents),
-	{include: "HeadMutationNum", load: func(ctx context.Context, h *base, sc authz.Scope, units []unit.Unit) (map[uuid.UUID]any, error) {
-		found, err := h.s.deps.Units.HeadMutations(ctx, sc, units)
+	byUnit("HeadMutationNum", func(d *Deps) readByUnits[unit.Mutation] { return d.Units.HeadMutations }, mutationToAPI),
+	byUnit("LastReleasedRevisionNum", func(d *Deps) readByUnits[unit.Revision] { return d.Units.LastReleasedRevisions }, revisionToAPI),
+}
+
+// readByUnits reads one related entity of each of a page of Units, keyed by UnitID.
+type readByUnits[T any] func(ctx context.Context, sc authz.Scope, units []unit.Unit) (map[uuid.UUID]T, error)
+
+// byUnit is the relation include expands by reading one T of each Unit of the page in one query.
+func byUnit[T, A any](include string, read func(*Deps) readByUnits[T], toAPI func(T) A) relation[unit.Unit] {
+	return relation[unit.Unit]{include: include, load: func(ctx context.Context, h *base, sc authz.Scope, units []unit.Unit) (map[uuid.UUID]any, error) {
+		found, err := read(&h.s.deps)(ctx, sc, units)
 		if err != nil {
 			return nil, err
 		}
 		out := make(map[uuid.UUID]any, len(found))
-		for unitID, m := range found {
-			out[unitID] = mutationToAPI(m)
+		for unitID, v := range found {
+			out[unitID] = toAPI(v)
 		}
 		return out, nil
-	}},
+	}}
 }
 
 var (
@@ -71,13 +80,14 @@ var (
 func (h unitAPI) extendUnits(ctx context.Context, sc authz.Scope, units []unit.Unit, includes map[string]bool) ([]api.ExtendedUnit, error) {
 	return extendAll(ctx, h.base, sc, units, includes, unitRelations, func(u unit.Unit, r *related) api.ExtendedUnit {
 		return api.ExtendedUnit{Unit: unitToAPI(u), Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", u.SpaceID),
-			UpstreamSpace:   relatedOptional[api.Space](r, "UpstreamSpaceID", u.UpstreamSpaceID),
-			UpstreamUnit:    relatedOptional[api.Unit](r, "UpstreamUnitID", u.UpstreamUnitID),
-			Target:          relatedOptional[api.Target](r, "TargetID", u.TargetID),
-			HeadMutation:    relatedOne[api.Mutation](r, "HeadMutationNum", u.ID),
-			HeadRevision:    relatedOptional[api.Revision](r, "HeadRevisionNum", u.HeadRevisionID),
-			FromLink:        relatedList[api.Link](r, "FromLinkID", u.FromLinkIDs),
-			LatestUnitEvent: relatedOptional[api.UnitEvent](r, "UnitEventID", u.UnitEventID)}
+			UpstreamSpace:        relatedOptional[api.Space](r, "UpstreamSpaceID", u.UpstreamSpaceID),
+			UpstreamUnit:         relatedOptional[api.Unit](r, "UpstreamUnitID", u.UpstreamUnitID),
+			Target:               relatedOptional[api.Target](r, "TargetID", u.TargetID),
+			HeadMutation:         relatedOne[api.Mutation](r, "HeadMutationNum", u.ID),
+			HeadRevision:         relatedOptional[api.Revision](r, "HeadRevisionNum", u.HeadRevisionID),
+			LastReleasedRevision: relatedOne[api.Revision](r, "LastReleasedRevisionNum", u.ID),
+			FromLink:             relatedList[api.Link](r, "FromLinkID", u.FromLinkIDs),
+			LatestUnitEvent:      relatedOptional[api.UnitEvent](r, "UnitEventID", u.UnitEventID)}
 	})
 }
 

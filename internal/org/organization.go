@@ -29,13 +29,16 @@ type Organization struct {
 type OrganizationFields struct {
 	entity.Common
 	EmailDomain string `json:"EmailDomain"`
+	// SignInProvisionRole is the OrgRole a person signing in by token exchange without being a member
+	// is given (ProvisionMember); empty refuses them.
+	SignInProvisionRole auth.Role `json:"SignInProvisionRole"`
 }
 
 func organizationFromRow(r *db.Organization) (Organization, error) {
 	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, nil)
 	return Organization{Object: entity.Object{ID: r.OrganizationID, OrganizationID: r.OrganizationID, HiddenReason: r.HiddenReason,
 		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, ExternalID: r.ExternalID,
-		OrganizationFields: OrganizationFields{Common: c, EmailDomain: r.EmailDomain}}, err
+		OrganizationFields: OrganizationFields{Common: c, EmailDomain: r.EmailDomain, SignInProvisionRole: auth.Role(r.SignInProvisionRole)}}, err
 }
 
 // OrganizationFamily declares Organizations to the entity kit. An Organization is the tenant itself: a
@@ -52,7 +55,7 @@ var OrganizationFamily = entity.Declare(&entity.Family[db.Organization, Organiza
 		return q.OrganizationUpdate(ctx, db.OrganizationUpdateParams{
 			OrganizationID: cur.ID, Version: cur.Version, Slug: f.Slug, DisplayName: f.DisplayName,
 			Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-			DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
+			DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain, SignInProvisionRole: string(f.SignInProvisionRole),
 		})
 	},
 	FromRow: organizationFromRow,
@@ -94,8 +97,12 @@ func (organizationStrategy) DeleteRow(ctx context.Context, q *db.Queries, _ auth
 	return q.OrganizationDelete(ctx, cur.ID)
 }
 
-// Check: changing an organization needs ManageOrganization.
+// Check: changing an organization needs ManageOrganization; SignInProvisionRole is a role or empty.
 func (organizationStrategy) Check(_ context.Context, _ *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Organization, f OrganizationFields) (OrganizationFields, error) {
+	if f.SignInProvisionRole != "" && !f.SignInProvisionRole.Valid() {
+		return f, apierr.Validation("SignInProvisionRole must be "+auth.RoleNames+", or empty (off)",
+			apierr.Item{Item: "SignInProvisionRole", Description: "not a role"})
+	}
 	if cur == nil {
 		return f, nil
 	}
@@ -126,7 +133,7 @@ func insertOrganizationRow(ctx context.Context, q *db.Queries, id uuid.UUID, f O
 	return q.OrganizationInsert(ctx, db.OrganizationInsertParams{
 		OrganizationID: id, Slug: f.Slug, DisplayName: f.DisplayName,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
-		DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain,
+		DeleteGates: store.EncodeJSON(f.DeleteGates), EmailDomain: f.EmailDomain, SignInProvisionRole: string(f.SignInProvisionRole),
 	})
 }
 

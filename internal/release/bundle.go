@@ -50,14 +50,19 @@ type Bundle struct {
 	ManifestDigest digest.Digest
 }
 
-// Build makes the bundle of files. It is reproducible: the same files give the same bytes, whatever their
-// order and whenever it runs (sorted entries; fixed times, modes and owners; a gzip header without time
-// or name), so a pull can be checked against the published Digest.
-func Build(files []File) (Bundle, error) {
+// ArtifactType is the artifactType of a bundle's manifest: an OCI artifact whose config is empty names
+// what it is there.
+const ArtifactType = "application/vnd.hubd.release.v1"
+
+// Build makes the bundle of files, named name (its layer's title, the file name oras pull writes it to).
+// It is reproducible: the same files and name give the same bytes, whatever the files' order and whenever
+// it runs (sorted entries; fixed times, modes and owners; a gzip header without time or name; no
+// creation time in the manifest), so a pull can be checked against the published Digest.
+func Build(name string, files []File) (Bundle, error) {
 	files = append([]File(nil), files...)
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
 	if err != nil {
 		return Bundle{}, err
 	}
@@ -81,10 +86,12 @@ func Build(files []File) (Bundle, error) {
 	}
 	b := Bundle{Tarball: buf.Bytes(), Digest: digest.FromBytes(buf.Bytes())}
 	b.Manifest, err = json.Marshal(ocispec.Manifest{
-		Versioned: specs.Versioned{SchemaVersion: 2},
-		MediaType: ocispec.MediaTypeImageManifest,
-		Config:    ocispec.DescriptorEmptyJSON,
-		Layers:    []ocispec.Descriptor{{MediaType: ocispec.MediaTypeImageLayerGzip, Digest: b.Digest, Size: int64(len(b.Tarball))}},
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: ArtifactType,
+		Config:       ocispec.DescriptorEmptyJSON,
+		Layers: []ocispec.Descriptor{{MediaType: ocispec.MediaTypeImageLayerGzip, Digest: b.Digest, Size: int64(len(b.Tarball)),
+			Annotations: map[string]string{ocispec.AnnotationTitle: name + ".tar.gz"}}},
 	})
 	if err != nil {
 		return Bundle{}, err

@@ -13,9 +13,9 @@ import (
 )
 
 func TestBuildReproducible(t *testing.T) {
-	a, err := Build([]File{{Name: "b.yaml", Data: []byte("x: 1\n")}, {Name: "a.env", Data: []byte("A=1\n")}})
+	a, err := Build("shop", []File{{Name: "b.yaml", Data: []byte("x: 1\n")}, {Name: "a.env", Data: []byte("A=1\n")}})
 	require.NoError(t, err)
-	b, err := Build([]File{{Name: "a.env", Data: []byte("A=1\n")}, {Name: "b.yaml", Data: []byte("x: 1\n")}})
+	b, err := Build("shop", []File{{Name: "a.env", Data: []byte("A=1\n")}, {Name: "b.yaml", Data: []byte("x: 1\n")}})
 	require.NoError(t, err)
 	require.Equal(t, a.Tarball, b.Tarball)
 	require.Equal(t, a.ManifestDigest, b.ManifestDigest)
@@ -44,4 +44,7 @@ func TestBuildReproducible(t *testing.T) {
 	require.Equal(t, ocispec.MediaTypeImageManifest, m.MediaType)
 	require.Equal(t, a.Digest, m.Layers[0].Digest)
 	require.Equal(t, ocispec.MediaTypeImageLayerGzip, m.Layers[0].MediaType)
+	require.Equal(t, "shop.tar.gz", m.Layers[0].Annotations[ocispec.AnnotationTitle])
+	require.Equal(t, ArtifactType, m.ArtifactType)
+	require.Equal(t, ocispec.DescriptorEmptyJSON.Digest, m.Config.Digest)
 }

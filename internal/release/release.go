@@ -229,15 +229,23 @@ func (strategy) AdjustEvent(r Release, e event.Event) event.Event {
 	if p, ok := e.Payload.(event.EntityPayload); ok {
 		spaceSlug = p.SpaceSlug
 	}
-	e.EventType = "release.published"
+	return releaseEvent(e, "release.published", r, spaceSlug)
+}
+
+// releaseEvent makes e, a change event of r, the event eventType (release.published, release.withdrawn)
+// carrying what a consumer pulling bundles needs.
+func releaseEvent(e event.Event, eventType string, r Release, spaceSlug string) event.Event {
+	e.EventType = eventType
 	e.TargetID = &r.TargetID
-	e.Payload = PublishedPayload{ReleaseID: r.ID, ReleaseNum: r.ReleaseNum, SpaceID: r.SpaceID, SpaceSlug: spaceSlug,
-		Digest: r.Digest, BundleBaseName: r.BundleBaseName}
+	e.Payload = PublishedPayload{EntityType: EntityType, EntityID: r.ID, ReleaseID: r.ID, ReleaseNum: r.ReleaseNum, SpaceID: r.SpaceID,
+		SpaceSlug: spaceSlug, Digest: r.Digest, BundleBaseName: r.BundleBaseName}
 	return e
 }
 
-// PublishedPayload is the payload of release.published.
+// PublishedPayload is the payload of release.published and release.withdrawn.
 type PublishedPayload struct {
+	EntityType     string
+	EntityID       uuid.UUID
 	ReleaseID      uuid.UUID
 	ReleaseNum     int64
 	SpaceID        uuid.UUID
@@ -352,7 +360,7 @@ func publish(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUI
 	if blocked {
 		return f, &GateRefusal{Gates: gates}
 	}
-	if p.bundle, err = Build(files); err != nil {
+	if p.bundle, err = Build(f.BundleBaseName, files); err != nil {
 		return f, err
 	}
 	if p.revisionIDs == nil {
@@ -366,7 +374,8 @@ func publish(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUI
 	return f, nil
 }
 
-// Withdraw takes a Release out of service (Published false); it stays readable. It needs Edit on it.
+// Withdraw takes a Release out of service (Published false) and emits release.withdrawn; it stays
+// readable. Withdrawing a withdrawn Release changes nothing. It needs Edit on it.
 func Withdraw(ctx context.Context, st *store.Store, sc authz.Scope, spaceID uuid.UUID, ref string, dryRun bool) (Release, error) {
 	var out Release
 	err := st.WithTx(ctx, store.TxOptions{DryRun: dryRun}, func(tx *store.Tx) error {
@@ -377,12 +386,24 @@ func Withdraw(ctx context.Context, st *store.Store, sc authz.Scope, spaceID uuid
 		if err := authz.Check(sc, authz.Edit, cur.Target()); err != nil {
 			return err
 		}
+		if !cur.Published {
+			out = cur
+			return nil
+		}
 		row, err := tx.Q.ReleaseWithdraw(ctx, db.ReleaseWithdrawParams{OrganizationID: sc.OrganizationID, ReleaseID: cur.ID})
 		if err != nil {
 			return err
 		}
-		out, err = fromRow(row)
-		return err
+		if out, err = fromRow(row); err != nil {
+			return err
+		}
+		p, err := space.Of(ctx, sc, tx.Q, out.SpaceID)
+		if err != nil {
+			return err
+		}
+		ev := entity.ChangeEvent("release", EntityType, entity.Updated, sc.OrganizationID, out.ID, "", out.Version, &p.Ref)
+		tx.Emit(releaseEvent(ev, "release.withdrawn", out, p.Ref.Slug))
+		return nil
 	})
 	return out, err
 }

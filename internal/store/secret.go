@@ -14,6 +14,12 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 	if _, err := rand.Read(fresh); err != nil {
 		return nil, err
 	}
+	return s.EnsureSecret(ctx, name, fresh)
+}
+
+// EnsureSecret stores fresh under name unless a secret of that name exists, and returns the stored one:
+// replicas starting at once agree on the first one written.
+func (s *Store) EnsureSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
 	q := s.Q()
 	if err := q.InstanceSecretEnsure(ctx, db.InstanceSecretEnsureParams{Name: name, Secret: fresh}); err != nil {
 		return nil, fmt.Errorf("creating secret %s: %w", name, Translate(err))

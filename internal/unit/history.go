@@ -320,6 +320,35 @@ func (s *Service) HeadMutations(ctx context.Context, sc authz.Scope, units []Uni
 	return out, nil
 }
 
+// LastReleasedRevisions returns the Revision each of units was last released at, keyed by UnitID, in one
+// query. The caller read the Units, and a Revision is visible with its Unit.
+func (s *Service) LastReleasedRevisions(ctx context.Context, sc authz.Scope, units []Unit) (map[uuid.UUID]Revision, error) {
+	out := map[uuid.UUID]Revision{}
+	var params db.RevisionListByUnitNumsParams
+	for _, u := range units {
+		if u.LastReleasedRevisionNum > 0 {
+			params.UnitIds = append(params.UnitIds, u.ID)
+			params.Nums = append(params.Nums, u.LastReleasedRevisionNum)
+		}
+	}
+	if len(params.UnitIds) == 0 {
+		return out, nil
+	}
+	params.OrganizationID = sc.OrganizationID
+	rows, err := s.Store.Q().RevisionListByUnitNums(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range rows {
+		rev, err := revisionFromRow(row)
+		if err != nil {
+			return nil, err
+		}
+		out[rev.UnitID] = rev
+	}
+	return out, nil
+}
+
 // GetMutation returns one Mutation of a Unit.
 func (s *Service) GetMutation(ctx context.Context, sc authz.Scope, spaceID, unitID, mutationID uuid.UUID) (Mutation, error) {
 	if _, err := s.Get(ctx, sc, spaceID, unitID); err != nil {

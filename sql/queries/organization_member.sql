@@ -34,3 +34,9 @@ SELECT CASE
 -- name: OrganizationMembersAmong :many
 -- Which of the given Users are members of the organization (Permissions may grant only to members).
 SELECT user_id FROM organization_member WHERE organization_id = @organization_id AND user_id = ANY(@user_ids::uuid[]);
+
+-- name: OrganizationMemberListByUser :many
+-- The organizations a User belongs to, for the embedded provider's login page.
+SELECT m.organization_id, o.slug, o.display_name, m.org_role
+FROM organization_member m JOIN organization o USING (organization_id)
+WHERE m.user_id = @user_id ORDER BY o.slug;

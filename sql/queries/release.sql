@@ -50,9 +50,12 @@ ORDER BY u.slug
 FOR NO KEY UPDATE OF u;
 
 -- name: ReleaseMarkUnits :exec
--- A published Unit records the Revision it was released at.
-UPDATE unit SET last_released_revision_num = (@revision_nums::bigint[])[array_position(@unit_ids::uuid[], unit_id)]
-WHERE organization_id = @organization_id AND unit_id = ANY(@unit_ids::uuid[]);
+-- A published Unit records the Revision it was released at; one released again at the same Revision is
+-- not written.
+UPDATE unit SET last_released_revision_num = want.num
+FROM (SELECT unnest(@unit_ids::uuid[]) AS unit_id, unnest(@revision_nums::bigint[]) AS num) want
+WHERE unit.organization_id = @organization_id AND unit.unit_id = want.unit_id
+  AND unit.last_released_revision_num IS DISTINCT FROM want.num;
 
 -- name: ReleaseNextNum :one
 SELECT (COALESCE(MAX(release_num), 0) + 1)::bigint FROM release WHERE space_id = @space_id;
@@ -69,3 +72,38 @@ WHERE r.organization_id = @organization_id AND r.revision_ids && @revision_ids::
   AND x.revision_id = ANY(@revision_ids::uuid[])
 ORDER BY r.created_at, r.release_id
 LIMIT 10000;
+
+-- name: ReleaseRepositorySpace :one
+-- The Space an OCI repository name names: by its Slug in lowercase (OCI names are lowercase), an exact
+-- match first when two Slugs differ only in case.
+SELECT space_id FROM space
+WHERE organization_id = @organization_id AND lower(slug) = lower(@slug::text)
+ORDER BY slug = @slug::text DESC, space_id
+LIMIT 1;
+
+-- name: ReleaseRepositoryExists :one
+SELECT EXISTS (SELECT 1 FROM release WHERE space_id = @space_id AND bundle_base_name = @bundle_base_name);
+
+-- name: ReleasesByNumDesc :many
+-- A repository's Releases, newest first, from before_num down: where the latest published one the
+-- caller may view is looked for, a page at a time.
+SELECT * FROM release
+WHERE space_id = @space_id AND bundle_base_name = @bundle_base_name AND release_num < @before_num
+  AND (published OR NOT @published_only::boolean)
+ORDER BY release_num DESC
+LIMIT @page_size;
+
+-- name: ReleasesByDigest :many
+-- A repository's Releases whose manifest or bundle has the digest, newest first.
+SELECT * FROM release
+WHERE organization_id = @organization_id AND space_id = @space_id AND bundle_base_name = @bundle_base_name
+  AND (manifest_digest = @digest OR digest = @digest)
+ORDER BY release_num DESC
+LIMIT 100;
+
+-- name: ReleaseTags :many
+-- What a repository's tag list is made of: its published Releases, newest first, with what decides who
+-- may view each.
+SELECT release_id, release_num, permissions FROM release
+WHERE space_id = @space_id AND bundle_base_name = @bundle_base_name AND published
+ORDER BY release_num DESC;

@@ -7,6 +7,13 @@ SELECT * FROM revision WHERE organization_id = @organization_id AND unit_id = @u
 -- name: RevisionListByIDs :many
 SELECT * FROM revision WHERE organization_id = @organization_id AND revision_id = ANY(@revision_ids::uuid[]);
 
+-- name: RevisionListByUnitNums :many
+-- The Revisions numbered nums[i] of Units unit_ids[i] (those a page of Units last released), in one query.
+SELECT r.* FROM revision r
+JOIN (SELECT unnest(sqlc.arg(unit_ids)::uuid[]) AS unit_id, unnest(sqlc.arg(nums)::bigint[]) AS num) want
+  ON r.unit_id = want.unit_id AND r.revision_num = want.num
+WHERE r.organization_id = sqlc.arg(organization_id)::uuid;
+
 -- name: RevisionAddTag :exec
 UPDATE revision SET tags = tags || jsonb_build_object(@tag_id::text, @tagged_at::text)
 WHERE organization_id = @organization_id AND revision_id = @revision_id;

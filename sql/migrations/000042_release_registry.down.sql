@@ -1,0 +1,2 @@
+DROP INDEX release_repository_idx;
+DROP INDEX space_slug_lower_idx;
