@@ -14,8 +14,11 @@ TS_TOOLCHAIN := $(TS_DIR)/node_modules/.package-lock.json
 CHROMIUM         ?= /usr/bin/chromium
 DOCSUI_DIR       := web/docsui
 DOCSUI_TOOLCHAIN := $(DOCSUI_DIR)/node_modules/.package-lock.json
+# The reference browser app (plain TypeScript compiled by tsc into web/app/dist, served as static files).
+APP_DIR          := web/app
+APP_TOOLCHAIN    := $(APP_DIR)/node_modules/.package-lock.json
 
-.PHONY: run test test-short build generate check-generated lint fuzz bench loadtest loadtest-fanout loadtest-soak test-tools
+.PHONY: run test test-short build app generate check-generated lint fuzz bench loadtest loadtest-fanout loadtest-soak test-tools
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hubd
@@ -23,7 +26,7 @@ build:
 run: build
 	url=$$($(ENSURE_DB) hubd) && DATABASE_URL="$$url" ./$(BIN) serve
 
-test: $(TS_TOOLCHAIN) $(CHROMIUM) test-tools
+test: $(TS_TOOLCHAIN) $(CHROMIUM) test-tools app
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" CHROMIUM=$(CHROMIUM) $(GO) test $(TEST_FLAGS) ./...
 
 # The fast loop: every test that needs no database (those that do skip under -short); make test is the
@@ -48,6 +51,14 @@ endef
 # test's (playwright-core) and Redocly's linter of the document (make lint).
 $(TS_TOOLCHAIN): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
 	$(call npm_ci,$(TS_DIR))
+
+# The reference browser app: web/app/index.html, config.json and dist/ are what a static file server serves
+# (the browser sign-in test builds it too, and serves it from its own origin).
+$(APP_TOOLCHAIN): $(APP_DIR)/package.json $(APP_DIR)/package-lock.json
+	$(call npm_ci,$(APP_DIR))
+
+app: $(APP_TOOLCHAIN)
+	cd $(APP_DIR) && node_modules/.bin/tsc -p .
 
 # Programs the tests run, from Debian's packages when missing (as root): curl and jq for the variants
 # walkthrough (examples/variants, a shell script), skopeo for the pull of a Release from the OCI registry.

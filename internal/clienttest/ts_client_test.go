@@ -44,10 +44,16 @@ func TestTypeScriptClientScenario(t *testing.T) {
 // run runs a command in tsDir and returns its output; a failure fails the test with that output.
 func run(t *testing.T, env []string, name string, args ...string) string {
 	t.Helper()
+	return runIn(t, tsDir, env, name, args...)
+}
+
+// runIn is run in another directory.
+func runIn(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = tsDir
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s %s:\n%s", name, strings.Join(args, " "), out)
