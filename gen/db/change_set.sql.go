@@ -173,9 +173,11 @@ func (q *Queries) ChangeSetMove(ctx context.Context, arg ChangeSetMoveParams) (*
 	return &i, err
 }
 
-const changeSetReleaseUnits = `-- name: ChangeSetReleaseUnits :execrows
-UPDATE unit SET change_set_id = NULL, version = version + 1, updated_at = now()
-WHERE organization_id = $1 AND change_set_id = $2
+const changeSetReleaseUnits = `-- name: ChangeSetReleaseUnits :many
+UPDATE unit SET change_set_id = NULL, version = unit.version + 1, updated_at = now()
+FROM space
+WHERE unit.organization_id = $1 AND unit.change_set_id = $2 AND space.space_id = unit.space_id
+RETURNING unit.unit_id, unit.slug, unit.version, unit.space_id, space.slug AS space_slug
 `
 
 type ChangeSetReleaseUnitsParams struct {
@@ -183,13 +185,40 @@ type ChangeSetReleaseUnitsParams struct {
 	ChangeSetID    *uuid.UUID `db:"change_set_id"`
 }
 
+type ChangeSetReleaseUnitsRow struct {
+	UnitID    uuid.UUID `db:"unit_id"`
+	Slug      string    `db:"slug"`
+	Version   int64     `db:"version"`
+	SpaceID   uuid.UUID `db:"space_id"`
+	SpaceSlug string    `db:"space_slug"`
+}
+
 // A ChangeSet closed, abandoned or deleted with detach lets its Units go; their Revisions keep its ID.
-func (q *Queries) ChangeSetReleaseUnits(ctx context.Context, arg ChangeSetReleaseUnitsParams) (int64, error) {
-	result, err := q.db.Exec(ctx, changeSetReleaseUnits, arg.OrganizationID, arg.ChangeSetID)
+// It answers what each Unit's unit.updated event names.
+func (q *Queries) ChangeSetReleaseUnits(ctx context.Context, arg ChangeSetReleaseUnitsParams) ([]*ChangeSetReleaseUnitsRow, error) {
+	rows, err := q.db.Query(ctx, changeSetReleaseUnits, arg.OrganizationID, arg.ChangeSetID)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return result.RowsAffected(), nil
+	defer rows.Close()
+	var items []*ChangeSetReleaseUnitsRow
+	for rows.Next() {
+		var i ChangeSetReleaseUnitsRow
+		if err := rows.Scan(
+			&i.UnitID,
+			&i.Slug,
+			&i.Version,
+			&i.SpaceID,
+			&i.SpaceSlug,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const changeSetUnitCount = `-- name: ChangeSetUnitCount :one

@@ -286,11 +286,24 @@ func checkTransition(cur ChangeSet, f Fields) error {
 // AfterWrite lets the Units of a ChangeSet that left Open go: they are no longer in it.
 func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc authz.Scope, before *ChangeSet, after ChangeSet) (ChangeSet, error) {
 	if before != nil && before.State == Open && after.State != Open {
-		if _, err := tx.Q.ChangeSetReleaseUnits(ctx, db.ChangeSetReleaseUnitsParams{OrganizationID: sc.OrganizationID, ChangeSetID: &after.ID}); err != nil {
-			return after, err
-		}
+		return after, releaseUnits(ctx, tx, sc, after.ID)
 	}
 	return after, nil
+}
+
+// releaseUnits lets the Units in ChangeSet id go (ChangeSetID null), each with its unit.updated event.
+func releaseUnits(ctx context.Context, tx *store.Tx, sc authz.Scope, id uuid.UUID) error {
+	rows, err := tx.Q.ChangeSetReleaseUnits(ctx, db.ChangeSetReleaseUnitsParams{OrganizationID: sc.OrganizationID, ChangeSetID: &id})
+	for _, u := range rows {
+		tx.Emit(entity.ChangeEvent("unit", "Unit", entity.Updated, sc.OrganizationID, u.UnitID, u.Slug, u.Version,
+			&entity.SpaceRef{ID: u.SpaceID, Slug: u.SpaceSlug}))
+	}
+	return err
+}
+
+// Target is the ChangeSet as a permission target.
+func (c ChangeSet) Target() authz.Target {
+	return authz.Target{EntityType: EntityType, ID: c.ID.String(), Grants: c.Permissions, SpaceID: c.SpaceID}
 }
 
 // Joinable returns the ChangeSet id names for a Unit of Space spaceID to join, or for a write of one to
@@ -309,6 +322,9 @@ func Joinable(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID, id uu
 	cs, err := FromRow(row)
 	if err != nil {
 		return cs, err
+	}
+	if !sc.Allows(authz.View, cs.Target()) { // one the caller may not view does not exist for it
+		return ChangeSet{}, apierr.NoSuchReference(EntityType, "of your organization", field)
 	}
 	if cs.State != Open {
 		return cs, apierr.Validation(fmt.Sprintf("%s: ChangeSet %s is %s; only an Open ChangeSet takes changes (reopen it, or use another)", field, cs.Slug, cs.State),
@@ -331,8 +347,7 @@ func WithDetach(ctx context.Context) context.Context {
 // BeforeDelete refuses to delete a ChangeSet Units are in (409), unless the delete detaches them.
 func (strategy) BeforeDelete(ctx context.Context, tx *store.Tx, sc authz.Scope, cur ChangeSet) error {
 	if detach, _ := ctx.Value(detachKey{}).(bool); detach {
-		_, err := tx.Q.ChangeSetReleaseUnits(ctx, db.ChangeSetReleaseUnitsParams{OrganizationID: sc.OrganizationID, ChangeSetID: &cur.ID})
-		return err
+		return releaseUnits(ctx, tx, sc, cur.ID)
 	}
 	n, err := tx.Q.ChangeSetUnitCount(ctx, db.ChangeSetUnitCountParams{OrganizationID: sc.OrganizationID, ChangeSetID: &cur.ID})
 	if err != nil {

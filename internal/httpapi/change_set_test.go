@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -241,6 +242,15 @@ func TestChangeSetUnits(t *testing.T) {
 	f := newChangeSetFixture(t)
 	c := f.admin
 	cs := f.create(t, f.dev, map[string]any{"Slug": "cs"})
+
+	// A guest who may edit the Unit but not view the ChangeSet cannot join it: it does not exist for them.
+	guest := f.env.Principal("acme", "gil", auth.RoleGuest)
+	grant := map[string]any{"UserIDs": map[string]bool{guest.UserID.String(): true}}
+	c.Patch(f.unit, map[string]any{"Permissions": map[string]any{"View": grant, "Edit": grant}}).Expect(http.StatusOK)
+	gil := f.env.Client(f.env.Token("acme", "gil", auth.RoleGuest))
+	e := gil.Patch(f.unit, map[string]any{"ChangeSetID": cs.ChangeSetID}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "ChangeSetID", e.Error.ErrorMetadata.Items[0].Item)
+	c.Patch(f.unit, map[string]any{"Permissions": map[string]any{}}).Expect(http.StatusOK)
 	other := f.create(t, f.dev, map[string]any{"Slug": "other"})
 	path := f.dev + "/change_set/" + cs.ChangeSetID.String()
 	id := cs.ChangeSetID.String()
@@ -253,7 +263,7 @@ func TestChangeSetUnits(t *testing.T) {
 	require.Equal(t, cs.ChangeSetID, *res.Unit.ChangeSetID)
 	f.putData("A=2\n", nil).Expect(http.StatusOK)
 	f.putData("A=3\n", url.Values{"change_set_id": {id}}).Expect(http.StatusOK)
-	e := f.putData("A=4\n", url.Values{"change_set_id": {other.ChangeSetID.String()}}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	e = f.putData("A=4\n", url.Values{"change_set_id": {other.ChangeSetID.String()}}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 	require.Equal(t, "change_set_id", e.Error.ErrorMetadata.Items[0].Item)
 
 	var revs []api.ExtendedRevision
@@ -296,6 +306,11 @@ func TestChangeSetUnits(t *testing.T) {
 	c.Patch(path, map[string]any{"State": "Closed"}).Expect(http.StatusOK)
 	c.Get(f.unit).Expect(http.StatusOK).JSON(&ext)
 	require.Nil(t, ext.Unit.ChangeSetID)
+	var letGo int
+	require.NoError(t, f.env.App.Store.Pool.QueryRow(context.Background(), `SELECT count(*) FROM event_log
+		WHERE subject_entity_id = $1 AND event_type = 'unit.updated' AND (payload->>'Version')::bigint = $2`,
+		f.unitID, ext.Unit.Version).Scan(&letGo))
+	require.Equal(t, 1, letGo, "a Unit let go by its ChangeSet's close has its unit.updated event")
 	c.Get(f.unit + "/revision?order_by=RevisionNum").Expect(http.StatusOK).JSON(&revs)
 	require.Equal(t, cs.ChangeSetID, *revs[2].Revision.ChangeSetID)
 	e = c.Patch(f.unit, map[string]any{"ChangeSetID": cs.ChangeSetID}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)

@@ -27,10 +27,13 @@ SELECT * FROM change_set WHERE organization_id = @organization_id AND change_set
 -- name: ChangeSetUnitCount :one
 SELECT count(*) FROM unit WHERE organization_id = @organization_id AND change_set_id = @change_set_id;
 
--- name: ChangeSetReleaseUnits :execrows
+-- name: ChangeSetReleaseUnits :many
 -- A ChangeSet closed, abandoned or deleted with detach lets its Units go; their Revisions keep its ID.
-UPDATE unit SET change_set_id = NULL, version = version + 1, updated_at = now()
-WHERE organization_id = @organization_id AND change_set_id = @change_set_id;
+-- It answers what each Unit's unit.updated event names.
+UPDATE unit SET change_set_id = NULL, version = unit.version + 1, updated_at = now()
+FROM space
+WHERE unit.organization_id = @organization_id AND unit.change_set_id = @change_set_id AND space.space_id = unit.space_id
+RETURNING unit.unit_id, unit.slug, unit.version, unit.space_id, space.slug AS space_slug;
 
 -- name: RevisionNewestInChangeSet :one
 -- The newest Revision of the Unit recorded with the ChangeSet (a bulk tag's ChangeSet:<id> selector).
