@@ -120,6 +120,17 @@ func (c *common) config(migrate bool) (app.Config, error) {
 	return app.Config{DatabaseURL: c.databaseURL, DBMaxConns: int32(c.dbMaxConns), BaseURL: strings.TrimSuffix(base, "/"), TokenTTL: c.tokenTTL, Migrate: migrate, Logger: logger}, nil
 }
 
+// open assembles the instance for a one-shot command (token, user add): migrated, logging only warnings
+// and errors, as text on stderr, so that stdout holds the command's answer alone.
+func (c *common) open(ctx context.Context) (*app.App, error) {
+	cfg, err := c.config(true)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return app.Open(ctx, cfg)
+}
+
 func serve(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	var c common
@@ -315,12 +326,7 @@ func token(ctx context.Context, args []string) error {
 	if *orgSlug == "" || *user == "" {
 		return errors.New("token: --org and --user are required")
 	}
-	cfg, err := c.config(true)
-	if err != nil {
-		return err
-	}
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a, err := app.Open(ctx, cfg)
+	a, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -333,7 +339,7 @@ func token(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tok, _, err := auth.NewIssuer(a.Keys, issuer, cfg.TokenTTL).Mint(p)
+	tok, _, err := auth.NewIssuer(a.Keys, issuer, c.tokenTTL).Mint(p)
 	if err != nil {
 		return err
 	}

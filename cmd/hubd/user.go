@@ -7,11 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"strings"
 
-	"github.com/hubd/hubd/internal/app"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/oidcprovider"
 	"github.com/hubd/hubd/internal/password"
@@ -47,12 +44,7 @@ func userCmd(ctx context.Context, args []string, stdin io.Reader) error {
 	if len([]rune(pw)) < password.MinLength {
 		return fmt.Errorf("user add: the password must have at least %d characters", password.MinLength)
 	}
-	cfg, err := c.config(true)
-	if err != nil {
-		return err
-	}
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a, err := app.Open(ctx, cfg)
+	a, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
