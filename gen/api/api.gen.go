@@ -312,31 +312,31 @@ func (e FunctionParameterDataType) Valid() bool {
 
 // Defines values for LinkFindingStatus.
 const (
-	Ambiguous   LinkFindingStatus = "Ambiguous"
-	Invalid     LinkFindingStatus = "Invalid"
-	NoResource  LinkFindingStatus = "NoResource"
-	NotProvided LinkFindingStatus = "NotProvided"
-	Unchanged   LinkFindingStatus = "Unchanged"
-	Withheld    LinkFindingStatus = "Withheld"
-	Written     LinkFindingStatus = "Written"
+	LinkFindingStatusAmbiguous   LinkFindingStatus = "Ambiguous"
+	LinkFindingStatusInvalid     LinkFindingStatus = "Invalid"
+	LinkFindingStatusNoResource  LinkFindingStatus = "NoResource"
+	LinkFindingStatusNotProvided LinkFindingStatus = "NotProvided"
+	LinkFindingStatusUnchanged   LinkFindingStatus = "Unchanged"
+	LinkFindingStatusWithheld    LinkFindingStatus = "Withheld"
+	LinkFindingStatusWritten     LinkFindingStatus = "Written"
 )
 
 // Valid indicates whether the value is a known member of the LinkFindingStatus enum.
 func (e LinkFindingStatus) Valid() bool {
 	switch e {
-	case Ambiguous:
+	case LinkFindingStatusAmbiguous:
 		return true
-	case Invalid:
+	case LinkFindingStatusInvalid:
 		return true
-	case NoResource:
+	case LinkFindingStatusNoResource:
 		return true
-	case NotProvided:
+	case LinkFindingStatusNotProvided:
 		return true
-	case Unchanged:
+	case LinkFindingStatusUnchanged:
 		return true
-	case Withheld:
+	case LinkFindingStatusWithheld:
 		return true
-	case Written:
+	case LinkFindingStatusWritten:
 		return true
 	default:
 		return false
@@ -412,6 +412,87 @@ func (e PathChangeChange) Valid() bool {
 	case Changed:
 		return true
 	case Removed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PromoteLinkResultAction.
+const (
+	PromoteLinkResultActionCreate    PromoteLinkResultAction = "Create"
+	PromoteLinkResultActionOrphaned  PromoteLinkResultAction = "Orphaned"
+	PromoteLinkResultActionSkip      PromoteLinkResultAction = "Skip"
+	PromoteLinkResultActionUnchanged PromoteLinkResultAction = "Unchanged"
+)
+
+// Valid indicates whether the value is a known member of the PromoteLinkResultAction enum.
+func (e PromoteLinkResultAction) Valid() bool {
+	switch e {
+	case PromoteLinkResultActionCreate:
+		return true
+	case PromoteLinkResultActionOrphaned:
+		return true
+	case PromoteLinkResultActionSkip:
+		return true
+	case PromoteLinkResultActionUnchanged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PromoteSpaceResultAction.
+const (
+	PromoteSpaceResultActionBlocked   PromoteSpaceResultAction = "Blocked"
+	PromoteSpaceResultActionFailed    PromoteSpaceResultAction = "Failed"
+	PromoteSpaceResultActionPromote   PromoteSpaceResultAction = "Promote"
+	PromoteSpaceResultActionSkipped   PromoteSpaceResultAction = "Skipped"
+	PromoteSpaceResultActionUnchanged PromoteSpaceResultAction = "Unchanged"
+)
+
+// Valid indicates whether the value is a known member of the PromoteSpaceResultAction enum.
+func (e PromoteSpaceResultAction) Valid() bool {
+	switch e {
+	case PromoteSpaceResultActionBlocked:
+		return true
+	case PromoteSpaceResultActionFailed:
+		return true
+	case PromoteSpaceResultActionPromote:
+		return true
+	case PromoteSpaceResultActionSkipped:
+		return true
+	case PromoteSpaceResultActionUnchanged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PromoteUnitResultAction.
+const (
+	PromoteUnitResultActionClone     PromoteUnitResultAction = "Clone"
+	PromoteUnitResultActionInvoke    PromoteUnitResultAction = "Invoke"
+	PromoteUnitResultActionMark      PromoteUnitResultAction = "Mark"
+	PromoteUnitResultActionSkip      PromoteUnitResultAction = "Skip"
+	PromoteUnitResultActionUnchanged PromoteUnitResultAction = "Unchanged"
+	PromoteUnitResultActionUpgrade   PromoteUnitResultAction = "Upgrade"
+)
+
+// Valid indicates whether the value is a known member of the PromoteUnitResultAction enum.
+func (e PromoteUnitResultAction) Valid() bool {
+	switch e {
+	case PromoteUnitResultActionClone:
+		return true
+	case PromoteUnitResultActionInvoke:
+		return true
+	case PromoteUnitResultActionMark:
+		return true
+	case PromoteUnitResultActionSkip:
+		return true
+	case PromoteUnitResultActionUnchanged:
+		return true
+	case PromoteUnitResultActionUpgrade:
 		return true
 	default:
 		return false
@@ -3164,6 +3245,158 @@ type PermissionsPatch map[string]*struct {
 	UserIDs  *map[string]*bool `json:"UserIDs,omitempty"`
 }
 
+// PromoteGateResult One gate evaluated in one Space.
+type PromoteGateResult struct {
+	Message string `json:"Message"`
+
+	// Prerequisite Promoted, Validated, Released, Healthy, Approved, or a custom prerequisite's Name.
+	Prerequisite string             `json:"Prerequisite"`
+	Satisfied    bool               `json:"Satisfied"`
+	SpaceID      openapi_types.UUID `json:"SpaceID"`
+	SpaceSlug    string             `json:"SpaceSlug"`
+}
+
+// PromoteLinkResult defines model for PromoteLinkResult.
+type PromoteLinkResult struct {
+	// Action Create (the Link was recreated in the target Space), Unchanged (it exists), Orphaned (the target Space has no counterpart of the upstream Link's To Unit).
+	Action         PromoteLinkResultAction `json:"Action"`
+	Error          *ResponseError          `json:"Error"`
+	FromUnitSlug   string                  `json:"FromUnitSlug"`
+	LinkID         *openapi_types.UUID     `json:"LinkID"`
+	Reason         string                  `json:"Reason"`
+	Slug           string                  `json:"Slug"`
+	ToSpaceSlug    string                  `json:"ToSpaceSlug"`
+	ToUnitSlug     string                  `json:"ToUnitSlug"`
+	UpstreamLinkID *openapi_types.UUID     `json:"UpstreamLinkID"`
+}
+
+// PromoteLinkResultAction Create (the Link was recreated in the target Space), Unchanged (it exists), Orphaned (the target Space has no counterpart of the upstream Link's To Unit).
+type PromoteLinkResultAction string
+
+// PromoteRefusal The 409 answer of a promotion: the shared error body (Error, message) and, when gates refused it, the
+// PromoteResult that was evaluated (Stages with every gate; Spaces as planned).
+type PromoteRefusal struct {
+	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
+	Complete      bool                `json:"Complete"`
+	DryRun        bool                `json:"DryRun"`
+
+	// Error An error as data. Also the Error of Extended forms and of each failed item of a bulk operation.
+	Error   ResponseError        `json:"Error"`
+	Plan    string               `json:"Plan"`
+	Spaces  []PromoteSpaceResult `json:"Spaces"`
+	Stage   string               `json:"Stage"`
+	Stages  []PromoteStageResult `json:"Stages"`
+	Message string               `json:"message"`
+}
+
+// PromoteRequest Which change goes where. Force needs ForceReason; ExpectedPlan guards against drift (412).
+type PromoteRequest struct {
+	// ChangeDescription The Description of the Revisions the promotion writes.
+	ChangeDescription string `json:"ChangeDescription"`
+
+	// ChangeOrderID The ChangeOrder to promote (one the caller may view).
+	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
+
+	// ChangeSetID Only Units whose upstream Unit recorded Revisions in this ChangeSet (one the caller may view) are taken forward.
+	ChangeSetID *openapi_types.UUID `json:"ChangeSetID"`
+
+	// ExpectedPlan The Plan of a preview (dry_run); the promotion is refused with 412 when its plan differs.
+	ExpectedPlan string `json:"ExpectedPlan"`
+
+	// Force Override the gates that do not hold (needs ForceReason and Manage on the ChangeOrder).
+	Force       bool   `json:"Force"`
+	ForceReason string `json:"ForceReason"`
+
+	// SpaceFilterID A Filter of Spaces narrowing (or naming) the target Spaces.
+	SpaceFilterID *openapi_types.UUID `json:"SpaceFilterID"`
+
+	// Squash Accepted for compatibility; a promotion always writes at most one Revision per Unit.
+	Squash bool `json:"Squash"`
+
+	// TargetStage The Stage of the ChangeOrder's workflow to enter; by default the one after its current Stage.
+	TargetStage string `json:"TargetStage"`
+
+	// WhereSpace A where expression over Spaces narrowing (or, without a ChangeOrder, naming) the target Spaces.
+	WhereSpace string `json:"WhereSpace"`
+}
+
+// PromoteResult What a promotion did (or, with dry_run, would do), per Space and per Stage, and its Plan.
+type PromoteResult struct {
+	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
+
+	// Complete Every target Space was promoted (no Space Failed or Blocked).
+	Complete bool `json:"Complete"`
+	DryRun   bool `json:"DryRun"`
+
+	// Plan Digest (sha256:<hex>) of everything the promotion does; send it back as ExpectedPlan.
+	Plan   string               `json:"Plan"`
+	Spaces []PromoteSpaceResult `json:"Spaces"`
+
+	// Stage The Stage entered (empty without a workflow; "Final" when the Final gates resolved it).
+	Stage  string               `json:"Stage"`
+	Stages []PromoteStageResult `json:"Stages"`
+}
+
+// PromoteSpaceResult defines model for PromoteSpaceResult.
+type PromoteSpaceResult struct {
+	// Action Promote (Units were written or marked), Unchanged (nothing to take), Skipped (every Unit was skipped), Failed (its writes were undone; see Error).
+	Action PromoteSpaceResultAction `json:"Action"`
+	Error  *ResponseError           `json:"Error"`
+	Links  []PromoteLinkResult      `json:"Links"`
+
+	// PreviewedAgainstCurrentUpstream The plan was computed against the upstream Units' current heads (always true).
+	PreviewedAgainstCurrentUpstream bool                `json:"PreviewedAgainstCurrentUpstream"`
+	Reason                          string              `json:"Reason"`
+	SpaceID                         openapi_types.UUID  `json:"SpaceID"`
+	SpaceSlug                       string              `json:"SpaceSlug"`
+	Stage                           string              `json:"Stage"`
+	Units                           []PromoteUnitResult `json:"Units"`
+	UpstreamSpaceID                 *openapi_types.UUID `json:"UpstreamSpaceID"`
+	UpstreamSpaceSlug               string              `json:"UpstreamSpaceSlug"`
+}
+
+// PromoteSpaceResultAction Promote (Units were written or marked), Unchanged (nothing to take), Skipped (every Unit was skipped), Failed (its writes were undone; see Error).
+type PromoteSpaceResultAction string
+
+// PromoteStageResult defines model for PromoteStageResult.
+type PromoteStageResult struct {
+	// Chosen The Stage this promotion enters.
+	Chosen bool `json:"Chosen"`
+
+	// Forced Gates that did not hold were overridden with Force.
+	Forced        bool                `json:"Forced"`
+	Gates         []PromoteGateResult `json:"Gates"`
+	Name          string              `json:"Name"`
+	PreviousStage string              `json:"PreviousStage"`
+}
+
+// PromoteUnitResult defines model for PromoteUnitResult.
+type PromoteUnitResult struct {
+	Action PromoteUnitResultAction `json:"Action"`
+
+	// Conflicts Conflicts the upgrade kept outstanding on the Unit.
+	Conflicts []MutationConflict `json:"Conflicts"`
+	Error     *ResponseError     `json:"Error"`
+
+	// HeadRevisionNum The Unit's head after the promotion (as planned in a dry run).
+	HeadRevisionNum         int64 `json:"HeadRevisionNum"`
+	PreviousHeadRevisionNum int64 `json:"PreviousHeadRevisionNum"`
+
+	// Reason Why a Unit was skipped (NotCovered, CreatedAfterChangeOrder, AlreadyTaken).
+	Reason string `json:"Reason"`
+	Slug   string `json:"Slug"`
+
+	// UnitID The Unit (null for a Clone not yet made, in a dry run).
+	UnitID *openapi_types.UUID `json:"UnitID"`
+
+	// UpstreamRevisionNum The upstream Revision taken.
+	UpstreamRevisionNum int64               `json:"UpstreamRevisionNum"`
+	UpstreamUnitID      *openapi_types.UUID `json:"UpstreamUnitID"`
+}
+
+// PromoteUnitResultAction defines model for PromoteUnitResult.Action.
+type PromoteUnitResultAction string
+
 // ProvidedPath A path a Link reads from the Unit.
 type ProvidedPath struct {
 	// FromUnitID The Unit the Link writes the value into.
@@ -4641,6 +4874,9 @@ type OAuthSlowDown = OAuthError
 // PayloadTooLarge The body of every error response.
 type PayloadTooLarge = StandardErrorResponse
 
+// PreconditionFailed The body of every error response.
+type PreconditionFailed = StandardErrorResponse
+
 // ServiceUnavailable The body of every error response.
 type ServiceUnavailable = StandardErrorResponse
 
@@ -5617,6 +5853,12 @@ type CreateOrganizationMemberParamsAllowExists string
 
 // DeleteOrganizationMemberParams defines parameters for DeleteOrganizationMember.
 type DeleteOrganizationMemberParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// PromoteParams defines parameters for Promote.
+type PromoteParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
@@ -8432,6 +8674,9 @@ type UpdateOrganizationJSONRequestBody = OrganizationInput
 // CreateOrganizationMemberJSONRequestBody defines body for CreateOrganizationMember for application/json ContentType.
 type CreateOrganizationMemberJSONRequestBody = OrganizationMemberInput
 
+// PromoteJSONRequestBody defines body for Promote for application/json ContentType.
+type PromoteJSONRequestBody = PromoteRequest
+
 // BulkPatchReviewCommentsJSONRequestBody defines body for BulkPatchReviewComments for application/json ContentType.
 type BulkPatchReviewCommentsJSONRequestBody = ReviewCommentPatch
 
@@ -9027,6 +9272,9 @@ type ServerInterface interface {
 	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx echo.Context, organizationId OrganizationID, organizationMemberId openapi_types.UUID) error
+	// Promote Promote a change into Spaces (the next Stage of a ChangeOrder's workflow, or the Spaces named).
+	// (POST /promote)
+	Promote(ctx echo.Context, params PromoteParams) error
 	// ListAllReleases List the Releases of every Space of the caller's organization.
 	// (GET /release)
 	ListAllReleases(ctx echo.Context, params ListAllReleasesParams) error
@@ -12026,6 +12274,24 @@ func (w *ServerInterfaceWrapper) GetOrganizationMember(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetOrganizationMember(ctx, organizationId, organizationMemberId)
+	return err
+}
+
+// Promote converts echo context to params.
+func (w *ServerInterfaceWrapper) Promote(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PromoteParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.Promote(ctx, params)
 	return err
 }
 
@@ -20265,6 +20531,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/organization/:organization_id/organization_member", wrapper.CreateOrganizationMember, options.OperationMiddlewares["CreateOrganizationMember"]...)
 	router.DELETE(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.DeleteOrganizationMember, options.OperationMiddlewares["DeleteOrganizationMember"]...)
 	router.GET(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.GetOrganizationMember, options.OperationMiddlewares["GetOrganizationMember"]...)
+	router.POST(options.BaseURL+"/promote", wrapper.Promote, options.OperationMiddlewares["Promote"]...)
 	router.GET(options.BaseURL+"/release", wrapper.ListAllReleases, options.OperationMiddlewares["ListAllReleases"]...)
 	router.DELETE(options.BaseURL+"/review_comment", wrapper.BulkDeleteReviewComments, options.OperationMiddlewares["BulkDeleteReviewComments"]...)
 	router.GET(options.BaseURL+"/review_comment", wrapper.ListAllReviewComments, options.OperationMiddlewares["ListAllReviewComments"]...)
@@ -20554,6 +20821,17 @@ type PayloadTooLargeJSONResponse struct {
 	Body StandardErrorResponse
 
 	Headers PayloadTooLargeResponseHeaders
+}
+
+type PreconditionFailedResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+type PreconditionFailedJSONResponse struct {
+	Body StandardErrorResponse
+
+	Headers PreconditionFailedResponseHeaders
 }
 
 type ServiceUnavailableResponseHeaders struct {
@@ -35736,6 +36014,355 @@ type GetOrganizationMemberdefaultJSONResponse struct {
 }
 
 func (response GetOrganizationMemberdefaultJSONResponse) VisitGetOrganizationMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PromoteRequestObject struct {
+	Params PromoteParams
+	Body   *PromoteJSONRequestBody
+}
+
+type PromoteResponseObject interface {
+	VisitPromoteResponse(w http.ResponseWriter) error
+}
+
+type Promote200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type Promote200JSONResponse struct {
+	Body    PromoteResult
+	Headers Promote200ResponseHeaders
+}
+
+func (response Promote200JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type Promote207JSONResponse struct {
+	Body    PromoteResult
+	Headers Promote207ResponseHeaders
+}
+
+func (response Promote207JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response Promote400JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response Promote401JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response Promote403JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response Promote404JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote409ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type Promote409JSONResponse struct {
+	Body    PromoteRefusal
+	Headers Promote409ResponseHeaders
+}
+
+func (response Promote409JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response Promote412JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response Promote413JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response Promote415JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response Promote422JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response Promote429JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response Promote500JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response Promote503JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type Promote504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response Promote504JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PromotedefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PromotedefaultJSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -80767,6 +81394,9 @@ type StrictServerInterface interface {
 	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx context.Context, request GetOrganizationMemberRequestObject) (GetOrganizationMemberResponseObject, error)
+	// Promote Promote a change into Spaces (the next Stage of a ChangeOrder's workflow, or the Spaces named).
+	// (POST /promote)
+	Promote(ctx context.Context, request PromoteRequestObject) (PromoteResponseObject, error)
 	// ListAllReleases List the Releases of every Space of the caller's organization.
 	// (GET /release)
 	ListAllReleases(ctx context.Context, request ListAllReleasesRequestObject) (ListAllReleasesResponseObject, error)
@@ -83744,6 +84374,54 @@ func (sh *strictHandler) GetOrganizationMember(ctx echo.Context, organizationId 
 		return err
 	} else if validResponse, ok := response.(GetOrganizationMemberResponseObject); ok {
 		return validResponse.VisitGetOrganizationMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// Promote operation middleware
+func (sh *strictHandler) Promote(ctx echo.Context, params PromoteParams) error {
+	var request PromoteRequestObject
+
+	request.Params = params
+
+	var body PromoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.Promote(ctx.Request().Context(), request.(PromoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "Promote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PromoteResponseObject); ok {
+		return validResponse.VisitPromoteResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

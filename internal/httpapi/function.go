@@ -139,7 +139,13 @@ func (h functionAPI) invoke(ctx context.Context, spaceID *uuid.UUID, sel listque
 	if err != nil {
 		return bulkResponse{}, err
 	}
-	if req.Stored, err = h.storedCalls(ctx, sc, body); err != nil {
+	if ref := deref(p.ChangeOrder); ref != "" {
+		run, stored, err := h.s.promoter.InvokeChangeOrder(ctx, sc, ref, body.ChangeDescription, req.UserAgent)
+		if err != nil {
+			return bulkResponse{}, err
+		}
+		req.ChangeOrder, req.Stored, req.Description = &run, stored.Stored, stored.Description
+	} else if req.Stored, err = h.storedCalls(ctx, sc, body); err != nil {
 		return bulkResponse{}, err
 	}
 	items, err := h.s.deps.Units.Invoke(ctx, sc, spaceID, requestPath(ctx), sel, dataFilterOf(p), req)
@@ -156,9 +162,10 @@ func invokeRequest(ctx context.Context, p api.InvokeFunctionsOnOrgParams, body *
 	if body == nil {
 		return unit.InvokeRequest{}, apierr.UserInput("a FunctionInvocationsRequest body is required")
 	}
-	if p.ChangeOrder != nil && *p.ChangeOrder != "" {
-		return unit.InvokeRequest{}, apierr.Validation(fmt.Sprintf("change_order: no ChangeOrder %q in your organization", *p.ChangeOrder),
-			apierr.Item{Item: "change_order", Description: "no such ChangeOrder"})
+	if p.ChangeOrder != nil && *p.ChangeOrder != "" && (len(body.FunctionInvocations) > 0 || len(body.Invocations) > 0 ||
+		len(body.ParameterizedInvocations) > 0 || len(body.Triggers) > 0) {
+		return unit.InvokeRequest{}, apierr.Validation("with change_order what runs is the ChangeOrder's Invocation: the body may not carry FunctionInvocations, Invocations, ParameterizedInvocations or Triggers",
+			apierr.Item{Item: "change_order", Description: "the body names functions"})
 	}
 	if p.OtherDataSource != nil {
 		for _, src := range *p.OtherDataSource {

@@ -27,6 +27,7 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/oauthclient"
+	"github.com/hubd/hubd/internal/promote"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/signin"
 	"github.com/hubd/hubd/internal/store"
@@ -118,6 +119,8 @@ type Server struct {
 	limiter *callerLimiter
 	// invocations bounds each organization's running invoke requests (the builtin executor's queue).
 	invocations *callerLimiter
+	// promoter runs promotions (POST /promote, function invoke's change_order).
+	promoter *promote.Engine
 	signIns     *signInGuard
 	members     members
 	metrics     *metrics
@@ -162,6 +165,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		metrics:    newMetrics(deps.Store),
 		pollStarts: longpoll.NewGate(cmp.Or(max(cfg.MaxPollStarts, 0), pollStartsPerConn*int(deps.Store.Pool.Config().MaxConns))),
 	}
+	s.promoter = &promote.Engine{Store: deps.Store, Tokens: deps.Kit.Tokens, Units: deps.Units, Filter: s.filterDefinition}
 	if s.signIns == nil {
 		s.signIns = newSignInGuard()
 	}

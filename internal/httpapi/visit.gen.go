@@ -112,6 +112,8 @@ func (r bulkResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitPromoteResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetAttestationResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }

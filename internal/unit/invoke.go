@@ -37,6 +37,19 @@ type InvokeRequest struct {
 	ChangeSetID   *uuid.UUID
 	Subgroup      string
 	UserAgent     string
+	// ChangeOrder, for function invoke's change_order, limits the run to the Units the ChangeOrder
+	// covers that have not taken it, and Tags each Unit reached.
+	ChangeOrder *ChangeOrderRun
+}
+
+// ChangeOrderRun is an Invoke ChangeOrder promoted through function invoke: Covered (list parameters of
+// Units) and SpaceIDs (nil: any Space) are what it covers; a Unit carrying EndTagID took it already.
+// Each Unit reached gets StartTagID on its head before and EndTagID on its head after.
+type ChangeOrderRun struct {
+	ChangeOrderID        uuid.UUID
+	Covered              listquery.Params
+	SpaceIDs             []uuid.UUID
+	StartTagID, EndTagID *uuid.UUID
 }
 
 // StoredCalls are function invocations a request runs by reference: a stored Invocation's (filled with
@@ -239,9 +252,91 @@ func (s *Service) Invoke(ctx context.Context, sc authz.Scope, spaceID *uuid.UUID
 		}
 		sel.Where = cond
 	}
-	return entity.RunBulk(ctx, s.Store, EntityType, req.DryRun, s.selectorIn(sc, spaceID, path, sel, df), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (InvokeResult, error) {
-		return s.invokeOne(ctx, sc, tx, ref, b, req)
+	selectRefs := s.selectorIn(sc, spaceID, path, sel, df)
+	if req.ChangeOrder != nil {
+		selectRefs = s.changeOrderSelector(sc, selectRefs, *req.ChangeOrder)
+	}
+	return entity.RunBulk(ctx, s.Store, EntityType, req.DryRun, selectRefs, func(ctx context.Context, tx *store.Tx, ref entity.Ref) (InvokeResult, error) {
+		if req.ChangeOrder == nil {
+			return s.invokeOne(ctx, sc, tx, ref, b, req)
+		}
+		return s.invokeForChangeOrder(ctx, sc, tx, ref, b, req)
 	})
+}
+
+// changeOrderSelector narrows a selection to the Units the ChangeOrder covers and has not reached.
+func (s *Service) changeOrderSelector(sc authz.Scope, selectRefs entity.Selector, run ChangeOrderRun) entity.Selector {
+	return func(ctx context.Context, tx *store.Tx) ([]entity.Ref, error) {
+		refs, err := selectRefs(ctx, tx)
+		if err != nil || len(refs) == 0 {
+			return refs, err
+		}
+		covered := run.Covered
+		if run.SpaceIDs != nil {
+			if len(run.SpaceIDs) == 0 {
+				return nil, nil
+			}
+			ids := make([]string, len(run.SpaceIDs))
+			for i, id := range run.SpaceIDs {
+				ids[i] = "'" + id.String() + "'"
+			}
+			cond := "SpaceID IN (" + strings.Join(ids, ", ") + ")"
+			if strings.TrimSpace(covered.Where) != "" {
+				cond = covered.Where + " AND " + cond
+			}
+			covered.Where = cond
+		}
+		in, err := s.selectorIn(sc, nil, "change_order", covered, DataFilter{})(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		keep := map[uuid.UUID]bool{}
+		for _, r := range in {
+			keep[r.ID] = true
+		}
+		refs = slices.DeleteFunc(refs, func(r entity.Ref) bool { return !keep[r.ID] })
+		if run.EndTagID == nil || len(refs) == 0 {
+			return refs, nil
+		}
+		ids := make([]uuid.UUID, len(refs))
+		for i, r := range refs {
+			ids[i] = r.ID
+		}
+		taken, err := CarryingTag(ctx, tx.Q, sc.OrganizationID, *run.EndTagID, ids)
+		if err != nil {
+			return nil, err
+		}
+		return slices.DeleteFunc(refs, func(r entity.Ref) bool { return taken[r.ID] }), nil
+	}
+}
+
+// invokeForChangeOrder is invokeOne for an Invoke ChangeOrder: the Unit's head before gets the start Tag,
+// its head after (a new Revision, or the same one when nothing changed) the end Tag.
+func (s *Service) invokeForChangeOrder(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, b binding, req InvokeRequest) (InvokeResult, error) {
+	row, err := loadRow(ctx, sc, tx, ref.SpaceID, ref.ID, true)
+	if err != nil {
+		return InvokeResult{}, err
+	}
+	before := row.HeadRevisionID
+	res, err := s.invokeOne(ctx, sc, tx, ref, b, req)
+	if err != nil {
+		return res, err
+	}
+	if err := authz.Check(sc, authz.Edit, res.Unit.Target()); err != nil {
+		return res, err
+	}
+	run := req.ChangeOrder
+	if run.StartTagID != nil && before != nil {
+		if err := TagRevisions(ctx, tx, sc.OrganizationID, *run.StartTagID, []uuid.UUID{*before}); err != nil {
+			return res, err
+		}
+	}
+	if run.EndTagID != nil && res.Unit.HeadRevisionID != nil {
+		if err := TagRevisions(ctx, tx, sc.OrganizationID, *run.EndTagID, []uuid.UUID{*res.Unit.HeadRevisionID}); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
 func (s *Service) invokeOne(ctx context.Context, sc authz.Scope, tx *store.Tx, ref entity.Ref, b binding, req InvokeRequest) (InvokeResult, error) {
