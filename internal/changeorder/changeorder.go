@@ -90,7 +90,7 @@ type ChangeOrder struct {
 	// Stage is the last Stage the ChangeOrder was promoted into (nil before its first promotion).
 	Stage *string
 	// ChangeWorkflow is the content of the ChangeWorkflow copied when ChangeWorkflowID was set (nil: none).
-	ChangeWorkflow json.RawMessage
+	ChangeWorkflow                                      json.RawMessage
 	StartTagID, EndTagID, RestoreTagID, AdoptedEndTagID *uuid.UUID
 	PromotionOverrides                                  []PromotionOverride
 	PromotionFailures                                   []PromotionFailure

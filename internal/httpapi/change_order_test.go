@@ -351,7 +351,7 @@ func TestChangeOrderStates(t *testing.T) {
 	stage := "staging"
 	unitID := uuid.New()
 	rec := f.setProgress(t, b, changeorder.Progress{State: changeorder.InProgress, Stage: &stage, ResolvedSpaceIDs: []uuid.UUID{f.prodID},
-		SkippedUnits: map[uuid.UUID]string{unitID: "not in scope"},
+		SkippedUnits:       map[uuid.UUID]string{unitID: "not in scope"},
 		PromotionOverrides: []changeorder.PromotionOverride{{Stage: "staging", Prerequisites: []string{"Validated"}, Reason: "hotfix", UserID: unitID}},
 		PromotionFailures:  []changeorder.PromotionFailure{{Stage: "staging", SpaceID: f.prodID, Prerequisite: "Validated", Message: "invalid"}}})
 	require.Equal(t, b.Version+1, rec.Version)

@@ -27,10 +27,10 @@ var changeOrderEdge = &edge[changeorder.ChangeOrder, changeorder.Fields, api.Cha
 	extended: func(c changeorder.ChangeOrder, a api.ChangeOrder, r *related) api.ExtendedChangeOrder {
 		return api.ExtendedChangeOrder{ChangeOrder: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", c.SpaceID),
 			StartTag: relatedOptional[api.Tag](r, "StartTagID", c.StartTagID), EndTag: relatedOptional[api.Tag](r, "EndTagID", c.EndTagID),
-			RestoreTag: relatedOptional[api.Tag](r, "RestoreTagID", c.RestoreTagID),
-			Invocation: relatedOptional[api.Invocation](r, "InvocationID", c.InvocationID),
+			RestoreTag:  relatedOptional[api.Tag](r, "RestoreTagID", c.RestoreTagID),
+			Invocation:  relatedOptional[api.Invocation](r, "InvocationID", c.InvocationID),
 			SpaceFilter: relatedOptional[api.Filter](r, "SpaceFilterID", c.SpaceFilterID),
-			UnitFilter: relatedOptional[api.Filter](r, "UnitFilterID", c.UnitFilterID)}
+			UnitFilter:  relatedOptional[api.Filter](r, "UnitFilterID", c.UnitFilterID)}
 	},
 }
 
