@@ -19,6 +19,60 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for ChangeOrderState.
+const (
+	ChangeOrderStateAborted         ChangeOrderState = "Aborted"
+	ChangeOrderStateInProgress      ChangeOrderState = "InProgress"
+	ChangeOrderStateNew             ChangeOrderState = "New"
+	ChangeOrderStateReleased        ChangeOrderState = "Released"
+	ChangeOrderStateResolved        ChangeOrderState = "Resolved"
+	ChangeOrderStateRestoreReleased ChangeOrderState = "RestoreReleased"
+	ChangeOrderStateRestored        ChangeOrderState = "Restored"
+)
+
+// Valid indicates whether the value is a known member of the ChangeOrderState enum.
+func (e ChangeOrderState) Valid() bool {
+	switch e {
+	case ChangeOrderStateAborted:
+		return true
+	case ChangeOrderStateInProgress:
+		return true
+	case ChangeOrderStateNew:
+		return true
+	case ChangeOrderStateReleased:
+		return true
+	case ChangeOrderStateResolved:
+		return true
+	case ChangeOrderStateRestoreReleased:
+		return true
+	case ChangeOrderStateRestored:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChangeOrderUpdateType.
+const (
+	Invoke      ChangeOrderUpdateType = "Invoke"
+	MergeUnits  ChangeOrderUpdateType = "MergeUnits"
+	UpgradeUnit ChangeOrderUpdateType = "UpgradeUnit"
+)
+
+// Valid indicates whether the value is a known member of the ChangeOrderUpdateType enum.
+func (e ChangeOrderUpdateType) Valid() bool {
+	switch e {
+	case Invoke:
+		return true
+	case MergeUnits:
+		return true
+	case UpgradeUnit:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ChangeSetReviewStatus.
 const (
 	ChangeSetReviewStatusApproved         ChangeSetReviewStatus = "Approved"
@@ -763,6 +817,24 @@ func (e DistinctOn) Valid() bool {
 	}
 }
 
+// Defines values for BulkCreateChangeOrdersParamsAllowExists.
+const (
+	BulkCreateChangeOrdersParamsAllowExistsFalse BulkCreateChangeOrdersParamsAllowExists = "false"
+	BulkCreateChangeOrdersParamsAllowExistsTrue  BulkCreateChangeOrdersParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the BulkCreateChangeOrdersParamsAllowExists enum.
+func (e BulkCreateChangeOrdersParamsAllowExists) Valid() bool {
+	switch e {
+	case BulkCreateChangeOrdersParamsAllowExistsFalse:
+		return true
+	case BulkCreateChangeOrdersParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkCreateChangeSetsParamsAllowExists.
 const (
 	BulkCreateChangeSetsParamsAllowExistsFalse BulkCreateChangeSetsParamsAllowExists = "false"
@@ -991,6 +1063,24 @@ func (e CreateBridgeWorkerParamsAllowExists) Valid() bool {
 	case CreateBridgeWorkerParamsAllowExistsFalse:
 		return true
 	case CreateBridgeWorkerParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateChangeOrderParamsAllowExists.
+const (
+	CreateChangeOrderParamsAllowExistsFalse CreateChangeOrderParamsAllowExists = "false"
+	CreateChangeOrderParamsAllowExistsTrue  CreateChangeOrderParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the CreateChangeOrderParamsAllowExists enum.
+func (e CreateChangeOrderParamsAllowExists) Valid() bool {
+	switch e {
+	case CreateChangeOrderParamsAllowExistsFalse:
+		return true
+	case CreateChangeOrderParamsAllowExistsTrue:
 		return true
 	default:
 		return false
@@ -1319,7 +1409,7 @@ type ApiInfo struct {
 type Attestation struct {
 	AttestationID openapi_types.UUID `json:"AttestationID"`
 
-	// ChangeOrderID The ChangeOrder the claim is about. ChangeOrders are not served yet, so none can be named (400).
+	// ChangeOrderID The ChangeOrder the claim is about: one of the same Space the caller may view (else 400 naming ChangeOrderID). A ChangeOrder that Attestations name is not deleted (409).
 	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
 
 	// Claims The claim's details, any JSON object.
@@ -1453,6 +1543,174 @@ type BridgeWorkerInput = BridgeWorker
 
 // BridgeWorkerPatch defines model for BridgeWorkerPatch.
 type BridgeWorkerPatch = json.RawMessage
+
+// ChangeOrder A change's identity as it moves between Spaces. WhereSpace, SpaceFilterID and InScopeSpaceIDs say which
+// Spaces it reaches, WhereUnit and UnitFilterID which Units in them, UpdateType how a promotion changes them
+// (Invoke: with the Invocation InvocationID names and Parameters). Its start and end Tags (made with it in its
+// Space) mark the Revisions where the change starts and ends.
+//
+// States (read-only; see ChangeOrderState): a create is New; a write setting a non-empty AbortedReason moves
+// New or InProgress to Aborted (and only those: in another State it is 400 naming AbortedReason); promotions
+// move it on. On an Aborted ChangeOrder a write may change only DisplayName, Description, Labels,
+// Annotations, DeleteGates, Permissions and AbortedReason (to another non-empty reason); any other change is
+// 400 naming the field. ChangeWorkflowID changes only while the ChangeOrder is New (else 400 naming it); each
+// change copies the ChangeWorkflow's content again.
+type ChangeOrder struct {
+	// AbortedReason Why the ChangeOrder was aborted; setting it (non-empty) while New or InProgress aborts it.
+	AbortedReason string `json:"AbortedReason"`
+
+	// AdoptedEndTagID An end Tag adopted from another change; not set yet.
+	AdoptedEndTagID *openapi_types.UUID `json:"AdoptedEndTagID"`
+
+	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
+	Annotations   Annotations        `json:"Annotations"`
+	ChangeOrderID openapi_types.UUID `json:"ChangeOrderID"`
+
+	// ChangeWorkflow The content of the ChangeWorkflow ChangeWorkflowID names, copied when it is set (at create, or by a write while New), so later changes of the ChangeWorkflow do not change this ChangeOrder; null without one.
+	ChangeWorkflow *map[string]interface{} `json:"ChangeWorkflow"`
+
+	// ChangeWorkflowID A ChangeWorkflow of the organization the caller may view (else 400 naming ChangeWorkflowID); changes only while the ChangeOrder is New.
+	ChangeWorkflowID *openapi_types.UUID `json:"ChangeWorkflowID"`
+	CreatedAt        time.Time           `json:"CreatedAt"`
+
+	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
+	DeleteGates DeleteGates `json:"DeleteGates"`
+	Description string      `json:"Description"`
+
+	// DisplayName Example: Raise web replicas
+	DisplayName string `json:"DisplayName"`
+
+	// EndTagID The Tag marking where the change ends.
+	EndTagID     *openapi_types.UUID `json:"EndTagID"`
+	EntityType   string              `json:"EntityType"`
+	HiddenReason string              `json:"HiddenReason"`
+
+	// InScopeSpaceIDs The Spaces the change may reach (Spaces of the organization the caller may see into, else 400 naming InScopeSpaceIDs); empty: any Space of the organization.
+	InScopeSpaceIDs []openapi_types.UUID `json:"InScopeSpaceIDs"`
+
+	// InvocationID An Invocation of the organization the caller may view (else 400 naming InvocationID): required when UpdateType is Invoke, refused otherwise (400 naming InvocationID).
+	InvocationID *openapi_types.UUID `json:"InvocationID"`
+
+	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
+	Labels         Labels             `json:"Labels"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// Parameters The values an Invoke ChangeOrder passes to its Invocation's Parameters.
+	Parameters map[string]interface{} `json:"Parameters"`
+
+	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
+	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
+	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
+	Permissions              Permissions                    `json:"Permissions"`
+	PromotionFailures        []ChangeOrderPromotionFailure  `json:"PromotionFailures"`
+	PromotionOverrides       []ChangeOrderPromotionOverride `json:"PromotionOverrides"`
+	ReleasedRestoredSpaceIDs []openapi_types.UUID           `json:"ReleasedRestoredSpaceIDs"`
+	ReleasedSpaceIDs         []openapi_types.UUID           `json:"ReleasedSpaceIDs"`
+
+	// ResolvedSpaceIDs The Spaces the change was promoted into.
+	ResolvedSpaceIDs []openapi_types.UUID `json:"ResolvedSpaceIDs"`
+
+	// RestoreTagID The Tag marking a restore, once restored.
+	RestoreTagID     *openapi_types.UUID  `json:"RestoreTagID"`
+	RestoredSpaceIDs []openapi_types.UUID `json:"RestoredSpaceIDs"`
+
+	// SkippedUnits The Units a promotion skipped (UnitID → why).
+	SkippedUnits map[string]string `json:"SkippedUnits"`
+
+	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
+	Slug Slug `json:"Slug"`
+
+	// SpaceFilterID A Filter of Spaces of the organization the caller may view (else 400 naming SpaceFilterID).
+	SpaceFilterID *openapi_types.UUID `json:"SpaceFilterID"`
+	SpaceID       openapi_types.UUID  `json:"SpaceID"`
+
+	// Stage The last Stage the ChangeOrder was promoted into; null before its first promotion.
+	Stage *string `json:"Stage"`
+
+	// StartTagID The Tag marking where the change starts.
+	StartTagID *openapi_types.UUID `json:"StartTagID"`
+
+	// State New: created, not promoted yet. InProgress: promoted into some Stages. Resolved: promoted into its last
+	// Stage. Released: Released in the Spaces it resolved. Aborted: given up (AbortedReason says why).
+	// Restored: the change was taken back. RestoreReleased: the restore was released.
+	//
+	// Transitions: a create is New. A write (PATCH, PUT, bulk patch) setting a non-empty AbortedReason moves New
+	// or InProgress to Aborted; setting or changing AbortedReason in any other State is 400 naming AbortedReason.
+	// Promotions (not writes) move New → InProgress → Resolved, Resolved → Released, InProgress, Resolved or
+	// Released → Restored, and Restored → RestoreReleased. State is read-only: a write's State is ignored.
+	State ChangeOrderState `json:"State"`
+
+	// UnitFilterID A Filter of Units of the organization the caller may view (else 400 naming UnitFilterID).
+	UnitFilterID *openapi_types.UUID `json:"UnitFilterID"`
+
+	// UpdateType How a promotion changes the Units it reaches: UpgradeUnit (the default) upgrades them from their upstreams, MergeUnits merges the upstream's change, Invoke runs the Invocation named by InvocationID.
+	UpdateType ChangeOrderUpdateType `json:"UpdateType"`
+	UpdatedAt  time.Time             `json:"UpdatedAt"`
+
+	// Version Optimistic-concurrency version; required on PUT.
+	Version int64 `json:"Version"`
+
+	// WhereSpace A where expression over Spaces (as a list of Spaces takes), checked when written (400 naming WhereSpace).
+	WhereSpace string `json:"WhereSpace"`
+
+	// WhereUnit A where expression over Units (as a list of Units takes), checked when written (400 naming WhereUnit).
+	WhereUnit string `json:"WhereUnit"`
+}
+
+// ChangeOrderCreateOrUpdateResponse defines model for ChangeOrderCreateOrUpdateResponse.
+type ChangeOrderCreateOrUpdateResponse struct {
+	ChangeOrder *ChangeOrder   `json:"ChangeOrder"`
+	Error       *ResponseError `json:"Error"`
+}
+
+// ChangeOrderInput defines model for ChangeOrderInput.
+type ChangeOrderInput = ChangeOrder
+
+// ChangeOrderPatch An RFC 7386 merge patch of a ChangeOrder. Read-only fields are accepted and ignored.
+type ChangeOrderPatch = json.RawMessage
+
+// ChangeOrderPromotionFailure A prerequisite that refused a promotion into a Stage, in one Space.
+type ChangeOrderPromotionFailure struct {
+	CreatedAt    time.Time          `json:"CreatedAt"`
+	Message      string             `json:"Message"`
+	Prerequisite string             `json:"Prerequisite"`
+	SpaceID      openapi_types.UUID `json:"SpaceID"`
+	Stage        string             `json:"Stage"`
+}
+
+// ChangeOrderPromotionFailureInput defines model for ChangeOrderPromotionFailureInput.
+type ChangeOrderPromotionFailureInput = ChangeOrderPromotionFailure
+
+// ChangeOrderPromotionOverride A Stage's refused prerequisites that a promotion overrode (Force), and who did it and why.
+type ChangeOrderPromotionOverride struct {
+	CreatedAt     time.Time          `json:"CreatedAt"`
+	Prerequisites []string           `json:"Prerequisites"`
+	Reason        string             `json:"Reason"`
+	Stage         string             `json:"Stage"`
+	UserID        openapi_types.UUID `json:"UserID"`
+}
+
+// ChangeOrderPromotionOverrideInput defines model for ChangeOrderPromotionOverrideInput.
+type ChangeOrderPromotionOverrideInput = ChangeOrderPromotionOverride
+
+// ChangeOrderState New: created, not promoted yet. InProgress: promoted into some Stages. Resolved: promoted into its last
+// Stage. Released: Released in the Spaces it resolved. Aborted: given up (AbortedReason says why).
+// Restored: the change was taken back. RestoreReleased: the restore was released.
+//
+// Transitions: a create is New. A write (PATCH, PUT, bulk patch) setting a non-empty AbortedReason moves New
+// or InProgress to Aborted; setting or changing AbortedReason in any other State is 400 naming AbortedReason.
+// Promotions (not writes) move New → InProgress → Resolved, Resolved → Released, InProgress, Resolved or
+// Released → Restored, and Restored → RestoreReleased. State is read-only: a write's State is ignored.
+type ChangeOrderState string
+
+// ChangeOrderUpdateType How a promotion changes the Units it reaches: UpgradeUnit (the default) upgrades them from their upstreams, MergeUnits merges the upstream's change, Invoke runs the Invocation named by InvocationID.
+type ChangeOrderUpdateType string
 
 // ChangeSet A named group of changes in a Space. Units join it by setting their ChangeSetID while it is Open (a
 // ChangeSet of the organization, else 400 naming ChangeSetID; not Open: 400 naming it), and each Revision
@@ -1962,6 +2220,46 @@ type ExtendedBridgeWorker struct {
 	Organization *Organization  `json:"Organization"`
 	Space        *Space         `json:"Space"`
 	User         *User          `json:"User"`
+
+	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
+	ViewColumns ViewColumns `json:"ViewColumns"`
+}
+
+// ExtendedChangeOrder defines model for ExtendedChangeOrder.
+type ExtendedChangeOrder struct {
+	// ChangeOrder A change's identity as it moves between Spaces. WhereSpace, SpaceFilterID and InScopeSpaceIDs say which
+	// Spaces it reaches, WhereUnit and UnitFilterID which Units in them, UpdateType how a promotion changes them
+	// (Invoke: with the Invocation InvocationID names and Parameters). Its start and end Tags (made with it in its
+	// Space) mark the Revisions where the change starts and ends.
+	//
+	// States (read-only; see ChangeOrderState): a create is New; a write setting a non-empty AbortedReason moves
+	// New or InProgress to Aborted (and only those: in another State it is 400 naming AbortedReason); promotions
+	// move it on. On an Aborted ChangeOrder a write may change only DisplayName, Description, Labels,
+	// Annotations, DeleteGates, Permissions and AbortedReason (to another non-empty reason); any other change is
+	// 400 naming the field. ChangeWorkflowID changes only while the ChangeOrder is New (else 400 naming it); each
+	// change copies the ChangeWorkflow's content again.
+	ChangeOrder ChangeOrder `json:"ChangeOrder"`
+
+	// EndTag The end Tag (include=EndTagID).
+	EndTag *Tag           `json:"EndTag"`
+	Error  *ResponseError `json:"Error"`
+
+	// Invocation The Invocation (include=InvocationID).
+	Invocation   *Invocation   `json:"Invocation"`
+	Organization *Organization `json:"Organization"`
+
+	// RestoreTag The restore Tag (include=RestoreTagID).
+	RestoreTag *Tag   `json:"RestoreTag"`
+	Space      *Space `json:"Space"`
+
+	// SpaceFilter The Filter of Spaces (include=SpaceFilterID).
+	SpaceFilter *Filter `json:"SpaceFilter"`
+
+	// StartTag The start Tag (include=StartTagID).
+	StartTag *Tag `json:"StartTag"`
+
+	// UnitFilter The Filter of Units (include=UnitFilterID).
+	UnitFilter *Filter `json:"UnitFilter"`
 
 	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
 	ViewColumns ViewColumns `json:"ViewColumns"`
@@ -3897,7 +4195,9 @@ type Tag struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
 	//
 	// Example: {"owner":"payments@example.com"}
-	Annotations   Annotations         `json:"Annotations"`
+	Annotations Annotations `json:"Annotations"`
+
+	// ChangeOrderID The ChangeOrder the Tag was made for (its start or end Tag); null once that ChangeOrder is deleted.
 	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
 	ChangeSetID   *openapi_types.UUID `json:"ChangeSetID"`
 	CreatedAt     time.Time           `json:"CreatedAt"`
@@ -4712,6 +5012,9 @@ type AllowExists string
 // BridgeWorkerID defines model for BridgeWorkerID.
 type BridgeWorkerID = string
 
+// ChangeOrderDetach defines model for ChangeOrderDetach.
+type ChangeOrderDetach = bool
+
 // ChangeSetDetach defines model for ChangeSetDetach.
 type ChangeSetDetach = bool
 
@@ -5078,6 +5381,111 @@ type ListQueuedOperationsParams struct {
 	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 }
+
+// BulkDeleteChangeOrdersParams defines parameters for BulkDeleteChangeOrders.
+type BulkDeleteChangeOrdersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Detach When true, an InProgress ChangeOrder is deleted too (its promotion stops where it is; its Tags stay on the Revisions they mark and no longer name it); otherwise deleting an InProgress ChangeOrder is 409 Conflict.
+	Detach *ChangeOrderDetach `form:"detach,omitempty" json:"detach,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListAllChangeOrdersParams defines parameters for ListAllChangeOrders.
+type ListAllChangeOrdersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// BulkPatchChangeOrdersParams defines parameters for BulkPatchChangeOrders.
+type BulkPatchChangeOrdersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateChangeOrdersParams defines parameters for BulkCreateChangeOrders.
+type BulkCreateChangeOrdersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// WhereSpace Where expression over Space attributes selecting the destination Spaces (at least one).
+	WhereSpace *WhereSpace `form:"where_space,omitempty" json:"where_space,omitempty"`
+
+	// FilterSpace A stored Filter of Spaces (by ID or <Space Slug>/<Slug>) selecting the destination Spaces, ANDed with where_space.
+	FilterSpace *FilterSpace `form:"filter_space,omitempty" json:"filter_space,omitempty"`
+
+	// NamePrefixes Comma-separated prefixes; one copy per prefix, named prefix + the source's Slug.
+	NamePrefixes *NamePrefixes `form:"name_prefixes,omitempty" json:"name_prefixes,omitempty"`
+
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *BulkCreateChangeOrdersParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateChangeOrdersParamsAllowExists defines parameters for BulkCreateChangeOrders.
+type BulkCreateChangeOrdersParamsAllowExists string
 
 // BulkDeleteChangeSetsParams defines parameters for BulkDeleteChangeSets.
 type BulkDeleteChangeSetsParams struct {
@@ -6387,6 +6795,91 @@ type PatchBridgeWorkerParams struct {
 
 // UpdateBridgeWorkerParams defines parameters for UpdateBridgeWorker.
 type UpdateBridgeWorkerParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListChangeOrdersParams defines parameters for ListChangeOrders.
+type ListChangeOrdersParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// CreateChangeOrderParams defines parameters for CreateChangeOrder.
+type CreateChangeOrderParams struct {
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *CreateChangeOrderParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// CreateChangeOrderParamsAllowExists defines parameters for CreateChangeOrder.
+type CreateChangeOrderParamsAllowExists string
+
+// DeleteChangeOrderParams defines parameters for DeleteChangeOrder.
+type DeleteChangeOrderParams struct {
+	// Detach When true, an InProgress ChangeOrder is deleted too (its promotion stops where it is; its Tags stay on the Revisions they mark and no longer name it); otherwise deleting an InProgress ChangeOrder is 409 Conflict.
+	Detach *ChangeOrderDetach `form:"detach,omitempty" json:"detach,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// GetChangeOrderParams defines parameters for GetChangeOrder.
+type GetChangeOrderParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// PatchChangeOrderParams defines parameters for PatchChangeOrder.
+type PatchChangeOrderParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateChangeOrderParams defines parameters for UpdateChangeOrder.
+type UpdateChangeOrderParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
@@ -8587,6 +9080,18 @@ type PollQueuedOperationsJSONRequestBody = QueuedOperationPollRequest
 // ReportUserActionResultJSONRequestBody defines body for ReportUserActionResult for application/json ContentType.
 type ReportUserActionResultJSONRequestBody = ActionResult
 
+// BulkPatchChangeOrdersJSONRequestBody defines body for BulkPatchChangeOrders for application/json ContentType.
+type BulkPatchChangeOrdersJSONRequestBody = ChangeOrderPatch
+
+// BulkPatchChangeOrdersApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchChangeOrders for application/merge-patch+json ContentType.
+type BulkPatchChangeOrdersApplicationMergePatchPlusJSONRequestBody = ChangeOrderPatch
+
+// BulkCreateChangeOrdersJSONRequestBody defines body for BulkCreateChangeOrders for application/json ContentType.
+type BulkCreateChangeOrdersJSONRequestBody = ChangeOrderPatch
+
+// BulkCreateChangeOrdersApplicationMergePatchPlusJSONRequestBody defines body for BulkCreateChangeOrders for application/merge-patch+json ContentType.
+type BulkCreateChangeOrdersApplicationMergePatchPlusJSONRequestBody = ChangeOrderPatch
+
 // BulkPatchChangeSetsJSONRequestBody defines body for BulkPatchChangeSets for application/json ContentType.
 type BulkPatchChangeSetsJSONRequestBody = ChangeSetPatch
 
@@ -8727,6 +9232,18 @@ type UpdateBridgeWorkerJSONRequestBody = BridgeWorkerInput
 
 // PollBridgeWorkerEventsJSONRequestBody defines body for PollBridgeWorkerEvents for application/json ContentType.
 type PollBridgeWorkerEventsJSONRequestBody = WorkerEventPollRequest
+
+// CreateChangeOrderJSONRequestBody defines body for CreateChangeOrder for application/json ContentType.
+type CreateChangeOrderJSONRequestBody = ChangeOrderInput
+
+// PatchChangeOrderJSONRequestBody defines body for PatchChangeOrder for application/json ContentType.
+type PatchChangeOrderJSONRequestBody = ChangeOrderPatch
+
+// PatchChangeOrderApplicationMergePatchPlusJSONRequestBody defines body for PatchChangeOrder for application/merge-patch+json ContentType.
+type PatchChangeOrderApplicationMergePatchPlusJSONRequestBody = ChangeOrderPatch
+
+// UpdateChangeOrderJSONRequestBody defines body for UpdateChangeOrder for application/json ContentType.
+type UpdateChangeOrderJSONRequestBody = ChangeOrderInput
 
 // CreateChangeSetJSONRequestBody defines body for CreateChangeSet for application/json ContentType.
 type CreateChangeSetJSONRequestBody = ChangeSetInput
@@ -9130,6 +9647,18 @@ type ServerInterface interface {
 	// ReportUserActionResult Report progress or the outcome of one of the worker's operations: Status Progressing (claims it until the claim time passes), Completed or Failed. Each report appends a UnitEvent and moves the operation's Status. An operation that is not the caller's is 404; one already finished is 409.
 	// (POST /bridge_worker/{bridge_worker_id}/user_action_result)
 	ReportUserActionResult(ctx echo.Context, bridgeWorkerId QueueWorkerID) error
+	// BulkDeleteChangeOrders Delete every ChangeOrder the selection picks; 200, 207 or the shared error.
+	// (DELETE /change_order)
+	BulkDeleteChangeOrders(ctx echo.Context, params BulkDeleteChangeOrdersParams) error
+	// ListAllChangeOrders List the ChangeOrders of every Space of the caller's organization.
+	// (GET /change_order)
+	ListAllChangeOrders(ctx echo.Context, params ListAllChangeOrdersParams) error
+	// BulkPatchChangeOrders Apply one merge patch to every ChangeOrder the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /change_order)
+	BulkPatchChangeOrders(ctx echo.Context, params BulkPatchChangeOrdersParams) error
+	// BulkCreateChangeOrders Clone the ChangeOrders the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /change_order)
+	BulkCreateChangeOrders(ctx echo.Context, params BulkCreateChangeOrdersParams) error
 	// BulkDeleteChangeSets Delete every ChangeSet the selection picks; 200, 207 or the shared error.
 	// (DELETE /change_set)
 	BulkDeleteChangeSets(ctx echo.Context, params BulkDeleteChangeSetsParams) error
@@ -9380,6 +9909,24 @@ type ServerInterface interface {
 	// once). A timeout answers 200 with an empty array.
 	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
 	PollBridgeWorkerEvents(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, name string) error
+	// ListChangeOrders List the ChangeOrders of the Space.
+	// (GET /space/{space_id}/change_order)
+	ListChangeOrders(ctx echo.Context, spaceId SpaceID, params ListChangeOrdersParams) error
+	// CreateChangeOrder Create a ChangeOrder, New, with its start and end Tags. Slug is unique in the Space (409 AlreadyExists).
+	// (POST /space/{space_id}/change_order)
+	CreateChangeOrder(ctx echo.Context, spaceId SpaceID, params CreateChangeOrderParams) error
+	// DeleteChangeOrder Delete the ChangeOrder. 409 while it has DeleteGates, while it is InProgress and detach is not true, or while Attestations name it.
+	// (DELETE /space/{space_id}/change_order/{change_order_id})
+	DeleteChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params DeleteChangeOrderParams) error
+	// GetChangeOrder Get a ChangeOrder.
+	// (GET /space/{space_id}/change_order/{change_order_id})
+	GetChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params GetChangeOrderParams) error
+	// PatchChangeOrder Change a ChangeOrder by an RFC 7386 merge patch (null clears a field); a non-empty AbortedReason aborts it.
+	// (PATCH /space/{space_id}/change_order/{change_order_id})
+	PatchChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params PatchChangeOrderParams) error
+	// UpdateChangeOrder Replace a ChangeOrder's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/change_order/{change_order_id})
+	UpdateChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params UpdateChangeOrderParams) error
 	// ListChangeSets List the ChangeSets of the Space.
 	// (GET /space/{space_id}/change_set)
 	ListChangeSets(ctx echo.Context, spaceId SpaceID, params ListChangeSetsParams) error
@@ -10351,6 +10898,239 @@ func (w *ServerInterfaceWrapper) ReportUserActionResult(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ReportUserActionResult(ctx, bridgeWorkerId)
+	return err
+}
+
+// BulkDeleteChangeOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkDeleteChangeOrders(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkDeleteChangeOrdersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "detach" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "detach", ctx.QueryParams(), &params.Detach, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter detach: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkDeleteChangeOrders(ctx, params)
+	return err
+}
+
+// ListAllChangeOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllChangeOrders(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllChangeOrdersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllChangeOrders(ctx, params)
+	return err
+}
+
+// BulkPatchChangeOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkPatchChangeOrders(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkPatchChangeOrdersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkPatchChangeOrders(ctx, params)
+	return err
+}
+
+// BulkCreateChangeOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkCreateChangeOrders(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkCreateChangeOrdersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_space", ctx.QueryParams(), &params.WhereSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter_space", ctx.QueryParams(), &params.FilterSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "name_prefixes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "name_prefixes", ctx.QueryParams(), &params.NamePrefixes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name_prefixes: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkCreateChangeOrders(ctx, params)
 	return err
 }
 
@@ -13682,6 +14462,272 @@ func (w *ServerInterfaceWrapper) PollBridgeWorkerEvents(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.PollBridgeWorkerEvents(ctx, spaceId, bridgeWorkerId, name)
+	return err
+}
+
+// ListChangeOrders converts echo context to params.
+func (w *ServerInterfaceWrapper) ListChangeOrders(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListChangeOrdersParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListChangeOrders(ctx, spaceId, params)
+	return err
+}
+
+// CreateChangeOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateChangeOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateChangeOrderParams
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateChangeOrder(ctx, spaceId, params)
+	return err
+}
+
+// DeleteChangeOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteChangeOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_order_id" -------------
+	var changeOrderId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_order_id", ctx.Param("change_order_id"), &changeOrderId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteChangeOrderParams
+	// ------------- Optional query parameter "detach" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "detach", ctx.QueryParams(), &params.Detach, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter detach: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteChangeOrder(ctx, spaceId, changeOrderId, params)
+	return err
+}
+
+// GetChangeOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) GetChangeOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_order_id" -------------
+	var changeOrderId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_order_id", ctx.Param("change_order_id"), &changeOrderId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetChangeOrderParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetChangeOrder(ctx, spaceId, changeOrderId, params)
+	return err
+}
+
+// PatchChangeOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) PatchChangeOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_order_id" -------------
+	var changeOrderId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_order_id", ctx.Param("change_order_id"), &changeOrderId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchChangeOrderParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PatchChangeOrder(ctx, spaceId, changeOrderId, params)
+	return err
+}
+
+// UpdateChangeOrder converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateChangeOrder(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_order_id" -------------
+	var changeOrderId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_order_id", ctx.Param("change_order_id"), &changeOrderId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateChangeOrderParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateChangeOrder(ctx, spaceId, changeOrderId, params)
 	return err
 }
 
@@ -20485,6 +21531,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/bridge_worker/:bridge_worker_id/queued_operation/poll", wrapper.PollQueuedOperations, options.OperationMiddlewares["PollQueuedOperations"]...)
 	router.GET(options.BaseURL+"/bridge_worker/:bridge_worker_id/queued_operation/:queued_operation_id", wrapper.GetQueuedOperation, options.OperationMiddlewares["GetQueuedOperation"]...)
 	router.POST(options.BaseURL+"/bridge_worker/:bridge_worker_id/user_action_result", wrapper.ReportUserActionResult, options.OperationMiddlewares["ReportUserActionResult"]...)
+	router.DELETE(options.BaseURL+"/change_order", wrapper.BulkDeleteChangeOrders, options.OperationMiddlewares["BulkDeleteChangeOrders"]...)
+	router.GET(options.BaseURL+"/change_order", wrapper.ListAllChangeOrders, options.OperationMiddlewares["ListAllChangeOrders"]...)
+	router.PATCH(options.BaseURL+"/change_order", wrapper.BulkPatchChangeOrders, options.OperationMiddlewares["BulkPatchChangeOrders"]...)
+	router.POST(options.BaseURL+"/change_order", wrapper.BulkCreateChangeOrders, options.OperationMiddlewares["BulkCreateChangeOrders"]...)
 	router.DELETE(options.BaseURL+"/change_set", wrapper.BulkDeleteChangeSets, options.OperationMiddlewares["BulkDeleteChangeSets"]...)
 	router.GET(options.BaseURL+"/change_set", wrapper.ListAllChangeSets, options.OperationMiddlewares["ListAllChangeSets"]...)
 	router.PATCH(options.BaseURL+"/change_set", wrapper.BulkPatchChangeSets, options.OperationMiddlewares["BulkPatchChangeSets"]...)
@@ -20564,6 +21614,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.PatchBridgeWorker, options.OperationMiddlewares["PatchBridgeWorker"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.UpdateBridgeWorker, options.OperationMiddlewares["UpdateBridgeWorker"]...)
 	router.POST(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id/event_cursor/:name/poll", wrapper.PollBridgeWorkerEvents, options.OperationMiddlewares["PollBridgeWorkerEvents"]...)
+	router.GET(options.BaseURL+"/space/:space_id/change_order", wrapper.ListChangeOrders, options.OperationMiddlewares["ListChangeOrders"]...)
+	router.POST(options.BaseURL+"/space/:space_id/change_order", wrapper.CreateChangeOrder, options.OperationMiddlewares["CreateChangeOrder"]...)
+	router.DELETE(options.BaseURL+"/space/:space_id/change_order/:change_order_id", wrapper.DeleteChangeOrder, options.OperationMiddlewares["DeleteChangeOrder"]...)
+	router.GET(options.BaseURL+"/space/:space_id/change_order/:change_order_id", wrapper.GetChangeOrder, options.OperationMiddlewares["GetChangeOrder"]...)
+	router.PATCH(options.BaseURL+"/space/:space_id/change_order/:change_order_id", wrapper.PatchChangeOrder, options.OperationMiddlewares["PatchChangeOrder"]...)
+	router.PUT(options.BaseURL+"/space/:space_id/change_order/:change_order_id", wrapper.UpdateChangeOrder, options.OperationMiddlewares["UpdateChangeOrder"]...)
 	router.GET(options.BaseURL+"/space/:space_id/change_set", wrapper.ListChangeSets, options.OperationMiddlewares["ListChangeSets"]...)
 	router.POST(options.BaseURL+"/space/:space_id/change_set", wrapper.CreateChangeSet, options.OperationMiddlewares["CreateChangeSet"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/change_set/:change_set_id", wrapper.DeleteChangeSet, options.OperationMiddlewares["DeleteChangeSet"]...)
@@ -24284,6 +25340,1110 @@ type ReportUserActionResultdefaultJSONResponse struct {
 }
 
 func (response ReportUserActionResultdefaultJSONResponse) VisitReportUserActionResultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrdersRequestObject struct {
+	Params BulkDeleteChangeOrdersParams
+}
+
+type BulkDeleteChangeOrdersResponseObject interface {
+	VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error
+}
+
+type BulkDeleteChangeOrders200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteChangeOrders200JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteChangeOrders200ResponseHeaders
+}
+
+func (response BulkDeleteChangeOrders200JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteChangeOrders207JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteChangeOrders207ResponseHeaders
+}
+
+func (response BulkDeleteChangeOrders207JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkDeleteChangeOrders400JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkDeleteChangeOrders401JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkDeleteChangeOrders403JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkDeleteChangeOrders404JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkDeleteChangeOrders409JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkDeleteChangeOrders422JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkDeleteChangeOrders429JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkDeleteChangeOrders500JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkDeleteChangeOrders503JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkDeleteChangeOrders504JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeOrdersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkDeleteChangeOrdersdefaultJSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrdersRequestObject struct {
+	Params ListAllChangeOrdersParams
+}
+
+type ListAllChangeOrdersResponseObject interface {
+	VisitListAllChangeOrdersResponse(w http.ResponseWriter) error
+}
+
+type ListAllChangeOrders200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllChangeOrders200JSONResponse struct {
+	Body    []ExtendedChangeOrder
+	Headers ListAllChangeOrders200ResponseHeaders
+}
+
+func (response ListAllChangeOrders200JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllChangeOrders400JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllChangeOrders401JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllChangeOrders403JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllChangeOrders404JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllChangeOrders429JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllChangeOrders500JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllChangeOrders503JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllChangeOrders504JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeOrdersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllChangeOrdersdefaultJSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrdersRequestObject struct {
+	Params                            BulkPatchChangeOrdersParams
+	JSONBody                          *BulkPatchChangeOrdersJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkPatchChangeOrdersApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkPatchChangeOrdersResponseObject interface {
+	VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error
+}
+
+type BulkPatchChangeOrders200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchChangeOrders200JSONResponse struct {
+	Body    []ChangeOrderCreateOrUpdateResponse
+	Headers BulkPatchChangeOrders200ResponseHeaders
+}
+
+func (response BulkPatchChangeOrders200JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchChangeOrders207JSONResponse struct {
+	Body    []ChangeOrderCreateOrUpdateResponse
+	Headers BulkPatchChangeOrders207ResponseHeaders
+}
+
+func (response BulkPatchChangeOrders207JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkPatchChangeOrders400JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkPatchChangeOrders401JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkPatchChangeOrders403JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkPatchChangeOrders404JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkPatchChangeOrders409JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkPatchChangeOrders413JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkPatchChangeOrders415JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkPatchChangeOrders429JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkPatchChangeOrders500JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkPatchChangeOrders503JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkPatchChangeOrders504JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeOrdersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkPatchChangeOrdersdefaultJSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrdersRequestObject struct {
+	Params                            BulkCreateChangeOrdersParams
+	JSONBody                          *BulkCreateChangeOrdersJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkCreateChangeOrdersApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkCreateChangeOrdersResponseObject interface {
+	VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error
+}
+
+type BulkCreateChangeOrders200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateChangeOrders200JSONResponse struct {
+	Body    []ChangeOrderCreateOrUpdateResponse
+	Headers BulkCreateChangeOrders200ResponseHeaders
+}
+
+func (response BulkCreateChangeOrders200JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateChangeOrders207JSONResponse struct {
+	Body    []ChangeOrderCreateOrUpdateResponse
+	Headers BulkCreateChangeOrders207ResponseHeaders
+}
+
+func (response BulkCreateChangeOrders207JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkCreateChangeOrders400JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkCreateChangeOrders401JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkCreateChangeOrders403JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkCreateChangeOrders404JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkCreateChangeOrders409JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkCreateChangeOrders413JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkCreateChangeOrders415JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkCreateChangeOrders429JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkCreateChangeOrders500JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkCreateChangeOrders503JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkCreateChangeOrders504JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeOrdersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkCreateChangeOrdersdefaultJSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -44208,6 +46368,1523 @@ type PollBridgeWorkerEventsdefaultJSONResponse struct {
 }
 
 func (response PollBridgeWorkerEventsdefaultJSONResponse) VisitPollBridgeWorkerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrdersRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  ListChangeOrdersParams
+}
+
+type ListChangeOrdersResponseObject interface {
+	VisitListChangeOrdersResponse(w http.ResponseWriter) error
+}
+
+type ListChangeOrders200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListChangeOrders200JSONResponse struct {
+	Body    []ExtendedChangeOrder
+	Headers ListChangeOrders200ResponseHeaders
+}
+
+func (response ListChangeOrders200JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListChangeOrders400JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListChangeOrders401JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListChangeOrders403JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListChangeOrders404JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListChangeOrders429JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListChangeOrders500JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListChangeOrders503JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListChangeOrders504JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeOrdersdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListChangeOrdersdefaultJSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrderRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  CreateChangeOrderParams
+	Body    *CreateChangeOrderJSONRequestBody
+}
+
+type CreateChangeOrderResponseObject interface {
+	VisitCreateChangeOrderResponse(w http.ResponseWriter) error
+}
+
+type CreateChangeOrder200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type CreateChangeOrder200JSONResponse struct {
+	Body    ChangeOrder
+	Headers CreateChangeOrder200ResponseHeaders
+}
+
+func (response CreateChangeOrder200JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateChangeOrder400JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateChangeOrder401JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateChangeOrder403JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateChangeOrder404JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateChangeOrder409JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateChangeOrder413JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateChangeOrder415JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateChangeOrder429JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response CreateChangeOrder500JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateChangeOrder503JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response CreateChangeOrder504JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeOrderdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response CreateChangeOrderdefaultJSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrderRequestObject struct {
+	SpaceId       SpaceID            `json:"space_id"`
+	ChangeOrderId openapi_types.UUID `json:"change_order_id"`
+	Params        DeleteChangeOrderParams
+}
+
+type DeleteChangeOrderResponseObject interface {
+	VisitDeleteChangeOrderResponse(w http.ResponseWriter) error
+}
+
+type DeleteChangeOrder200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteChangeOrder200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteChangeOrder200ResponseHeaders
+}
+
+func (response DeleteChangeOrder200JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteChangeOrder400JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteChangeOrder401JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteChangeOrder403JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteChangeOrder404JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteChangeOrder409JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response DeleteChangeOrder422JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteChangeOrder429JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteChangeOrder500JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteChangeOrder503JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteChangeOrder504JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeOrderdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteChangeOrderdefaultJSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrderRequestObject struct {
+	SpaceId       SpaceID            `json:"space_id"`
+	ChangeOrderId openapi_types.UUID `json:"change_order_id"`
+	Params        GetChangeOrderParams
+}
+
+type GetChangeOrderResponseObject interface {
+	VisitGetChangeOrderResponse(w http.ResponseWriter) error
+}
+
+type GetChangeOrder200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetChangeOrder200JSONResponse struct {
+	Body    ExtendedChangeOrder
+	Headers GetChangeOrder200ResponseHeaders
+}
+
+func (response GetChangeOrder200JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetChangeOrder400JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetChangeOrder401JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetChangeOrder403JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetChangeOrder404JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetChangeOrder429JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetChangeOrder500JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetChangeOrder503JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetChangeOrder504JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeOrderdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetChangeOrderdefaultJSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrderRequestObject struct {
+	SpaceId                           SpaceID            `json:"space_id"`
+	ChangeOrderId                     openapi_types.UUID `json:"change_order_id"`
+	Params                            PatchChangeOrderParams
+	JSONBody                          *PatchChangeOrderJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *PatchChangeOrderApplicationMergePatchPlusJSONRequestBody
+}
+
+type PatchChangeOrderResponseObject interface {
+	VisitPatchChangeOrderResponse(w http.ResponseWriter) error
+}
+
+type PatchChangeOrder200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PatchChangeOrder200JSONResponse struct {
+	Body    ChangeOrder
+	Headers PatchChangeOrder200ResponseHeaders
+}
+
+func (response PatchChangeOrder200JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PatchChangeOrder400JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PatchChangeOrder401JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchChangeOrder403JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PatchChangeOrder404JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PatchChangeOrder409JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PatchChangeOrder413JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PatchChangeOrder415JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PatchChangeOrder429JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PatchChangeOrder500JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PatchChangeOrder503JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PatchChangeOrder504JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeOrderdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PatchChangeOrderdefaultJSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrderRequestObject struct {
+	SpaceId       SpaceID            `json:"space_id"`
+	ChangeOrderId openapi_types.UUID `json:"change_order_id"`
+	Params        UpdateChangeOrderParams
+	Body          *UpdateChangeOrderJSONRequestBody
+}
+
+type UpdateChangeOrderResponseObject interface {
+	VisitUpdateChangeOrderResponse(w http.ResponseWriter) error
+}
+
+type UpdateChangeOrder200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateChangeOrder200JSONResponse struct {
+	Body    ChangeOrder
+	Headers UpdateChangeOrder200ResponseHeaders
+}
+
+func (response UpdateChangeOrder200JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateChangeOrder400JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateChangeOrder401JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateChangeOrder403JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateChangeOrder404JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateChangeOrder409JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateChangeOrder413JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateChangeOrder415JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateChangeOrder429JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateChangeOrder500JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateChangeOrder503JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateChangeOrder504JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeOrderdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateChangeOrderdefaultJSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -81252,6 +84929,18 @@ type StrictServerInterface interface {
 	// ReportUserActionResult Report progress or the outcome of one of the worker's operations: Status Progressing (claims it until the claim time passes), Completed or Failed. Each report appends a UnitEvent and moves the operation's Status. An operation that is not the caller's is 404; one already finished is 409.
 	// (POST /bridge_worker/{bridge_worker_id}/user_action_result)
 	ReportUserActionResult(ctx context.Context, request ReportUserActionResultRequestObject) (ReportUserActionResultResponseObject, error)
+	// BulkDeleteChangeOrders Delete every ChangeOrder the selection picks; 200, 207 or the shared error.
+	// (DELETE /change_order)
+	BulkDeleteChangeOrders(ctx context.Context, request BulkDeleteChangeOrdersRequestObject) (BulkDeleteChangeOrdersResponseObject, error)
+	// ListAllChangeOrders List the ChangeOrders of every Space of the caller's organization.
+	// (GET /change_order)
+	ListAllChangeOrders(ctx context.Context, request ListAllChangeOrdersRequestObject) (ListAllChangeOrdersResponseObject, error)
+	// BulkPatchChangeOrders Apply one merge patch to every ChangeOrder the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /change_order)
+	BulkPatchChangeOrders(ctx context.Context, request BulkPatchChangeOrdersRequestObject) (BulkPatchChangeOrdersResponseObject, error)
+	// BulkCreateChangeOrders Clone the ChangeOrders the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /change_order)
+	BulkCreateChangeOrders(ctx context.Context, request BulkCreateChangeOrdersRequestObject) (BulkCreateChangeOrdersResponseObject, error)
 	// BulkDeleteChangeSets Delete every ChangeSet the selection picks; 200, 207 or the shared error.
 	// (DELETE /change_set)
 	BulkDeleteChangeSets(ctx context.Context, request BulkDeleteChangeSetsRequestObject) (BulkDeleteChangeSetsResponseObject, error)
@@ -81502,6 +85191,24 @@ type StrictServerInterface interface {
 	// once). A timeout answers 200 with an empty array.
 	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
 	PollBridgeWorkerEvents(ctx context.Context, request PollBridgeWorkerEventsRequestObject) (PollBridgeWorkerEventsResponseObject, error)
+	// ListChangeOrders List the ChangeOrders of the Space.
+	// (GET /space/{space_id}/change_order)
+	ListChangeOrders(ctx context.Context, request ListChangeOrdersRequestObject) (ListChangeOrdersResponseObject, error)
+	// CreateChangeOrder Create a ChangeOrder, New, with its start and end Tags. Slug is unique in the Space (409 AlreadyExists).
+	// (POST /space/{space_id}/change_order)
+	CreateChangeOrder(ctx context.Context, request CreateChangeOrderRequestObject) (CreateChangeOrderResponseObject, error)
+	// DeleteChangeOrder Delete the ChangeOrder. 409 while it has DeleteGates, while it is InProgress and detach is not true, or while Attestations name it.
+	// (DELETE /space/{space_id}/change_order/{change_order_id})
+	DeleteChangeOrder(ctx context.Context, request DeleteChangeOrderRequestObject) (DeleteChangeOrderResponseObject, error)
+	// GetChangeOrder Get a ChangeOrder.
+	// (GET /space/{space_id}/change_order/{change_order_id})
+	GetChangeOrder(ctx context.Context, request GetChangeOrderRequestObject) (GetChangeOrderResponseObject, error)
+	// PatchChangeOrder Change a ChangeOrder by an RFC 7386 merge patch (null clears a field); a non-empty AbortedReason aborts it.
+	// (PATCH /space/{space_id}/change_order/{change_order_id})
+	PatchChangeOrder(ctx context.Context, request PatchChangeOrderRequestObject) (PatchChangeOrderResponseObject, error)
+	// UpdateChangeOrder Replace a ChangeOrder's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/change_order/{change_order_id})
+	UpdateChangeOrder(ctx context.Context, request UpdateChangeOrderRequestObject) (UpdateChangeOrderResponseObject, error)
 	// ListChangeSets List the ChangeSets of the Space.
 	// (GET /space/{space_id}/change_set)
 	ListChangeSets(ctx context.Context, request ListChangeSetsRequestObject) (ListChangeSetsResponseObject, error)
@@ -82523,6 +86230,206 @@ func (sh *strictHandler) ReportUserActionResult(ctx echo.Context, bridgeWorkerId
 		return err
 	} else if validResponse, ok := response.(ReportUserActionResultResponseObject); ok {
 		return validResponse.VisitReportUserActionResultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkDeleteChangeOrders operation middleware
+func (sh *strictHandler) BulkDeleteChangeOrders(ctx echo.Context, params BulkDeleteChangeOrdersParams) error {
+	var request BulkDeleteChangeOrdersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkDeleteChangeOrders(ctx.Request().Context(), request.(BulkDeleteChangeOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkDeleteChangeOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkDeleteChangeOrdersResponseObject); ok {
+		return validResponse.VisitBulkDeleteChangeOrdersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllChangeOrders operation middleware
+func (sh *strictHandler) ListAllChangeOrders(ctx echo.Context, params ListAllChangeOrdersParams) error {
+	var request ListAllChangeOrdersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllChangeOrders(ctx.Request().Context(), request.(ListAllChangeOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllChangeOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllChangeOrdersResponseObject); ok {
+		return validResponse.VisitListAllChangeOrdersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkPatchChangeOrders operation middleware
+func (sh *strictHandler) BulkPatchChangeOrders(ctx echo.Context, params BulkPatchChangeOrdersParams) error {
+	var request BulkPatchChangeOrdersRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkPatchChangeOrdersJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkPatchChangeOrdersApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkPatchChangeOrders(ctx.Request().Context(), request.(BulkPatchChangeOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkPatchChangeOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkPatchChangeOrdersResponseObject); ok {
+		return validResponse.VisitBulkPatchChangeOrdersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkCreateChangeOrders operation middleware
+func (sh *strictHandler) BulkCreateChangeOrders(ctx echo.Context, params BulkCreateChangeOrdersParams) error {
+	var request BulkCreateChangeOrdersRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkCreateChangeOrdersJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkCreateChangeOrdersApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkCreateChangeOrders(ctx.Request().Context(), request.(BulkCreateChangeOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkCreateChangeOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkCreateChangeOrdersResponseObject); ok {
+		return validResponse.VisitBulkCreateChangeOrdersResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -85655,6 +89562,262 @@ func (sh *strictHandler) PollBridgeWorkerEvents(ctx echo.Context, spaceId SpaceI
 		return err
 	} else if validResponse, ok := response.(PollBridgeWorkerEventsResponseObject); ok {
 		return validResponse.VisitPollBridgeWorkerEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListChangeOrders operation middleware
+func (sh *strictHandler) ListChangeOrders(ctx echo.Context, spaceId SpaceID, params ListChangeOrdersParams) error {
+	var request ListChangeOrdersRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListChangeOrders(ctx.Request().Context(), request.(ListChangeOrdersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListChangeOrders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListChangeOrdersResponseObject); ok {
+		return validResponse.VisitListChangeOrdersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateChangeOrder operation middleware
+func (sh *strictHandler) CreateChangeOrder(ctx echo.Context, spaceId SpaceID, params CreateChangeOrderParams) error {
+	var request CreateChangeOrderRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	var body CreateChangeOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateChangeOrder(ctx.Request().Context(), request.(CreateChangeOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateChangeOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateChangeOrderResponseObject); ok {
+		return validResponse.VisitCreateChangeOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteChangeOrder operation middleware
+func (sh *strictHandler) DeleteChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params DeleteChangeOrderParams) error {
+	var request DeleteChangeOrderRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeOrderId = changeOrderId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteChangeOrder(ctx.Request().Context(), request.(DeleteChangeOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteChangeOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteChangeOrderResponseObject); ok {
+		return validResponse.VisitDeleteChangeOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetChangeOrder operation middleware
+func (sh *strictHandler) GetChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params GetChangeOrderParams) error {
+	var request GetChangeOrderRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeOrderId = changeOrderId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetChangeOrder(ctx.Request().Context(), request.(GetChangeOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetChangeOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetChangeOrderResponseObject); ok {
+		return validResponse.VisitGetChangeOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PatchChangeOrder operation middleware
+func (sh *strictHandler) PatchChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params PatchChangeOrderParams) error {
+	var request PatchChangeOrderRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeOrderId = changeOrderId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PatchChangeOrderJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body PatchChangeOrderApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PatchChangeOrder(ctx.Request().Context(), request.(PatchChangeOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PatchChangeOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PatchChangeOrderResponseObject); ok {
+		return validResponse.VisitPatchChangeOrderResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateChangeOrder operation middleware
+func (sh *strictHandler) UpdateChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params UpdateChangeOrderParams) error {
+	var request UpdateChangeOrderRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeOrderId = changeOrderId
+	request.Params = params
+
+	var body UpdateChangeOrderJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateChangeOrder(ctx.Request().Context(), request.(UpdateChangeOrderRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateChangeOrder")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateChangeOrderResponseObject); ok {
+		return validResponse.VisitUpdateChangeOrderResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

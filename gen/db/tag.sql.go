@@ -13,7 +13,7 @@ import (
 )
 
 const tagGetInOrganizationForShare = `-- name: TagGetInOrganizationForShare :one
-SELECT tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text FROM tag WHERE organization_id = $1 AND tag_id = $2 FOR SHARE
+SELECT tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_order_id FROM tag WHERE organization_id = $1 AND tag_id = $2 FOR SHARE
 `
 
 type TagGetInOrganizationForShareParams struct {
@@ -39,14 +39,15 @@ func (q *Queries) TagGetInOrganizationForShare(ctx context.Context, arg TagGetIn
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeOrderID,
 	)
 	return &i, err
 }
 
 const tagInsert = `-- name: TagInsert :one
-INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-RETURNING tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text
+INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, change_order_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+RETURNING tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_order_id
 `
 
 type TagInsertParams struct {
@@ -58,6 +59,7 @@ type TagInsertParams struct {
 	Labels         json.RawMessage `db:"labels"`
 	Annotations    json.RawMessage `db:"annotations"`
 	DeleteGates    json.RawMessage `db:"delete_gates"`
+	ChangeOrderID  *uuid.UUID      `db:"change_order_id"`
 }
 
 func (q *Queries) TagInsert(ctx context.Context, arg TagInsertParams) (*Tag, error) {
@@ -70,6 +72,7 @@ func (q *Queries) TagInsert(ctx context.Context, arg TagInsertParams) (*Tag, err
 		arg.Labels,
 		arg.Annotations,
 		arg.DeleteGates,
+		arg.ChangeOrderID,
 	)
 	var i Tag
 	err := row.Scan(
@@ -86,6 +89,7 @@ func (q *Queries) TagInsert(ctx context.Context, arg TagInsertParams) (*Tag, err
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeOrderID,
 	)
 	return &i, err
 }
@@ -110,7 +114,7 @@ UPDATE tag
 SET slug = $1, display_name = $2, labels = $3, annotations = $4,
     delete_gates = $5, version = version + 1, updated_at = now()
 WHERE organization_id = $6 AND tag_id = $7 AND version = $8
-RETURNING tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text
+RETURNING tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_order_id
 `
 
 type TagUpdateParams struct {
@@ -150,6 +154,7 @@ func (q *Queries) TagUpdate(ctx context.Context, arg TagUpdateParams) (*Tag, err
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeOrderID,
 	)
 	return &i, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/changeorder"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
@@ -119,11 +120,12 @@ func (strategy) Normalize(f Fields) (Fields, error) {
 }
 
 // Check makes sure that every Revision, Attestation and Release the claim names is of its Space, and that
-// it names no ChangeOrder (there are none to name yet).
+// its ChangeOrder is one of its Space the caller may view (changeorder.Referenced).
 func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, _ *Attestation, f Fields) (Fields, error) {
 	if f.ChangeOrderID != nil {
-		return f, apierr.Validation(fmt.Sprintf("ChangeOrderID: no ChangeOrder %s in your organization", f.ChangeOrderID),
-			apierr.Item{Item: "ChangeOrderID", Description: "no such ChangeOrder"})
+		if _, err := changeorder.Referenced(ctx, sc, tx.Q, spaceID, *f.ChangeOrderID, "ChangeOrderID"); err != nil {
+			return f, err
+		}
 	}
 	if f.ReleaseID != nil {
 		ok, err := tx.Q.ReleaseInSpace(ctx, db.ReleaseInSpaceParams{OrganizationID: sc.OrganizationID, SpaceID: spaceID, ReleaseID: *f.ReleaseID})

@@ -10,6 +10,10 @@ func (r bulkResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) 
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkCreateChangeSetsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
@@ -27,6 +31,10 @@ func (r bulkResponse) VisitBulkCreateTriggersResponse(w http.ResponseWriter) err
 func (r bulkResponse) VisitBulkCreateUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkCreateViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r bulkResponse) VisitBulkDeleteChangeSetsResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -69,6 +77,10 @@ func (r bulkResponse) VisitBulkMoveFiltersResponse(w http.ResponseWriter) error 
 func (r bulkResponse) VisitBulkMoveUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkMoveViewsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r bulkResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r bulkResponse) VisitBulkPatchChangeSetsResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -117,6 +129,8 @@ func (r bulkResponse) VisitPromoteResponse(w http.ResponseWriter) error { return
 func (r itemResponse) VisitGetAttestationResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r itemResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChangeSetResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -170,6 +184,10 @@ func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r pageResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r pageResponse) VisitListAllChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -207,6 +225,8 @@ func (r pageResponse) VisitListAllViewsResponse(w http.ResponseWriter) error { r
 func (r pageResponse) VisitListAttestationsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
 

@@ -4,6 +4,7 @@ package tag
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -23,6 +24,8 @@ const EntityType = "Tag"
 type Tag struct {
 	entity.Object
 	Fields
+	// ChangeOrderID is the ChangeOrder the Tag was made for (read-only; null once that ChangeOrder is deleted).
+	ChangeOrderID *uuid.UUID
 }
 
 // Fields are what a write sets: a Tag has only the fields every entity has.
@@ -33,7 +36,7 @@ type Fields struct {
 func fromRow(r *db.Tag) (Tag, error) {
 	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, nil)
 	return Tag{Object: entity.Object{ID: r.TagID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
-		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, Fields: Fields{Common: c}}, err
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, Fields: Fields{Common: c}, ChangeOrderID: r.ChangeOrderID}, err
 }
 
 // ListEntity is how Tags are listed.
@@ -41,7 +44,8 @@ var ListEntity = listquery.Standard{Table: "tag", ID: "TagID", InSpace: true, Un
 	Name: EntityType,
 	Attributes: []listquery.Attribute{
 		listquery.After("UpdatedAt"),
-		{Name: "ChangeOrderID", Type: listquery.Opaque}, {Name: "ChangeSetID", Type: listquery.Opaque}, {Name: "ReleaseID", Type: listquery.Opaque},
+		{Name: "ChangeOrderID", Type: listquery.UUID, SQL: "tag.change_order_id", Nullable: true, Filterable: true},
+		{Name: "ChangeSetID", Type: listquery.Opaque}, {Name: "ReleaseID", Type: listquery.Opaque},
 	},
 })
 
@@ -81,4 +85,43 @@ func LookupForShare(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.
 		return Tag{}, err
 	}
 	return fromRow(row)
+}
+
+// maxSlugTries bounds the suffixes CreateForChangeOrder tries (-2, -3...) before giving up.
+const maxSlugTries = 100
+
+// CreateForChangeOrder makes, in tx, a Tag of Space spaceID for ChangeOrder changeOrderID (its
+// ChangeOrderID), named slug or, while that is taken in the Space, slug-2, slug-3...; it emits tag.created.
+// It is part of the ChangeOrder's create, whose CreateChildren on the Space covers it.
+func CreateForChangeOrder(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, slug string, changeOrderID uuid.UUID) (Tag, error) {
+	p, err := space.Of(ctx, sc, tx.Q, spaceID)
+	if err != nil {
+		return Tag{}, err
+	}
+	for i := 1; i <= maxSlugTries; i++ {
+		name := slug
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", slug, i)
+		}
+		var row *db.Tag
+		err := tx.Savepoint(ctx, func(sp *store.Tx) error {
+			var err error
+			row, err = sp.Q.TagInsert(ctx, db.TagInsertParams{TagID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID,
+				Slug: name, Labels: []byte("{}"), Annotations: []byte("{}"), DeleteGates: []byte("{}"), ChangeOrderID: &changeOrderID})
+			return err
+		})
+		if apierr.Is(err, apierr.TypeAlreadyExists) {
+			continue
+		}
+		if err != nil {
+			return Tag{}, fmt.Errorf("creating Tag %s: %w", name, err)
+		}
+		t, err := fromRow(row)
+		if err != nil {
+			return t, err
+		}
+		tx.Emit(entity.ChangeEvent(Family.Event, EntityType, entity.Created, sc.OrganizationID, t.ID, t.Slug, t.Version, &p.Ref))
+		return t, nil
+	}
+	return Tag{}, apierr.AlreadyExists(EntityType, slug)
 }

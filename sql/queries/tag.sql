@@ -3,8 +3,8 @@
 SELECT * FROM tag WHERE organization_id = @organization_id AND tag_id = @tag_id FOR SHARE;
 
 -- name: TagInsert :one
-INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates)
-VALUES (@tag_id, @organization_id, @space_id, @slug, @display_name, @labels, @annotations, @delete_gates)
+INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, change_order_id)
+VALUES (@tag_id, @organization_id, @space_id, @slug, @display_name, @labels, @annotations, @delete_gates, sqlc.narg(change_order_id))
 RETURNING *;
 
 -- name: TagUpdate :one
