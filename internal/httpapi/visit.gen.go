@@ -32,6 +32,10 @@ func (r bulkResponse) VisitBulkDeleteChangeSetsResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkDeleteGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -71,6 +75,10 @@ func (r bulkResponse) VisitBulkMoveUnitsResponse(w http.ResponseWriter) error { 
 func (r bulkResponse) VisitBulkMoveViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkPatchChangeSetsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r bulkResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -121,6 +129,8 @@ func (r itemResponse) VisitGetChangeSetResponse(w http.ResponseWriter) error { r
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetCommandRunResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r itemResponse) VisitGetComponentResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetExtendedMutationResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -211,6 +221,8 @@ func (r pageResponse) VisitListChangeSetsResponse(w http.ResponseWriter) error {
 func (r pageResponse) VisitListChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListComponentsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListExtendedMutationsResponse(w http.ResponseWriter) error {
 	return r.write(w)
