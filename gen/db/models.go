@@ -183,6 +183,26 @@ type CommandRun struct {
 	CompletedAt    *time.Time      `db:"completed_at"`
 }
 
+type Component struct {
+	ComponentID              uuid.UUID       `db:"component_id"`
+	OrganizationID           uuid.UUID       `db:"organization_id"`
+	Slug                     string          `db:"slug"`
+	DisplayName              string          `db:"display_name"`
+	Labels                   json.RawMessage `db:"labels"`
+	Annotations              json.RawMessage `db:"annotations"`
+	DeleteGates              json.RawMessage `db:"delete_gates"`
+	Permissions              json.RawMessage `db:"permissions"`
+	AllowedChangeWorkflowIDs []uuid.UUID     `db:"allowed_change_workflow_ids"`
+	ChangeWorkflowRequired   bool            `db:"change_workflow_required"`
+	UpstreamComponentID      *uuid.UUID      `db:"upstream_component_id"`
+	BackingUnitID            *uuid.UUID      `db:"backing_unit_id"`
+	HiddenReason             string          `db:"hidden_reason"`
+	Version                  int64           `db:"version"`
+	CreatedAt                time.Time       `db:"created_at"`
+	UpdatedAt                time.Time       `db:"updated_at"`
+	SearchText               *string         `db:"search_text"`
+}
+
 type ConfigDatum struct {
 	DataHash  string    `db:"data_hash"`
 	Data      []byte    `db:"data"`

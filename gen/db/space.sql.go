@@ -216,3 +216,39 @@ func (q *Queries) SpaceUpdate(ctx context.Context, arg SpaceUpdateParams) (*Spac
 	)
 	return &i, err
 }
+
+const spacesOfComponent = `-- name: SpacesOfComponent :many
+SELECT space_id, slug FROM space WHERE organization_id = $1 AND component_id = $2
+ORDER BY slug LIMIT 100
+`
+
+type SpacesOfComponentParams struct {
+	OrganizationID uuid.UUID  `db:"organization_id"`
+	ComponentID    *uuid.UUID `db:"component_id"`
+}
+
+type SpacesOfComponentRow struct {
+	SpaceID uuid.UUID `db:"space_id"`
+	Slug    string    `db:"slug"`
+}
+
+// The Variants of a Component (a delete of the Component is refused while there are any), by Slug.
+func (q *Queries) SpacesOfComponent(ctx context.Context, arg SpacesOfComponentParams) ([]*SpacesOfComponentRow, error) {
+	rows, err := q.db.Query(ctx, spacesOfComponent, arg.OrganizationID, arg.ComponentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*SpacesOfComponentRow
+	for rows.Next() {
+		var i SpacesOfComponentRow
+		if err := rows.Scan(&i.SpaceID, &i.Slug); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

@@ -725,6 +725,23 @@ func (q *Queries) UnitSetPathAnnotations(ctx context.Context, arg UnitSetPathAnn
 	return &i, err
 }
 
+const unitSpaceOf = `-- name: UnitSpaceOf :one
+SELECT space_id FROM unit WHERE organization_id = $1 AND unit_id = $2
+`
+
+type UnitSpaceOfParams struct {
+	OrganizationID uuid.UUID `db:"organization_id"`
+	UnitID         uuid.UUID `db:"unit_id"`
+}
+
+// The Space of a Unit of the organization (a backing Unit, named by the entity it backs without its Space).
+func (q *Queries) UnitSpaceOf(ctx context.Context, arg UnitSpaceOfParams) (uuid.UUID, error) {
+	row := q.db.QueryRow(ctx, unitSpaceOf, arg.OrganizationID, arg.UnitID)
+	var space_id uuid.UUID
+	err := row.Scan(&space_id)
+	return space_id, err
+}
+
 const unitUpdate = `-- name: UnitUpdate :one
 UPDATE unit
 SET slug = $1, display_name = $2, labels = $3, annotations = $4,

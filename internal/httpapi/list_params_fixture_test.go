@@ -215,6 +215,14 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
 	c.Post("/api/group", map[string]any{"Slug": "empty-group"}).Expect(http.StatusOK)
 
+	// Components: one with a backing Unit in dev, one following it, and staging a Variant of the second.
+	var baseComp, webComp api.Component
+	c.Post("/api/component?with_backing_units=true&backing_unit_space=dev", map[string]any{"Slug": "base", "Labels": map[string]string{"team": "web"}}).
+		Expect(http.StatusOK).JSON(&baseComp)
+	c.Post("/api/component", map[string]any{"Slug": "web-comp", "UpstreamComponentID": baseComp.ComponentID, "ChangeWorkflowRequired": true}).
+		Expect(http.StatusOK).JSON(&webComp)
+	c.Patch("/api/space/"+staging.SpaceID.String(), map[string]any{"ComponentID": webComp.ComponentID}).Expect(http.StatusOK)
+
 	return &everyFamily{
 		c: c, filters: map[string]string{}, views: map[string]string{},
 		path: map[string]string{
@@ -231,6 +239,7 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"release_id":        rel.ReleaseID.String(),
 			"review_comment_id": remark.ReviewCommentID.String(),
 			"change_set_id":     rollout.ChangeSetID.String(),
+			"component_id":      webComp.ComponentID.String(),
 		},
 		callers: map[string]*apitest.Client{"ListQueuedOperations": worker},
 		writes: map[string]selectionWrite{

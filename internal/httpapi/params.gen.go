@@ -41,6 +41,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkDeleteComponentsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteGroupsParams:
@@ -76,6 +78,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.BulkPatchChangeOrdersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchChangeSetsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkPatchComponentsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
@@ -114,6 +118,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.GetChannelParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetCommandRunParams:
+		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
+	case api.GetComponentParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetExtendedMutationParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
@@ -203,6 +209,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListCommandRunsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListComponentsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListExtendedMutationsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListExtendedRevisionsParams:

@@ -91,6 +91,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post(base+"/unit/"+u.Unit.UnitID.String()+"/review_comment", map[string]any{"RevisionNum": 1, "Text": "why?"}).Expect(http.StatusOK).JSON(&comment)
 	var cs api.ChangeSet
 	admin.Post(base+"/change_set", map[string]any{"Slug": "cs"}).Expect(http.StatusOK).JSON(&cs)
+	var comp api.Component
+	admin.Post("/api/component", map[string]any{"Slug": "comp"}).Expect(http.StatusOK).JSON(&comp)
 	var oc api.OAuthClient
 	admin.Post("/api/oauth_client", map[string]any{"Name": "fixture-app", "RedirectURIs": []string{"https://app.example.com"}}).Expect(http.StatusOK).JSON(&oc)
 	var group api.Group
@@ -111,8 +113,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
 		"release_id": rel.ReleaseID.String(), "review_comment_id": comment.ReviewCommentID.String(),
-		"change_set_id": cs.ChangeSetID.String(),
-		"link_id":       lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
+		"change_set_id": cs.ChangeSetID.String(), "component_id": comp.ComponentID.String(),
+		"link_id": lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
 		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
 	}
 	return f
@@ -209,6 +211,12 @@ var roleRequests = map[string]roleRequest{
 	"UpdateChangeSet":             {body: readBack("ChangeSet")},
 	"PatchChangeSet":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	"UpdateChangeSetFromDocument": {body: documentEdit},
+	"BulkPatchComponents":         {query: sel("Slug = 'comp'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteComponents":        {query: sel("Slug = 'comp'")},
+	"CreateComponent":             {body: jsonBody(map[string]any{"Slug": "new-component"})},
+	"UpdateComponent":             {body: readBack("Component")},
+	"PatchComponent":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"UpdateComponentFromDocument": {body: documentEdit},
 	"BulkMoveFilters":             {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
 	"BulkMoveViews":               {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
 	"BulkMoveUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any {

@@ -40,6 +40,10 @@ func (r bulkResponse) VisitBulkDeleteChangeSetsResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkDeleteFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkDeleteGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -83,6 +87,10 @@ func (r bulkResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) 
 }
 
 func (r bulkResponse) VisitBulkPatchChangeSetsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r bulkResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -137,6 +145,8 @@ func (r itemResponse) VisitGetChangeSetResponse(w http.ResponseWriter) error { r
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetCommandRunResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r itemResponse) VisitGetComponentResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetExtendedMutationResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -233,6 +243,8 @@ func (r pageResponse) VisitListChangeSetsResponse(w http.ResponseWriter) error {
 func (r pageResponse) VisitListChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListComponentsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListExtendedMutationsResponse(w http.ResponseWriter) error {
 	return r.write(w)

@@ -4,7 +4,6 @@ package space
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/google/uuid"
 
@@ -67,12 +66,16 @@ var Family = entity.Declare(&entity.Family[db.Space, Space, Fields]{
 
 type strategy struct{}
 
-// Check: a ComponentID the write leaves as stored passes again; any other is checked.
-func (strategy) Check(_ context.Context, _ *store.Tx, _ authz.Scope, _ uuid.UUID, cur *Space, f Fields) (Fields, error) {
-	if cur != nil && f.ComponentID != nil && cur.ComponentID != nil && *cur.ComponentID == *f.ComponentID {
-		return f, nil // the stored reference passes again
+// Check: a ComponentID the write leaves as stored passes again; any other must name a Component of the
+// organization the caller may view (CheckComponent; else 400 as for a random ID).
+func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *Space, f Fields) (Fields, error) {
+	if f.ComponentID == nil || (cur != nil && cur.ComponentID != nil && *cur.ComponentID == *f.ComponentID) {
+		return f, nil // none, or the stored reference passes again
 	}
-	return f, checkComponent(f)
+	if CheckComponent == nil {
+		return f, apierr.NoSuchReference("Component", "of your organization", "ComponentID")
+	}
+	return f, CheckComponent(ctx, tx, sc, *f.ComponentID)
 }
 
 // AdjustEvent: a Space's events name the Space itself as the Space they are about.
@@ -111,12 +114,27 @@ func (strategy) Enrich(ctx context.Context, q *db.Queries, spaces []Space) error
 	return nil
 }
 
-// checkComponent refuses a ComponentID: it must name a Component of the organization, and that family
-// does not exist yet, so every one is a reference to a missing entity.
-func checkComponent(f Fields) error {
-	if f.ComponentID == nil {
-		return nil
+// CheckComponent is the Component family's check of a ComponentID a Space write sets: a Component of the
+// organization the caller may view. internal/component sets it when loaded (Components read Spaces, so
+// Spaces cannot import them); unset, every ComponentID is refused as naming no Component.
+var CheckComponent func(ctx context.Context, tx *store.Tx, sc authz.Scope, id uuid.UUID) error
+
+// Variant is a Space naming a Component in its ComponentID.
+type Variant struct {
+	SpaceID uuid.UUID
+	Slug    string
+}
+
+// OfComponent returns the Variants of a Component (at most 100, by Slug), in one query on q: a Component's
+// delete is refused while there are any.
+func OfComponent(ctx context.Context, sc authz.Scope, q *db.Queries, componentID uuid.UUID) ([]Variant, error) {
+	rows, err := q.SpacesOfComponent(ctx, db.SpacesOfComponentParams{OrganizationID: sc.OrganizationID, ComponentID: &componentID})
+	if err != nil {
+		return nil, err
 	}
-	return apierr.Validation(fmt.Sprintf("Component %s does not exist in your organization", f.ComponentID),
-		apierr.Item{Item: "ComponentID", Description: "no such Component"})
+	out := make([]Variant, len(rows))
+	for i, r := range rows {
+		out[i] = Variant{SpaceID: r.SpaceID, Slug: r.Slug}
+	}
+	return out, nil
 }

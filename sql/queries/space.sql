@@ -23,3 +23,8 @@ RETURNING *;
 -- The Spaces whose Permissions contain one of the documents (a caller's grants: authz.Containing), by
 -- the GIN index on permissions.
 SELECT space_id, permissions FROM space WHERE organization_id = @organization_id AND permissions @> ANY(@docs::jsonb[]);
+
+-- name: SpacesOfComponent :many
+-- The Variants of a Component (a delete of the Component is refused while there are any), by Slug.
+SELECT space_id, slug FROM space WHERE organization_id = @organization_id AND component_id = @component_id
+ORDER BY slug LIMIT 100;

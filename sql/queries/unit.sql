@@ -128,3 +128,7 @@ UPDATE unit SET conflicts = @conflicts,
     version = version + CASE WHEN @bump_version::boolean THEN 1 ELSE 0 END, updated_at = now()
 WHERE organization_id = @organization_id AND unit_id = @unit_id
 RETURNING *;
+
+-- name: UnitSpaceOf :one
+-- The Space of a Unit of the organization (a backing Unit, named by the entity it backs without its Space).
+SELECT space_id FROM unit WHERE organization_id = @organization_id AND unit_id = @unit_id;
