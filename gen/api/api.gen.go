@@ -54,19 +54,19 @@ func (e ChangeOrderState) Valid() bool {
 
 // Defines values for ChangeOrderUpdateType.
 const (
-	Invoke      ChangeOrderUpdateType = "Invoke"
-	MergeUnits  ChangeOrderUpdateType = "MergeUnits"
-	UpgradeUnit ChangeOrderUpdateType = "UpgradeUnit"
+	ChangeOrderUpdateTypeInvoke      ChangeOrderUpdateType = "Invoke"
+	ChangeOrderUpdateTypeMergeUnits  ChangeOrderUpdateType = "MergeUnits"
+	ChangeOrderUpdateTypeUpgradeUnit ChangeOrderUpdateType = "UpgradeUnit"
 )
 
 // Valid indicates whether the value is a known member of the ChangeOrderUpdateType enum.
 func (e ChangeOrderUpdateType) Valid() bool {
 	switch e {
-	case Invoke:
+	case ChangeOrderUpdateTypeInvoke:
 		return true
-	case MergeUnits:
+	case ChangeOrderUpdateTypeMergeUnits:
 		return true
-	case UpgradeUnit:
+	case ChangeOrderUpdateTypeUpgradeUnit:
 		return true
 	default:
 		return false
@@ -6086,7 +6086,7 @@ type InvokeFunctionsOnOrgParams struct {
 	// ChangeSetId Recorded on the new Revisions; must be the ChangeSetID of each changed Unit that has one (else that Unit fails, 400).
 	ChangeSetId *openapi_types.UUID `form:"change_set_id,omitempty" json:"change_set_id,omitempty"`
 
-	// ChangeOrder A ChangeOrder (UpdateType Invoke) to promote: the functions come from it, not the body. No ChangeOrder exists in this version, so any value is 400 naming change_order.
+	// ChangeOrder The ID of a ChangeOrder (UpdateType Invoke, not Aborted or Restored) to promote: what runs is its Invocation filled with its Parameters, so the body may not carry functions, triggers or invocations (400). Only the selected Units the ChangeOrder covers (its WhereUnit, UnitFilterID and Spaces) are reached, a Unit one of whose Revisions carries its end Tag took it and is skipped, and each Unit reached gets its start Tag on the head before and its end Tag on the head after (no new Revision when nothing changed).
 	ChangeOrder *string `form:"change_order,omitempty" json:"change_order,omitempty"`
 
 	// Subgroup Category recorded on the Mutations: letters and digits, at most 64 characters, not starting with hubd (reserved, any case).
@@ -7485,7 +7485,7 @@ type InvokeFunctionsParams struct {
 	// ChangeSetId Recorded on the new Revisions; must be the ChangeSetID of each changed Unit that has one (else that Unit fails, 400).
 	ChangeSetId *openapi_types.UUID `form:"change_set_id,omitempty" json:"change_set_id,omitempty"`
 
-	// ChangeOrder A ChangeOrder (UpdateType Invoke) to promote: the functions come from it, not the body. No ChangeOrder exists in this version, so any value is 400 naming change_order.
+	// ChangeOrder The ID of a ChangeOrder (UpdateType Invoke, not Aborted or Restored) to promote: what runs is its Invocation filled with its Parameters, so the body may not carry functions, triggers or invocations (400). Only the selected Units the ChangeOrder covers (its WhereUnit, UnitFilterID and Spaces) are reached, a Unit one of whose Revisions carries its end Tag took it and is skipped, and each Unit reached gets its start Tag on the head before and its end Tag on the head after (no new Revision when nothing changed).
 	ChangeOrder *string `form:"change_order,omitempty" json:"change_order,omitempty"`
 
 	// Subgroup Category recorded on the Mutations: letters and digits, at most 64 characters, not starting with hubd (reserved, any case).

@@ -113,7 +113,7 @@ func (e *Engine) factsIn(ctx context.Context, sc authz.Scope, tx *store.Tx, p *p
 		}
 		for _, a := range atts {
 			for _, r := range a.RevisionIDs {
-				f.attestations[r] = append(f.attestations[r], a)
+				f.attestations[r] = append(f.attestations[r], *a)
 			}
 		}
 		rels, err := tx.Q.ReleasesHoldingRevisions(ctx, db.ReleasesHoldingRevisionsParams{OrganizationID: sc.OrganizationID, SpaceID: s.SpaceID, RevisionIDs: revs})
@@ -122,7 +122,7 @@ func (e *Engine) factsIn(ctx context.Context, sc authz.Scope, tx *store.Tx, p *p
 		}
 		for _, r := range rels {
 			for _, id := range r.RevisionIDs {
-				f.releases[id] = append(f.releases[id], r)
+				f.releases[id] = append(f.releases[id], *r)
 			}
 		}
 	}

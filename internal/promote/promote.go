@@ -409,7 +409,15 @@ func (e *Engine) spacesOf(ctx context.Context, sc authz.Scope, tx *store.Tx, whe
 	if !selected || len(ids) == 0 {
 		return nil, nil
 	}
-	return tx.Q.PromoteSpaces(ctx, db.PromoteSpacesParams{OrganizationID: sc.OrganizationID, SpaceIDs: ids})
+	rows, err := tx.Q.PromoteSpaces(ctx, db.PromoteSpacesParams{OrganizationID: sc.OrganizationID, SpaceIds: ids})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]db.Space, len(rows))
+	for i, r := range rows {
+		out[i] = *r
+	}
+	return out, nil
 }
 
 // scopeOf is the ChangeOrder's own narrowing of Spaces: its WhereSpace, SpaceFilterID and InScopeSpaceIDs.
