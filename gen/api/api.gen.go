@@ -700,6 +700,24 @@ func (e BulkCreateChangeSetsParamsAllowExists) Valid() bool {
 	}
 }
 
+// Defines values for BulkCreateChangeWorkflowsParamsAllowExists.
+const (
+	BulkCreateChangeWorkflowsParamsAllowExistsFalse BulkCreateChangeWorkflowsParamsAllowExists = "false"
+	BulkCreateChangeWorkflowsParamsAllowExistsTrue  BulkCreateChangeWorkflowsParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the BulkCreateChangeWorkflowsParamsAllowExists enum.
+func (e BulkCreateChangeWorkflowsParamsAllowExists) Valid() bool {
+	switch e {
+	case BulkCreateChangeWorkflowsParamsAllowExistsFalse:
+		return true
+	case BulkCreateChangeWorkflowsParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkCreateFiltersParamsAllowExists.
 const (
 	BulkCreateFiltersParamsAllowExistsFalse BulkCreateFiltersParamsAllowExists = "false"
@@ -928,6 +946,24 @@ func (e CreateChangeSetParamsAllowExists) Valid() bool {
 	case CreateChangeSetParamsAllowExistsFalse:
 		return true
 	case CreateChangeSetParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateChangeWorkflowParamsAllowExists.
+const (
+	CreateChangeWorkflowParamsAllowExistsFalse CreateChangeWorkflowParamsAllowExists = "false"
+	CreateChangeWorkflowParamsAllowExistsTrue  CreateChangeWorkflowParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the CreateChangeWorkflowParamsAllowExists enum.
+func (e CreateChangeWorkflowParamsAllowExists) Valid() bool {
+	switch e {
+	case CreateChangeWorkflowParamsAllowExistsFalse:
+		return true
+	case CreateChangeWorkflowParamsAllowExistsTrue:
 		return true
 	default:
 		return false
@@ -1485,6 +1521,179 @@ type ChangeSetReviewStatus string
 // Closed → Open and Abandoned → Open (reopen); Closed ↔ Abandoned is refused (400 naming State).
 type ChangeSetState string
 
+// ChangeWorkflow A promotion recipe kept in a Space: ordered Stages, each selecting Spaces (WhereSpace) and naming the gates
+// (Prerequisites) that must hold before a change enters it, optional Final gates checked after the last Stage,
+// and CustomPrerequisites: gates of its own written in CEL. A ChangeOrder copies the content (Stages, Final,
+// CustomPrerequisites: a ChangeWorkflowSpec) when it is made, so editing or deleting the workflow later does not
+// change orders already made. The content is checked on every write (400 Validation naming the field, e.g.
+// Stages[1].Prerequisites[0]): 1 to 20 Stages with unique Names; every Prerequisite a built-in gate (Promoted,
+// Validated, Released, Healthy, Approved) or the Name of a CustomPrerequisite.
+type ChangeWorkflow struct {
+	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
+	Annotations      Annotations        `json:"Annotations"`
+	ChangeWorkflowID openapi_types.UUID `json:"ChangeWorkflowID"`
+	CreatedAt        time.Time          `json:"CreatedAt"`
+
+	// CustomPrerequisites Gates of the workflow's own, which its Stages and Final name. An Expression is "cel:" followed by a CEL
+	// (Common Expression Language) expression of at most 4,096 characters in all that gives a bool. It reads these
+	// variables (maps from field name to value; a field the promotion does not know is absent, and reading an absent
+	// field is an error, so test with `'Field' in map` or `has(map.Field)` first):
+	// `space` {SpaceID, Slug, Labels, Annotations, ComponentID};
+	// `unit` {UnitID, Slug, Labels, Annotations, HeadRevisionNum, UpstreamUnitID};
+	// `revision` {RevisionID, RevisionNum, DataHash, Description, UserID, ChangeSetID, ValidationPassed (bool),
+	// ValidationErrors (list of strings)};
+	// `attestations` (list of {Type, Result, UserID, CreatedAt});
+	// `releases` (list of {ReleaseID, ReleaseNum, Published (bool), Digest});
+	// `changeOrder` {ChangeOrderID, Slug, Labels, Parameters}.
+	// IDs are strings, numbers integers, times RFC 3339 strings, Labels and Parameters maps. For example
+	// `cel:revision.ValidationPassed && attestations.exists(a, a.Type == 'approval' && a.Result == 'Pass')`.
+	// An expression that does not compile, reads another variable, or cannot give a bool is refused when written;
+	// one that fails when evaluated (an absent field, a wrong type, the cost limit) leaves its gate unsatisfied with
+	// the error as the reason.
+	CustomPrerequisites ChangeWorkflowPrerequisites `json:"CustomPrerequisites"`
+
+	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
+	DeleteGates DeleteGates `json:"DeleteGates"`
+
+	// DisplayName Example: Dev to prod
+	DisplayName string `json:"DisplayName"`
+	EntityType  string `json:"EntityType"`
+
+	// Final Gates checked after the last Stage; null when there are none.
+	Final        *ChangeWorkflowFinalStage `json:"Final"`
+	HiddenReason string                    `json:"HiddenReason"`
+
+	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
+	Labels         Labels             `json:"Labels"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
+	Slug    Slug               `json:"Slug"`
+	SpaceID openapi_types.UUID `json:"SpaceID"`
+
+	// Stages The Stages, in promotion order; Names are unique.
+	Stages    ChangeWorkflowStages `json:"Stages"`
+	UpdatedAt time.Time            `json:"UpdatedAt"`
+
+	// Version Optimistic-concurrency version; required on PUT.
+	Version int64 `json:"Version"`
+}
+
+// ChangeWorkflowCreateOrUpdateResponse defines model for ChangeWorkflowCreateOrUpdateResponse.
+type ChangeWorkflowCreateOrUpdateResponse struct {
+	ChangeWorkflow *ChangeWorkflow `json:"ChangeWorkflow"`
+	Error          *ResponseError  `json:"Error"`
+}
+
+// ChangeWorkflowFinalStage Gates checked after the last Stage.
+type ChangeWorkflowFinalStage struct {
+	Prerequisites []string `json:"Prerequisites"`
+}
+
+// ChangeWorkflowFinalStageInput defines model for ChangeWorkflowFinalStageInput.
+type ChangeWorkflowFinalStageInput = ChangeWorkflowFinalStage
+
+// ChangeWorkflowInput defines model for ChangeWorkflowInput.
+type ChangeWorkflowInput = ChangeWorkflow
+
+// ChangeWorkflowPatch An RFC 7386 merge patch of a ChangeWorkflow (a list is replaced whole). Read-only fields are accepted and ignored.
+type ChangeWorkflowPatch = json.RawMessage
+
+// ChangeWorkflowPrerequisite A gate of the workflow's own.
+type ChangeWorkflowPrerequisite struct {
+	Description string `json:"Description"`
+
+	// Expression "cel:" then a CEL expression giving a bool.
+	//
+	// Example: cel:revision.ValidationPassed
+	Expression string `json:"Expression"`
+
+	// Name Unique in the workflow; not a built-in gate name.
+	//
+	// Example: tested
+	Name string `json:"Name"`
+}
+
+// ChangeWorkflowPrerequisiteInput defines model for ChangeWorkflowPrerequisiteInput.
+type ChangeWorkflowPrerequisiteInput = ChangeWorkflowPrerequisite
+
+// ChangeWorkflowPrerequisites Gates of the workflow's own, which its Stages and Final name. An Expression is "cel:" followed by a CEL
+// (Common Expression Language) expression of at most 4,096 characters in all that gives a bool. It reads these
+// variables (maps from field name to value; a field the promotion does not know is absent, and reading an absent
+// field is an error, so test with `'Field' in map` or `has(map.Field)` first):
+// `space` {SpaceID, Slug, Labels, Annotations, ComponentID};
+// `unit` {UnitID, Slug, Labels, Annotations, HeadRevisionNum, UpstreamUnitID};
+// `revision` {RevisionID, RevisionNum, DataHash, Description, UserID, ChangeSetID, ValidationPassed (bool),
+// ValidationErrors (list of strings)};
+// `attestations` (list of {Type, Result, UserID, CreatedAt});
+// `releases` (list of {ReleaseID, ReleaseNum, Published (bool), Digest});
+// `changeOrder` {ChangeOrderID, Slug, Labels, Parameters}.
+// IDs are strings, numbers integers, times RFC 3339 strings, Labels and Parameters maps. For example
+// `cel:revision.ValidationPassed && attestations.exists(a, a.Type == 'approval' && a.Result == 'Pass')`.
+// An expression that does not compile, reads another variable, or cannot give a bool is refused when written;
+// one that fails when evaluated (an absent field, a wrong type, the cost limit) leaves its gate unsatisfied with
+// the error as the reason.
+type ChangeWorkflowPrerequisites = []ChangeWorkflowPrerequisite
+
+// ChangeWorkflowPrerequisitesInput defines model for ChangeWorkflowPrerequisitesInput.
+type ChangeWorkflowPrerequisitesInput = ChangeWorkflowPrerequisites
+
+// ChangeWorkflowSpec The content of a ChangeWorkflow, as a ChangeOrder copies it (ChangeOrder.ChangeWorkflow).
+type ChangeWorkflowSpec struct {
+	// CustomPrerequisites Gates of the workflow's own, which its Stages and Final name. An Expression is "cel:" followed by a CEL
+	// (Common Expression Language) expression of at most 4,096 characters in all that gives a bool. It reads these
+	// variables (maps from field name to value; a field the promotion does not know is absent, and reading an absent
+	// field is an error, so test with `'Field' in map` or `has(map.Field)` first):
+	// `space` {SpaceID, Slug, Labels, Annotations, ComponentID};
+	// `unit` {UnitID, Slug, Labels, Annotations, HeadRevisionNum, UpstreamUnitID};
+	// `revision` {RevisionID, RevisionNum, DataHash, Description, UserID, ChangeSetID, ValidationPassed (bool),
+	// ValidationErrors (list of strings)};
+	// `attestations` (list of {Type, Result, UserID, CreatedAt});
+	// `releases` (list of {ReleaseID, ReleaseNum, Published (bool), Digest});
+	// `changeOrder` {ChangeOrderID, Slug, Labels, Parameters}.
+	// IDs are strings, numbers integers, times RFC 3339 strings, Labels and Parameters maps. For example
+	// `cel:revision.ValidationPassed && attestations.exists(a, a.Type == 'approval' && a.Result == 'Pass')`.
+	// An expression that does not compile, reads another variable, or cannot give a bool is refused when written;
+	// one that fails when evaluated (an absent field, a wrong type, the cost limit) leaves its gate unsatisfied with
+	// the error as the reason.
+	CustomPrerequisites ChangeWorkflowPrerequisites `json:"CustomPrerequisites"`
+
+	// Final Gates checked after the last Stage; null when there are none.
+	Final *ChangeWorkflowFinalStage `json:"Final"`
+
+	// Stages The Stages, in promotion order; Names are unique.
+	Stages ChangeWorkflowStages `json:"Stages"`
+}
+
+// ChangeWorkflowStage One promotion stage.
+type ChangeWorkflowStage struct {
+	// Name Example: prod
+	Name string `json:"Name"`
+
+	// Prerequisites The gates that must hold before a change enters the Stage (built-in names or CustomPrerequisite Names).
+	Prerequisites []string `json:"Prerequisites"`
+
+	// WhereSpace A where expression over Spaces (as where on GET /space takes) selecting the Stage's Spaces.
+	//
+	// Example: Labels.env = 'prod'
+	WhereSpace string `json:"WhereSpace"`
+}
+
+// ChangeWorkflowStageInput defines model for ChangeWorkflowStageInput.
+type ChangeWorkflowStageInput = ChangeWorkflowStage
+
+// ChangeWorkflowStages The Stages, in promotion order; Names are unique.
+type ChangeWorkflowStages = []ChangeWorkflowStage
+
+// ChangeWorkflowStagesInput defines model for ChangeWorkflowStagesInput.
+type ChangeWorkflowStagesInput = ChangeWorkflowStages
+
 // Channel defines model for Channel.
 type Channel struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
@@ -1908,6 +2117,24 @@ type ExtendedChangeSet struct {
 
 	// StartTag The start Tag (include=StartTagID); always null for now.
 	StartTag *Tag `json:"StartTag"`
+
+	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
+	ViewColumns ViewColumns `json:"ViewColumns"`
+}
+
+// ExtendedChangeWorkflow defines model for ExtendedChangeWorkflow.
+type ExtendedChangeWorkflow struct {
+	// ChangeWorkflow A promotion recipe kept in a Space: ordered Stages, each selecting Spaces (WhereSpace) and naming the gates
+	// (Prerequisites) that must hold before a change enters it, optional Final gates checked after the last Stage,
+	// and CustomPrerequisites: gates of its own written in CEL. A ChangeOrder copies the content (Stages, Final,
+	// CustomPrerequisites: a ChangeWorkflowSpec) when it is made, so editing or deleting the workflow later does not
+	// change orders already made. The content is checked on every write (400 Validation naming the field, e.g.
+	// Stages[1].Prerequisites[0]): 1 to 20 Stages with unique Names; every Prerequisite a built-in gate (Promoted,
+	// Validated, Released, Healthy, Approved) or the Name of a CustomPrerequisite.
+	ChangeWorkflow ChangeWorkflow `json:"ChangeWorkflow"`
+	Error          *ResponseError `json:"Error"`
+	Organization   *Organization  `json:"Organization"`
+	Space          *Space         `json:"Space"`
 
 	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
 	ViewColumns ViewColumns `json:"ViewColumns"`
@@ -4964,6 +5191,108 @@ type BulkMoveChangeSetsParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// BulkDeleteChangeWorkflowsParams defines parameters for BulkDeleteChangeWorkflows.
+type BulkDeleteChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListAllChangeWorkflowsParams defines parameters for ListAllChangeWorkflows.
+type ListAllChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// BulkPatchChangeWorkflowsParams defines parameters for BulkPatchChangeWorkflows.
+type BulkPatchChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateChangeWorkflowsParams defines parameters for BulkCreateChangeWorkflows.
+type BulkCreateChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// WhereSpace Where expression over Space attributes selecting the destination Spaces (at least one).
+	WhereSpace *WhereSpace `form:"where_space,omitempty" json:"where_space,omitempty"`
+
+	// FilterSpace A stored Filter of Spaces (by ID or <Space Slug>/<Slug>) selecting the destination Spaces, ANDed with where_space.
+	FilterSpace *FilterSpace `form:"filter_space,omitempty" json:"filter_space,omitempty"`
+
+	// NamePrefixes Comma-separated prefixes; one copy per prefix, named prefix + the source's Slug.
+	NamePrefixes *NamePrefixes `form:"name_prefixes,omitempty" json:"name_prefixes,omitempty"`
+
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *BulkCreateChangeWorkflowsParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateChangeWorkflowsParamsAllowExists defines parameters for BulkCreateChangeWorkflows.
+type BulkCreateChangeWorkflowsParamsAllowExists string
+
 // ListAllChannelsParams defines parameters for ListAllChannels.
 type ListAllChannelsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -6236,6 +6565,88 @@ type UpdateChangeSetParams struct {
 
 // UpdateChangeSetFromDocumentParams defines parameters for UpdateChangeSetFromDocument.
 type UpdateChangeSetFromDocumentParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListChangeWorkflowsParams defines parameters for ListChangeWorkflows.
+type ListChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// CreateChangeWorkflowParams defines parameters for CreateChangeWorkflow.
+type CreateChangeWorkflowParams struct {
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *CreateChangeWorkflowParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// CreateChangeWorkflowParamsAllowExists defines parameters for CreateChangeWorkflow.
+type CreateChangeWorkflowParamsAllowExists string
+
+// DeleteChangeWorkflowParams defines parameters for DeleteChangeWorkflow.
+type DeleteChangeWorkflowParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// GetChangeWorkflowParams defines parameters for GetChangeWorkflow.
+type GetChangeWorkflowParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// PatchChangeWorkflowParams defines parameters for PatchChangeWorkflow.
+type PatchChangeWorkflowParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateChangeWorkflowParams defines parameters for UpdateChangeWorkflow.
+type UpdateChangeWorkflowParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
@@ -8360,6 +8771,18 @@ type BulkCreateChangeSetsApplicationMergePatchPlusJSONRequestBody = ChangeSetPat
 // BulkMoveChangeSetsJSONRequestBody defines body for BulkMoveChangeSets for application/json ContentType.
 type BulkMoveChangeSetsJSONRequestBody = MoveRequest
 
+// BulkPatchChangeWorkflowsJSONRequestBody defines body for BulkPatchChangeWorkflows for application/json ContentType.
+type BulkPatchChangeWorkflowsJSONRequestBody = ChangeWorkflowPatch
+
+// BulkPatchChangeWorkflowsApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchChangeWorkflows for application/merge-patch+json ContentType.
+type BulkPatchChangeWorkflowsApplicationMergePatchPlusJSONRequestBody = ChangeWorkflowPatch
+
+// BulkCreateChangeWorkflowsJSONRequestBody defines body for BulkCreateChangeWorkflows for application/json ContentType.
+type BulkCreateChangeWorkflowsJSONRequestBody = ChangeWorkflowPatch
+
+// BulkCreateChangeWorkflowsApplicationMergePatchPlusJSONRequestBody defines body for BulkCreateChangeWorkflows for application/merge-patch+json ContentType.
+type BulkCreateChangeWorkflowsApplicationMergePatchPlusJSONRequestBody = ChangeWorkflowPatch
+
 // CreateCommandRunJSONRequestBody defines body for CreateCommandRun for application/json ContentType.
 type CreateCommandRunJSONRequestBody = CreateCommandRunRequest
 
@@ -8497,6 +8920,18 @@ type UpdateChangeSetJSONRequestBody = ChangeSetInput
 
 // UpdateChangeSetFromDocumentJSONRequestBody defines body for UpdateChangeSetFromDocument for application/json ContentType.
 type UpdateChangeSetFromDocumentJSONRequestBody = EntityDocumentEdit
+
+// CreateChangeWorkflowJSONRequestBody defines body for CreateChangeWorkflow for application/json ContentType.
+type CreateChangeWorkflowJSONRequestBody = ChangeWorkflowInput
+
+// PatchChangeWorkflowJSONRequestBody defines body for PatchChangeWorkflow for application/json ContentType.
+type PatchChangeWorkflowJSONRequestBody = ChangeWorkflowPatch
+
+// PatchChangeWorkflowApplicationMergePatchPlusJSONRequestBody defines body for PatchChangeWorkflow for application/merge-patch+json ContentType.
+type PatchChangeWorkflowApplicationMergePatchPlusJSONRequestBody = ChangeWorkflowPatch
+
+// UpdateChangeWorkflowJSONRequestBody defines body for UpdateChangeWorkflow for application/json ContentType.
+type UpdateChangeWorkflowJSONRequestBody = ChangeWorkflowInput
 
 // CreateChannelJSONRequestBody defines body for CreateChannel for application/json ContentType.
 type CreateChannelJSONRequestBody = ChannelInput
@@ -8900,6 +9335,18 @@ type ServerInterface interface {
 	// BulkMoveChangeSets Move the ChangeSets the selection picks to another Space; 200, 207 or the shared error.
 	// (POST /change_set/move)
 	BulkMoveChangeSets(ctx echo.Context, params BulkMoveChangeSetsParams) error
+	// BulkDeleteChangeWorkflows Delete every ChangeWorkflow the selection picks; 200, 207 or the shared error.
+	// (DELETE /change_workflow)
+	BulkDeleteChangeWorkflows(ctx echo.Context, params BulkDeleteChangeWorkflowsParams) error
+	// ListAllChangeWorkflows List the ChangeWorkflows of every Space of the caller's organization.
+	// (GET /change_workflow)
+	ListAllChangeWorkflows(ctx echo.Context, params ListAllChangeWorkflowsParams) error
+	// BulkPatchChangeWorkflows Apply one merge patch to every ChangeWorkflow the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /change_workflow)
+	BulkPatchChangeWorkflows(ctx echo.Context, params BulkPatchChangeWorkflowsParams) error
+	// BulkCreateChangeWorkflows Clone the ChangeWorkflows the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /change_workflow)
+	BulkCreateChangeWorkflows(ctx echo.Context, params BulkCreateChangeWorkflowsParams) error
 	// ListAllChannels List the Channels of every Space the caller may view.
 	// (GET /channel)
 	ListAllChannels(ctx echo.Context, params ListAllChannelsParams) error
@@ -9156,6 +9603,24 @@ type ServerInterface interface {
 	// UpdateChangeSetFromDocument Apply an edit of a ChangeSet's document.
 	// (POST /space/{space_id}/change_set/{change_set_id}/document)
 	UpdateChangeSetFromDocument(ctx echo.Context, spaceId SpaceID, changeSetId openapi_types.UUID, params UpdateChangeSetFromDocumentParams) error
+	// ListChangeWorkflows List the ChangeWorkflows of the Space.
+	// (GET /space/{space_id}/change_workflow)
+	ListChangeWorkflows(ctx echo.Context, spaceId SpaceID, params ListChangeWorkflowsParams) error
+	// CreateChangeWorkflow Create a ChangeWorkflow. Slug is unique in the Space (409 AlreadyExists); its Stages, Final and CustomPrerequisites are checked (400 Validation naming the field).
+	// (POST /space/{space_id}/change_workflow)
+	CreateChangeWorkflow(ctx echo.Context, spaceId SpaceID, params CreateChangeWorkflowParams) error
+	// DeleteChangeWorkflow Delete the ChangeWorkflow. 409 while it has DeleteGates. ChangeOrders keep the copy of its content they made.
+	// (DELETE /space/{space_id}/change_workflow/{change_workflow_id})
+	DeleteChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params DeleteChangeWorkflowParams) error
+	// GetChangeWorkflow Get a ChangeWorkflow.
+	// (GET /space/{space_id}/change_workflow/{change_workflow_id})
+	GetChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params GetChangeWorkflowParams) error
+	// PatchChangeWorkflow Change a ChangeWorkflow by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/change_workflow/{change_workflow_id})
+	PatchChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params PatchChangeWorkflowParams) error
+	// UpdateChangeWorkflow Replace a ChangeWorkflow's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/change_workflow/{change_workflow_id})
+	UpdateChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params UpdateChangeWorkflowParams) error
 	// ListChannels List the Channels of the Space.
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx echo.Context, spaceId SpaceID, params ListChannelsParams) error
@@ -10375,6 +10840,232 @@ func (w *ServerInterfaceWrapper) BulkMoveChangeSets(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.BulkMoveChangeSets(ctx, params)
+	return err
+}
+
+// BulkDeleteChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkDeleteChangeWorkflows(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkDeleteChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkDeleteChangeWorkflows(ctx, params)
+	return err
+}
+
+// ListAllChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllChangeWorkflows(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllChangeWorkflows(ctx, params)
+	return err
+}
+
+// BulkPatchChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkPatchChangeWorkflows(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkPatchChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkPatchChangeWorkflows(ctx, params)
+	return err
+}
+
+// BulkCreateChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkCreateChangeWorkflows(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkCreateChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_space", ctx.QueryParams(), &params.WhereSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter_space", ctx.QueryParams(), &params.FilterSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "name_prefixes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "name_prefixes", ctx.QueryParams(), &params.NamePrefixes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name_prefixes: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkCreateChangeWorkflows(ctx, params)
 	return err
 }
 
@@ -13739,6 +14430,265 @@ func (w *ServerInterfaceWrapper) UpdateChangeSetFromDocument(ctx echo.Context) e
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateChangeSetFromDocument(ctx, spaceId, changeSetId, params)
+	return err
+}
+
+// ListChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) ListChangeWorkflows(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListChangeWorkflows(ctx, spaceId, params)
+	return err
+}
+
+// CreateChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateChangeWorkflowParams
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateChangeWorkflow(ctx, spaceId, params)
+	return err
+}
+
+// DeleteChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_workflow_id" -------------
+	var changeWorkflowId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_workflow_id", ctx.Param("change_workflow_id"), &changeWorkflowId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_workflow_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteChangeWorkflowParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteChangeWorkflow(ctx, spaceId, changeWorkflowId, params)
+	return err
+}
+
+// GetChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) GetChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_workflow_id" -------------
+	var changeWorkflowId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_workflow_id", ctx.Param("change_workflow_id"), &changeWorkflowId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_workflow_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetChangeWorkflowParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetChangeWorkflow(ctx, spaceId, changeWorkflowId, params)
+	return err
+}
+
+// PatchChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) PatchChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_workflow_id" -------------
+	var changeWorkflowId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_workflow_id", ctx.Param("change_workflow_id"), &changeWorkflowId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_workflow_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchChangeWorkflowParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PatchChangeWorkflow(ctx, spaceId, changeWorkflowId, params)
+	return err
+}
+
+// UpdateChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_workflow_id" -------------
+	var changeWorkflowId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_workflow_id", ctx.Param("change_workflow_id"), &changeWorkflowId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_workflow_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateChangeWorkflowParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateChangeWorkflow(ctx, spaceId, changeWorkflowId, params)
 	return err
 }
 
@@ -20224,6 +21174,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/change_set", wrapper.BulkPatchChangeSets, options.OperationMiddlewares["BulkPatchChangeSets"]...)
 	router.POST(options.BaseURL+"/change_set", wrapper.BulkCreateChangeSets, options.OperationMiddlewares["BulkCreateChangeSets"]...)
 	router.POST(options.BaseURL+"/change_set/move", wrapper.BulkMoveChangeSets, options.OperationMiddlewares["BulkMoveChangeSets"]...)
+	router.DELETE(options.BaseURL+"/change_workflow", wrapper.BulkDeleteChangeWorkflows, options.OperationMiddlewares["BulkDeleteChangeWorkflows"]...)
+	router.GET(options.BaseURL+"/change_workflow", wrapper.ListAllChangeWorkflows, options.OperationMiddlewares["ListAllChangeWorkflows"]...)
+	router.PATCH(options.BaseURL+"/change_workflow", wrapper.BulkPatchChangeWorkflows, options.OperationMiddlewares["BulkPatchChangeWorkflows"]...)
+	router.POST(options.BaseURL+"/change_workflow", wrapper.BulkCreateChangeWorkflows, options.OperationMiddlewares["BulkCreateChangeWorkflows"]...)
 	router.GET(options.BaseURL+"/channel", wrapper.ListAllChannels, options.OperationMiddlewares["ListAllChannels"]...)
 	router.GET(options.BaseURL+"/command_run", wrapper.ListAllCommandRuns, options.OperationMiddlewares["ListAllCommandRuns"]...)
 	router.POST(options.BaseURL+"/command_run", wrapper.CreateCommandRun, options.OperationMiddlewares["CreateCommandRun"]...)
@@ -20305,6 +21259,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/space/:space_id/change_set/:change_set_id", wrapper.UpdateChangeSet, options.OperationMiddlewares["UpdateChangeSet"]...)
 	router.GET(options.BaseURL+"/space/:space_id/change_set/:change_set_id/document", wrapper.GetChangeSetDocument, options.OperationMiddlewares["GetChangeSetDocument"]...)
 	router.POST(options.BaseURL+"/space/:space_id/change_set/:change_set_id/document", wrapper.UpdateChangeSetFromDocument, options.OperationMiddlewares["UpdateChangeSetFromDocument"]...)
+	router.GET(options.BaseURL+"/space/:space_id/change_workflow", wrapper.ListChangeWorkflows, options.OperationMiddlewares["ListChangeWorkflows"]...)
+	router.POST(options.BaseURL+"/space/:space_id/change_workflow", wrapper.CreateChangeWorkflow, options.OperationMiddlewares["CreateChangeWorkflow"]...)
+	router.DELETE(options.BaseURL+"/space/:space_id/change_workflow/:change_workflow_id", wrapper.DeleteChangeWorkflow, options.OperationMiddlewares["DeleteChangeWorkflow"]...)
+	router.GET(options.BaseURL+"/space/:space_id/change_workflow/:change_workflow_id", wrapper.GetChangeWorkflow, options.OperationMiddlewares["GetChangeWorkflow"]...)
+	router.PATCH(options.BaseURL+"/space/:space_id/change_workflow/:change_workflow_id", wrapper.PatchChangeWorkflow, options.OperationMiddlewares["PatchChangeWorkflow"]...)
+	router.PUT(options.BaseURL+"/space/:space_id/change_workflow/:change_workflow_id", wrapper.UpdateChangeWorkflow, options.OperationMiddlewares["UpdateChangeWorkflow"]...)
 	router.GET(options.BaseURL+"/space/:space_id/channel", wrapper.ListChannels, options.OperationMiddlewares["ListChannels"]...)
 	router.POST(options.BaseURL+"/space/:space_id/channel", wrapper.CreateChannel, options.OperationMiddlewares["CreateChannel"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/channel/:channel_id", wrapper.DeleteChannel, options.OperationMiddlewares["DeleteChannel"]...)
@@ -25412,6 +26372,1148 @@ type BulkMoveChangeSetsdefaultJSONResponse struct {
 }
 
 func (response BulkMoveChangeSetsdefaultJSONResponse) VisitBulkMoveChangeSetsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflowsRequestObject struct {
+	Params BulkDeleteChangeWorkflowsParams
+}
+
+type BulkDeleteChangeWorkflowsResponseObject interface {
+	VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type BulkDeleteChangeWorkflows200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteChangeWorkflows200JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteChangeWorkflows200ResponseHeaders
+}
+
+func (response BulkDeleteChangeWorkflows200JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteChangeWorkflows207JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteChangeWorkflows207ResponseHeaders
+}
+
+func (response BulkDeleteChangeWorkflows207JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkDeleteChangeWorkflows400JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkDeleteChangeWorkflows401JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkDeleteChangeWorkflows403JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkDeleteChangeWorkflows404JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkDeleteChangeWorkflows409JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkDeleteChangeWorkflows422JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkDeleteChangeWorkflows429JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkDeleteChangeWorkflows500JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkDeleteChangeWorkflows503JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkDeleteChangeWorkflows504JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkDeleteChangeWorkflowsdefaultJSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflowsRequestObject struct {
+	Params ListAllChangeWorkflowsParams
+}
+
+type ListAllChangeWorkflowsResponseObject interface {
+	VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type ListAllChangeWorkflows200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllChangeWorkflows200JSONResponse struct {
+	Body    []ExtendedChangeWorkflow
+	Headers ListAllChangeWorkflows200ResponseHeaders
+}
+
+func (response ListAllChangeWorkflows200JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllChangeWorkflows400JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllChangeWorkflows401JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllChangeWorkflows403JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllChangeWorkflows404JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllChangeWorkflows429JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllChangeWorkflows500JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllChangeWorkflows503JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllChangeWorkflows504JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllChangeWorkflowsdefaultJSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflowsRequestObject struct {
+	Params                            BulkPatchChangeWorkflowsParams
+	JSONBody                          *BulkPatchChangeWorkflowsJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkPatchChangeWorkflowsApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkPatchChangeWorkflowsResponseObject interface {
+	VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type BulkPatchChangeWorkflows200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchChangeWorkflows200JSONResponse struct {
+	Body    []ChangeWorkflowCreateOrUpdateResponse
+	Headers BulkPatchChangeWorkflows200ResponseHeaders
+}
+
+func (response BulkPatchChangeWorkflows200JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchChangeWorkflows207JSONResponse struct {
+	Body    []ChangeWorkflowCreateOrUpdateResponse
+	Headers BulkPatchChangeWorkflows207ResponseHeaders
+}
+
+func (response BulkPatchChangeWorkflows207JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkPatchChangeWorkflows400JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkPatchChangeWorkflows401JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkPatchChangeWorkflows403JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkPatchChangeWorkflows404JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkPatchChangeWorkflows409JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkPatchChangeWorkflows413JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkPatchChangeWorkflows415JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkPatchChangeWorkflows422JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkPatchChangeWorkflows429JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkPatchChangeWorkflows500JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkPatchChangeWorkflows503JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkPatchChangeWorkflows504JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkPatchChangeWorkflowsdefaultJSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflowsRequestObject struct {
+	Params                            BulkCreateChangeWorkflowsParams
+	JSONBody                          *BulkCreateChangeWorkflowsJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkCreateChangeWorkflowsApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkCreateChangeWorkflowsResponseObject interface {
+	VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type BulkCreateChangeWorkflows200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateChangeWorkflows200JSONResponse struct {
+	Body    []ChangeWorkflowCreateOrUpdateResponse
+	Headers BulkCreateChangeWorkflows200ResponseHeaders
+}
+
+func (response BulkCreateChangeWorkflows200JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateChangeWorkflows207JSONResponse struct {
+	Body    []ChangeWorkflowCreateOrUpdateResponse
+	Headers BulkCreateChangeWorkflows207ResponseHeaders
+}
+
+func (response BulkCreateChangeWorkflows207JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkCreateChangeWorkflows400JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkCreateChangeWorkflows401JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkCreateChangeWorkflows403JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkCreateChangeWorkflows404JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkCreateChangeWorkflows409JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkCreateChangeWorkflows413JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkCreateChangeWorkflows415JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkCreateChangeWorkflows422JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkCreateChangeWorkflows429JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkCreateChangeWorkflows500JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkCreateChangeWorkflows503JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkCreateChangeWorkflows504JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkCreateChangeWorkflowsdefaultJSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -45589,6 +47691,1580 @@ type UpdateChangeSetFromDocumentdefaultJSONResponse struct {
 }
 
 func (response UpdateChangeSetFromDocumentdefaultJSONResponse) VisitUpdateChangeSetFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflowsRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  ListChangeWorkflowsParams
+}
+
+type ListChangeWorkflowsResponseObject interface {
+	VisitListChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type ListChangeWorkflows200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListChangeWorkflows200JSONResponse struct {
+	Body    []ExtendedChangeWorkflow
+	Headers ListChangeWorkflows200ResponseHeaders
+}
+
+func (response ListChangeWorkflows200JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListChangeWorkflows400JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListChangeWorkflows401JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListChangeWorkflows403JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListChangeWorkflows404JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListChangeWorkflows429JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListChangeWorkflows500JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListChangeWorkflows503JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListChangeWorkflows504JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListChangeWorkflowsdefaultJSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflowRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  CreateChangeWorkflowParams
+	Body    *CreateChangeWorkflowJSONRequestBody
+}
+
+type CreateChangeWorkflowResponseObject interface {
+	VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type CreateChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type CreateChangeWorkflow200JSONResponse struct {
+	Body    ChangeWorkflow
+	Headers CreateChangeWorkflow200ResponseHeaders
+}
+
+func (response CreateChangeWorkflow200JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateChangeWorkflow400JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateChangeWorkflow401JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateChangeWorkflow403JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateChangeWorkflow404JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateChangeWorkflow409JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateChangeWorkflow413JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateChangeWorkflow415JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response CreateChangeWorkflow422JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateChangeWorkflow429JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response CreateChangeWorkflow500JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateChangeWorkflow503JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response CreateChangeWorkflow504JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response CreateChangeWorkflowdefaultJSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflowRequestObject struct {
+	SpaceId          SpaceID            `json:"space_id"`
+	ChangeWorkflowId openapi_types.UUID `json:"change_workflow_id"`
+	Params           DeleteChangeWorkflowParams
+}
+
+type DeleteChangeWorkflowResponseObject interface {
+	VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type DeleteChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteChangeWorkflow200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteChangeWorkflow200ResponseHeaders
+}
+
+func (response DeleteChangeWorkflow200JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteChangeWorkflow400JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteChangeWorkflow401JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteChangeWorkflow403JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteChangeWorkflow404JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteChangeWorkflow409JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response DeleteChangeWorkflow422JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteChangeWorkflow429JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteChangeWorkflow500JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteChangeWorkflow503JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteChangeWorkflow504JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteChangeWorkflowdefaultJSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflowRequestObject struct {
+	SpaceId          SpaceID            `json:"space_id"`
+	ChangeWorkflowId openapi_types.UUID `json:"change_workflow_id"`
+	Params           GetChangeWorkflowParams
+}
+
+type GetChangeWorkflowResponseObject interface {
+	VisitGetChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type GetChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetChangeWorkflow200JSONResponse struct {
+	Body    ExtendedChangeWorkflow
+	Headers GetChangeWorkflow200ResponseHeaders
+}
+
+func (response GetChangeWorkflow200JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetChangeWorkflow400JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetChangeWorkflow401JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetChangeWorkflow403JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetChangeWorkflow404JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetChangeWorkflow429JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetChangeWorkflow500JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetChangeWorkflow503JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetChangeWorkflow504JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetChangeWorkflowdefaultJSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflowRequestObject struct {
+	SpaceId                           SpaceID            `json:"space_id"`
+	ChangeWorkflowId                  openapi_types.UUID `json:"change_workflow_id"`
+	Params                            PatchChangeWorkflowParams
+	JSONBody                          *PatchChangeWorkflowJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *PatchChangeWorkflowApplicationMergePatchPlusJSONRequestBody
+}
+
+type PatchChangeWorkflowResponseObject interface {
+	VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type PatchChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PatchChangeWorkflow200JSONResponse struct {
+	Body    ChangeWorkflow
+	Headers PatchChangeWorkflow200ResponseHeaders
+}
+
+func (response PatchChangeWorkflow200JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PatchChangeWorkflow400JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PatchChangeWorkflow401JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchChangeWorkflow403JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PatchChangeWorkflow404JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PatchChangeWorkflow409JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PatchChangeWorkflow413JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PatchChangeWorkflow415JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response PatchChangeWorkflow422JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PatchChangeWorkflow429JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PatchChangeWorkflow500JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PatchChangeWorkflow503JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PatchChangeWorkflow504JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PatchChangeWorkflowdefaultJSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflowRequestObject struct {
+	SpaceId          SpaceID            `json:"space_id"`
+	ChangeWorkflowId openapi_types.UUID `json:"change_workflow_id"`
+	Params           UpdateChangeWorkflowParams
+	Body             *UpdateChangeWorkflowJSONRequestBody
+}
+
+type UpdateChangeWorkflowResponseObject interface {
+	VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type UpdateChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateChangeWorkflow200JSONResponse struct {
+	Body    ChangeWorkflow
+	Headers UpdateChangeWorkflow200ResponseHeaders
+}
+
+func (response UpdateChangeWorkflow200JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateChangeWorkflow400JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateChangeWorkflow401JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateChangeWorkflow403JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateChangeWorkflow404JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateChangeWorkflow409JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateChangeWorkflow413JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateChangeWorkflow415JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response UpdateChangeWorkflow422JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateChangeWorkflow429JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateChangeWorkflow500JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateChangeWorkflow503JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateChangeWorkflow504JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateChangeWorkflowdefaultJSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -80640,6 +84316,18 @@ type StrictServerInterface interface {
 	// BulkMoveChangeSets Move the ChangeSets the selection picks to another Space; 200, 207 or the shared error.
 	// (POST /change_set/move)
 	BulkMoveChangeSets(ctx context.Context, request BulkMoveChangeSetsRequestObject) (BulkMoveChangeSetsResponseObject, error)
+	// BulkDeleteChangeWorkflows Delete every ChangeWorkflow the selection picks; 200, 207 or the shared error.
+	// (DELETE /change_workflow)
+	BulkDeleteChangeWorkflows(ctx context.Context, request BulkDeleteChangeWorkflowsRequestObject) (BulkDeleteChangeWorkflowsResponseObject, error)
+	// ListAllChangeWorkflows List the ChangeWorkflows of every Space of the caller's organization.
+	// (GET /change_workflow)
+	ListAllChangeWorkflows(ctx context.Context, request ListAllChangeWorkflowsRequestObject) (ListAllChangeWorkflowsResponseObject, error)
+	// BulkPatchChangeWorkflows Apply one merge patch to every ChangeWorkflow the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /change_workflow)
+	BulkPatchChangeWorkflows(ctx context.Context, request BulkPatchChangeWorkflowsRequestObject) (BulkPatchChangeWorkflowsResponseObject, error)
+	// BulkCreateChangeWorkflows Clone the ChangeWorkflows the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /change_workflow)
+	BulkCreateChangeWorkflows(ctx context.Context, request BulkCreateChangeWorkflowsRequestObject) (BulkCreateChangeWorkflowsResponseObject, error)
 	// ListAllChannels List the Channels of every Space the caller may view.
 	// (GET /channel)
 	ListAllChannels(ctx context.Context, request ListAllChannelsRequestObject) (ListAllChannelsResponseObject, error)
@@ -80896,6 +84584,24 @@ type StrictServerInterface interface {
 	// UpdateChangeSetFromDocument Apply an edit of a ChangeSet's document.
 	// (POST /space/{space_id}/change_set/{change_set_id}/document)
 	UpdateChangeSetFromDocument(ctx context.Context, request UpdateChangeSetFromDocumentRequestObject) (UpdateChangeSetFromDocumentResponseObject, error)
+	// ListChangeWorkflows List the ChangeWorkflows of the Space.
+	// (GET /space/{space_id}/change_workflow)
+	ListChangeWorkflows(ctx context.Context, request ListChangeWorkflowsRequestObject) (ListChangeWorkflowsResponseObject, error)
+	// CreateChangeWorkflow Create a ChangeWorkflow. Slug is unique in the Space (409 AlreadyExists); its Stages, Final and CustomPrerequisites are checked (400 Validation naming the field).
+	// (POST /space/{space_id}/change_workflow)
+	CreateChangeWorkflow(ctx context.Context, request CreateChangeWorkflowRequestObject) (CreateChangeWorkflowResponseObject, error)
+	// DeleteChangeWorkflow Delete the ChangeWorkflow. 409 while it has DeleteGates. ChangeOrders keep the copy of its content they made.
+	// (DELETE /space/{space_id}/change_workflow/{change_workflow_id})
+	DeleteChangeWorkflow(ctx context.Context, request DeleteChangeWorkflowRequestObject) (DeleteChangeWorkflowResponseObject, error)
+	// GetChangeWorkflow Get a ChangeWorkflow.
+	// (GET /space/{space_id}/change_workflow/{change_workflow_id})
+	GetChangeWorkflow(ctx context.Context, request GetChangeWorkflowRequestObject) (GetChangeWorkflowResponseObject, error)
+	// PatchChangeWorkflow Change a ChangeWorkflow by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/change_workflow/{change_workflow_id})
+	PatchChangeWorkflow(ctx context.Context, request PatchChangeWorkflowRequestObject) (PatchChangeWorkflowResponseObject, error)
+	// UpdateChangeWorkflow Replace a ChangeWorkflow's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/change_workflow/{change_workflow_id})
+	UpdateChangeWorkflow(ctx context.Context, request UpdateChangeWorkflowRequestObject) (UpdateChangeWorkflowResponseObject, error)
 	// ListChannels List the Channels of the Space.
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx context.Context, request ListChannelsRequestObject) (ListChannelsResponseObject, error)
@@ -82141,6 +85847,206 @@ func (sh *strictHandler) BulkMoveChangeSets(ctx echo.Context, params BulkMoveCha
 		return err
 	} else if validResponse, ok := response.(BulkMoveChangeSetsResponseObject); ok {
 		return validResponse.VisitBulkMoveChangeSetsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkDeleteChangeWorkflows operation middleware
+func (sh *strictHandler) BulkDeleteChangeWorkflows(ctx echo.Context, params BulkDeleteChangeWorkflowsParams) error {
+	var request BulkDeleteChangeWorkflowsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkDeleteChangeWorkflows(ctx.Request().Context(), request.(BulkDeleteChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkDeleteChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkDeleteChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitBulkDeleteChangeWorkflowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllChangeWorkflows operation middleware
+func (sh *strictHandler) ListAllChangeWorkflows(ctx echo.Context, params ListAllChangeWorkflowsParams) error {
+	var request ListAllChangeWorkflowsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllChangeWorkflows(ctx.Request().Context(), request.(ListAllChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitListAllChangeWorkflowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkPatchChangeWorkflows operation middleware
+func (sh *strictHandler) BulkPatchChangeWorkflows(ctx echo.Context, params BulkPatchChangeWorkflowsParams) error {
+	var request BulkPatchChangeWorkflowsRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkPatchChangeWorkflowsJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkPatchChangeWorkflowsApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkPatchChangeWorkflows(ctx.Request().Context(), request.(BulkPatchChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkPatchChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkPatchChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitBulkPatchChangeWorkflowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkCreateChangeWorkflows operation middleware
+func (sh *strictHandler) BulkCreateChangeWorkflows(ctx echo.Context, params BulkCreateChangeWorkflowsParams) error {
+	var request BulkCreateChangeWorkflowsRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkCreateChangeWorkflowsJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkCreateChangeWorkflowsApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkCreateChangeWorkflows(ctx.Request().Context(), request.(BulkCreateChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkCreateChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkCreateChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitBulkCreateChangeWorkflowsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -85309,6 +89215,262 @@ func (sh *strictHandler) UpdateChangeSetFromDocument(ctx echo.Context, spaceId S
 		return err
 	} else if validResponse, ok := response.(UpdateChangeSetFromDocumentResponseObject); ok {
 		return validResponse.VisitUpdateChangeSetFromDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListChangeWorkflows operation middleware
+func (sh *strictHandler) ListChangeWorkflows(ctx echo.Context, spaceId SpaceID, params ListChangeWorkflowsParams) error {
+	var request ListChangeWorkflowsRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListChangeWorkflows(ctx.Request().Context(), request.(ListChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitListChangeWorkflowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateChangeWorkflow operation middleware
+func (sh *strictHandler) CreateChangeWorkflow(ctx echo.Context, spaceId SpaceID, params CreateChangeWorkflowParams) error {
+	var request CreateChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	var body CreateChangeWorkflowJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateChangeWorkflow(ctx.Request().Context(), request.(CreateChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateChangeWorkflowResponseObject); ok {
+		return validResponse.VisitCreateChangeWorkflowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteChangeWorkflow operation middleware
+func (sh *strictHandler) DeleteChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params DeleteChangeWorkflowParams) error {
+	var request DeleteChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeWorkflowId = changeWorkflowId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteChangeWorkflow(ctx.Request().Context(), request.(DeleteChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteChangeWorkflowResponseObject); ok {
+		return validResponse.VisitDeleteChangeWorkflowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetChangeWorkflow operation middleware
+func (sh *strictHandler) GetChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params GetChangeWorkflowParams) error {
+	var request GetChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeWorkflowId = changeWorkflowId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetChangeWorkflow(ctx.Request().Context(), request.(GetChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetChangeWorkflowResponseObject); ok {
+		return validResponse.VisitGetChangeWorkflowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PatchChangeWorkflow operation middleware
+func (sh *strictHandler) PatchChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params PatchChangeWorkflowParams) error {
+	var request PatchChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeWorkflowId = changeWorkflowId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PatchChangeWorkflowJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body PatchChangeWorkflowApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PatchChangeWorkflow(ctx.Request().Context(), request.(PatchChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PatchChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PatchChangeWorkflowResponseObject); ok {
+		return validResponse.VisitPatchChangeWorkflowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateChangeWorkflow operation middleware
+func (sh *strictHandler) UpdateChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params UpdateChangeWorkflowParams) error {
+	var request UpdateChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeWorkflowId = changeWorkflowId
+	request.Params = params
+
+	var body UpdateChangeWorkflowJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateChangeWorkflow(ctx.Request().Context(), request.(UpdateChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateChangeWorkflowResponseObject); ok {
+		return validResponse.VisitUpdateChangeWorkflowResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
