@@ -19,60 +19,6 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
-// Defines values for ChangeOrderState.
-const (
-	ChangeOrderStateAborted         ChangeOrderState = "Aborted"
-	ChangeOrderStateInProgress      ChangeOrderState = "InProgress"
-	ChangeOrderStateNew             ChangeOrderState = "New"
-	ChangeOrderStateReleased        ChangeOrderState = "Released"
-	ChangeOrderStateResolved        ChangeOrderState = "Resolved"
-	ChangeOrderStateRestoreReleased ChangeOrderState = "RestoreReleased"
-	ChangeOrderStateRestored        ChangeOrderState = "Restored"
-)
-
-// Valid indicates whether the value is a known member of the ChangeOrderState enum.
-func (e ChangeOrderState) Valid() bool {
-	switch e {
-	case ChangeOrderStateAborted:
-		return true
-	case ChangeOrderStateInProgress:
-		return true
-	case ChangeOrderStateNew:
-		return true
-	case ChangeOrderStateReleased:
-		return true
-	case ChangeOrderStateResolved:
-		return true
-	case ChangeOrderStateRestoreReleased:
-		return true
-	case ChangeOrderStateRestored:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for ChangeOrderUpdateType.
-const (
-	ChangeOrderUpdateTypeInvoke      ChangeOrderUpdateType = "Invoke"
-	ChangeOrderUpdateTypeMergeUnits  ChangeOrderUpdateType = "MergeUnits"
-	ChangeOrderUpdateTypeUpgradeUnit ChangeOrderUpdateType = "UpgradeUnit"
-)
-
-// Valid indicates whether the value is a known member of the ChangeOrderUpdateType enum.
-func (e ChangeOrderUpdateType) Valid() bool {
-	switch e {
-	case ChangeOrderUpdateTypeInvoke:
-		return true
-	case ChangeOrderUpdateTypeMergeUnits:
-		return true
-	case ChangeOrderUpdateTypeUpgradeUnit:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ChangeSetReviewStatus.
 const (
 	ChangeSetReviewStatusApproved         ChangeSetReviewStatus = "Approved"
@@ -366,31 +312,31 @@ func (e FunctionParameterDataType) Valid() bool {
 
 // Defines values for LinkFindingStatus.
 const (
-	LinkFindingStatusAmbiguous   LinkFindingStatus = "Ambiguous"
-	LinkFindingStatusInvalid     LinkFindingStatus = "Invalid"
-	LinkFindingStatusNoResource  LinkFindingStatus = "NoResource"
-	LinkFindingStatusNotProvided LinkFindingStatus = "NotProvided"
-	LinkFindingStatusUnchanged   LinkFindingStatus = "Unchanged"
-	LinkFindingStatusWithheld    LinkFindingStatus = "Withheld"
-	LinkFindingStatusWritten     LinkFindingStatus = "Written"
+	Ambiguous   LinkFindingStatus = "Ambiguous"
+	Invalid     LinkFindingStatus = "Invalid"
+	NoResource  LinkFindingStatus = "NoResource"
+	NotProvided LinkFindingStatus = "NotProvided"
+	Unchanged   LinkFindingStatus = "Unchanged"
+	Withheld    LinkFindingStatus = "Withheld"
+	Written     LinkFindingStatus = "Written"
 )
 
 // Valid indicates whether the value is a known member of the LinkFindingStatus enum.
 func (e LinkFindingStatus) Valid() bool {
 	switch e {
-	case LinkFindingStatusAmbiguous:
+	case Ambiguous:
 		return true
-	case LinkFindingStatusInvalid:
+	case Invalid:
 		return true
-	case LinkFindingStatusNoResource:
+	case NoResource:
 		return true
-	case LinkFindingStatusNotProvided:
+	case NotProvided:
 		return true
-	case LinkFindingStatusUnchanged:
+	case Unchanged:
 		return true
-	case LinkFindingStatusWithheld:
+	case Withheld:
 		return true
-	case LinkFindingStatusWritten:
+	case Written:
 		return true
 	default:
 		return false
@@ -466,87 +412,6 @@ func (e PathChangeChange) Valid() bool {
 	case Changed:
 		return true
 	case Removed:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PromoteLinkResultAction.
-const (
-	PromoteLinkResultActionCreate    PromoteLinkResultAction = "Create"
-	PromoteLinkResultActionOrphaned  PromoteLinkResultAction = "Orphaned"
-	PromoteLinkResultActionSkip      PromoteLinkResultAction = "Skip"
-	PromoteLinkResultActionUnchanged PromoteLinkResultAction = "Unchanged"
-)
-
-// Valid indicates whether the value is a known member of the PromoteLinkResultAction enum.
-func (e PromoteLinkResultAction) Valid() bool {
-	switch e {
-	case PromoteLinkResultActionCreate:
-		return true
-	case PromoteLinkResultActionOrphaned:
-		return true
-	case PromoteLinkResultActionSkip:
-		return true
-	case PromoteLinkResultActionUnchanged:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PromoteSpaceResultAction.
-const (
-	PromoteSpaceResultActionBlocked   PromoteSpaceResultAction = "Blocked"
-	PromoteSpaceResultActionFailed    PromoteSpaceResultAction = "Failed"
-	PromoteSpaceResultActionPromote   PromoteSpaceResultAction = "Promote"
-	PromoteSpaceResultActionSkipped   PromoteSpaceResultAction = "Skipped"
-	PromoteSpaceResultActionUnchanged PromoteSpaceResultAction = "Unchanged"
-)
-
-// Valid indicates whether the value is a known member of the PromoteSpaceResultAction enum.
-func (e PromoteSpaceResultAction) Valid() bool {
-	switch e {
-	case PromoteSpaceResultActionBlocked:
-		return true
-	case PromoteSpaceResultActionFailed:
-		return true
-	case PromoteSpaceResultActionPromote:
-		return true
-	case PromoteSpaceResultActionSkipped:
-		return true
-	case PromoteSpaceResultActionUnchanged:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for PromoteUnitResultAction.
-const (
-	PromoteUnitResultActionClone     PromoteUnitResultAction = "Clone"
-	PromoteUnitResultActionInvoke    PromoteUnitResultAction = "Invoke"
-	PromoteUnitResultActionMark      PromoteUnitResultAction = "Mark"
-	PromoteUnitResultActionSkip      PromoteUnitResultAction = "Skip"
-	PromoteUnitResultActionUnchanged PromoteUnitResultAction = "Unchanged"
-	PromoteUnitResultActionUpgrade   PromoteUnitResultAction = "Upgrade"
-)
-
-// Valid indicates whether the value is a known member of the PromoteUnitResultAction enum.
-func (e PromoteUnitResultAction) Valid() bool {
-	switch e {
-	case PromoteUnitResultActionClone:
-		return true
-	case PromoteUnitResultActionInvoke:
-		return true
-	case PromoteUnitResultActionMark:
-		return true
-	case PromoteUnitResultActionSkip:
-		return true
-	case PromoteUnitResultActionUnchanged:
-		return true
-	case PromoteUnitResultActionUpgrade:
 		return true
 	default:
 		return false
@@ -817,24 +682,6 @@ func (e DistinctOn) Valid() bool {
 	}
 }
 
-// Defines values for BulkCreateChangeOrdersParamsAllowExists.
-const (
-	BulkCreateChangeOrdersParamsAllowExistsFalse BulkCreateChangeOrdersParamsAllowExists = "false"
-	BulkCreateChangeOrdersParamsAllowExistsTrue  BulkCreateChangeOrdersParamsAllowExists = "true"
-)
-
-// Valid indicates whether the value is a known member of the BulkCreateChangeOrdersParamsAllowExists enum.
-func (e BulkCreateChangeOrdersParamsAllowExists) Valid() bool {
-	switch e {
-	case BulkCreateChangeOrdersParamsAllowExistsFalse:
-		return true
-	case BulkCreateChangeOrdersParamsAllowExistsTrue:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for BulkCreateChangeSetsParamsAllowExists.
 const (
 	BulkCreateChangeSetsParamsAllowExistsFalse BulkCreateChangeSetsParamsAllowExists = "false"
@@ -853,18 +700,18 @@ func (e BulkCreateChangeSetsParamsAllowExists) Valid() bool {
 	}
 }
 
-// Defines values for CreateComponentParamsAllowExists.
+// Defines values for BulkCreateChangeWorkflowsParamsAllowExists.
 const (
-	CreateComponentParamsAllowExistsFalse CreateComponentParamsAllowExists = "false"
-	CreateComponentParamsAllowExistsTrue  CreateComponentParamsAllowExists = "true"
+	BulkCreateChangeWorkflowsParamsAllowExistsFalse BulkCreateChangeWorkflowsParamsAllowExists = "false"
+	BulkCreateChangeWorkflowsParamsAllowExistsTrue  BulkCreateChangeWorkflowsParamsAllowExists = "true"
 )
 
-// Valid indicates whether the value is a known member of the CreateComponentParamsAllowExists enum.
-func (e CreateComponentParamsAllowExists) Valid() bool {
+// Valid indicates whether the value is a known member of the BulkCreateChangeWorkflowsParamsAllowExists enum.
+func (e BulkCreateChangeWorkflowsParamsAllowExists) Valid() bool {
 	switch e {
-	case CreateComponentParamsAllowExistsFalse:
+	case BulkCreateChangeWorkflowsParamsAllowExistsFalse:
 		return true
-	case CreateComponentParamsAllowExistsTrue:
+	case BulkCreateChangeWorkflowsParamsAllowExistsTrue:
 		return true
 	default:
 		return false
@@ -1087,24 +934,6 @@ func (e CreateBridgeWorkerParamsAllowExists) Valid() bool {
 	}
 }
 
-// Defines values for CreateChangeOrderParamsAllowExists.
-const (
-	CreateChangeOrderParamsAllowExistsFalse CreateChangeOrderParamsAllowExists = "false"
-	CreateChangeOrderParamsAllowExistsTrue  CreateChangeOrderParamsAllowExists = "true"
-)
-
-// Valid indicates whether the value is a known member of the CreateChangeOrderParamsAllowExists enum.
-func (e CreateChangeOrderParamsAllowExists) Valid() bool {
-	switch e {
-	case CreateChangeOrderParamsAllowExistsFalse:
-		return true
-	case CreateChangeOrderParamsAllowExistsTrue:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for CreateChangeSetParamsAllowExists.
 const (
 	CreateChangeSetParamsAllowExistsFalse CreateChangeSetParamsAllowExists = "false"
@@ -1117,6 +946,24 @@ func (e CreateChangeSetParamsAllowExists) Valid() bool {
 	case CreateChangeSetParamsAllowExistsFalse:
 		return true
 	case CreateChangeSetParamsAllowExistsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateChangeWorkflowParamsAllowExists.
+const (
+	CreateChangeWorkflowParamsAllowExistsFalse CreateChangeWorkflowParamsAllowExists = "false"
+	CreateChangeWorkflowParamsAllowExistsTrue  CreateChangeWorkflowParamsAllowExists = "true"
+)
+
+// Valid indicates whether the value is a known member of the CreateChangeWorkflowParamsAllowExists enum.
+func (e CreateChangeWorkflowParamsAllowExists) Valid() bool {
+	switch e {
+	case CreateChangeWorkflowParamsAllowExistsFalse:
+		return true
+	case CreateChangeWorkflowParamsAllowExistsTrue:
 		return true
 	default:
 		return false
@@ -1427,7 +1274,7 @@ type ApiInfo struct {
 type Attestation struct {
 	AttestationID openapi_types.UUID `json:"AttestationID"`
 
-	// ChangeOrderID The ChangeOrder the claim is about: one of the same Space the caller may view (else 400 naming ChangeOrderID). A ChangeOrder that Attestations name is not deleted (409).
+	// ChangeOrderID The ChangeOrder the claim is about. ChangeOrders are not served yet, so none can be named (400).
 	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
 
 	// Claims The claim's details, any JSON object.
@@ -1562,174 +1409,6 @@ type BridgeWorkerInput = BridgeWorker
 // BridgeWorkerPatch defines model for BridgeWorkerPatch.
 type BridgeWorkerPatch = json.RawMessage
 
-// ChangeOrder A change's identity as it moves between Spaces. WhereSpace, SpaceFilterID and InScopeSpaceIDs say which
-// Spaces it reaches, WhereUnit and UnitFilterID which Units in them, UpdateType how a promotion changes them
-// (Invoke: with the Invocation InvocationID names and Parameters). Its start and end Tags (made with it in its
-// Space) mark the Revisions where the change starts and ends.
-//
-// States (read-only; see ChangeOrderState): a create is New; a write setting a non-empty AbortedReason moves
-// New or InProgress to Aborted (and only those: in another State it is 400 naming AbortedReason); promotions
-// move it on. On an Aborted ChangeOrder a write may change only DisplayName, Description, Labels,
-// Annotations, DeleteGates, Permissions and AbortedReason (to another non-empty reason); any other change is
-// 400 naming the field. ChangeWorkflowID changes only while the ChangeOrder is New (else 400 naming it); each
-// change copies the ChangeWorkflow's content again.
-type ChangeOrder struct {
-	// AbortedReason Why the ChangeOrder was aborted; setting it (non-empty) while New or InProgress aborts it.
-	AbortedReason string `json:"AbortedReason"`
-
-	// AdoptedEndTagID An end Tag adopted from another change; not set yet.
-	AdoptedEndTagID *openapi_types.UUID `json:"AdoptedEndTagID"`
-
-	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
-	//
-	// Example: {"owner":"payments@example.com"}
-	Annotations   Annotations        `json:"Annotations"`
-	ChangeOrderID openapi_types.UUID `json:"ChangeOrderID"`
-
-	// ChangeWorkflow The content of the ChangeWorkflow ChangeWorkflowID names, copied when it is set (at create, or by a write while New), so later changes of the ChangeWorkflow do not change this ChangeOrder; null without one.
-	ChangeWorkflow *map[string]interface{} `json:"ChangeWorkflow"`
-
-	// ChangeWorkflowID A ChangeWorkflow of the organization the caller may view (else 400 naming ChangeWorkflowID); changes only while the ChangeOrder is New.
-	ChangeWorkflowID *openapi_types.UUID `json:"ChangeWorkflowID"`
-	CreatedAt        time.Time           `json:"CreatedAt"`
-
-	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
-	DeleteGates DeleteGates `json:"DeleteGates"`
-	Description string      `json:"Description"`
-
-	// DisplayName Example: Raise web replicas
-	DisplayName string `json:"DisplayName"`
-
-	// EndTagID The Tag marking where the change ends.
-	EndTagID     *openapi_types.UUID `json:"EndTagID"`
-	EntityType   string              `json:"EntityType"`
-	HiddenReason string              `json:"HiddenReason"`
-
-	// InScopeSpaceIDs The Spaces the change may reach (Spaces of the organization the caller may see into, else 400 naming InScopeSpaceIDs); empty: any Space of the organization.
-	InScopeSpaceIDs []openapi_types.UUID `json:"InScopeSpaceIDs"`
-
-	// InvocationID An Invocation of the organization the caller may view (else 400 naming InvocationID): required when UpdateType is Invoke, refused otherwise (400 naming InvocationID).
-	InvocationID *openapi_types.UUID `json:"InvocationID"`
-
-	// Labels Key/value pairs for selection (values at most 128 characters).
-	//
-	// Example: {"env":"prod","team":"payments"}
-	Labels         Labels             `json:"Labels"`
-	OrganizationID openapi_types.UUID `json:"OrganizationID"`
-
-	// Parameters The values an Invoke ChangeOrder passes to its Invocation's Parameters.
-	Parameters map[string]interface{} `json:"Parameters"`
-
-	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
-	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
-	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
-	Permissions              Permissions                    `json:"Permissions"`
-	PromotionFailures        []ChangeOrderPromotionFailure  `json:"PromotionFailures"`
-	PromotionOverrides       []ChangeOrderPromotionOverride `json:"PromotionOverrides"`
-	ReleasedRestoredSpaceIDs []openapi_types.UUID           `json:"ReleasedRestoredSpaceIDs"`
-	ReleasedSpaceIDs         []openapi_types.UUID           `json:"ReleasedSpaceIDs"`
-
-	// ResolvedSpaceIDs The Spaces the change was promoted into.
-	ResolvedSpaceIDs []openapi_types.UUID `json:"ResolvedSpaceIDs"`
-
-	// RestoreTagID The Tag marking a restore, once restored.
-	RestoreTagID     *openapi_types.UUID  `json:"RestoreTagID"`
-	RestoredSpaceIDs []openapi_types.UUID `json:"RestoredSpaceIDs"`
-
-	// SkippedUnits The Units a promotion skipped (UnitID → why).
-	SkippedUnits map[string]string `json:"SkippedUnits"`
-
-	// Slug URL-safe identifier, unique within its scope.
-	//
-	// Example: prod
-	Slug Slug `json:"Slug"`
-
-	// SpaceFilterID A Filter of Spaces of the organization the caller may view (else 400 naming SpaceFilterID).
-	SpaceFilterID *openapi_types.UUID `json:"SpaceFilterID"`
-	SpaceID       openapi_types.UUID  `json:"SpaceID"`
-
-	// Stage The last Stage the ChangeOrder was promoted into; null before its first promotion.
-	Stage *string `json:"Stage"`
-
-	// StartTagID The Tag marking where the change starts.
-	StartTagID *openapi_types.UUID `json:"StartTagID"`
-
-	// State New: created, not promoted yet. InProgress: promoted into some Stages. Resolved: promoted into its last
-	// Stage. Released: Released in the Spaces it resolved. Aborted: given up (AbortedReason says why).
-	// Restored: the change was taken back. RestoreReleased: the restore was released.
-	//
-	// Transitions: a create is New. A write (PATCH, PUT, bulk patch) setting a non-empty AbortedReason moves New
-	// or InProgress to Aborted; setting or changing AbortedReason in any other State is 400 naming AbortedReason.
-	// Promotions (not writes) move New → InProgress → Resolved, Resolved → Released, InProgress, Resolved or
-	// Released → Restored, and Restored → RestoreReleased. State is read-only: a write's State is ignored.
-	State ChangeOrderState `json:"State"`
-
-	// UnitFilterID A Filter of Units of the organization the caller may view (else 400 naming UnitFilterID).
-	UnitFilterID *openapi_types.UUID `json:"UnitFilterID"`
-
-	// UpdateType How a promotion changes the Units it reaches: UpgradeUnit (the default) upgrades them from their upstreams, MergeUnits merges the upstream's change, Invoke runs the Invocation named by InvocationID.
-	UpdateType ChangeOrderUpdateType `json:"UpdateType"`
-	UpdatedAt  time.Time             `json:"UpdatedAt"`
-
-	// Version Optimistic-concurrency version; required on PUT.
-	Version int64 `json:"Version"`
-
-	// WhereSpace A where expression over Spaces (as a list of Spaces takes), checked when written (400 naming WhereSpace).
-	WhereSpace string `json:"WhereSpace"`
-
-	// WhereUnit A where expression over Units (as a list of Units takes), checked when written (400 naming WhereUnit).
-	WhereUnit string `json:"WhereUnit"`
-}
-
-// ChangeOrderCreateOrUpdateResponse defines model for ChangeOrderCreateOrUpdateResponse.
-type ChangeOrderCreateOrUpdateResponse struct {
-	ChangeOrder *ChangeOrder   `json:"ChangeOrder"`
-	Error       *ResponseError `json:"Error"`
-}
-
-// ChangeOrderInput defines model for ChangeOrderInput.
-type ChangeOrderInput = ChangeOrder
-
-// ChangeOrderPatch An RFC 7386 merge patch of a ChangeOrder. Read-only fields are accepted and ignored.
-type ChangeOrderPatch = json.RawMessage
-
-// ChangeOrderPromotionFailure A prerequisite that refused a promotion into a Stage, in one Space.
-type ChangeOrderPromotionFailure struct {
-	CreatedAt    time.Time          `json:"CreatedAt"`
-	Message      string             `json:"Message"`
-	Prerequisite string             `json:"Prerequisite"`
-	SpaceID      openapi_types.UUID `json:"SpaceID"`
-	Stage        string             `json:"Stage"`
-}
-
-// ChangeOrderPromotionFailureInput defines model for ChangeOrderPromotionFailureInput.
-type ChangeOrderPromotionFailureInput = ChangeOrderPromotionFailure
-
-// ChangeOrderPromotionOverride A Stage's refused prerequisites that a promotion overrode (Force), and who did it and why.
-type ChangeOrderPromotionOverride struct {
-	CreatedAt     time.Time          `json:"CreatedAt"`
-	Prerequisites []string           `json:"Prerequisites"`
-	Reason        string             `json:"Reason"`
-	Stage         string             `json:"Stage"`
-	UserID        openapi_types.UUID `json:"UserID"`
-}
-
-// ChangeOrderPromotionOverrideInput defines model for ChangeOrderPromotionOverrideInput.
-type ChangeOrderPromotionOverrideInput = ChangeOrderPromotionOverride
-
-// ChangeOrderState New: created, not promoted yet. InProgress: promoted into some Stages. Resolved: promoted into its last
-// Stage. Released: Released in the Spaces it resolved. Aborted: given up (AbortedReason says why).
-// Restored: the change was taken back. RestoreReleased: the restore was released.
-//
-// Transitions: a create is New. A write (PATCH, PUT, bulk patch) setting a non-empty AbortedReason moves New
-// or InProgress to Aborted; setting or changing AbortedReason in any other State is 400 naming AbortedReason.
-// Promotions (not writes) move New → InProgress → Resolved, Resolved → Released, InProgress, Resolved or
-// Released → Restored, and Restored → RestoreReleased. State is read-only: a write's State is ignored.
-type ChangeOrderState string
-
-// ChangeOrderUpdateType How a promotion changes the Units it reaches: UpgradeUnit (the default) upgrades them from their upstreams, MergeUnits merges the upstream's change, Invoke runs the Invocation named by InvocationID.
-type ChangeOrderUpdateType string
-
 // ChangeSet A named group of changes in a Space. Units join it by setting their ChangeSetID while it is Open (a
 // ChangeSet of the organization, else 400 naming ChangeSetID; not Open: 400 naming it), and each Revision
 // written while a Unit is in it records its ID (ChangeSetID; a write's change_set_id must name the Unit's).
@@ -1841,6 +1520,179 @@ type ChangeSetReviewStatus string
 // complete. Abandoned: the change was given up. Allowed transitions: Open → Closed, Open → Abandoned,
 // Closed → Open and Abandoned → Open (reopen); Closed ↔ Abandoned is refused (400 naming State).
 type ChangeSetState string
+
+// ChangeWorkflow A promotion recipe kept in a Space: ordered Stages, each selecting Spaces (WhereSpace) and naming the gates
+// (Prerequisites) that must hold before a change enters it, optional Final gates checked after the last Stage,
+// and CustomPrerequisites: gates of its own written in CEL. A ChangeOrder copies the content (Stages, Final,
+// CustomPrerequisites: a ChangeWorkflowSpec) when it is made, so editing or deleting the workflow later does not
+// change orders already made. The content is checked on every write (400 Validation naming the field, e.g.
+// Stages[1].Prerequisites[0]): 1 to 20 Stages with unique Names; every Prerequisite a built-in gate (Promoted,
+// Validated, Released, Healthy, Approved) or the Name of a CustomPrerequisite.
+type ChangeWorkflow struct {
+	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
+	//
+	// Example: {"owner":"payments@example.com"}
+	Annotations      Annotations        `json:"Annotations"`
+	ChangeWorkflowID openapi_types.UUID `json:"ChangeWorkflowID"`
+	CreatedAt        time.Time          `json:"CreatedAt"`
+
+	// CustomPrerequisites Gates of the workflow's own, which its Stages and Final name. An Expression is "cel:" followed by a CEL
+	// (Common Expression Language) expression of at most 4,096 characters in all that gives a bool. It reads these
+	// variables (maps from field name to value; a field the promotion does not know is absent, and reading an absent
+	// field is an error, so test with `'Field' in map` or `has(map.Field)` first):
+	// `space` {SpaceID, Slug, Labels, Annotations, ComponentID};
+	// `unit` {UnitID, Slug, Labels, Annotations, HeadRevisionNum, UpstreamUnitID};
+	// `revision` {RevisionID, RevisionNum, DataHash, Description, UserID, ChangeSetID, ValidationPassed (bool),
+	// ValidationErrors (list of strings)};
+	// `attestations` (list of {Type, Result, UserID, CreatedAt});
+	// `releases` (list of {ReleaseID, ReleaseNum, Published (bool), Digest});
+	// `changeOrder` {ChangeOrderID, Slug, Labels, Parameters}.
+	// IDs are strings, numbers integers, times RFC 3339 strings, Labels and Parameters maps. For example
+	// `cel:revision.ValidationPassed && attestations.exists(a, a.Type == 'approval' && a.Result == 'Pass')`.
+	// An expression that does not compile, reads another variable, or cannot give a bool is refused when written;
+	// one that fails when evaluated (an absent field, a wrong type, the cost limit) leaves its gate unsatisfied with
+	// the error as the reason.
+	CustomPrerequisites ChangeWorkflowPrerequisites `json:"CustomPrerequisites"`
+
+	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
+	DeleteGates DeleteGates `json:"DeleteGates"`
+
+	// DisplayName Example: Dev to prod
+	DisplayName string `json:"DisplayName"`
+	EntityType  string `json:"EntityType"`
+
+	// Final Gates checked after the last Stage; null when there are none.
+	Final        *ChangeWorkflowFinalStage `json:"Final"`
+	HiddenReason string                    `json:"HiddenReason"`
+
+	// Labels Key/value pairs for selection (values at most 128 characters).
+	//
+	// Example: {"env":"prod","team":"payments"}
+	Labels         Labels             `json:"Labels"`
+	OrganizationID openapi_types.UUID `json:"OrganizationID"`
+
+	// Slug URL-safe identifier, unique within its scope.
+	//
+	// Example: prod
+	Slug    Slug               `json:"Slug"`
+	SpaceID openapi_types.UUID `json:"SpaceID"`
+
+	// Stages The Stages, in promotion order; Names are unique.
+	Stages    ChangeWorkflowStages `json:"Stages"`
+	UpdatedAt time.Time            `json:"UpdatedAt"`
+
+	// Version Optimistic-concurrency version; required on PUT.
+	Version int64 `json:"Version"`
+}
+
+// ChangeWorkflowCreateOrUpdateResponse defines model for ChangeWorkflowCreateOrUpdateResponse.
+type ChangeWorkflowCreateOrUpdateResponse struct {
+	ChangeWorkflow *ChangeWorkflow `json:"ChangeWorkflow"`
+	Error          *ResponseError  `json:"Error"`
+}
+
+// ChangeWorkflowFinalStage Gates checked after the last Stage.
+type ChangeWorkflowFinalStage struct {
+	Prerequisites []string `json:"Prerequisites"`
+}
+
+// ChangeWorkflowFinalStageInput defines model for ChangeWorkflowFinalStageInput.
+type ChangeWorkflowFinalStageInput = ChangeWorkflowFinalStage
+
+// ChangeWorkflowInput defines model for ChangeWorkflowInput.
+type ChangeWorkflowInput = ChangeWorkflow
+
+// ChangeWorkflowPatch An RFC 7386 merge patch of a ChangeWorkflow (a list is replaced whole). Read-only fields are accepted and ignored.
+type ChangeWorkflowPatch = json.RawMessage
+
+// ChangeWorkflowPrerequisite A gate of the workflow's own.
+type ChangeWorkflowPrerequisite struct {
+	Description string `json:"Description"`
+
+	// Expression "cel:" then a CEL expression giving a bool.
+	//
+	// Example: cel:revision.ValidationPassed
+	Expression string `json:"Expression"`
+
+	// Name Unique in the workflow; not a built-in gate name.
+	//
+	// Example: tested
+	Name string `json:"Name"`
+}
+
+// ChangeWorkflowPrerequisiteInput defines model for ChangeWorkflowPrerequisiteInput.
+type ChangeWorkflowPrerequisiteInput = ChangeWorkflowPrerequisite
+
+// ChangeWorkflowPrerequisites Gates of the workflow's own, which its Stages and Final name. An Expression is "cel:" followed by a CEL
+// (Common Expression Language) expression of at most 4,096 characters in all that gives a bool. It reads these
+// variables (maps from field name to value; a field the promotion does not know is absent, and reading an absent
+// field is an error, so test with `'Field' in map` or `has(map.Field)` first):
+// `space` {SpaceID, Slug, Labels, Annotations, ComponentID};
+// `unit` {UnitID, Slug, Labels, Annotations, HeadRevisionNum, UpstreamUnitID};
+// `revision` {RevisionID, RevisionNum, DataHash, Description, UserID, ChangeSetID, ValidationPassed (bool),
+// ValidationErrors (list of strings)};
+// `attestations` (list of {Type, Result, UserID, CreatedAt});
+// `releases` (list of {ReleaseID, ReleaseNum, Published (bool), Digest});
+// `changeOrder` {ChangeOrderID, Slug, Labels, Parameters}.
+// IDs are strings, numbers integers, times RFC 3339 strings, Labels and Parameters maps. For example
+// `cel:revision.ValidationPassed && attestations.exists(a, a.Type == 'approval' && a.Result == 'Pass')`.
+// An expression that does not compile, reads another variable, or cannot give a bool is refused when written;
+// one that fails when evaluated (an absent field, a wrong type, the cost limit) leaves its gate unsatisfied with
+// the error as the reason.
+type ChangeWorkflowPrerequisites = []ChangeWorkflowPrerequisite
+
+// ChangeWorkflowPrerequisitesInput defines model for ChangeWorkflowPrerequisitesInput.
+type ChangeWorkflowPrerequisitesInput = ChangeWorkflowPrerequisites
+
+// ChangeWorkflowSpec The content of a ChangeWorkflow, as a ChangeOrder copies it (ChangeOrder.ChangeWorkflow).
+type ChangeWorkflowSpec struct {
+	// CustomPrerequisites Gates of the workflow's own, which its Stages and Final name. An Expression is "cel:" followed by a CEL
+	// (Common Expression Language) expression of at most 4,096 characters in all that gives a bool. It reads these
+	// variables (maps from field name to value; a field the promotion does not know is absent, and reading an absent
+	// field is an error, so test with `'Field' in map` or `has(map.Field)` first):
+	// `space` {SpaceID, Slug, Labels, Annotations, ComponentID};
+	// `unit` {UnitID, Slug, Labels, Annotations, HeadRevisionNum, UpstreamUnitID};
+	// `revision` {RevisionID, RevisionNum, DataHash, Description, UserID, ChangeSetID, ValidationPassed (bool),
+	// ValidationErrors (list of strings)};
+	// `attestations` (list of {Type, Result, UserID, CreatedAt});
+	// `releases` (list of {ReleaseID, ReleaseNum, Published (bool), Digest});
+	// `changeOrder` {ChangeOrderID, Slug, Labels, Parameters}.
+	// IDs are strings, numbers integers, times RFC 3339 strings, Labels and Parameters maps. For example
+	// `cel:revision.ValidationPassed && attestations.exists(a, a.Type == 'approval' && a.Result == 'Pass')`.
+	// An expression that does not compile, reads another variable, or cannot give a bool is refused when written;
+	// one that fails when evaluated (an absent field, a wrong type, the cost limit) leaves its gate unsatisfied with
+	// the error as the reason.
+	CustomPrerequisites ChangeWorkflowPrerequisites `json:"CustomPrerequisites"`
+
+	// Final Gates checked after the last Stage; null when there are none.
+	Final *ChangeWorkflowFinalStage `json:"Final"`
+
+	// Stages The Stages, in promotion order; Names are unique.
+	Stages ChangeWorkflowStages `json:"Stages"`
+}
+
+// ChangeWorkflowStage One promotion stage.
+type ChangeWorkflowStage struct {
+	// Name Example: prod
+	Name string `json:"Name"`
+
+	// Prerequisites The gates that must hold before a change enters the Stage (built-in names or CustomPrerequisite Names).
+	Prerequisites []string `json:"Prerequisites"`
+
+	// WhereSpace A where expression over Spaces (as where on GET /space takes) selecting the Stage's Spaces.
+	//
+	// Example: Labels.env = 'prod'
+	WhereSpace string `json:"WhereSpace"`
+}
+
+// ChangeWorkflowStageInput defines model for ChangeWorkflowStageInput.
+type ChangeWorkflowStageInput = ChangeWorkflowStage
+
+// ChangeWorkflowStages The Stages, in promotion order; Names are unique.
+type ChangeWorkflowStages = []ChangeWorkflowStage
+
+// ChangeWorkflowStagesInput defines model for ChangeWorkflowStagesInput.
+type ChangeWorkflowStagesInput = ChangeWorkflowStages
 
 // Channel defines model for Channel.
 type Channel struct {
@@ -2068,69 +1920,6 @@ type CommandRunResultStatus string
 // CommandRunStatus defines model for CommandRunStatus.
 type CommandRunStatus string
 
-// Component An organization-wide set of Variants: the Spaces that name it in their ComponentID. It decides which
-// ChangeWorkflows the promotions and releases of its Variants may use (AllowedChangeWorkflowIDs), and whether
-// they must use one (ChangeWorkflowRequired).
-type Component struct {
-	// AllowedChangeWorkflowIDs The ChangeWorkflows (of the organization) the promotions and releases of the Variants may use; none, any.
-	AllowedChangeWorkflowIDs []openapi_types.UUID `json:"AllowedChangeWorkflowIDs"`
-
-	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
-	//
-	// Example: {"owner":"payments@example.com"}
-	Annotations Annotations `json:"Annotations"`
-
-	// BackingUnitID The Unit holding the Component's document (with_backing_units), kept in step with each write; null when none.
-	BackingUnitID *openapi_types.UUID `json:"BackingUnitID"`
-
-	// ChangeWorkflowRequired When true, promotions and releases of the Variants must use one of the ChangeWorkflows.
-	ChangeWorkflowRequired bool               `json:"ChangeWorkflowRequired"`
-	ComponentID            openapi_types.UUID `json:"ComponentID"`
-	CreatedAt              time.Time          `json:"CreatedAt"`
-
-	// DeleteGates While any gate is present the entity cannot be deleted (409 Conflict).
-	DeleteGates  DeleteGates `json:"DeleteGates"`
-	DisplayName  string      `json:"DisplayName"`
-	EntityType   string      `json:"EntityType"`
-	HiddenReason string      `json:"HiddenReason"`
-
-	// Labels Key/value pairs for selection (values at most 128 characters).
-	//
-	// Example: {"env":"prod","team":"payments"}
-	Labels         Labels             `json:"Labels"`
-	OrganizationID openapi_types.UUID `json:"OrganizationID"`
-
-	// Permissions Grants keyed by permission name (View, Edit, Manage, Delete, Claim, Use, CreateChildren, ViewChildren).
-	// Organization admins hold every permission; other members hold what their OrgRole gives plus what is granted
-	// here, to them or to a Group they are in. Grants on a Space reach the entities in it.
-	Permissions Permissions `json:"Permissions"`
-
-	// Slug URL-safe identifier, unique within its scope.
-	//
-	// Example: prod
-	Slug      Slug      `json:"Slug"`
-	UpdatedAt time.Time `json:"UpdatedAt"`
-
-	// UpstreamComponentID The Component this one follows (of the organization, one the caller may view; no cycles).
-	UpstreamComponentID *openapi_types.UUID `json:"UpstreamComponentID"`
-
-	// Version Optimistic-concurrency version; send back the value read. Required on PUT.
-	Version int64 `json:"Version"`
-}
-
-// ComponentCreateOrUpdateResponse One item of a bulk write. Component is the entity as written (null when the write failed); Error says why it failed.
-type ComponentCreateOrUpdateResponse struct {
-	Component *Component     `json:"Component"`
-	Error     *ResponseError `json:"Error"`
-}
-
-// ComponentInput defines model for ComponentInput.
-type ComponentInput = Component
-
-// ComponentPatch An RFC 7386 merge patch of a Component. Absent fields keep their value; null clears one. Read-only fields
-// (as a GET returned them) are accepted and ignored.
-type ComponentPatch = json.RawMessage
-
 // CreateCommandRunRequest defines model for CreateCommandRunRequest.
 type CreateCommandRunRequest struct {
 	// ChannelID The Channel, when several declare the command.
@@ -2306,46 +2095,6 @@ type ExtendedBridgeWorker struct {
 	ViewColumns ViewColumns `json:"ViewColumns"`
 }
 
-// ExtendedChangeOrder defines model for ExtendedChangeOrder.
-type ExtendedChangeOrder struct {
-	// ChangeOrder A change's identity as it moves between Spaces. WhereSpace, SpaceFilterID and InScopeSpaceIDs say which
-	// Spaces it reaches, WhereUnit and UnitFilterID which Units in them, UpdateType how a promotion changes them
-	// (Invoke: with the Invocation InvocationID names and Parameters). Its start and end Tags (made with it in its
-	// Space) mark the Revisions where the change starts and ends.
-	//
-	// States (read-only; see ChangeOrderState): a create is New; a write setting a non-empty AbortedReason moves
-	// New or InProgress to Aborted (and only those: in another State it is 400 naming AbortedReason); promotions
-	// move it on. On an Aborted ChangeOrder a write may change only DisplayName, Description, Labels,
-	// Annotations, DeleteGates, Permissions and AbortedReason (to another non-empty reason); any other change is
-	// 400 naming the field. ChangeWorkflowID changes only while the ChangeOrder is New (else 400 naming it); each
-	// change copies the ChangeWorkflow's content again.
-	ChangeOrder ChangeOrder `json:"ChangeOrder"`
-
-	// EndTag The end Tag (include=EndTagID).
-	EndTag *Tag           `json:"EndTag"`
-	Error  *ResponseError `json:"Error"`
-
-	// Invocation The Invocation (include=InvocationID).
-	Invocation   *Invocation   `json:"Invocation"`
-	Organization *Organization `json:"Organization"`
-
-	// RestoreTag The restore Tag (include=RestoreTagID).
-	RestoreTag *Tag   `json:"RestoreTag"`
-	Space      *Space `json:"Space"`
-
-	// SpaceFilter The Filter of Spaces (include=SpaceFilterID).
-	SpaceFilter *Filter `json:"SpaceFilter"`
-
-	// StartTag The start Tag (include=StartTagID).
-	StartTag *Tag `json:"StartTag"`
-
-	// UnitFilter The Filter of Units (include=UnitFilterID).
-	UnitFilter *Filter `json:"UnitFilter"`
-
-	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
-	ViewColumns ViewColumns `json:"ViewColumns"`
-}
-
 // ExtendedChangeSet defines model for ExtendedChangeSet.
 type ExtendedChangeSet struct {
 	// ChangeSet A named group of changes in a Space. Units join it by setting their ChangeSetID while it is Open (a
@@ -2373,6 +2122,24 @@ type ExtendedChangeSet struct {
 	ViewColumns ViewColumns `json:"ViewColumns"`
 }
 
+// ExtendedChangeWorkflow defines model for ExtendedChangeWorkflow.
+type ExtendedChangeWorkflow struct {
+	// ChangeWorkflow A promotion recipe kept in a Space: ordered Stages, each selecting Spaces (WhereSpace) and naming the gates
+	// (Prerequisites) that must hold before a change enters it, optional Final gates checked after the last Stage,
+	// and CustomPrerequisites: gates of its own written in CEL. A ChangeOrder copies the content (Stages, Final,
+	// CustomPrerequisites: a ChangeWorkflowSpec) when it is made, so editing or deleting the workflow later does not
+	// change orders already made. The content is checked on every write (400 Validation naming the field, e.g.
+	// Stages[1].Prerequisites[0]): 1 to 20 Stages with unique Names; every Prerequisite a built-in gate (Promoted,
+	// Validated, Released, Healthy, Approved) or the Name of a CustomPrerequisite.
+	ChangeWorkflow ChangeWorkflow `json:"ChangeWorkflow"`
+	Error          *ResponseError `json:"Error"`
+	Organization   *Organization  `json:"Organization"`
+	Space          *Space         `json:"Space"`
+
+	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
+	ViewColumns ViewColumns `json:"ViewColumns"`
+}
+
 // ExtendedChannel defines model for ExtendedChannel.
 type ExtendedChannel struct {
 	Channel      Channel        `json:"Channel"`
@@ -2392,21 +2159,6 @@ type ExtendedCommandRun struct {
 	Error        *ResponseError `json:"Error"`
 	Organization *Organization  `json:"Organization"`
 	Space        *Space         `json:"Space"`
-
-	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
-	ViewColumns ViewColumns `json:"ViewColumns"`
-}
-
-// ExtendedComponent defines model for ExtendedComponent.
-type ExtendedComponent struct {
-	// Component An organization-wide set of Variants: the Spaces that name it in their ComponentID. It decides which
-	// ChangeWorkflows the promotions and releases of its Variants may use (AllowedChangeWorkflowIDs), and whether
-	// they must use one (ChangeWorkflowRequired).
-	Component Component      `json:"Component"`
-	Error     *ResponseError `json:"Error"`
-
-	// Organization The Component's Organization, with include=OrganizationID.
-	Organization *Organization `json:"Organization"`
 
 	// ViewColumns With view=, the values of the View's columns for this item, in column order: one entry per value (a path through a * or several resources yields several, one that finds nothing yields none), each with its column's Name. Null without view=.
 	ViewColumns ViewColumns `json:"ViewColumns"`
@@ -3639,158 +3391,6 @@ type PermissionsPatch map[string]*struct {
 	UserIDs  *map[string]*bool `json:"UserIDs,omitempty"`
 }
 
-// PromoteGateResult One gate evaluated in one Space.
-type PromoteGateResult struct {
-	Message string `json:"Message"`
-
-	// Prerequisite Promoted, Validated, Released, Healthy, Approved, or a custom prerequisite's Name.
-	Prerequisite string             `json:"Prerequisite"`
-	Satisfied    bool               `json:"Satisfied"`
-	SpaceID      openapi_types.UUID `json:"SpaceID"`
-	SpaceSlug    string             `json:"SpaceSlug"`
-}
-
-// PromoteLinkResult defines model for PromoteLinkResult.
-type PromoteLinkResult struct {
-	// Action Create (the Link was recreated in the target Space), Unchanged (it exists), Orphaned (the target Space has no counterpart of the upstream Link's To Unit).
-	Action         PromoteLinkResultAction `json:"Action"`
-	Error          *ResponseError          `json:"Error"`
-	FromUnitSlug   string                  `json:"FromUnitSlug"`
-	LinkID         *openapi_types.UUID     `json:"LinkID"`
-	Reason         string                  `json:"Reason"`
-	Slug           string                  `json:"Slug"`
-	ToSpaceSlug    string                  `json:"ToSpaceSlug"`
-	ToUnitSlug     string                  `json:"ToUnitSlug"`
-	UpstreamLinkID *openapi_types.UUID     `json:"UpstreamLinkID"`
-}
-
-// PromoteLinkResultAction Create (the Link was recreated in the target Space), Unchanged (it exists), Orphaned (the target Space has no counterpart of the upstream Link's To Unit).
-type PromoteLinkResultAction string
-
-// PromoteRefusal The 409 answer of a promotion: the shared error body (Error, message) and, when gates refused it, the
-// PromoteResult that was evaluated (Stages with every gate; Spaces as planned).
-type PromoteRefusal struct {
-	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
-	Complete      bool                `json:"Complete"`
-	DryRun        bool                `json:"DryRun"`
-
-	// Error An error as data. Also the Error of Extended forms and of each failed item of a bulk operation.
-	Error   ResponseError        `json:"Error"`
-	Plan    string               `json:"Plan"`
-	Spaces  []PromoteSpaceResult `json:"Spaces"`
-	Stage   string               `json:"Stage"`
-	Stages  []PromoteStageResult `json:"Stages"`
-	Message string               `json:"message"`
-}
-
-// PromoteRequest Which change goes where. Force needs ForceReason; ExpectedPlan guards against drift (412).
-type PromoteRequest struct {
-	// ChangeDescription The Description of the Revisions the promotion writes.
-	ChangeDescription string `json:"ChangeDescription"`
-
-	// ChangeOrderID The ChangeOrder to promote (one the caller may view).
-	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
-
-	// ChangeSetID Only Units whose upstream Unit recorded Revisions in this ChangeSet (one the caller may view) are taken forward.
-	ChangeSetID *openapi_types.UUID `json:"ChangeSetID"`
-
-	// ExpectedPlan The Plan of a preview (dry_run); the promotion is refused with 412 when its plan differs.
-	ExpectedPlan string `json:"ExpectedPlan"`
-
-	// Force Override the gates that do not hold (needs ForceReason and Manage on the ChangeOrder).
-	Force       bool   `json:"Force"`
-	ForceReason string `json:"ForceReason"`
-
-	// SpaceFilterID A Filter of Spaces narrowing (or naming) the target Spaces.
-	SpaceFilterID *openapi_types.UUID `json:"SpaceFilterID"`
-
-	// Squash Accepted for compatibility; a promotion always writes at most one Revision per Unit.
-	Squash bool `json:"Squash"`
-
-	// TargetStage The Stage of the ChangeOrder's workflow to enter; by default the one after its current Stage.
-	TargetStage string `json:"TargetStage"`
-
-	// WhereSpace A where expression over Spaces narrowing (or, without a ChangeOrder, naming) the target Spaces.
-	WhereSpace string `json:"WhereSpace"`
-}
-
-// PromoteResult What a promotion did (or, with dry_run, would do), per Space and per Stage, and its Plan.
-type PromoteResult struct {
-	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
-
-	// Complete Every target Space was promoted (no Space Failed or Blocked).
-	Complete bool `json:"Complete"`
-	DryRun   bool `json:"DryRun"`
-
-	// Plan Digest (sha256:<hex>) of everything the promotion does; send it back as ExpectedPlan.
-	Plan   string               `json:"Plan"`
-	Spaces []PromoteSpaceResult `json:"Spaces"`
-
-	// Stage The Stage entered (empty without a workflow; "Final" when the Final gates resolved it).
-	Stage  string               `json:"Stage"`
-	Stages []PromoteStageResult `json:"Stages"`
-}
-
-// PromoteSpaceResult defines model for PromoteSpaceResult.
-type PromoteSpaceResult struct {
-	// Action Promote (Units were written or marked), Unchanged (nothing to take), Skipped (every Unit was skipped), Failed (its writes were undone; see Error).
-	Action PromoteSpaceResultAction `json:"Action"`
-	Error  *ResponseError           `json:"Error"`
-	Links  []PromoteLinkResult      `json:"Links"`
-
-	// PreviewedAgainstCurrentUpstream The plan was computed against the upstream Units' current heads (always true).
-	PreviewedAgainstCurrentUpstream bool                `json:"PreviewedAgainstCurrentUpstream"`
-	Reason                          string              `json:"Reason"`
-	SpaceID                         openapi_types.UUID  `json:"SpaceID"`
-	SpaceSlug                       string              `json:"SpaceSlug"`
-	Stage                           string              `json:"Stage"`
-	Units                           []PromoteUnitResult `json:"Units"`
-	UpstreamSpaceID                 *openapi_types.UUID `json:"UpstreamSpaceID"`
-	UpstreamSpaceSlug               string              `json:"UpstreamSpaceSlug"`
-}
-
-// PromoteSpaceResultAction Promote (Units were written or marked), Unchanged (nothing to take), Skipped (every Unit was skipped), Failed (its writes were undone; see Error).
-type PromoteSpaceResultAction string
-
-// PromoteStageResult defines model for PromoteStageResult.
-type PromoteStageResult struct {
-	// Chosen The Stage this promotion enters.
-	Chosen bool `json:"Chosen"`
-
-	// Forced Gates that did not hold were overridden with Force.
-	Forced        bool                `json:"Forced"`
-	Gates         []PromoteGateResult `json:"Gates"`
-	Name          string              `json:"Name"`
-	PreviousStage string              `json:"PreviousStage"`
-}
-
-// PromoteUnitResult defines model for PromoteUnitResult.
-type PromoteUnitResult struct {
-	Action PromoteUnitResultAction `json:"Action"`
-
-	// Conflicts Conflicts the upgrade kept outstanding on the Unit.
-	Conflicts []MutationConflict `json:"Conflicts"`
-	Error     *ResponseError     `json:"Error"`
-
-	// HeadRevisionNum The Unit's head after the promotion (as planned in a dry run).
-	HeadRevisionNum         int64 `json:"HeadRevisionNum"`
-	PreviousHeadRevisionNum int64 `json:"PreviousHeadRevisionNum"`
-
-	// Reason Why a Unit was skipped (NotCovered, CreatedAfterChangeOrder, AlreadyTaken).
-	Reason string `json:"Reason"`
-	Slug   string `json:"Slug"`
-
-	// UnitID The Unit (null for a Clone not yet made, in a dry run).
-	UnitID *openapi_types.UUID `json:"UnitID"`
-
-	// UpstreamRevisionNum The upstream Revision taken.
-	UpstreamRevisionNum int64               `json:"UpstreamRevisionNum"`
-	UpstreamUnitID      *openapi_types.UUID `json:"UpstreamUnitID"`
-}
-
-// PromoteUnitResultAction defines model for PromoteUnitResult.Action.
-type PromoteUnitResultAction string
-
 // ProvidedPath A path a Link reads from the Unit.
 type ProvidedPath struct {
 	// FromUnitID The Unit the Link writes the value into.
@@ -4291,9 +3891,7 @@ type Tag struct {
 	// Annotations Key/value pairs of free-form information (values at most 1024 characters).
 	//
 	// Example: {"owner":"payments@example.com"}
-	Annotations Annotations `json:"Annotations"`
-
-	// ChangeOrderID The ChangeOrder the Tag was made for (its start or end Tag); null once that ChangeOrder is deleted.
+	Annotations   Annotations         `json:"Annotations"`
 	ChangeOrderID *openapi_types.UUID `json:"ChangeOrderID"`
 	ChangeSetID   *openapi_types.UUID `json:"ChangeSetID"`
 	CreatedAt     time.Time           `json:"CreatedAt"`
@@ -5108,9 +4706,6 @@ type AllowExists string
 // BridgeWorkerID defines model for BridgeWorkerID.
 type BridgeWorkerID = string
 
-// ChangeOrderDetach defines model for ChangeOrderDetach.
-type ChangeOrderDetach = bool
-
 // ChangeSetDetach defines model for ChangeSetDetach.
 type ChangeSetDetach = bool
 
@@ -5119,15 +4714,6 @@ type ChannelID = string
 
 // CommandRunID defines model for CommandRunID.
 type CommandRunID = openapi_types.UUID
-
-// ComponentBackingUnitSpace defines model for ComponentBackingUnitSpace.
-type ComponentBackingUnitSpace = string
-
-// ComponentRef defines model for ComponentRef.
-type ComponentRef = string
-
-// ComponentWithBackingUnits defines model for ComponentWithBackingUnits.
-type ComponentWithBackingUnits = bool
 
 // Contains defines model for Contains.
 type Contains = string
@@ -5282,9 +4868,6 @@ type OAuthSlowDown = OAuthError
 // PayloadTooLarge The body of every error response.
 type PayloadTooLarge = StandardErrorResponse
 
-// PreconditionFailed The body of every error response.
-type PreconditionFailed = StandardErrorResponse
-
 // ServiceUnavailable The body of every error response.
 type ServiceUnavailable = StandardErrorResponse
 
@@ -5302,38 +4885,6 @@ type Unprocessable = StandardErrorResponse
 
 // UnsupportedMediaType The body of every error response.
 type UnsupportedMediaType = StandardErrorResponse
-
-// BulkDeleteComponentsParams defines parameters for BulkDeleteComponents.
-type BulkDeleteComponentsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
-	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
-	Where *Where `form:"where,omitempty" json:"where,omitempty"`
-
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
-	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
-
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
-
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// BulkPatchComponentsParams defines parameters for BulkPatchComponents.
-type BulkPatchComponentsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
-	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
-	Where *Where `form:"where,omitempty" json:"where,omitempty"`
-
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
-	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
-
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
-
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
 
 // BulkDeleteGroupsParams defines parameters for BulkDeleteGroups.
 type BulkDeleteGroupsParams struct {
@@ -5519,111 +5070,6 @@ type ListQueuedOperationsParams struct {
 	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
 }
 
-// BulkDeleteChangeOrdersParams defines parameters for BulkDeleteChangeOrders.
-type BulkDeleteChangeOrdersParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
-	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
-	Where *Where `form:"where,omitempty" json:"where,omitempty"`
-
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
-	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
-
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
-
-	// Detach When true, an InProgress ChangeOrder is deleted too (its promotion stops where it is; its Tags stay on the Revisions they mark and no longer name it); otherwise deleting an InProgress ChangeOrder is 409 Conflict.
-	Detach *ChangeOrderDetach `form:"detach,omitempty" json:"detach,omitempty"`
-
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// ListAllChangeOrdersParams defines parameters for ListAllChangeOrders.
-type ListAllChangeOrdersParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
-	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
-	Where *Where `form:"where,omitempty" json:"where,omitempty"`
-
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
-	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
-
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
-
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
-	Include *Include `form:"include,omitempty" json:"include,omitempty"`
-
-	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
-	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
-	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
-	Select *Select `form:"select,omitempty" json:"select,omitempty"`
-
-	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
-	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
-	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
-
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
-	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
-
-	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
-
-	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
-	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
-
-	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
-	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
-}
-
-// BulkPatchChangeOrdersParams defines parameters for BulkPatchChangeOrders.
-type BulkPatchChangeOrdersParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
-	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
-	Where *Where `form:"where,omitempty" json:"where,omitempty"`
-
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
-	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
-
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
-
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// BulkCreateChangeOrdersParams defines parameters for BulkCreateChangeOrders.
-type BulkCreateChangeOrdersParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
-	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
-	Where *Where `form:"where,omitempty" json:"where,omitempty"`
-
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
-	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
-
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
-
-	// WhereSpace Where expression over Space attributes selecting the destination Spaces (at least one).
-	WhereSpace *WhereSpace `form:"where_space,omitempty" json:"where_space,omitempty"`
-
-	// FilterSpace A stored Filter of Spaces (by ID or <Space Slug>/<Slug>) selecting the destination Spaces, ANDed with where_space.
-	FilterSpace *FilterSpace `form:"filter_space,omitempty" json:"filter_space,omitempty"`
-
-	// NamePrefixes Comma-separated prefixes; one copy per prefix, named prefix + the source's Slug.
-	NamePrefixes *NamePrefixes `form:"name_prefixes,omitempty" json:"name_prefixes,omitempty"`
-
-	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
-	AllowExists *BulkCreateChangeOrdersParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
-
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// BulkCreateChangeOrdersParamsAllowExists defines parameters for BulkCreateChangeOrders.
-type BulkCreateChangeOrdersParamsAllowExists string
-
 // BulkDeleteChangeSetsParams defines parameters for BulkDeleteChangeSets.
 type BulkDeleteChangeSetsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -5745,6 +5191,108 @@ type BulkMoveChangeSetsParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
+// BulkDeleteChangeWorkflowsParams defines parameters for BulkDeleteChangeWorkflows.
+type BulkDeleteChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListAllChangeWorkflowsParams defines parameters for ListAllChangeWorkflows.
+type ListAllChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// BulkPatchChangeWorkflowsParams defines parameters for BulkPatchChangeWorkflows.
+type BulkPatchChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateChangeWorkflowsParams defines parameters for BulkCreateChangeWorkflows.
+type BulkCreateChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// WhereSpace Where expression over Space attributes selecting the destination Spaces (at least one).
+	WhereSpace *WhereSpace `form:"where_space,omitempty" json:"where_space,omitempty"`
+
+	// FilterSpace A stored Filter of Spaces (by ID or <Space Slug>/<Slug>) selecting the destination Spaces, ANDed with where_space.
+	FilterSpace *FilterSpace `form:"filter_space,omitempty" json:"filter_space,omitempty"`
+
+	// NamePrefixes Comma-separated prefixes; one copy per prefix, named prefix + the source's Slug.
+	NamePrefixes *NamePrefixes `form:"name_prefixes,omitempty" json:"name_prefixes,omitempty"`
+
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *BulkCreateChangeWorkflowsParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// BulkCreateChangeWorkflowsParamsAllowExists defines parameters for BulkCreateChangeWorkflows.
+type BulkCreateChangeWorkflowsParamsAllowExists string
+
 // ListAllChannelsParams defines parameters for ListAllChannels.
 type ListAllChannelsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -5818,100 +5366,6 @@ type ListAllCommandRunsParams struct {
 
 	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
 	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
-}
-
-// ListComponentsParams defines parameters for ListComponents.
-type ListComponentsParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
-	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
-	Where *Where `form:"where,omitempty" json:"where,omitempty"`
-
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
-	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
-
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
-
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
-	Include *Include `form:"include,omitempty" json:"include,omitempty"`
-
-	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
-	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
-	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
-	Select *Select `form:"select,omitempty" json:"select,omitempty"`
-
-	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
-	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
-	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
-
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
-	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
-
-	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
-
-	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
-	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
-
-	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
-	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
-}
-
-// CreateComponentParams defines parameters for CreateComponent.
-type CreateComponentParams struct {
-	// WithBackingUnits When true, the Component gets a backing Unit holding its document (AppConfig/YAML, Slug component-<Slug>) in the Space backing_unit_space names, unless it has one; every later write of the Component rewrites that Unit's data in the same transaction (a new Revision only when the content changes). Needs backing_unit_space.
-	WithBackingUnits *ComponentWithBackingUnits `form:"with_backing_units,omitempty" json:"with_backing_units,omitempty"`
-
-	// BackingUnitSpace The Space (Slug or ID) of the backing Units with_backing_units makes; the caller must be able to create Units in it. Required together with with_backing_units (400 naming it).
-	BackingUnitSpace *ComponentBackingUnitSpace `form:"backing_unit_space,omitempty" json:"backing_unit_space,omitempty"`
-
-	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
-	AllowExists *CreateComponentParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
-
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// CreateComponentParamsAllowExists defines parameters for CreateComponent.
-type CreateComponentParamsAllowExists string
-
-// DeleteComponentParams defines parameters for DeleteComponent.
-type DeleteComponentParams struct {
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// GetComponentParams defines parameters for GetComponent.
-type GetComponentParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
-	Include *Include `form:"include,omitempty" json:"include,omitempty"`
-
-	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
-	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
-	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
-	Select *Select `form:"select,omitempty" json:"select,omitempty"`
-}
-
-// PatchComponentParams defines parameters for PatchComponent.
-type PatchComponentParams struct {
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// UpdateComponentParams defines parameters for UpdateComponent.
-type UpdateComponentParams struct {
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// UpdateComponentFromDocumentParams defines parameters for UpdateComponentFromDocument.
-type UpdateComponentFromDocumentParams struct {
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
 // BulkDeleteFiltersParams defines parameters for BulkDeleteFilters.
@@ -6086,7 +5540,7 @@ type InvokeFunctionsOnOrgParams struct {
 	// ChangeSetId Recorded on the new Revisions; must be the ChangeSetID of each changed Unit that has one (else that Unit fails, 400).
 	ChangeSetId *openapi_types.UUID `form:"change_set_id,omitempty" json:"change_set_id,omitempty"`
 
-	// ChangeOrder The ID of a ChangeOrder (UpdateType Invoke, not Aborted or Restored) to promote: what runs is its Invocation filled with its Parameters, so the body may not carry functions, triggers or invocations (400). Only the selected Units the ChangeOrder covers (its WhereUnit, UnitFilterID and Spaces) are reached, a Unit one of whose Revisions carries its end Tag took it and is skipped, and each Unit reached gets its start Tag on the head before and its end Tag on the head after (no new Revision when nothing changed).
+	// ChangeOrder A ChangeOrder (UpdateType Invoke) to promote: the functions come from it, not the body. No ChangeOrder exists in this version, so any value is 400 naming change_order.
 	ChangeOrder *string `form:"change_order,omitempty" json:"change_order,omitempty"`
 
 	// Subgroup Category recorded on the Mutations: letters and digits, at most 64 characters, not starting with hubd (reserved, any case).
@@ -6492,12 +5946,6 @@ type CreateOrganizationMemberParamsAllowExists string
 
 // DeleteOrganizationMemberParams defines parameters for DeleteOrganizationMember.
 type DeleteOrganizationMemberParams struct {
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// PromoteParams defines parameters for Promote.
-type PromoteParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
@@ -7030,91 +6478,6 @@ type UpdateBridgeWorkerParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
-// ListChangeOrdersParams defines parameters for ListChangeOrders.
-type ListChangeOrdersParams struct {
-	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
-	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
-	Where *Where `form:"where,omitempty" json:"where,omitempty"`
-
-	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
-	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
-
-	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
-	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
-
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
-	Include *Include `form:"include,omitempty" json:"include,omitempty"`
-
-	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
-	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
-	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
-	Select *Select `form:"select,omitempty" json:"select,omitempty"`
-
-	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
-	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
-	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
-
-	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
-	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
-
-	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
-	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
-
-	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
-	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
-
-	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
-	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
-}
-
-// CreateChangeOrderParams defines parameters for CreateChangeOrder.
-type CreateChangeOrderParams struct {
-	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
-	AllowExists *CreateChangeOrderParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
-
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// CreateChangeOrderParamsAllowExists defines parameters for CreateChangeOrder.
-type CreateChangeOrderParamsAllowExists string
-
-// DeleteChangeOrderParams defines parameters for DeleteChangeOrder.
-type DeleteChangeOrderParams struct {
-	// Detach When true, an InProgress ChangeOrder is deleted too (its promotion stops where it is; its Tags stay on the Revisions they mark and no longer name it); otherwise deleting an InProgress ChangeOrder is 409 Conflict.
-	Detach *ChangeOrderDetach `form:"detach,omitempty" json:"detach,omitempty"`
-
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// GetChangeOrderParams defines parameters for GetChangeOrder.
-type GetChangeOrderParams struct {
-	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
-	Include *Include `form:"include,omitempty" json:"include,omitempty"`
-
-	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
-	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
-	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
-	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
-	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
-	Select *Select `form:"select,omitempty" json:"select,omitempty"`
-}
-
-// PatchChangeOrderParams defines parameters for PatchChangeOrder.
-type PatchChangeOrderParams struct {
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
-// UpdateChangeOrderParams defines parameters for UpdateChangeOrder.
-type UpdateChangeOrderParams struct {
-	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
-	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
-}
-
 // ListChangeSetsParams defines parameters for ListChangeSets.
 type ListChangeSetsParams struct {
 	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
@@ -7202,6 +6565,88 @@ type UpdateChangeSetParams struct {
 
 // UpdateChangeSetFromDocumentParams defines parameters for UpdateChangeSetFromDocument.
 type UpdateChangeSetFromDocumentParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// ListChangeWorkflowsParams defines parameters for ListChangeWorkflows.
+type ListChangeWorkflowsParams struct {
+	// Where Filter expression: attributes compared to literals or attributes, joined by AND: Name = 'v', Labels.key != 'v', Num > 3, ID IN ('…', '…'), Field IS NULL.
+	// Strings in single quotes; UUIDs and times quoted; integers and booleans bare. Errors name the position.
+	Where *Where `form:"where,omitempty" json:"where,omitempty"`
+
+	// Filter A stored Filter of the caller's organization whose Where is ANDed with where (its From must be the listed type; for Units its WhereData and ResourceType also apply, and its IncludeHidden when include_hidden is absent). On a list of one Space the Filter must read that Space: be of it, or name it in FromSpaceID. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A missing one is 400 Validation; a continue token of a Filter that changed since is 400.
+	Filter *FilterParam `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// Contains Case-insensitive free text matched across string fields and map keys and values (OR across fields), ANDed with where.
+	Contains *Contains `form:"contains,omitempty" json:"contains,omitempty"`
+
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+
+	// IncludeHidden Comma-separated HiddenReasons to return hidden entities of, or * for all. A where that names entities by Slug or
+	// ID with = or IN, or mentions HiddenReason, also returns hidden ones it selects.
+	IncludeHidden *IncludeHidden `form:"include_hidden,omitempty" json:"include_hidden,omitempty"`
+
+	// View A View of the caller's organization (of the listed type, else 400 Validation) whose columns each item returns as ViewColumns; the related entities its columns read are included, the fields they read selected, its Filter applied (a View with a Filter cannot be combined with filter=) and its GroupBy and OrderBy order the list. Named by ID, by Slug (in the operation's Space) or as <Space Slug>/<Slug>. A continue token of a View that changed since is 400. A data column selects at most 1,000 values and 256 KiB of JSON for one item (by default; beyond either, 400 Validation naming the column and the item), and a page's data columns at most 8 MiB: a page that would pass it ends early, with Service-Continue.
+	View *ViewParam `form:"view,omitempty" json:"view,omitempty"`
+
+	// Limit Most entities to return (default all). More may follow when the response carries Service-Continue.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Continue The Service-Continue of the previous page. Every other parameter except limit must equal the previous request's.
+	Continue *Continue `form:"continue,omitempty" json:"continue,omitempty"`
+
+	// OrderBy Comma-separated 'Field', 'ASC:Field' or 'DESC:Field' (default ASC). Ties are broken by the entity's ID.
+	OrderBy *OrderBy `form:"order_by,omitempty" json:"order_by,omitempty"`
+}
+
+// CreateChangeWorkflowParams defines parameters for CreateChangeWorkflow.
+type CreateChangeWorkflowParams struct {
+	// AllowExists When 'true', a create that finds an entity with the same identity returns it as success.
+	AllowExists *CreateChangeWorkflowParamsAllowExists `form:"allow_exists,omitempty" json:"allow_exists,omitempty"`
+
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// CreateChangeWorkflowParamsAllowExists defines parameters for CreateChangeWorkflow.
+type CreateChangeWorkflowParamsAllowExists string
+
+// DeleteChangeWorkflowParams defines parameters for DeleteChangeWorkflow.
+type DeleteChangeWorkflowParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// GetChangeWorkflowParams defines parameters for GetChangeWorkflow.
+type GetChangeWorkflowParams struct {
+	// Include Comma-separated names of related entities to expand into the Extended form (e.g. OrganizationID fills Organization). A name that is no relation of the entity is 400. A relation to a family the service does not serve yet is accepted and its field is null (or [] for a list), as each field's description says.
+	Include *Include `form:"include,omitempty" json:"include,omitempty"`
+
+	// Select Comma-separated fields of the entity to return. IDs, parent IDs and Slug are always returned, and the fields
+	// where, contains and order_by use are added. Default: all fields. Naming Data is an error. Field.field
+	// selects fields of an included entity (Space.Slug with include=SpaceID; naming it without that include is
+	// an error); an included entity that no dotted name mentions is returned whole. Names that are no field
+	// are ignored, each named in a `Warning: 299 hubd "Unknown select field: <name>"` header.
+	Select *Select `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// PatchChangeWorkflowParams defines parameters for PatchChangeWorkflow.
+type PatchChangeWorkflowParams struct {
+	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+}
+
+// UpdateChangeWorkflowParams defines parameters for UpdateChangeWorkflow.
+type UpdateChangeWorkflowParams struct {
 	// DryRun Runs every check of the write, then rolls back. The response is what the write would return. IDs handed out are never reused.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
@@ -7485,7 +6930,7 @@ type InvokeFunctionsParams struct {
 	// ChangeSetId Recorded on the new Revisions; must be the ChangeSetID of each changed Unit that has one (else that Unit fails, 400).
 	ChangeSetId *openapi_types.UUID `form:"change_set_id,omitempty" json:"change_set_id,omitempty"`
 
-	// ChangeOrder The ID of a ChangeOrder (UpdateType Invoke, not Aborted or Restored) to promote: what runs is its Invocation filled with its Parameters, so the body may not carry functions, triggers or invocations (400). Only the selected Units the ChangeOrder covers (its WhereUnit, UnitFilterID and Spaces) are reached, a Unit one of whose Revisions carries its end Tag took it and is skipped, and each Unit reached gets its start Tag on the head before and its end Tag on the head after (no new Revision when nothing changed).
+	// ChangeOrder A ChangeOrder (UpdateType Invoke) to promote: the functions come from it, not the body. No ChangeOrder exists in this version, so any value is 400 naming change_order.
 	ChangeOrder *string `form:"change_order,omitempty" json:"change_order,omitempty"`
 
 	// Subgroup Category recorded on the Mutations: letters and digits, at most 64 characters, not starting with hubd (reserved, any case).
@@ -9284,12 +8729,6 @@ type BulkMoveViewsParams struct {
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 }
 
-// BulkPatchComponentsJSONRequestBody defines body for BulkPatchComponents for application/json ContentType.
-type BulkPatchComponentsJSONRequestBody = ComponentPatch
-
-// BulkPatchComponentsApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchComponents for application/merge-patch+json ContentType.
-type BulkPatchComponentsApplicationMergePatchPlusJSONRequestBody = ComponentPatch
-
 // BulkPatchGroupsJSONRequestBody defines body for BulkPatchGroups for application/json ContentType.
 type BulkPatchGroupsJSONRequestBody = GroupPatch
 
@@ -9317,18 +8756,6 @@ type PollQueuedOperationsJSONRequestBody = QueuedOperationPollRequest
 // ReportUserActionResultJSONRequestBody defines body for ReportUserActionResult for application/json ContentType.
 type ReportUserActionResultJSONRequestBody = ActionResult
 
-// BulkPatchChangeOrdersJSONRequestBody defines body for BulkPatchChangeOrders for application/json ContentType.
-type BulkPatchChangeOrdersJSONRequestBody = ChangeOrderPatch
-
-// BulkPatchChangeOrdersApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchChangeOrders for application/merge-patch+json ContentType.
-type BulkPatchChangeOrdersApplicationMergePatchPlusJSONRequestBody = ChangeOrderPatch
-
-// BulkCreateChangeOrdersJSONRequestBody defines body for BulkCreateChangeOrders for application/json ContentType.
-type BulkCreateChangeOrdersJSONRequestBody = ChangeOrderPatch
-
-// BulkCreateChangeOrdersApplicationMergePatchPlusJSONRequestBody defines body for BulkCreateChangeOrders for application/merge-patch+json ContentType.
-type BulkCreateChangeOrdersApplicationMergePatchPlusJSONRequestBody = ChangeOrderPatch
-
 // BulkPatchChangeSetsJSONRequestBody defines body for BulkPatchChangeSets for application/json ContentType.
 type BulkPatchChangeSetsJSONRequestBody = ChangeSetPatch
 
@@ -9344,23 +8771,20 @@ type BulkCreateChangeSetsApplicationMergePatchPlusJSONRequestBody = ChangeSetPat
 // BulkMoveChangeSetsJSONRequestBody defines body for BulkMoveChangeSets for application/json ContentType.
 type BulkMoveChangeSetsJSONRequestBody = MoveRequest
 
+// BulkPatchChangeWorkflowsJSONRequestBody defines body for BulkPatchChangeWorkflows for application/json ContentType.
+type BulkPatchChangeWorkflowsJSONRequestBody = ChangeWorkflowPatch
+
+// BulkPatchChangeWorkflowsApplicationMergePatchPlusJSONRequestBody defines body for BulkPatchChangeWorkflows for application/merge-patch+json ContentType.
+type BulkPatchChangeWorkflowsApplicationMergePatchPlusJSONRequestBody = ChangeWorkflowPatch
+
+// BulkCreateChangeWorkflowsJSONRequestBody defines body for BulkCreateChangeWorkflows for application/json ContentType.
+type BulkCreateChangeWorkflowsJSONRequestBody = ChangeWorkflowPatch
+
+// BulkCreateChangeWorkflowsApplicationMergePatchPlusJSONRequestBody defines body for BulkCreateChangeWorkflows for application/merge-patch+json ContentType.
+type BulkCreateChangeWorkflowsApplicationMergePatchPlusJSONRequestBody = ChangeWorkflowPatch
+
 // CreateCommandRunJSONRequestBody defines body for CreateCommandRun for application/json ContentType.
 type CreateCommandRunJSONRequestBody = CreateCommandRunRequest
-
-// CreateComponentJSONRequestBody defines body for CreateComponent for application/json ContentType.
-type CreateComponentJSONRequestBody = ComponentInput
-
-// PatchComponentJSONRequestBody defines body for PatchComponent for application/json ContentType.
-type PatchComponentJSONRequestBody = ComponentPatch
-
-// PatchComponentApplicationMergePatchPlusJSONRequestBody defines body for PatchComponent for application/merge-patch+json ContentType.
-type PatchComponentApplicationMergePatchPlusJSONRequestBody = ComponentPatch
-
-// UpdateComponentJSONRequestBody defines body for UpdateComponent for application/json ContentType.
-type UpdateComponentJSONRequestBody = ComponentInput
-
-// UpdateComponentFromDocumentJSONRequestBody defines body for UpdateComponentFromDocument for application/json ContentType.
-type UpdateComponentFromDocumentJSONRequestBody = EntityDocumentEdit
 
 // DiffConfigDataJSONRequestBody defines body for DiffConfigData for application/json ContentType.
 type DiffConfigDataJSONRequestBody = DiffRequest
@@ -9431,9 +8855,6 @@ type UpdateOrganizationJSONRequestBody = OrganizationInput
 // CreateOrganizationMemberJSONRequestBody defines body for CreateOrganizationMember for application/json ContentType.
 type CreateOrganizationMemberJSONRequestBody = OrganizationMemberInput
 
-// PromoteJSONRequestBody defines body for Promote for application/json ContentType.
-type PromoteJSONRequestBody = PromoteRequest
-
 // BulkPatchReviewCommentsJSONRequestBody defines body for BulkPatchReviewComments for application/json ContentType.
 type BulkPatchReviewCommentsJSONRequestBody = ReviewCommentPatch
 
@@ -9485,18 +8906,6 @@ type UpdateBridgeWorkerJSONRequestBody = BridgeWorkerInput
 // PollBridgeWorkerEventsJSONRequestBody defines body for PollBridgeWorkerEvents for application/json ContentType.
 type PollBridgeWorkerEventsJSONRequestBody = WorkerEventPollRequest
 
-// CreateChangeOrderJSONRequestBody defines body for CreateChangeOrder for application/json ContentType.
-type CreateChangeOrderJSONRequestBody = ChangeOrderInput
-
-// PatchChangeOrderJSONRequestBody defines body for PatchChangeOrder for application/json ContentType.
-type PatchChangeOrderJSONRequestBody = ChangeOrderPatch
-
-// PatchChangeOrderApplicationMergePatchPlusJSONRequestBody defines body for PatchChangeOrder for application/merge-patch+json ContentType.
-type PatchChangeOrderApplicationMergePatchPlusJSONRequestBody = ChangeOrderPatch
-
-// UpdateChangeOrderJSONRequestBody defines body for UpdateChangeOrder for application/json ContentType.
-type UpdateChangeOrderJSONRequestBody = ChangeOrderInput
-
 // CreateChangeSetJSONRequestBody defines body for CreateChangeSet for application/json ContentType.
 type CreateChangeSetJSONRequestBody = ChangeSetInput
 
@@ -9511,6 +8920,18 @@ type UpdateChangeSetJSONRequestBody = ChangeSetInput
 
 // UpdateChangeSetFromDocumentJSONRequestBody defines body for UpdateChangeSetFromDocument for application/json ContentType.
 type UpdateChangeSetFromDocumentJSONRequestBody = EntityDocumentEdit
+
+// CreateChangeWorkflowJSONRequestBody defines body for CreateChangeWorkflow for application/json ContentType.
+type CreateChangeWorkflowJSONRequestBody = ChangeWorkflowInput
+
+// PatchChangeWorkflowJSONRequestBody defines body for PatchChangeWorkflow for application/json ContentType.
+type PatchChangeWorkflowJSONRequestBody = ChangeWorkflowPatch
+
+// PatchChangeWorkflowApplicationMergePatchPlusJSONRequestBody defines body for PatchChangeWorkflow for application/merge-patch+json ContentType.
+type PatchChangeWorkflowApplicationMergePatchPlusJSONRequestBody = ChangeWorkflowPatch
+
+// UpdateChangeWorkflowJSONRequestBody defines body for UpdateChangeWorkflow for application/json ContentType.
+type UpdateChangeWorkflowJSONRequestBody = ChangeWorkflowInput
 
 // CreateChannelJSONRequestBody defines body for CreateChannel for application/json ContentType.
 type CreateChannelJSONRequestBody = ChannelInput
@@ -9852,16 +9273,6 @@ func (t *ChannelMessage) UnmarshalJSON(b []byte) error {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
-	// BulkDeleteComponents Delete every Component the selection (where, filter, contains; at least one is required) picks. 200 when all
-	// were deleted; 207 when some failed (DeleteGates, Variants naming them, permission), each with its Error; when
-	// all failed with the same error, that error with its status.
-	// (DELETE /_component)
-	BulkDeleteComponents(ctx echo.Context, params BulkDeleteComponentsParams) error
-	// BulkPatchComponents Apply one merge patch to every Component the selection (where, filter, contains; at least one is required)
-	// picks. 200 when every Component was patched; 207 when some failed, each failed item carrying its Error; when
-	// all failed with the same error, that error with its status.
-	// (PATCH /_component)
-	BulkPatchComponents(ctx echo.Context, params BulkPatchComponentsParams) error
 	// BulkDeleteGroups Delete every Group the selection (where, filter, contains; at least one is required) picks. 200 when all
 	// were deleted; 207 when some failed (DeleteGates), each with its Error; when all failed with the same
 	// error, that error with its status.
@@ -9909,18 +9320,6 @@ type ServerInterface interface {
 	// ReportUserActionResult Report progress or the outcome of one of the worker's operations: Status Progressing (claims it until the claim time passes), Completed or Failed. Each report appends a UnitEvent and moves the operation's Status. An operation that is not the caller's is 404; one already finished is 409.
 	// (POST /bridge_worker/{bridge_worker_id}/user_action_result)
 	ReportUserActionResult(ctx echo.Context, bridgeWorkerId QueueWorkerID) error
-	// BulkDeleteChangeOrders Delete every ChangeOrder the selection picks; 200, 207 or the shared error.
-	// (DELETE /change_order)
-	BulkDeleteChangeOrders(ctx echo.Context, params BulkDeleteChangeOrdersParams) error
-	// ListAllChangeOrders List the ChangeOrders of every Space of the caller's organization.
-	// (GET /change_order)
-	ListAllChangeOrders(ctx echo.Context, params ListAllChangeOrdersParams) error
-	// BulkPatchChangeOrders Apply one merge patch to every ChangeOrder the selection (where, filter, contains) picks; 200, 207 or the shared error.
-	// (PATCH /change_order)
-	BulkPatchChangeOrders(ctx echo.Context, params BulkPatchChangeOrdersParams) error
-	// BulkCreateChangeOrders Clone the ChangeOrders the selection (where, filter, contains) picks; 200, 207 or the shared error.
-	// (POST /change_order)
-	BulkCreateChangeOrders(ctx echo.Context, params BulkCreateChangeOrdersParams) error
 	// BulkDeleteChangeSets Delete every ChangeSet the selection picks; 200, 207 or the shared error.
 	// (DELETE /change_set)
 	BulkDeleteChangeSets(ctx echo.Context, params BulkDeleteChangeSetsParams) error
@@ -9936,6 +9335,18 @@ type ServerInterface interface {
 	// BulkMoveChangeSets Move the ChangeSets the selection picks to another Space; 200, 207 or the shared error.
 	// (POST /change_set/move)
 	BulkMoveChangeSets(ctx echo.Context, params BulkMoveChangeSetsParams) error
+	// BulkDeleteChangeWorkflows Delete every ChangeWorkflow the selection picks; 200, 207 or the shared error.
+	// (DELETE /change_workflow)
+	BulkDeleteChangeWorkflows(ctx echo.Context, params BulkDeleteChangeWorkflowsParams) error
+	// ListAllChangeWorkflows List the ChangeWorkflows of every Space of the caller's organization.
+	// (GET /change_workflow)
+	ListAllChangeWorkflows(ctx echo.Context, params ListAllChangeWorkflowsParams) error
+	// BulkPatchChangeWorkflows Apply one merge patch to every ChangeWorkflow the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /change_workflow)
+	BulkPatchChangeWorkflows(ctx echo.Context, params BulkPatchChangeWorkflowsParams) error
+	// BulkCreateChangeWorkflows Clone the ChangeWorkflows the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /change_workflow)
+	BulkCreateChangeWorkflows(ctx echo.Context, params BulkCreateChangeWorkflowsParams) error
 	// ListAllChannels List the Channels of every Space the caller may view.
 	// (GET /channel)
 	ListAllChannels(ctx echo.Context, params ListAllChannelsParams) error
@@ -9946,34 +9357,6 @@ type ServerInterface interface {
 	// when several do, name the Channel. Needs Use on the Channel and CreateChildren on its Space.
 	// (POST /command_run)
 	CreateCommandRun(ctx echo.Context) error
-	// ListComponents List the Components of the caller's organization that the caller may view (ordered by order_by, then ComponentID).
-	// (GET /component)
-	ListComponents(ctx echo.Context, params ListComponentsParams) error
-	// CreateComponent Create a Component. Slug is unique in the organization (409 AlreadyExists). With with_backing_units=true the
-	// Component gets a backing Unit (AppConfig/YAML, Slug component-<Slug>) in the Space backing_unit_space names,
-	// holding its document; every later write of the Component rewrites that Unit's data in the same transaction.
-	// (POST /component)
-	CreateComponent(ctx echo.Context, params CreateComponentParams) error
-	// DeleteComponent Delete the Component. 409 Conflict while it has DeleteGates, while Spaces name it in ComponentID (its Variants,
-	// named in the error's Items) or while Components name it as their UpstreamComponentID. Its backing Unit, if any,
-	// stays.
-	// (DELETE /component/{component_id})
-	DeleteComponent(ctx echo.Context, componentId ComponentRef, params DeleteComponentParams) error
-	// GetComponent Get a Component by ID or Slug (with include, its related entities).
-	// (GET /component/{component_id})
-	GetComponent(ctx echo.Context, componentId ComponentRef, params GetComponentParams) error
-	// PatchComponent Change the Component by an RFC 7386 merge patch (null clears a field; AllowedChangeWorkflowIDs is replaced whole). Version is optional and checked when present.
-	// (PATCH /component/{component_id})
-	PatchComponent(ctx echo.Context, componentId ComponentRef, params PatchComponentParams) error
-	// UpdateComponent Replace the Component's settable fields. Version is required and must be the stored one (else 409 Conflict).
-	// (PUT /component/{component_id})
-	UpdateComponent(ctx echo.Context, componentId ComponentRef, params UpdateComponentParams) error
-	// GetComponentDocument Read a Component as a document to edit.
-	// (GET /component/{component_id}/document)
-	GetComponentDocument(ctx echo.Context, componentId ComponentRef) error
-	// UpdateComponentFromDocument Apply an edit of a Component's document.
-	// (POST /component/{component_id}/document)
-	UpdateComponentFromDocument(ctx echo.Context, componentId ComponentRef, params UpdateComponentFromDocumentParams) error
 	// DiffConfigData The difference between two configurations of one ToolchainType (both must parse for it).
 	// (POST /diff)
 	DiffConfigData(ctx echo.Context) error
@@ -10091,9 +9474,6 @@ type ServerInterface interface {
 	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx echo.Context, organizationId OrganizationID, organizationMemberId openapi_types.UUID) error
-	// Promote Promote a change into Spaces (the next Stage of a ChangeOrder's workflow, or the Spaces named).
-	// (POST /promote)
-	Promote(ctx echo.Context, params PromoteParams) error
 	// ListAllReleases List the Releases of every Space of the caller's organization.
 	// (GET /release)
 	ListAllReleases(ctx echo.Context, params ListAllReleasesParams) error
@@ -10199,24 +9579,6 @@ type ServerInterface interface {
 	// once). A timeout answers 200 with an empty array.
 	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
 	PollBridgeWorkerEvents(ctx echo.Context, spaceId SpaceID, bridgeWorkerId BridgeWorkerID, name string) error
-	// ListChangeOrders List the ChangeOrders of the Space.
-	// (GET /space/{space_id}/change_order)
-	ListChangeOrders(ctx echo.Context, spaceId SpaceID, params ListChangeOrdersParams) error
-	// CreateChangeOrder Create a ChangeOrder, New, with its start and end Tags. Slug is unique in the Space (409 AlreadyExists).
-	// (POST /space/{space_id}/change_order)
-	CreateChangeOrder(ctx echo.Context, spaceId SpaceID, params CreateChangeOrderParams) error
-	// DeleteChangeOrder Delete the ChangeOrder. 409 while it has DeleteGates, while it is InProgress and detach is not true, or while Attestations name it.
-	// (DELETE /space/{space_id}/change_order/{change_order_id})
-	DeleteChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params DeleteChangeOrderParams) error
-	// GetChangeOrder Get a ChangeOrder.
-	// (GET /space/{space_id}/change_order/{change_order_id})
-	GetChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params GetChangeOrderParams) error
-	// PatchChangeOrder Change a ChangeOrder by an RFC 7386 merge patch (null clears a field); a non-empty AbortedReason aborts it.
-	// (PATCH /space/{space_id}/change_order/{change_order_id})
-	PatchChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params PatchChangeOrderParams) error
-	// UpdateChangeOrder Replace a ChangeOrder's settable fields; Version must be the stored one (else 409 Conflict).
-	// (PUT /space/{space_id}/change_order/{change_order_id})
-	UpdateChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params UpdateChangeOrderParams) error
 	// ListChangeSets List the ChangeSets of the Space.
 	// (GET /space/{space_id}/change_set)
 	ListChangeSets(ctx echo.Context, spaceId SpaceID, params ListChangeSetsParams) error
@@ -10241,6 +9603,24 @@ type ServerInterface interface {
 	// UpdateChangeSetFromDocument Apply an edit of a ChangeSet's document.
 	// (POST /space/{space_id}/change_set/{change_set_id}/document)
 	UpdateChangeSetFromDocument(ctx echo.Context, spaceId SpaceID, changeSetId openapi_types.UUID, params UpdateChangeSetFromDocumentParams) error
+	// ListChangeWorkflows List the ChangeWorkflows of the Space.
+	// (GET /space/{space_id}/change_workflow)
+	ListChangeWorkflows(ctx echo.Context, spaceId SpaceID, params ListChangeWorkflowsParams) error
+	// CreateChangeWorkflow Create a ChangeWorkflow. Slug is unique in the Space (409 AlreadyExists); its Stages, Final and CustomPrerequisites are checked (400 Validation naming the field).
+	// (POST /space/{space_id}/change_workflow)
+	CreateChangeWorkflow(ctx echo.Context, spaceId SpaceID, params CreateChangeWorkflowParams) error
+	// DeleteChangeWorkflow Delete the ChangeWorkflow. 409 while it has DeleteGates. ChangeOrders keep the copy of its content they made.
+	// (DELETE /space/{space_id}/change_workflow/{change_workflow_id})
+	DeleteChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params DeleteChangeWorkflowParams) error
+	// GetChangeWorkflow Get a ChangeWorkflow.
+	// (GET /space/{space_id}/change_workflow/{change_workflow_id})
+	GetChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params GetChangeWorkflowParams) error
+	// PatchChangeWorkflow Change a ChangeWorkflow by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/change_workflow/{change_workflow_id})
+	PatchChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params PatchChangeWorkflowParams) error
+	// UpdateChangeWorkflow Replace a ChangeWorkflow's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/change_workflow/{change_workflow_id})
+	UpdateChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params UpdateChangeWorkflowParams) error
 	// ListChannels List the Channels of the Space.
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx echo.Context, spaceId SpaceID, params ListChannelsParams) error
@@ -10689,84 +10069,6 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
-}
-
-// BulkDeleteComponents converts echo context to params.
-func (w *ServerInterfaceWrapper) BulkDeleteComponents(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params BulkDeleteComponentsParams
-	// ------------- Optional query parameter "where" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.BulkDeleteComponents(ctx, params)
-	return err
-}
-
-// BulkPatchComponents converts echo context to params.
-func (w *ServerInterfaceWrapper) BulkPatchComponents(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params BulkPatchComponentsParams
-	// ------------- Optional query parameter "where" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.BulkPatchComponents(ctx, params)
-	return err
 }
 
 // BulkDeleteGroups converts echo context to params.
@@ -11269,239 +10571,6 @@ func (w *ServerInterfaceWrapper) ReportUserActionResult(ctx echo.Context) error 
 	return err
 }
 
-// BulkDeleteChangeOrders converts echo context to params.
-func (w *ServerInterfaceWrapper) BulkDeleteChangeOrders(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params BulkDeleteChangeOrdersParams
-	// ------------- Optional query parameter "where" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "detach" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "detach", ctx.QueryParams(), &params.Detach, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter detach: %s", err))
-	}
-
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.BulkDeleteChangeOrders(ctx, params)
-	return err
-}
-
-// ListAllChangeOrders converts echo context to params.
-func (w *ServerInterfaceWrapper) ListAllChangeOrders(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListAllChangeOrdersParams
-	// ------------- Optional query parameter "where" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "include" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
-	}
-
-	// ------------- Optional query parameter "select" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
-	}
-
-	// ------------- Optional query parameter "include_hidden" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
-	}
-
-	// ------------- Optional query parameter "view" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
-	}
-
-	// ------------- Optional query parameter "limit" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
-	}
-
-	// ------------- Optional query parameter "continue" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
-	}
-
-	// ------------- Optional query parameter "order_by" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListAllChangeOrders(ctx, params)
-	return err
-}
-
-// BulkPatchChangeOrders converts echo context to params.
-func (w *ServerInterfaceWrapper) BulkPatchChangeOrders(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params BulkPatchChangeOrdersParams
-	// ------------- Optional query parameter "where" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.BulkPatchChangeOrders(ctx, params)
-	return err
-}
-
-// BulkCreateChangeOrders converts echo context to params.
-func (w *ServerInterfaceWrapper) BulkCreateChangeOrders(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params BulkCreateChangeOrdersParams
-	// ------------- Optional query parameter "where" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "where_space" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_space", ctx.QueryParams(), &params.WhereSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_space: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter_space" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter_space", ctx.QueryParams(), &params.FilterSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_space: %s", err))
-	}
-
-	// ------------- Optional query parameter "name_prefixes" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "name_prefixes", ctx.QueryParams(), &params.NamePrefixes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name_prefixes: %s", err))
-	}
-
-	// ------------- Optional query parameter "allow_exists" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
-	}
-
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.BulkCreateChangeOrders(ctx, params)
-	return err
-}
-
 // BulkDeleteChangeSets converts echo context to params.
 func (w *ServerInterfaceWrapper) BulkDeleteChangeSets(ctx echo.Context) error {
 	var err error
@@ -11774,6 +10843,232 @@ func (w *ServerInterfaceWrapper) BulkMoveChangeSets(ctx echo.Context) error {
 	return err
 }
 
+// BulkDeleteChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkDeleteChangeWorkflows(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkDeleteChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkDeleteChangeWorkflows(ctx, params)
+	return err
+}
+
+// ListAllChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAllChangeWorkflows(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAllChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAllChangeWorkflows(ctx, params)
+	return err
+}
+
+// BulkPatchChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkPatchChangeWorkflows(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkPatchChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkPatchChangeWorkflows(ctx, params)
+	return err
+}
+
+// BulkCreateChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkCreateChangeWorkflows(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkCreateChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "where_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where_space", ctx.QueryParams(), &params.WhereSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter_space" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter_space", ctx.QueryParams(), &params.FilterSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter_space: %s", err))
+	}
+
+	// ------------- Optional query parameter "name_prefixes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "name_prefixes", ctx.QueryParams(), &params.NamePrefixes, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name_prefixes: %s", err))
+	}
+
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkCreateChangeWorkflows(ctx, params)
+	return err
+}
+
 // ListAllChannels converts echo context to params.
 func (w *ServerInterfaceWrapper) ListAllChannels(ctx echo.Context) error {
 	var err error
@@ -11935,274 +11230,6 @@ func (w *ServerInterfaceWrapper) CreateCommandRun(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateCommandRun(ctx)
-	return err
-}
-
-// ListComponents converts echo context to params.
-func (w *ServerInterfaceWrapper) ListComponents(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListComponentsParams
-	// ------------- Optional query parameter "where" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "include" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
-	}
-
-	// ------------- Optional query parameter "select" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
-	}
-
-	// ------------- Optional query parameter "include_hidden" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
-	}
-
-	// ------------- Optional query parameter "view" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
-	}
-
-	// ------------- Optional query parameter "limit" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
-	}
-
-	// ------------- Optional query parameter "continue" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
-	}
-
-	// ------------- Optional query parameter "order_by" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListComponents(ctx, params)
-	return err
-}
-
-// CreateComponent converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateComponent(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params CreateComponentParams
-	// ------------- Optional query parameter "with_backing_units" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "with_backing_units", ctx.QueryParams(), &params.WithBackingUnits, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter with_backing_units: %s", err))
-	}
-
-	// ------------- Optional query parameter "backing_unit_space" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "backing_unit_space", ctx.QueryParams(), &params.BackingUnitSpace, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter backing_unit_space: %s", err))
-	}
-
-	// ------------- Optional query parameter "allow_exists" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
-	}
-
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateComponent(ctx, params)
-	return err
-}
-
-// DeleteComponent converts echo context to params.
-func (w *ServerInterfaceWrapper) DeleteComponent(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "component_id" -------------
-	var componentId ComponentRef
-
-	err = runtime.BindStyledParameterWithOptions("simple", "component_id", ctx.Param("component_id"), &componentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter component_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params DeleteComponentParams
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DeleteComponent(ctx, componentId, params)
-	return err
-}
-
-// GetComponent converts echo context to params.
-func (w *ServerInterfaceWrapper) GetComponent(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "component_id" -------------
-	var componentId ComponentRef
-
-	err = runtime.BindStyledParameterWithOptions("simple", "component_id", ctx.Param("component_id"), &componentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter component_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetComponentParams
-	// ------------- Optional query parameter "include" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
-	}
-
-	// ------------- Optional query parameter "select" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetComponent(ctx, componentId, params)
-	return err
-}
-
-// PatchComponent converts echo context to params.
-func (w *ServerInterfaceWrapper) PatchComponent(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "component_id" -------------
-	var componentId ComponentRef
-
-	err = runtime.BindStyledParameterWithOptions("simple", "component_id", ctx.Param("component_id"), &componentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter component_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params PatchComponentParams
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.PatchComponent(ctx, componentId, params)
-	return err
-}
-
-// UpdateComponent converts echo context to params.
-func (w *ServerInterfaceWrapper) UpdateComponent(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "component_id" -------------
-	var componentId ComponentRef
-
-	err = runtime.BindStyledParameterWithOptions("simple", "component_id", ctx.Param("component_id"), &componentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter component_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params UpdateComponentParams
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.UpdateComponent(ctx, componentId, params)
-	return err
-}
-
-// GetComponentDocument converts echo context to params.
-func (w *ServerInterfaceWrapper) GetComponentDocument(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "component_id" -------------
-	var componentId ComponentRef
-
-	err = runtime.BindStyledParameterWithOptions("simple", "component_id", ctx.Param("component_id"), &componentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter component_id: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetComponentDocument(ctx, componentId)
-	return err
-}
-
-// UpdateComponentFromDocument converts echo context to params.
-func (w *ServerInterfaceWrapper) UpdateComponentFromDocument(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "component_id" -------------
-	var componentId ComponentRef
-
-	err = runtime.BindStyledParameterWithOptions("simple", "component_id", ctx.Param("component_id"), &componentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter component_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params UpdateComponentFromDocumentParams
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.UpdateComponentFromDocument(ctx, componentId, params)
 	return err
 }
 
@@ -13693,24 +12720,6 @@ func (w *ServerInterfaceWrapper) GetOrganizationMember(ctx echo.Context) error {
 	return err
 }
 
-// Promote converts echo context to params.
-func (w *ServerInterfaceWrapper) Promote(ctx echo.Context) error {
-	var err error
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params PromoteParams
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.Promote(ctx, params)
-	return err
-}
-
 // ListAllReleases converts echo context to params.
 func (w *ServerInterfaceWrapper) ListAllReleases(ctx echo.Context) error {
 	var err error
@@ -15101,272 +14110,6 @@ func (w *ServerInterfaceWrapper) PollBridgeWorkerEvents(ctx echo.Context) error 
 	return err
 }
 
-// ListChangeOrders converts echo context to params.
-func (w *ServerInterfaceWrapper) ListChangeOrders(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params ListChangeOrdersParams
-	// ------------- Optional query parameter "where" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
-	}
-
-	// ------------- Optional query parameter "filter" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
-	}
-
-	// ------------- Optional query parameter "contains" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
-	}
-
-	// ------------- Optional query parameter "include" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
-	}
-
-	// ------------- Optional query parameter "select" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
-	}
-
-	// ------------- Optional query parameter "include_hidden" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
-	}
-
-	// ------------- Optional query parameter "view" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
-	}
-
-	// ------------- Optional query parameter "limit" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
-	}
-
-	// ------------- Optional query parameter "continue" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
-	}
-
-	// ------------- Optional query parameter "order_by" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListChangeOrders(ctx, spaceId, params)
-	return err
-}
-
-// CreateChangeOrder converts echo context to params.
-func (w *ServerInterfaceWrapper) CreateChangeOrder(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params CreateChangeOrderParams
-	// ------------- Optional query parameter "allow_exists" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
-	}
-
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateChangeOrder(ctx, spaceId, params)
-	return err
-}
-
-// DeleteChangeOrder converts echo context to params.
-func (w *ServerInterfaceWrapper) DeleteChangeOrder(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
-	}
-
-	// ------------- Path parameter "change_order_id" -------------
-	var changeOrderId openapi_types.UUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "change_order_id", ctx.Param("change_order_id"), &changeOrderId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params DeleteChangeOrderParams
-	// ------------- Optional query parameter "detach" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "detach", ctx.QueryParams(), &params.Detach, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter detach: %s", err))
-	}
-
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.DeleteChangeOrder(ctx, spaceId, changeOrderId, params)
-	return err
-}
-
-// GetChangeOrder converts echo context to params.
-func (w *ServerInterfaceWrapper) GetChangeOrder(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
-	}
-
-	// ------------- Path parameter "change_order_id" -------------
-	var changeOrderId openapi_types.UUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "change_order_id", ctx.Param("change_order_id"), &changeOrderId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params GetChangeOrderParams
-	// ------------- Optional query parameter "include" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
-	}
-
-	// ------------- Optional query parameter "select" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetChangeOrder(ctx, spaceId, changeOrderId, params)
-	return err
-}
-
-// PatchChangeOrder converts echo context to params.
-func (w *ServerInterfaceWrapper) PatchChangeOrder(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
-	}
-
-	// ------------- Path parameter "change_order_id" -------------
-	var changeOrderId openapi_types.UUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "change_order_id", ctx.Param("change_order_id"), &changeOrderId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params PatchChangeOrderParams
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.PatchChangeOrder(ctx, spaceId, changeOrderId, params)
-	return err
-}
-
-// UpdateChangeOrder converts echo context to params.
-func (w *ServerInterfaceWrapper) UpdateChangeOrder(ctx echo.Context) error {
-	var err error
-	// ------------- Path parameter "space_id" -------------
-	var spaceId SpaceID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
-	}
-
-	// ------------- Path parameter "change_order_id" -------------
-	var changeOrderId openapi_types.UUID
-
-	err = runtime.BindStyledParameterWithOptions("simple", "change_order_id", ctx.Param("change_order_id"), &changeOrderId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_order_id: %s", err))
-	}
-
-	// Parameter object where we will unmarshal all parameters from the context
-	var params UpdateChangeOrderParams
-	// ------------- Optional query parameter "dry_run" -------------
-
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
-	}
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.UpdateChangeOrder(ctx, spaceId, changeOrderId, params)
-	return err
-}
-
 // ListChangeSets converts echo context to params.
 func (w *ServerInterfaceWrapper) ListChangeSets(ctx echo.Context) error {
 	var err error
@@ -15687,6 +14430,265 @@ func (w *ServerInterfaceWrapper) UpdateChangeSetFromDocument(ctx echo.Context) e
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateChangeSetFromDocument(ctx, spaceId, changeSetId, params)
+	return err
+}
+
+// ListChangeWorkflows converts echo context to params.
+func (w *ServerInterfaceWrapper) ListChangeWorkflows(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListChangeWorkflowsParams
+	// ------------- Optional query parameter "where" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "where", ctx.QueryParams(), &params.Where, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter where: %s", err))
+	}
+
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "contains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "contains", ctx.QueryParams(), &params.Contains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter contains: %s", err))
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_hidden" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_hidden", ctx.QueryParams(), &params.IncludeHidden, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_hidden: %s", err))
+	}
+
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "continue" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "continue", ctx.QueryParams(), &params.Continue, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter continue: %s", err))
+	}
+
+	// ------------- Optional query parameter "order_by" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "order_by", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter order_by: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListChangeWorkflows(ctx, spaceId, params)
+	return err
+}
+
+// CreateChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateChangeWorkflowParams
+	// ------------- Optional query parameter "allow_exists" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "allow_exists", ctx.QueryParams(), &params.AllowExists, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter allow_exists: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateChangeWorkflow(ctx, spaceId, params)
+	return err
+}
+
+// DeleteChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_workflow_id" -------------
+	var changeWorkflowId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_workflow_id", ctx.Param("change_workflow_id"), &changeWorkflowId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_workflow_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteChangeWorkflowParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteChangeWorkflow(ctx, spaceId, changeWorkflowId, params)
+	return err
+}
+
+// GetChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) GetChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_workflow_id" -------------
+	var changeWorkflowId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_workflow_id", ctx.Param("change_workflow_id"), &changeWorkflowId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_workflow_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetChangeWorkflowParams
+	// ------------- Optional query parameter "include" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", ctx.QueryParams(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include: %s", err))
+	}
+
+	// ------------- Optional query parameter "select" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "select", ctx.QueryParams(), &params.Select, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter select: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetChangeWorkflow(ctx, spaceId, changeWorkflowId, params)
+	return err
+}
+
+// PatchChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) PatchChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_workflow_id" -------------
+	var changeWorkflowId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_workflow_id", ctx.Param("change_workflow_id"), &changeWorkflowId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_workflow_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PatchChangeWorkflowParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PatchChangeWorkflow(ctx, spaceId, changeWorkflowId, params)
+	return err
+}
+
+// UpdateChangeWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateChangeWorkflow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "space_id" -------------
+	var spaceId SpaceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "space_id", ctx.Param("space_id"), &spaceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter space_id: %s", err))
+	}
+
+	// ------------- Path parameter "change_workflow_id" -------------
+	var changeWorkflowId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "change_workflow_id", ctx.Param("change_workflow_id"), &changeWorkflowId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter change_workflow_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateChangeWorkflowParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateChangeWorkflow(ctx, spaceId, changeWorkflowId, params)
 	return err
 }
 
@@ -22154,8 +21156,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
-	router.DELETE(options.BaseURL+"/_component", wrapper.BulkDeleteComponents, options.OperationMiddlewares["BulkDeleteComponents"]...)
-	router.PATCH(options.BaseURL+"/_component", wrapper.BulkPatchComponents, options.OperationMiddlewares["BulkPatchComponents"]...)
 	router.DELETE(options.BaseURL+"/_group", wrapper.BulkDeleteGroups, options.OperationMiddlewares["BulkDeleteGroups"]...)
 	router.PATCH(options.BaseURL+"/_group", wrapper.BulkPatchGroups, options.OperationMiddlewares["BulkPatchGroups"]...)
 	router.DELETE(options.BaseURL+"/_service_account", wrapper.BulkDeleteServiceAccounts, options.OperationMiddlewares["BulkDeleteServiceAccounts"]...)
@@ -22169,26 +21169,18 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/bridge_worker/:bridge_worker_id/queued_operation/poll", wrapper.PollQueuedOperations, options.OperationMiddlewares["PollQueuedOperations"]...)
 	router.GET(options.BaseURL+"/bridge_worker/:bridge_worker_id/queued_operation/:queued_operation_id", wrapper.GetQueuedOperation, options.OperationMiddlewares["GetQueuedOperation"]...)
 	router.POST(options.BaseURL+"/bridge_worker/:bridge_worker_id/user_action_result", wrapper.ReportUserActionResult, options.OperationMiddlewares["ReportUserActionResult"]...)
-	router.DELETE(options.BaseURL+"/change_order", wrapper.BulkDeleteChangeOrders, options.OperationMiddlewares["BulkDeleteChangeOrders"]...)
-	router.GET(options.BaseURL+"/change_order", wrapper.ListAllChangeOrders, options.OperationMiddlewares["ListAllChangeOrders"]...)
-	router.PATCH(options.BaseURL+"/change_order", wrapper.BulkPatchChangeOrders, options.OperationMiddlewares["BulkPatchChangeOrders"]...)
-	router.POST(options.BaseURL+"/change_order", wrapper.BulkCreateChangeOrders, options.OperationMiddlewares["BulkCreateChangeOrders"]...)
 	router.DELETE(options.BaseURL+"/change_set", wrapper.BulkDeleteChangeSets, options.OperationMiddlewares["BulkDeleteChangeSets"]...)
 	router.GET(options.BaseURL+"/change_set", wrapper.ListAllChangeSets, options.OperationMiddlewares["ListAllChangeSets"]...)
 	router.PATCH(options.BaseURL+"/change_set", wrapper.BulkPatchChangeSets, options.OperationMiddlewares["BulkPatchChangeSets"]...)
 	router.POST(options.BaseURL+"/change_set", wrapper.BulkCreateChangeSets, options.OperationMiddlewares["BulkCreateChangeSets"]...)
 	router.POST(options.BaseURL+"/change_set/move", wrapper.BulkMoveChangeSets, options.OperationMiddlewares["BulkMoveChangeSets"]...)
+	router.DELETE(options.BaseURL+"/change_workflow", wrapper.BulkDeleteChangeWorkflows, options.OperationMiddlewares["BulkDeleteChangeWorkflows"]...)
+	router.GET(options.BaseURL+"/change_workflow", wrapper.ListAllChangeWorkflows, options.OperationMiddlewares["ListAllChangeWorkflows"]...)
+	router.PATCH(options.BaseURL+"/change_workflow", wrapper.BulkPatchChangeWorkflows, options.OperationMiddlewares["BulkPatchChangeWorkflows"]...)
+	router.POST(options.BaseURL+"/change_workflow", wrapper.BulkCreateChangeWorkflows, options.OperationMiddlewares["BulkCreateChangeWorkflows"]...)
 	router.GET(options.BaseURL+"/channel", wrapper.ListAllChannels, options.OperationMiddlewares["ListAllChannels"]...)
 	router.GET(options.BaseURL+"/command_run", wrapper.ListAllCommandRuns, options.OperationMiddlewares["ListAllCommandRuns"]...)
 	router.POST(options.BaseURL+"/command_run", wrapper.CreateCommandRun, options.OperationMiddlewares["CreateCommandRun"]...)
-	router.GET(options.BaseURL+"/component", wrapper.ListComponents, options.OperationMiddlewares["ListComponents"]...)
-	router.POST(options.BaseURL+"/component", wrapper.CreateComponent, options.OperationMiddlewares["CreateComponent"]...)
-	router.DELETE(options.BaseURL+"/component/:component_id", wrapper.DeleteComponent, options.OperationMiddlewares["DeleteComponent"]...)
-	router.GET(options.BaseURL+"/component/:component_id", wrapper.GetComponent, options.OperationMiddlewares["GetComponent"]...)
-	router.PATCH(options.BaseURL+"/component/:component_id", wrapper.PatchComponent, options.OperationMiddlewares["PatchComponent"]...)
-	router.PUT(options.BaseURL+"/component/:component_id", wrapper.UpdateComponent, options.OperationMiddlewares["UpdateComponent"]...)
-	router.GET(options.BaseURL+"/component/:component_id/document", wrapper.GetComponentDocument, options.OperationMiddlewares["GetComponentDocument"]...)
-	router.POST(options.BaseURL+"/component/:component_id/document", wrapper.UpdateComponentFromDocument, options.OperationMiddlewares["UpdateComponentFromDocument"]...)
 	router.POST(options.BaseURL+"/diff", wrapper.DiffConfigData, options.OperationMiddlewares["DiffConfigData"]...)
 	router.GET(options.BaseURL+"/docs", wrapper.GetAPIDocs, options.OperationMiddlewares["GetAPIDocs"]...)
 	router.DELETE(options.BaseURL+"/filter", wrapper.BulkDeleteFilters, options.OperationMiddlewares["BulkDeleteFilters"]...)
@@ -22227,7 +21219,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/organization/:organization_id/organization_member", wrapper.CreateOrganizationMember, options.OperationMiddlewares["CreateOrganizationMember"]...)
 	router.DELETE(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.DeleteOrganizationMember, options.OperationMiddlewares["DeleteOrganizationMember"]...)
 	router.GET(options.BaseURL+"/organization/:organization_id/organization_member/:organization_member_id", wrapper.GetOrganizationMember, options.OperationMiddlewares["GetOrganizationMember"]...)
-	router.POST(options.BaseURL+"/promote", wrapper.Promote, options.OperationMiddlewares["Promote"]...)
 	router.GET(options.BaseURL+"/release", wrapper.ListAllReleases, options.OperationMiddlewares["ListAllReleases"]...)
 	router.DELETE(options.BaseURL+"/review_comment", wrapper.BulkDeleteReviewComments, options.OperationMiddlewares["BulkDeleteReviewComments"]...)
 	router.GET(options.BaseURL+"/review_comment", wrapper.ListAllReviewComments, options.OperationMiddlewares["ListAllReviewComments"]...)
@@ -22260,12 +21251,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.PatchBridgeWorker, options.OperationMiddlewares["PatchBridgeWorker"]...)
 	router.PUT(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id", wrapper.UpdateBridgeWorker, options.OperationMiddlewares["UpdateBridgeWorker"]...)
 	router.POST(options.BaseURL+"/space/:space_id/bridge_worker/:bridge_worker_id/event_cursor/:name/poll", wrapper.PollBridgeWorkerEvents, options.OperationMiddlewares["PollBridgeWorkerEvents"]...)
-	router.GET(options.BaseURL+"/space/:space_id/change_order", wrapper.ListChangeOrders, options.OperationMiddlewares["ListChangeOrders"]...)
-	router.POST(options.BaseURL+"/space/:space_id/change_order", wrapper.CreateChangeOrder, options.OperationMiddlewares["CreateChangeOrder"]...)
-	router.DELETE(options.BaseURL+"/space/:space_id/change_order/:change_order_id", wrapper.DeleteChangeOrder, options.OperationMiddlewares["DeleteChangeOrder"]...)
-	router.GET(options.BaseURL+"/space/:space_id/change_order/:change_order_id", wrapper.GetChangeOrder, options.OperationMiddlewares["GetChangeOrder"]...)
-	router.PATCH(options.BaseURL+"/space/:space_id/change_order/:change_order_id", wrapper.PatchChangeOrder, options.OperationMiddlewares["PatchChangeOrder"]...)
-	router.PUT(options.BaseURL+"/space/:space_id/change_order/:change_order_id", wrapper.UpdateChangeOrder, options.OperationMiddlewares["UpdateChangeOrder"]...)
 	router.GET(options.BaseURL+"/space/:space_id/change_set", wrapper.ListChangeSets, options.OperationMiddlewares["ListChangeSets"]...)
 	router.POST(options.BaseURL+"/space/:space_id/change_set", wrapper.CreateChangeSet, options.OperationMiddlewares["CreateChangeSet"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/change_set/:change_set_id", wrapper.DeleteChangeSet, options.OperationMiddlewares["DeleteChangeSet"]...)
@@ -22274,6 +21259,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PUT(options.BaseURL+"/space/:space_id/change_set/:change_set_id", wrapper.UpdateChangeSet, options.OperationMiddlewares["UpdateChangeSet"]...)
 	router.GET(options.BaseURL+"/space/:space_id/change_set/:change_set_id/document", wrapper.GetChangeSetDocument, options.OperationMiddlewares["GetChangeSetDocument"]...)
 	router.POST(options.BaseURL+"/space/:space_id/change_set/:change_set_id/document", wrapper.UpdateChangeSetFromDocument, options.OperationMiddlewares["UpdateChangeSetFromDocument"]...)
+	router.GET(options.BaseURL+"/space/:space_id/change_workflow", wrapper.ListChangeWorkflows, options.OperationMiddlewares["ListChangeWorkflows"]...)
+	router.POST(options.BaseURL+"/space/:space_id/change_workflow", wrapper.CreateChangeWorkflow, options.OperationMiddlewares["CreateChangeWorkflow"]...)
+	router.DELETE(options.BaseURL+"/space/:space_id/change_workflow/:change_workflow_id", wrapper.DeleteChangeWorkflow, options.OperationMiddlewares["DeleteChangeWorkflow"]...)
+	router.GET(options.BaseURL+"/space/:space_id/change_workflow/:change_workflow_id", wrapper.GetChangeWorkflow, options.OperationMiddlewares["GetChangeWorkflow"]...)
+	router.PATCH(options.BaseURL+"/space/:space_id/change_workflow/:change_workflow_id", wrapper.PatchChangeWorkflow, options.OperationMiddlewares["PatchChangeWorkflow"]...)
+	router.PUT(options.BaseURL+"/space/:space_id/change_workflow/:change_workflow_id", wrapper.UpdateChangeWorkflow, options.OperationMiddlewares["UpdateChangeWorkflow"]...)
 	router.GET(options.BaseURL+"/space/:space_id/channel", wrapper.ListChannels, options.OperationMiddlewares["ListChannels"]...)
 	router.POST(options.BaseURL+"/space/:space_id/channel", wrapper.CreateChannel, options.OperationMiddlewares["CreateChannel"]...)
 	router.DELETE(options.BaseURL+"/space/:space_id/channel/:channel_id", wrapper.DeleteChannel, options.OperationMiddlewares["DeleteChannel"]...)
@@ -22525,17 +21516,6 @@ type PayloadTooLargeJSONResponse struct {
 	Headers PayloadTooLargeResponseHeaders
 }
 
-type PreconditionFailedResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-type PreconditionFailedJSONResponse struct {
-	Body StandardErrorResponse
-
-	Headers PreconditionFailedResponseHeaders
-}
-
 type ServiceUnavailableResponseHeaders struct {
 	HubdVersion string
 	Warning     *string
@@ -22601,570 +21581,6 @@ type UnsupportedMediaTypeJSONResponse struct {
 	Body StandardErrorResponse
 
 	Headers UnsupportedMediaTypeResponseHeaders
-}
-
-type BulkDeleteComponentsRequestObject struct {
-	Params BulkDeleteComponentsParams
-}
-
-type BulkDeleteComponentsResponseObject interface {
-	VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error
-}
-
-type BulkDeleteComponents200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkDeleteComponents200JSONResponse struct {
-	Body    []DeleteResponse
-	Headers BulkDeleteComponents200ResponseHeaders
-}
-
-func (response BulkDeleteComponents200JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents207ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkDeleteComponents207JSONResponse struct {
-	Body    []DeleteResponse
-	Headers BulkDeleteComponents207ResponseHeaders
-}
-
-func (response BulkDeleteComponents207JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(207)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response BulkDeleteComponents400JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response BulkDeleteComponents401JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response BulkDeleteComponents403JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response BulkDeleteComponents404JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents409JSONResponse struct{ ConflictJSONResponse }
-
-func (response BulkDeleteComponents409JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response BulkDeleteComponents429JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response BulkDeleteComponents500JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response BulkDeleteComponents503JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponents504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response BulkDeleteComponents504JSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteComponentsdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response BulkDeleteComponentsdefaultJSONResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponentsRequestObject struct {
-	Params                            BulkPatchComponentsParams
-	JSONBody                          *BulkPatchComponentsJSONRequestBody
-	ApplicationMergePatchPlusJSONBody *BulkPatchComponentsApplicationMergePatchPlusJSONRequestBody
-}
-
-type BulkPatchComponentsResponseObject interface {
-	VisitBulkPatchComponentsResponse(w http.ResponseWriter) error
-}
-
-type BulkPatchComponents200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkPatchComponents200JSONResponse struct {
-	Body    []ComponentCreateOrUpdateResponse
-	Headers BulkPatchComponents200ResponseHeaders
-}
-
-func (response BulkPatchComponents200JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents207ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkPatchComponents207JSONResponse struct {
-	Body    []ComponentCreateOrUpdateResponse
-	Headers BulkPatchComponents207ResponseHeaders
-}
-
-func (response BulkPatchComponents207JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(207)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response BulkPatchComponents400JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response BulkPatchComponents401JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response BulkPatchComponents403JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response BulkPatchComponents404JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents409JSONResponse struct{ ConflictJSONResponse }
-
-func (response BulkPatchComponents409JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response BulkPatchComponents413JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response BulkPatchComponents415JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response BulkPatchComponents429JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response BulkPatchComponents500JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response BulkPatchComponents503JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponents504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response BulkPatchComponents504JSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchComponentsdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response BulkPatchComponentsdefaultJSONResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
 }
 
 type BulkDeleteGroupsRequestObject struct {
@@ -26566,1110 +24982,6 @@ func (response ReportUserActionResultdefaultJSONResponse) VisitReportUserActionR
 	return err
 }
 
-type BulkDeleteChangeOrdersRequestObject struct {
-	Params BulkDeleteChangeOrdersParams
-}
-
-type BulkDeleteChangeOrdersResponseObject interface {
-	VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error
-}
-
-type BulkDeleteChangeOrders200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkDeleteChangeOrders200JSONResponse struct {
-	Body    []DeleteResponse
-	Headers BulkDeleteChangeOrders200ResponseHeaders
-}
-
-func (response BulkDeleteChangeOrders200JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders207ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkDeleteChangeOrders207JSONResponse struct {
-	Body    []DeleteResponse
-	Headers BulkDeleteChangeOrders207ResponseHeaders
-}
-
-func (response BulkDeleteChangeOrders207JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(207)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response BulkDeleteChangeOrders400JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response BulkDeleteChangeOrders401JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response BulkDeleteChangeOrders403JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response BulkDeleteChangeOrders404JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders409JSONResponse struct{ ConflictJSONResponse }
-
-func (response BulkDeleteChangeOrders409JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response BulkDeleteChangeOrders422JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response BulkDeleteChangeOrders429JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response BulkDeleteChangeOrders500JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response BulkDeleteChangeOrders503JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response BulkDeleteChangeOrders504JSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkDeleteChangeOrdersdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response BulkDeleteChangeOrdersdefaultJSONResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrdersRequestObject struct {
-	Params ListAllChangeOrdersParams
-}
-
-type ListAllChangeOrdersResponseObject interface {
-	VisitListAllChangeOrdersResponse(w http.ResponseWriter) error
-}
-
-type ListAllChangeOrders200ResponseHeaders struct {
-	HubdVersion     string
-	ServiceContinue *string
-	Warning         *string
-	XRequestId      string
-}
-
-type ListAllChangeOrders200JSONResponse struct {
-	Body    []ExtendedChangeOrder
-	Headers ListAllChangeOrders200ResponseHeaders
-}
-
-func (response ListAllChangeOrders200JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.ServiceContinue != nil {
-		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListAllChangeOrders400JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListAllChangeOrders401JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListAllChangeOrders403JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListAllChangeOrders404JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListAllChangeOrders429JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response ListAllChangeOrders500JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response ListAllChangeOrders503JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response ListAllChangeOrders504JSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllChangeOrdersdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response ListAllChangeOrdersdefaultJSONResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrdersRequestObject struct {
-	Params                            BulkPatchChangeOrdersParams
-	JSONBody                          *BulkPatchChangeOrdersJSONRequestBody
-	ApplicationMergePatchPlusJSONBody *BulkPatchChangeOrdersApplicationMergePatchPlusJSONRequestBody
-}
-
-type BulkPatchChangeOrdersResponseObject interface {
-	VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error
-}
-
-type BulkPatchChangeOrders200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkPatchChangeOrders200JSONResponse struct {
-	Body    []ChangeOrderCreateOrUpdateResponse
-	Headers BulkPatchChangeOrders200ResponseHeaders
-}
-
-func (response BulkPatchChangeOrders200JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders207ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkPatchChangeOrders207JSONResponse struct {
-	Body    []ChangeOrderCreateOrUpdateResponse
-	Headers BulkPatchChangeOrders207ResponseHeaders
-}
-
-func (response BulkPatchChangeOrders207JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(207)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response BulkPatchChangeOrders400JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response BulkPatchChangeOrders401JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response BulkPatchChangeOrders403JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response BulkPatchChangeOrders404JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders409JSONResponse struct{ ConflictJSONResponse }
-
-func (response BulkPatchChangeOrders409JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response BulkPatchChangeOrders413JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response BulkPatchChangeOrders415JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response BulkPatchChangeOrders429JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response BulkPatchChangeOrders500JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response BulkPatchChangeOrders503JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response BulkPatchChangeOrders504JSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkPatchChangeOrdersdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response BulkPatchChangeOrdersdefaultJSONResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrdersRequestObject struct {
-	Params                            BulkCreateChangeOrdersParams
-	JSONBody                          *BulkCreateChangeOrdersJSONRequestBody
-	ApplicationMergePatchPlusJSONBody *BulkCreateChangeOrdersApplicationMergePatchPlusJSONRequestBody
-}
-
-type BulkCreateChangeOrdersResponseObject interface {
-	VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error
-}
-
-type BulkCreateChangeOrders200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkCreateChangeOrders200JSONResponse struct {
-	Body    []ChangeOrderCreateOrUpdateResponse
-	Headers BulkCreateChangeOrders200ResponseHeaders
-}
-
-func (response BulkCreateChangeOrders200JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders207ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type BulkCreateChangeOrders207JSONResponse struct {
-	Body    []ChangeOrderCreateOrUpdateResponse
-	Headers BulkCreateChangeOrders207ResponseHeaders
-}
-
-func (response BulkCreateChangeOrders207JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(207)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response BulkCreateChangeOrders400JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response BulkCreateChangeOrders401JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response BulkCreateChangeOrders403JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response BulkCreateChangeOrders404JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders409JSONResponse struct{ ConflictJSONResponse }
-
-func (response BulkCreateChangeOrders409JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response BulkCreateChangeOrders413JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response BulkCreateChangeOrders415JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response BulkCreateChangeOrders429JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response BulkCreateChangeOrders500JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response BulkCreateChangeOrders503JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response BulkCreateChangeOrders504JSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BulkCreateChangeOrdersdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response BulkCreateChangeOrdersdefaultJSONResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type BulkDeleteChangeSetsRequestObject struct {
 	Params BulkDeleteChangeSetsParams
 }
@@ -29076,6 +26388,1148 @@ func (response BulkMoveChangeSetsdefaultJSONResponse) VisitBulkMoveChangeSetsRes
 	return err
 }
 
+type BulkDeleteChangeWorkflowsRequestObject struct {
+	Params BulkDeleteChangeWorkflowsParams
+}
+
+type BulkDeleteChangeWorkflowsResponseObject interface {
+	VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type BulkDeleteChangeWorkflows200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteChangeWorkflows200JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteChangeWorkflows200ResponseHeaders
+}
+
+func (response BulkDeleteChangeWorkflows200JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkDeleteChangeWorkflows207JSONResponse struct {
+	Body    []DeleteResponse
+	Headers BulkDeleteChangeWorkflows207ResponseHeaders
+}
+
+func (response BulkDeleteChangeWorkflows207JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkDeleteChangeWorkflows400JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkDeleteChangeWorkflows401JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkDeleteChangeWorkflows403JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkDeleteChangeWorkflows404JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkDeleteChangeWorkflows409JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkDeleteChangeWorkflows422JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkDeleteChangeWorkflows429JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkDeleteChangeWorkflows500JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkDeleteChangeWorkflows503JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkDeleteChangeWorkflows504JSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkDeleteChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkDeleteChangeWorkflowsdefaultJSONResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflowsRequestObject struct {
+	Params ListAllChangeWorkflowsParams
+}
+
+type ListAllChangeWorkflowsResponseObject interface {
+	VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type ListAllChangeWorkflows200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListAllChangeWorkflows200JSONResponse struct {
+	Body    []ExtendedChangeWorkflow
+	Headers ListAllChangeWorkflows200ResponseHeaders
+}
+
+func (response ListAllChangeWorkflows200JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAllChangeWorkflows400JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAllChangeWorkflows401JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAllChangeWorkflows403JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAllChangeWorkflows404JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAllChangeWorkflows429JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListAllChangeWorkflows500JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAllChangeWorkflows503JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListAllChangeWorkflows504JSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListAllChangeWorkflowsdefaultJSONResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflowsRequestObject struct {
+	Params                            BulkPatchChangeWorkflowsParams
+	JSONBody                          *BulkPatchChangeWorkflowsJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkPatchChangeWorkflowsApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkPatchChangeWorkflowsResponseObject interface {
+	VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type BulkPatchChangeWorkflows200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchChangeWorkflows200JSONResponse struct {
+	Body    []ChangeWorkflowCreateOrUpdateResponse
+	Headers BulkPatchChangeWorkflows200ResponseHeaders
+}
+
+func (response BulkPatchChangeWorkflows200JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkPatchChangeWorkflows207JSONResponse struct {
+	Body    []ChangeWorkflowCreateOrUpdateResponse
+	Headers BulkPatchChangeWorkflows207ResponseHeaders
+}
+
+func (response BulkPatchChangeWorkflows207JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkPatchChangeWorkflows400JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkPatchChangeWorkflows401JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkPatchChangeWorkflows403JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkPatchChangeWorkflows404JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkPatchChangeWorkflows409JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkPatchChangeWorkflows413JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkPatchChangeWorkflows415JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkPatchChangeWorkflows422JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkPatchChangeWorkflows429JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkPatchChangeWorkflows500JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkPatchChangeWorkflows503JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkPatchChangeWorkflows504JSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkPatchChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkPatchChangeWorkflowsdefaultJSONResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflowsRequestObject struct {
+	Params                            BulkCreateChangeWorkflowsParams
+	JSONBody                          *BulkCreateChangeWorkflowsJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *BulkCreateChangeWorkflowsApplicationMergePatchPlusJSONRequestBody
+}
+
+type BulkCreateChangeWorkflowsResponseObject interface {
+	VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type BulkCreateChangeWorkflows200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateChangeWorkflows200JSONResponse struct {
+	Body    []ChangeWorkflowCreateOrUpdateResponse
+	Headers BulkCreateChangeWorkflows200ResponseHeaders
+}
+
+func (response BulkCreateChangeWorkflows200JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows207ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type BulkCreateChangeWorkflows207JSONResponse struct {
+	Body    []ChangeWorkflowCreateOrUpdateResponse
+	Headers BulkCreateChangeWorkflows207ResponseHeaders
+}
+
+func (response BulkCreateChangeWorkflows207JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(207)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkCreateChangeWorkflows400JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkCreateChangeWorkflows401JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkCreateChangeWorkflows403JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkCreateChangeWorkflows404JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkCreateChangeWorkflows409JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkCreateChangeWorkflows413JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkCreateChangeWorkflows415JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response BulkCreateChangeWorkflows422JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkCreateChangeWorkflows429JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response BulkCreateChangeWorkflows500JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkCreateChangeWorkflows503JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response BulkCreateChangeWorkflows504JSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response BulkCreateChangeWorkflowsdefaultJSONResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAllChannelsRequestObject struct {
 	Params ListAllChannelsParams
 }
@@ -29750,1987 +28204,6 @@ type CreateCommandRundefaultJSONResponse struct {
 }
 
 func (response CreateCommandRundefaultJSONResponse) VisitCreateCommandRunResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponentsRequestObject struct {
-	Params ListComponentsParams
-}
-
-type ListComponentsResponseObject interface {
-	VisitListComponentsResponse(w http.ResponseWriter) error
-}
-
-type ListComponents200ResponseHeaders struct {
-	HubdVersion     string
-	ServiceContinue *string
-	Warning         *string
-	XRequestId      string
-}
-
-type ListComponents200JSONResponse struct {
-	Body    []ExtendedComponent
-	Headers ListComponents200ResponseHeaders
-}
-
-func (response ListComponents200JSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.ServiceContinue != nil {
-		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponents400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListComponents400JSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponents401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListComponents401JSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponents403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListComponents403JSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponents404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListComponents404JSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponents429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListComponents429JSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponents500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response ListComponents500JSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponents503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response ListComponents503JSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponents504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response ListComponents504JSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListComponentsdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response ListComponentsdefaultJSONResponse) VisitListComponentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponentRequestObject struct {
-	Params CreateComponentParams
-	Body   *CreateComponentJSONRequestBody
-}
-
-type CreateComponentResponseObject interface {
-	VisitCreateComponentResponse(w http.ResponseWriter) error
-}
-
-type CreateComponent200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type CreateComponent200JSONResponse struct {
-	Body    Component
-	Headers CreateComponent200ResponseHeaders
-}
-
-func (response CreateComponent200JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateComponent400JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateComponent401JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response CreateComponent403JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreateComponent404JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent409JSONResponse struct{ ConflictJSONResponse }
-
-func (response CreateComponent409JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response CreateComponent413JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response CreateComponent415JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response CreateComponent429JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response CreateComponent500JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response CreateComponent503JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponent504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response CreateComponent504JSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateComponentdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response CreateComponentdefaultJSONResponse) VisitCreateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponentRequestObject struct {
-	ComponentId ComponentRef `json:"component_id"`
-	Params      DeleteComponentParams
-}
-
-type DeleteComponentResponseObject interface {
-	VisitDeleteComponentResponse(w http.ResponseWriter) error
-}
-
-type DeleteComponent200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type DeleteComponent200JSONResponse struct {
-	Body    DeleteResponse
-	Headers DeleteComponent200ResponseHeaders
-}
-
-func (response DeleteComponent200JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponent400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response DeleteComponent400JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponent401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response DeleteComponent401JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponent403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response DeleteComponent403JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponent404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response DeleteComponent404JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponent409JSONResponse struct{ ConflictJSONResponse }
-
-func (response DeleteComponent409JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponent429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response DeleteComponent429JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponent500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response DeleteComponent500JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponent503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response DeleteComponent503JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponent504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response DeleteComponent504JSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteComponentdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response DeleteComponentdefaultJSONResponse) VisitDeleteComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentRequestObject struct {
-	ComponentId ComponentRef `json:"component_id"`
-	Params      GetComponentParams
-}
-
-type GetComponentResponseObject interface {
-	VisitGetComponentResponse(w http.ResponseWriter) error
-}
-
-type GetComponent200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type GetComponent200JSONResponse struct {
-	Body    ExtendedComponent
-	Headers GetComponent200ResponseHeaders
-}
-
-func (response GetComponent200JSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponent400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetComponent400JSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponent401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetComponent401JSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponent403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetComponent403JSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponent404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetComponent404JSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponent429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetComponent429JSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponent500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response GetComponent500JSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponent503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response GetComponent503JSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponent504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response GetComponent504JSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response GetComponentdefaultJSONResponse) VisitGetComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponentRequestObject struct {
-	ComponentId                       ComponentRef `json:"component_id"`
-	Params                            PatchComponentParams
-	JSONBody                          *PatchComponentJSONRequestBody
-	ApplicationMergePatchPlusJSONBody *PatchComponentApplicationMergePatchPlusJSONRequestBody
-}
-
-type PatchComponentResponseObject interface {
-	VisitPatchComponentResponse(w http.ResponseWriter) error
-}
-
-type PatchComponent200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type PatchComponent200JSONResponse struct {
-	Body    Component
-	Headers PatchComponent200ResponseHeaders
-}
-
-func (response PatchComponent200JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response PatchComponent400JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response PatchComponent401JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response PatchComponent403JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response PatchComponent404JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent409JSONResponse struct{ ConflictJSONResponse }
-
-func (response PatchComponent409JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response PatchComponent413JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response PatchComponent415JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response PatchComponent429JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response PatchComponent500JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response PatchComponent503JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponent504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response PatchComponent504JSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchComponentdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response PatchComponentdefaultJSONResponse) VisitPatchComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentRequestObject struct {
-	ComponentId ComponentRef `json:"component_id"`
-	Params      UpdateComponentParams
-	Body        *UpdateComponentJSONRequestBody
-}
-
-type UpdateComponentResponseObject interface {
-	VisitUpdateComponentResponse(w http.ResponseWriter) error
-}
-
-type UpdateComponent200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type UpdateComponent200JSONResponse struct {
-	Body    Component
-	Headers UpdateComponent200ResponseHeaders
-}
-
-func (response UpdateComponent200JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response UpdateComponent400JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response UpdateComponent401JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response UpdateComponent403JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response UpdateComponent404JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent409JSONResponse struct{ ConflictJSONResponse }
-
-func (response UpdateComponent409JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response UpdateComponent413JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response UpdateComponent415JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response UpdateComponent429JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response UpdateComponent500JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response UpdateComponent503JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponent504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response UpdateComponent504JSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response UpdateComponentdefaultJSONResponse) VisitUpdateComponentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocumentRequestObject struct {
-	ComponentId ComponentRef `json:"component_id"`
-}
-
-type GetComponentDocumentResponseObject interface {
-	VisitGetComponentDocumentResponse(w http.ResponseWriter) error
-}
-
-type GetComponentDocument200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type GetComponentDocument200JSONResponse struct {
-	Body    EntityDocument
-	Headers GetComponentDocument200ResponseHeaders
-}
-
-func (response GetComponentDocument200JSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocument400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetComponentDocument400JSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocument401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetComponentDocument401JSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocument403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetComponentDocument403JSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocument404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetComponentDocument404JSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetComponentDocument429JSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocument500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response GetComponentDocument500JSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response GetComponentDocument503JSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocument504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response GetComponentDocument504JSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetComponentDocumentdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response GetComponentDocumentdefaultJSONResponse) VisitGetComponentDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocumentRequestObject struct {
-	ComponentId ComponentRef `json:"component_id"`
-	Params      UpdateComponentFromDocumentParams
-	Body        *UpdateComponentFromDocumentJSONRequestBody
-}
-
-type UpdateComponentFromDocumentResponseObject interface {
-	VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error
-}
-
-type UpdateComponentFromDocument200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type UpdateComponentFromDocument200JSONResponse struct {
-	Body    EntityDocument
-	Headers UpdateComponentFromDocument200ResponseHeaders
-}
-
-func (response UpdateComponentFromDocument200JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response UpdateComponentFromDocument400JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response UpdateComponentFromDocument401JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response UpdateComponentFromDocument403JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response UpdateComponentFromDocument404JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument409JSONResponse struct{ ConflictJSONResponse }
-
-func (response UpdateComponentFromDocument409JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response UpdateComponentFromDocument413JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response UpdateComponentFromDocument415JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response UpdateComponentFromDocument429JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response UpdateComponentFromDocument500JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response UpdateComponentFromDocument503JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocument504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response UpdateComponentFromDocument504JSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateComponentFromDocumentdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response UpdateComponentFromDocumentdefaultJSONResponse) VisitUpdateComponentFromDocumentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -41381,355 +37854,6 @@ func (response GetOrganizationMemberdefaultJSONResponse) VisitGetOrganizationMem
 	return err
 }
 
-type PromoteRequestObject struct {
-	Params PromoteParams
-	Body   *PromoteJSONRequestBody
-}
-
-type PromoteResponseObject interface {
-	VisitPromoteResponse(w http.ResponseWriter) error
-}
-
-type Promote200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type Promote200JSONResponse struct {
-	Body    PromoteResult
-	Headers Promote200ResponseHeaders
-}
-
-func (response Promote200JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote207ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type Promote207JSONResponse struct {
-	Body    PromoteResult
-	Headers Promote207ResponseHeaders
-}
-
-func (response Promote207JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(207)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response Promote400JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response Promote401JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response Promote403JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response Promote404JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote409ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type Promote409JSONResponse struct {
-	Body    PromoteRefusal
-	Headers Promote409ResponseHeaders
-}
-
-func (response Promote409JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote412JSONResponse struct{ PreconditionFailedJSONResponse }
-
-func (response Promote412JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(412)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response Promote413JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response Promote415JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response Promote422JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response Promote429JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response Promote500JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response Promote503JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type Promote504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response Promote504JSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PromotedefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response PromotedefaultJSONResponse) VisitPromoteResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListAllReleasesRequestObject struct {
 	Params ListAllReleasesParams
 }
@@ -49575,1523 +45699,6 @@ func (response PollBridgeWorkerEventsdefaultJSONResponse) VisitPollBridgeWorkerE
 	return err
 }
 
-type ListChangeOrdersRequestObject struct {
-	SpaceId SpaceID `json:"space_id"`
-	Params  ListChangeOrdersParams
-}
-
-type ListChangeOrdersResponseObject interface {
-	VisitListChangeOrdersResponse(w http.ResponseWriter) error
-}
-
-type ListChangeOrders200ResponseHeaders struct {
-	HubdVersion     string
-	ServiceContinue *string
-	Warning         *string
-	XRequestId      string
-}
-
-type ListChangeOrders200JSONResponse struct {
-	Body    []ExtendedChangeOrder
-	Headers ListChangeOrders200ResponseHeaders
-}
-
-func (response ListChangeOrders200JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.ServiceContinue != nil {
-		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListChangeOrders400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response ListChangeOrders400JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListChangeOrders401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response ListChangeOrders401JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListChangeOrders403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response ListChangeOrders403JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListChangeOrders404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response ListChangeOrders404JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListChangeOrders429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response ListChangeOrders429JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListChangeOrders500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response ListChangeOrders500JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListChangeOrders503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response ListChangeOrders503JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListChangeOrders504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response ListChangeOrders504JSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListChangeOrdersdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response ListChangeOrdersdefaultJSONResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrderRequestObject struct {
-	SpaceId SpaceID `json:"space_id"`
-	Params  CreateChangeOrderParams
-	Body    *CreateChangeOrderJSONRequestBody
-}
-
-type CreateChangeOrderResponseObject interface {
-	VisitCreateChangeOrderResponse(w http.ResponseWriter) error
-}
-
-type CreateChangeOrder200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type CreateChangeOrder200JSONResponse struct {
-	Body    ChangeOrder
-	Headers CreateChangeOrder200ResponseHeaders
-}
-
-func (response CreateChangeOrder200JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response CreateChangeOrder400JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response CreateChangeOrder401JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response CreateChangeOrder403JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response CreateChangeOrder404JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder409JSONResponse struct{ ConflictJSONResponse }
-
-func (response CreateChangeOrder409JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response CreateChangeOrder413JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response CreateChangeOrder415JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response CreateChangeOrder429JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response CreateChangeOrder500JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response CreateChangeOrder503JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response CreateChangeOrder504JSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateChangeOrderdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response CreateChangeOrderdefaultJSONResponse) VisitCreateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrderRequestObject struct {
-	SpaceId       SpaceID            `json:"space_id"`
-	ChangeOrderId openapi_types.UUID `json:"change_order_id"`
-	Params        DeleteChangeOrderParams
-}
-
-type DeleteChangeOrderResponseObject interface {
-	VisitDeleteChangeOrderResponse(w http.ResponseWriter) error
-}
-
-type DeleteChangeOrder200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type DeleteChangeOrder200JSONResponse struct {
-	Body    DeleteResponse
-	Headers DeleteChangeOrder200ResponseHeaders
-}
-
-func (response DeleteChangeOrder200JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response DeleteChangeOrder400JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response DeleteChangeOrder401JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response DeleteChangeOrder403JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response DeleteChangeOrder404JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder409JSONResponse struct{ ConflictJSONResponse }
-
-func (response DeleteChangeOrder409JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder422JSONResponse struct{ UnprocessableJSONResponse }
-
-func (response DeleteChangeOrder422JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response DeleteChangeOrder429JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response DeleteChangeOrder500JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response DeleteChangeOrder503JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response DeleteChangeOrder504JSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteChangeOrderdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response DeleteChangeOrderdefaultJSONResponse) VisitDeleteChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrderRequestObject struct {
-	SpaceId       SpaceID            `json:"space_id"`
-	ChangeOrderId openapi_types.UUID `json:"change_order_id"`
-	Params        GetChangeOrderParams
-}
-
-type GetChangeOrderResponseObject interface {
-	VisitGetChangeOrderResponse(w http.ResponseWriter) error
-}
-
-type GetChangeOrder200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type GetChangeOrder200JSONResponse struct {
-	Body    ExtendedChangeOrder
-	Headers GetChangeOrder200ResponseHeaders
-}
-
-func (response GetChangeOrder200JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response GetChangeOrder400JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response GetChangeOrder401JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetChangeOrder403JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response GetChangeOrder404JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response GetChangeOrder429JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response GetChangeOrder500JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response GetChangeOrder503JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response GetChangeOrder504JSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetChangeOrderdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response GetChangeOrderdefaultJSONResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrderRequestObject struct {
-	SpaceId                           SpaceID            `json:"space_id"`
-	ChangeOrderId                     openapi_types.UUID `json:"change_order_id"`
-	Params                            PatchChangeOrderParams
-	JSONBody                          *PatchChangeOrderJSONRequestBody
-	ApplicationMergePatchPlusJSONBody *PatchChangeOrderApplicationMergePatchPlusJSONRequestBody
-}
-
-type PatchChangeOrderResponseObject interface {
-	VisitPatchChangeOrderResponse(w http.ResponseWriter) error
-}
-
-type PatchChangeOrder200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type PatchChangeOrder200JSONResponse struct {
-	Body    ChangeOrder
-	Headers PatchChangeOrder200ResponseHeaders
-}
-
-func (response PatchChangeOrder200JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response PatchChangeOrder400JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response PatchChangeOrder401JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response PatchChangeOrder403JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response PatchChangeOrder404JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder409JSONResponse struct{ ConflictJSONResponse }
-
-func (response PatchChangeOrder409JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response PatchChangeOrder413JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response PatchChangeOrder415JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response PatchChangeOrder429JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response PatchChangeOrder500JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response PatchChangeOrder503JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response PatchChangeOrder504JSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PatchChangeOrderdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response PatchChangeOrderdefaultJSONResponse) VisitPatchChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrderRequestObject struct {
-	SpaceId       SpaceID            `json:"space_id"`
-	ChangeOrderId openapi_types.UUID `json:"change_order_id"`
-	Params        UpdateChangeOrderParams
-	Body          *UpdateChangeOrderJSONRequestBody
-}
-
-type UpdateChangeOrderResponseObject interface {
-	VisitUpdateChangeOrderResponse(w http.ResponseWriter) error
-}
-
-type UpdateChangeOrder200ResponseHeaders struct {
-	HubdVersion string
-	Warning     *string
-	XRequestId  string
-}
-
-type UpdateChangeOrder200JSONResponse struct {
-	Body    ChangeOrder
-	Headers UpdateChangeOrder200ResponseHeaders
-}
-
-func (response UpdateChangeOrder200JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(200)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder400JSONResponse struct{ BadRequestJSONResponse }
-
-func (response UpdateChangeOrder400JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(400)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder401JSONResponse struct{ UnauthorizedJSONResponse }
-
-func (response UpdateChangeOrder401JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response UpdateChangeOrder403JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder404JSONResponse struct{ NotFoundJSONResponse }
-
-func (response UpdateChangeOrder404JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder409JSONResponse struct{ ConflictJSONResponse }
-
-func (response UpdateChangeOrder409JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(409)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder413JSONResponse struct{ PayloadTooLargeJSONResponse }
-
-func (response UpdateChangeOrder413JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(413)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder415JSONResponse struct {
-	UnsupportedMediaTypeJSONResponse
-}
-
-func (response UpdateChangeOrder415JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(415)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder429JSONResponse struct{ TooManyRequestsJSONResponse }
-
-func (response UpdateChangeOrder429JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder500JSONResponse struct{ UnexpectedJSONResponse }
-
-func (response UpdateChangeOrder500JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder503JSONResponse struct{ ServiceUnavailableJSONResponse }
-
-func (response UpdateChangeOrder503JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(503)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrder504JSONResponse struct{ GatewayTimeoutJSONResponse }
-
-func (response UpdateChangeOrder504JSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(504)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateChangeOrderdefaultJSONResponse struct {
-	Body       StandardErrorResponse
-	Headers    DefaultResponseHeaders
-	StatusCode int
-}
-
-func (response UpdateChangeOrderdefaultJSONResponse) VisitUpdateChangeOrderResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
-	if response.Headers.Warning != nil {
-		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
-	}
-	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(response.StatusCode)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListChangeSetsRequestObject struct {
 	SpaceId SpaceID `json:"space_id"`
 	Params  ListChangeSetsParams
@@ -53084,6 +47691,1580 @@ type UpdateChangeSetFromDocumentdefaultJSONResponse struct {
 }
 
 func (response UpdateChangeSetFromDocumentdefaultJSONResponse) VisitUpdateChangeSetFromDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflowsRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  ListChangeWorkflowsParams
+}
+
+type ListChangeWorkflowsResponseObject interface {
+	VisitListChangeWorkflowsResponse(w http.ResponseWriter) error
+}
+
+type ListChangeWorkflows200ResponseHeaders struct {
+	HubdVersion     string
+	ServiceContinue *string
+	Warning         *string
+	XRequestId      string
+}
+
+type ListChangeWorkflows200JSONResponse struct {
+	Body    []ExtendedChangeWorkflow
+	Headers ListChangeWorkflows200ResponseHeaders
+}
+
+func (response ListChangeWorkflows200JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.ServiceContinue != nil {
+		w.Header().Set("Service-Continue", fmt.Sprint(*response.Headers.ServiceContinue))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListChangeWorkflows400JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListChangeWorkflows401JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListChangeWorkflows403JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListChangeWorkflows404JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListChangeWorkflows429JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response ListChangeWorkflows500JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListChangeWorkflows503JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflows504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response ListChangeWorkflows504JSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChangeWorkflowsdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response ListChangeWorkflowsdefaultJSONResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflowRequestObject struct {
+	SpaceId SpaceID `json:"space_id"`
+	Params  CreateChangeWorkflowParams
+	Body    *CreateChangeWorkflowJSONRequestBody
+}
+
+type CreateChangeWorkflowResponseObject interface {
+	VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type CreateChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type CreateChangeWorkflow200JSONResponse struct {
+	Body    ChangeWorkflow
+	Headers CreateChangeWorkflow200ResponseHeaders
+}
+
+func (response CreateChangeWorkflow200JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateChangeWorkflow400JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateChangeWorkflow401JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateChangeWorkflow403JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateChangeWorkflow404JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateChangeWorkflow409JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateChangeWorkflow413JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateChangeWorkflow415JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response CreateChangeWorkflow422JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateChangeWorkflow429JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response CreateChangeWorkflow500JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateChangeWorkflow503JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response CreateChangeWorkflow504JSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response CreateChangeWorkflowdefaultJSONResponse) VisitCreateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflowRequestObject struct {
+	SpaceId          SpaceID            `json:"space_id"`
+	ChangeWorkflowId openapi_types.UUID `json:"change_workflow_id"`
+	Params           DeleteChangeWorkflowParams
+}
+
+type DeleteChangeWorkflowResponseObject interface {
+	VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type DeleteChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type DeleteChangeWorkflow200JSONResponse struct {
+	Body    DeleteResponse
+	Headers DeleteChangeWorkflow200ResponseHeaders
+}
+
+func (response DeleteChangeWorkflow200JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteChangeWorkflow400JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteChangeWorkflow401JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteChangeWorkflow403JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteChangeWorkflow404JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteChangeWorkflow409JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response DeleteChangeWorkflow422JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteChangeWorkflow429JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response DeleteChangeWorkflow500JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteChangeWorkflow503JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response DeleteChangeWorkflow504JSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response DeleteChangeWorkflowdefaultJSONResponse) VisitDeleteChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflowRequestObject struct {
+	SpaceId          SpaceID            `json:"space_id"`
+	ChangeWorkflowId openapi_types.UUID `json:"change_workflow_id"`
+	Params           GetChangeWorkflowParams
+}
+
+type GetChangeWorkflowResponseObject interface {
+	VisitGetChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type GetChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type GetChangeWorkflow200JSONResponse struct {
+	Body    ExtendedChangeWorkflow
+	Headers GetChangeWorkflow200ResponseHeaders
+}
+
+func (response GetChangeWorkflow200JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetChangeWorkflow400JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetChangeWorkflow401JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetChangeWorkflow403JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetChangeWorkflow404JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetChangeWorkflow429JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response GetChangeWorkflow500JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetChangeWorkflow503JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response GetChangeWorkflow504JSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response GetChangeWorkflowdefaultJSONResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflowRequestObject struct {
+	SpaceId                           SpaceID            `json:"space_id"`
+	ChangeWorkflowId                  openapi_types.UUID `json:"change_workflow_id"`
+	Params                            PatchChangeWorkflowParams
+	JSONBody                          *PatchChangeWorkflowJSONRequestBody
+	ApplicationMergePatchPlusJSONBody *PatchChangeWorkflowApplicationMergePatchPlusJSONRequestBody
+}
+
+type PatchChangeWorkflowResponseObject interface {
+	VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type PatchChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type PatchChangeWorkflow200JSONResponse struct {
+	Body    ChangeWorkflow
+	Headers PatchChangeWorkflow200ResponseHeaders
+}
+
+func (response PatchChangeWorkflow200JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PatchChangeWorkflow400JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PatchChangeWorkflow401JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PatchChangeWorkflow403JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PatchChangeWorkflow404JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PatchChangeWorkflow409JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PatchChangeWorkflow413JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PatchChangeWorkflow415JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response PatchChangeWorkflow422JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PatchChangeWorkflow429JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response PatchChangeWorkflow500JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PatchChangeWorkflow503JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response PatchChangeWorkflow504JSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PatchChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response PatchChangeWorkflowdefaultJSONResponse) VisitPatchChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflowRequestObject struct {
+	SpaceId          SpaceID            `json:"space_id"`
+	ChangeWorkflowId openapi_types.UUID `json:"change_workflow_id"`
+	Params           UpdateChangeWorkflowParams
+	Body             *UpdateChangeWorkflowJSONRequestBody
+}
+
+type UpdateChangeWorkflowResponseObject interface {
+	VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error
+}
+
+type UpdateChangeWorkflow200ResponseHeaders struct {
+	HubdVersion string
+	Warning     *string
+	XRequestId  string
+}
+
+type UpdateChangeWorkflow200JSONResponse struct {
+	Body    ChangeWorkflow
+	Headers UpdateChangeWorkflow200ResponseHeaders
+}
+
+func (response UpdateChangeWorkflow200JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateChangeWorkflow400JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateChangeWorkflow401JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateChangeWorkflow403JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateChangeWorkflow404JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateChangeWorkflow409JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateChangeWorkflow413JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateChangeWorkflow415JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response UpdateChangeWorkflow422JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateChangeWorkflow429JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow500JSONResponse struct{ UnexpectedJSONResponse }
+
+func (response UpdateChangeWorkflow500JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateChangeWorkflow503JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflow504JSONResponse struct{ GatewayTimeoutJSONResponse }
+
+func (response UpdateChangeWorkflow504JSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Hubd-Version", fmt.Sprint(response.Headers.HubdVersion))
+	if response.Headers.Warning != nil {
+		w.Header().Set("Warning", fmt.Sprint(*response.Headers.Warning))
+	}
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(504)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateChangeWorkflowdefaultJSONResponse struct {
+	Body       StandardErrorResponse
+	Headers    DefaultResponseHeaders
+	StatusCode int
+}
+
+func (response UpdateChangeWorkflowdefaultJSONResponse) VisitUpdateChangeWorkflowResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -88073,16 +84254,6 @@ func (response BulkMoveViewsdefaultJSONResponse) VisitBulkMoveViewsResponse(w ht
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
-	// BulkDeleteComponents Delete every Component the selection (where, filter, contains; at least one is required) picks. 200 when all
-	// were deleted; 207 when some failed (DeleteGates, Variants naming them, permission), each with its Error; when
-	// all failed with the same error, that error with its status.
-	// (DELETE /_component)
-	BulkDeleteComponents(ctx context.Context, request BulkDeleteComponentsRequestObject) (BulkDeleteComponentsResponseObject, error)
-	// BulkPatchComponents Apply one merge patch to every Component the selection (where, filter, contains; at least one is required)
-	// picks. 200 when every Component was patched; 207 when some failed, each failed item carrying its Error; when
-	// all failed with the same error, that error with its status.
-	// (PATCH /_component)
-	BulkPatchComponents(ctx context.Context, request BulkPatchComponentsRequestObject) (BulkPatchComponentsResponseObject, error)
 	// BulkDeleteGroups Delete every Group the selection (where, filter, contains; at least one is required) picks. 200 when all
 	// were deleted; 207 when some failed (DeleteGates), each with its Error; when all failed with the same
 	// error, that error with its status.
@@ -88130,18 +84301,6 @@ type StrictServerInterface interface {
 	// ReportUserActionResult Report progress or the outcome of one of the worker's operations: Status Progressing (claims it until the claim time passes), Completed or Failed. Each report appends a UnitEvent and moves the operation's Status. An operation that is not the caller's is 404; one already finished is 409.
 	// (POST /bridge_worker/{bridge_worker_id}/user_action_result)
 	ReportUserActionResult(ctx context.Context, request ReportUserActionResultRequestObject) (ReportUserActionResultResponseObject, error)
-	// BulkDeleteChangeOrders Delete every ChangeOrder the selection picks; 200, 207 or the shared error.
-	// (DELETE /change_order)
-	BulkDeleteChangeOrders(ctx context.Context, request BulkDeleteChangeOrdersRequestObject) (BulkDeleteChangeOrdersResponseObject, error)
-	// ListAllChangeOrders List the ChangeOrders of every Space of the caller's organization.
-	// (GET /change_order)
-	ListAllChangeOrders(ctx context.Context, request ListAllChangeOrdersRequestObject) (ListAllChangeOrdersResponseObject, error)
-	// BulkPatchChangeOrders Apply one merge patch to every ChangeOrder the selection (where, filter, contains) picks; 200, 207 or the shared error.
-	// (PATCH /change_order)
-	BulkPatchChangeOrders(ctx context.Context, request BulkPatchChangeOrdersRequestObject) (BulkPatchChangeOrdersResponseObject, error)
-	// BulkCreateChangeOrders Clone the ChangeOrders the selection (where, filter, contains) picks; 200, 207 or the shared error.
-	// (POST /change_order)
-	BulkCreateChangeOrders(ctx context.Context, request BulkCreateChangeOrdersRequestObject) (BulkCreateChangeOrdersResponseObject, error)
 	// BulkDeleteChangeSets Delete every ChangeSet the selection picks; 200, 207 or the shared error.
 	// (DELETE /change_set)
 	BulkDeleteChangeSets(ctx context.Context, request BulkDeleteChangeSetsRequestObject) (BulkDeleteChangeSetsResponseObject, error)
@@ -88157,6 +84316,18 @@ type StrictServerInterface interface {
 	// BulkMoveChangeSets Move the ChangeSets the selection picks to another Space; 200, 207 or the shared error.
 	// (POST /change_set/move)
 	BulkMoveChangeSets(ctx context.Context, request BulkMoveChangeSetsRequestObject) (BulkMoveChangeSetsResponseObject, error)
+	// BulkDeleteChangeWorkflows Delete every ChangeWorkflow the selection picks; 200, 207 or the shared error.
+	// (DELETE /change_workflow)
+	BulkDeleteChangeWorkflows(ctx context.Context, request BulkDeleteChangeWorkflowsRequestObject) (BulkDeleteChangeWorkflowsResponseObject, error)
+	// ListAllChangeWorkflows List the ChangeWorkflows of every Space of the caller's organization.
+	// (GET /change_workflow)
+	ListAllChangeWorkflows(ctx context.Context, request ListAllChangeWorkflowsRequestObject) (ListAllChangeWorkflowsResponseObject, error)
+	// BulkPatchChangeWorkflows Apply one merge patch to every ChangeWorkflow the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (PATCH /change_workflow)
+	BulkPatchChangeWorkflows(ctx context.Context, request BulkPatchChangeWorkflowsRequestObject) (BulkPatchChangeWorkflowsResponseObject, error)
+	// BulkCreateChangeWorkflows Clone the ChangeWorkflows the selection (where, filter, contains) picks; 200, 207 or the shared error.
+	// (POST /change_workflow)
+	BulkCreateChangeWorkflows(ctx context.Context, request BulkCreateChangeWorkflowsRequestObject) (BulkCreateChangeWorkflowsResponseObject, error)
 	// ListAllChannels List the Channels of every Space the caller may view.
 	// (GET /channel)
 	ListAllChannels(ctx context.Context, request ListAllChannelsRequestObject) (ListAllChannelsResponseObject, error)
@@ -88167,34 +84338,6 @@ type StrictServerInterface interface {
 	// when several do, name the Channel. Needs Use on the Channel and CreateChildren on its Space.
 	// (POST /command_run)
 	CreateCommandRun(ctx context.Context, request CreateCommandRunRequestObject) (CreateCommandRunResponseObject, error)
-	// ListComponents List the Components of the caller's organization that the caller may view (ordered by order_by, then ComponentID).
-	// (GET /component)
-	ListComponents(ctx context.Context, request ListComponentsRequestObject) (ListComponentsResponseObject, error)
-	// CreateComponent Create a Component. Slug is unique in the organization (409 AlreadyExists). With with_backing_units=true the
-	// Component gets a backing Unit (AppConfig/YAML, Slug component-<Slug>) in the Space backing_unit_space names,
-	// holding its document; every later write of the Component rewrites that Unit's data in the same transaction.
-	// (POST /component)
-	CreateComponent(ctx context.Context, request CreateComponentRequestObject) (CreateComponentResponseObject, error)
-	// DeleteComponent Delete the Component. 409 Conflict while it has DeleteGates, while Spaces name it in ComponentID (its Variants,
-	// named in the error's Items) or while Components name it as their UpstreamComponentID. Its backing Unit, if any,
-	// stays.
-	// (DELETE /component/{component_id})
-	DeleteComponent(ctx context.Context, request DeleteComponentRequestObject) (DeleteComponentResponseObject, error)
-	// GetComponent Get a Component by ID or Slug (with include, its related entities).
-	// (GET /component/{component_id})
-	GetComponent(ctx context.Context, request GetComponentRequestObject) (GetComponentResponseObject, error)
-	// PatchComponent Change the Component by an RFC 7386 merge patch (null clears a field; AllowedChangeWorkflowIDs is replaced whole). Version is optional and checked when present.
-	// (PATCH /component/{component_id})
-	PatchComponent(ctx context.Context, request PatchComponentRequestObject) (PatchComponentResponseObject, error)
-	// UpdateComponent Replace the Component's settable fields. Version is required and must be the stored one (else 409 Conflict).
-	// (PUT /component/{component_id})
-	UpdateComponent(ctx context.Context, request UpdateComponentRequestObject) (UpdateComponentResponseObject, error)
-	// GetComponentDocument Read a Component as a document to edit.
-	// (GET /component/{component_id}/document)
-	GetComponentDocument(ctx context.Context, request GetComponentDocumentRequestObject) (GetComponentDocumentResponseObject, error)
-	// UpdateComponentFromDocument Apply an edit of a Component's document.
-	// (POST /component/{component_id}/document)
-	UpdateComponentFromDocument(ctx context.Context, request UpdateComponentFromDocumentRequestObject) (UpdateComponentFromDocumentResponseObject, error)
 	// DiffConfigData The difference between two configurations of one ToolchainType (both must parse for it).
 	// (POST /diff)
 	DiffConfigData(ctx context.Context, request DiffConfigDataRequestObject) (DiffConfigDataResponseObject, error)
@@ -88312,9 +84455,6 @@ type StrictServerInterface interface {
 	// GetOrganizationMember Get one member of the Organization by UserID.
 	// (GET /organization/{organization_id}/organization_member/{organization_member_id})
 	GetOrganizationMember(ctx context.Context, request GetOrganizationMemberRequestObject) (GetOrganizationMemberResponseObject, error)
-	// Promote Promote a change into Spaces (the next Stage of a ChangeOrder's workflow, or the Spaces named).
-	// (POST /promote)
-	Promote(ctx context.Context, request PromoteRequestObject) (PromoteResponseObject, error)
 	// ListAllReleases List the Releases of every Space of the caller's organization.
 	// (GET /release)
 	ListAllReleases(ctx context.Context, request ListAllReleasesRequestObject) (ListAllReleasesResponseObject, error)
@@ -88420,24 +84560,6 @@ type StrictServerInterface interface {
 	// once). A timeout answers 200 with an empty array.
 	// (POST /space/{space_id}/bridge_worker/{bridge_worker_id}/event_cursor/{name}/poll)
 	PollBridgeWorkerEvents(ctx context.Context, request PollBridgeWorkerEventsRequestObject) (PollBridgeWorkerEventsResponseObject, error)
-	// ListChangeOrders List the ChangeOrders of the Space.
-	// (GET /space/{space_id}/change_order)
-	ListChangeOrders(ctx context.Context, request ListChangeOrdersRequestObject) (ListChangeOrdersResponseObject, error)
-	// CreateChangeOrder Create a ChangeOrder, New, with its start and end Tags. Slug is unique in the Space (409 AlreadyExists).
-	// (POST /space/{space_id}/change_order)
-	CreateChangeOrder(ctx context.Context, request CreateChangeOrderRequestObject) (CreateChangeOrderResponseObject, error)
-	// DeleteChangeOrder Delete the ChangeOrder. 409 while it has DeleteGates, while it is InProgress and detach is not true, or while Attestations name it.
-	// (DELETE /space/{space_id}/change_order/{change_order_id})
-	DeleteChangeOrder(ctx context.Context, request DeleteChangeOrderRequestObject) (DeleteChangeOrderResponseObject, error)
-	// GetChangeOrder Get a ChangeOrder.
-	// (GET /space/{space_id}/change_order/{change_order_id})
-	GetChangeOrder(ctx context.Context, request GetChangeOrderRequestObject) (GetChangeOrderResponseObject, error)
-	// PatchChangeOrder Change a ChangeOrder by an RFC 7386 merge patch (null clears a field); a non-empty AbortedReason aborts it.
-	// (PATCH /space/{space_id}/change_order/{change_order_id})
-	PatchChangeOrder(ctx context.Context, request PatchChangeOrderRequestObject) (PatchChangeOrderResponseObject, error)
-	// UpdateChangeOrder Replace a ChangeOrder's settable fields; Version must be the stored one (else 409 Conflict).
-	// (PUT /space/{space_id}/change_order/{change_order_id})
-	UpdateChangeOrder(ctx context.Context, request UpdateChangeOrderRequestObject) (UpdateChangeOrderResponseObject, error)
 	// ListChangeSets List the ChangeSets of the Space.
 	// (GET /space/{space_id}/change_set)
 	ListChangeSets(ctx context.Context, request ListChangeSetsRequestObject) (ListChangeSetsResponseObject, error)
@@ -88462,6 +84584,24 @@ type StrictServerInterface interface {
 	// UpdateChangeSetFromDocument Apply an edit of a ChangeSet's document.
 	// (POST /space/{space_id}/change_set/{change_set_id}/document)
 	UpdateChangeSetFromDocument(ctx context.Context, request UpdateChangeSetFromDocumentRequestObject) (UpdateChangeSetFromDocumentResponseObject, error)
+	// ListChangeWorkflows List the ChangeWorkflows of the Space.
+	// (GET /space/{space_id}/change_workflow)
+	ListChangeWorkflows(ctx context.Context, request ListChangeWorkflowsRequestObject) (ListChangeWorkflowsResponseObject, error)
+	// CreateChangeWorkflow Create a ChangeWorkflow. Slug is unique in the Space (409 AlreadyExists); its Stages, Final and CustomPrerequisites are checked (400 Validation naming the field).
+	// (POST /space/{space_id}/change_workflow)
+	CreateChangeWorkflow(ctx context.Context, request CreateChangeWorkflowRequestObject) (CreateChangeWorkflowResponseObject, error)
+	// DeleteChangeWorkflow Delete the ChangeWorkflow. 409 while it has DeleteGates. ChangeOrders keep the copy of its content they made.
+	// (DELETE /space/{space_id}/change_workflow/{change_workflow_id})
+	DeleteChangeWorkflow(ctx context.Context, request DeleteChangeWorkflowRequestObject) (DeleteChangeWorkflowResponseObject, error)
+	// GetChangeWorkflow Get a ChangeWorkflow.
+	// (GET /space/{space_id}/change_workflow/{change_workflow_id})
+	GetChangeWorkflow(ctx context.Context, request GetChangeWorkflowRequestObject) (GetChangeWorkflowResponseObject, error)
+	// PatchChangeWorkflow Change a ChangeWorkflow by an RFC 7386 merge patch (null clears a field).
+	// (PATCH /space/{space_id}/change_workflow/{change_workflow_id})
+	PatchChangeWorkflow(ctx context.Context, request PatchChangeWorkflowRequestObject) (PatchChangeWorkflowResponseObject, error)
+	// UpdateChangeWorkflow Replace a ChangeWorkflow's settable fields; Version must be the stored one (else 409 Conflict).
+	// (PUT /space/{space_id}/change_workflow/{change_workflow_id})
+	UpdateChangeWorkflow(ctx context.Context, request UpdateChangeWorkflowRequestObject) (UpdateChangeWorkflowResponseObject, error)
 	// ListChannels List the Channels of the Space.
 	// (GET /space/{space_id}/channel)
 	ListChannels(ctx context.Context, request ListChannelsRequestObject) (ListChannelsResponseObject, error)
@@ -88917,106 +85057,6 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
-}
-
-// BulkDeleteComponents operation middleware
-func (sh *strictHandler) BulkDeleteComponents(ctx echo.Context, params BulkDeleteComponentsParams) error {
-	var request BulkDeleteComponentsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.BulkDeleteComponents(ctx.Request().Context(), request.(BulkDeleteComponentsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "BulkDeleteComponents")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(BulkDeleteComponentsResponseObject); ok {
-		return validResponse.VisitBulkDeleteComponentsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// BulkPatchComponents operation middleware
-func (sh *strictHandler) BulkPatchComponents(ctx echo.Context, params BulkPatchComponentsParams) error {
-	var request BulkPatchComponentsRequestObject
-
-	request.Params = params
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
-		var body BulkPatchComponentsJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.JSONBody = &body
-
-	}
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
-		var body BulkPatchComponentsApplicationMergePatchPlusJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.ApplicationMergePatchPlusJSONBody = &body
-
-	}
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.BulkPatchComponents(ctx.Request().Context(), request.(BulkPatchComponentsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "BulkPatchComponents")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(BulkPatchComponentsResponseObject); ok {
-		return validResponse.VisitBulkPatchComponentsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
 }
 
 // BulkDeleteGroups operation middleware
@@ -89565,206 +85605,6 @@ func (sh *strictHandler) ReportUserActionResult(ctx echo.Context, bridgeWorkerId
 	return nil
 }
 
-// BulkDeleteChangeOrders operation middleware
-func (sh *strictHandler) BulkDeleteChangeOrders(ctx echo.Context, params BulkDeleteChangeOrdersParams) error {
-	var request BulkDeleteChangeOrdersRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.BulkDeleteChangeOrders(ctx.Request().Context(), request.(BulkDeleteChangeOrdersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "BulkDeleteChangeOrders")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(BulkDeleteChangeOrdersResponseObject); ok {
-		return validResponse.VisitBulkDeleteChangeOrdersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListAllChangeOrders operation middleware
-func (sh *strictHandler) ListAllChangeOrders(ctx echo.Context, params ListAllChangeOrdersParams) error {
-	var request ListAllChangeOrdersRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListAllChangeOrders(ctx.Request().Context(), request.(ListAllChangeOrdersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListAllChangeOrders")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListAllChangeOrdersResponseObject); ok {
-		return validResponse.VisitListAllChangeOrdersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// BulkPatchChangeOrders operation middleware
-func (sh *strictHandler) BulkPatchChangeOrders(ctx echo.Context, params BulkPatchChangeOrdersParams) error {
-	var request BulkPatchChangeOrdersRequestObject
-
-	request.Params = params
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
-		var body BulkPatchChangeOrdersJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.JSONBody = &body
-
-	}
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
-		var body BulkPatchChangeOrdersApplicationMergePatchPlusJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.ApplicationMergePatchPlusJSONBody = &body
-
-	}
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.BulkPatchChangeOrders(ctx.Request().Context(), request.(BulkPatchChangeOrdersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "BulkPatchChangeOrders")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(BulkPatchChangeOrdersResponseObject); ok {
-		return validResponse.VisitBulkPatchChangeOrdersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// BulkCreateChangeOrders operation middleware
-func (sh *strictHandler) BulkCreateChangeOrders(ctx echo.Context, params BulkCreateChangeOrdersParams) error {
-	var request BulkCreateChangeOrdersRequestObject
-
-	request.Params = params
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
-		var body BulkCreateChangeOrdersJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.JSONBody = &body
-
-	}
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
-		var body BulkCreateChangeOrdersApplicationMergePatchPlusJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.ApplicationMergePatchPlusJSONBody = &body
-
-	}
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.BulkCreateChangeOrders(ctx.Request().Context(), request.(BulkCreateChangeOrdersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "BulkCreateChangeOrders")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(BulkCreateChangeOrdersResponseObject); ok {
-		return validResponse.VisitBulkCreateChangeOrdersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
 // BulkDeleteChangeSets operation middleware
 func (sh *strictHandler) BulkDeleteChangeSets(ctx echo.Context, params BulkDeleteChangeSetsParams) error {
 	var request BulkDeleteChangeSetsRequestObject
@@ -90013,6 +85853,206 @@ func (sh *strictHandler) BulkMoveChangeSets(ctx echo.Context, params BulkMoveCha
 	return nil
 }
 
+// BulkDeleteChangeWorkflows operation middleware
+func (sh *strictHandler) BulkDeleteChangeWorkflows(ctx echo.Context, params BulkDeleteChangeWorkflowsParams) error {
+	var request BulkDeleteChangeWorkflowsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkDeleteChangeWorkflows(ctx.Request().Context(), request.(BulkDeleteChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkDeleteChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkDeleteChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitBulkDeleteChangeWorkflowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAllChangeWorkflows operation middleware
+func (sh *strictHandler) ListAllChangeWorkflows(ctx echo.Context, params ListAllChangeWorkflowsParams) error {
+	var request ListAllChangeWorkflowsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAllChangeWorkflows(ctx.Request().Context(), request.(ListAllChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAllChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAllChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitListAllChangeWorkflowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkPatchChangeWorkflows operation middleware
+func (sh *strictHandler) BulkPatchChangeWorkflows(ctx echo.Context, params BulkPatchChangeWorkflowsParams) error {
+	var request BulkPatchChangeWorkflowsRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkPatchChangeWorkflowsJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkPatchChangeWorkflowsApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkPatchChangeWorkflows(ctx.Request().Context(), request.(BulkPatchChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkPatchChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkPatchChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitBulkPatchChangeWorkflowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkCreateChangeWorkflows operation middleware
+func (sh *strictHandler) BulkCreateChangeWorkflows(ctx echo.Context, params BulkCreateChangeWorkflowsParams) error {
+	var request BulkCreateChangeWorkflowsRequestObject
+
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body BulkCreateChangeWorkflowsJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body BulkCreateChangeWorkflowsApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkCreateChangeWorkflows(ctx.Request().Context(), request.(BulkCreateChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkCreateChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkCreateChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitBulkCreateChangeWorkflowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListAllChannels operation middleware
 func (sh *strictHandler) ListAllChannels(ctx echo.Context, params ListAllChannelsParams) error {
 	var request ListAllChannelsRequestObject
@@ -90103,330 +86143,6 @@ func (sh *strictHandler) CreateCommandRun(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(CreateCommandRunResponseObject); ok {
 		return validResponse.VisitCreateCommandRunResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// ListComponents operation middleware
-func (sh *strictHandler) ListComponents(ctx echo.Context, params ListComponentsParams) error {
-	var request ListComponentsRequestObject
-
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListComponents(ctx.Request().Context(), request.(ListComponentsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListComponents")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListComponentsResponseObject); ok {
-		return validResponse.VisitListComponentsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateComponent operation middleware
-func (sh *strictHandler) CreateComponent(ctx echo.Context, params CreateComponentParams) error {
-	var request CreateComponentRequestObject
-
-	request.Params = params
-
-	var body CreateComponentJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateComponent(ctx.Request().Context(), request.(CreateComponentRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateComponent")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateComponentResponseObject); ok {
-		return validResponse.VisitCreateComponentResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// DeleteComponent operation middleware
-func (sh *strictHandler) DeleteComponent(ctx echo.Context, componentId ComponentRef, params DeleteComponentParams) error {
-	var request DeleteComponentRequestObject
-
-	request.ComponentId = componentId
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.DeleteComponent(ctx.Request().Context(), request.(DeleteComponentRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "DeleteComponent")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(DeleteComponentResponseObject); ok {
-		return validResponse.VisitDeleteComponentResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetComponent operation middleware
-func (sh *strictHandler) GetComponent(ctx echo.Context, componentId ComponentRef, params GetComponentParams) error {
-	var request GetComponentRequestObject
-
-	request.ComponentId = componentId
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetComponent(ctx.Request().Context(), request.(GetComponentRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetComponent")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetComponentResponseObject); ok {
-		return validResponse.VisitGetComponentResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// PatchComponent operation middleware
-func (sh *strictHandler) PatchComponent(ctx echo.Context, componentId ComponentRef, params PatchComponentParams) error {
-	var request PatchComponentRequestObject
-
-	request.ComponentId = componentId
-	request.Params = params
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
-		var body PatchComponentJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.JSONBody = &body
-
-	}
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
-		var body PatchComponentApplicationMergePatchPlusJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.ApplicationMergePatchPlusJSONBody = &body
-
-	}
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.PatchComponent(ctx.Request().Context(), request.(PatchComponentRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "PatchComponent")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(PatchComponentResponseObject); ok {
-		return validResponse.VisitPatchComponentResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// UpdateComponent operation middleware
-func (sh *strictHandler) UpdateComponent(ctx echo.Context, componentId ComponentRef, params UpdateComponentParams) error {
-	var request UpdateComponentRequestObject
-
-	request.ComponentId = componentId
-	request.Params = params
-
-	var body UpdateComponentJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.UpdateComponent(ctx.Request().Context(), request.(UpdateComponentRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "UpdateComponent")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(UpdateComponentResponseObject); ok {
-		return validResponse.VisitUpdateComponentResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetComponentDocument operation middleware
-func (sh *strictHandler) GetComponentDocument(ctx echo.Context, componentId ComponentRef) error {
-	var request GetComponentDocumentRequestObject
-
-	request.ComponentId = componentId
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetComponentDocument(ctx.Request().Context(), request.(GetComponentDocumentRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetComponentDocument")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetComponentDocumentResponseObject); ok {
-		return validResponse.VisitGetComponentDocumentResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// UpdateComponentFromDocument operation middleware
-func (sh *strictHandler) UpdateComponentFromDocument(ctx echo.Context, componentId ComponentRef, params UpdateComponentFromDocumentParams) error {
-	var request UpdateComponentFromDocumentRequestObject
-
-	request.ComponentId = componentId
-	request.Params = params
-
-	var body UpdateComponentFromDocumentJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.UpdateComponentFromDocument(ctx.Request().Context(), request.(UpdateComponentFromDocumentRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "UpdateComponentFromDocument")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(UpdateComponentFromDocumentResponseObject); ok {
-		return validResponse.VisitUpdateComponentFromDocumentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -91940,54 +87656,6 @@ func (sh *strictHandler) GetOrganizationMember(ctx echo.Context, organizationId 
 	return nil
 }
 
-// Promote operation middleware
-func (sh *strictHandler) Promote(ctx echo.Context, params PromoteParams) error {
-	var request PromoteRequestObject
-
-	request.Params = params
-
-	var body PromoteJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.Promote(ctx.Request().Context(), request.(PromoteRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "Promote")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(PromoteResponseObject); ok {
-		return validResponse.VisitPromoteResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
 // ListAllReleases operation middleware
 func (sh *strictHandler) ListAllReleases(ctx echo.Context, params ListAllReleasesParams) error {
 	var request ListAllReleasesRequestObject
@@ -93221,262 +88889,6 @@ func (sh *strictHandler) PollBridgeWorkerEvents(ctx echo.Context, spaceId SpaceI
 	return nil
 }
 
-// ListChangeOrders operation middleware
-func (sh *strictHandler) ListChangeOrders(ctx echo.Context, spaceId SpaceID, params ListChangeOrdersParams) error {
-	var request ListChangeOrdersRequestObject
-
-	request.SpaceId = spaceId
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.ListChangeOrders(ctx.Request().Context(), request.(ListChangeOrdersRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "ListChangeOrders")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(ListChangeOrdersResponseObject); ok {
-		return validResponse.VisitListChangeOrdersResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// CreateChangeOrder operation middleware
-func (sh *strictHandler) CreateChangeOrder(ctx echo.Context, spaceId SpaceID, params CreateChangeOrderParams) error {
-	var request CreateChangeOrderRequestObject
-
-	request.SpaceId = spaceId
-	request.Params = params
-
-	var body CreateChangeOrderJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.CreateChangeOrder(ctx.Request().Context(), request.(CreateChangeOrderRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "CreateChangeOrder")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(CreateChangeOrderResponseObject); ok {
-		return validResponse.VisitCreateChangeOrderResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// DeleteChangeOrder operation middleware
-func (sh *strictHandler) DeleteChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params DeleteChangeOrderParams) error {
-	var request DeleteChangeOrderRequestObject
-
-	request.SpaceId = spaceId
-	request.ChangeOrderId = changeOrderId
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.DeleteChangeOrder(ctx.Request().Context(), request.(DeleteChangeOrderRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "DeleteChangeOrder")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(DeleteChangeOrderResponseObject); ok {
-		return validResponse.VisitDeleteChangeOrderResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// GetChangeOrder operation middleware
-func (sh *strictHandler) GetChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params GetChangeOrderParams) error {
-	var request GetChangeOrderRequestObject
-
-	request.SpaceId = spaceId
-	request.ChangeOrderId = changeOrderId
-	request.Params = params
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetChangeOrder(ctx.Request().Context(), request.(GetChangeOrderRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetChangeOrder")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetChangeOrderResponseObject); ok {
-		return validResponse.VisitGetChangeOrderResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// PatchChangeOrder operation middleware
-func (sh *strictHandler) PatchChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params PatchChangeOrderParams) error {
-	var request PatchChangeOrderRequestObject
-
-	request.SpaceId = spaceId
-	request.ChangeOrderId = changeOrderId
-	request.Params = params
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
-		var body PatchChangeOrderJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.JSONBody = &body
-
-	}
-	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
-		var body PatchChangeOrderApplicationMergePatchPlusJSONRequestBody
-		var err error
-		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-			// A request validator built on kin-openapi's openapi3filter with
-			// KeepValidatedValue leaves the value it validated on the body. Bind
-			// that value, matching member names exactly, so the handler receives
-			// what was validated instead of a second, case-insensitive decode.
-			// Otherwise bind only the request body, so that path and query
-			// parameters are not also bound into the body struct.
-			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-				err = binder.BindBody(ctx, &body)
-			}
-		} else {
-			// A custom binder is installed on the Echo instance; defer to it
-			// entirely, since echo.Binder does not expose body-only binding and
-			// the binder may do more than decode (for example call ctx.Validate).
-			err = ctx.Bind(&body)
-		}
-		if err != nil {
-			return err
-		}
-		request.ApplicationMergePatchPlusJSONBody = &body
-
-	}
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.PatchChangeOrder(ctx.Request().Context(), request.(PatchChangeOrderRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "PatchChangeOrder")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(PatchChangeOrderResponseObject); ok {
-		return validResponse.VisitPatchChangeOrderResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
-// UpdateChangeOrder operation middleware
-func (sh *strictHandler) UpdateChangeOrder(ctx echo.Context, spaceId SpaceID, changeOrderId openapi_types.UUID, params UpdateChangeOrderParams) error {
-	var request UpdateChangeOrderRequestObject
-
-	request.SpaceId = spaceId
-	request.ChangeOrderId = changeOrderId
-	request.Params = params
-
-	var body UpdateChangeOrderJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
-		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
-	}
-	if err != nil {
-		return err
-	}
-	request.Body = &body
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.UpdateChangeOrder(ctx.Request().Context(), request.(UpdateChangeOrderRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "UpdateChangeOrder")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(UpdateChangeOrderResponseObject); ok {
-		return validResponse.VisitUpdateChangeOrderResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
 // ListChangeSets operation middleware
 func (sh *strictHandler) ListChangeSets(ctx echo.Context, spaceId SpaceID, params ListChangeSetsParams) error {
 	var request ListChangeSetsRequestObject
@@ -93803,6 +89215,262 @@ func (sh *strictHandler) UpdateChangeSetFromDocument(ctx echo.Context, spaceId S
 		return err
 	} else if validResponse, ok := response.(UpdateChangeSetFromDocumentResponseObject); ok {
 		return validResponse.VisitUpdateChangeSetFromDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListChangeWorkflows operation middleware
+func (sh *strictHandler) ListChangeWorkflows(ctx echo.Context, spaceId SpaceID, params ListChangeWorkflowsParams) error {
+	var request ListChangeWorkflowsRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListChangeWorkflows(ctx.Request().Context(), request.(ListChangeWorkflowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListChangeWorkflows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListChangeWorkflowsResponseObject); ok {
+		return validResponse.VisitListChangeWorkflowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateChangeWorkflow operation middleware
+func (sh *strictHandler) CreateChangeWorkflow(ctx echo.Context, spaceId SpaceID, params CreateChangeWorkflowParams) error {
+	var request CreateChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.Params = params
+
+	var body CreateChangeWorkflowJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateChangeWorkflow(ctx.Request().Context(), request.(CreateChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateChangeWorkflowResponseObject); ok {
+		return validResponse.VisitCreateChangeWorkflowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteChangeWorkflow operation middleware
+func (sh *strictHandler) DeleteChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params DeleteChangeWorkflowParams) error {
+	var request DeleteChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeWorkflowId = changeWorkflowId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteChangeWorkflow(ctx.Request().Context(), request.(DeleteChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteChangeWorkflowResponseObject); ok {
+		return validResponse.VisitDeleteChangeWorkflowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetChangeWorkflow operation middleware
+func (sh *strictHandler) GetChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params GetChangeWorkflowParams) error {
+	var request GetChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeWorkflowId = changeWorkflowId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetChangeWorkflow(ctx.Request().Context(), request.(GetChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetChangeWorkflowResponseObject); ok {
+		return validResponse.VisitGetChangeWorkflowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PatchChangeWorkflow operation middleware
+func (sh *strictHandler) PatchChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params PatchChangeWorkflowParams) error {
+	var request PatchChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeWorkflowId = changeWorkflowId
+	request.Params = params
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body PatchChangeWorkflowJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/merge-patch+json") {
+		var body PatchChangeWorkflowApplicationMergePatchPlusJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
+		}
+		if err != nil {
+			return err
+		}
+		request.ApplicationMergePatchPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PatchChangeWorkflow(ctx.Request().Context(), request.(PatchChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PatchChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PatchChangeWorkflowResponseObject); ok {
+		return validResponse.VisitPatchChangeWorkflowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateChangeWorkflow operation middleware
+func (sh *strictHandler) UpdateChangeWorkflow(ctx echo.Context, spaceId SpaceID, changeWorkflowId openapi_types.UUID, params UpdateChangeWorkflowParams) error {
+	var request UpdateChangeWorkflowRequestObject
+
+	request.SpaceId = spaceId
+	request.ChangeWorkflowId = changeWorkflowId
+	request.Params = params
+
+	var body UpdateChangeWorkflowJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateChangeWorkflow(ctx.Request().Context(), request.(UpdateChangeWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateChangeWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateChangeWorkflowResponseObject); ok {
+		return validResponse.VisitUpdateChangeWorkflowResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

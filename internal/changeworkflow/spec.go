@@ -71,6 +71,8 @@ const (
 	MaxNameLength          = 64
 	MaxCustomPrerequisites = 50
 	MaxExpressionLength    = 4096
+	// MaxPrerequisites bounds the gates one Stage (or Final) names.
+	MaxPrerequisites = 70
 	// ExpressionPrefix starts every CustomPrerequisite Expression: the language it is written in.
 	ExpressionPrefix = "cel:"
 )
@@ -137,6 +139,9 @@ func (s Spec) Validate() error {
 		}
 	}
 	gates := func(field string, names []string) error {
+		if len(names) > MaxPrerequisites {
+			return invalid(field, "at most 70", "%s: a Stage names at most %d gates, not %d", field, MaxPrerequisites, len(names))
+		}
 		for j, n := range names {
 			if !slices.Contains(BuiltIns, n) && !custom[n] {
 				item := fmt.Sprintf("%s[%d]", field, j)

@@ -10,11 +10,11 @@ func (r bulkResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) 
 	return r.write(w)
 }
 
-func (r bulkResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+func (r bulkResponse) VisitBulkCreateChangeSetsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
-func (r bulkResponse) VisitBulkCreateChangeSetsResponse(w http.ResponseWriter) error {
+func (r bulkResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -32,15 +32,11 @@ func (r bulkResponse) VisitBulkCreateUnitsResponse(w http.ResponseWriter) error 
 
 func (r bulkResponse) VisitBulkCreateViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
-func (r bulkResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-
 func (r bulkResponse) VisitBulkDeleteChangeSetsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
-func (r bulkResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
+func (r bulkResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -82,15 +78,11 @@ func (r bulkResponse) VisitBulkMoveUnitsResponse(w http.ResponseWriter) error { 
 
 func (r bulkResponse) VisitBulkMoveViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
-func (r bulkResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
-	return r.write(w)
-}
-
 func (r bulkResponse) VisitBulkPatchChangeSetsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
-func (r bulkResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
+func (r bulkResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -132,21 +124,17 @@ func (r bulkResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
-func (r bulkResponse) VisitPromoteResponse(w http.ResponseWriter) error { return r.write(w) }
-
 func (r itemResponse) VisitGetAttestationResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
 
-func (r itemResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error { return r.write(w) }
-
 func (r itemResponse) VisitGetChangeSetResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r itemResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetCommandRunResponse(w http.ResponseWriter) error { return r.write(w) }
-
-func (r itemResponse) VisitGetComponentResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetExtendedMutationResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -194,11 +182,11 @@ func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
-func (r pageResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+func (r pageResponse) VisitListAllChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
-
-func (r pageResponse) VisitListAllChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -236,15 +224,15 @@ func (r pageResponse) VisitListAttestationsResponse(w http.ResponseWriter) error
 
 func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error { return r.write(w) }
 
-func (r pageResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error { return r.write(w) }
-
 func (r pageResponse) VisitListChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r pageResponse) VisitListChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
-
-func (r pageResponse) VisitListComponentsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListExtendedMutationsResponse(w http.ResponseWriter) error {
 	return r.write(w)
