@@ -21,6 +21,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCancelUnitActionsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkCreateChangeOrdersParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateChangeWorkflowsParams:
@@ -37,9 +39,13 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateViewsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkDeleteChangeOrdersParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteChangeWorkflowsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkDeleteComponentsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
@@ -73,9 +79,13 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkMoveViewsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkPatchChangeOrdersParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchChangeWorkflowsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkPatchComponentsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
@@ -107,6 +117,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetBridgeWorkerParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
+	case api.GetChangeOrderParams:
+		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetChangeSetParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetChangeWorkflowParams:
@@ -114,6 +126,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.GetChannelParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetCommandRunParams:
+		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
+	case api.GetComponentParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetExtendedMutationParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
@@ -157,6 +171,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), Limit: (*int)(p.Limit)}
 	case api.ListAllBridgeWorkersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListAllChangeOrdersParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllChangeWorkflowsParams:
@@ -195,6 +211,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), Limit: (*int)(p.Limit)}
 	case api.ListBridgeWorkersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListChangeOrdersParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListChangeWorkflowsParams:
@@ -203,6 +221,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListCommandRunsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListComponentsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListExtendedMutationsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListExtendedRevisionsParams:
@@ -261,7 +281,8 @@ func listParamsOfAny(p any) listquery.Params {
 
 // copyParamsStruct is the parameter struct of every operation copyParamsOf converts.
 type copyParamsStruct interface {
-	api.BulkCreateChangeSetsParams |
+	api.BulkCreateChangeOrdersParams |
+		api.BulkCreateChangeSetsParams |
 		api.BulkCreateChangeWorkflowsParams |
 		api.BulkCreateFiltersParams |
 		api.BulkCreateInvocationsParams |
@@ -276,6 +297,8 @@ func copyParamsOf[P copyParamsStruct](p P) copyParams { return copyParamsOfAny(p
 
 func copyParamsOfAny(p any) copyParams {
 	switch p := p.(type) {
+	case api.BulkCreateChangeOrdersParams:
+		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
 	case api.BulkCreateChangeSetsParams:
 		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
 	case api.BulkCreateChangeWorkflowsParams:

@@ -43,13 +43,13 @@ func newPromoteFixture(t *testing.T) promoteFixture {
 	f.prod = createSpace(t, f.admin, map[string]any{"Slug": "prod", "Labels": map[string]string{"env": "prod"}})
 	var u api.UnitCreateOrUpdateResponse
 	f.admin.Post(spacePath(f.dev)+"/unit", map[string]any{"Slug": "app", "ToolchainType": configdata.AppConfigYAML}).Expect(http.StatusOK).JSON(&u)
-	f.devApp = u.Unit
+	f.devApp = *u.Unit
 	f.putData(t, f.devApp, "image: web:1\nreplicas: 2\n")
 	var clones []api.UnitCreateOrUpdateResponse
 	f.admin.Post("/api/unit?"+where("Slug = 'app' AND SpaceID = '"+f.dev.SpaceID.String()+"'").Encode()+"&"+
 		url.Values{"where_space": {"Labels.env = 'staging'"}}.Encode(), map[string]any{}).Expect(http.StatusOK).JSON(&clones)
 	require.Len(t, clones, 1)
-	f.stagingApp = clones[0].Unit
+	f.stagingApp = *clones[0].Unit
 	f.admin.Post(spacePath(f.dev)+"/change_workflow", map[string]any{"Slug": "ship",
 		"Stages": []any{
 			map[string]any{"Name": "dev", "WhereSpace": "Labels.env = 'dev'"},
@@ -131,9 +131,9 @@ func TestPromoteThroughStages(t *testing.T) {
 	require.True(t, r.Complete)
 	require.Len(t, r.Spaces, 1)
 	require.Equal(t, "dev", r.Spaces[0].SpaceSlug)
-	require.Equal(t, api.PromoteSpaceResultAction("Promote"), r.Spaces[0].Action)
+	require.Equal(t, api.SpacePromote, r.Spaces[0].Action)
 	require.Len(t, r.Spaces[0].Units, 1)
-	require.Equal(t, api.PromoteUnitResultAction("Mark"), r.Spaces[0].Units[0].Action)
+	require.Equal(t, api.UnitMark, r.Spaces[0].Units[0].Action)
 	require.Equal(t, int64(2), r.Spaces[0].Units[0].HeadRevisionNum)
 	require.Contains(t, revisionTags(t, f.admin, f.devApp)[2], co.EndTagID.String())
 	got := f.readChangeOrder(t, co)
@@ -149,7 +149,7 @@ func TestPromoteThroughStages(t *testing.T) {
 	require.Len(t, preview.Spaces, 1)
 	require.Equal(t, "staging", preview.Spaces[0].SpaceSlug)
 	require.Equal(t, "dev", preview.Spaces[0].UpstreamSpaceSlug)
-	require.Equal(t, api.PromoteUnitResultAction("Upgrade"), preview.Spaces[0].Units[0].Action)
+	require.Equal(t, api.UnitUpgrade, preview.Spaces[0].Units[0].Action)
 	require.Equal(t, int64(2), preview.Spaces[0].Units[0].UpstreamRevisionNum)
 	require.Len(t, preview.Stages, 1)
 	require.Equal(t, "dev", preview.Stages[0].PreviousStage)
@@ -178,7 +178,7 @@ func TestPromoteThroughStages(t *testing.T) {
 	require.Equal(t, preview.Plan, r.Plan)
 	require.False(t, r.DryRun)
 	u := r.Spaces[0].Units[0]
-	require.Equal(t, api.PromoteUnitResultAction("Upgrade"), u.Action)
+	require.Equal(t, api.UnitUpgrade, u.Action)
 	require.Greater(t, u.HeadRevisionNum, u.PreviousHeadRevisionNum)
 	require.Equal(t, "image: web:3\nreplicas: 2\n", f.data(t, f.staging.SpaceID, f.stagingApp.UnitID))
 	tags := revisionTags(t, f.admin, f.stagingApp)
@@ -225,7 +225,7 @@ func TestPromoteThroughStages(t *testing.T) {
 	r = promote(t, f.admin, "", body, http.StatusOK)
 	require.Equal(t, "prod", r.Stage)
 	require.Equal(t, "staging", r.Spaces[0].UpstreamSpaceSlug)
-	require.Equal(t, api.PromoteUnitResultAction("Clone"), r.Spaces[0].Units[0].Action)
+	require.Equal(t, api.UnitClone, r.Spaces[0].Units[0].Action)
 	require.NotNil(t, r.Spaces[0].Units[0].UnitID)
 	prodApp := *r.Spaces[0].Units[0].UnitID
 	require.Equal(t, "image: web:3\nreplicas: 2\n", f.data(t, f.prod.SpaceID, prodApp))
@@ -294,14 +294,38 @@ func TestPromoteWithoutChangeOrder(t *testing.T) {
 
 	r := promote(t, f.admin, "", map[string]any{"WhereSpace": "Labels.env = 'staging'"}, http.StatusOK)
 	require.Nil(t, r.ChangeOrderID)
-	require.Equal(t, api.PromoteSpaceResultAction("Unchanged"), r.Spaces[0].Action)
-	require.Equal(t, api.PromoteUnitResultAction("Unchanged"), r.Spaces[0].Units[0].Action)
+	require.Equal(t, api.SpaceUnchanged, r.Spaces[0].Action)
+	require.Equal(t, api.UnitUnchanged, r.Spaces[0].Units[0].Action)
 
 	f.putData(t, f.devApp, "image: web:9\nreplicas: 2\n")
 	r = promote(t, f.admin, "", map[string]any{"WhereSpace": "Labels.env = 'staging'"}, http.StatusOK)
-	require.Equal(t, api.PromoteUnitResultAction("Upgrade"), r.Spaces[0].Units[0].Action)
+	require.Equal(t, api.UnitUpgrade, r.Spaces[0].Units[0].Action)
 	require.Equal(t, "image: web:9\nreplicas: 2\n", f.data(t, f.staging.SpaceID, f.stagingApp.UnitID))
 	require.Empty(t, r.Stages)
+
+	// A new Unit of dev is cloned into staging with its Link, which reads staging's app, not dev's.
+	var cache api.UnitCreateOrUpdateResponse
+	f.admin.Post(spacePath(f.dev)+"/unit", map[string]any{"Slug": "cache", "ToolchainType": configdata.AppConfigYAML}).Expect(http.StatusOK).JSON(&cache)
+	f.putData(t, *cache.Unit, "app:\n  image: none\n")
+	var l api.Link
+	f.admin.Post(spacePath(f.dev)+"/link", map[string]any{"Slug": "cache-reads-app", "FromUnitID": cache.Unit.UnitID, "ToUnitID": f.devApp.UnitID,
+		"AutoUpdate": true, "UpstreamPaths": []any{map[string]any{"Path": "image"}}, "DownstreamPaths": []any{map[string]any{"Path": "app.image"}}}).
+		Expect(http.StatusOK).JSON(&l)
+	r = promote(t, f.admin, "", map[string]any{"WhereSpace": "Labels.env = 'staging'"}, http.StatusOK)
+	require.Len(t, r.Spaces[0].Units, 2)
+	clone := r.Spaces[0].Units[1]
+	require.Equal(t, "cache", clone.Slug)
+	require.Equal(t, api.UnitClone, clone.Action)
+	require.Len(t, r.Spaces[0].Links, 1)
+	link := r.Spaces[0].Links[0]
+	require.Equal(t, api.LinkCreate, link.Action, link.Reason)
+	require.Equal(t, l.LinkID, *link.UpstreamLinkID)
+	require.Equal(t, "app", link.ToUnitSlug)
+	var staged api.ExtendedLink
+	f.admin.Get(spacePath(f.staging) + "/link/" + link.LinkID.String()).Expect(http.StatusOK).JSON(&staged)
+	require.Equal(t, f.stagingApp.UnitID, staged.Link.ToUnitID)
+	require.Equal(t, *clone.UnitID, staged.Link.FromUnitID)
+	require.Contains(t, f.data(t, f.staging.SpaceID, *clone.UnitID), "image: web:9")
 }
 
 // TestPromoteErrors: tenancy (another organization's ChangeOrder and Filter), unknown Stages, aborted

@@ -22,6 +22,7 @@ import (
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/entity"
+	"github.com/hubd/hubd/internal/link"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/identity"
 	"github.com/hubd/hubd/internal/listquery"
@@ -165,7 +166,8 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		metrics:    newMetrics(deps.Store),
 		pollStarts: longpoll.NewGate(cmp.Or(max(cfg.MaxPollStarts, 0), pollStartsPerConn*int(deps.Store.Pool.Config().MaxConns))),
 	}
-	s.promoter = &promote.Engine{Store: deps.Store, Tokens: deps.Kit.Tokens, Units: deps.Units, Filter: s.filterDefinition}
+	s.promoter = &promote.Engine{Store: deps.Store, Tokens: deps.Kit.Tokens, Units: deps.Units, Links: entity.NewService(link.Family, deps.Kit),
+		Filter: s.filterDefinition}
 	if s.signIns == nil {
 		s.signIns = newSignInGuard()
 	}

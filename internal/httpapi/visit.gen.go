@@ -10,6 +10,10 @@ func (r bulkResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) 
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitBulkCreateChangeOrdersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkCreateChangeSetsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
@@ -32,11 +36,19 @@ func (r bulkResponse) VisitBulkCreateUnitsResponse(w http.ResponseWriter) error 
 
 func (r bulkResponse) VisitBulkCreateViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r bulkResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkDeleteChangeSetsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
 func (r bulkResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r bulkResponse) VisitBulkDeleteComponentsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -78,11 +90,19 @@ func (r bulkResponse) VisitBulkMoveUnitsResponse(w http.ResponseWriter) error { 
 
 func (r bulkResponse) VisitBulkMoveViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r bulkResponse) VisitBulkPatchChangeOrdersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkPatchChangeSetsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
 func (r bulkResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r bulkResponse) VisitBulkPatchComponentsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -124,9 +144,13 @@ func (r bulkResponse) VisitInvokeFunctionsOnOrgResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitPromoteResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r itemResponse) VisitGetAttestationResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r itemResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChangeSetResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -135,6 +159,8 @@ func (r itemResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) erro
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetCommandRunResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r itemResponse) VisitGetComponentResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetExtendedMutationResponse(w http.ResponseWriter) error {
 	return r.write(w)
@@ -182,6 +208,10 @@ func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r pageResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r pageResponse) VisitListAllChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
@@ -224,6 +254,8 @@ func (r pageResponse) VisitListAttestationsResponse(w http.ResponseWriter) error
 
 func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r pageResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r pageResponse) VisitListChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
@@ -233,6 +265,8 @@ func (r pageResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) er
 func (r pageResponse) VisitListChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListComponentsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListExtendedMutationsResponse(w http.ResponseWriter) error {
 	return r.write(w)

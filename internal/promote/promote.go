@@ -28,6 +28,7 @@ import (
 	"github.com/hubd/hubd/internal/changeworkflow"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
+	"github.com/hubd/hubd/internal/link"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
@@ -47,6 +48,10 @@ const (
 	UnitInvoke    = "Invoke"
 	UnitUnchanged = "Unchanged"
 	UnitSkip      = "Skip"
+
+	LinkCreate    = "Create"
+	LinkUnchanged = "Unchanged"
+	LinkOrphaned  = "Orphaned"
 
 	ReasonAlreadyTaken = "AlreadyTaken"
 	ReasonNotCovered   = "NotCovered"
@@ -160,6 +165,7 @@ type Engine struct {
 	Store  *store.Store
 	Tokens *listquery.TokenCodec
 	Units  *unit.Service
+	Links  *entity.Service[db.Link, link.Link, link.Fields]
 	// Filter resolves a Filter ID a ChangeOrder names (the caller must be able to view it).
 	Filter func(ctx context.Context, sc authz.Scope, id uuid.UUID, field string) (*listquery.FilterDefinition, error)
 }
@@ -232,7 +238,9 @@ type plannedSpace struct {
 	row      db.Space
 	upstream *db.Space
 	units    []plannedUnit
-	result   *SpaceResult
+	// links are the Links of the Units cloned into the Space, to recreate for the clones.
+	links  []link.Link
+	result *SpaceResult
 }
 
 type plannedUnit struct {
@@ -509,9 +517,11 @@ func (e *Engine) planUnits(ctx context.Context, sc authz.Scope, tx *store.Tx, p 
 			ps.upstream = &p.prev[0]
 		}
 		var toClone []unit.Unit
-		if ps.upstream != nil && p.co != nil && p.co.UpdateType != changeorder.Invoke {
+		if ps.upstream != nil {
 			id := ps.upstream.SpaceID
 			ps.result.UpstreamSpaceID, ps.result.UpstreamSpaceSlug = &id, ps.upstream.Slug
+		}
+		if ps.upstream != nil && (p.co == nil || p.co.UpdateType != changeorder.Invoke) {
 			upUnits, err := e.Units.SelectIn(ctx, sc, tx, ps.upstream.SpaceID, p.covered)
 			if err != nil {
 				return err
@@ -521,9 +531,6 @@ func (e *Engine) planUnits(ctx context.Context, sc authz.Scope, tx *store.Tx, p 
 					toClone = append(toClone, u)
 				}
 			}
-		} else if ps.upstream != nil {
-			id := ps.upstream.SpaceID
-			ps.result.UpstreamSpaceID, ps.result.UpstreamSpaceSlug = &id, ps.upstream.Slug
 		}
 		taken, inSet, err := e.unitMarks(ctx, sc, tx, p, req, units, upstreams)
 		if err != nil {
@@ -572,6 +579,18 @@ func (e *Engine) planUnits(ctx context.Context, sc authz.Scope, tx *store.Tx, p 
 			id := u.ID
 			r := &UnitResult{Slug: u.Slug, UpstreamUnitID: &id, Action: UnitClone, UpstreamRevisionNum: u.HeadRevisionNum}
 			ps.units = append(ps.units, plannedUnit{action: UnitClone, upstream: u, result: r})
+			rows, err := tx.Q.LinkListFromUnit(ctx, db.LinkListFromUnitParams{OrganizationID: sc.OrganizationID, FromUnitID: u.ID})
+			if err != nil {
+				return err
+			}
+			for _, row := range rows {
+				l, err := link.Family.FromRow(row)
+				if err != nil {
+					return err
+				}
+				ps.links = append(ps.links, l)
+				ps.result.Links = append(ps.result.Links, LinkResult{UpstreamLinkID: &l.ID, Slug: l.Slug, FromUnitSlug: u.Slug, Action: LinkCreate})
+			}
 		}
 		ps.result.Action = spaceAction(ps.units)
 		p.spaces = append(p.spaces, ps)
@@ -584,6 +603,7 @@ func (p *planned) plannedSpaces() []SpaceResult {
 	out := make([]SpaceResult, len(p.spaces))
 	for i, ps := range p.spaces {
 		out[i] = *ps.result
+		out[i].Links = slices.Clone(ps.result.Links)
 		out[i].Units = make([]UnitResult, len(ps.units))
 		for j, u := range ps.units {
 			out[i].Units[j] = *u.result
@@ -801,6 +821,9 @@ func (e *Engine) applySpace(ctx context.Context, sc authz.Scope, tx *store.Tx, p
 			ends = append(ends, *head)
 		}
 	}
+	if err := e.recreateLinks(ctx, sc, tx, ps); err != nil {
+		return err
+	}
 	if p.co == nil {
 		return nil
 	}
@@ -950,4 +973,58 @@ func promotedEvent(co changeorder.ChangeOrder, stage string, spaceIDs []uuid.UUI
 		SubjectEntityType: changeorder.EntityType, SubjectEntityID: co.ID,
 		Payload: PromotedPayload{EntityType: changeorder.EntityType, EntityID: co.ID, ChangeOrderID: co.ID, Slug: co.Slug, SpaceID: co.SpaceID,
 			Stage: stage, State: co.State, SpaceIDs: spaceIDs}}
+}
+
+// recreateLinks gives the Units cloned into a Space the Links of their upstream Units: each reads the
+// target Space's counterpart of its upstream's To Unit (the Unit cloned from it), or the same To Unit when
+// that lives outside the upstream Space. A Link with no counterpart is Orphaned; one whose Slug the clone
+// already has is Unchanged.
+func (e *Engine) recreateLinks(ctx context.Context, sc authz.Scope, tx *store.Tx, ps *plannedSpace) error {
+	if len(ps.links) == 0 {
+		return nil
+	}
+	counterpart := map[uuid.UUID]uuid.UUID{}
+	slugs := map[uuid.UUID]string{}
+	for _, pu := range ps.units {
+		if pu.result.UnitID == nil || pu.result.UpstreamUnitID == nil {
+			continue
+		}
+		counterpart[*pu.result.UpstreamUnitID] = *pu.result.UnitID
+		slugs[*pu.result.UnitID] = pu.result.Slug
+	}
+	for i, l := range ps.links {
+		r := &ps.result.Links[i]
+		from, ok := counterpart[l.FromUnitID]
+		if !ok {
+			r.Action, r.Reason = LinkOrphaned, "its From Unit was not cloned"
+			continue
+		}
+		to, inSpace := counterpart[l.ToUnitID]
+		switch {
+		case inSpace:
+			r.ToUnitSlug, r.ToSpaceSlug = slugs[to], ps.row.Slug
+		case ps.upstream != nil && l.ToSpaceID == ps.upstream.SpaceID:
+			r.Action, r.Reason = LinkOrphaned, "the Space has no counterpart of its To Unit"
+			continue
+		default:
+			to = l.ToUnitID // a Unit outside the upstream Space, shared by both
+		}
+		f := l.Fields
+		f.FromUnitID, f.ToUnitID = from, to
+		created, err := e.Links.CreateIn(ctx, sc, tx, ps.row.SpaceID, f)
+		if apierr.Is(err, apierr.TypeAlreadyExists) {
+			r.Action = LinkUnchanged
+			continue
+		}
+		if err != nil {
+			r.Err = err
+			return err
+		}
+		id := created.ID
+		r.LinkID = &id
+		if _, err := tx.Q.LinkSetUpstream(ctx, db.LinkSetUpstreamParams{OrganizationID: sc.OrganizationID, LinkID: id, UpstreamLinkID: &l.ID}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
