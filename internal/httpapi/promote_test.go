@@ -22,12 +22,12 @@ import (
 // dev cloned into staging, a ChangeWorkflow dev → staging (Promoted, Validated) → prod (Promoted,
 // Approved) with a Final custom gate (gold), and another organization (globex).
 type promoteFixture struct {
-	env                 *apitest.Env
-	admin, bob, viewer  *apitest.Client
-	other               *apitest.Client
-	dev, staging, prod  api.Space
-	devApp, stagingApp  api.Unit
-	workflow            api.ChangeWorkflow
+	env                *apitest.Env
+	admin, bob, viewer *apitest.Client
+	other              *apitest.Client
+	dev, staging, prod api.Space
+	devApp, stagingApp api.Unit
+	workflow           api.ChangeWorkflow
 }
 
 func spacePath(s api.Space) string { return "/api/space/" + s.SpaceID.String() }

@@ -22,14 +22,14 @@ import (
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
 	"github.com/hubd/hubd/internal/entity"
-	"github.com/hubd/hubd/internal/link"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/identity"
+	"github.com/hubd/hubd/internal/link"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/longpoll"
 	"github.com/hubd/hubd/internal/oauthclient"
-	"github.com/hubd/hubd/internal/promote"
 	"github.com/hubd/hubd/internal/org"
+	"github.com/hubd/hubd/internal/promote"
 	"github.com/hubd/hubd/internal/signin"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/unit"
@@ -122,10 +122,10 @@ type Server struct {
 	invocations *callerLimiter
 	// promoter runs promotions (POST /promote, function invoke's change_order).
 	promoter *promote.Engine
-	signIns     *signInGuard
-	members     members
-	metrics     *metrics
-	draining    atomic.Bool
+	signIns  *signInGuard
+	members  members
+	metrics  *metrics
+	draining atomic.Bool
 	// polls makes waiting long polls wait: parker in the parked mode (nil in the goroutine mode).
 	polls  longpoll.Waiter
 	parker *longpoll.Parker

@@ -228,10 +228,10 @@ type planned struct {
 	stageIdx int // index of the Stage entered; len(Stages) for the Final step; -1 without a workflow
 	spaces   []*plannedSpace
 	// prev are the Spaces of the Stage before the one entered (its gates are evaluated there).
-	prev     []db.Space
-	failing  []GateResult
-	result   Result
-	covered  listquery.Params
+	prev    []db.Space
+	failing []GateResult
+	result  Result
+	covered listquery.Params
 }
 
 type plannedSpace struct {
