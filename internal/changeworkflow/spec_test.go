@@ -64,6 +64,9 @@ func TestSpecValidate(t *testing.T) {
 		{"bad CEL", func(s *changeworkflow.Spec) { s.CustomPrerequisites[0].Expression = "cel:revision.(" }, "CustomPrerequisites[0].Expression"},
 		{"undeclared variable", func(s *changeworkflow.Spec) { s.CustomPrerequisites[0].Expression = "cel:target.ok" }, "CustomPrerequisites[0].Expression"},
 		{"not a bool", func(s *changeworkflow.Spec) { s.CustomPrerequisites[0].Expression = "cel:size(releases)" }, "CustomPrerequisites[0].Expression"},
+		{"long WhereSpace", func(s *changeworkflow.Spec) { s.Stages[0].WhereSpace = "Slug = '" + strings.Repeat("x", 4100) + "'" }, "Stages[0].WhereSpace"},
+		{"long Description", func(s *changeworkflow.Spec) { s.CustomPrerequisites[0].Description = strings.Repeat("d", 1025) }, "CustomPrerequisites[0].Description"},
+		{"too many gates", func(s *changeworkflow.Spec) { s.Final.Prerequisites = make([]string, 71) }, "Final.Prerequisites"},
 		{"too long", func(s *changeworkflow.Spec) {
 			s.CustomPrerequisites[0].Expression = "cel:" + strings.Repeat("true && ", 600) + "true"
 		}, "CustomPrerequisites[0].Expression"},
