@@ -91,6 +91,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post(base+"/unit/"+u.Unit.UnitID.String()+"/review_comment", map[string]any{"RevisionNum": 1, "Text": "why?"}).Expect(http.StatusOK).JSON(&comment)
 	var cs api.ChangeSet
 	admin.Post(base+"/change_set", map[string]any{"Slug": "cs"}).Expect(http.StatusOK).JSON(&cs)
+	var co api.ChangeOrder
+	admin.Post(base+"/change_order", map[string]any{"Slug": "co"}).Expect(http.StatusOK).JSON(&co)
 	var oc api.OAuthClient
 	admin.Post("/api/oauth_client", map[string]any{"Name": "fixture-app", "RedirectURIs": []string{"https://app.example.com"}}).Expect(http.StatusOK).JSON(&oc)
 	var group api.Group
@@ -111,8 +113,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"group_id": group.GroupID.String(), "filter_id": filt.FilterID.String(), "view_id": vw.ViewID.String(),
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
 		"release_id": rel.ReleaseID.String(), "review_comment_id": comment.ReviewCommentID.String(),
-		"change_set_id": cs.ChangeSetID.String(),
-		"link_id":       lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
+		"change_set_id": cs.ChangeSetID.String(), "change_order_id": co.ChangeOrderID.String(),
+		"link_id": lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
 		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
 	}
 	return f
@@ -209,8 +211,15 @@ var roleRequests = map[string]roleRequest{
 	"UpdateChangeSet":             {body: readBack("ChangeSet")},
 	"PatchChangeSet":              {body: jsonBody(map[string]any{"DisplayName": "x"})},
 	"UpdateChangeSetFromDocument": {body: documentEdit},
-	"BulkMoveFilters":             {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
-	"BulkMoveViews":               {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
+	"BulkPatchChangeOrders":       {query: sel("Slug = 'co'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteChangeOrders":      {query: sel("Slug = 'co'")},
+	"BulkCreateChangeOrders": {query: url.Values{"where": {"Slug = 'co'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
+		guestSelectsNothing: api.ErrorTypeValidation},
+	"CreateChangeOrder": {body: jsonBody(map[string]any{"Slug": "new-change-order"})},
+	"UpdateChangeOrder": {body: readBack("ChangeOrder")},
+	"PatchChangeOrder":  {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"BulkMoveFilters":   {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
+	"BulkMoveViews":     {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
 	"BulkMoveUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any {
 		return map[string]any{"ToSpaceID": f.otherSpace}
 	}},
