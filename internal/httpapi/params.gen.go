@@ -25,6 +25,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkCreateChangeWorkflowsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateInvocationsParams:
@@ -40,6 +42,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.BulkDeleteChangeOrdersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteChangeSetsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkDeleteChangeWorkflowsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
@@ -77,6 +81,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkPatchChangeWorkflowsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchGroupsParams:
@@ -110,6 +116,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.GetChangeOrderParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetChangeSetParams:
+		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
+	case api.GetChangeWorkflowParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetChannelParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
@@ -161,6 +169,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListAllChangeWorkflowsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllChannelsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllCommandRunsParams:
@@ -198,6 +208,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.ListChangeOrdersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListChangeSetsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListChangeWorkflowsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListChannelsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
@@ -263,6 +275,7 @@ func listParamsOfAny(p any) listquery.Params {
 type copyParamsStruct interface {
 	api.BulkCreateChangeOrdersParams |
 		api.BulkCreateChangeSetsParams |
+		api.BulkCreateChangeWorkflowsParams |
 		api.BulkCreateFiltersParams |
 		api.BulkCreateInvocationsParams |
 		api.BulkCreateLinksParams |
@@ -279,6 +292,8 @@ func copyParamsOfAny(p any) copyParams {
 	case api.BulkCreateChangeOrdersParams:
 		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
 	case api.BulkCreateChangeSetsParams:
+		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
+	case api.BulkCreateChangeWorkflowsParams:
 		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
 	case api.BulkCreateFiltersParams:
 		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}

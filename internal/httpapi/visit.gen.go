@@ -18,6 +18,10 @@ func (r bulkResponse) VisitBulkCreateChangeSetsResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkCreateFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
@@ -37,6 +41,10 @@ func (r bulkResponse) VisitBulkDeleteChangeOrdersResponse(w http.ResponseWriter)
 }
 
 func (r bulkResponse) VisitBulkDeleteChangeSetsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r bulkResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -86,6 +94,10 @@ func (r bulkResponse) VisitBulkPatchChangeSetsResponse(w http.ResponseWriter) er
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkPatchFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkPatchGroupsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -131,6 +143,8 @@ func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error 
 func (r itemResponse) VisitGetChangeOrderResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChangeSetResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r itemResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -188,6 +202,10 @@ func (r pageResponse) VisitListAllChangeOrdersResponse(w http.ResponseWriter) er
 
 func (r pageResponse) VisitListAllChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r pageResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r pageResponse) VisitListAllChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -227,6 +245,10 @@ func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) erro
 func (r pageResponse) VisitListChangeOrdersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r pageResponse) VisitListChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
