@@ -23,6 +23,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/changeworkflow"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/filter"
 	"github.com/hubd/hubd/internal/invocation"
@@ -90,7 +91,7 @@ type ChangeOrder struct {
 	// Stage is the last Stage the ChangeOrder was promoted into (nil before its first promotion).
 	Stage *string
 	// ChangeWorkflow is the content of the ChangeWorkflow copied when ChangeWorkflowID was set (nil: none).
-	ChangeWorkflow                                      json.RawMessage
+	ChangeWorkflow                                      *changeworkflow.Spec
 	StartTagID, EndTagID, RestoreTagID, AdoptedEndTagID *uuid.UUID
 	PromotionOverrides                                  []PromotionOverride
 	PromotionFailures                                   []PromotionFailure
@@ -117,7 +118,7 @@ type Fields struct {
 
 	// What Check decides for the row: the State and the ChangeWorkflow's copy.
 	state    string
-	workflow json.RawMessage
+	workflow *changeworkflow.Spec
 }
 
 // FromRow converts a stored row into a ChangeOrder.
@@ -137,7 +138,10 @@ func FromRow(r *db.ChangeOrder) (ChangeOrder, error) {
 		RestoredSpaceIDs: orEmpty(r.RestoredSpaceIds), ReleasedRestoredSpaceIDs: orEmpty(r.ReleasedRestoredSpaceIds),
 	}
 	if len(r.ChangeWorkflow) > 0 && string(r.ChangeWorkflow) != "null" {
-		co.ChangeWorkflow = r.ChangeWorkflow
+		co.ChangeWorkflow = &changeworkflow.Spec{}
+		if err := json.Unmarshal(r.ChangeWorkflow, co.ChangeWorkflow); err != nil {
+			return co, fmt.Errorf("decoding ChangeOrder %s ChangeWorkflow: %w", r.ChangeOrderID, err)
+		}
 	}
 	for _, d := range []struct {
 		name string
@@ -219,12 +223,16 @@ func rowParams(f Fields) db.ChangeOrderInsertParams {
 	if params == nil {
 		params = map[string]any{}
 	}
+	var workflow json.RawMessage
+	if f.workflow != nil {
+		workflow = store.EncodeJSON(f.workflow)
+	}
 	return db.ChangeOrderInsertParams{Slug: f.Slug, DisplayName: f.DisplayName, Description: f.Description,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 		UpdateType: f.UpdateType, WhereSpace: f.WhereSpace, WhereUnit: f.WhereUnit, SpaceFilterID: f.SpaceFilterID,
 		UnitFilterID: f.UnitFilterID, InScopeSpaceIds: spaces, Parameters: store.EncodeJSON(params), InvocationID: f.InvocationID,
-		ChangeWorkflowID: f.ChangeWorkflowID, ChangeWorkflow: f.workflow, AbortedReason: f.AbortedReason, State: f.state}
+		ChangeWorkflowID: f.ChangeWorkflowID, ChangeWorkflow: workflow, AbortedReason: f.AbortedReason, State: f.state}
 }
 
 // Family declares ChangeOrders to the entity kit: a ChangeOrder lives in a Space, carries Permissions, and is

@@ -2,17 +2,21 @@ package changeorder
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/db"
-	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/changeworkflow"
 )
 
-// workflowContent is the content of ChangeWorkflow id to copy onto a ChangeOrder. ChangeWorkflows are not
-// served yet: no ID names one (400 naming ChangeWorkflowID).
-func workflowContent(_ context.Context, _ authz.Scope, _ *db.Queries, _ uuid.UUID) (json.RawMessage, error) {
-	return nil, apierr.NoSuchReference("ChangeWorkflow", "of your organization", "ChangeWorkflowID")
+// workflowContent is the content of ChangeWorkflow id to copy onto a ChangeOrder: one of the caller's
+// organization, in any Space, that the caller may view (else 400 naming ChangeWorkflowID, as for a random ID).
+func workflowContent(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (*changeworkflow.Spec, error) {
+	w, err := changeworkflow.Lookup(ctx, sc, q, id)
+	if err != nil {
+		return nil, err
+	}
+	spec := w.Spec
+	return &spec, nil
 }

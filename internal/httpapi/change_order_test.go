@@ -31,6 +31,7 @@ type changeOrderFixture struct {
 	foreignSpace              uuid.UUID
 	foreignInvocation         uuid.UUID
 	foreignSpaceFilter, fUnit uuid.UUID
+	workflow, foreignWorkflow api.ChangeWorkflow
 }
 
 func newChangeOrderFixture(t *testing.T) changeOrderFixture {
@@ -55,6 +56,11 @@ func newChangeOrderFixture(t *testing.T) changeOrderFixture {
 	theirs := "/api/space/" + f.foreignSpace.String()
 	f.foreignInvocation, f.foreignSpaceFilter, f.fUnit = refs(other, theirs)
 	other.Post(theirs+"/change_order", map[string]any{"Slug": "theirs"}).Expect(http.StatusOK).JSON(&f.foreign)
+	stages := []map[string]any{{"Name": "dev", "WhereSpace": "Slug = 'dev'"}, {"Name": "prod", "WhereSpace": "Slug = 'prod'", "Prerequisites": []string{"Promoted", "ok"}}}
+	custom := []map[string]any{{"Name": "ok", "Expression": "cel:true", "Description": "always"}}
+	f.admin.Post(f.prod+"/change_workflow", map[string]any{"Slug": "dev-to-prod", "Stages": stages, "CustomPrerequisites": custom}).
+		Expect(http.StatusOK).JSON(&f.workflow)
+	other.Post(theirs+"/change_workflow", map[string]any{"Slug": "theirs", "Stages": stages[:1]}).Expect(http.StatusOK).JSON(&f.foreignWorkflow)
 	return f
 }
 
@@ -288,6 +294,7 @@ func TestChangeOrderRefusals(t *testing.T) {
 	requireNoSuchReference(t, "SpaceFilterID", f.foreignSpaceFilter, post("SpaceFilterID", nil))
 	requireNoSuchReference(t, "UnitFilterID", f.fUnit, post("UnitFilterID", nil))
 	requireNoSuchReference(t, "InScopeSpaceIDs", f.foreignSpace, post("InScopeSpaceIDs", nil))
+	requireNoSuchReference(t, "ChangeWorkflowID", f.foreignWorkflow.ChangeWorkflowID, post("ChangeWorkflowID", nil))
 
 	// The same checks on PATCH, PUT and bulk patch.
 	co := f.create(t, f.dev, map[string]any{"Slug": "co"})
@@ -311,8 +318,59 @@ func TestChangeOrderRefusals(t *testing.T) {
 	require.Equal(t, "InvocationID", e.Error.ErrorMetadata.Items[0].Item)
 	c.Patch(path, map[string]any{"UpdateType": nil, "InvocationID": nil}).Expect(http.StatusOK).JSON(&got)
 	require.Equal(t, api.ChangeOrderUpdateType("UpgradeUnit"), got.UpdateType)
-	requireNoSuchReference(t, "ChangeWorkflowID", uuid.New(), func(id uuid.UUID) *apitest.Response {
+	requireNoSuchReference(t, "ChangeWorkflowID", f.foreignWorkflow.ChangeWorkflowID, func(id uuid.UUID) *apitest.Response {
 		return c.Patch(path, map[string]any{"ChangeWorkflowID": id})
+	})
+}
+
+// TestChangeOrderWorkflow: a ChangeOrder made with a ChangeWorkflowID carries a copy of the workflow's
+// content (of any Space of the organization), which later edits of the workflow leave alone; changing
+// ChangeWorkflowID while New copies the new one (null clears it); a copy copies the workflow again; a
+// ChangeWorkflow the caller may not view is refused as a random one.
+func TestChangeOrderWorkflow(t *testing.T) {
+	t.Parallel()
+	f := newChangeOrderFixture(t)
+	c := f.admin
+	co := f.create(t, f.dev, map[string]any{"Slug": "wf", "ChangeWorkflowID": f.workflow.ChangeWorkflowID, "ChangeWorkflow": map[string]any{"Stages": []any{map[string]any{"Name": "ignored"}}}})
+	require.Equal(t, f.workflow.ChangeWorkflowID, *co.ChangeWorkflowID)
+	require.NotNil(t, co.ChangeWorkflow)
+	require.Len(t, co.ChangeWorkflow.Stages, 2)
+	require.Equal(t, "prod", co.ChangeWorkflow.Stages[1].Name)
+	require.Equal(t, []string{"Promoted", "ok"}, co.ChangeWorkflow.Stages[1].Prerequisites)
+	require.Equal(t, "cel:true", co.ChangeWorkflow.CustomPrerequisites[0].Expression)
+
+	// Editing the workflow later does not change the copy.
+	wfPath := f.prod + "/change_workflow/" + f.workflow.ChangeWorkflowID.String()
+	c.Patch(wfPath, map[string]any{"Stages": []map[string]any{{"Name": "only"}}, "CustomPrerequisites": nil}).Expect(http.StatusOK)
+	var got api.ExtendedChangeOrder
+	c.Get(f.path(co)).Expect(http.StatusOK).JSON(&got)
+	require.Len(t, got.ChangeOrder.ChangeWorkflow.Stages, 2)
+
+	// A write that leaves ChangeWorkflowID alone keeps the copy; setting it again (while New) copies anew;
+	// null clears it.
+	var patched api.ChangeOrder
+	c.Patch(f.path(co), map[string]any{"Description": "d"}).Expect(http.StatusOK).JSON(&patched)
+	require.Len(t, patched.ChangeWorkflow.Stages, 2)
+	c.Patch(f.path(co), map[string]any{"ChangeWorkflowID": nil}).Expect(http.StatusOK).JSON(&patched)
+	require.Nil(t, patched.ChangeWorkflow)
+	var again api.ChangeOrder
+	c.Patch(f.path(co), map[string]any{"ChangeWorkflowID": f.workflow.ChangeWorkflowID}).Expect(http.StatusOK).JSON(&again)
+	require.Len(t, again.ChangeWorkflow.Stages, 1)
+	require.Equal(t, "only", again.ChangeWorkflow.Stages[0].Name)
+
+	// A copy copies the workflow as it is now.
+	var cloned []api.ChangeOrderCreateOrUpdateResponse
+	c.Post("/api/change_order?"+where("Slug = 'wf'").Encode()+"&name_prefixes=copy-", map[string]any{}).Expect(http.StatusOK).JSON(&cloned)
+	require.Equal(t, "only", cloned[0].ChangeOrder.ChangeWorkflow.Stages[0].Name)
+
+	// A guest granted the ChangeOrder's Space but not the workflow's is refused it as a random ID.
+	guest := f.env.Principal("acme", "gil", auth.RoleGuest)
+	grant := map[string]any{"UserIDs": map[string]bool{guest.UserID.String(): true}}
+	c.Patch(f.dev, map[string]any{"Permissions": map[string]any{"View": grant, "CreateChildren": grant}}).Expect(http.StatusOK)
+	gil := f.env.Client(f.env.Token("acme", "gil", auth.RoleGuest))
+	gil.Post(f.dev+"/change_order", map[string]any{"Slug": "g"}).Expect(http.StatusOK)
+	requireNoSuchReference(t, "ChangeWorkflowID", f.workflow.ChangeWorkflowID, func(id uuid.UUID) *apitest.Response {
+		return gil.Post(f.dev+"/change_order", map[string]any{"Slug": "g2", "ChangeWorkflowID": id})
 	})
 }
 

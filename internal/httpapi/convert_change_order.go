@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
-
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
@@ -53,12 +51,10 @@ func changeOrderToAPI(c changeorder.ChangeOrder) api.ChangeOrder {
 	for id, why := range c.SkippedUnits {
 		skipped[id.String()] = why
 	}
-	var workflow *map[string]any
-	if len(c.ChangeWorkflow) > 0 {
-		var m map[string]any
-		if json.Unmarshal(c.ChangeWorkflow, &m) == nil {
-			workflow = &m
-		}
+	var workflow *api.ChangeWorkflowSpec
+	if c.ChangeWorkflow != nil {
+		w := changeWorkflowSpecToAPI(*c.ChangeWorkflow)
+		workflow = &w
 	}
 	params := c.Parameters
 	if params == nil {

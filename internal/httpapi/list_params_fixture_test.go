@@ -13,8 +13,10 @@ import (
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/auth"
+	"github.com/hubd/hubd/internal/changeorder"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/listquery"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // everyFamily is one organization with data in every listed family, so that each list has rows to
@@ -141,7 +143,9 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	var webFilter api.Filter
 	c.Post(sp+"/filter", map[string]any{"Slug": "web-units", "From": "Unit", "Where": "Slug = 'web'", "WhereData": "spec.replicas > 0",
 		"ResourceType": "apps/v1/Deployment"}).Expect(http.StatusOK).JSON(&webFilter)
-	c.Post(sp+"/filter", map[string]any{"Slug": "staging-spaces", "From": "Space", "FromSpaceID": staging.SpaceID, "IncludeHidden": "*"}).Expect(http.StatusOK)
+	var stagingSpaces api.Filter
+	c.Post(sp+"/filter", map[string]any{"Slug": "staging-spaces", "From": "Space", "FromSpaceID": staging.SpaceID, "IncludeHidden": "*"}).
+		Expect(http.StatusOK).JSON(&stagingSpaces)
 	// Views: one of Units with the Filter of web Units, one of Spaces.
 	var webView api.View
 	c.Post(sp+"/view", map[string]any{"Slug": "web-units", "Of": "Unit", "FilterID": webFilter.FilterID, "OrderBy": "Slug",
@@ -182,6 +186,22 @@ func newEveryFamily(t *testing.T) *everyFamily {
 		"Note": "reviewed"}).Expect(http.StatusOK).JSON(&approval)
 	c.Post(sp+"/attestation", map[string]any{"Type": "Check", "Result": "Passed", "EvidenceAttestationIDs": []uuid.UUID{approval.AttestationID},
 		"RevisionIDs": []uuid.UUID{revs[0].Revision.RevisionID, revs[1].Revision.RevisionID}}).Expect(http.StatusOK)
+
+	// ChangeOrders: an Invoke one with its Invocation and Filters, an Aborted one.
+	var changeOrder api.ChangeOrder
+	c.Post(sp+"/change_order", map[string]any{"Slug": "raise", "Description": "raise web", "UpdateType": "Invoke", "InvocationID": roll.InvocationID,
+		"Parameters": map[string]any{"image": "nginx:10"}, "WhereUnit": "Slug = 'web'", "UnitFilterID": webFilter.FilterID,
+		"SpaceFilterID": stagingSpaces.FilterID, "Labels": map[string]string{"team": "web"}}).Expect(http.StatusOK).JSON(&changeOrder)
+	// Restored by a promotion (the engine records that through changeorder.SetProgress), so it has a RestoreTagID.
+	require.NoError(t, env.App.Store.WithTx(context.Background(), store.TxOptions{}, func(tx *store.Tx) error {
+		stage := "dev"
+		_, err := changeorder.SetProgress(context.Background(), tx, me.OrganizationID, changeOrder.ChangeOrderID,
+			changeorder.Progress{State: changeorder.Restored, Stage: &stage, RestoreTagID: &release.TagID})
+		return err
+	}))
+	var dropped api.ChangeOrder
+	c.Post(sp+"/change_order", map[string]any{"Slug": "dropped"}).Expect(http.StatusOK).JSON(&dropped)
+	c.Patch(sp+"/change_order/"+dropped.ChangeOrderID.String(), map[string]any{"AbortedReason": "not needed"}).Expect(http.StatusOK)
 
 	// Releases: an empty bundle (a Target with no Units) from the Tag's Revisions, and web's head.
 	var bundles api.Target
@@ -250,23 +270,25 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"review_comment_id": remark.ReviewCommentID.String(),
 			"change_set_id":     rollout.ChangeSetID.String(),
 			"component_id":      webComp.ComponentID.String(),
+			"change_order_id":   changeOrder.ChangeOrderID.String(),
 			// ChangeWorkflows
 			"change_workflow_id": promote.ChangeWorkflowID.String(),
 		},
 		callers: map[string]*apitest.Client{"ListQueuedOperations": worker},
 		writes: map[string]selectionWrite{
-			"BulkCreateUnits":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkMoveUnits":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},
-			"BulkTagUnits":          {body: map[string]any{"TagID": release.TagID}},
-			"BulkCreateFilters":     {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkCreateViews":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkCreateTriggers":    {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkCreateInvocations": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkCreateLinks":       {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkMoveFilters":       {body: map[string]any{"ToSpaceID": staging.SpaceID}},
-			"BulkCreateChangeSets":  {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
-			"BulkMoveChangeSets":    {body: map[string]any{"ToSpaceID": staging.SpaceID}},
-			"BulkMoveViews":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkCreateUnits":        {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveUnits":          {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkTagUnits":           {body: map[string]any{"TagID": release.TagID}},
+			"BulkCreateFilters":      {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateViews":        {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateTriggers":     {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateInvocations":  {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkCreateLinks":        {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveFilters":        {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkCreateChangeSets":   {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveChangeSets":     {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			"BulkCreateChangeOrders": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
+			"BulkMoveViews":          {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 			// ChangeWorkflows
 			"BulkCreateChangeWorkflows": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			// list-paths reads every ToolchainType.

@@ -93,6 +93,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post(base+"/change_set", map[string]any{"Slug": "cs"}).Expect(http.StatusOK).JSON(&cs)
 	var comp api.Component
 	admin.Post("/api/component", map[string]any{"Slug": "comp"}).Expect(http.StatusOK).JSON(&comp)
+	var co api.ChangeOrder
+	admin.Post(base+"/change_order", map[string]any{"Slug": "co"}).Expect(http.StatusOK).JSON(&co)
 	var cw api.ChangeWorkflow
 	admin.Post(base+"/change_workflow", map[string]any{"Slug": "cw", "Stages": []map[string]any{{"Name": "dev"}}}).Expect(http.StatusOK).JSON(&cw)
 	var oc api.OAuthClient
@@ -116,6 +118,7 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
 		"release_id": rel.ReleaseID.String(), "review_comment_id": comment.ReviewCommentID.String(),
 		"change_set_id": cs.ChangeSetID.String(), "component_id": comp.ComponentID.String(),
+		"change_set_id": cs.ChangeSetID.String(), "change_order_id": co.ChangeOrderID.String(),
 		"link_id": lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
 		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
 		// ChangeWorkflows
@@ -223,6 +226,15 @@ var roleRequests = map[string]roleRequest{
 	"UpdateComponentFromDocument": {body: documentEdit},
 	"BulkMoveFilters":             {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
 	"BulkMoveViews":               {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
+	"BulkPatchChangeOrders":       {query: sel("Slug = 'co'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteChangeOrders":      {query: sel("Slug = 'co'")},
+	"BulkCreateChangeOrders": {query: url.Values{"where": {"Slug = 'co'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
+		guestSelectsNothing: api.ErrorTypeValidation},
+	"CreateChangeOrder": {body: jsonBody(map[string]any{"Slug": "new-change-order"})},
+	"UpdateChangeOrder": {body: readBack("ChangeOrder")},
+	"PatchChangeOrder":  {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"BulkMoveFilters":   {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
+	"BulkMoveViews":     {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
 	"BulkMoveUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any {
 		return map[string]any{"ToSpaceID": f.otherSpace}
 	}},
