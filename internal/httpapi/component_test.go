@@ -291,6 +291,12 @@ func TestComponentVariants(t *testing.T) {
 	require.Len(t, spaces, 2)
 	c.Get("/api/space?order_by=ComponentID").Expect(http.StatusOK).JSON(&spaces)
 	require.Len(t, spaces, 3)
+	var ext api.ExtendedSpace
+	c.Get(devPath + "?include=ComponentID").Expect(http.StatusOK).JSON(&ext)
+	require.NotNil(t, ext.Component)
+	require.Equal(t, "web", ext.Component.Slug)
+	c.Get("/api/space/" + f.prod.SpaceID.String() + "?include=ComponentID").Expect(http.StatusOK).JSON(&ext)
+	require.Nil(t, ext.Component)
 	requireNoSuchReference(t, "ComponentID", f.foreign.ComponentID, func(id uuid.UUID) *apitest.Response {
 		return c.Patch("/api/space/"+f.prod.SpaceID.String(), map[string]any{"ComponentID": id})
 	})
