@@ -335,7 +335,7 @@ func TestComponentVariants(t *testing.T) {
 	}
 	require.Equal(t, []string{"Space dev", "Space prod", "Space qa"}, named)
 	var removed []api.DeleteResponse
-	c.Delete("/api/_component?" + where("Slug = 'web'").Encode()).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	c.Delete("/api/_component?"+where("Slug = 'web'").Encode()).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
 	c.Patch("/api/_space?"+where("ComponentID = '"+web.ComponentID.String()+"'").Encode(), map[string]any{"ComponentID": nil}).Expect(http.StatusOK)
 	c.Delete("/api/_component?" + where("Slug = 'web'").Encode()).Expect(http.StatusOK).JSON(&removed)
 	require.Len(t, removed, 1)
@@ -411,7 +411,7 @@ func TestComponentTenancy(t *testing.T) {
 	ginaGlobex.Get("/api/component").Expect(http.StatusOK).JSON(&list)
 	require.Len(t, list, 1)
 	require.Equal(t, f.foreign.ComponentID, list[0].Component.ComponentID)
-	ginaGlobex.Delete("/api/component/" + mine.ComponentID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	ginaGlobex.Delete("/api/component/"+mine.ComponentID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	ginaGlobex.Post("/api/component?with_backing_units=true&backing_unit_space=dev", map[string]any{"Slug": "x"}).
 		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 }
