@@ -3,6 +3,7 @@ module github.com/hubd/hubd
 go 1.26.8
 
 require (
+	cel.dev/cel-go v0.33.2
 	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/getkin/kin-openapi v0.152.0

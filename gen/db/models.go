@@ -91,6 +91,25 @@ type ChangeSet struct {
 	SearchText              *string         `db:"search_text"`
 }
 
+type ChangeWorkflow struct {
+	ChangeWorkflowID    uuid.UUID       `db:"change_workflow_id"`
+	OrganizationID      uuid.UUID       `db:"organization_id"`
+	SpaceID             uuid.UUID       `db:"space_id"`
+	Slug                string          `db:"slug"`
+	DisplayName         string          `db:"display_name"`
+	Labels              json.RawMessage `db:"labels"`
+	Annotations         json.RawMessage `db:"annotations"`
+	DeleteGates         json.RawMessage `db:"delete_gates"`
+	Stages              json.RawMessage `db:"stages"`
+	Final               json.RawMessage `db:"final"`
+	CustomPrerequisites json.RawMessage `db:"custom_prerequisites"`
+	HiddenReason        string          `db:"hidden_reason"`
+	Version             int64           `db:"version"`
+	CreatedAt           time.Time       `db:"created_at"`
+	UpdatedAt           time.Time       `db:"updated_at"`
+	SearchText          *string         `db:"search_text"`
+}
+
 type Channel struct {
 	ChannelID      uuid.UUID       `db:"channel_id"`
 	OrganizationID uuid.UUID       `db:"organization_id"`

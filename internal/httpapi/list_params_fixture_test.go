@@ -210,6 +210,16 @@ func newEveryFamily(t *testing.T) *everyFamily {
 	c.Post(sp+"/link", map[string]any{"Slug": "empty-merges-env", "FromUnitID": emptyUnit.UnitID, "ToUnitID": envUnit.UnitID, "UpdateType": "MergeUnits",
 		"Guards": map[string]string{"team": "web"}}).Expect(http.StatusOK)
 
+	// ChangeWorkflows: dev then prod behind a custom gate, and a one-Stage one.
+	var promote api.ChangeWorkflow
+	c.Post(sp+"/change_workflow", map[string]any{"Slug": "promote", "DisplayName": "Dev to prod", "Labels": map[string]string{"kind": "promotion"},
+		"Stages": []any{map[string]any{"Name": "dev", "WhereSpace": "Labels.env = 'dev'"},
+			map[string]any{"Name": "prod", "WhereSpace": "Slug = 'prod'", "Prerequisites": []string{"Approved", "valid"}}},
+		"Final":               map[string]any{"Prerequisites": []string{"Healthy"}},
+		"CustomPrerequisites": []any{map[string]any{"Name": "valid", "Expression": "cel:revision.ValidationPassed"}}}).
+		Expect(http.StatusOK).JSON(&promote)
+	c.Post(sp+"/change_workflow", map[string]any{"Slug": "single", "Stages": []any{map[string]any{"Name": "only"}}}).Expect(http.StatusOK)
+
 	// Groups, one with both members.
 	var team api.Group
 	c.Post("/api/group", map[string]any{"Slug": "team", "UserIDs": []uuid.UUID{me.UserID, bob.UserID}}).Expect(http.StatusOK).JSON(&team)
@@ -240,6 +250,8 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"review_comment_id": remark.ReviewCommentID.String(),
 			"change_set_id":     rollout.ChangeSetID.String(),
 			"component_id":      webComp.ComponentID.String(),
+			// ChangeWorkflows
+			"change_workflow_id": promote.ChangeWorkflowID.String(),
 		},
 		callers: map[string]*apitest.Client{"ListQueuedOperations": worker},
 		writes: map[string]selectionWrite{
@@ -255,6 +267,8 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			"BulkCreateChangeSets":  {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			"BulkMoveChangeSets":    {body: map[string]any{"ToSpaceID": staging.SpaceID}},
 			"BulkMoveViews":         {body: map[string]any{"ToSpaceID": staging.SpaceID}},
+			// ChangeWorkflows
+			"BulkCreateChangeWorkflows": {body: map[string]any{}, query: url.Values{"name_prefixes": {"copy-"}}},
 			// list-paths reads every ToolchainType.
 			"InvokeFunctions":      {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},
 			"InvokeFunctionsOnOrg": {body: map[string]any{"FunctionInvocations": []any{map[string]any{"FunctionName": "list-paths"}}}},

@@ -23,6 +23,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkCreateChangeWorkflowsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateFiltersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkCreateInvocationsParams:
@@ -36,6 +38,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.BulkCreateViewsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteChangeSetsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkDeleteChangeWorkflowsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkDeleteComponentsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
@@ -73,6 +77,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
+	case api.BulkPatchChangeWorkflowsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchComponentsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Filter: string(deref(p.Filter))}
 	case api.BulkPatchFiltersParams:
@@ -106,6 +112,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.GetBridgeWorkerParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetChangeSetParams:
+		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
+	case api.GetChangeWorkflowParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
 	case api.GetChannelParams:
 		return listquery.Params{Select: string(deref(p.Select)), Include: string(deref(p.Include))}
@@ -157,6 +165,8 @@ func listParamsOfAny(p any) listquery.Params {
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllChangeSetsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListAllChangeWorkflowsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllChannelsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListAllCommandRunsParams:
@@ -192,6 +202,8 @@ func listParamsOfAny(p any) listquery.Params {
 	case api.ListBridgeWorkersParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListChangeSetsParams:
+		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
+	case api.ListChangeWorkflowsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
 	case api.ListChannelsParams:
 		return listquery.Params{Where: string(deref(p.Where)), Contains: string(deref(p.Contains)), Select: string(deref(p.Select)), Include: string(deref(p.Include)), IncludeHidden: string(deref(p.IncludeHidden)), OrderBy: string(deref(p.OrderBy)), Continue: string(deref(p.Continue)), Filter: string(deref(p.Filter)), View: string(deref(p.View)), Limit: (*int)(p.Limit)}
@@ -258,6 +270,7 @@ func listParamsOfAny(p any) listquery.Params {
 // copyParamsStruct is the parameter struct of every operation copyParamsOf converts.
 type copyParamsStruct interface {
 	api.BulkCreateChangeSetsParams |
+		api.BulkCreateChangeWorkflowsParams |
 		api.BulkCreateFiltersParams |
 		api.BulkCreateInvocationsParams |
 		api.BulkCreateLinksParams |
@@ -272,6 +285,8 @@ func copyParamsOf[P copyParamsStruct](p P) copyParams { return copyParamsOfAny(p
 func copyParamsOfAny(p any) copyParams {
 	switch p := p.(type) {
 	case api.BulkCreateChangeSetsParams:
+		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
+	case api.BulkCreateChangeWorkflowsParams:
 		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}
 	case api.BulkCreateFiltersParams:
 		return copyParams{WhereSpace: (*string)(p.WhereSpace), FilterSpace: (*string)(p.FilterSpace), NamePrefixes: (*string)(p.NamePrefixes), AllowExists: (*string)(p.AllowExists), DryRun: (*bool)(p.DryRun)}

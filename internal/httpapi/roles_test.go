@@ -93,6 +93,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 	admin.Post(base+"/change_set", map[string]any{"Slug": "cs"}).Expect(http.StatusOK).JSON(&cs)
 	var comp api.Component
 	admin.Post("/api/component", map[string]any{"Slug": "comp"}).Expect(http.StatusOK).JSON(&comp)
+	var cw api.ChangeWorkflow
+	admin.Post(base+"/change_workflow", map[string]any{"Slug": "cw", "Stages": []map[string]any{{"Name": "dev"}}}).Expect(http.StatusOK).JSON(&cw)
 	var oc api.OAuthClient
 	admin.Post("/api/oauth_client", map[string]any{"Name": "fixture-app", "RedirectURIs": []string{"https://app.example.com"}}).Expect(http.StatusOK).JSON(&oc)
 	var group api.Group
@@ -116,6 +118,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"change_set_id": cs.ChangeSetID.String(), "component_id": comp.ComponentID.String(),
 		"link_id": lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
 		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
+		// ChangeWorkflows
+		"change_workflow_id": cw.ChangeWorkflowID.String(),
 	}
 	return f
 }
@@ -283,6 +287,14 @@ var roleRequests = map[string]roleRequest{
 	"BulkPatchInvocations":  {query: sel("Slug = 'checks'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
 	"BulkDeleteInvocations": {query: sel("Slug = 'checks'")},
 	"BulkCreateInvocations": {query: url.Values{"where": {"Slug = 'checks'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
+		guestSelectsNothing: api.ErrorTypeValidation},
+	// ChangeWorkflows
+	"CreateChangeWorkflow":      {body: jsonBody(map[string]any{"Slug": "new-change-workflow", "Stages": []map[string]any{{"Name": "dev"}}})},
+	"UpdateChangeWorkflow":      {body: readBack("ChangeWorkflow")},
+	"PatchChangeWorkflow":       {body: jsonBody(map[string]any{"DisplayName": "x"})},
+	"BulkPatchChangeWorkflows":  {query: sel("Slug = 'cw'"), body: jsonBody(map[string]any{"Labels": map[string]string{"k": "v"}})},
+	"BulkDeleteChangeWorkflows": {query: sel("Slug = 'cw'")},
+	"BulkCreateChangeWorkflows": {query: url.Values{"where": {"Slug = 'cw'"}, "where_space": {"Slug = 'prod'"}}, body: jsonBody(map[string]any{}),
 		guestSelectsNothing: api.ErrorTypeValidation},
 	"CreateLink": {body: func(f *roleFixture, _ string) any {
 		return map[string]any{"Slug": "new-link", "FromUnitID": f.params["unit_id"], "ToUnitID": f.params["upstream_unit_id"], "UpdateType": "None"}

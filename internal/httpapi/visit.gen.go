@@ -14,6 +14,10 @@ func (r bulkResponse) VisitBulkCreateChangeSetsResponse(w http.ResponseWriter) e
 	return r.write(w)
 }
 
+func (r bulkResponse) VisitBulkCreateChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r bulkResponse) VisitBulkCreateFiltersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkCreateInvocationsResponse(w http.ResponseWriter) error {
@@ -29,6 +33,10 @@ func (r bulkResponse) VisitBulkCreateUnitsResponse(w http.ResponseWriter) error 
 func (r bulkResponse) VisitBulkCreateViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkDeleteChangeSetsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r bulkResponse) VisitBulkDeleteChangeWorkflowsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -75,6 +83,10 @@ func (r bulkResponse) VisitBulkMoveUnitsResponse(w http.ResponseWriter) error { 
 func (r bulkResponse) VisitBulkMoveViewsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r bulkResponse) VisitBulkPatchChangeSetsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
+func (r bulkResponse) VisitBulkPatchChangeWorkflowsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
 
@@ -125,6 +137,8 @@ func (r itemResponse) VisitGetAttestationResponse(w http.ResponseWriter) error {
 func (r itemResponse) VisitGetBridgeWorkerResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChangeSetResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r itemResponse) VisitGetChangeWorkflowResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r itemResponse) VisitGetChannelResponse(w http.ResponseWriter) error { return r.write(w) }
 
@@ -180,6 +194,10 @@ func (r pageResponse) VisitListAllBridgeWorkersResponse(w http.ResponseWriter) e
 
 func (r pageResponse) VisitListAllChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r pageResponse) VisitListAllChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
+
 func (r pageResponse) VisitListAllChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListAllCommandRunsResponse(w http.ResponseWriter) error { return r.write(w) }
@@ -217,6 +235,10 @@ func (r pageResponse) VisitListAttestationsResponse(w http.ResponseWriter) error
 func (r pageResponse) VisitListBridgeWorkersResponse(w http.ResponseWriter) error { return r.write(w) }
 
 func (r pageResponse) VisitListChangeSetsResponse(w http.ResponseWriter) error { return r.write(w) }
+
+func (r pageResponse) VisitListChangeWorkflowsResponse(w http.ResponseWriter) error {
+	return r.write(w)
+}
 
 func (r pageResponse) VisitListChannelsResponse(w http.ResponseWriter) error { return r.write(w) }
 
