@@ -21,6 +21,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/changeworkflow"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
@@ -152,19 +153,10 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 			added = append(added, id)
 		}
 	}
-	if err := checkWorkflows(ctx, sc, tx.Q, "AllowedChangeWorkflowIDs", added); err != nil {
+	if err := changeworkflow.Existing(ctx, sc, tx.Q, "AllowedChangeWorkflowIDs", added); err != nil {
 		return f, err
 	}
 	return f, checkUpstream(ctx, tx, sc, cur, f.UpstreamComponentID)
-}
-
-// checkWorkflows refuses ChangeWorkflow IDs: they must name ChangeWorkflows of the organization, and that
-// family is not served here yet, so every one is a reference to a missing entity.
-func checkWorkflows(_ context.Context, _ authz.Scope, _ *db.Queries, field string, ids []uuid.UUID) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	return apierr.NoSuchReference("ChangeWorkflow", "of your organization", field)
 }
 
 // checkUpstream checks an UpstreamComponentID the write sets (one left as stored passes again): a Component

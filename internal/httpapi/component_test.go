@@ -74,9 +74,26 @@ func TestComponents(t *testing.T) {
 	c.Post("/api/component?dry_run=true", map[string]any{"Slug": "dry"}).Expect(http.StatusOK)
 	c.Get("/api/component/dry").ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	c.Post("/api/component", map[string]any{"Slug": "bad slug!"}).ExpectError(http.StatusBadRequest, api.ErrorTypeUserInput)
-	e := c.Post("/api/component", map[string]any{"Slug": "wf", "AllowedChangeWorkflowIDs": []uuid.UUID{uuid.New()}}).
-		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
-	require.Equal(t, "AllowedChangeWorkflowIDs", e.Error.ErrorMetadata.Items[0].Item)
+	// AllowedChangeWorkflowIDs name ChangeWorkflows of the organization (another organization's is refused
+	// as a random ID is); repeats are dropped.
+	other := f.env.Client(f.env.Token("globex", "gina", auth.RoleAdmin))
+	var foreignWF, wf api.ChangeWorkflow
+	other.Post("/api/space/"+f.globexSp.SpaceID.String()+"/change_workflow", map[string]any{"Slug": "theirs", "Stages": []map[string]any{{"Name": "dev"}}}).
+		Expect(http.StatusOK).JSON(&foreignWF)
+	c.Post("/api/space/"+f.dev.SpaceID.String()+"/change_workflow", map[string]any{"Slug": "promote", "Stages": []map[string]any{{"Name": "dev"}}}).
+		Expect(http.StatusOK).JSON(&wf)
+	requireNoSuchReference(t, "AllowedChangeWorkflowIDs", foreignWF.ChangeWorkflowID, func(id uuid.UUID) *apitest.Response {
+		return c.Post("/api/component", map[string]any{"Slug": "wf", "AllowedChangeWorkflowIDs": []uuid.UUID{id}})
+	})
+	withWF := f.create(t, map[string]any{"Slug": "wf", "AllowedChangeWorkflowIDs": []uuid.UUID{wf.ChangeWorkflowID, wf.ChangeWorkflowID}})
+	require.Equal(t, []uuid.UUID{wf.ChangeWorkflowID}, withWF.AllowedChangeWorkflowIDs)
+	requireNoSuchReference(t, "AllowedChangeWorkflowIDs", foreignWF.ChangeWorkflowID, func(id uuid.UUID) *apitest.Response {
+		return c.Patch("/api/component/wf", map[string]any{"AllowedChangeWorkflowIDs": []uuid.UUID{wf.ChangeWorkflowID, id}})
+	})
+	var wfList []api.ExtendedComponent
+	c.Get("/api/component?" + where("AllowedChangeWorkflowIDs ? '"+wf.ChangeWorkflowID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&wfList)
+	require.Len(t, wfList, 1)
+	c.Delete("/api/component/wf").Expect(http.StatusOK)
 
 	var got api.ExtendedComponent
 	c.Get(path + "?include=OrganizationID").Expect(http.StatusOK).JSON(&got)
@@ -278,7 +295,10 @@ func TestComponentVariants(t *testing.T) {
 	t.Parallel()
 	f := newComponentFixture(t)
 	c := f.admin
-	web := f.create(t, map[string]any{"Slug": "web", "ChangeWorkflowRequired": true})
+	var wf api.ChangeWorkflow
+	c.Post("/api/space/"+f.dev.SpaceID.String()+"/change_workflow", map[string]any{"Slug": "promote", "Stages": []map[string]any{{"Name": "dev"}}}).
+		Expect(http.StatusOK).JSON(&wf)
+	web := f.create(t, map[string]any{"Slug": "web", "ChangeWorkflowRequired": true, "AllowedChangeWorkflowIDs": []uuid.UUID{wf.ChangeWorkflowID}})
 	devPath := "/api/space/" + f.dev.SpaceID.String()
 
 	var sp api.Space
@@ -291,6 +311,12 @@ func TestComponentVariants(t *testing.T) {
 	require.Len(t, spaces, 2)
 	c.Get("/api/space?order_by=ComponentID").Expect(http.StatusOK).JSON(&spaces)
 	require.Len(t, spaces, 3)
+	var ext api.ExtendedSpace
+	c.Get(devPath + "?include=ComponentID").Expect(http.StatusOK).JSON(&ext)
+	require.NotNil(t, ext.Component)
+	require.Equal(t, "web", ext.Component.Slug)
+	c.Get("/api/space/" + f.prod.SpaceID.String() + "?include=ComponentID").Expect(http.StatusOK).JSON(&ext)
+	require.Nil(t, ext.Component)
 	requireNoSuchReference(t, "ComponentID", f.foreign.ComponentID, func(id uuid.UUID) *apitest.Response {
 		return c.Patch("/api/space/"+f.prod.SpaceID.String(), map[string]any{"ComponentID": id})
 	})
@@ -318,7 +344,7 @@ func TestComponentVariants(t *testing.T) {
 		[]uuid.UUID{f.dev.SpaceID, f.prod.SpaceID, other.SpaceID, f.globexSp.SpaceID})
 	require.NoError(t, err)
 	require.Len(t, pol, 2)
-	require.Equal(t, component.Policy{ComponentID: web.ComponentID, Slug: "web", Allowed: []uuid.UUID{}, Required: true}, pol[f.dev.SpaceID])
+	require.Equal(t, component.Policy{ComponentID: web.ComponentID, Slug: "web", Allowed: []uuid.UUID{wf.ChangeWorkflowID}, Required: true}, pol[f.dev.SpaceID])
 	require.Contains(t, pol, f.prod.SpaceID)
 
 	// The Component cannot go while Spaces name it: 409 naming each.
@@ -329,7 +355,7 @@ func TestComponentVariants(t *testing.T) {
 	}
 	require.Equal(t, []string{"Space dev", "Space prod", "Space qa"}, named)
 	var removed []api.DeleteResponse
-	c.Delete("/api/_component?" + where("Slug = 'web'").Encode()).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
+	c.Delete("/api/_component?"+where("Slug = 'web'").Encode()).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
 	c.Patch("/api/_space?"+where("ComponentID = '"+web.ComponentID.String()+"'").Encode(), map[string]any{"ComponentID": nil}).Expect(http.StatusOK)
 	c.Delete("/api/_component?" + where("Slug = 'web'").Encode()).Expect(http.StatusOK).JSON(&removed)
 	require.Len(t, removed, 1)
@@ -405,7 +431,7 @@ func TestComponentTenancy(t *testing.T) {
 	ginaGlobex.Get("/api/component").Expect(http.StatusOK).JSON(&list)
 	require.Len(t, list, 1)
 	require.Equal(t, f.foreign.ComponentID, list[0].Component.ComponentID)
-	ginaGlobex.Delete("/api/component/" + mine.ComponentID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	ginaGlobex.Delete("/api/component/"+mine.ComponentID.String()).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	ginaGlobex.Post("/api/component?with_backing_units=true&backing_unit_space=dev", map[string]any{"Slug": "x"}).
 		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 }

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"github.com/google/uuid"
+
 	"github.com/hubd/hubd/gen/api"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/space"
@@ -12,8 +14,10 @@ var spaceEdge = &edge[space.Space, space.Fields, api.Space, api.ExtendedSpace]{
 	listing: space.ListEntity,
 	toAPI:   spaceToAPI,
 	fields:  spaceFields,
-	extended: func(_ space.Space, a api.Space, r *related) api.ExtendedSpace {
-		return api.ExtendedSpace{Space: a, Organization: r.organization}
+	relations: []relation[space.Space]{
+		byID("ComponentID", func(s space.Space) []uuid.UUID { return optionalID(s.ComponentID) }, componentEdge.load)},
+	extended: func(s space.Space, a api.Space, r *related) api.ExtendedSpace {
+		return api.ExtendedSpace{Space: a, Organization: r.organization, Component: relatedOptional[api.Component](r, "ComponentID", s.ComponentID)}
 	},
 }
 

@@ -37,8 +37,11 @@ func newListFixture(t *testing.T) *listFixture {
 		sp := createSpace(t, c, body)
 		f.spaces[sp.Slug] = sp
 	}
-	// Components are not a family yet (a ComponentID naming none is refused); gamma's is set directly.
-	_, err := env.App.Store.Pool.Exec(context.Background(), "UPDATE space SET component_id = $1 WHERE slug = 'gamma'", comp)
+	// gamma is a Variant of a Component of a known ID (the where cases name it), set directly.
+	_, err := env.App.Store.Pool.Exec(context.Background(), `INSERT INTO component (component_id, organization_id, slug)
+		SELECT $1, organization_id, 'gamma-comp' FROM space WHERE slug = 'gamma'`, comp)
+	require.NoError(t, err)
+	_, err = env.App.Store.Pool.Exec(context.Background(), "UPDATE space SET component_id = $1 WHERE slug = 'gamma'", comp)
 	require.NoError(t, err)
 	return f
 }

@@ -50,7 +50,7 @@ func TestSelectionAndBodyEdgeCases(t *testing.T) {
 	c.Get("/api/space?select=DisplayName&contains=prod").Expect(http.StatusOK).JSON(&raw)
 	require.Contains(t, raw[0]["Space"], "Labels")
 
-	// A ComponentID must name a Component; none exists yet.
+	// A ComponentID must name a Component (a Space's ID names none).
 	c.Post("/api/space", map[string]any{"Slug": "v", "ComponentID": f.spaces["alpha"].SpaceID.String()}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
 }
 

@@ -12,4 +12,6 @@ var ListEntity = listquery.Standard{Table: "space", ID: "SpaceID", Permissions: 
 		{Name: "Permissions", Type: listquery.Opaque},
 		listquery.NullableUUID("ComponentID", "space.component_id"),
 	},
+	// The Component family declares itself apart (Components read Spaces): named here by its type name.
+	Includes: []listquery.Include{{Name: "ComponentID", Field: "Component"}},
 })
