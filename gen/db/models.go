@@ -500,6 +500,7 @@ type Tag struct {
 	CreatedAt      time.Time       `db:"created_at"`
 	UpdatedAt      time.Time       `db:"updated_at"`
 	SearchText     *string         `db:"search_text"`
+	ChangeSetID    *uuid.UUID      `db:"change_set_id"`
 }
 
 type Target struct {

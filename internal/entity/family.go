@@ -495,6 +495,13 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 	return s.enrichOne(ctx, s.Store.Q(), out)
 }
 
+// CreateIn is Create in tx, as one part of a write of another family (an approval of a Unit records an
+// Attestation): the same checks, hooks and event as Create, committed or rolled back with tx.
+func (s *Service[R, E, F]) CreateIn(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, f F) (E, error) {
+	out, _, err := s.create(ctx, sc, tx, spaceID, f, false)
+	return out, err
+}
+
 // create is one create in tx; created is false when allowExists handed back an existing entity.
 func (s *Service[R, E, F]) create(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, f F, allowExists bool) (out E, created bool, err error) {
 	if f, err = s.normalize(f); err != nil {

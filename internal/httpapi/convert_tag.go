@@ -21,7 +21,8 @@ var tagEdge = &edge[tag.Tag, tag.Fields, api.Tag, api.ExtendedTag]{
 func tagToAPI(t tag.Tag) api.Tag {
 	return api.Tag{TagID: t.ID, SpaceID: t.SpaceID, OrganizationID: t.OrganizationID, Slug: t.Slug, DisplayName: t.DisplayName,
 		Labels: t.Labels, Annotations: t.Annotations, DeleteGates: t.DeleteGates, HiddenReason: t.HiddenReason,
-		EntityType: tag.EntityType, CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC(), Version: t.Version}
+		ChangeSetID: t.ChangeSetID,
+		EntityType:  tag.EntityType, CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC(), Version: t.Version}
 }
 
 func tagFields(b *api.Tag) tag.Fields {

@@ -4,6 +4,8 @@ package tag
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -23,6 +25,8 @@ const EntityType = "Tag"
 type Tag struct {
 	entity.Object
 	Fields
+	// ChangeSetID names the ChangeSet whose start or end Tag this is (nil for other Tags); set when it is made.
+	ChangeSetID *uuid.UUID
 }
 
 // Fields are what a write sets: a Tag has only the fields every entity has.
@@ -33,7 +37,7 @@ type Fields struct {
 func fromRow(r *db.Tag) (Tag, error) {
 	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, nil)
 	return Tag{Object: entity.Object{ID: r.TagID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
-		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, Fields: Fields{Common: c}}, err
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, Fields: Fields{Common: c}, ChangeSetID: r.ChangeSetID}, err
 }
 
 // ListEntity is how Tags are listed.
@@ -41,7 +45,8 @@ var ListEntity = listquery.Standard{Table: "tag", ID: "TagID", InSpace: true, Un
 	Name: EntityType,
 	Attributes: []listquery.Attribute{
 		listquery.After("UpdatedAt"),
-		{Name: "ChangeOrderID", Type: listquery.Opaque}, {Name: "ChangeSetID", Type: listquery.Opaque}, {Name: "ReleaseID", Type: listquery.Opaque},
+		{Name: "ChangeOrderID", Type: listquery.Opaque}, listquery.NullableUUID("ChangeSetID", "tag.change_set_id"),
+		{Name: "ReleaseID", Type: listquery.Opaque},
 	},
 })
 
@@ -81,4 +86,59 @@ func LookupForShare(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.
 		return Tag{}, err
 	}
 	return fromRow(row)
+}
+
+// CreateForChangeSet makes, in tx, the Tag slug of Space spaceID that belongs to ChangeSet changeSetID (its
+// start or end Tag), with its tag.created event. The ChangeSet's write makes it, whatever the caller may do
+// with Tags. A Slug already taken in the Space is 409 Conflict naming the Tag.
+func CreateForChangeSet(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID, changeSetID uuid.UUID, slug string) (Tag, error) {
+	p, err := space.Of(ctx, sc, tx.Q, spaceID)
+	if err != nil {
+		return Tag{}, err
+	}
+	row, err := tx.Q.TagInsertForChangeSet(ctx, db.TagInsertForChangeSetParams{TagID: uuid.New(), OrganizationID: sc.OrganizationID,
+		SpaceID: spaceID, Slug: slug, ChangeSetID: &changeSetID})
+	if apierr.Is(err, apierr.TypeAlreadyExists) {
+		return Tag{}, apierr.Conflict("Tag %s already exists in Space %s: a ChangeSet makes its own Tag of that Slug; rename or delete that Tag, or give the ChangeSet another Slug", slug, p.Ref.Slug).
+			WithEntity(EntityType, "", slug)
+	}
+	if err != nil {
+		return Tag{}, err
+	}
+	t, err := fromRow(row)
+	if err != nil {
+		return t, err
+	}
+	tx.Emit(entity.ChangeEvent("tag", EntityType, entity.Created, sc.OrganizationID, t.ID, t.Slug, t.Version, &p.Ref))
+	return t, nil
+}
+
+// SlugFor is the Slug of a Tag named after an entity's Slug with suffix ("-start"), shortened to stay a
+// valid Slug.
+func SlugFor(base, suffix string) string {
+	const maxSlug = 128
+	if len(base)+len(suffix) > maxSlug {
+		base = base[:maxSlug-len(suffix)]
+	}
+	for len(base) > 0 && (base[len(base)-1] == '-' || base[len(base)-1] == '_' || base[len(base)-1] == '.') {
+		base = base[:len(base)-1]
+	}
+	return fmt.Sprintf("%s%s", base, suffix)
+}
+
+// PutOnRevisions puts Tag id on the Revisions revisionIDs of the caller's organization, in the transaction
+// of q, share-locking the Tag first (as a bulk tag does, so a concurrent delete of the Tag waits). A Tag
+// that no longer exists tags nothing: ok is false.
+func PutOnRevisions(ctx context.Context, q *db.Queries, sc authz.Scope, id uuid.UUID, revisionIDs []uuid.UUID) (ok bool, err error) {
+	if _, err := q.TagGetInOrganizationForShare(ctx, db.TagGetInOrganizationForShareParams{OrganizationID: sc.OrganizationID, TagID: id}); err != nil {
+		if apierr.Is(err, apierr.TypeNotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	if len(revisionIDs) == 0 {
+		return true, nil
+	}
+	return true, q.TagPutOnRevisions(ctx, db.TagPutOnRevisionsParams{OrganizationID: sc.OrganizationID, TagID: id.String(),
+		TaggedAt: time.Now().UTC().Format(time.RFC3339Nano), RevisionIDs: revisionIDs})
 }

@@ -17,3 +17,13 @@ RETURNING *;
 -- name: TagRemoveFromRevisions :exec
 -- A deleted Tag leaves no trace on Revisions.
 UPDATE revision SET tags = tags - @tag_id::text WHERE organization_id = @organization_id AND tags ? @tag_id::text;
+
+-- name: TagInsertForChangeSet :one
+-- A ChangeSet's start or end Tag.
+INSERT INTO tag (tag_id, organization_id, space_id, slug, change_set_id)
+VALUES (@tag_id, @organization_id, @space_id, @slug, @change_set_id)
+RETURNING *;
+
+-- name: TagPutOnRevisions :exec
+UPDATE revision SET tags = tags || jsonb_build_object(@tag_id::text, @tagged_at::text)
+WHERE organization_id = @organization_id AND revision_id = ANY(@revision_ids::uuid[]);
