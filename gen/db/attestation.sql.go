@@ -13,6 +13,50 @@ import (
 	"github.com/google/uuid"
 )
 
+const attestationApprovalsOf = `-- name: AttestationApprovalsOf :many
+SELECT DISTINCT r.revision_id::uuid AS revision_id, a.user_id
+FROM attestation a CROSS JOIN LATERAL unnest(a.revision_ids) AS r(revision_id)
+WHERE a.organization_id = $1 AND a.revision_ids && $2::uuid[]
+  AND a.type = 'Approval' AND a.result = 'Approved' AND a.revoked_attestation_id IS NULL
+  AND (a.expires_at IS NULL OR a.expires_at > now())
+  AND r.revision_id = ANY($2::uuid[])
+  AND NOT EXISTS (SELECT 1 FROM attestation w WHERE w.revoked_attestation_id = a.attestation_id)
+ORDER BY 1, 2
+`
+
+type AttestationApprovalsOfParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	RevisionIDs    []uuid.UUID `db:"revision_ids"`
+}
+
+type AttestationApprovalsOfRow struct {
+	RevisionID uuid.UUID `db:"revision_id"`
+	UserID     uuid.UUID `db:"user_id"`
+}
+
+// The approvals in force of revision_ids: Attestations of Type Approval and Result Approved naming them that
+// are not revocations, not revoked (named by another Attestation's revoked_attestation_id) and not expired;
+// a row per Revision and approving User (indexes attestation_approval_idx, attestation_revoked_fk_idx).
+func (q *Queries) AttestationApprovalsOf(ctx context.Context, arg AttestationApprovalsOfParams) ([]*AttestationApprovalsOfRow, error) {
+	rows, err := q.db.Query(ctx, attestationApprovalsOf, arg.OrganizationID, arg.RevisionIDs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*AttestationApprovalsOfRow
+	for rows.Next() {
+		var i AttestationApprovalsOfRow
+		if err := rows.Scan(&i.RevisionID, &i.UserID); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const attestationInsert = `-- name: AttestationInsert :one
 INSERT INTO attestation (attestation_id, organization_id, space_id, user_id, type, result, revision_ids, claims, note,
     expires_at, evidence_attestation_ids, revoked_attestation_id, release_id, change_order_id, permissions)

@@ -221,6 +221,59 @@ func (q *Queries) ChangeSetReleaseUnits(ctx context.Context, arg ChangeSetReleas
 	return items, nil
 }
 
+const changeSetSetTags = `-- name: ChangeSetSetTags :one
+UPDATE change_set SET start_tag_id = $1, end_tag_id = $2, start_tag_is_prior_revision = $3
+WHERE organization_id = $4 AND change_set_id = $5
+RETURNING change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text
+`
+
+type ChangeSetSetTagsParams struct {
+	StartTagID              *uuid.UUID `db:"start_tag_id"`
+	EndTagID                *uuid.UUID `db:"end_tag_id"`
+	StartTagIsPriorRevision bool       `db:"start_tag_is_prior_revision"`
+	OrganizationID          uuid.UUID  `db:"organization_id"`
+	ChangeSetID             uuid.UUID  `db:"change_set_id"`
+}
+
+// Records the ChangeSet's start and end Tags, as part of the write that made them (no new Version).
+func (q *Queries) ChangeSetSetTags(ctx context.Context, arg ChangeSetSetTagsParams) (*ChangeSet, error) {
+	row := q.db.QueryRow(ctx, changeSetSetTags,
+		arg.StartTagID,
+		arg.EndTagID,
+		arg.StartTagIsPriorRevision,
+		arg.OrganizationID,
+		arg.ChangeSetID,
+	)
+	var i ChangeSet
+	err := row.Scan(
+		&i.ChangeSetID,
+		&i.OrganizationID,
+		&i.SpaceID,
+		&i.UserID,
+		&i.Slug,
+		&i.DisplayName,
+		&i.Description,
+		&i.Labels,
+		&i.Annotations,
+		&i.DeleteGates,
+		&i.Permissions,
+		&i.State,
+		&i.CloseOverride,
+		&i.ReviewRequests,
+		&i.InScopeSpaceIds,
+		&i.ChangeWorkflowID,
+		&i.StartTagID,
+		&i.EndTagID,
+		&i.StartTagIsPriorRevision,
+		&i.HiddenReason,
+		&i.Version,
+		&i.CreatedAt,
+		&i.UpdatedAt,
+		&i.SearchText,
+	)
+	return &i, err
+}
+
 const changeSetUnitCount = `-- name: ChangeSetUnitCount :one
 SELECT count(*) FROM unit WHERE organization_id = $1 AND change_set_id = $2
 `
@@ -235,6 +288,38 @@ func (q *Queries) ChangeSetUnitCount(ctx context.Context, arg ChangeSetUnitCount
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const changeSetUnitHeads = `-- name: ChangeSetUnitHeads :many
+SELECT u.head_revision_id::uuid AS head_revision_id FROM unit u
+WHERE u.organization_id = $1 AND u.head_revision_id IS NOT NULL
+  AND u.unit_id IN (SELECT r.unit_id FROM revision r WHERE r.change_set_id = $2 AND r.organization_id = $1)
+`
+
+type ChangeSetUnitHeadsParams struct {
+	OrganizationID uuid.UUID  `db:"organization_id"`
+	ChangeSetID    *uuid.UUID `db:"change_set_id"`
+}
+
+// The head Revisions of the Units that recorded Revisions with the ChangeSet (where a close puts its end Tag).
+func (q *Queries) ChangeSetUnitHeads(ctx context.Context, arg ChangeSetUnitHeadsParams) ([]uuid.UUID, error) {
+	rows, err := q.db.Query(ctx, changeSetUnitHeads, arg.OrganizationID, arg.ChangeSetID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var head_revision_id uuid.UUID
+		if err := rows.Scan(&head_revision_id); err != nil {
+			return nil, err
+		}
+		items = append(items, head_revision_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const changeSetUpdate = `-- name: ChangeSetUpdate :one

@@ -183,3 +183,34 @@ func NamingRevisions(ctx context.Context, c store.Conn, sc authz.Scope, revision
 	}
 	return out, nil
 }
+
+// An approval is an Attestation of this Type and Result.
+const (
+	TypeApproval   = "Approval"
+	ResultApproved = "Approved"
+)
+
+// ApprovalsOf returns, by Revision among revisionIDs, the Users whose approvals of it are in force in
+// organization orgID: Attestations of Type Approval and Result Approved naming it that are neither revoked
+// (named by another Attestation's RevokedAttestationID) nor expired, and are not themselves revocations.
+// Each User once, in UserID order; a Revision nobody approves is absent. One query (index
+// attestation_approval_idx); it decides nothing about who may view the Attestations.
+func ApprovalsOf(ctx context.Context, q *db.Queries, orgID uuid.UUID, revisionIDs []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+	out := make(map[uuid.UUID][]uuid.UUID, len(revisionIDs))
+	if len(revisionIDs) == 0 {
+		return out, nil
+	}
+	rows, err := q.AttestationApprovalsOf(ctx, db.AttestationApprovalsOfParams{OrganizationID: orgID, RevisionIDs: revisionIDs})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.RevisionID] = append(out[r.RevisionID], r.UserID)
+	}
+	return out, nil
+}
+
+// Approval is the Attestation recording that its author approves Revision revisionID.
+func Approval(revisionID uuid.UUID) Fields {
+	return Fields{Type: TypeApproval, Result: ResultApproved, RevisionIDs: []uuid.UUID{revisionID}}
+}

@@ -445,23 +445,17 @@ func sameJSON(a, b any) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
-// tagSlugRoom keeps a Tag's Slug (the ChangeOrder's, "-start" or "-end", and a "-NN" suffix) within 128.
-const tagSlugRoom = 128 - len("-start-100")
 
 // AfterWrite makes a new ChangeOrder's start and end Tags in its Space, named after it, and records them.
 func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc authz.Scope, before *ChangeOrder, after ChangeOrder) (ChangeOrder, error) {
 	if before != nil {
 		return after, nil
 	}
-	base := after.Slug
-	if len(base) > tagSlugRoom {
-		base = strings.TrimRight(base[:tagSlugRoom], "-_.")
-	}
-	start, err := tag.CreateForChangeOrder(ctx, tx, sc, after.SpaceID, base+"-start", after.ID)
+	start, err := tag.CreateOwned(ctx, tx, sc, after.SpaceID, tag.SlugFor(after.Slug, "-start"), tag.Owner{ChangeOrderID: &after.ID})
 	if err != nil {
 		return after, err
 	}
-	end, err := tag.CreateForChangeOrder(ctx, tx, sc, after.SpaceID, base+"-end", after.ID)
+	end, err := tag.CreateOwned(ctx, tx, sc, after.SpaceID, tag.SlugFor(after.Slug, "-end"), tag.Owner{ChangeOrderID: &after.ID})
 	if err != nil {
 		return after, err
 	}

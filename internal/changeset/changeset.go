@@ -57,7 +57,9 @@ type ReviewRequest struct {
 type ChangeSet struct {
 	entity.Object
 	Fields
-	// UserID is its creator. The Tags are reserved for marking where the change starts and ends: null for now.
+	// UserID is its creator. StartTagID and EndTagID mark where the change starts (made with the ChangeSet)
+	// and ends (made on its first close); StartTagIsPriorRevision says the start Tag marks each Unit's
+	// Revision before its first change in the set.
 	UserID                  uuid.UUID
 	StartTagID, EndTagID    *uuid.UUID
 	StartTagIsPriorRevision bool
@@ -111,9 +113,8 @@ var ListEntity = listquery.Standard{Table: "change_set", ID: "ChangeSetID", InSp
 		{Name: "ReviewRequests", Type: listquery.Opaque}, {Name: "InScopeSpaceIDs", Type: listquery.Opaque},
 		{Name: "ChangeWorkflow", Type: listquery.Opaque},
 	},
-	// No ChangeSet has its Tags yet: include takes their names and leaves StartTag and EndTag null.
-	Includes: []listquery.Include{{Name: "StartTagID", Field: "StartTag", Type: tag.EntityType, Unserved: true},
-		{Name: "EndTagID", Field: "EndTag", Type: tag.EntityType, Unserved: true}},
+	Includes: []listquery.Include{{Name: "StartTagID", Field: "StartTag", Type: tag.EntityType},
+		{Name: "EndTagID", Field: "EndTag", Type: tag.EntityType}},
 })
 
 func rowParams(f Fields) db.ChangeSetInsertParams {
@@ -283,12 +284,77 @@ func checkTransition(cur ChangeSet, f Fields) error {
 	return refuse("a Closed or Abandoned ChangeSet only reopens (State Open)")
 }
 
-// AfterWrite lets the Units of a ChangeSet that left Open go: they are no longer in it.
+// AfterWrite makes a new ChangeSet's start Tag; on a close it puts the end Tag on the head of every Unit
+// that recorded Revisions with the ChangeSet; leaving Open lets the Units go: they are no longer in it.
 func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc authz.Scope, before *ChangeSet, after ChangeSet) (ChangeSet, error) {
-	if before != nil && before.State == Open && after.State != Open {
+	if before == nil {
+		return startTag(ctx, tx, sc, after)
+	}
+	if before.State == Open && after.State == Closed {
+		var err error
+		if after, err = endTag(ctx, tx, sc, after); err != nil {
+			return after, err
+		}
+	}
+	if before.State == Open && after.State != Open {
 		return after, releaseUnits(ctx, tx, sc, after.ID)
 	}
 	return after, nil
+}
+
+// startTag makes the Tag <Slug>-start in the ChangeSet's Space and records it as StartTagID. Units joining
+// get it on their head Revision (unit side, PutStartTag): the Revision before their first change in the set,
+// so StartTagIsPriorRevision is true.
+func startTag(ctx context.Context, tx *store.Tx, sc authz.Scope, cs ChangeSet) (ChangeSet, error) {
+	t, err := tag.CreateOwned(ctx, tx, sc, cs.SpaceID, tag.SlugFor(cs.Slug, "-start"), tag.Owner{ChangeSetID: &cs.ID})
+	if err != nil {
+		return cs, err
+	}
+	return setTags(ctx, tx, sc, cs, &t.ID, cs.EndTagID)
+}
+
+// endTag puts the end Tag on the head Revision of every Unit that recorded Revisions with the ChangeSet,
+// making <Slug>-end (EndTagID) on the first close, or when the one recorded was deleted since.
+func endTag(ctx context.Context, tx *store.Tx, sc authz.Scope, cs ChangeSet) (ChangeSet, error) {
+	heads, err := tx.Q.ChangeSetUnitHeads(ctx, db.ChangeSetUnitHeadsParams{OrganizationID: sc.OrganizationID, ChangeSetID: &cs.ID})
+	if err != nil {
+		return cs, err
+	}
+	if cs.EndTagID != nil {
+		ok, err := tag.PutOnRevisions(ctx, tx.Q, sc, *cs.EndTagID, heads)
+		if err != nil || ok {
+			return cs, err
+		}
+	}
+	t, err := tag.CreateOwned(ctx, tx, sc, cs.SpaceID, tag.SlugFor(cs.Slug, "-end"), tag.Owner{ChangeSetID: &cs.ID})
+	if err != nil {
+		return cs, err
+	}
+	if _, err := tag.PutOnRevisions(ctx, tx.Q, sc, t.ID, heads); err != nil {
+		return cs, err
+	}
+	return setTags(ctx, tx, sc, cs, cs.StartTagID, &t.ID)
+}
+
+// setTags records the ChangeSet's Tags as part of its write (no new Version).
+func setTags(ctx context.Context, tx *store.Tx, sc authz.Scope, cs ChangeSet, start, end *uuid.UUID) (ChangeSet, error) {
+	row, err := tx.Q.ChangeSetSetTags(ctx, db.ChangeSetSetTagsParams{OrganizationID: sc.OrganizationID, ChangeSetID: cs.ID,
+		StartTagID: start, EndTagID: end, StartTagIsPriorRevision: start != nil})
+	if err != nil {
+		return cs, err
+	}
+	return FromRow(row)
+}
+
+// PutStartTag puts the ChangeSet's start Tag on Revision headRevisionID, the head of a Unit joining it (or
+// recording its first Revision with it) in the transaction of q: what the Unit was before its first change in
+// the set. Nothing when the Unit has no Revision yet, or the ChangeSet has no start Tag (or it was deleted).
+func PutStartTag(ctx context.Context, q *db.Queries, sc authz.Scope, cs ChangeSet, headRevisionID *uuid.UUID) error {
+	if cs.StartTagID == nil || headRevisionID == nil {
+		return nil
+	}
+	_, err := tag.PutOnRevisions(ctx, q, sc, *cs.StartTagID, []uuid.UUID{*headRevisionID})
+	return err
 }
 
 // releaseUnits lets the Units in ChangeSet id go (ChangeSetID null), each with its unit.updated event.

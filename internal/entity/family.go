@@ -495,8 +495,8 @@ func (s *Service[R, E, F]) Create(ctx context.Context, sc authz.Scope, spaceID u
 	return s.enrichOne(ctx, s.Store.Q(), out)
 }
 
-// CreateIn is Create in tx as one part of a larger write (a Component's backing Unit, made by the
-// Component's create): the same checks as Create, and the entity's own created event.
+// CreateIn is Create in tx, as one part of a write of another family (a Component's backing Unit, the
+// Attestation of an approval): the same checks, hooks and event as Create, committed or rolled back with tx.
 func (s *Service[R, E, F]) CreateIn(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID uuid.UUID, f F) (E, error) {
 	out, _, err := s.create(ctx, sc, tx, spaceID, f, false)
 	return out, err

@@ -11,14 +11,17 @@ import (
 // changeSetEdge serves the ChangeSet operations (edge_change_set.gen.go; the deletes, which take detach,
 // are in change_set.go).
 var changeSetEdge = &edge[changeset.ChangeSet, changeset.Fields, api.ChangeSet, api.ExtendedChangeSet]{
-	service:   served(changeset.Family),
-	listing:   changeset.ListEntity,
-	toAPI:     changeSetToAPI,
-	fields:    changeSetFields,
-	relations: []relation[changeset.ChangeSet]{inSpace[changeset.ChangeSet]()},
-	// StartTag and EndTag stay null: no ChangeSet has its Tags yet (the includes are unserved).
+	service: served(changeset.Family),
+	listing: changeset.ListEntity,
+	toAPI:   changeSetToAPI,
+	fields:  changeSetFields,
+	relations: []relation[changeset.ChangeSet]{inSpace[changeset.ChangeSet](),
+		byID("StartTagID", func(c changeset.ChangeSet) []uuid.UUID { return optionalID(c.StartTagID) }, tagEdge.load),
+		byID("EndTagID", func(c changeset.ChangeSet) []uuid.UUID { return optionalID(c.EndTagID) }, tagEdge.load),
+	},
 	extended: func(c changeset.ChangeSet, a api.ChangeSet, r *related) api.ExtendedChangeSet {
-		return api.ExtendedChangeSet{ChangeSet: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", c.SpaceID)}
+		return api.ExtendedChangeSet{ChangeSet: a, Organization: r.organization, Space: relatedOne[api.Space](r, "SpaceID", c.SpaceID),
+			StartTag: relatedOptional[api.Tag](r, "StartTagID", c.StartTagID), EndTag: relatedOptional[api.Tag](r, "EndTagID", c.EndTagID)}
 	},
 }
 

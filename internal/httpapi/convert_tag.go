@@ -22,7 +22,7 @@ func tagToAPI(t tag.Tag) api.Tag {
 	return api.Tag{TagID: t.ID, SpaceID: t.SpaceID, OrganizationID: t.OrganizationID, Slug: t.Slug, DisplayName: t.DisplayName,
 		Labels: t.Labels, Annotations: t.Annotations, DeleteGates: t.DeleteGates, HiddenReason: t.HiddenReason,
 		EntityType: tag.EntityType, CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC(), Version: t.Version,
-		ChangeOrderID: t.ChangeOrderID}
+		ChangeOrderID: t.ChangeOrderID, ChangeSetID: t.ChangeSetID}
 }
 
 func tagFields(b *api.Tag) tag.Fields {

@@ -6,6 +6,8 @@ import "net/http"
 
 func (r bulkResponse) VisitBulkApplyUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
 
+func (r bulkResponse) VisitBulkApproveUnitsResponse(w http.ResponseWriter) error { return r.write(w) }
+
 func (r bulkResponse) VisitBulkCancelUnitActionsResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/tag"
 	"github.com/hubd/hubd/internal/unit"
 )
 
@@ -827,13 +828,14 @@ func (e *Engine) applySpace(ctx context.Context, sc authz.Scope, tx *store.Tx, p
 	if p.co == nil {
 		return nil
 	}
-	if p.co.StartTagID != nil {
-		if err := unit.TagRevisions(ctx, tx, sc.OrganizationID, *p.co.StartTagID, starts); err != nil {
-			return err
+	for _, t := range []struct {
+		id        *uuid.UUID
+		revisions []uuid.UUID
+	}{{p.co.StartTagID, starts}, {p.co.EndTagID, ends}} {
+		if t.id == nil {
+			continue
 		}
-	}
-	if p.co.EndTagID != nil {
-		if err := unit.TagRevisions(ctx, tx, sc.OrganizationID, *p.co.EndTagID, ends); err != nil {
+		if _, err := tag.PutOnRevisions(ctx, tx.Q, sc, *t.id, t.revisions); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ package tag
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -26,6 +27,8 @@ type Tag struct {
 	Fields
 	// ChangeOrderID is the ChangeOrder the Tag was made for (read-only; null once that ChangeOrder is deleted).
 	ChangeOrderID *uuid.UUID
+	// ChangeSetID names the ChangeSet whose start or end Tag this is (nil for other Tags); set when it is made.
+	ChangeSetID *uuid.UUID
 }
 
 // Fields are what a write sets: a Tag has only the fields every entity has.
@@ -36,7 +39,8 @@ type Fields struct {
 func fromRow(r *db.Tag) (Tag, error) {
 	c, err := entity.DecodeCommon(r.Slug, r.DisplayName, r.Labels, r.Annotations, r.DeleteGates, nil)
 	return Tag{Object: entity.Object{ID: r.TagID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
-		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, Fields: Fields{Common: c}, ChangeOrderID: r.ChangeOrderID}, err
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, Fields: Fields{Common: c}, ChangeOrderID: r.ChangeOrderID,
+		ChangeSetID: r.ChangeSetID}, err
 }
 
 // ListEntity is how Tags are listed.
@@ -45,7 +49,8 @@ var ListEntity = listquery.Standard{Table: "tag", ID: "TagID", InSpace: true, Un
 	Attributes: []listquery.Attribute{
 		listquery.After("UpdatedAt"),
 		{Name: "ChangeOrderID", Type: listquery.UUID, SQL: "tag.change_order_id", Nullable: true, Filterable: true},
-		{Name: "ChangeSetID", Type: listquery.Opaque}, {Name: "ReleaseID", Type: listquery.Opaque},
+		listquery.NullableUUID("ChangeSetID", "tag.change_set_id"),
+		{Name: "ReleaseID", Type: listquery.Opaque},
 	},
 })
 
@@ -87,13 +92,18 @@ func LookupForShare(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.
 	return fromRow(row)
 }
 
-// maxSlugTries bounds the suffixes CreateForChangeOrder tries (-2, -3...) before giving up.
+// maxSlugTries bounds the suffixes CreateOwned tries (-2, -3...) before giving up.
 const maxSlugTries = 100
 
-// CreateForChangeOrder makes, in tx, a Tag of Space spaceID for ChangeOrder changeOrderID (its
-// ChangeOrderID), named slug or, while that is taken in the Space, slug-2, slug-3...; it emits tag.created.
-// It is part of the ChangeOrder's create, whose CreateChildren on the Space covers it.
-func CreateForChangeOrder(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, slug string, changeOrderID uuid.UUID) (Tag, error) {
+// Owner is the entity a Tag is made for (its start or end Tag): one of ChangeOrderID and ChangeSetID.
+type Owner struct {
+	ChangeOrderID, ChangeSetID *uuid.UUID
+}
+
+// CreateOwned makes, in tx, a Tag of Space spaceID for its owner, named slug or, while that is taken in the
+// Space, slug-2, slug-3...; it emits tag.created. It is part of the owner's write, whatever the caller may
+// do with Tags.
+func CreateOwned(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, slug string, owner Owner) (Tag, error) {
 	p, err := space.Of(ctx, sc, tx.Q, spaceID)
 	if err != nil {
 		return Tag{}, err
@@ -107,7 +117,8 @@ func CreateForChangeOrder(ctx context.Context, tx *store.Tx, sc authz.Scope, spa
 		err := tx.Savepoint(ctx, func(sp *store.Tx) error {
 			var err error
 			row, err = sp.Q.TagInsert(ctx, db.TagInsertParams{TagID: uuid.New(), OrganizationID: sc.OrganizationID, SpaceID: spaceID,
-				Slug: name, Labels: []byte("{}"), Annotations: []byte("{}"), DeleteGates: []byte("{}"), ChangeOrderID: &changeOrderID})
+				Slug: name, Labels: []byte("{}"), Annotations: []byte("{}"), DeleteGates: []byte("{}"),
+				ChangeOrderID: owner.ChangeOrderID, ChangeSetID: owner.ChangeSetID})
 			return err
 		})
 		if apierr.Is(err, apierr.TypeAlreadyExists) {
@@ -124,4 +135,34 @@ func CreateForChangeOrder(ctx context.Context, tx *store.Tx, sc authz.Scope, spa
 		return t, nil
 	}
 	return Tag{}, apierr.AlreadyExists(EntityType, slug)
+}
+
+// SlugFor is the Slug of a Tag named after an entity's Slug with suffix ("-start"), shortened so that it
+// stays a valid Slug with the "-NNN" CreateOwned may add.
+func SlugFor(base, suffix string) string {
+	const room = 128 - len("-100")
+	if len(base)+len(suffix) > room {
+		base = base[:room-len(suffix)]
+	}
+	for len(base) > 0 && (base[len(base)-1] == '-' || base[len(base)-1] == '_' || base[len(base)-1] == '.') {
+		base = base[:len(base)-1]
+	}
+	return fmt.Sprintf("%s%s", base, suffix)
+}
+
+// PutOnRevisions puts Tag id on the Revisions revisionIDs of the caller's organization, in the transaction
+// of q, share-locking the Tag first (as a bulk tag does, so a concurrent delete of the Tag waits). A Tag
+// that no longer exists tags nothing: ok is false.
+func PutOnRevisions(ctx context.Context, q *db.Queries, sc authz.Scope, id uuid.UUID, revisionIDs []uuid.UUID) (ok bool, err error) {
+	if _, err := q.TagGetInOrganizationForShare(ctx, db.TagGetInOrganizationForShareParams{OrganizationID: sc.OrganizationID, TagID: id}); err != nil {
+		if apierr.Is(err, apierr.TypeNotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	if len(revisionIDs) == 0 {
+		return true, nil
+	}
+	return true, q.TagPutOnRevisions(ctx, db.TagPutOnRevisionsParams{OrganizationID: sc.OrganizationID, TagID: id.String(),
+		TaggedAt: time.Now().UTC().Format(time.RFC3339Nano), RevisionIDs: revisionIDs})
 }

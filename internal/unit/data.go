@@ -13,6 +13,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/changeset"
 	"github.com/hubd/hubd/internal/configdata"
 	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/store"
@@ -190,7 +191,17 @@ func checkRevisionChangeSet(ctx context.Context, q *db.Queries, sc authz.Scope, 
 	if id != nil && cur.ChangeSetID != nil && *id != *cur.ChangeSetID {
 		return apierr.Validation("change_set_id must be the Unit's ChangeSetID", apierr.Item{Item: "change_set_id", Description: "not the Unit's ChangeSet"})
 	}
-	return checkChangeSet(ctx, q, sc, cur.SpaceID, "change_set_id", id)
+	cs, err := joinable(ctx, q, sc, cur.SpaceID, "change_set_id", id)
+	if err != nil || id == nil || cur.ChangeSetID != nil || cur.HeadRevisionID == nil {
+		return err
+	}
+	// A Unit not in the ChangeSet recording its first Revision with it: the start Tag marks the Revision
+	// before (a Unit in it got the Tag when it joined).
+	_, err = q.RevisionNewestInChangeSet(ctx, db.RevisionNewestInChangeSetParams{OrganizationID: sc.OrganizationID, UnitID: cur.ID, ChangeSetID: id})
+	if !apierr.Is(err, apierr.TypeNotFound) {
+		return err
+	}
+	return changeset.PutStartTag(ctx, q, sc, cs, cur.HeadRevisionID)
 }
 
 // dataError reports data that does not parse as 400 Data naming the line.

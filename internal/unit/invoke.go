@@ -18,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/function"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/tag"
 )
 
 // MaxInvocations bounds the invocations of one request.
@@ -327,12 +328,12 @@ func (s *Service) invokeForChangeOrder(ctx context.Context, sc authz.Scope, tx *
 	}
 	run := req.ChangeOrder
 	if run.StartTagID != nil && before != nil {
-		if err := TagRevisions(ctx, tx, sc.OrganizationID, *run.StartTagID, []uuid.UUID{*before}); err != nil {
+		if _, err := tag.PutOnRevisions(ctx, tx.Q, sc, *run.StartTagID, []uuid.UUID{*before}); err != nil {
 			return res, err
 		}
 	}
 	if run.EndTagID != nil && res.Unit.HeadRevisionID != nil {
-		if err := TagRevisions(ctx, tx, sc.OrganizationID, *run.EndTagID, []uuid.UUID{*res.Unit.HeadRevisionID}); err != nil {
+		if _, err := tag.PutOnRevisions(ctx, tx.Q, sc, *run.EndTagID, []uuid.UUID{*res.Unit.HeadRevisionID}); err != nil {
 			return res, err
 		}
 	}

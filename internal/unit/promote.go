@@ -2,7 +2,6 @@ package unit
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -64,15 +63,6 @@ func (s *Service) InvokeOn(ctx context.Context, sc authz.Scope, tx *store.Tx, re
 		return InvokeResult{}, err
 	}
 	return s.invokeOne(ctx, sc, tx, ref, b, req)
-}
-
-// TagRevisions puts a Tag on each of the Revisions (of Units the caller reached) in one statement.
-func TagRevisions(ctx context.Context, tx *store.Tx, orgID, tagID uuid.UUID, revisionIDs []uuid.UUID) error {
-	if len(revisionIDs) == 0 {
-		return nil
-	}
-	return tx.Q.PromoteTagRevisions(ctx, db.PromoteTagRevisionsParams{OrganizationID: orgID, TagID: tagID.String(),
-		TaggedAt: time.Now().UTC().Format(time.RFC3339Nano), RevisionIDs: revisionIDs})
 }
 
 // CarryingTag returns which of the Units have a Revision carrying the Tag.

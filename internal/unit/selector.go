@@ -22,7 +22,8 @@ type RevisionSelector struct {
 	num    int64
 	ref    string // the Tag's slug or ID
 	id     uuid.UUID
-	before int // how many Revisions before the one selected
+	before int    // how many Revisions before the one selected
+	field  string // what carried it, named by errors about the Revision it selects
 }
 
 // maxBefore bounds the Before: prefixes one selector may stack.
@@ -32,7 +33,7 @@ const maxBefore = 100
 // field, so a mistyped selector fails the whole request before any Unit is touched.
 func ParseRevisionSelector(field, s string) (RevisionSelector, error) {
 	in := s
-	var sel RevisionSelector
+	sel := RevisionSelector{field: field}
 	for strings.HasPrefix(s, "Before:") {
 		s = strings.TrimPrefix(s, "Before:")
 		sel.before++
@@ -73,11 +74,15 @@ func ParseRevisionSelector(field, s string) (RevisionSelector, error) {
 
 // resolve finds the selected Revision of u (read in tx); none is a Validation error about this Unit alone.
 func (sel RevisionSelector) resolve(ctx context.Context, sc authz.Scope, tx *store.Tx, u Unit) (*db.Revision, error) {
+	if sel.field == "" {
+		sel.field = "Revision"
+	}
 	var num int64
 	switch sel.kind {
-	case "head":
+	case "head", "":
 		if u.HeadRevisionNum == 0 {
-			return nil, apierr.Validation("the Unit has no Revision to tag yet; put its data first")
+			return nil, apierr.Validation(fmt.Sprintf("Unit %s has no Revision yet; put its data first", u.Slug),
+				apierr.Item{Item: sel.field, Description: "no Revision yet"})
 		}
 		num = u.HeadRevisionNum
 	case "num":
@@ -86,7 +91,7 @@ func (sel RevisionSelector) resolve(ctx context.Context, sc authz.Scope, tx *sto
 		// Set by publishing a Release; a Unit never released has none.
 		if u.LastReleasedRevisionNum == 0 {
 			return nil, apierr.Validation(fmt.Sprintf("Unit %s has never been released: it has no LastReleasedRevisionNum", u.Slug),
-				apierr.Item{Item: "Revision", Description: "never released"})
+				apierr.Item{Item: sel.field, Description: "never released"})
 		}
 		num = u.LastReleasedRevisionNum
 	case "changeset":
@@ -95,7 +100,7 @@ func (sel RevisionSelector) resolve(ctx context.Context, sc authz.Scope, tx *sto
 		r, err := tx.Q.RevisionNewestInChangeSet(ctx, db.RevisionNewestInChangeSetParams{OrganizationID: sc.OrganizationID, UnitID: u.ID, ChangeSetID: &sel.id})
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return nil, apierr.Validation(fmt.Sprintf("no Revision of Unit %s was recorded with ChangeSet %s", u.Slug, sel.id),
-				apierr.Item{Item: "Revision", Description: "no Revision in the ChangeSet"})
+				apierr.Item{Item: sel.field, Description: "no Revision in the ChangeSet"})
 		}
 		if err != nil {
 			return nil, err
@@ -105,7 +110,7 @@ func (sel RevisionSelector) resolve(ctx context.Context, sc authz.Scope, tx *sto
 		r, err := tx.Q.RevisionGet(ctx, db.RevisionGetParams{OrganizationID: sc.OrganizationID, UnitID: u.ID, RevisionID: sel.id})
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return nil, apierr.Validation(fmt.Sprintf("Revision %s is not a Revision of Unit %s", sel.id, u.Slug),
-				apierr.Item{Item: "Revision", Description: "not a Revision of the Unit"})
+				apierr.Item{Item: sel.field, Description: "not a Revision of the Unit"})
 		}
 		if err != nil {
 			return nil, err
@@ -119,7 +124,7 @@ func (sel RevisionSelector) resolve(ctx context.Context, sc authz.Scope, tx *sto
 		r, err := tx.Q.RevisionNewestWithTag(ctx, db.RevisionNewestWithTagParams{OrganizationID: sc.OrganizationID, UnitID: u.ID, TagID: tagID.String()})
 		if apierr.Is(err, apierr.TypeNotFound) {
 			return nil, apierr.Validation(fmt.Sprintf("no Revision of Unit %s carries Tag %s", u.Slug, sel.ref),
-				apierr.Item{Item: "Revision", Description: "no Revision carries the Tag"})
+				apierr.Item{Item: sel.field, Description: "no Revision carries the Tag"})
 		}
 		if err != nil {
 			return nil, err
@@ -128,13 +133,13 @@ func (sel RevisionSelector) resolve(ctx context.Context, sc authz.Scope, tx *sto
 	}
 	if num-int64(sel.before) < 1 {
 		return nil, apierr.Validation(fmt.Sprintf("Unit %s has no Revision before Revision %d", u.Slug, num-int64(sel.before)+1),
-			apierr.Item{Item: "Revision", Description: "no earlier Revision"})
+			apierr.Item{Item: sel.field, Description: "no earlier Revision"})
 	}
 	num -= int64(sel.before)
 	r, err := tx.Q.RevisionGetByNum(ctx, db.RevisionGetByNumParams{OrganizationID: sc.OrganizationID, UnitID: u.ID, RevisionNum: num})
 	if apierr.Is(err, apierr.TypeNotFound) {
 		return nil, apierr.Validation(fmt.Sprintf("Unit %s has no Revision %d (its head is %d)", u.Slug, num, u.HeadRevisionNum),
-			apierr.Item{Item: "Revision", Description: "no such Revision"})
+			apierr.Item{Item: sel.field, Description: "no such Revision"})
 	}
 	return r, err
 }
@@ -148,7 +153,7 @@ func (sel RevisionSelector) tagID(ctx context.Context, sc authz.Scope, tx *store
 	t, err := tag.Family.Resolve(ctx, sc, tx, u.SpaceID, sel.ref, false)
 	if apierr.Is(err, apierr.TypeNotFound) {
 		return uuid.Nil, apierr.Validation(fmt.Sprintf("no Tag %q in the Space of Unit %s", sel.ref, u.Slug),
-			apierr.Item{Item: "Revision", Description: "no such Tag"})
+			apierr.Item{Item: sel.field, Description: "no such Tag"})
 	}
 	return t.ID, err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/attestation"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/changeset"
 	"github.com/hubd/hubd/internal/configdata"
@@ -289,7 +290,12 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID
 		return f, err
 	}
 	if f.ChangeSetID != nil && (cur == nil || cur.ChangeSetID == nil || *cur.ChangeSetID != *f.ChangeSetID) {
-		return f, checkChangeSet(ctx, tx.Q, sc, spaceID, "ChangeSetID", f.ChangeSetID)
+		cs, err := joinable(ctx, tx.Q, sc, spaceID, "ChangeSetID", f.ChangeSetID)
+		if err != nil || cur == nil {
+			return f, err
+		}
+		// Joining: the ChangeSet's start Tag marks the Revision before the Unit's first change in it.
+		return f, changeset.PutStartTag(ctx, tx.Q, sc, cs, cur.HeadRevisionID)
 	}
 	return f, nil
 }
@@ -297,15 +303,17 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID
 // Service carries out Unit, Revision and Mutation operations: the fields through the entity kit, the data
 // and history here.
 type Service struct {
-	kit      *entity.Service[db.Unit, Unit, Fields]
-	Store    *store.Store
-	Tokens   *listquery.TokenCodec
-	contents *contentCache
+	kit *entity.Service[db.Unit, Unit, Fields]
+	// attestations records approvals (approve.go).
+	attestations *entity.Service[db.Attestation, attestation.Attestation, attestation.Fields]
+	Store        *store.Store
+	Tokens       *listquery.TokenCodec
+	contents     *contentCache
 }
 
 // NewService serves Units from a store.
 func NewService(deps entity.Deps) *Service {
-	return &Service{kit: entity.NewService(Family, deps), Store: deps.Store, Tokens: deps.Tokens, contents: newContentCache()}
+	return &Service{kit: entity.NewService(Family, deps), attestations: entity.NewService(attestation.Family, deps), Store: deps.Store, Tokens: deps.Tokens, contents: newContentCache()}
 }
 
 // WriteOptions are the query parameters of Unit writes.
@@ -390,11 +398,16 @@ func checkTarget(ctx context.Context, sc authz.Scope, q *db.Queries, spaceID uui
 // names what carried the ID and spaceID is the Unit's Space. The ChangeSet family decides
 // (changeset.Joinable: an Open one of the organization, share-locked in q's transaction).
 func checkChangeSet(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, field string, id *uuid.UUID) error {
-	if id == nil {
-		return nil
-	}
-	_, err := changeset.Joinable(ctx, sc, q, spaceID, *id, field)
+	_, err := joinable(ctx, q, sc, spaceID, field, id)
 	return err
+}
+
+// joinable is checkChangeSet that returns the ChangeSet (none when id is nil).
+func joinable(ctx context.Context, q *db.Queries, sc authz.Scope, spaceID uuid.UUID, field string, id *uuid.UUID) (changeset.ChangeSet, error) {
+	if id == nil {
+		return changeset.ChangeSet{}, nil
+	}
+	return changeset.Joinable(ctx, sc, q, spaceID, *id, field)
 }
 
 // Create makes a Unit without data (HeadRevisionNum 0); PUT its data to make Revision 1.

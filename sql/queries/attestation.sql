@@ -24,3 +24,16 @@ WHERE a.organization_id = @organization_id AND a.revision_ids && @revision_ids::
   AND r.revision_id = ANY(@revision_ids::uuid[])
 ORDER BY a.created_at, a.attestation_id
 LIMIT 10000;
+
+-- name: AttestationApprovalsOf :many
+-- The approvals in force of revision_ids: Attestations of Type Approval and Result Approved naming them that
+-- are not revocations, not revoked (named by another Attestation's revoked_attestation_id) and not expired;
+-- a row per Revision and approving User (indexes attestation_approval_idx, attestation_revoked_fk_idx).
+SELECT DISTINCT r.revision_id::uuid AS revision_id, a.user_id
+FROM attestation a CROSS JOIN LATERAL unnest(a.revision_ids) AS r(revision_id)
+WHERE a.organization_id = @organization_id AND a.revision_ids && @revision_ids::uuid[]
+  AND a.type = 'Approval' AND a.result = 'Approved' AND a.revoked_attestation_id IS NULL
+  AND (a.expires_at IS NULL OR a.expires_at > now())
+  AND r.revision_id = ANY(@revision_ids::uuid[])
+  AND NOT EXISTS (SELECT 1 FROM attestation w WHERE w.revoked_attestation_id = a.attestation_id)
+ORDER BY 1, 2;

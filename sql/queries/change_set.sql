@@ -39,3 +39,15 @@ RETURNING unit.unit_id, unit.slug, unit.version, unit.space_id, space.slug AS sp
 -- The newest Revision of the Unit recorded with the ChangeSet (a bulk tag's ChangeSet:<id> selector).
 SELECT * FROM revision WHERE organization_id = @organization_id AND unit_id = @unit_id AND change_set_id = @change_set_id
 ORDER BY revision_num DESC LIMIT 1;
+
+-- name: ChangeSetSetTags :one
+-- Records the ChangeSet's start and end Tags, as part of the write that made them (no new Version).
+UPDATE change_set SET start_tag_id = @start_tag_id, end_tag_id = @end_tag_id, start_tag_is_prior_revision = @start_tag_is_prior_revision
+WHERE organization_id = @organization_id AND change_set_id = @change_set_id
+RETURNING *;
+
+-- name: ChangeSetUnitHeads :many
+-- The head Revisions of the Units that recorded Revisions with the ChangeSet (where a close puts its end Tag).
+SELECT u.head_revision_id::uuid AS head_revision_id FROM unit u
+WHERE u.organization_id = @organization_id AND u.head_revision_id IS NOT NULL
+  AND u.unit_id IN (SELECT r.unit_id FROM revision r WHERE r.change_set_id = @change_set_id AND r.organization_id = @organization_id);

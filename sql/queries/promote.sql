@@ -3,11 +3,6 @@
 SELECT DISTINCT unit_id FROM revision
 WHERE organization_id = @organization_id AND unit_id = ANY(@unit_ids::uuid[]) AND tags ? @tag_id::text;
 
--- name: PromoteTagRevisions :exec
--- Puts the Tag on each of the Revisions (a promotion's start and end Tags), in one statement.
-UPDATE revision SET tags = tags || jsonb_build_object(@tag_id::text, @tagged_at::text)
-WHERE organization_id = @organization_id AND revision_id = ANY(@revision_ids::uuid[]);
-
 -- name: PromoteLatestApplies :many
 -- The latest Apply of each of the Units (the Healthy gate), by queued_operation_unit_idx.
 SELECT DISTINCT ON (unit_id) unit_id, status FROM queued_operation

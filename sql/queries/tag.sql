@@ -3,8 +3,8 @@
 SELECT * FROM tag WHERE organization_id = @organization_id AND tag_id = @tag_id FOR SHARE;
 
 -- name: TagInsert :one
-INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, change_order_id)
-VALUES (@tag_id, @organization_id, @space_id, @slug, @display_name, @labels, @annotations, @delete_gates, sqlc.narg(change_order_id))
+INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, change_order_id, change_set_id)
+VALUES (@tag_id, @organization_id, @space_id, @slug, @display_name, @labels, @annotations, @delete_gates, sqlc.narg(change_order_id), sqlc.narg(change_set_id))
 RETURNING *;
 
 -- name: TagUpdate :one
@@ -17,3 +17,7 @@ RETURNING *;
 -- name: TagRemoveFromRevisions :exec
 -- A deleted Tag leaves no trace on Revisions.
 UPDATE revision SET tags = tags - @tag_id::text WHERE organization_id = @organization_id AND tags ? @tag_id::text;
+
+-- name: TagPutOnRevisions :exec
+UPDATE revision SET tags = tags || jsonb_build_object(@tag_id::text, @tagged_at::text)
+WHERE organization_id = @organization_id AND revision_id = ANY(@revision_ids::uuid[]);
