@@ -64,6 +64,48 @@ type BridgeWorkerCursor struct {
 	UpdatedAt      time.Time `db:"updated_at"`
 }
 
+type ChangeOrder struct {
+	ChangeOrderID            uuid.UUID       `db:"change_order_id"`
+	OrganizationID           uuid.UUID       `db:"organization_id"`
+	SpaceID                  uuid.UUID       `db:"space_id"`
+	Slug                     string          `db:"slug"`
+	DisplayName              string          `db:"display_name"`
+	Description              string          `db:"description"`
+	Labels                   json.RawMessage `db:"labels"`
+	Annotations              json.RawMessage `db:"annotations"`
+	DeleteGates              json.RawMessage `db:"delete_gates"`
+	Permissions              json.RawMessage `db:"permissions"`
+	UpdateType               string          `db:"update_type"`
+	WhereSpace               string          `db:"where_space"`
+	WhereUnit                string          `db:"where_unit"`
+	SpaceFilterID            *uuid.UUID      `db:"space_filter_id"`
+	UnitFilterID             *uuid.UUID      `db:"unit_filter_id"`
+	InScopeSpaceIds          []uuid.UUID     `db:"in_scope_space_ids"`
+	Parameters               json.RawMessage `db:"parameters"`
+	InvocationID             *uuid.UUID      `db:"invocation_id"`
+	ChangeWorkflowID         *uuid.UUID      `db:"change_workflow_id"`
+	ChangeWorkflow           json.RawMessage `db:"change_workflow"`
+	AbortedReason            string          `db:"aborted_reason"`
+	State                    string          `db:"state"`
+	Stage                    *string         `db:"stage"`
+	StartTagID               *uuid.UUID      `db:"start_tag_id"`
+	EndTagID                 *uuid.UUID      `db:"end_tag_id"`
+	RestoreTagID             *uuid.UUID      `db:"restore_tag_id"`
+	AdoptedEndTagID          *uuid.UUID      `db:"adopted_end_tag_id"`
+	PromotionOverrides       json.RawMessage `db:"promotion_overrides"`
+	PromotionFailures        json.RawMessage `db:"promotion_failures"`
+	ResolvedSpaceIds         []uuid.UUID     `db:"resolved_space_ids"`
+	ReleasedSpaceIds         []uuid.UUID     `db:"released_space_ids"`
+	RestoredSpaceIds         []uuid.UUID     `db:"restored_space_ids"`
+	ReleasedRestoredSpaceIds []uuid.UUID     `db:"released_restored_space_ids"`
+	SkippedUnits             json.RawMessage `db:"skipped_units"`
+	HiddenReason             string          `db:"hidden_reason"`
+	Version                  int64           `db:"version"`
+	CreatedAt                time.Time       `db:"created_at"`
+	UpdatedAt                time.Time       `db:"updated_at"`
+	SearchText               *string         `db:"search_text"`
+}
+
 type ChangeSet struct {
 	ChangeSetID             uuid.UUID       `db:"change_set_id"`
 	OrganizationID          uuid.UUID       `db:"organization_id"`
@@ -89,6 +131,25 @@ type ChangeSet struct {
 	CreatedAt               time.Time       `db:"created_at"`
 	UpdatedAt               time.Time       `db:"updated_at"`
 	SearchText              *string         `db:"search_text"`
+}
+
+type ChangeWorkflow struct {
+	ChangeWorkflowID    uuid.UUID       `db:"change_workflow_id"`
+	OrganizationID      uuid.UUID       `db:"organization_id"`
+	SpaceID             uuid.UUID       `db:"space_id"`
+	Slug                string          `db:"slug"`
+	DisplayName         string          `db:"display_name"`
+	Labels              json.RawMessage `db:"labels"`
+	Annotations         json.RawMessage `db:"annotations"`
+	DeleteGates         json.RawMessage `db:"delete_gates"`
+	Stages              json.RawMessage `db:"stages"`
+	Final               json.RawMessage `db:"final"`
+	CustomPrerequisites json.RawMessage `db:"custom_prerequisites"`
+	HiddenReason        string          `db:"hidden_reason"`
+	Version             int64           `db:"version"`
+	CreatedAt           time.Time       `db:"created_at"`
+	UpdatedAt           time.Time       `db:"updated_at"`
+	SearchText          *string         `db:"search_text"`
 }
 
 type Channel struct {
@@ -139,6 +200,26 @@ type CommandRun struct {
 	CreatedAt      time.Time       `db:"created_at"`
 	DeliveredAt    *time.Time      `db:"delivered_at"`
 	CompletedAt    *time.Time      `db:"completed_at"`
+}
+
+type Component struct {
+	ComponentID              uuid.UUID       `db:"component_id"`
+	OrganizationID           uuid.UUID       `db:"organization_id"`
+	Slug                     string          `db:"slug"`
+	DisplayName              string          `db:"display_name"`
+	Labels                   json.RawMessage `db:"labels"`
+	Annotations              json.RawMessage `db:"annotations"`
+	DeleteGates              json.RawMessage `db:"delete_gates"`
+	Permissions              json.RawMessage `db:"permissions"`
+	AllowedChangeWorkflowIDs []uuid.UUID     `db:"allowed_change_workflow_ids"`
+	ChangeWorkflowRequired   bool            `db:"change_workflow_required"`
+	UpstreamComponentID      *uuid.UUID      `db:"upstream_component_id"`
+	BackingUnitID            *uuid.UUID      `db:"backing_unit_id"`
+	HiddenReason             string          `db:"hidden_reason"`
+	Version                  int64           `db:"version"`
+	CreatedAt                time.Time       `db:"created_at"`
+	UpdatedAt                time.Time       `db:"updated_at"`
+	SearchText               *string         `db:"search_text"`
 }
 
 type ConfigDatum struct {
@@ -500,6 +581,7 @@ type Tag struct {
 	CreatedAt      time.Time       `db:"created_at"`
 	UpdatedAt      time.Time       `db:"updated_at"`
 	SearchText     *string         `db:"search_text"`
+	ChangeOrderID  *uuid.UUID      `db:"change_order_id"`
 	ChangeSetID    *uuid.UUID      `db:"change_set_id"`
 }
 

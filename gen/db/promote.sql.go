@@ -145,29 +145,6 @@ func (q *Queries) PromoteSpaces(ctx context.Context, arg PromoteSpacesParams) ([
 	return items, nil
 }
 
-const promoteTagRevisions = `-- name: PromoteTagRevisions :exec
-UPDATE revision SET tags = tags || jsonb_build_object($1::text, $2::text)
-WHERE organization_id = $3 AND revision_id = ANY($4::uuid[])
-`
-
-type PromoteTagRevisionsParams struct {
-	TagID          string      `db:"tag_id"`
-	TaggedAt       string      `db:"tagged_at"`
-	OrganizationID uuid.UUID   `db:"organization_id"`
-	RevisionIDs    []uuid.UUID `db:"revision_ids"`
-}
-
-// Puts the Tag on each of the Revisions (a promotion's start and end Tags), in one statement.
-func (q *Queries) PromoteTagRevisions(ctx context.Context, arg PromoteTagRevisionsParams) error {
-	_, err := q.db.Exec(ctx, promoteTagRevisions,
-		arg.TagID,
-		arg.TaggedAt,
-		arg.OrganizationID,
-		arg.RevisionIDs,
-	)
-	return err
-}
-
 const promoteUnitsCarryingTag = `-- name: PromoteUnitsCarryingTag :many
 SELECT DISTINCT unit_id FROM revision
 WHERE organization_id = $1 AND unit_id = ANY($2::uuid[]) AND tags ? $3::text

@@ -13,7 +13,7 @@ import (
 )
 
 const tagGetInOrganizationForShare = `-- name: TagGetInOrganizationForShare :one
-SELECT tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_set_id FROM tag WHERE organization_id = $1 AND tag_id = $2 FOR SHARE
+SELECT tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_order_id, change_set_id FROM tag WHERE organization_id = $1 AND tag_id = $2 FOR SHARE
 `
 
 type TagGetInOrganizationForShareParams struct {
@@ -39,15 +39,16 @@ func (q *Queries) TagGetInOrganizationForShare(ctx context.Context, arg TagGetIn
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeOrderID,
 		&i.ChangeSetID,
 	)
 	return &i, err
 }
 
 const tagInsert = `-- name: TagInsert :one
-INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-RETURNING tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_set_id
+INSERT INTO tag (tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, change_order_id, change_set_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+RETURNING tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_order_id, change_set_id
 `
 
 type TagInsertParams struct {
@@ -59,6 +60,8 @@ type TagInsertParams struct {
 	Labels         json.RawMessage `db:"labels"`
 	Annotations    json.RawMessage `db:"annotations"`
 	DeleteGates    json.RawMessage `db:"delete_gates"`
+	ChangeOrderID  *uuid.UUID      `db:"change_order_id"`
+	ChangeSetID    *uuid.UUID      `db:"change_set_id"`
 }
 
 func (q *Queries) TagInsert(ctx context.Context, arg TagInsertParams) (*Tag, error) {
@@ -71,48 +74,7 @@ func (q *Queries) TagInsert(ctx context.Context, arg TagInsertParams) (*Tag, err
 		arg.Labels,
 		arg.Annotations,
 		arg.DeleteGates,
-	)
-	var i Tag
-	err := row.Scan(
-		&i.TagID,
-		&i.OrganizationID,
-		&i.SpaceID,
-		&i.Slug,
-		&i.DisplayName,
-		&i.Labels,
-		&i.Annotations,
-		&i.DeleteGates,
-		&i.HiddenReason,
-		&i.Version,
-		&i.CreatedAt,
-		&i.UpdatedAt,
-		&i.SearchText,
-		&i.ChangeSetID,
-	)
-	return &i, err
-}
-
-const tagInsertForChangeSet = `-- name: TagInsertForChangeSet :one
-INSERT INTO tag (tag_id, organization_id, space_id, slug, change_set_id)
-VALUES ($1, $2, $3, $4, $5)
-RETURNING tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_set_id
-`
-
-type TagInsertForChangeSetParams struct {
-	TagID          uuid.UUID  `db:"tag_id"`
-	OrganizationID uuid.UUID  `db:"organization_id"`
-	SpaceID        uuid.UUID  `db:"space_id"`
-	Slug           string     `db:"slug"`
-	ChangeSetID    *uuid.UUID `db:"change_set_id"`
-}
-
-// A ChangeSet's start or end Tag.
-func (q *Queries) TagInsertForChangeSet(ctx context.Context, arg TagInsertForChangeSetParams) (*Tag, error) {
-	row := q.db.QueryRow(ctx, tagInsertForChangeSet,
-		arg.TagID,
-		arg.OrganizationID,
-		arg.SpaceID,
-		arg.Slug,
+		arg.ChangeOrderID,
 		arg.ChangeSetID,
 	)
 	var i Tag
@@ -130,6 +92,7 @@ func (q *Queries) TagInsertForChangeSet(ctx context.Context, arg TagInsertForCha
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeOrderID,
 		&i.ChangeSetID,
 	)
 	return &i, err
@@ -177,7 +140,7 @@ UPDATE tag
 SET slug = $1, display_name = $2, labels = $3, annotations = $4,
     delete_gates = $5, version = version + 1, updated_at = now()
 WHERE organization_id = $6 AND tag_id = $7 AND version = $8
-RETURNING tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_set_id
+RETURNING tag_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, hidden_reason, version, created_at, updated_at, search_text, change_order_id, change_set_id
 `
 
 type TagUpdateParams struct {
@@ -217,6 +180,7 @@ func (q *Queries) TagUpdate(ctx context.Context, arg TagUpdateParams) (*Tag, err
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeOrderID,
 		&i.ChangeSetID,
 	)
 	return &i, err

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hubd/hubd/internal/attestation"
 	"github.com/hubd/hubd/internal/auth"
 	"github.com/hubd/hubd/internal/bridgeworker"
 	"github.com/hubd/hubd/internal/channel"
@@ -125,6 +126,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		BridgeWorkers: bridgeworker.NewService(kit, notifier, events.WorkerEvents),
 		OAuthClients:  oauthclient.NewService(st, cfg.TrustedOrgs, cfg.Logger),
 	}}
+	a.Units.Approvals = attestation.NewApprovals(kit)
 	a.Exchange = identity.New(cfg.Auth, cfg.BaseURL, st, a.Orgs)
 	return a, nil
 }

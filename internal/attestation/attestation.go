@@ -210,7 +210,24 @@ func ApprovalsOf(ctx context.Context, q *db.Queries, orgID uuid.UUID, revisionID
 	return out, nil
 }
 
-// Approval is the Attestation recording that its author approves Revision revisionID.
-func Approval(revisionID uuid.UUID) Fields {
-	return Fields{Type: TypeApproval, Result: ResultApproved, RevisionIDs: []uuid.UUID{revisionID}}
+// Approvals records approvals as Attestations (unit.Approvals, for POST .../unit/{unit_id}/approve).
+type Approvals struct {
+	attestations *entity.Service[db.Attestation, Attestation, Fields]
+}
+
+// NewApprovals records approvals through the family's kit service.
+func NewApprovals(deps entity.Deps) Approvals {
+	return Approvals{attestations: entity.NewService(Family, deps)}
+}
+
+// Approvers are the Users whose approvals of the Revision are in force (ApprovalsOf).
+func (a Approvals) Approvers(ctx context.Context, q *db.Queries, orgID, revisionID uuid.UUID) ([]uuid.UUID, error) {
+	by, err := ApprovalsOf(ctx, q, orgID, []uuid.UUID{revisionID})
+	return by[revisionID], err
+}
+
+// Record records the caller's approval of the Revision, an Attestation of the Space, in tx.
+func (a Approvals) Record(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, revisionID uuid.UUID) error {
+	_, err := a.attestations.CreateIn(ctx, sc, tx, spaceID, Fields{Type: TypeApproval, Result: ResultApproved, RevisionIDs: []uuid.UUID{revisionID}})
+	return err
 }

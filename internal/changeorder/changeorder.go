@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -444,7 +443,6 @@ func sameJSON(a, b any) bool {
 	_ = json.Unmarshal(jb, &vb)
 	return reflect.DeepEqual(va, vb)
 }
-
 
 // AfterWrite makes a new ChangeOrder's start and end Tags in its Space, named after it, and records them.
 func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc authz.Scope, before *ChangeOrder, after ChangeOrder) (ChangeOrder, error) {

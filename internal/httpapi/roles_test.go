@@ -233,8 +233,6 @@ var roleRequests = map[string]roleRequest{
 	"CreateChangeOrder": {body: jsonBody(map[string]any{"Slug": "new-change-order"})},
 	"UpdateChangeOrder": {body: readBack("ChangeOrder")},
 	"PatchChangeOrder":  {body: jsonBody(map[string]any{"DisplayName": "x"})},
-	"BulkMoveFilters":   {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
-	"BulkMoveViews":     {query: sel("Slug = 'web'"), body: func(f *roleFixture, _ string) any { return map[string]any{"ToSpaceID": f.otherSpace} }},
 	"BulkMoveUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any {
 		return map[string]any{"ToSpaceID": f.otherSpace}
 	}},

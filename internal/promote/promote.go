@@ -263,13 +263,7 @@ func (e *Engine) plan(ctx context.Context, sc authz.Scope, tx *store.Tx, req Req
 		case changeorder.Aborted, changeorder.Restored, changeorder.RestoreReleased:
 			return nil, apierr.Conflict("the ChangeOrder is %s: it cannot be promoted", co.State).WithEntity(changeorder.EntityType, co.ID.String(), co.Slug)
 		}
-		if len(co.ChangeWorkflow) > 0 && string(co.ChangeWorkflow) != "null" {
-			var spec changeworkflow.Spec
-			if err := json.Unmarshal(co.ChangeWorkflow, &spec); err != nil {
-				return nil, fmt.Errorf("reading ChangeOrder %s's ChangeWorkflow: %w", co.ID, err)
-			}
-			p.spec = &spec
-		}
+		p.spec = co.ChangeWorkflow
 		id := co.ID
 		p.result.ChangeOrderID = &id
 	}

@@ -6,14 +6,22 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
-	"github.com/hubd/hubd/internal/attestation"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
 )
+
+// Approvals records the approvals of Revisions (Attestations of Type Approval, Result Approved).
+type Approvals interface {
+	// Approvers are the Users whose approvals of the Revision are in force.
+	Approvers(ctx context.Context, q *db.Queries, orgID, revisionID uuid.UUID) ([]uuid.UUID, error)
+	// Record records the caller's approval of the Revision in tx, in the Unit's Space.
+	Record(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, revisionID uuid.UUID) error
+}
 
 // Approved is a Unit an approval went through: the Revision approved, and whether this approval recorded
 // it (false when the caller had already approved that Revision).
@@ -73,12 +81,12 @@ func (s *Service) approveOne(ctx context.Context, sc authz.Scope, tx *store.Tx, 
 		return out, apierr.Forbidden("an author cannot approve their own change: Revision %d of Unit %s was written by you; ask another member to approve it",
 			r.RevisionNum, u.Slug)
 	}
-	approvals, err := attestation.ApprovalsOf(ctx, tx.Q, sc.OrganizationID, []uuid.UUID{r.RevisionID})
+	approvers, err := s.Approvals.Approvers(ctx, tx.Q, sc.OrganizationID, r.RevisionID)
 	if err != nil {
 		return out, err
 	}
-	if !slices.Contains(approvals[r.RevisionID], sc.UserID) {
-		if _, err := s.attestations.CreateIn(ctx, sc, tx, u.SpaceID, attestation.Approval(r.RevisionID)); err != nil {
+	if !slices.Contains(approvers, sc.UserID) {
+		if err := s.Approvals.Record(ctx, sc, tx, u.SpaceID, r.RevisionID); err != nil {
 			return out, err
 		}
 		out.Recorded = true

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
-	"github.com/hubd/hubd/internal/attestation"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/changeset"
 	"github.com/hubd/hubd/internal/configdata"
@@ -304,16 +303,17 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID
 // and history here.
 type Service struct {
 	kit *entity.Service[db.Unit, Unit, Fields]
-	// attestations records approvals (approve.go).
-	attestations *entity.Service[db.Attestation, attestation.Attestation, attestation.Fields]
-	Store        *store.Store
-	Tokens       *listquery.TokenCodec
-	contents     *contentCache
+	// Approvals records and reads approvals (approve.go); the Attestation family provides it, which
+	// itself reads Units, so it is given after NewService (app.Open).
+	Approvals Approvals
+	Store     *store.Store
+	Tokens    *listquery.TokenCodec
+	contents  *contentCache
 }
 
 // NewService serves Units from a store.
 func NewService(deps entity.Deps) *Service {
-	return &Service{kit: entity.NewService(Family, deps), attestations: entity.NewService(attestation.Family, deps), Store: deps.Store, Tokens: deps.Tokens, contents: newContentCache()}
+	return &Service{kit: entity.NewService(Family, deps), Store: deps.Store, Tokens: deps.Tokens, contents: newContentCache()}
 }
 
 // WriteOptions are the query parameters of Unit writes.
