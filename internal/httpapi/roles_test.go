@@ -118,8 +118,8 @@ func newRoleFixture(t *testing.T, env *apitest.Env) *roleFixture {
 		"trigger_id": trig.TriggerID.String(), "invocation_id": inv.InvocationID.String(), "attestation_id": att.AttestationID.String(),
 		"release_id": rel.ReleaseID.String(), "review_comment_id": comment.ReviewCommentID.String(),
 		"change_set_id": cs.ChangeSetID.String(), "component_id": comp.ComponentID.String(),
-		"change_set_id": cs.ChangeSetID.String(), "change_order_id": co.ChangeOrderID.String(),
-		"link_id": lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
+		"change_order_id": co.ChangeOrderID.String(),
+		"link_id":         lnk.LinkID.String(), "oauth_client": oc.ClientID, "upstream_unit_id": upstream.Unit.UnitID.String(),
 		"queued_operation_id": uuid.NewString(), "unit_action_id": uuid.NewString(), "unit_event_id": uuid.NewString(),
 		// ChangeWorkflows
 		"change_workflow_id": cw.ChangeWorkflowID.String(),
