@@ -50,6 +50,11 @@ func (h *handlers) Promote(ctx context.Context, r api.PromoteRequestObject) (api
 			ChangeOrderID: out.ChangeOrderID, Complete: out.Complete, DryRun: out.DryRun, Plan: out.Plan, Spaces: out.Spaces,
 			Stage: out.Stage, Stages: out.Stages}}, nil
 	}
+	if e := apierr.From(err); err != nil && e.Type == apierr.TypeConflict {
+		// A ChangeOrder whose State refuses the promotion: the same 409 body, with nothing evaluated.
+		return api.Promote409JSONResponse{Body: api.PromoteRefusal{Error: responseError(e), Message: e.Summary(),
+			ChangeOrderID: b.ChangeOrderID, DryRun: req.DryRun, Spaces: []api.PromoteSpaceResult{}, Stages: []api.PromoteStageResult{}}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

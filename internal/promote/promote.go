@@ -228,11 +228,12 @@ type planned struct {
 	spec     *changeworkflow.Spec
 	stageIdx int // index of the Stage entered; len(Stages) for the Final step; -1 without a workflow
 	spaces   []*plannedSpace
-	// prev are the Spaces of the Stage before the one entered (its gates are evaluated there).
-	prev    []db.Space
-	failing []GateResult
-	result  Result
-	covered listquery.Params
+	// prev are the Spaces of the Stage before the one entered (its gates are evaluated there); targets
+	// the Spaces promoted into (for the Final step, those whose gates resolve the ChangeOrder).
+	prev, targets []db.Space
+	failing       []GateResult
+	result        Result
+	covered       listquery.Params
 }
 
 type plannedSpace struct {
@@ -285,6 +286,7 @@ func (e *Engine) plan(ctx context.Context, sc authz.Scope, tx *store.Tx, req Req
 			return nil, err
 		}
 	}
+	p.targets = targets
 	if err := checkComponents(ctx, tx.Q, sc, p, targets); err != nil {
 		return nil, err
 	}
@@ -877,6 +879,9 @@ func (e *Engine) record(ctx context.Context, sc authz.Scope, tx *store.Tx, p *pl
 		prog.State = changeorder.Resolved
 	case p.stageIdx == len(p.spec.Stages):
 		prog.State = changeorder.Resolved
+		for _, t := range p.targets {
+			promoted = append(promoted, t.SpaceID)
+		}
 	default:
 		name := p.spec.Stages[p.stageIdx].Name
 		prog.Stage = &name
