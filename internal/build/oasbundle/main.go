@@ -309,13 +309,13 @@ func checkTags(op, root object) string {
 const classExtension = "x-hubd-class"
 
 // operationClasses are the values x-hubd-class may take (httpapi reads them).
-var operationClasses = map[string]bool{"long-poll": true, "streamed-read": true}
+var operationClasses = map[string]bool{"long-poll": true, "streamed-read": true, "long-write": true}
 
 // checkClass reports an x-hubd-class the server does not know. Empty when there is none or it is known.
 func checkClass(op object) string {
 	v, present := op[classExtension]
 	if name, ok := v.(string); present && (!ok || !operationClasses[name]) {
-		return fmt.Sprintf("has %s %v: it must be long-poll or streamed-read", classExtension, v)
+		return fmt.Sprintf("has %s %v: it must be long-poll, streamed-read or long-write", classExtension, v)
 	}
 	return ""
 }
