@@ -73,6 +73,9 @@ const (
 	MaxExpressionLength    = 4096
 	// MaxPrerequisites bounds the gates one Stage (or Final) names.
 	MaxPrerequisites = 70
+	// MaxWhereSpaceLength bounds a Stage's WhereSpace, MaxDescriptionLength a CustomPrerequisite's Description.
+	MaxWhereSpaceLength  = 4096
+	MaxDescriptionLength = 1024
 	// ExpressionPrefix starts every CustomPrerequisite Expression: the language it is written in.
 	ExpressionPrefix = "cel:"
 )
@@ -108,10 +111,11 @@ func invalid(item, description, format string, args ...any) error {
 }
 
 // Validate checks a Spec on its own: 1 to 20 Stages with unique Names of 1 to 64 characters; each
-// WhereSpace empty or a where expression over Spaces; every Prerequisite a built-in gate or the Name of a
-// CustomPrerequisite; at most 50 CustomPrerequisites with unique Names (1 to 64 characters, no built-in
-// name) and Expressions of at most 4096 characters that start with "cel:" and compile to a bool. A problem
-// is 400 Validation naming the field (e.g. "Stages[1].Prerequisites[0]").
+// WhereSpace empty or a where expression over Spaces (at most 4096 characters); at most 70 gates named by
+// a Stage or Final, each a built-in gate or the Name of a CustomPrerequisite; at most 50
+// CustomPrerequisites with unique Names (1 to 64 characters, no built-in name), Descriptions of at most
+// 1024 characters and Expressions of at most 4096 characters that start with "cel:" and compile to a
+// bool. A problem is 400 Validation naming the field (e.g. "Stages[1].Prerequisites[0]").
 func (s Spec) Validate() error {
 	if len(s.Stages) == 0 || len(s.Stages) > MaxStages {
 		return invalid("Stages", "1 to 20 Stages", "Stages: a ChangeWorkflow has 1 to %d Stages, not %d", MaxStages, len(s.Stages))
@@ -134,6 +138,9 @@ func (s Spec) Validate() error {
 			return invalid(field+".Name", "declared twice", "%s.Name: %q is declared twice; each CustomPrerequisite has its own Name", field, p.Name)
 		}
 		custom[p.Name] = true
+		if n := len([]rune(p.Description)); n > MaxDescriptionLength {
+			return invalid(field+".Description", "too long", "%s.Description: at most %d characters, not %d", field, MaxDescriptionLength, n)
+		}
 		if _, err := compile(field+".Expression", p.Expression); err != nil {
 			return err
 		}
@@ -161,6 +168,9 @@ func (s Spec) Validate() error {
 			return invalid(field+".Name", "duplicate Stage", "%s.Name: Stage %q appears twice; Stage Names are unique", field, st.Name)
 		}
 		names[st.Name] = true
+		if n := len(st.WhereSpace); n > MaxWhereSpaceLength {
+			return invalid(field+".WhereSpace", "too long", "%s.WhereSpace: at most %d characters, not %d", field, MaxWhereSpaceLength, n)
+		}
 		if err := listquery.CheckWhere(space.ListEntity, field+".WhereSpace", st.WhereSpace); err != nil {
 			return err
 		}
@@ -281,10 +291,15 @@ var ErrNotCompiled = errors.New("the gate's expression is not compiled")
 // timeout) or a result that is not a bool is an error whose message says so; the promotion engine reports
 // it as an unsatisfied gate.
 func (p Program) Eval(v Vars) (bool, error) {
+	return p.EvalContext(context.Background(), v)
+}
+
+// EvalContext is Eval that also stops when ctx ends (the caller's request or deadline).
+func (p Program) EvalContext(ctx context.Context, v Vars) (bool, error) {
 	if p.prg == nil {
 		return false, ErrNotCompiled
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), EvalTimeout)
+	ctx, cancel := context.WithTimeout(ctx, EvalTimeout)
 	defer cancel()
 	out, _, err := p.prg.ContextEval(ctx, map[string]any{
 		VarSpace: object(v.Space), VarUnit: object(v.Unit), VarRevision: object(v.Revision),

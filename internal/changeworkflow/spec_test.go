@@ -1,6 +1,7 @@
 package changeworkflow_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,9 @@ func TestSpecValidate(t *testing.T) {
 		{"bad CEL", func(s *changeworkflow.Spec) { s.CustomPrerequisites[0].Expression = "cel:revision.(" }, "CustomPrerequisites[0].Expression"},
 		{"undeclared variable", func(s *changeworkflow.Spec) { s.CustomPrerequisites[0].Expression = "cel:target.ok" }, "CustomPrerequisites[0].Expression"},
 		{"not a bool", func(s *changeworkflow.Spec) { s.CustomPrerequisites[0].Expression = "cel:size(releases)" }, "CustomPrerequisites[0].Expression"},
+		{"long WhereSpace", func(s *changeworkflow.Spec) { s.Stages[0].WhereSpace = "Slug = '" + strings.Repeat("x", 4100) + "'" }, "Stages[0].WhereSpace"},
+		{"long Description", func(s *changeworkflow.Spec) { s.CustomPrerequisites[0].Description = strings.Repeat("d", 1025) }, "CustomPrerequisites[0].Description"},
+		{"too many gates", func(s *changeworkflow.Spec) { s.Final.Prerequisites = make([]string, 71) }, "Final.Prerequisites"},
 		{"too long", func(s *changeworkflow.Spec) {
 			s.CustomPrerequisites[0].Expression = "cel:" + strings.Repeat("true && ", 600) + "true"
 		}, "CustomPrerequisites[0].Expression"},
@@ -145,6 +149,21 @@ func TestCompileAndEval(t *testing.T) {
 	require.NoError(t, err)
 	_, err = p.Eval(changeworkflow.Vars{})
 	require.ErrorContains(t, err, "cost")
+
+	// An ended context interrupts evaluation.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p, err = changeworkflow.CompileExpression("cel:releases.all(r, r.Published)")
+	require.NoError(t, err)
+	many := make([]map[string]any, 1000)
+	for i := range many {
+		many[i] = map[string]any{"Published": true}
+	}
+	_, err = p.EvalContext(ctx, changeworkflow.Vars{Releases: many})
+	require.ErrorIs(t, err, context.Canceled)
+	ok, err = p.EvalContext(context.Background(), changeworkflow.Vars{Releases: many})
+	require.NoError(t, err)
+	require.True(t, ok)
 
 	_, err = changeworkflow.Program{}.Eval(changeworkflow.Vars{})
 	require.ErrorIs(t, err, changeworkflow.ErrNotCompiled)
