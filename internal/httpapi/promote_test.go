@@ -94,8 +94,8 @@ func promote(t *testing.T, c *apitest.Client, query string, body map[string]any,
 	return r
 }
 
-// revisionTags are the TagIDs on a Unit's head Revision and on the Revision before it.
-func revisionTags(t *testing.T, c *apitest.Client, u api.Unit) map[int64][]string {
+// tagsByRevision are the TagIDs on each Revision of a Unit, by RevisionNum.
+func tagsByRevision(t *testing.T, c *apitest.Client, u api.Unit) map[int64][]string {
 	t.Helper()
 	var revs []api.ExtendedRevision
 	c.Get("/api/space/" + u.SpaceID.String() + "/unit/" + u.UnitID.String() + "/revision").Expect(http.StatusOK).JSON(&revs)
@@ -135,7 +135,7 @@ func TestPromoteThroughStages(t *testing.T) {
 	require.Len(t, r.Spaces[0].Units, 1)
 	require.Equal(t, api.UnitMark, r.Spaces[0].Units[0].Action)
 	require.Equal(t, int64(2), r.Spaces[0].Units[0].HeadRevisionNum)
-	require.Contains(t, revisionTags(t, f.admin, f.devApp)[2], co.EndTagID.String())
+	require.Contains(t, tagsByRevision(t, f.admin, f.devApp)[2], co.EndTagID.String())
 	got := f.readChangeOrder(t, co)
 	require.Equal(t, api.ChangeOrderState("InProgress"), got.State)
 	require.Equal(t, "dev", *got.Stage)
@@ -181,7 +181,7 @@ func TestPromoteThroughStages(t *testing.T) {
 	require.Equal(t, api.UnitUpgrade, u.Action)
 	require.Greater(t, u.HeadRevisionNum, u.PreviousHeadRevisionNum)
 	require.Equal(t, "image: web:3\nreplicas: 2\n", f.data(t, f.staging.SpaceID, f.stagingApp.UnitID))
-	tags := revisionTags(t, f.admin, f.stagingApp)
+	tags := tagsByRevision(t, f.admin, f.stagingApp)
 	require.Contains(t, tags[u.PreviousHeadRevisionNum], co.StartTagID.String(), "the start Tag is on the Revision before")
 	require.Contains(t, tags[u.HeadRevisionNum], co.EndTagID.String(), "the end Tag is on the new head")
 	var rev api.ExtendedRevision
@@ -409,7 +409,7 @@ func TestInvokeChangeOrder(t *testing.T) {
 	require.Equal(t, f.stagingApp.UnitID, items[0].UnitID)
 	require.Contains(t, f.data(t, f.staging.SpaceID, f.stagingApp.UnitID), "log: debug")
 	require.NotContains(t, f.data(t, f.dev.SpaceID, f.devApp.UnitID), "log: debug")
-	tags := revisionTags(t, f.admin, f.stagingApp)
+	tags := tagsByRevision(t, f.admin, f.stagingApp)
 	var head int64
 	for n := range tags {
 		head = max(head, n)
