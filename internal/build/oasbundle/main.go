@@ -18,8 +18,9 @@
 //     description lists or granted through Permissions. Bundling appends the rule to its description,
 //     and the tests check every operation against it for every role.
 //   - an operation that runs longer than a request may declares its class in x-hubd-class: long-poll
-//     (waits up to its own timeout before answering) or streamed-read (writes its answer as it reads);
-//     the server reads the mark once to set the operation's deadline.
+//     (waits up to its own timeout before answering), streamed-read (writes its answer as it reads) or
+//     long-write (one write whose size follows its selection, a promotion); the server reads the mark
+//     once to set the operation's deadline.
 //
 // It writes the served document (clean of generator keys) and the variant oapi-codegen reads.
 //
