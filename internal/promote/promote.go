@@ -177,7 +177,8 @@ func (e *Engine) Promote(ctx context.Context, sc authz.Scope, req Request) (Resu
 		return Result{}, apierr.Forbidden("promoting needs Edit: your role %q does not hold it, and no Permissions grant it to you on a Space", sc.Role)
 	}
 	if err := listquery.CheckWhere(space.ListEntity, "WhereSpace", req.WhereSpace); err != nil {
-		return Result{}, err
+		e := apierr.From(err) // a request's where is UserInput, as a list's is
+		return Result{}, apierr.UserInput(e.Message, e.Items...)
 	}
 	if req.Force && strings.TrimSpace(req.ForceReason) == "" {
 		return Result{}, apierr.Validation("Force needs a ForceReason saying why the gates are overridden",
