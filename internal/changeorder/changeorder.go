@@ -5,8 +5,9 @@
 // ChangeWorkflow's content.
 //
 // State is read-only but for one transition: a ChangeOrder is created New, and a write setting a non-empty
-// AbortedReason moves New or InProgress to Aborted. Promotions move it on (New → InProgress → Resolved →
-// Released, then Restored and RestoreReleased) through SetProgress, which also records their progress.
+// AbortedReason moves New or InProgress to Aborted. Promotions move it on (New → InProgress → Resolved, then
+// Restored) through SetProgress, which also records their progress; publishes of Releases naming it move
+// Resolved → Released and Restored → RestoreReleased (RecordRelease).
 package changeorder
 
 import (

@@ -115,6 +115,19 @@ func TestReleaseChangeOrder(t *testing.T) {
 	again := f.readChangeOrder(t, co)
 	require.Equal(t, released.Version, again.Version)
 	require.Equal(t, []uuid.UUID{f.staging.SpaceID}, again.ReleasedSpaceIDs)
+
+	// A Restored ChangeOrder (no operation restores yet: set as a restore would) released in the Space it was
+	// restored in becomes RestoreReleased; a Space it was not restored in is refused.
+	_, err := f.env.App.Store.Pool.Exec(context.Background(), `UPDATE change_order SET state = 'Restored', restored_space_ids = $2
+		WHERE change_order_id = $1`, co.ChangeOrderID, []uuid.UUID{f.staging.SpaceID})
+	require.NoError(t, err)
+	e = f.admin.Post(prodPublish, map[string]any{"TargetID": prodTarget.TargetID, "ChangeOrderID": co.ChangeOrderID}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Contains(t, e.Error.Message, "restored in")
+	f.admin.Post(publish, map[string]any{"TargetID": tg.TargetID, "ChangeOrderID": co.ChangeOrderID}).Expect(http.StatusOK)
+	restored := f.readChangeOrder(t, co)
+	require.Equal(t, api.ChangeOrderState("RestoreReleased"), restored.State)
+	require.Equal(t, []uuid.UUID{f.staging.SpaceID}, restored.ReleasedRestoredSpaceIDs)
+	require.Equal(t, []uuid.UUID{f.staging.SpaceID}, restored.ReleasedSpaceIDs, "ReleasedSpaceIDs stay")
 }
 
 // TestReleaseComponentPolicy: a Release of a Variant of a Component requiring a ChangeWorkflow is refused
