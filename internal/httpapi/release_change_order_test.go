@@ -128,6 +128,9 @@ func TestReleaseChangeOrder(t *testing.T) {
 	require.Equal(t, api.ChangeOrderState("RestoreReleased"), restored.State)
 	require.Equal(t, []uuid.UUID{f.staging.SpaceID}, restored.ReleasedRestoredSpaceIDs)
 	require.Equal(t, []uuid.UUID{f.staging.SpaceID}, restored.ReleasedSpaceIDs, "ReleasedSpaceIDs stay")
+
+	// Releases keep the ChangeOrder they publish: deleting it is 409.
+	f.admin.Delete(spacePath(f.dev)+"/change_order/"+co.ChangeOrderID.String()).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
 }
 
 // TestReleaseComponentPolicy: a Release of a Variant of a Component requiring a ChangeWorkflow is refused
