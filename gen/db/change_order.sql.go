@@ -234,32 +234,39 @@ func (q *Queries) ChangeOrderInsert(ctx context.Context, arg ChangeOrderInsertPa
 const changeOrderSetProgress = `-- name: ChangeOrderSetProgress :one
 UPDATE change_order
 SET state = $1, stage = $2, resolved_space_ids = $3, restored_space_ids = $4,
-    skipped_units = $5, promotion_overrides = $6, promotion_failures = $7,
-    restore_tag_id = $8, version = version + 1, updated_at = now()
-WHERE organization_id = $9 AND change_order_id = $10
+    released_space_ids = COALESCE($5::uuid[], released_space_ids),
+    released_restored_space_ids = COALESCE($6::uuid[], released_restored_space_ids),
+    skipped_units = $7, promotion_overrides = $8, promotion_failures = $9,
+    restore_tag_id = $10, version = version + 1, updated_at = now()
+WHERE organization_id = $11 AND change_order_id = $12
 RETURNING change_order_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, permissions, update_type, where_space, where_unit, space_filter_id, unit_filter_id, in_scope_space_ids, parameters, invocation_id, change_workflow_id, change_workflow, aborted_reason, state, stage, start_tag_id, end_tag_id, restore_tag_id, adopted_end_tag_id, promotion_overrides, promotion_failures, resolved_space_ids, released_space_ids, restored_space_ids, released_restored_space_ids, skipped_units, hidden_reason, version, created_at, updated_at, search_text
 `
 
 type ChangeOrderSetProgressParams struct {
-	State              string          `db:"state"`
-	Stage              *string         `db:"stage"`
-	ResolvedSpaceIds   []uuid.UUID     `db:"resolved_space_ids"`
-	RestoredSpaceIds   []uuid.UUID     `db:"restored_space_ids"`
-	SkippedUnits       json.RawMessage `db:"skipped_units"`
-	PromotionOverrides json.RawMessage `db:"promotion_overrides"`
-	PromotionFailures  json.RawMessage `db:"promotion_failures"`
-	RestoreTagID       *uuid.UUID      `db:"restore_tag_id"`
-	OrganizationID     uuid.UUID       `db:"organization_id"`
-	ChangeOrderID      uuid.UUID       `db:"change_order_id"`
+	State                    string          `db:"state"`
+	Stage                    *string         `db:"stage"`
+	ResolvedSpaceIds         []uuid.UUID     `db:"resolved_space_ids"`
+	RestoredSpaceIds         []uuid.UUID     `db:"restored_space_ids"`
+	ReleasedSpaceIds         []uuid.UUID     `db:"released_space_ids"`
+	ReleasedRestoredSpaceIds []uuid.UUID     `db:"released_restored_space_ids"`
+	SkippedUnits             json.RawMessage `db:"skipped_units"`
+	PromotionOverrides       json.RawMessage `db:"promotion_overrides"`
+	PromotionFailures        json.RawMessage `db:"promotion_failures"`
+	RestoreTagID             *uuid.UUID      `db:"restore_tag_id"`
+	OrganizationID           uuid.UUID       `db:"organization_id"`
+	ChangeOrderID            uuid.UUID       `db:"change_order_id"`
 }
 
-// What a promotion or a restore records (changeorder.SetProgress), with a new Version.
+// What a promotion, a restore or a publish records (changeorder.SetProgress), with a new Version; null
+// released_space_ids or released_restored_space_ids keep what is stored.
 func (q *Queries) ChangeOrderSetProgress(ctx context.Context, arg ChangeOrderSetProgressParams) (*ChangeOrder, error) {
 	row := q.db.QueryRow(ctx, changeOrderSetProgress,
 		arg.State,
 		arg.Stage,
 		arg.ResolvedSpaceIds,
 		arg.RestoredSpaceIds,
+		arg.ReleasedSpaceIds,
+		arg.ReleasedRestoredSpaceIds,
 		arg.SkippedUnits,
 		arg.PromotionOverrides,
 		arg.PromotionFailures,

@@ -57,11 +57,11 @@ func (q *Queries) ReleaseInSpace(ctx context.Context, arg ReleaseInSpaceParams) 
 }
 
 const releaseInsert = `-- name: ReleaseInsert :one
-INSERT INTO "release" (release_id, organization_id, space_id, user_id, release_num, target_id, tag_id, bundle_base_name,
+INSERT INTO "release" (release_id, organization_id, space_id, user_id, release_num, target_id, tag_id, change_order_id, bundle_base_name,
     description, digest, manifest_digest, manifest, data_size, unit_count, revision_ids, skipped_units, live_status,
     labels, annotations, delete_gates, permissions)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-    $15, $16, $17, $18, $19, $20, $21)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+    $16, $17, $18, $19, $20, $21, $22)
 RETURNING release_id, organization_id, space_id, user_id, release_num, target_id, tag_id, change_order_id, bundle_base_name, description, digest, manifest_digest, manifest, data_size, unit_count, revision_ids, skipped_units, published, live_status, labels, annotations, delete_gates, permissions, hidden_reason, version, created_at, updated_at, search_text
 `
 
@@ -73,6 +73,7 @@ type ReleaseInsertParams struct {
 	ReleaseNum     int64           `db:"release_num"`
 	TargetID       uuid.UUID       `db:"target_id"`
 	TagID          *uuid.UUID      `db:"tag_id"`
+	ChangeOrderID  *uuid.UUID      `db:"change_order_id"`
 	BundleBaseName string          `db:"bundle_base_name"`
 	Description    string          `db:"description"`
 	Digest         string          `db:"digest"`
@@ -98,6 +99,7 @@ func (q *Queries) ReleaseInsert(ctx context.Context, arg ReleaseInsertParams) (*
 		arg.ReleaseNum,
 		arg.TargetID,
 		arg.TagID,
+		arg.ChangeOrderID,
 		arg.BundleBaseName,
 		arg.Description,
 		arg.Digest,

@@ -5,8 +5,9 @@
 // ChangeWorkflow's content.
 //
 // State is read-only but for one transition: a ChangeOrder is created New, and a write setting a non-empty
-// AbortedReason moves New or InProgress to Aborted. Promotions move it on (New → InProgress → Resolved →
-// Released, then Restored and RestoreReleased) through SetProgress, which also records their progress.
+// AbortedReason moves New or InProgress to Aborted. Promotions move it on (New → InProgress → Resolved, then
+// Restored) through SetProgress, which also records their progress; publishes of Releases naming it move
+// Resolved → Released and Restored → RestoreReleased (RecordRelease).
 package changeorder
 
 import (
@@ -530,16 +531,20 @@ func LockForPromote(ctx context.Context, sc authz.Scope, tx *store.Tx, id uuid.U
 	return co, nil
 }
 
-// Progress is what a promotion or a restore records on a ChangeOrder; SetProgress replaces each value.
+// Progress is what a promotion, a restore or a publish records on a ChangeOrder; SetProgress replaces each
+// value but ReleasedSpaceIDs and ReleasedRestoredSpaceIDs, which a nil value leaves as stored (publishes set
+// them: RecordRelease).
 type Progress struct {
-	State              string
-	Stage              *string
-	ResolvedSpaceIDs   []uuid.UUID
-	RestoredSpaceIDs   []uuid.UUID
-	SkippedUnits       map[uuid.UUID]string
-	PromotionOverrides []PromotionOverride
-	PromotionFailures  []PromotionFailure
-	RestoreTagID       *uuid.UUID
+	State                    string
+	Stage                    *string
+	ResolvedSpaceIDs         []uuid.UUID
+	RestoredSpaceIDs         []uuid.UUID
+	ReleasedSpaceIDs         []uuid.UUID
+	ReleasedRestoredSpaceIDs []uuid.UUID
+	SkippedUnits             map[uuid.UUID]string
+	PromotionOverrides       []PromotionOverride
+	PromotionFailures        []PromotionFailure
+	RestoreTagID             *uuid.UUID
 }
 
 // SetProgress records p on ChangeOrder id of organization orgID in tx (read it with LockForPromote first),
@@ -562,6 +567,7 @@ func SetProgress(ctx context.Context, tx *store.Tx, orgID, id uuid.UUID, p Progr
 	}
 	row, err := tx.Q.ChangeOrderSetProgress(ctx, db.ChangeOrderSetProgressParams{OrganizationID: orgID, ChangeOrderID: id,
 		State: p.State, Stage: p.Stage, ResolvedSpaceIds: orEmpty(p.ResolvedSpaceIDs), RestoredSpaceIds: orEmpty(p.RestoredSpaceIDs),
+		ReleasedSpaceIds: p.ReleasedSpaceIDs, ReleasedRestoredSpaceIds: p.ReleasedRestoredSpaceIDs,
 		SkippedUnits: store.EncodeJSON(skipped), PromotionOverrides: store.EncodeJSON(overrides),
 		PromotionFailures: store.EncodeJSON(failures), RestoreTagID: p.RestoreTagID})
 	if err != nil {
@@ -577,4 +583,76 @@ func SetProgress(ctx context.Context, tx *store.Tx, orgID, id uuid.UUID, p Progr
 	}
 	tx.Emit(entity.ChangeEvent(Event, EntityType, entity.Updated, orgID, co.ID, co.Slug, co.Version, &sp.Ref))
 	return co, nil
+}
+
+// ForRelease checks ChangeOrder id for a Release of Space spaceID publishing it, and locks it FOR UPDATE in tx
+// (RecordRelease then records the publish): one of the caller's organization it may view (else 400 naming
+// field, as a random ID), InProgress, Resolved or Released with spaceID among its ResolvedSpaceIDs, or
+// Restored or RestoreReleased with spaceID among its RestoredSpaceIDs (else 400 naming field).
+func ForRelease(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, id uuid.UUID, field string) (ChangeOrder, error) {
+	co, err := LockForPromote(ctx, sc, tx, id)
+	if apierr.Is(err, apierr.TypeNotFound) {
+		return ChangeOrder{}, apierr.NoSuchReference(EntityType, "of your organization", field)
+	}
+	if err != nil {
+		return ChangeOrder{}, err
+	}
+	var spaces []uuid.UUID
+	switch co.State {
+	case InProgress, Resolved, Released:
+		spaces = co.ResolvedSpaceIDs
+	case Restored, RestoreReleased:
+		spaces = co.RestoredSpaceIDs
+	default:
+		return ChangeOrder{}, apierr.Validation(fmt.Sprintf("%s: ChangeOrder %s is %s; a Release publishes an InProgress, Resolved, Released or Restored ChangeOrder", field, co.Slug, co.State),
+			apierr.Item{Item: field, Description: "ChangeOrder " + co.State})
+	}
+	if !slices.Contains(spaces, spaceID) {
+		verb := "promoted into"
+		if co.State == Restored || co.State == RestoreReleased {
+			verb = "restored in"
+		}
+		return ChangeOrder{}, apierr.Validation(fmt.Sprintf("%s: ChangeOrder %s has not been %s this Space; promote it here before releasing it", field, co.Slug, verb),
+			apierr.Item{Item: field, Description: "ChangeOrder not " + verb + " the Space"})
+	}
+	return co, nil
+}
+
+// RecordRelease records on co (read with ForRelease in tx) that a Release of Space spaceID published it: the
+// Space joins ReleasedSpaceIDs (ReleasedRestoredSpaceIDs when co is Restored or RestoreReleased), and a Resolved
+// ChangeOrder whose ResolvedSpaceIDs are all released becomes Released (a Restored one whose RestoredSpaceIDs
+// all are, RestoreReleased), with a new Version and its changeorder.updated event. A Space released before
+// changes nothing.
+func RecordRelease(ctx context.Context, tx *store.Tx, co ChangeOrder, spaceID uuid.UUID) (ChangeOrder, error) {
+	p := Progress{State: co.State, Stage: co.Stage, ResolvedSpaceIDs: co.ResolvedSpaceIDs, RestoredSpaceIDs: co.RestoredSpaceIDs,
+		SkippedUnits: co.SkippedUnits, PromotionOverrides: co.PromotionOverrides, PromotionFailures: co.PromotionFailures,
+		RestoreTagID: co.RestoreTagID}
+	restored := co.State == Restored || co.State == RestoreReleased
+	released, of := co.ReleasedSpaceIDs, co.ResolvedSpaceIDs
+	if restored {
+		released, of = co.ReleasedRestoredSpaceIDs, co.RestoredSpaceIDs
+	}
+	if slices.Contains(released, spaceID) {
+		return co, nil
+	}
+	released = append(slices.Clone(released), spaceID)
+	all := true
+	for _, id := range of {
+		if !slices.Contains(released, id) {
+			all = false
+			break
+		}
+	}
+	if restored {
+		p.ReleasedRestoredSpaceIDs = released
+		if all && co.State == Restored {
+			p.State = RestoreReleased
+		}
+	} else {
+		p.ReleasedSpaceIDs = released
+		if all && co.State == Resolved {
+			p.State = Released
+		}
+	}
+	return SetProgress(ctx, tx, co.OrganizationID, co.ID, p)
 }

@@ -373,3 +373,16 @@ func PolicyForSpaces(ctx context.Context, q *db.Queries, orgID uuid.UUID, spaceI
 	}
 	return out, nil
 }
+
+// Allows says whether a promotion or a release of a Variant using ChangeWorkflow workflowID (nil: none) keeps
+// to the policy, and when not, why (a description naming the Component): a Component that requires a
+// ChangeWorkflow refuses none, and a non-empty Allowed refuses a workflow it does not hold.
+func (p Policy) Allows(workflowID *uuid.UUID) (bool, string) {
+	switch {
+	case workflowID == nil && p.Required:
+		return false, fmt.Sprintf("a Variant of Component %s, which requires a ChangeWorkflow", p.Slug)
+	case workflowID != nil && len(p.Allowed) > 0 && !slices.Contains(p.Allowed, *workflowID):
+		return false, fmt.Sprintf("a Variant of Component %s, which does not allow the ChangeOrder's ChangeWorkflow", p.Slug)
+	}
+	return true, ""
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/release"
 	"github.com/hubd/hubd/internal/unit"
@@ -54,12 +55,13 @@ func releaseFields(b *api.Release) release.Fields {
 		ManifestDigest: b.ManifestDigest, DataSize: b.DataSize, UnitCount: b.UnitCount, SkippedUnits: skipped, Published: b.Published}
 }
 
-// PublishRelease is the kit's create of a Release, from a ReleasePublishRequest; a refusal by gates is
-// its own 422 answer.
+// PublishRelease is the kit's create of a Release, from a ReleasePublishRequest; a refusal by gates or by a
+// Component's ChangeWorkflow policy is its own 422 answer (ReleasePublishResponse).
 func (h *handlers) PublishRelease(ctx context.Context, r api.PublishReleaseRequestObject) (api.PublishReleaseResponseObject, error) {
 	b := r.Body
 	f := release.Fields{Common: entity.Common{Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
-		LiveStatus: b.LiveStatus, TargetID: b.TargetID, TagID: b.TagID, BundleBaseName: b.BundleBaseName, Description: b.Description}
+		LiveStatus: b.LiveStatus, TargetID: b.TargetID, TagID: b.TagID, ChangeOrderID: b.ChangeOrderID, BundleBaseName: b.BundleBaseName,
+		Description: b.Description}
 	e, err := releaseEdge.of(h.base).Create(ctx, scopeOf(ctx), r.SpaceId, f, entity.WriteOptions{DryRun: flag(r.Params.DryRun)})
 	var refusal *release.GateRefusal
 	if errors.As(err, &refusal) {
@@ -69,6 +71,12 @@ func (h *handlers) PublishRelease(ctx context.Context, r api.PublishReleaseReque
 		}
 		re := responseError(refusal.Refusal())
 		return api.PublishRelease422JSONResponse{Body: api.ReleasePublishResponse{Gates: gates, Error: &re}}, nil
+	}
+	var refused *apierr.Error
+	if errors.As(err, &refused) && refused.Type == apierr.TypeUnprocessable {
+		// Refused by the Component's ChangeWorkflow policy: the same body, without Gates.
+		re := responseError(refused)
+		return api.PublishRelease422JSONResponse{Body: api.ReleasePublishResponse{Gates: []api.ReleaseGate{}, Error: &re}}, nil
 	}
 	if err != nil {
 		return nil, err

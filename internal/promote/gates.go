@@ -331,11 +331,8 @@ func checkComponents(ctx context.Context, q *db.Queries, sc authz.Scope, p *plan
 		if !ok {
 			continue
 		}
-		switch {
-		case workflow == nil && pol.Required:
-			items = append(items, apierr.Item{Item: slugs[id], Description: fmt.Sprintf("a Variant of Component %s, which requires a ChangeWorkflow", pol.Slug)})
-		case workflow != nil && len(pol.Allowed) > 0 && !slices.Contains(pol.Allowed, *workflow):
-			items = append(items, apierr.Item{Item: slugs[id], Description: fmt.Sprintf("a Variant of Component %s, which does not allow the ChangeOrder's ChangeWorkflow", pol.Slug)})
+		if ok, why := pol.Allows(workflow); !ok {
+			items = append(items, apierr.Item{Item: slugs[id], Description: why})
 		}
 	}
 	if len(items) == 0 {

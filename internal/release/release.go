@@ -15,6 +15,8 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/changeorder"
+	"github.com/hubd/hubd/internal/component"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/event"
 	"github.com/hubd/hubd/internal/listquery"
@@ -146,7 +148,7 @@ var Family = entity.Declare(&entity.Family[db.Release, Release, Fields]{
 			return nil, err
 		}
 		row, err := q.ReleaseInsert(ctx, db.ReleaseInsertParams{ReleaseID: id, OrganizationID: sc.OrganizationID, SpaceID: spaceID,
-			UserID: sc.UserID, ReleaseNum: f.ReleaseNum, TargetID: f.TargetID, TagID: f.TagID, BundleBaseName: f.BundleBaseName,
+			UserID: sc.UserID, ReleaseNum: f.ReleaseNum, TargetID: f.TargetID, TagID: f.TagID, ChangeOrderID: f.ChangeOrderID, BundleBaseName: f.BundleBaseName,
 			Description: f.Description, Digest: f.Digest, ManifestDigest: f.ManifestDigest, Manifest: p.bundle.Manifest,
 			DataSize: f.DataSize, UnitCount: f.UnitCount, RevisionIDs: p.revisionIDs, SkippedUnits: store.EncodeJSON(f.SkippedUnits),
 			LiveStatus: f.LiveStatus, Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
@@ -310,6 +312,9 @@ func publish(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUI
 		}
 		tagID = f.TagID.String()
 	}
+	if err := checkChangeOrder(ctx, tx, sc, spaceID, f.ChangeOrderID); err != nil {
+		return f, err
+	}
 	if f.BundleBaseName == "" {
 		f.BundleBaseName = spaceID.String()
 	}
@@ -369,9 +374,51 @@ func publish(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUI
 	f.UserID = sc.UserID
 	f.Digest, f.ManifestDigest = p.bundle.Digest.String(), p.bundle.ManifestDigest.String()
 	f.DataSize, f.UnitCount, f.Published = int64(len(p.bundle.Tarball)), int64(len(files)), true
-	f.ChangeOrderID = nil
 	f.published = p
 	return f, nil
+}
+
+// checkChangeOrder checks the ChangeOrder a publish names (nil: none), locking it for AfterWrite to record
+// the publish (changeorder.ForRelease: 400 naming ChangeOrderID), and the ChangeWorkflow policy of the
+// Component whose Variant the Space is: 422 naming ChangeOrderID when the publish uses no ChangeWorkflow (no
+// ChangeOrder, or one without ChangeWorkflowID) and the Component requires one, or one it does not allow.
+func checkChangeOrder(ctx context.Context, tx *store.Tx, sc authz.Scope, spaceID uuid.UUID, id *uuid.UUID) error {
+	var workflow *uuid.UUID
+	if id != nil {
+		co, err := changeorder.ForRelease(ctx, sc, tx, spaceID, *id, "ChangeOrderID")
+		if err != nil {
+			return err
+		}
+		workflow = co.ChangeWorkflowID
+	}
+	policies, err := component.PolicyForSpaces(ctx, tx.Q, sc.OrganizationID, []uuid.UUID{spaceID})
+	if err != nil {
+		return err
+	}
+	pol, ok := policies[spaceID]
+	if !ok {
+		return nil
+	}
+	if allowed, why := pol.Allows(workflow); !allowed {
+		e := apierr.Unprocessable("ChangeOrderID: the publish breaks the ChangeWorkflow policy of Component %s, whose Variant the Space is: name a ChangeOrder whose ChangeWorkflow the Component allows", pol.Slug)
+		e.Items = []apierr.Item{{Item: "ChangeOrderID", Description: "the Space is " + why}}
+		return e
+	}
+	return nil
+}
+
+// AfterWrite: a publish naming a ChangeOrder records it there (changeorder.RecordRelease: ReleasedSpaceIDs,
+// and Resolved → Released once every Space it resolved is released), in the publish's transaction.
+func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc authz.Scope, before *Release, after Release) (Release, error) {
+	if before != nil || after.ChangeOrderID == nil {
+		return after, nil
+	}
+	co, err := changeorder.LockForPromote(ctx, sc, tx, *after.ChangeOrderID)
+	if err != nil {
+		return after, err
+	}
+	_, err = changeorder.RecordRelease(ctx, tx, co, after.SpaceID)
+	return after, err
 }
 
 // Withdraw takes a Release out of service (Published false) and emits release.withdrawn; it stays

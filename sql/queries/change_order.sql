@@ -27,9 +27,12 @@ WHERE organization_id = @organization_id AND change_order_id = @change_order_id
 RETURNING *;
 
 -- name: ChangeOrderSetProgress :one
--- What a promotion or a restore records (changeorder.SetProgress), with a new Version.
+-- What a promotion, a restore or a publish records (changeorder.SetProgress), with a new Version; null
+-- released_space_ids or released_restored_space_ids keep what is stored.
 UPDATE change_order
 SET state = @state, stage = sqlc.narg(stage), resolved_space_ids = @resolved_space_ids, restored_space_ids = @restored_space_ids,
+    released_space_ids = COALESCE(sqlc.narg(released_space_ids)::uuid[], released_space_ids),
+    released_restored_space_ids = COALESCE(sqlc.narg(released_restored_space_ids)::uuid[], released_restored_space_ids),
     skipped_units = @skipped_units, promotion_overrides = @promotion_overrides, promotion_failures = @promotion_failures,
     restore_tag_id = sqlc.narg(restore_tag_id), version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND change_order_id = @change_order_id

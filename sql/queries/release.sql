@@ -1,8 +1,8 @@
 -- name: ReleaseInsert :one
-INSERT INTO "release" (release_id, organization_id, space_id, user_id, release_num, target_id, tag_id, bundle_base_name,
+INSERT INTO "release" (release_id, organization_id, space_id, user_id, release_num, target_id, tag_id, change_order_id, bundle_base_name,
     description, digest, manifest_digest, manifest, data_size, unit_count, revision_ids, skipped_units, live_status,
     labels, annotations, delete_gates, permissions)
-VALUES (sqlc.arg(release_id), @organization_id, @space_id, @user_id, sqlc.arg(release_num), @target_id, @tag_id, @bundle_base_name, @description, @digest, @manifest_digest, @manifest, @data_size, @unit_count,
+VALUES (sqlc.arg(release_id), @organization_id, @space_id, @user_id, sqlc.arg(release_num), @target_id, @tag_id, sqlc.narg(change_order_id), @bundle_base_name, @description, @digest, @manifest_digest, @manifest, @data_size, @unit_count,
     @revision_ids, @skipped_units, @live_status, @labels, @annotations, @delete_gates, @permissions)
 RETURNING *;
 
