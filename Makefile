@@ -97,6 +97,7 @@ bench:
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'ListSpacesDepth|Units|GuestList|LongPoll' -benchtime 200x ./internal/httpapi/
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'InvokeSetImage|LinkFanOut|UpgradeClones|ReleasePublishPull' -benchtime 10x ./internal/httpapi/
 	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'WorkerApply' -benchtime 5x ./internal/worker/
+	url=$$($(ENSURE_DB)) && DATABASE_URL="$$url" $(GO) test -run '^$$' -bench 'Promote$$' -benchtime 2x -timeout 60m ./internal/httpapi/
 
 # The load benchmark: hubd through its API beside raw SQL over pgx and etcd, in one run (figures in
 # docs/performance.md). etcd comes from Debian's etcd-server where it can be installed; without it the

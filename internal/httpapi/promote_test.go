@@ -336,6 +336,11 @@ func TestPromoteErrors(t *testing.T) {
 	co := f.changeOrder(t, map[string]any{"Slug": "v2", "ChangeWorkflowID": f.workflow.ChangeWorkflowID})
 
 	f.other.Post("/api/promote", map[string]any{"ChangeOrderID": co.ChangeOrderID}).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	// alice of acme is also a member of globex: with her globex token, acme's ChangeOrder does not exist.
+	aliceGlobex := f.env.Client(f.env.Token("globex", "alice", auth.RoleAdmin))
+	aliceGlobex.Post("/api/promote", map[string]any{"ChangeOrderID": co.ChangeOrderID}).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
+	r := promote(t, aliceGlobex, "", map[string]any{"WhereSpace": "Labels.env = 'staging'"}, http.StatusOK)
+	require.Empty(t, r.Spaces, "acme's Spaces are not globex's")
 	f.admin.Post("/api/promote", map[string]any{"ChangeOrderID": uuid.New()}).ExpectError(http.StatusNotFound, api.ErrorTypeNotFound)
 	var theirs api.Filter
 	f.other.Post("/api/space/"+createSpace(t, f.other, map[string]any{"Slug": "x"}).SpaceID.String()+"/filter",
