@@ -25,7 +25,9 @@ func promotedThroughStaging(t *testing.T, f promoteFixture) api.ChangeOrder {
 	return co
 }
 
-func unitPath(u api.Unit) string { return "/api/space/" + u.SpaceID.String() + "/unit/" + u.UnitID.String() }
+func unitPath(u api.Unit) string {
+	return "/api/space/" + u.SpaceID.String() + "/unit/" + u.UnitID.String()
+}
 
 func restoreBy(co api.ChangeOrder) string { return "restore=ChangeOrder:" + co.ChangeOrderID.String() }
 
