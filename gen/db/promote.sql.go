@@ -100,6 +100,75 @@ func (q *Queries) PromoteLatestApplies(ctx context.Context, arg PromoteLatestApp
 	return items, nil
 }
 
+const promoteLinksFromUnits = `-- name: PromoteLinksFromUnits :many
+SELECT link_id, organization_id, space_id, slug, display_name, labels, annotations, delete_gates, permissions, from_unit_id, to_unit_id, to_space_id, auto_update, update_type, upstream_paths, downstream_paths, bindings, downstream_setters, upstream_getters, clearance, guards, protect, squash, merge_enable_subtraction, where_mutation, where_resource, transform_invocation_id, upstream_link_id, backing_unit_id, hash, upstream_last_merged_revision_num, downstream_last_merged_revision_num, stale, hidden_reason, version, created_at, updated_at, search_text FROM link WHERE organization_id = $1 AND from_unit_id = ANY($2::uuid[]) ORDER BY from_unit_id, slug
+`
+
+type PromoteLinksFromUnitsParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	UnitIds        []uuid.UUID `db:"unit_ids"`
+}
+
+// The Links whose From Unit is one of the Units (those a promotion clones), by link_from_unit_idx.
+func (q *Queries) PromoteLinksFromUnits(ctx context.Context, arg PromoteLinksFromUnitsParams) ([]*Link, error) {
+	rows, err := q.db.Query(ctx, promoteLinksFromUnits, arg.OrganizationID, arg.UnitIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*Link
+	for rows.Next() {
+		var i Link
+		if err := rows.Scan(
+			&i.LinkID,
+			&i.OrganizationID,
+			&i.SpaceID,
+			&i.Slug,
+			&i.DisplayName,
+			&i.Labels,
+			&i.Annotations,
+			&i.DeleteGates,
+			&i.Permissions,
+			&i.FromUnitID,
+			&i.ToUnitID,
+			&i.ToSpaceID,
+			&i.AutoUpdate,
+			&i.UpdateType,
+			&i.UpstreamPaths,
+			&i.DownstreamPaths,
+			&i.Bindings,
+			&i.DownstreamSetters,
+			&i.UpstreamGetters,
+			&i.Clearance,
+			&i.Guards,
+			&i.Protect,
+			&i.Squash,
+			&i.MergeEnableSubtraction,
+			&i.WhereMutation,
+			&i.WhereResource,
+			&i.TransformInvocationID,
+			&i.UpstreamLinkID,
+			&i.BackingUnitID,
+			&i.Hash,
+			&i.UpstreamLastMergedRevisionNum,
+			&i.DownstreamLastMergedRevisionNum,
+			&i.Stale,
+			&i.HiddenReason,
+			&i.Version,
+			&i.CreatedAt,
+			&i.UpdatedAt,
+			&i.SearchText,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const promoteSpaces = `-- name: PromoteSpaces :many
 SELECT space_id, organization_id, slug, display_name, labels, annotations, delete_gates, permissions, component_id, hidden_reason, version, created_at, updated_at, search_text FROM space WHERE organization_id = $1 AND space_id = ANY($2::uuid[]) ORDER BY slug
 `

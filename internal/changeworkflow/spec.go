@@ -291,10 +291,15 @@ var ErrNotCompiled = errors.New("the gate's expression is not compiled")
 // timeout) or a result that is not a bool is an error whose message says so; the promotion engine reports
 // it as an unsatisfied gate.
 func (p Program) Eval(v Vars) (bool, error) {
+	return p.EvalContext(context.Background(), v)
+}
+
+// EvalContext is Eval that also stops when ctx ends (the caller's request or deadline).
+func (p Program) EvalContext(ctx context.Context, v Vars) (bool, error) {
 	if p.prg == nil {
 		return false, ErrNotCompiled
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), EvalTimeout)
+	ctx, cancel := context.WithTimeout(ctx, EvalTimeout)
 	defer cancel()
 	out, _, err := p.prg.ContextEval(ctx, map[string]any{
 		VarSpace: object(v.Space), VarUnit: object(v.Unit), VarRevision: object(v.Revision),

@@ -1,6 +1,7 @@
 package changeworkflow_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -148,6 +149,21 @@ func TestCompileAndEval(t *testing.T) {
 	require.NoError(t, err)
 	_, err = p.Eval(changeworkflow.Vars{})
 	require.ErrorContains(t, err, "cost")
+
+	// An ended context interrupts evaluation.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p, err = changeworkflow.CompileExpression("cel:releases.all(r, r.Published)")
+	require.NoError(t, err)
+	many := make([]map[string]any, 1000)
+	for i := range many {
+		many[i] = map[string]any{"Published": true}
+	}
+	_, err = p.EvalContext(ctx, changeworkflow.Vars{Releases: many})
+	require.ErrorIs(t, err, context.Canceled)
+	ok, err = p.EvalContext(context.Background(), changeworkflow.Vars{Releases: many})
+	require.NoError(t, err)
+	require.True(t, ok)
 
 	_, err = changeworkflow.Program{}.Eval(changeworkflow.Vars{})
 	require.ErrorIs(t, err, changeworkflow.ErrNotCompiled)

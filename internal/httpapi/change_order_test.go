@@ -135,6 +135,11 @@ func TestChangeOrders(t *testing.T) {
 	require.Equal(t, *co.EndTagID, tags[0].Tag.TagID)
 	require.Equal(t, co.ChangeOrderID, *tags[1].Tag.ChangeOrderID)
 
+	var tagEvents int
+	require.NoError(t, f.env.App.Store.Pool.QueryRow(context.Background(), `SELECT count(*) FROM event_log
+		WHERE subject_entity_id = ANY($1) AND event_type = 'tag.created'`, []uuid.UUID{*co.StartTagID, *co.EndTagID}).Scan(&tagEvents))
+	require.Equal(t, 2, tagEvents, "each Tag made with a ChangeOrder has its tag.created event")
+
 	// A taken Tag Slug gets a suffix.
 	c.Post(f.dev+"/tag", map[string]any{"Slug": "lower-start"}).Expect(http.StatusOK)
 	lower := f.create(t, f.dev, map[string]any{"Slug": "lower", "Description": "fewer"})
@@ -448,6 +453,13 @@ func TestChangeOrderStates(t *testing.T) {
 	require.Equal(t, "AbortedReason", e.Error.ErrorMetadata.Items[0].Item)
 	require.Contains(t, e.Error.Message, "Resolved")
 	c.Patch(f.path(r), map[string]any{"WhereUnit": "Slug = 'web'"}).Expect(http.StatusOK)
+
+	// SetProgress records States only.
+	err := f.env.App.Store.WithTx(context.Background(), store.TxOptions{}, func(tx *store.Tx) error {
+		_, err := changeorder.SetProgress(context.Background(), tx, r.OrganizationID, r.ChangeOrderID, changeorder.Progress{State: "Done"})
+		return err
+	})
+	require.ErrorContains(t, err, "not a State")
 
 	// Detach deletes an InProgress one.
 	d := f.create(t, f.dev, map[string]any{"Slug": "d"})

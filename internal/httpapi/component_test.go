@@ -257,6 +257,16 @@ func TestComponentBackingUnits(t *testing.T) {
 	c.Delete("/api/component/web").Expect(http.StatusOK)
 	c.Get(unitPath).Expect(http.StatusOK)
 	require.Equal(t, "Web front", readDoc()["DisplayName"])
+
+	// Deleting a backing Unit leaves its Component without one; its writes then write no Unit.
+	var ops api.Component
+	c.Post("/api/component?with_backing_units=true&backing_unit_space="+f.prod.SpaceID.String(), map[string]any{"Slug": "ops"}).
+		Expect(http.StatusOK).JSON(&ops)
+	require.NotNil(t, ops.BackingUnitID)
+	c.Delete("/api/space/" + f.prod.SpaceID.String() + "/unit/" + ops.BackingUnitID.String()).Expect(http.StatusOK)
+	var after api.Component
+	c.Patch("/api/component/ops", map[string]any{"DisplayName": "Ops"}).Expect(http.StatusOK).JSON(&after)
+	require.Nil(t, after.BackingUnitID)
 }
 
 // TestComponentUpstreams: UpstreamComponentID names a Component of the organization the caller may view

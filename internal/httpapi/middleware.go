@@ -177,9 +177,10 @@ func (s *Server) record(o observation, status int) {
 	s.log.Info("request", attrs...)
 }
 
-// streamedReadFactor is how many request timeouts a streamed read (x-hubd-class: streamed-read) gets: it
-// writes as it reads, page by page, so its length follows the selection.
-const streamedReadFactor = 10
+// longFactor is how many request timeouts a streamed read (x-hubd-class: streamed-read) or a long write
+// (long-write: a promotion) gets: their length follows their selection (a streamed read writes as it
+// reads, page by page; a promotion writes every Unit of every target Space in one transaction).
+const longFactor = 10
 
 // limitTime bounds the request's work; a dependency that overruns it yields 504 GatewayTimeout.
 //
@@ -200,8 +201,8 @@ func (s *Server) limitTime(next echo.HandlerFunc) echo.HandlerFunc {
 		case classLongPoll:
 			// A long poll waits up to its own timeout before it starts its last, bounded piece of work.
 			limit += channel.MaxPollSeconds * time.Second
-		case classStreamedRead:
-			limit *= streamedReadFactor
+		case classStreamedRead, classLongWrite:
+			limit *= longFactor
 		}
 		base := c.Request().Context()
 		if rt.class != classLongPoll {

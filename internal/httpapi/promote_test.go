@@ -94,8 +94,8 @@ func promote(t *testing.T, c *apitest.Client, query string, body map[string]any,
 	return r
 }
 
-// revisionTags are the TagIDs on a Unit's head Revision and on the Revision before it.
-func revisionTags(t *testing.T, c *apitest.Client, u api.Unit) map[int64][]string {
+// tagsByRevision are the TagIDs on each Revision of a Unit, by RevisionNum.
+func tagsByRevision(t *testing.T, c *apitest.Client, u api.Unit) map[int64][]string {
 	t.Helper()
 	var revs []api.ExtendedRevision
 	c.Get("/api/space/" + u.SpaceID.String() + "/unit/" + u.UnitID.String() + "/revision").Expect(http.StatusOK).JSON(&revs)
@@ -135,7 +135,7 @@ func TestPromoteThroughStages(t *testing.T) {
 	require.Len(t, r.Spaces[0].Units, 1)
 	require.Equal(t, api.UnitMark, r.Spaces[0].Units[0].Action)
 	require.Equal(t, int64(2), r.Spaces[0].Units[0].HeadRevisionNum)
-	require.Contains(t, revisionTags(t, f.admin, f.devApp)[2], co.EndTagID.String())
+	require.Contains(t, tagsByRevision(t, f.admin, f.devApp)[2], co.EndTagID.String())
 	got := f.readChangeOrder(t, co)
 	require.Equal(t, api.ChangeOrderState("InProgress"), got.State)
 	require.Equal(t, "dev", *got.Stage)
@@ -181,7 +181,7 @@ func TestPromoteThroughStages(t *testing.T) {
 	require.Equal(t, api.UnitUpgrade, u.Action)
 	require.Greater(t, u.HeadRevisionNum, u.PreviousHeadRevisionNum)
 	require.Equal(t, "image: web:3\nreplicas: 2\n", f.data(t, f.staging.SpaceID, f.stagingApp.UnitID))
-	tags := revisionTags(t, f.admin, f.stagingApp)
+	tags := tagsByRevision(t, f.admin, f.stagingApp)
 	require.Contains(t, tags[u.PreviousHeadRevisionNum], co.StartTagID.String(), "the start Tag is on the Revision before")
 	require.Contains(t, tags[u.HeadRevisionNum], co.EndTagID.String(), "the end Tag is on the new head")
 	var rev api.ExtendedRevision
@@ -409,7 +409,7 @@ func TestInvokeChangeOrder(t *testing.T) {
 	require.Equal(t, f.stagingApp.UnitID, items[0].UnitID)
 	require.Contains(t, f.data(t, f.staging.SpaceID, f.stagingApp.UnitID), "log: debug")
 	require.NotContains(t, f.data(t, f.dev.SpaceID, f.devApp.UnitID), "log: debug")
-	tags := revisionTags(t, f.admin, f.stagingApp)
+	tags := tagsByRevision(t, f.admin, f.stagingApp)
 	var head int64
 	for n := range tags {
 		head = max(head, n)
@@ -425,4 +425,62 @@ func TestInvokeChangeOrder(t *testing.T) {
 	up := f.changeOrder(t, map[string]any{"Slug": "up"})
 	f.admin.Post("/api/function/invoke?"+url.Values{"change_order": {up.ChangeOrderID.String()}, "where": {"Slug = 'app'"}}.Encode(), map[string]any{}).
 		ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+}
+
+// TestPromoteGates: each built-in gate and custom CEL ones, failing and then holding: Validated (a
+// validating Trigger's finding on the head), Released (a published Release of the Space bundles the head),
+// Healthy (a Unit with a Target never applied), a CEL expression that holds and one whose evaluation fails.
+func TestPromoteGates(t *testing.T) {
+	t.Parallel()
+	f := newPromoteFixture(t)
+	dev := spacePath(f.dev)
+	var target api.Target
+	f.admin.Post(dev+"/target", map[string]any{"Slug": "cluster", "ToolchainType": configdata.AppConfigYAML, "ProviderType": "FluxOCI"}).
+		Expect(http.StatusOK).JSON(&target)
+	f.admin.Patch(dev+"/unit/"+f.devApp.UnitID.String(), map[string]any{"TargetID": target.TargetID}).Expect(http.StatusOK)
+	f.admin.Post(dev+"/trigger", map[string]any{"Slug": "pinned", "Event": "Mutation", "ToolchainType": configdata.AppConfigYAML,
+		"FunctionName": "value-matches", "Arguments": []any{arg("image"), map[string]any{"ParameterName": "pattern", "Value": `:2$`}}}).
+		Expect(http.StatusOK)
+	var wf api.ChangeWorkflow
+	f.admin.Post(dev+"/change_workflow", map[string]any{"Slug": "gates",
+		"Stages": []any{
+			map[string]any{"Name": "dev", "WhereSpace": "Labels.env = 'dev'"},
+			map[string]any{"Name": "staging", "WhereSpace": "Labels.env = 'staging'", "Prerequisites": []string{"Validated", "Released", "Healthy", "small", "broken"}},
+		},
+		"CustomPrerequisites": []any{
+			map[string]any{"Name": "small", "Expression": "cel:revision.RevisionNum < 100 && space.Slug == 'dev'"},
+			map[string]any{"Name": "broken", "Expression": "cel:unit.Labels['nope'] == 'x'"},
+		}}).Expect(http.StatusOK).JSON(&wf)
+	co := f.changeOrder(t, map[string]any{"Slug": "gated", "ChangeWorkflowID": wf.ChangeWorkflowID})
+	f.putData(t, f.devApp, "image: web:3\nreplicas: 2\n") // the Trigger finds it wrong
+	promote(t, f.admin, "", map[string]any{"ChangeOrderID": co.ChangeOrderID}, http.StatusOK)
+
+	gates := func() map[string]api.PromoteGateResult {
+		var refusal api.PromoteRefusal
+		f.admin.Post("/api/promote?dry_run=true", map[string]any{"ChangeOrderID": co.ChangeOrderID}).Expect(http.StatusConflict).JSON(&refusal)
+		require.True(t, refusal.DryRun)
+		out := map[string]api.PromoteGateResult{}
+		for _, g := range refusal.Stages[0].Gates {
+			out[g.Prerequisite] = g
+		}
+		return out
+	}
+	g := gates()
+	require.False(t, g["Validated"].Satisfied)
+	require.Contains(t, g["Validated"].Message, "app has ValidationErrors")
+	require.False(t, g["Released"].Satisfied)
+	require.Contains(t, g["Released"].Message, "in no published Release")
+	require.False(t, g["Healthy"].Satisfied)
+	require.Contains(t, g["Healthy"].Message, "app was never applied")
+	require.True(t, g["small"].Satisfied, g["small"].Message)
+	require.False(t, g["broken"].Satisfied)
+	require.Contains(t, g["broken"].Message, "nope")
+
+	// A passing Revision and a Release of it satisfy Validated and Released.
+	f.putData(t, f.devApp, "image: web:2\nreplicas: 2\n")
+	f.admin.Post(dev+"/release", map[string]any{"TargetID": target.TargetID}).Expect(http.StatusOK)
+	g = gates()
+	require.True(t, g["Validated"].Satisfied, g["Validated"].Message)
+	require.True(t, g["Released"].Satisfied, g["Released"].Message)
+	require.False(t, g["Healthy"].Satisfied)
 }

@@ -300,7 +300,7 @@ type route struct {
 	method    string
 	pathItem  *openapi3.PathItem
 	operation *openapi3.Operation
-	// class is the operation's x-hubd-class: classLongPoll, classStreamedRead, or "".
+	// class is the operation's x-hubd-class: classLongPoll, classStreamedRead, classLongWrite, or "".
 	class string
 	// rawData: a success answers configuration data as stored (a media type other than JSON, or the HTML of
 	// the reference page).
@@ -311,6 +311,8 @@ type route struct {
 const (
 	classLongPoll     = "long-poll"
 	classStreamedRead = "streamed-read"
+	// classLongWrite is one write whose size follows its selection across Spaces (a promotion).
+	classLongWrite = "long-write"
 )
 
 // routeOf returns the operation Echo matched for the request, nil for paths outside the document.

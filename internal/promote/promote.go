@@ -176,6 +176,9 @@ func (e *Engine) Promote(ctx context.Context, sc authz.Scope, req Request) (Resu
 	if !sc.ByRole(authz.Edit) && len(sc.SpacesReached(authz.Edit)) == 0 {
 		return Result{}, apierr.Forbidden("promoting needs Edit: your role %q does not hold it, and no Permissions grant it to you on a Space", sc.Role)
 	}
+	if err := listquery.CheckWhere(space.ListEntity, "WhereSpace", req.WhereSpace); err != nil {
+		return Result{}, err
+	}
 	if req.Force && strings.TrimSpace(req.ForceReason) == "" {
 		return Result{}, apierr.Validation("Force needs a ForceReason saying why the gates are overridden",
 			apierr.Item{Item: "ForceReason", Description: "required with Force"})
@@ -576,18 +579,9 @@ func (e *Engine) planUnits(ctx context.Context, sc authz.Scope, tx *store.Tx, p 
 			id := u.ID
 			r := &UnitResult{Slug: u.Slug, UpstreamUnitID: &id, Action: UnitClone, UpstreamRevisionNum: u.HeadRevisionNum}
 			ps.units = append(ps.units, plannedUnit{action: UnitClone, upstream: u, result: r})
-			rows, err := tx.Q.LinkListFromUnit(ctx, db.LinkListFromUnitParams{OrganizationID: sc.OrganizationID, FromUnitID: u.ID})
-			if err != nil {
-				return err
-			}
-			for _, row := range rows {
-				l, err := link.Family.FromRow(row)
-				if err != nil {
-					return err
-				}
-				ps.links = append(ps.links, l)
-				ps.result.Links = append(ps.result.Links, LinkResult{UpstreamLinkID: &l.ID, Slug: l.Slug, FromUnitSlug: u.Slug, Action: LinkCreate})
-			}
+		}
+		if err := planLinks(ctx, tx, sc, ps); err != nil {
+			return err
 		}
 		ps.result.Action = spaceAction(ps.units)
 		p.spaces = append(p.spaces, ps)
@@ -974,6 +968,34 @@ func promotedEvent(co changeorder.ChangeOrder, stage string, spaceIDs []uuid.UUI
 		SubjectEntityType: changeorder.EntityType, SubjectEntityID: co.ID,
 		Payload: PromotedPayload{EntityType: changeorder.EntityType, EntityID: co.ID, ChangeOrderID: co.ID, Slug: co.Slug, SpaceID: co.SpaceID,
 			Stage: stage, State: co.State, SpaceIDs: spaceIDs}}
+}
+
+// planLinks reads, in one query, the Links of the Units a Space will get clones of.
+func planLinks(ctx context.Context, tx *store.Tx, sc authz.Scope, ps *plannedSpace) error {
+	slugs := map[uuid.UUID]string{}
+	var ids []uuid.UUID
+	for _, pu := range ps.units {
+		if pu.action == UnitClone {
+			ids = append(ids, pu.upstream.ID)
+			slugs[pu.upstream.ID] = pu.upstream.Slug
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := tx.Q.PromoteLinksFromUnits(ctx, db.PromoteLinksFromUnitsParams{OrganizationID: sc.OrganizationID, UnitIds: ids})
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		l, err := link.Family.FromRow(row)
+		if err != nil {
+			return err
+		}
+		ps.links = append(ps.links, l)
+		ps.result.Links = append(ps.result.Links, LinkResult{UpstreamLinkID: &l.ID, Slug: l.Slug, FromUnitSlug: slugs[l.FromUnitID], Action: LinkCreate})
+	}
+	return nil
 }
 
 // recreateLinks gives the Units cloned into a Space the Links of their upstream Units: each reads the

@@ -101,7 +101,8 @@ func (s *Service) BulkTag(ctx context.Context, sc authz.Scope, path string, sel 
 }
 
 // Move moves every selected Unit (with its history) to another Space of the organization. A moved Unit
-// loses its TargetID: Targets belong to a Space.
+// loses its TargetID: Targets belong to a Space. A Unit in a ChangeSet whose InScopeSpaceIDs leave out the
+// destination is refused (400 naming ChangeSetID).
 func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel listquery.Params, toSpaceID uuid.UUID, dryRun bool) ([]entity.BulkItem[Unit], error) {
 	return entity.RunBulk(ctx, s.Store, EntityType, dryRun, s.selector(sc, path, sel), func(ctx context.Context, tx *store.Tx, ref entity.Ref) (Unit, error) {
 		to, st, err := space.VisibleParent(ctx, sc, tx.Q, toSpaceID)
@@ -127,6 +128,10 @@ func (s *Service) Move(ctx context.Context, sc authz.Scope, path string, sel lis
 		}
 		if cur.SpaceID == toSpaceID {
 			return cur, nil
+		}
+		// A Unit in a ChangeSet stays in it: the destination must be a Space the ChangeSet takes Units of.
+		if err := checkChangeSet(ctx, tx.Q, sc, toSpaceID, "ChangeSetID", cur.ChangeSetID); err != nil {
+			return cur, err
 		}
 		moved, err := tx.Q.UnitMove(ctx, db.UnitMoveParams{OrganizationID: sc.OrganizationID, UnitID: cur.ID, ToSpaceID: toSpaceID})
 		if err != nil {

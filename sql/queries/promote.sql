@@ -32,3 +32,7 @@ ORDER BY a.created_at, a.attestation_id;
 SELECT release_id, release_num, published, digest, revision_ids FROM release
 WHERE organization_id = @organization_id AND space_id = @space_id AND revision_ids && @revision_ids::uuid[]
 ORDER BY release_num;
+
+-- name: PromoteLinksFromUnits :many
+-- The Links whose From Unit is one of the Units (those a promotion clones), by link_from_unit_idx.
+SELECT * FROM link WHERE organization_id = @organization_id AND from_unit_id = ANY(@unit_ids::uuid[]) ORDER BY from_unit_id, slug;

@@ -18,8 +18,9 @@
 //     description lists or granted through Permissions. Bundling appends the rule to its description,
 //     and the tests check every operation against it for every role.
 //   - an operation that runs longer than a request may declares its class in x-hubd-class: long-poll
-//     (waits up to its own timeout before answering) or streamed-read (writes its answer as it reads);
-//     the server reads the mark once to set the operation's deadline.
+//     (waits up to its own timeout before answering), streamed-read (writes its answer as it reads) or
+//     long-write (one write whose size follows its selection, a promotion); the server reads the mark
+//     once to set the operation's deadline.
 //
 // It writes the served document (clean of generator keys) and the variant oapi-codegen reads.
 //
@@ -309,13 +310,13 @@ func checkTags(op, root object) string {
 const classExtension = "x-hubd-class"
 
 // operationClasses are the values x-hubd-class may take (httpapi reads them).
-var operationClasses = map[string]bool{"long-poll": true, "streamed-read": true}
+var operationClasses = map[string]bool{"long-poll": true, "streamed-read": true, "long-write": true}
 
 // checkClass reports an x-hubd-class the server does not know. Empty when there is none or it is known.
 func checkClass(op object) string {
 	v, present := op[classExtension]
 	if name, ok := v.(string); present && (!ok || !operationClasses[name]) {
-		return fmt.Sprintf("has %s %v: it must be long-poll or streamed-read", classExtension, v)
+		return fmt.Sprintf("has %s %v: it must be long-poll, streamed-read or long-write", classExtension, v)
 	}
 	return ""
 }

@@ -87,8 +87,9 @@ func TestCheckClass(t *testing.T) {
 		"none":          {op: object{}},
 		"long poll":     {op: object{"x-hubd-class": "long-poll"}},
 		"streamed read": {op: object{"x-hubd-class": "streamed-read"}},
-		"unknown":       {op: object{"x-hubd-class": "slow"}, want: "must be long-poll or streamed-read"},
-		"not a string":  {op: object{"x-hubd-class": true}, want: "must be long-poll or streamed-read"},
+		"long write":    {op: object{"x-hubd-class": "long-write"}},
+		"unknown":       {op: object{"x-hubd-class": "slow"}, want: "must be long-poll, streamed-read or long-write"},
+		"not a string":  {op: object{"x-hubd-class": true}, want: "must be long-poll, streamed-read or long-write"},
 	} {
 		got := checkClass(tc.op)
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
