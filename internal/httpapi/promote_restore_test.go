@@ -82,7 +82,7 @@ func TestRestoreChangeOrder(t *testing.T) {
 	require.Equal(t, api.ChangeOrderState("Restored"), got.State)
 	require.Equal(t, []uuid.UUID{f.staging.SpaceID}, got.RestoredSpaceIDs)
 	require.NotNil(t, got.RestoreTagID)
-	tags := revisionTags(t, f.admin, f.stagingApp)
+	tags := tagsByRevision(t, f.admin, f.stagingApp)
 	require.Contains(t, tags[res.Unit.HeadRevisionNum], got.RestoreTagID.String(), "the new head carries the RestoreTag")
 	var tg api.ExtendedTag
 	f.admin.Get(spacePath(f.dev) + "/tag/" + got.RestoreTagID.String()).Expect(http.StatusOK).JSON(&tg)
