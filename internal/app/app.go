@@ -24,6 +24,7 @@ import (
 	"github.com/hubd/hubd/internal/oidcprovider"
 	"github.com/hubd/hubd/internal/org"
 	"github.com/hubd/hubd/internal/periodic"
+	"github.com/hubd/hubd/internal/promote"
 	"github.com/hubd/hubd/internal/signin"
 	"github.com/hubd/hubd/internal/space"
 	"github.com/hubd/hubd/internal/store"
@@ -127,6 +128,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 		OAuthClients:  oauthclient.NewService(st, cfg.TrustedOrgs, cfg.Logger),
 	}}
 	a.Units.Approvals = attestation.NewApprovals(kit)
+	a.Units.ChangeOrderRestores = promote.Restores{}
 	a.Exchange = identity.New(cfg.Auth, cfg.BaseURL, st, a.Orgs)
 	return a, nil
 }

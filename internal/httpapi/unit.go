@@ -197,7 +197,11 @@ func (h unitAPI) PatchUnit(ctx context.Context, r api.PatchUnitRequestObject) (a
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.s.deps.Units.Patch(ctx, sc, r.SpaceId, r.UnitId, patch, deref(r.Params.Restore), opts, upgradeOptions(r.Params.Upgrade, r.Params.MergeEnableSubtraction))
+	restore, err := unit.ParseRestore(deref(r.Params.Restore))
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.s.deps.Units.Patch(ctx, sc, r.SpaceId, r.UnitId, patch, restore, opts, upgradeOptions(r.Params.Upgrade, r.Params.MergeEnableSubtraction))
 	if err != nil {
 		return nil, err
 	}

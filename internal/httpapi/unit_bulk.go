@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hubd/hubd/gen/api"
+	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/unit"
 )
@@ -44,7 +45,35 @@ func (h unitAPI) BulkCreateUnits(ctx context.Context, r api.BulkCreateUnitsReque
 }
 
 func (h unitAPI) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsRequestObject) (api.BulkPatchUnitsResponseObject, error) {
-	if up := upgradeOptions(r.Params.Upgrade, r.Params.MergeEnableSubtraction); up != nil {
+	restore, err := unit.ParseRestore(deref(r.Params.Restore))
+	if err != nil {
+		return nil, err
+	}
+	up := upgradeOptions(r.Params.Upgrade, r.Params.MergeEnableSubtraction)
+	if !restore.IsZero() {
+		if up != nil {
+			return nil, apierr.Validation("restore and upgrade cannot be combined: one write makes one Revision",
+				apierr.Item{Item: "upgrade", Description: "with restore"})
+		}
+		sel, err := selectionParams(ctx, h.s, r.Params)
+		if err != nil {
+			return nil, err
+		}
+		patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+		if err != nil {
+			return nil, err
+		}
+		opts, err := dataWriteOptions(ctx, r.Params.DryRun, r.Params.LastChangeDescription, r.Params.Clearance, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		items, err := h.s.deps.Units.BulkRestore(ctx, scopeOf(ctx), requestPath(ctx), sel, patch, restore, opts)
+		if err != nil {
+			return nil, err
+		}
+		return answeredInBulk(bulkItems(items, unitWriteItem))
+	}
+	if up != nil {
 		sel, err := selectionParams(ctx, h.s, r.Params)
 		if err != nil {
 			return nil, err

@@ -407,11 +407,25 @@ func checkGuarded(row *db.Unit, doc *configdata.Document, clearance []function.R
 		strings.Join(refused, ", ")).WithEntity(EntityType, row.UnitID.String(), row.Slug)
 }
 
-// restoreRevision makes Revision num's data the head again, as a new Revision.
-func (s *Service) restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, num int64, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
-	row, _, wc, err := lockForData(ctx, sc, tx, spaceID, unitID)
+// restoreRevision makes the data of the Revision rp names the head again, as a new Revision. A restore by
+// ChangeOrder then records itself on the ChangeOrder (its RestoreTagID on the new head, the Space in its
+// RestoredSpaceIDs, State Restored), in tx.
+func (s *Service) restoreRevision(ctx context.Context, sc authz.Scope, tx *store.Tx, spaceID, unitID uuid.UUID, rp restorePoint, opts WriteOptions, fieldsWritten bool) (WriteResult, error) {
+	row, cur, wc, err := lockForEdit(ctx, sc, tx, spaceID, unitID)
 	if err != nil {
 		return WriteResult{}, err
+	}
+	num := rp.Num
+	if rp.byChangeOrder() {
+		r, err := tx.Q.RevisionNewestWithTag(ctx, db.RevisionNewestWithTagParams{OrganizationID: sc.OrganizationID, UnitID: unitID, TagID: rp.startTagID.String()})
+		if apierr.Is(err, apierr.TypeNotFound) {
+			return WriteResult{}, apierr.Validation(fmt.Sprintf("ChangeOrder %s never reached Unit %s: none of its Revisions carries the ChangeOrder's start Tag, so there is nothing to restore", rp.ChangeOrderID, cur.Slug),
+				apierr.Item{Item: "restore", Description: "the ChangeOrder never reached the Unit"})
+		}
+		if err != nil {
+			return WriteResult{}, err
+		}
+		num = r.RevisionNum
 	}
 	rev, err := tx.Q.RevisionGetByNum(ctx, db.RevisionGetByNumParams{OrganizationID: sc.OrganizationID, UnitID: unitID, RevisionNum: num})
 	if apierr.Is(err, apierr.TypeNotFound) {
@@ -428,7 +442,14 @@ func (s *Service) restoreRevision(ctx context.Context, sc authz.Scope, tx *store
 	if err != nil {
 		return WriteResult{}, dataError(err)
 	}
-	return s.commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
+	out, err := s.commitData(ctx, sc, tx, row, wc, data, doc, dataChange{source: SourceRestore, restored: num, opts: opts, always: true, fieldsWritten: fieldsWritten})
+	if err != nil || !rp.byChangeOrder() {
+		return out, err
+	}
+	if out.Unit.HeadRevisionID == nil {
+		return out, fmt.Errorf("restoring Unit %s: no head Revision after the restore", unitID)
+	}
+	return out, s.ChangeOrderRestores.Restored(ctx, sc, tx, rp.ChangeOrderID, out.Unit.SpaceID, *out.Unit.HeadRevisionID)
 }
 
 // projectionDocument rebuilds the path model from a stored projection.

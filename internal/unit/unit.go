@@ -306,9 +306,12 @@ type Service struct {
 	// Approvals records and reads approvals (approve.go); the Attestation family provides it, which
 	// itself reads Units, so it is given after NewService (app.Open).
 	Approvals Approvals
-	Store     *store.Store
-	Tokens    *listquery.TokenCodec
-	contents  *contentCache
+	// ChangeOrderRestores reads and records restores by ChangeOrder (restore.go); the promotion engine's
+	// package provides it, which itself writes Units, so it is given after NewService (app.Open).
+	ChangeOrderRestores ChangeOrderRestores
+	Store               *store.Store
+	Tokens              *listquery.TokenCodec
+	contents            *contentCache
 }
 
 // NewService serves Units from a store.
@@ -428,29 +431,33 @@ func (s *Service) Update(ctx context.Context, sc authz.Scope, spaceID, unitID uu
 	}, opts, *up)
 }
 
-// Patch applies a merge patch to a Unit's fields and, with restore > 0, makes Revision restore's data the
-// head again; both in one transaction.
-func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, patch json.RawMessage, restore int64, opts WriteOptions, up *UpgradeOptions) (WriteResult, error) {
+// Patch applies a merge patch to a Unit's fields and, with a restore, makes the data of the Revision it
+// names the head again; both in one transaction.
+func (s *Service) Patch(ctx context.Context, sc authz.Scope, spaceID, unitID uuid.UUID, patch json.RawMessage, restore Restore, opts WriteOptions, up *UpgradeOptions) (WriteResult, error) {
 	if up != nil {
-		if restore != 0 {
-			return WriteResult{}, apierr.Validation("restore and upgrade cannot be combined: one write makes one Revision", apierr.Item{Item: "upgrade", Description: "with restore"})
+		if !restore.IsZero() {
+			return WriteResult{}, errRestoreWithUpgrade()
 		}
 		return s.Upgrade(ctx, sc, spaceID, unitID, func(tx *store.Tx) error {
 			_, err := s.kit.PatchIn(ctx, sc, tx, spaceID, unitID.String(), patch)
 			return err
 		}, opts, *up)
 	}
-	if restore == 0 {
+	if restore.IsZero() {
 		u, err := s.kit.Patch(ctx, sc, spaceID, unitID.String(), patch, opts.DryRun)
 		return WriteResult{Unit: u}, err
 	}
 	var out WriteResult
 	err := s.Store.WithTx(ctx, store.TxOptions{DryRun: opts.DryRun}, func(tx *store.Tx) error {
+		// A ChangeOrder is locked before the Unit, as a promotion locks it before its Units.
+		rp, err := s.restorePoint(ctx, sc, tx, restore)
+		if err != nil {
+			return err
+		}
 		if _, err := s.kit.PatchIn(ctx, sc, tx, spaceID, unitID.String(), patch); err != nil {
 			return err
 		}
-		var err error
-		out, err = s.restoreRevision(ctx, sc, tx, spaceID, unitID, restore, opts, true)
+		out, err = s.restoreRevision(ctx, sc, tx, spaceID, unitID, rp, opts, true)
 		return err
 	})
 	if err != nil {
