@@ -323,19 +323,23 @@ func (s *Service) HeadMutations(ctx context.Context, sc authz.Scope, units []Uni
 // LastReleasedRevisions returns the Revision each of units was last released at, keyed by UnitID, in one
 // query. The caller read the Units, and a Revision is visible with its Unit.
 func (s *Service) LastReleasedRevisions(ctx context.Context, sc authz.Scope, units []Unit) (map[uuid.UUID]Revision, error) {
+	return revisionsAt(ctx, s.Store.Q(), sc.OrganizationID, units, func(u Unit) int64 { return u.LastReleasedRevisionNum })
+}
+
+// revisionsAt reads, in one query, the Revision numbered num(u) of each Unit (0: none), by Unit.
+func revisionsAt(ctx context.Context, q *db.Queries, orgID uuid.UUID, units []Unit, num func(Unit) int64) (map[uuid.UUID]Revision, error) {
 	out := map[uuid.UUID]Revision{}
-	var params db.RevisionListByUnitNumsParams
+	params := db.RevisionListByUnitNumsParams{OrganizationID: orgID}
 	for _, u := range units {
-		if u.LastReleasedRevisionNum > 0 {
+		if n := num(u); n > 0 {
 			params.UnitIds = append(params.UnitIds, u.ID)
-			params.Nums = append(params.Nums, u.LastReleasedRevisionNum)
+			params.Nums = append(params.Nums, n)
 		}
 	}
 	if len(params.UnitIds) == 0 {
 		return out, nil
 	}
-	params.OrganizationID = sc.OrganizationID
-	rows, err := s.Store.Q().RevisionListByUnitNums(ctx, params)
+	rows, err := q.RevisionListByUnitNums(ctx, params)
 	if err != nil {
 		return nil, err
 	}

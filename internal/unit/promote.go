@@ -92,28 +92,7 @@ func LatestApplies(ctx context.Context, q *db.Queries, orgID uuid.UUID, unitIDs 
 
 // HeadRevisions returns the head Revisions of the Units (those that have one), by Unit.
 func HeadRevisions(ctx context.Context, q *db.Queries, orgID uuid.UUID, units []Unit) (map[uuid.UUID]Revision, error) {
-	var ids []uuid.UUID
-	for _, u := range units {
-		if u.HeadRevisionID != nil {
-			ids = append(ids, *u.HeadRevisionID)
-		}
-	}
-	out := map[uuid.UUID]Revision{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := q.RevisionListByIDs(ctx, db.RevisionListByIDsParams{OrganizationID: orgID, RevisionIDs: ids})
-	if err != nil {
-		return nil, err
-	}
-	for _, row := range rows {
-		rev, err := revisionFromRow(row)
-		if err != nil {
-			return nil, err
-		}
-		out[rev.UnitID] = rev
-	}
-	return out, nil
+	return revisionsAt(ctx, q, orgID, units, func(u Unit) int64 { return u.HeadRevisionNum })
 }
 
 func setOf(ids []uuid.UUID) map[uuid.UUID]bool {
