@@ -128,11 +128,12 @@ func (q *Queries) ChangeOrderGetForUpdate(ctx context.Context, arg ChangeOrderGe
 const changeOrderInsert = `-- name: ChangeOrderInsert :one
 INSERT INTO change_order (change_order_id, organization_id, space_id, slug, display_name, description, labels, annotations,
                           delete_gates, permissions, update_type, where_space, where_unit, space_filter_id, unit_filter_id,
-                          in_scope_space_ids, parameters, invocation_id, change_workflow_id, change_workflow, aborted_reason, state)
+                          in_scope_space_ids, parameters, invocation_id, change_workflow_id, change_workflow, aborted_reason, state,
+                          adopted_end_tag_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
         $9, $10, $11, $12, $13, $14, $15,
         $16, $17, $18, $19, $20,
-        $21, $22)
+        $21, $22, $23)
 RETURNING change_order_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, permissions, update_type, where_space, where_unit, space_filter_id, unit_filter_id, in_scope_space_ids, parameters, invocation_id, change_workflow_id, change_workflow, aborted_reason, state, stage, start_tag_id, end_tag_id, restore_tag_id, adopted_end_tag_id, promotion_overrides, promotion_failures, resolved_space_ids, released_space_ids, restored_space_ids, released_restored_space_ids, skipped_units, hidden_reason, version, created_at, updated_at, search_text
 `
 
@@ -159,6 +160,7 @@ type ChangeOrderInsertParams struct {
 	ChangeWorkflow   json.RawMessage `db:"change_workflow"`
 	AbortedReason    string          `db:"aborted_reason"`
 	State            string          `db:"state"`
+	AdoptedEndTagID  *uuid.UUID      `db:"adopted_end_tag_id"`
 }
 
 func (q *Queries) ChangeOrderInsert(ctx context.Context, arg ChangeOrderInsertParams) (*ChangeOrder, error) {
@@ -185,6 +187,7 @@ func (q *Queries) ChangeOrderInsert(ctx context.Context, arg ChangeOrderInsertPa
 		arg.ChangeWorkflow,
 		arg.AbortedReason,
 		arg.State,
+		arg.AdoptedEndTagID,
 	)
 	var i ChangeOrder
 	err := row.Scan(
@@ -320,23 +323,25 @@ func (q *Queries) ChangeOrderSetProgress(ctx context.Context, arg ChangeOrderSet
 }
 
 const changeOrderSetTags = `-- name: ChangeOrderSetTags :one
-UPDATE change_order SET start_tag_id = $1, end_tag_id = $2
-WHERE organization_id = $3 AND change_order_id = $4
+UPDATE change_order SET start_tag_id = $1, end_tag_id = $2, adopted_end_tag_id = $3
+WHERE organization_id = $4 AND change_order_id = $5
 RETURNING change_order_id, organization_id, space_id, slug, display_name, description, labels, annotations, delete_gates, permissions, update_type, where_space, where_unit, space_filter_id, unit_filter_id, in_scope_space_ids, parameters, invocation_id, change_workflow_id, change_workflow, aborted_reason, state, stage, start_tag_id, end_tag_id, restore_tag_id, adopted_end_tag_id, promotion_overrides, promotion_failures, resolved_space_ids, released_space_ids, restored_space_ids, released_restored_space_ids, skipped_units, hidden_reason, version, created_at, updated_at, search_text
 `
 
 type ChangeOrderSetTagsParams struct {
-	StartTagID     *uuid.UUID `db:"start_tag_id"`
-	EndTagID       *uuid.UUID `db:"end_tag_id"`
-	OrganizationID uuid.UUID  `db:"organization_id"`
-	ChangeOrderID  uuid.UUID  `db:"change_order_id"`
+	StartTagID      *uuid.UUID `db:"start_tag_id"`
+	EndTagID        *uuid.UUID `db:"end_tag_id"`
+	AdoptedEndTagID *uuid.UUID `db:"adopted_end_tag_id"`
+	OrganizationID  uuid.UUID  `db:"organization_id"`
+	ChangeOrderID   uuid.UUID  `db:"change_order_id"`
 }
 
-// The Tags made with a ChangeOrder, recorded in its create (no new Version).
+// The Tags made (or the end Tag adopted) with a ChangeOrder, recorded in its create (no new Version).
 func (q *Queries) ChangeOrderSetTags(ctx context.Context, arg ChangeOrderSetTagsParams) (*ChangeOrder, error) {
 	row := q.db.QueryRow(ctx, changeOrderSetTags,
 		arg.StartTagID,
 		arg.EndTagID,
+		arg.AdoptedEndTagID,
 		arg.OrganizationID,
 		arg.ChangeOrderID,
 	)

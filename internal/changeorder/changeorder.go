@@ -115,6 +115,9 @@ type Fields struct {
 	InvocationID     *uuid.UUID     `json:"InvocationID"`
 	ChangeWorkflowID *uuid.UUID     `json:"ChangeWorkflowID"`
 	AbortedReason    string         `json:"AbortedReason"`
+	// EndTagID, on a create, is a Tag the ChangeOrder adopts as its end Tag instead of making one (a closed
+	// ChangeSet's EndTagID: the Units carrying it took the change already). Later writes leave it as stored.
+	EndTagID *uuid.UUID `json:"EndTagID"`
 
 	// What Check decides for the row: the State and the ChangeWorkflow's copy.
 	state    string
@@ -132,7 +135,7 @@ func FromRow(r *db.ChangeOrder) (ChangeOrder, error) {
 			Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt},
 		Fields: Fields{Common: c, Description: r.Description, UpdateType: r.UpdateType, WhereSpace: r.WhereSpace, WhereUnit: r.WhereUnit,
 			SpaceFilterID: r.SpaceFilterID, UnitFilterID: r.UnitFilterID, InScopeSpaceIDs: orEmpty(r.InScopeSpaceIds),
-			InvocationID: r.InvocationID, ChangeWorkflowID: r.ChangeWorkflowID, AbortedReason: r.AbortedReason},
+			InvocationID: r.InvocationID, ChangeWorkflowID: r.ChangeWorkflowID, AbortedReason: r.AbortedReason, EndTagID: r.AdoptedEndTagID},
 		State: r.State, Stage: r.Stage, StartTagID: r.StartTagID, EndTagID: r.EndTagID, RestoreTagID: r.RestoreTagID,
 		AdoptedEndTagID: r.AdoptedEndTagID, ResolvedSpaceIDs: orEmpty(r.ResolvedSpaceIds), ReleasedSpaceIDs: orEmpty(r.ReleasedSpaceIds),
 		RestoredSpaceIDs: orEmpty(r.RestoredSpaceIds), ReleasedRestoredSpaceIDs: orEmpty(r.ReleasedRestoredSpaceIds),
@@ -232,7 +235,8 @@ func rowParams(f Fields) db.ChangeOrderInsertParams {
 		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
 		UpdateType: f.UpdateType, WhereSpace: f.WhereSpace, WhereUnit: f.WhereUnit, SpaceFilterID: f.SpaceFilterID,
 		UnitFilterID: f.UnitFilterID, InScopeSpaceIds: spaces, Parameters: store.EncodeJSON(params), InvocationID: f.InvocationID,
-		ChangeWorkflowID: f.ChangeWorkflowID, ChangeWorkflow: workflow, AbortedReason: f.AbortedReason, State: f.state}
+		ChangeWorkflowID: f.ChangeWorkflowID, ChangeWorkflow: workflow, AbortedReason: f.AbortedReason, State: f.state,
+		AdoptedEndTagID: f.EndTagID}
 }
 
 // Family declares ChangeOrders to the entity kit: a ChangeOrder lives in a Space, carries Permissions, and is
@@ -314,6 +318,14 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 	if cur == nil {
 		// A create (or a copy) is New, whatever AbortedReason it carries.
 		f.state, f.AbortedReason = New, ""
+		if f.EndTagID != nil {
+			if _, err := tag.LookupForShare(ctx, sc, tx.Q, *f.EndTagID); err != nil {
+				if apierr.Is(err, apierr.TypeValidation) || apierr.Is(err, apierr.TypeNotFound) {
+					return f, apierr.NoSuchReference(tag.EntityType, "of your organization", "EndTagID")
+				}
+				return f, err
+			}
+		}
 		if f.ChangeWorkflowID != nil {
 			wf, err := workflowContent(ctx, sc, tx.Q, *f.ChangeWorkflowID)
 			if err != nil {
@@ -323,7 +335,7 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 		}
 	} else {
 		before = cur.Fields
-		f.state, f.workflow = cur.State, cur.ChangeWorkflow
+		f.state, f.workflow, f.EndTagID = cur.State, cur.ChangeWorkflow, cur.Fields.EndTagID
 		if err := checkAbort(*cur, &f); err != nil {
 			return f, err
 		}
@@ -445,7 +457,8 @@ func sameJSON(a, b any) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
-// AfterWrite makes a new ChangeOrder's start and end Tags in its Space, named after it, and records them.
+// AfterWrite makes a new ChangeOrder's start and end Tags in its Space, named after it, and records them;
+// a ChangeOrder created with an EndTagID adopts that Tag as its end Tag (AdoptedEndTagID) instead.
 func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc authz.Scope, before *ChangeOrder, after ChangeOrder) (ChangeOrder, error) {
 	if before != nil {
 		return after, nil
@@ -454,12 +467,16 @@ func (strategy) AfterWrite(ctx context.Context, _ entity.Deps, tx *store.Tx, sc 
 	if err != nil {
 		return after, err
 	}
-	end, err := tag.CreateOwned(ctx, tx, sc, after.SpaceID, tag.SlugFor(after.Slug, "-end"), tag.Owner{ChangeOrderID: &after.ID})
-	if err != nil {
-		return after, err
+	endID, adopted := after.Fields.EndTagID, after.Fields.EndTagID
+	if endID == nil {
+		end, err := tag.CreateOwned(ctx, tx, sc, after.SpaceID, tag.SlugFor(after.Slug, "-end"), tag.Owner{ChangeOrderID: &after.ID})
+		if err != nil {
+			return after, err
+		}
+		endID = &end.ID
 	}
 	row, err := tx.Q.ChangeOrderSetTags(ctx, db.ChangeOrderSetTagsParams{OrganizationID: sc.OrganizationID, ChangeOrderID: after.ID,
-		StartTagID: &start.ID, EndTagID: &end.ID})
+		StartTagID: &start.ID, EndTagID: endID, AdoptedEndTagID: adopted})
 	if err != nil {
 		return after, err
 	}

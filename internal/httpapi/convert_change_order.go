@@ -88,6 +88,6 @@ func changeOrderFields(b *api.ChangeOrder) changeorder.Fields {
 			Meta: entity.Meta{Labels: b.Labels, Annotations: b.Annotations, DeleteGates: b.DeleteGates}},
 		Description: b.Description, UpdateType: string(b.UpdateType), WhereSpace: b.WhereSpace, WhereUnit: b.WhereUnit,
 		SpaceFilterID: b.SpaceFilterID, UnitFilterID: b.UnitFilterID, InScopeSpaceIDs: b.InScopeSpaceIDs, Parameters: b.Parameters,
-		InvocationID: b.InvocationID, ChangeWorkflowID: b.ChangeWorkflowID, AbortedReason: b.AbortedReason,
+		InvocationID: b.InvocationID, ChangeWorkflowID: b.ChangeWorkflowID, AbortedReason: b.AbortedReason, EndTagID: b.EndTagID,
 	}
 }

@@ -489,3 +489,39 @@ func TestPromoteGates(t *testing.T) {
 	require.True(t, g["Released"].Satisfied, g["Released"].Message)
 	require.False(t, g["Healthy"].Satisfied)
 }
+
+// TestPromoteAdoptsChangeSetEndTag: a ChangeOrder created with a closed ChangeSet's end Tag adopts it: the
+// Units the change was made in took it already, the next Stage's clones are upgraded and get the Tag.
+func TestPromoteAdoptsChangeSetEndTag(t *testing.T) {
+	t.Parallel()
+	f := newPromoteFixture(t)
+	dev := spacePath(f.dev)
+	var cs api.ChangeSet
+	f.admin.Post(dev+"/change_set", map[string]any{"Slug": "bump"}).Expect(http.StatusOK).JSON(&cs)
+	f.admin.Patch(dev+"/unit/"+f.devApp.UnitID.String(), map[string]any{"ChangeSetID": cs.ChangeSetID}).Expect(http.StatusOK)
+	f.putData(t, f.devApp, "image: web:5\nreplicas: 2\n")
+	f.admin.Patch(dev+"/change_set/"+cs.ChangeSetID.String(), map[string]any{"State": "Closed"}).Expect(http.StatusOK).JSON(&cs)
+	require.NotNil(t, cs.EndTagID)
+
+	var theirs api.Tag
+	f.other.Post("/api/space/"+createSpace(t, f.other, map[string]any{"Slug": "x"}).SpaceID.String()+"/tag", map[string]any{"Slug": "t"}).
+		Expect(http.StatusOK).JSON(&theirs)
+	e := f.admin.Post(dev+"/change_order", map[string]any{"Slug": "adopt", "EndTagID": theirs.TagID}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "EndTagID", e.Error.ErrorMetadata.Items[0].Item)
+
+	co := f.changeOrder(t, map[string]any{"Slug": "adopt", "ChangeWorkflowID": f.workflow.ChangeWorkflowID, "EndTagID": cs.EndTagID})
+	require.Equal(t, cs.EndTagID, co.EndTagID)
+	require.Equal(t, cs.EndTagID, co.AdoptedEndTagID)
+	body := map[string]any{"ChangeOrderID": co.ChangeOrderID}
+	r := promote(t, f.admin, "", body, http.StatusOK)
+	require.Equal(t, "dev", r.Stage)
+	require.Equal(t, api.UnitSkip, r.Spaces[0].Units[0].Action)
+	require.Equal(t, "AlreadyTaken", r.Spaces[0].Units[0].Reason)
+	require.Equal(t, api.SpaceSkipped, r.Spaces[0].Action)
+	r = promote(t, f.admin, "", body, http.StatusOK)
+	require.Equal(t, "staging", r.Stage)
+	u := r.Spaces[0].Units[0]
+	require.Equal(t, api.UnitUpgrade, u.Action)
+	require.Contains(t, tagsByRevision(t, f.admin, f.stagingApp)[u.HeadRevisionNum], cs.EndTagID.String())
+	require.Equal(t, "image: web:5\nreplicas: 2\n", f.data(t, f.staging.SpaceID, f.stagingApp.UnitID))
+}

@@ -1,11 +1,12 @@
 -- name: ChangeOrderInsert :one
 INSERT INTO change_order (change_order_id, organization_id, space_id, slug, display_name, description, labels, annotations,
                           delete_gates, permissions, update_type, where_space, where_unit, space_filter_id, unit_filter_id,
-                          in_scope_space_ids, parameters, invocation_id, change_workflow_id, change_workflow, aborted_reason, state)
+                          in_scope_space_ids, parameters, invocation_id, change_workflow_id, change_workflow, aborted_reason, state,
+                          adopted_end_tag_id)
 VALUES (@change_order_id, @organization_id, @space_id, @slug, @display_name, @description, @labels, @annotations,
         @delete_gates, @permissions, @update_type, @where_space, @where_unit, sqlc.narg(space_filter_id), sqlc.narg(unit_filter_id),
         @in_scope_space_ids, @parameters, sqlc.narg(invocation_id), sqlc.narg(change_workflow_id), sqlc.narg(change_workflow),
-        @aborted_reason, @state)
+        @aborted_reason, @state, sqlc.narg(adopted_end_tag_id))
 RETURNING *;
 
 -- name: ChangeOrderUpdate :one
@@ -21,8 +22,8 @@ WHERE organization_id = @organization_id AND change_order_id = @change_order_id 
 RETURNING *;
 
 -- name: ChangeOrderSetTags :one
--- The Tags made with a ChangeOrder, recorded in its create (no new Version).
-UPDATE change_order SET start_tag_id = @start_tag_id, end_tag_id = @end_tag_id
+-- The Tags made (or the end Tag adopted) with a ChangeOrder, recorded in its create (no new Version).
+UPDATE change_order SET start_tag_id = @start_tag_id, end_tag_id = @end_tag_id, adopted_end_tag_id = sqlc.narg(adopted_end_tag_id)
 WHERE organization_id = @organization_id AND change_order_id = @change_order_id
 RETURNING *;
 
