@@ -75,7 +75,7 @@ func TestRevisionChangeOrders(t *testing.T) {
 	require.Equal(t, head.Revision.ChangeOrders, got.Revision.ChangeOrders)
 	require.Equal(t, *head.ChangeOrders, *got.ChangeOrders)
 	var all []api.ExtendedRevision
-	c.Get("/api/revision?distinct_on=Off&limit=100&include=ChangeOrders&"+where("UnitID = '"+f.stagingApp.UnitID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&all)
+	c.Get("/api/revision?distinct_on=Off&limit=100&include=ChangeOrders&" + where("UnitID = '"+f.stagingApp.UnitID.String()+"'").Encode()).Expect(http.StatusOK).JSON(&all)
 	require.Len(t, all, len(revs))
 	for _, rev := range all {
 		require.Equal(t, revs[rev.Revision.RevisionNum].Revision.ChangeOrders, rev.Revision.ChangeOrders)
