@@ -125,13 +125,13 @@ func TestChangeSetTags(t *testing.T) {
 	c.Patch(f.dev+"/change_set/"+other.ChangeSetID.String(), map[string]any{"State": "Abandoned"}).Expect(http.StatusOK).JSON(&abandoned)
 	require.Nil(t, abandoned.EndTagID)
 
-	// A ChangeSet whose Tag Slug is taken is refused, naming the Tag; a long Slug gets a shortened Tag.
+	// A ChangeSet whose Tag Slug is taken gets the next free one (-2, -3...); a long Slug gets a shortened Tag.
 	c.Post(f.dev+"/tag", map[string]any{"Slug": "taken-start"}).Expect(http.StatusOK)
-	e := c.Post(f.dev+"/change_set", map[string]any{"Slug": "taken"}).ExpectError(http.StatusConflict, api.ErrorTypeConflict)
-	require.Contains(t, e.Error.Message, "Tag taken-start already exists")
+	taken := f.create(t, f.dev, map[string]any{"Slug": "taken"})
+	require.Equal(t, "taken-start-2", getTag(t, c, f.dev, *taken.StartTagID).Slug)
 	long := f.create(t, f.dev, map[string]any{"Slug": strings.Repeat("x", 128)})
 	longStart := getTag(t, c, f.dev, *long.StartTagID)
-	require.Equal(t, strings.Repeat("x", 122)+"-start", longStart.Slug)
+	require.Equal(t, strings.Repeat("x", 118)+"-start", longStart.Slug)
 
 	// A copy of a ChangeSet makes its own start Tag in its Space.
 	var copies []api.ChangeSetCreateOrUpdateResponse
