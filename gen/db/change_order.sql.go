@@ -390,6 +390,42 @@ func (q *Queries) ChangeOrderSetTags(ctx context.Context, arg ChangeOrderSetTags
 	return &i, err
 }
 
+const changeOrderTagsAmong = `-- name: ChangeOrderTagsAmong :many
+SELECT tag_id, change_order_id::uuid AS change_order_id FROM tag
+WHERE organization_id = $1 AND tag_id = ANY($2::uuid[]) AND change_order_id IS NOT NULL
+`
+
+type ChangeOrderTagsAmongParams struct {
+	OrganizationID uuid.UUID   `db:"organization_id"`
+	TagIds         []uuid.UUID `db:"tag_ids"`
+}
+
+type ChangeOrderTagsAmongRow struct {
+	TagID         uuid.UUID `db:"tag_id"`
+	ChangeOrderID uuid.UUID `db:"change_order_id"`
+}
+
+// Which of the Tags tag_ids a ChangeOrder made (a Revision's include=ChangeOrders; primary key reads).
+func (q *Queries) ChangeOrderTagsAmong(ctx context.Context, arg ChangeOrderTagsAmongParams) ([]*ChangeOrderTagsAmongRow, error) {
+	rows, err := q.db.Query(ctx, changeOrderTagsAmong, arg.OrganizationID, arg.TagIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []*ChangeOrderTagsAmongRow
+	for rows.Next() {
+		var i ChangeOrderTagsAmongRow
+		if err := rows.Scan(&i.TagID, &i.ChangeOrderID); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const changeOrderUpdate = `-- name: ChangeOrderUpdate :one
 UPDATE change_order
 SET slug = $1, display_name = $2, description = $3, labels = $4,

@@ -13,7 +13,7 @@ import (
 )
 
 const changeSetGetForShare = `-- name: ChangeSetGetForShare :one
-SELECT change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text FROM change_set WHERE organization_id = $1 AND change_set_id = $2 FOR SHARE
+SELECT change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text, change_workflow FROM change_set WHERE organization_id = $1 AND change_set_id = $2 FOR SHARE
 `
 
 type ChangeSetGetForShareParams struct {
@@ -51,34 +51,39 @@ func (q *Queries) ChangeSetGetForShare(ctx context.Context, arg ChangeSetGetForS
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeWorkflow,
 	)
 	return &i, err
 }
 
 const changeSetInsert = `-- name: ChangeSetInsert :one
 INSERT INTO change_set (change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels,
-                        annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids)
+                        annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids,
+                        change_workflow_id, change_workflow)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
-        $9, $10, $11, $12, $13, $14, $15)
-RETURNING change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text
+        $9, $10, $11, $12, $13, $14, $15,
+        $16, $17)
+RETURNING change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text, change_workflow
 `
 
 type ChangeSetInsertParams struct {
-	ChangeSetID     uuid.UUID       `db:"change_set_id"`
-	OrganizationID  uuid.UUID       `db:"organization_id"`
-	SpaceID         uuid.UUID       `db:"space_id"`
-	UserID          uuid.UUID       `db:"user_id"`
-	Slug            string          `db:"slug"`
-	DisplayName     string          `db:"display_name"`
-	Description     string          `db:"description"`
-	Labels          json.RawMessage `db:"labels"`
-	Annotations     json.RawMessage `db:"annotations"`
-	DeleteGates     json.RawMessage `db:"delete_gates"`
-	Permissions     json.RawMessage `db:"permissions"`
-	State           string          `db:"state"`
-	CloseOverride   bool            `db:"close_override"`
-	ReviewRequests  json.RawMessage `db:"review_requests"`
-	InScopeSpaceIds []uuid.UUID     `db:"in_scope_space_ids"`
+	ChangeSetID      uuid.UUID       `db:"change_set_id"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	SpaceID          uuid.UUID       `db:"space_id"`
+	UserID           uuid.UUID       `db:"user_id"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Description      string          `db:"description"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	State            string          `db:"state"`
+	CloseOverride    bool            `db:"close_override"`
+	ReviewRequests   json.RawMessage `db:"review_requests"`
+	InScopeSpaceIds  []uuid.UUID     `db:"in_scope_space_ids"`
+	ChangeWorkflowID *uuid.UUID      `db:"change_workflow_id"`
+	ChangeWorkflow   json.RawMessage `db:"change_workflow"`
 }
 
 func (q *Queries) ChangeSetInsert(ctx context.Context, arg ChangeSetInsertParams) (*ChangeSet, error) {
@@ -98,6 +103,8 @@ func (q *Queries) ChangeSetInsert(ctx context.Context, arg ChangeSetInsertParams
 		arg.CloseOverride,
 		arg.ReviewRequests,
 		arg.InScopeSpaceIds,
+		arg.ChangeWorkflowID,
+		arg.ChangeWorkflow,
 	)
 	var i ChangeSet
 	err := row.Scan(
@@ -125,6 +132,7 @@ func (q *Queries) ChangeSetInsert(ctx context.Context, arg ChangeSetInsertParams
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeWorkflow,
 	)
 	return &i, err
 }
@@ -132,7 +140,7 @@ func (q *Queries) ChangeSetInsert(ctx context.Context, arg ChangeSetInsertParams
 const changeSetMove = `-- name: ChangeSetMove :one
 UPDATE change_set SET space_id = $1, version = version + 1, updated_at = now()
 WHERE organization_id = $2 AND change_set_id = $3
-RETURNING change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text
+RETURNING change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text, change_workflow
 `
 
 type ChangeSetMoveParams struct {
@@ -169,6 +177,7 @@ func (q *Queries) ChangeSetMove(ctx context.Context, arg ChangeSetMoveParams) (*
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeWorkflow,
 	)
 	return &i, err
 }
@@ -224,7 +233,7 @@ func (q *Queries) ChangeSetReleaseUnits(ctx context.Context, arg ChangeSetReleas
 const changeSetSetTags = `-- name: ChangeSetSetTags :one
 UPDATE change_set SET start_tag_id = $1, end_tag_id = $2, start_tag_is_prior_revision = $3
 WHERE organization_id = $4 AND change_set_id = $5
-RETURNING change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text
+RETURNING change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text, change_workflow
 `
 
 type ChangeSetSetTagsParams struct {
@@ -270,6 +279,7 @@ func (q *Queries) ChangeSetSetTags(ctx context.Context, arg ChangeSetSetTagsPara
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeWorkflow,
 	)
 	return &i, err
 }
@@ -327,26 +337,28 @@ UPDATE change_set
 SET slug = $1, display_name = $2, description = $3, labels = $4,
     annotations = $5, delete_gates = $6, permissions = $7, state = $8,
     close_override = $9, review_requests = $10, in_scope_space_ids = $11,
-    version = version + 1, updated_at = now()
-WHERE organization_id = $12 AND change_set_id = $13 AND version = $14
-RETURNING change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text
+    change_workflow_id = $12, change_workflow = $13, version = version + 1, updated_at = now()
+WHERE organization_id = $14 AND change_set_id = $15 AND version = $16
+RETURNING change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels, annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids, change_workflow_id, start_tag_id, end_tag_id, start_tag_is_prior_revision, hidden_reason, version, created_at, updated_at, search_text, change_workflow
 `
 
 type ChangeSetUpdateParams struct {
-	Slug            string          `db:"slug"`
-	DisplayName     string          `db:"display_name"`
-	Description     string          `db:"description"`
-	Labels          json.RawMessage `db:"labels"`
-	Annotations     json.RawMessage `db:"annotations"`
-	DeleteGates     json.RawMessage `db:"delete_gates"`
-	Permissions     json.RawMessage `db:"permissions"`
-	State           string          `db:"state"`
-	CloseOverride   bool            `db:"close_override"`
-	ReviewRequests  json.RawMessage `db:"review_requests"`
-	InScopeSpaceIds []uuid.UUID     `db:"in_scope_space_ids"`
-	OrganizationID  uuid.UUID       `db:"organization_id"`
-	ChangeSetID     uuid.UUID       `db:"change_set_id"`
-	Version         int64           `db:"version"`
+	Slug             string          `db:"slug"`
+	DisplayName      string          `db:"display_name"`
+	Description      string          `db:"description"`
+	Labels           json.RawMessage `db:"labels"`
+	Annotations      json.RawMessage `db:"annotations"`
+	DeleteGates      json.RawMessage `db:"delete_gates"`
+	Permissions      json.RawMessage `db:"permissions"`
+	State            string          `db:"state"`
+	CloseOverride    bool            `db:"close_override"`
+	ReviewRequests   json.RawMessage `db:"review_requests"`
+	InScopeSpaceIds  []uuid.UUID     `db:"in_scope_space_ids"`
+	ChangeWorkflowID *uuid.UUID      `db:"change_workflow_id"`
+	ChangeWorkflow   json.RawMessage `db:"change_workflow"`
+	OrganizationID   uuid.UUID       `db:"organization_id"`
+	ChangeSetID      uuid.UUID       `db:"change_set_id"`
+	Version          int64           `db:"version"`
 }
 
 func (q *Queries) ChangeSetUpdate(ctx context.Context, arg ChangeSetUpdateParams) (*ChangeSet, error) {
@@ -362,6 +374,8 @@ func (q *Queries) ChangeSetUpdate(ctx context.Context, arg ChangeSetUpdateParams
 		arg.CloseOverride,
 		arg.ReviewRequests,
 		arg.InScopeSpaceIds,
+		arg.ChangeWorkflowID,
+		arg.ChangeWorkflow,
 		arg.OrganizationID,
 		arg.ChangeSetID,
 		arg.Version,
@@ -392,6 +406,7 @@ func (q *Queries) ChangeSetUpdate(ctx context.Context, arg ChangeSetUpdateParams
 		&i.CreatedAt,
 		&i.UpdatedAt,
 		&i.SearchText,
+		&i.ChangeWorkflow,
 	)
 	return &i, err
 }

@@ -131,6 +131,7 @@ type ChangeSet struct {
 	CreatedAt               time.Time       `db:"created_at"`
 	UpdatedAt               time.Time       `db:"updated_at"`
 	SearchText              *string         `db:"search_text"`
+	ChangeWorkflow          json.RawMessage `db:"change_workflow"`
 }
 
 type ChangeWorkflow struct {

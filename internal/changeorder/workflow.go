@@ -8,6 +8,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/changeworkflow"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // workflowContent is the content of ChangeWorkflow id to copy onto a ChangeOrder: one of the caller's
@@ -19,4 +20,21 @@ func workflowContent(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid
 	}
 	spec := w.Spec
 	return &spec, nil
+}
+
+// TagsAmong are, of the Tags tagIDs, those a ChangeOrder made, each with its ChangeOrder's ID (in one
+// query; whether the caller may view the ChangeOrder is the caller's to check).
+func TagsAmong(ctx context.Context, c store.Conn, sc authz.Scope, tagIDs []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
+	out := map[uuid.UUID]uuid.UUID{}
+	if len(tagIDs) == 0 {
+		return out, nil
+	}
+	rows, err := c.Queries().ChangeOrderTagsAmong(ctx, db.ChangeOrderTagsAmongParams{OrganizationID: sc.OrganizationID, TagIds: tagIDs})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.TagID] = r.ChangeOrderID
+	}
+	return out, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/changeworkflow"
 	"github.com/hubd/hubd/internal/entity"
 	"github.com/hubd/hubd/internal/listquery"
 	"github.com/hubd/hubd/internal/space"
@@ -63,6 +64,8 @@ type ChangeSet struct {
 	UserID                  uuid.UUID
 	StartTagID, EndTagID    *uuid.UUID
 	StartTagIsPriorRevision bool
+	// ChangeWorkflow is the content of the ChangeWorkflow copied when ChangeWorkflowID was set (nil: none).
+	ChangeWorkflow *changeworkflow.Spec
 }
 
 // Fields are what a write sets. An empty State keeps the stored one (Open on create).
@@ -74,6 +77,9 @@ type Fields struct {
 	ReviewRequests   []ReviewRequest `json:"ReviewRequests"`
 	InScopeSpaceIDs  []uuid.UUID     `json:"InScopeSpaceIDs"`
 	ChangeWorkflowID *uuid.UUID      `json:"ChangeWorkflowID"`
+
+	// workflow is what Check decides for the row: the ChangeWorkflow's copy.
+	workflow *changeworkflow.Spec
 }
 
 // FromRow converts a stored row (also one the unit package read) into a ChangeSet.
@@ -88,12 +94,20 @@ func FromRow(r *db.ChangeSet) (ChangeSet, error) {
 			return ChangeSet{}, fmt.Errorf("decoding ChangeSet %s review requests: %w", r.ChangeSetID, err)
 		}
 	}
+	var workflow *changeworkflow.Spec
+	if len(r.ChangeWorkflow) > 0 && string(r.ChangeWorkflow) != "null" {
+		workflow = &changeworkflow.Spec{}
+		if err := json.Unmarshal(r.ChangeWorkflow, workflow); err != nil {
+			return ChangeSet{}, fmt.Errorf("decoding ChangeSet %s ChangeWorkflow: %w", r.ChangeSetID, err)
+		}
+	}
 	return ChangeSet{
 		Object: entity.Object{ID: r.ChangeSetID, OrganizationID: r.OrganizationID, SpaceID: r.SpaceID, HiddenReason: r.HiddenReason,
 			Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt},
 		Fields: Fields{Common: c, Description: r.Description, State: r.State, CloseOverride: r.CloseOverride, ReviewRequests: reviews,
-			InScopeSpaceIDs: r.InScopeSpaceIds, ChangeWorkflowID: r.ChangeWorkflowID},
+			InScopeSpaceIDs: r.InScopeSpaceIds, ChangeWorkflowID: r.ChangeWorkflowID, workflow: workflow},
 		UserID: r.UserID, StartTagID: r.StartTagID, EndTagID: r.EndTagID, StartTagIsPriorRevision: r.StartTagIsPriorRevision,
+		ChangeWorkflow: workflow,
 	}, nil
 }
 
@@ -126,10 +140,15 @@ func rowParams(f Fields) db.ChangeSetInsertParams {
 	if spaces == nil {
 		spaces = []uuid.UUID{}
 	}
+	var workflow json.RawMessage
+	if f.workflow != nil {
+		workflow = store.EncodeJSON(f.workflow)
+	}
 	return db.ChangeSetInsertParams{Slug: f.Slug, DisplayName: f.DisplayName, Description: f.Description,
 		Labels: store.EncodeJSON(f.Labels), Annotations: store.EncodeJSON(f.Annotations),
 		DeleteGates: store.EncodeJSON(f.DeleteGates), Permissions: store.EncodeJSON(f.Permissions),
-		State: f.State, CloseOverride: f.CloseOverride, ReviewRequests: store.EncodeJSON(reviews), InScopeSpaceIds: spaces}
+		State: f.State, CloseOverride: f.CloseOverride, ReviewRequests: store.EncodeJSON(reviews), InScopeSpaceIds: spaces,
+		ChangeWorkflowID: f.ChangeWorkflowID, ChangeWorkflow: workflow}
 }
 
 // Family declares ChangeSets to the entity kit: a ChangeSet lives in a Space, carries Permissions, and is
@@ -146,7 +165,8 @@ var Family = entity.Declare(&entity.Family[db.ChangeSet, ChangeSet, Fields]{
 		return q.ChangeSetUpdate(ctx, db.ChangeSetUpdateParams{OrganizationID: sc.OrganizationID, ChangeSetID: cur.ID, Version: cur.Version,
 			Slug: p.Slug, DisplayName: p.DisplayName, Description: p.Description, Labels: p.Labels, Annotations: p.Annotations,
 			DeleteGates: p.DeleteGates, Permissions: p.Permissions, State: p.State, CloseOverride: p.CloseOverride,
-			ReviewRequests: p.ReviewRequests, InScopeSpaceIds: p.InScopeSpaceIds})
+			ReviewRequests: p.ReviewRequests, InScopeSpaceIds: p.InScopeSpaceIds, ChangeWorkflowID: p.ChangeWorkflowID,
+			ChangeWorkflow: p.ChangeWorkflow})
 	},
 	FromRow: FromRow,
 })
@@ -164,10 +184,6 @@ func (strategy) Normalize(f Fields) (Fields, error) {
 	default:
 		return f, apierr.UserInput(fmt.Sprintf("State %q is not a ChangeSet State: use Open, Closed or Abandoned", f.State),
 			apierr.Item{Item: "State", Description: "unknown State"})
-	}
-	if f.ChangeWorkflowID != nil {
-		// ChangeWorkflows are not served yet: no ID names one.
-		return f, apierr.NoSuchReference("ChangeWorkflow", "of your organization", "ChangeWorkflowID")
 	}
 	if len(f.ReviewRequests) > maxListed || len(f.InScopeSpaceIDs) > maxListed {
 		return f, apierr.UserInput(fmt.Sprintf("a ChangeSet holds at most %d ReviewRequests and %d InScopeSpaceIDs", maxListed, maxListed))
@@ -197,14 +213,24 @@ func (strategy) Normalize(f Fields) (Fields, error) {
 }
 
 // Check resolves State (created Open; empty keeps the stored one) and checks its transition, the
-// ReviewRequests (Users of the organization; a new one is Pending; only its User changes its Status) and
-// the InScopeSpaceIDs (Spaces of the organization the caller may see into; one it may not is refused as a
-// random ID is).
+// ReviewRequests (Users of the organization; a new one is Pending; only its User changes its Status), the
+// InScopeSpaceIDs (Spaces of the organization the caller may see into; one it may not is refused as a
+// random ID is) and ChangeWorkflowID: a ChangeWorkflow of the organization the caller may view (else 400
+// naming it, as a random ID), whose content is copied onto the ChangeSet when it is set, at create or by a
+// write while the ChangeSet is Open; a ChangeSet not Open keeps its ChangeWorkflowID.
 func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.UUID, cur *ChangeSet, f Fields) (Fields, error) {
 	var before map[uuid.UUID]ReviewRequest
 	var beforeSpaces []uuid.UUID
 	if cur == nil {
 		f.State = Open
+		f.workflow = nil
+		if f.ChangeWorkflowID != nil {
+			wf, err := workflowContent(ctx, sc, tx.Q, *f.ChangeWorkflowID)
+			if err != nil {
+				return f, err
+			}
+			f.workflow = wf
+		}
 	} else {
 		before = map[uuid.UUID]ReviewRequest{}
 		for _, r := range cur.ReviewRequests {
@@ -213,6 +239,21 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 		beforeSpaces = cur.InScopeSpaceIDs
 		if f.State == "" {
 			f.State = cur.State
+		}
+		f.workflow = cur.ChangeWorkflow
+		if !sameID(f.ChangeWorkflowID, cur.ChangeWorkflowID) {
+			if cur.State != Open {
+				return f, apierr.Validation(fmt.Sprintf("ChangeWorkflowID: ChangeSet %s is %s; its ChangeWorkflow changes only while it is Open (reopen it first)", cur.Slug, cur.State),
+					apierr.Item{Item: "ChangeWorkflowID", Description: "ChangeSet " + cur.State})
+			}
+			f.workflow = nil
+			if f.ChangeWorkflowID != nil {
+				wf, err := workflowContent(ctx, sc, tx.Q, *f.ChangeWorkflowID)
+				if err != nil {
+					return f, err
+				}
+				f.workflow = wf
+			}
 		}
 	}
 	var asked []uuid.UUID
@@ -254,6 +295,21 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 		}
 	}
 	return f, nil
+}
+
+// workflowContent is the content of ChangeWorkflow id to copy onto a ChangeSet: one of the caller's
+// organization, in any Space, that the caller may view (else 400 naming ChangeWorkflowID, as for a random ID).
+func workflowContent(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (*changeworkflow.Spec, error) {
+	w, err := changeworkflow.Lookup(ctx, sc, q, id)
+	if err != nil {
+		return nil, err
+	}
+	spec := w.Spec
+	return &spec, nil
+}
+
+func sameID(a, b *uuid.UUID) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
 // checkTransition allows Open → Closed (reviews settled, or CloseOverride), Open → Abandoned, and Closed or

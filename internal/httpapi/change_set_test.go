@@ -65,7 +65,7 @@ func (f changeSetFixture) putData(data string, query url.Values) *apitest.Respon
 
 // TestChangeSets: every operation of the family: create (Open, the creator recorded), get with include,
 // list and list-all with order_by on every order field, PUT, PATCH, documents, clone, bulk patch, move,
-// delete and bulk delete, DeleteGates, and ChangeWorkflowID refused while ChangeWorkflows are not served.
+// delete and bulk delete, DeleteGates, and a random ChangeWorkflowID refused (TestChangeSetWorkflow has the rest).
 func TestChangeSets(t *testing.T) {
 	t.Parallel()
 	f := newChangeSetFixture(t)
@@ -408,4 +408,102 @@ func TestChangeSetRoles(t *testing.T) {
 	member.Post(f.dev+"/change_set", map[string]any{"Slug": "m"}).Expect(http.StatusOK).JSON(&mine)
 	member.Patch(path, map[string]any{"State": "Abandoned"}).Expect(http.StatusOK)
 	member.Delete(f.dev + "/change_set/" + mine.ChangeSetID.String()).Expect(http.StatusOK)
+}
+
+// TestChangeSetWorkflow: a ChangeSet made with a ChangeWorkflowID carries a copy of the workflow's content
+// (of any Space of the organization), which later edits of the workflow leave alone; changing
+// ChangeWorkflowID while Open copies the new one (null clears it); a copy copies the workflow again; another
+// organization's ChangeWorkflow, and one the caller may not view, are refused as a random one; a Closed or
+// Abandoned ChangeSet keeps its ChangeWorkflowID (400 naming it) until reopened.
+func TestChangeSetWorkflow(t *testing.T) {
+	t.Parallel()
+	f := newChangeSetFixture(t)
+	c := f.admin
+	stages := []map[string]any{{"Name": "dev", "WhereSpace": "Slug = 'dev'"}, {"Name": "prod", "WhereSpace": "Slug = 'prod'", "Prerequisites": []string{"Promoted", "ok"}}}
+	custom := []map[string]any{{"Name": "ok", "Expression": "cel:true", "Description": "always"}}
+	var wf, foreignWF api.ChangeWorkflow
+	c.Post(f.prod+"/change_workflow", map[string]any{"Slug": "dev-to-prod", "Stages": stages, "CustomPrerequisites": custom}).
+		Expect(http.StatusOK).JSON(&wf)
+	other := f.env.Client(f.env.Token("globex", "gina", auth.RoleAdmin))
+	other.Post("/api/space/"+f.foreignSet.SpaceID.String()+"/change_workflow", map[string]any{"Slug": "theirs", "Stages": stages[:1]}).
+		Expect(http.StatusOK).JSON(&foreignWF)
+
+	cs := f.create(t, f.dev, map[string]any{"Slug": "wf", "ChangeWorkflowID": wf.ChangeWorkflowID,
+		"ChangeWorkflow": map[string]any{"Stages": []any{map[string]any{"Name": "ignored"}}}})
+	require.Equal(t, wf.ChangeWorkflowID, *cs.ChangeWorkflowID)
+	require.NotNil(t, cs.ChangeWorkflow)
+	require.Len(t, cs.ChangeWorkflow.Stages, 2)
+	require.Equal(t, "prod", cs.ChangeWorkflow.Stages[1].Name)
+	require.Equal(t, []string{"Promoted", "ok"}, cs.ChangeWorkflow.Stages[1].Prerequisites)
+	require.Equal(t, "cel:true", cs.ChangeWorkflow.CustomPrerequisites[0].Expression)
+	path := f.dev + "/change_set/" + cs.ChangeSetID.String()
+
+	// Editing the workflow later does not change the copy.
+	wfPath := f.prod + "/change_workflow/" + wf.ChangeWorkflowID.String()
+	c.Patch(wfPath, map[string]any{"Stages": []map[string]any{{"Name": "only"}}, "CustomPrerequisites": nil}).Expect(http.StatusOK)
+	var got api.ExtendedChangeSet
+	c.Get(path).Expect(http.StatusOK).JSON(&got)
+	require.Len(t, got.ChangeSet.ChangeWorkflow.Stages, 2)
+	var list []api.ExtendedChangeSet
+	c.Get(f.dev + "/change_set?where=" + url.QueryEscape("ChangeWorkflowID = '"+wf.ChangeWorkflowID.String()+"'")).Expect(http.StatusOK).JSON(&list)
+	require.Len(t, list, 1)
+	require.Len(t, list[0].ChangeSet.ChangeWorkflow.Stages, 2)
+
+	// A write that leaves ChangeWorkflowID alone keeps the copy; null clears it; setting it again (while
+	// Open) copies the workflow as it is now.
+	var patched api.ChangeSet
+	c.Patch(path, map[string]any{"Description": "d"}).Expect(http.StatusOK).JSON(&patched)
+	require.Len(t, patched.ChangeWorkflow.Stages, 2)
+	c.Patch(path, map[string]any{"ChangeWorkflowID": nil}).Expect(http.StatusOK).JSON(&patched)
+	require.Nil(t, patched.ChangeWorkflowID)
+	require.Nil(t, patched.ChangeWorkflow)
+	c.Patch(path, map[string]any{"ChangeWorkflowID": wf.ChangeWorkflowID}).Expect(http.StatusOK).JSON(&patched)
+	require.Len(t, patched.ChangeWorkflow.Stages, 1)
+	require.Equal(t, "only", patched.ChangeWorkflow.Stages[0].Name)
+
+	// A copy copies the workflow as it is now.
+	c.Patch(wfPath, map[string]any{"Stages": []map[string]any{{"Name": "first"}, {"Name": "second"}, {"Name": "third"}}}).Expect(http.StatusOK)
+	var cloned []api.ChangeSetCreateOrUpdateResponse
+	c.Post("/api/change_set?"+where("Slug = 'wf'").Encode()+"&name_prefixes=copy-", map[string]any{}).Expect(http.StatusOK).JSON(&cloned)
+	require.Len(t, cloned, 1)
+	require.Len(t, cloned[0].ChangeSet.ChangeWorkflow.Stages, 3)
+	c.Get(path).Expect(http.StatusOK).JSON(&got)
+	require.Len(t, got.ChangeSet.ChangeWorkflow.Stages, 1)
+
+	// Another organization's ChangeWorkflow is refused as a random ID, on create and on change.
+	requireNoSuchReference(t, "ChangeWorkflowID", foreignWF.ChangeWorkflowID, func(id uuid.UUID) *apitest.Response {
+		return c.Post(f.dev+"/change_set", map[string]any{"Slug": "foreign", "ChangeWorkflowID": id})
+	})
+	requireNoSuchReference(t, "ChangeWorkflowID", foreignWF.ChangeWorkflowID, func(id uuid.UUID) *apitest.Response {
+		return c.Patch(path, map[string]any{"ChangeWorkflowID": id})
+	})
+
+	// Closed (and Abandoned), it keeps its ChangeWorkflowID, even the same write that closes it; reopened,
+	// it changes again. A write naming the one it has passes.
+	c.Patch(path, map[string]any{"State": "Closed"}).Expect(http.StatusOK)
+	for _, id := range []any{nil, uuid.New(), foreignWF.ChangeWorkflowID} {
+		e := c.Patch(path, map[string]any{"ChangeWorkflowID": id}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+		require.Equal(t, "ChangeWorkflowID", e.Error.ErrorMetadata.Items[0].Item)
+		require.Contains(t, e.Error.Message, "Closed")
+	}
+	c.Patch(path, map[string]any{"ChangeWorkflowID": wf.ChangeWorkflowID, "Description": "closed"}).Expect(http.StatusOK)
+	c.Patch(path, map[string]any{"State": "Open", "ChangeWorkflowID": nil}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	c.Patch(path, map[string]any{"State": "Open"}).Expect(http.StatusOK)
+	c.Patch(path, map[string]any{"ChangeWorkflowID": nil}).Expect(http.StatusOK).JSON(&patched)
+	require.Nil(t, patched.ChangeWorkflow)
+	second := f.create(t, f.dev, map[string]any{"Slug": "abandon", "ChangeWorkflowID": wf.ChangeWorkflowID})
+	secondPath := f.dev + "/change_set/" + second.ChangeSetID.String()
+	c.Patch(secondPath, map[string]any{"State": "Abandoned"}).Expect(http.StatusOK)
+	e := c.Patch(secondPath, map[string]any{"ChangeWorkflowID": nil}).ExpectError(http.StatusBadRequest, api.ErrorTypeValidation)
+	require.Equal(t, "ChangeWorkflowID", e.Error.ErrorMetadata.Items[0].Item)
+
+	// A guest granted the ChangeSet's Space but not the workflow's is refused it as a random ID.
+	guest := f.env.Principal("acme", "gil", auth.RoleGuest)
+	grant := map[string]any{"UserIDs": map[string]bool{guest.UserID.String(): true}}
+	c.Patch(f.dev, map[string]any{"Permissions": map[string]any{"View": grant, "CreateChildren": grant}}).Expect(http.StatusOK)
+	gil := f.env.Client(f.env.Token("acme", "gil", auth.RoleGuest))
+	gil.Post(f.dev+"/change_set", map[string]any{"Slug": "g"}).Expect(http.StatusOK)
+	requireNoSuchReference(t, "ChangeWorkflowID", wf.ChangeWorkflowID, func(id uuid.UUID) *apitest.Response {
+		return gil.Post(f.dev+"/change_set", map[string]any{"Slug": "g2", "ChangeWorkflowID": id})
+	})
 }

@@ -34,11 +34,16 @@ func changeSetToAPI(c changeset.ChangeSet) api.ChangeSet {
 	if spaces == nil {
 		spaces = []uuid.UUID{}
 	}
+	var workflow *api.ChangeWorkflowSpec
+	if c.ChangeWorkflow != nil {
+		w := changeWorkflowSpecToAPI(*c.ChangeWorkflow)
+		workflow = &w
+	}
 	return api.ChangeSet{
 		ChangeSetID: c.ID, SpaceID: c.SpaceID, OrganizationID: c.OrganizationID, UserID: c.UserID, Slug: c.Slug, DisplayName: c.DisplayName,
 		Description: c.Description, Labels: c.Labels, Annotations: c.Annotations, DeleteGates: c.DeleteGates,
 		Permissions: permissionsToAPI(c.Permissions), State: api.ChangeSetState(c.State), CloseOverride: c.CloseOverride,
-		ReviewRequests: reviews, InScopeSpaceIDs: spaces, ChangeWorkflowID: c.ChangeWorkflowID,
+		ReviewRequests: reviews, InScopeSpaceIDs: spaces, ChangeWorkflowID: c.ChangeWorkflowID, ChangeWorkflow: workflow,
 		StartTagID: c.StartTagID, EndTagID: c.EndTagID, StartTagIsPriorRevision: c.StartTagIsPriorRevision,
 		HiddenReason: c.HiddenReason, EntityType: changeset.EntityType, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC(),
 		Version: c.Version,

@@ -199,6 +199,8 @@ func newEveryFamily(t *testing.T) *everyFamily {
 			changeorder.Progress{State: changeorder.Restored, Stage: &stage, RestoreTagID: &release.TagID})
 		return err
 	}))
+	// Its start Tag on web's head, so a Revision names a ChangeOrder (include=ChangeOrders).
+	c.Post("/api/unit/tag?"+where("Slug = 'web'").Encode(), map[string]any{"TagID": changeOrder.StartTagID}).Expect(http.StatusOK)
 	var dropped api.ChangeOrder
 	c.Post(sp+"/change_order", map[string]any{"Slug": "dropped"}).Expect(http.StatusOK).JSON(&dropped)
 	c.Patch(sp+"/change_order/"+dropped.ChangeOrderID.String(), map[string]any{"AbortedReason": "not needed"}).Expect(http.StatusOK)

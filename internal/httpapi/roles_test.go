@@ -239,8 +239,10 @@ var roleRequests = map[string]roleRequest{
 	"BulkTagUnits": {query: sel("Slug = 'app'"), body: func(f *roleFixture, _ string) any { return map[string]any{"TagID": f.tag} }},
 	// The fixture's admin wrote the Unit's Revisions: an author cannot approve their own change (403).
 	"ApproveUnit":      {also: []int{http.StatusForbidden}},
-	"Promote":          {body: jsonBody(map[string]any{"WhereSpace": "Slug = 'nowhere'"})},
 	"BulkApproveUnits": {query: sel("Slug = 'app'"), also: []int{http.StatusForbidden}},
+	"Promote": {body: func(f *roleFixture, _ string) any {
+		return map[string]any{"ChangeOrderID": f.params["change_order_id"], "WhereSpace": "Slug = 'prod'"}
+	}},
 	"CreateCommandRun": {body: func(f *roleFixture, _ string) any {
 		return map[string]any{"Command": "deploy", "ChannelID": f.params["channel_id"]}
 	}},

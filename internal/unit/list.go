@@ -118,7 +118,7 @@ var RevisionList = listquery.Define(&listquery.Entity{
 		{Name: "UnitID", Field: "Unit"}, {Name: "SpaceID", Field: "Space"}, {Name: "OrganizationID", Field: "Organization"},
 		{Name: "UserID", Field: "User"}, {Name: "Tags", Field: "Tags", Type: tag.EntityType},
 		{Name: "ChangeSetID", Field: "ChangeSet", Type: changeset.EntityType}, {Name: "Attestations", Field: "Attestations", Type: "Attestation", NamedBy: true},
-		{Name: "ChangeOrders", Field: "ChangeOrders", Type: "ChangeOrder", Unserved: true},
+		{Name: "ChangeOrders", Field: "ChangeOrders", Type: "ChangeOrder", NamedBy: true},
 		{Name: "Releases", Field: "Releases", Type: "Release", NamedBy: true},
 	},
 })

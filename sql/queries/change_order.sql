@@ -45,3 +45,8 @@ SELECT * FROM change_order WHERE organization_id = @organization_id AND change_o
 -- name: ChangeOrderGetForShare :one
 -- Held by a write naming the ChangeOrder (an Attestation) until it commits: a delete (FOR UPDATE) waits for it.
 SELECT * FROM change_order WHERE organization_id = @organization_id AND change_order_id = @change_order_id FOR SHARE;
+
+-- name: ChangeOrderTagsAmong :many
+-- Which of the Tags tag_ids a ChangeOrder made (a Revision's include=ChangeOrders; primary key reads).
+SELECT tag_id, change_order_id::uuid AS change_order_id FROM tag
+WHERE organization_id = @organization_id AND tag_id = ANY(@tag_ids::uuid[]) AND change_order_id IS NOT NULL;

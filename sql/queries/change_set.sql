@@ -1,8 +1,10 @@
 -- name: ChangeSetInsert :one
 INSERT INTO change_set (change_set_id, organization_id, space_id, user_id, slug, display_name, description, labels,
-                        annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids)
+                        annotations, delete_gates, permissions, state, close_override, review_requests, in_scope_space_ids,
+                        change_workflow_id, change_workflow)
 VALUES (@change_set_id, @organization_id, @space_id, @user_id, @slug, @display_name, @description, @labels,
-        @annotations, @delete_gates, @permissions, @state, @close_override, @review_requests, @in_scope_space_ids)
+        @annotations, @delete_gates, @permissions, @state, @close_override, @review_requests, @in_scope_space_ids,
+        @change_workflow_id, @change_workflow)
 RETURNING *;
 
 -- name: ChangeSetUpdate :one
@@ -10,7 +12,7 @@ UPDATE change_set
 SET slug = @slug, display_name = @display_name, description = @description, labels = @labels,
     annotations = @annotations, delete_gates = @delete_gates, permissions = @permissions, state = @state,
     close_override = @close_override, review_requests = @review_requests, in_scope_space_ids = @in_scope_space_ids,
-    version = version + 1, updated_at = now()
+    change_workflow_id = @change_workflow_id, change_workflow = @change_workflow, version = version + 1, updated_at = now()
 WHERE organization_id = @organization_id AND change_set_id = @change_set_id AND version = @version
 RETURNING *;
 

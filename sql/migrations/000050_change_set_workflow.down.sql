@@ -1,0 +1,1 @@
+ALTER TABLE change_set DROP COLUMN change_workflow;
