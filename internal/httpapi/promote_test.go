@@ -525,3 +525,48 @@ func TestPromoteAdoptsChangeSetEndTag(t *testing.T) {
 	require.Contains(t, tagsByRevision(t, f.admin, f.stagingApp)[u.HeadRevisionNum], cs.EndTagID.String())
 	require.Equal(t, "image: web:5\nreplicas: 2\n", f.data(t, f.staging.SpaceID, f.stagingApp.UnitID))
 }
+
+// TestPromoteHealthyGate: Healthy holds once the latest Apply of every covered Unit with a Target Completed
+// (reported by its BridgeWorker), and fails again when a later Apply Failed.
+func TestPromoteHealthyGate(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	f := newActionFixture(t, env)
+	f.setTarget(t, f.target.TargetID)
+	ops := "/api/space/" + f.space.SpaceID.String()
+	createSpace(t, f.admin, map[string]any{"Slug": "next"})
+	var wf api.ChangeWorkflow
+	f.admin.Post(ops+"/change_workflow", map[string]any{"Slug": "healthy", "Stages": []any{
+		map[string]any{"Name": "ops", "WhereSpace": "Slug = 'ops'"},
+		map[string]any{"Name": "next", "WhereSpace": "Slug = 'next'", "Prerequisites": []string{"Healthy"}},
+	}}).Expect(http.StatusOK).JSON(&wf)
+	var co api.ChangeOrder
+	f.admin.Post(ops+"/change_order", map[string]any{"Slug": "ship", "ChangeWorkflowID": wf.ChangeWorkflowID}).Expect(http.StatusOK).JSON(&co)
+	body := map[string]any{"ChangeOrderID": co.ChangeOrderID}
+	promote(t, f.admin, "", body, http.StatusOK)
+
+	healthy := func(status int) api.PromoteGateResult {
+		t.Helper()
+		var r api.PromoteRefusal
+		f.admin.Post("/api/promote?dry_run=true", body).Expect(status).JSON(&r)
+		require.Len(t, r.Stages, 1)
+		require.Len(t, r.Stages[0].Gates, 1)
+		return r.Stages[0].Gates[0]
+	}
+	g := healthy(http.StatusConflict)
+	require.False(t, g.Satisfied)
+	require.Contains(t, g.Message, "app was never applied")
+
+	apply := func(result string) {
+		t.Helper()
+		op := f.start(t, "apply", map[string]any{})
+		f.readQueue(t)
+		f.report(t, op, map[string]any{"Status": result, "TerminatedAt": time.Now().UTC()})
+	}
+	apply("Completed")
+	g = healthy(http.StatusOK)
+	require.True(t, g.Satisfied, g.Message)
+	apply("Failed")
+	g = healthy(http.StatusConflict)
+	require.Contains(t, g.Message, "its latest apply is Failed")
+}
