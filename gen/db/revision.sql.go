@@ -12,28 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const revisionAddTag = `-- name: RevisionAddTag :exec
-UPDATE revision SET tags = tags || jsonb_build_object($1::text, $2::text)
-WHERE organization_id = $3 AND revision_id = $4
-`
-
-type RevisionAddTagParams struct {
-	TagID          string    `db:"tag_id"`
-	TaggedAt       string    `db:"tagged_at"`
-	OrganizationID uuid.UUID `db:"organization_id"`
-	RevisionID     uuid.UUID `db:"revision_id"`
-}
-
-func (q *Queries) RevisionAddTag(ctx context.Context, arg RevisionAddTagParams) error {
-	_, err := q.db.Exec(ctx, revisionAddTag,
-		arg.TagID,
-		arg.TaggedAt,
-		arg.OrganizationID,
-		arg.RevisionID,
-	)
-	return err
-}
-
 const revisionGet = `-- name: RevisionGet :one
 SELECT revision_id, organization_id, space_id, unit_id, revision_num, description, source, user_id, user_agent, change_set_id, data_hash, data_size, mutation_sources, hidden_reason, created_at, updated_at, tags, validation_errors, validation_warnings, validation_passed, validation_trigger_ids, value_trigger_ids, conflicts, link_findings FROM revision WHERE organization_id = $1 AND unit_id = $2 AND revision_id = $3
 `

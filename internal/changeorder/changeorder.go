@@ -326,13 +326,11 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 				return f, err
 			}
 		}
-		if f.ChangeWorkflowID != nil {
-			wf, err := workflowContent(ctx, sc, tx.Q, *f.ChangeWorkflowID)
-			if err != nil {
-				return f, err
-			}
-			f.workflow = wf
+		wf, err := changeworkflow.CopyOf(ctx, sc, tx.Q, f.ChangeWorkflowID)
+		if err != nil {
+			return f, err
 		}
+		f.workflow = wf
 	} else {
 		before = cur.Fields
 		f.state, f.workflow, f.EndTagID = cur.State, cur.ChangeWorkflow, cur.Fields.EndTagID
@@ -350,14 +348,11 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 				return f, apierr.Validation(fmt.Sprintf("ChangeWorkflowID: ChangeOrder %s is %s; its ChangeWorkflow changes only while it is New", cur.Slug, cur.State),
 					apierr.Item{Item: "ChangeWorkflowID", Description: "ChangeOrder " + cur.State})
 			}
-			f.workflow = nil
-			if f.ChangeWorkflowID != nil {
-				wf, err := workflowContent(ctx, sc, tx.Q, *f.ChangeWorkflowID)
-				if err != nil {
-					return f, err
-				}
-				f.workflow = wf
+			wf, err := changeworkflow.CopyOf(ctx, sc, tx.Q, f.ChangeWorkflowID)
+			if err != nil {
+				return f, err
 			}
+			f.workflow = wf
 		}
 	}
 	for _, ref := range []struct {

@@ -223,14 +223,11 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 	var beforeSpaces []uuid.UUID
 	if cur == nil {
 		f.State = Open
-		f.workflow = nil
-		if f.ChangeWorkflowID != nil {
-			wf, err := workflowContent(ctx, sc, tx.Q, *f.ChangeWorkflowID)
-			if err != nil {
-				return f, err
-			}
-			f.workflow = wf
+		wf, err := changeworkflow.CopyOf(ctx, sc, tx.Q, f.ChangeWorkflowID)
+		if err != nil {
+			return f, err
 		}
+		f.workflow = wf
 	} else {
 		before = map[uuid.UUID]ReviewRequest{}
 		for _, r := range cur.ReviewRequests {
@@ -246,14 +243,11 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 				return f, apierr.Validation(fmt.Sprintf("ChangeWorkflowID: ChangeSet %s is %s; its ChangeWorkflow changes only while it is Open (reopen it first)", cur.Slug, cur.State),
 					apierr.Item{Item: "ChangeWorkflowID", Description: "ChangeSet " + cur.State})
 			}
-			f.workflow = nil
-			if f.ChangeWorkflowID != nil {
-				wf, err := workflowContent(ctx, sc, tx.Q, *f.ChangeWorkflowID)
-				if err != nil {
-					return f, err
-				}
-				f.workflow = wf
+			wf, err := changeworkflow.CopyOf(ctx, sc, tx.Q, f.ChangeWorkflowID)
+			if err != nil {
+				return f, err
 			}
+			f.workflow = wf
 		}
 	}
 	var asked []uuid.UUID
@@ -295,17 +289,6 @@ func (strategy) Check(ctx context.Context, tx *store.Tx, sc authz.Scope, _ uuid.
 		}
 	}
 	return f, nil
-}
-
-// workflowContent is the content of ChangeWorkflow id to copy onto a ChangeSet: one of the caller's
-// organization, in any Space, that the caller may view (else 400 naming ChangeWorkflowID, as for a random ID).
-func workflowContent(ctx context.Context, sc authz.Scope, q *db.Queries, id uuid.UUID) (*changeworkflow.Spec, error) {
-	w, err := changeworkflow.Lookup(ctx, sc, q, id)
-	if err != nil {
-		return nil, err
-	}
-	spec := w.Spec
-	return &spec, nil
 }
 
 func sameID(a, b *uuid.UUID) bool {

@@ -156,3 +156,18 @@ func Existing(ctx context.Context, sc authz.Scope, q *db.Queries, field string, 
 	}
 	return nil
 }
+
+// CopyOf is the content of ChangeWorkflow id (nil: none) to copy onto a ChangeOrder or a ChangeSet: one of
+// the caller's organization, in any Space, that the caller may view (else 400 naming ChangeWorkflowID, as
+// for a random ID).
+func CopyOf(ctx context.Context, sc authz.Scope, q *db.Queries, id *uuid.UUID) (*Spec, error) {
+	if id == nil {
+		return nil, nil
+	}
+	w, err := Lookup(ctx, sc, q, *id)
+	if err != nil {
+		return nil, err
+	}
+	spec := w.Spec
+	return &spec, nil
+}

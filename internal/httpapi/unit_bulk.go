@@ -50,49 +50,36 @@ func (h unitAPI) BulkPatchUnits(ctx context.Context, r api.BulkPatchUnitsRequest
 		return nil, err
 	}
 	up := upgradeOptions(r.Params.Upgrade, r.Params.MergeEnableSubtraction)
-	if !restore.IsZero() {
-		if up != nil {
-			return nil, apierr.Validation("restore and upgrade cannot be combined: one write makes one Revision",
-				apierr.Item{Item: "upgrade", Description: "with restore"})
-		}
-		sel, err := selectionParams(ctx, h.s, r.Params)
-		if err != nil {
-			return nil, err
-		}
-		patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
-		if err != nil {
-			return nil, err
-		}
-		opts, err := dataWriteOptions(ctx, r.Params.DryRun, r.Params.LastChangeDescription, r.Params.Clearance, nil, nil)
-		if err != nil {
-			return nil, err
-		}
-		items, err := h.s.deps.Units.BulkRestore(ctx, scopeOf(ctx), requestPath(ctx), sel, patch, restore, opts)
-		if err != nil {
-			return nil, err
-		}
-		return answeredInBulk(bulkItems(items, unitWriteItem))
+	if restore.IsZero() && up == nil {
+		return answeredInBulk(patchedInBulk[unit.Unit](ctx, h.s, h.s.deps.Units, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, unitWriteItem))
 	}
+	// A data write with the patch: a restore or an upgrade of each selected Unit.
+	if !restore.IsZero() && up != nil {
+		return nil, apierr.Validation("restore and upgrade cannot be combined: one write makes one Revision",
+			apierr.Item{Item: "upgrade", Description: "with restore"})
+	}
+	sel, err := selectionParams(ctx, h.s, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := dataWriteOptions(ctx, r.Params.DryRun, r.Params.LastChangeDescription, r.Params.Clearance, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var items []entity.BulkItem[unit.Unit]
 	if up != nil {
-		sel, err := selectionParams(ctx, h.s, r.Params)
-		if err != nil {
-			return nil, err
-		}
-		patch, err := patchBody(r.JSONBody, r.ApplicationMergePatchPlusJSONBody)
-		if err != nil {
-			return nil, err
-		}
-		opts, err := dataWriteOptions(ctx, r.Params.DryRun, r.Params.LastChangeDescription, r.Params.Clearance, nil, nil)
-		if err != nil {
-			return nil, err
-		}
-		items, err := h.s.deps.Units.BulkUpgrade(ctx, scopeOf(ctx), requestPath(ctx), sel, patch, opts, *up)
-		if err != nil {
-			return nil, err
-		}
-		return answeredInBulk(bulkItems(items, unitWriteItem))
+		items, err = h.s.deps.Units.BulkUpgrade(ctx, scopeOf(ctx), requestPath(ctx), sel, patch, opts, *up)
+	} else {
+		items, err = h.s.deps.Units.BulkRestore(ctx, scopeOf(ctx), requestPath(ctx), sel, patch, restore, opts)
 	}
-	return answeredInBulk(patchedInBulk[unit.Unit](ctx, h.s, h.s.deps.Units, r.Params, r.Params.DryRun, []*json.RawMessage{r.JSONBody, r.ApplicationMergePatchPlusJSONBody}, unitWriteItem))
+	if err != nil {
+		return nil, err
+	}
+	return answeredInBulk(bulkItems(items, unitWriteItem))
 }
 
 func (h unitAPI) BulkDeleteUnits(ctx context.Context, r api.BulkDeleteUnitsRequestObject) (api.BulkDeleteUnitsResponseObject, error) {

@@ -10,18 +10,13 @@ import (
 
 	"github.com/hubd/hubd/gen/db"
 	"github.com/hubd/hubd/internal/apierr"
+	"github.com/hubd/hubd/internal/attestation"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/changeorder"
 	"github.com/hubd/hubd/internal/changeworkflow"
 	"github.com/hubd/hubd/internal/component"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/unit"
-)
-
-// Attestation Type and Result of an approval (POST .../unit/{unit_id}/approve records them).
-const (
-	approvalType   = "Approval"
-	approvalResult = "Approved"
 )
 
 // evaluateGates evaluates the chosen Stage's Prerequisites (or the Final ones) in each of its gate
@@ -87,9 +82,10 @@ type gateFacts struct {
 	attestations map[uuid.UUID][]db.AttestationsAboutRevisionsRow // by Revision
 	releases     map[uuid.UUID][]db.ReleasesHoldingRevisionsRow   // by Revision
 	applies      map[uuid.UUID]string
+	approvers    map[uuid.UUID][]uuid.UUID // by Revision (attestation.ApprovalsOf)
 }
 
-func (e *Engine) factsIn(ctx context.Context, sc authz.Scope, tx *store.Tx, p *planned, s db.Space) (*gateFacts, error) {
+func (e *Engine) factsIn(ctx context.Context, sc authz.Scope, tx *store.Tx, p *planned, s db.Space, prereqs []string) (*gateFacts, error) {
 	units, err := e.Units.SelectIn(ctx, sc, tx, s.SpaceID, p.covered)
 	if err != nil {
 		return nil, err
@@ -129,12 +125,17 @@ func (e *Engine) factsIn(ctx context.Context, sc authz.Scope, tx *store.Tx, p *p
 	if f.applies, err = unit.LatestApplies(ctx, tx.Q, sc.OrganizationID, unitIDs); err != nil {
 		return nil, err
 	}
+	if slices.Contains(prereqs, changeworkflow.Approved) {
+		if f.approvers, err = attestation.ApprovalsOf(ctx, tx.Q, sc.OrganizationID, revs); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 
 // gatesIn evaluates each prerequisite in one Space.
 func (e *Engine) gatesIn(ctx context.Context, sc authz.Scope, tx *store.Tx, p *planned, s db.Space, prereqs []string, programs map[string]changeworkflow.Program) ([]GateResult, error) {
-	f, err := e.factsIn(ctx, sc, tx, p, s)
+	f, err := e.factsIn(ctx, sc, tx, p, s, prereqs)
 	if err != nil {
 		return nil, err
 	}
@@ -197,8 +198,8 @@ func (e *Engine) gatesIn(ctx context.Context, sc authz.Scope, tx *store.Tx, p *p
 				if r == nil {
 					return ""
 				}
-				for _, a := range f.attestations[r.ID] {
-					if a.Type == approvalType && a.Result == approvalResult && a.UserID != r.UserID {
+				for _, user := range f.approvers[r.ID] {
+					if user != r.UserID {
 						return ""
 					}
 				}

@@ -95,8 +95,8 @@ func (s *Service) BulkTag(ctx context.Context, sc authz.Scope, path string, sel 
 		if err != nil {
 			return Tagged{Unit: u}, err
 		}
-		return Tagged{Unit: u, RevisionNum: r.RevisionNum}, tx.Q.RevisionAddTag(ctx, db.RevisionAddTagParams{OrganizationID: sc.OrganizationID,
-			RevisionID: r.RevisionID, TagID: tagID.String(), TaggedAt: time.Now().UTC().Format(time.RFC3339Nano)})
+		return Tagged{Unit: u, RevisionNum: r.RevisionNum}, tx.Q.TagPutOnRevisions(ctx, db.TagPutOnRevisionsParams{OrganizationID: sc.OrganizationID,
+			RevisionIDs: []uuid.UUID{r.RevisionID}, TagID: tagID.String(), TaggedAt: time.Now().UTC().Format(time.RFC3339Nano)})
 	})
 }
 

@@ -14,10 +14,6 @@ JOIN (SELECT unnest(sqlc.arg(unit_ids)::uuid[]) AS unit_id, unnest(sqlc.arg(nums
   ON r.unit_id = want.unit_id AND r.revision_num = want.num
 WHERE r.organization_id = sqlc.arg(organization_id)::uuid;
 
--- name: RevisionAddTag :exec
-UPDATE revision SET tags = tags || jsonb_build_object(@tag_id::text, @tagged_at::text)
-WHERE organization_id = @organization_id AND revision_id = @revision_id;
-
 -- name: RevisionRemoveTagFromUnit :execrows
 UPDATE revision SET tags = tags - @tag_id::text
 WHERE organization_id = @organization_id AND unit_id = @unit_id AND tags ? @tag_id::text;
